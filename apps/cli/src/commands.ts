@@ -1,0 +1,9 @@
+import type { CommandClass } from "clipanion";
+import type { EvalgateContext } from "./context.ts";
+import { SchemasCommand } from "./commands/schemas.ts";
+
+/**
+ * Every command, one file each under commands/. Command modules import their libraries lazily inside
+ * `run()`, so `evalgate --help` loads only clipanion and these classes.
+ */
+export const COMMANDS: ReadonlyArray<CommandClass<EvalgateContext>> = [SchemasCommand];

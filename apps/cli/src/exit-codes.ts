@@ -1,0 +1,54 @@
+import type { EvalErrorCode } from "@eval/errors";
+
+/** The exit-code partition (docs/cli.md). CI scripts branch on these: never renumber. */
+export const ExitCode = {
+  ok: 0,
+  harnessError: 1,
+  costCap: 2,
+  taskClassNotRegistered: 3,
+  benchDirectoryMissing: 4,
+  chainTamper: 5,
+  caseDigestMismatch: 6,
+} as const;
+export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
+
+interface ErrorPresentation {
+  readonly exitCode: ExitCode;
+  /** Shown when the error carries no hint of its own. */
+  readonly hint: string;
+}
+
+/**
+ * The one place where error codes become exit codes and hints. Typed as a Record over every code, so
+ * adding a code to @eval/errors without deciding its exit code here fails to compile.
+ */
+export const ERROR_PRESENTATION: Readonly<Record<EvalErrorCode, ErrorPresentation>> = {
+  EVAL_CONFIG_INVALID: { exitCode: 1, hint: "fix the named setting in flags, EVALGATE_* env, or evalgate.config.json" },
+  EVAL_USAGE: { exitCode: 1, hint: "run `evalgate <command> --help` for the accepted flags" },
+  EVAL_CASE_LOAD_FAILED: { exitCode: 1, hint: "fix the named file and field; `evalgate fence` checks every bench" },
+  EVAL_CASE_ID_COLLISION: { exitCode: 1, hint: "give each case a unique case_id equal to its directory name" },
+  EVAL_CASE_UNSAFE_PATH: { exitCode: 1, hint: "remove symlinks and out-of-tree paths from the case directory" },
+  EVAL_TASK_CLASS_ALREADY_REGISTERED: { exitCode: 1, hint: "each task-class name may be registered once: rename one of them" },
+  EVAL_TASK_CLASS_INCOMPLETE: { exitCode: 1, hint: "add the missing file named above; docs/bench-authoring.md lists the contract" },
+  EVAL_TASK_CLASS_INVALID: { exitCode: 1, hint: "fix registration.ts as described; docs/bench-authoring.md lists the contract" },
+  EVAL_FENCE_FAILED: { exitCode: 1, hint: "fix each path listed above, then rerun `evalgate fence`" },
+  EVAL_SUT_INVALID: { exitCode: 1, hint: "use --sut replay | module:<path>#<export> | command:<argv> | cli:<adapter>" },
+  EVAL_TIER_CONFIG_INVALID: { exitCode: 1, hint: "fix docs/trust-tiers.yaml (a reviewed change)" },
+  EVAL_REPORT_NOT_FOUND: { exitCode: 1, hint: "run `evalgate run` first, or pass --report <path>" },
+  EVAL_REPORT_INVALID: { exitCode: 1, hint: "pass a report written by `evalgate run`" },
+  EVAL_CHAIN_CONFLICT: { exitCode: 1, hint: "another run appended to the chain first: rerun this one" },
+  EVAL_PROMOTION_MUST_BE_HUMAN_AUTHORIZED: { exitCode: 1, hint: "promote by a reviewed change to docs/trust-tiers.yaml" },
+  EVAL_TRANSCRIPT_INVALID: { exitCode: 1, hint: "check --provider matches the file's format" },
+  EVAL_ADAPTER_NOT_OPTED_IN: { exitCode: 1, hint: "pass --allow-cli-subscription and --acknowledge-unsandboxed-cli" },
+  EVAL_ADAPTER_BINARY_NOT_FOUND: { exitCode: 1, hint: "install the agent CLI or set its path; `evalgate adapters doctor` checks" },
+  EVAL_ADAPTER_COMPLIANCE_MISSING: { exitCode: 1, hint: "run `evalgate adapters compliance-check --adapter <name>` first" },
+  EVAL_ADAPTER_COMPLIANCE_FAILED: { exitCode: 1, hint: "the CLI's output drifted: see the compliance report named above" },
+  EVAL_ADAPTER_INVALID: { exitCode: 1, hint: "see docs/adapters.md" },
+  EVAL_CASSETTE_INVALID: { exitCode: 1, hint: "re-record the cassette with `evalgate run --sut cli:<adapter> --record`" },
+  EVAL_IO: { exitCode: 1, hint: "check the path exists and is readable/writable" },
+  EVAL_COST_CAP_EXCEEDED: { exitCode: 2, hint: "raise --max-cost-usd, or narrow --cases" },
+  EVAL_TASK_CLASS_NOT_FOUND: { exitCode: 3, hint: "`evalgate bench list` shows the registered task classes" },
+  EVAL_BENCH_DIR_MISSING: { exitCode: 4, hint: "create the bench directory, or point --bench-root at it" },
+  EVAL_CHAIN_TAMPERED: { exitCode: 5, hint: "restore the named file from a backup or git; `evalgate verify` rechecks" },
+  EVAL_CASE_DIGEST_MISMATCH: { exitCode: 6, hint: "if the change is intended, run `evalgate bench sign` and commit digests.yaml" },
+};

@@ -1,0 +1,27 @@
+import { isEvalError } from "@eval/errors";
+import { ERROR_PRESENTATION, ExitCode } from "./exit-codes.ts";
+
+export interface RenderedError {
+  readonly exitCode: ExitCode;
+  /** What to print on stderr: one line (plus the stack under --debug). */
+  readonly text: string;
+}
+
+/**
+ * Turns anything thrown into one line saying what is wrong and what to do, and an exit code from the
+ * partition. Errors evalgate does not know (bugs) exit 1 and ask for --debug; --debug adds the stack.
+ */
+export function renderError(error: unknown, debug: boolean): RenderedError {
+  const stack = debug && error instanceof Error && error.stack ? `\n${error.stack}` : "";
+  if (isEvalError(error)) {
+    const presentation = ERROR_PRESENTATION[error.code];
+    const hint = error.hint ?? presentation.hint;
+    return { exitCode: presentation.exitCode, text: `evalgate: ${error.message} (${error.code}); ${hint}${stack}\n` };
+  }
+  const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  const firstLine = message.split("\n")[0] ?? message;
+  return {
+    exitCode: ExitCode.harnessError,
+    text: `evalgate: internal error: ${firstLine}; rerun with --debug for the stack and report it${stack}\n`,
+  };
+}

@@ -1,0 +1,68 @@
+export { deepFreeze, formatIssues, parseWire, safeParseWire } from "./freeze.ts";
+export type { DeepReadonly, WireIssue, WireParseResult } from "./freeze.ts";
+export {
+  Blake3DigestSchema,
+  CanaryPinSchema,
+  CaseIdSchema,
+  FailureModeCodeSchema,
+  SeveritySchema,
+  Sha256DigestSchema,
+  TaskClassNameSchema,
+  TierNameSchema,
+  TimestampSchema,
+  UnitIntervalSchema,
+  UsdSchema,
+} from "./primitives.ts";
+export { BenchScoreSchema, FailureModeSchema } from "./score.ts";
+export {
+  BenchCaseSchema,
+  CaseSourceSchema,
+  CaseTomlSchema,
+  CurationClassSchema,
+  DifficultySchema,
+  DigestsFileSchema,
+  DispositionSchema,
+  FailureModesFileSchema,
+} from "./case.ts";
+export {
+  BenchRunReportSchema,
+  CaseResultSchema,
+  CHAIN_RECORD_SCHEMA_VERSION,
+  ChainRecordSchema,
+  GENESIS_PREV_HASH,
+  IsolationClassSchema,
+  LowerBoundMethodSchema,
+  RUN_REPORT_SCHEMA_VERSION,
+} from "./report.ts";
+export { PromotionVerdictSchema, TrustTiersFileSchema } from "./promotion.ts";
+export {
+  HarnessOutputSchema,
+  RUBRIC_REQUEST_SCHEMA_VERSION,
+  RUBRIC_RESPONSE_SCHEMA_VERSION,
+  RubricRequestSchema,
+  RubricResponseSchema,
+} from "./rubric.ts";
+export { WIRE_SCHEMAS } from "./wire-schemas.ts";
+export { allJsonSchemas, toJsonSchema } from "./json-schema.ts";
+export type {
+  BenchCase,
+  BenchRunReport,
+  BenchRunReportInput,
+  BenchScore,
+  BenchScoreInput,
+  CaseResult,
+  CaseToml,
+  ChainRecord,
+  DigestsFile,
+  FailureMode,
+  FailureModeInput,
+  FailureModesFile,
+  HarnessOutput,
+  IsolationClass,
+  LowerBoundMethod,
+  PromotionVerdict,
+  RubricRequest,
+  RubricResponse,
+  Severity,
+  TrustTiersFile,
+} from "./types.ts";

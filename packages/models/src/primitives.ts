@@ -1,0 +1,53 @@
+import { z } from "zod";
+
+/** `blake3:` + 64 lowercase hex: content digests (cases, files, rubrics, SUTs, reports). */
+export const Blake3DigestSchema = z
+  .string()
+  .regex(/^blake3:[0-9a-f]{64}$/, "expected blake3:<64 lowercase hex>");
+
+/** `sha256:` + 64 lowercase hex: audit-chain identities and prompt hashes. */
+export const Sha256DigestSchema = z
+  .string()
+  .regex(/^sha256:[0-9a-f]{64}$/, "expected sha256:<64 lowercase hex>");
+
+/** An RFC 3339 timestamp with an explicit offset (`Z` or `+hh:mm`): never a local time. */
+export const TimestampSchema = z.iso.datetime({ offset: true });
+
+/** A task-class slug, e.g. `vuln-remediation`: lowercase letters, digits and dashes. */
+export const TaskClassNameSchema = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, "expected a lowercase slug such as vuln-remediation");
+
+/** A case id, equal to its directory name: lowercase letters, digits, `.`, `_` and `-`. */
+export const CaseIdSchema = z
+  .string()
+  .min(1)
+  .max(128)
+  .regex(/^[a-z0-9][a-z0-9._-]*$/, "expected lowercase letters, digits, '.', '_' or '-'");
+
+/** A failure-mode code, e.g. `still_vulnerable` or `rubric.timeout`. */
+export const FailureModeCodeSchema = z
+  .string()
+  .min(1)
+  .max(128)
+  .regex(/^[a-z][a-z0-9_-]*(\.[a-z0-9_-]+)*$/, "expected a code such as still_vulnerable or rubric.timeout");
+
+/** A trust-tier name, e.g. `silver`. A string, not an enum: tiers are data in docs/trust-tiers.yaml. */
+export const TierNameSchema = z
+  .string()
+  .min(1)
+  .max(32)
+  .regex(/^[a-z][a-z0-9-]*$/, "expected a lowercase tier name such as silver");
+
+export const SeveritySchema = z.enum(["block", "warn", "info"]);
+
+/** A pinned canary seed: 32 lowercase hex characters (16 bytes). */
+export const CanaryPinSchema = z.string().regex(/^[0-9a-f]{32}$/, "expected 32 lowercase hex characters");
+
+/** Money is never negative and always finite. */
+export const UsdSchema = z.number().min(0).finite();
+
+/** A unit-interval number: scores and bounds. */
+export const UnitIntervalSchema = z.number().min(0).max(1);

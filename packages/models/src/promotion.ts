@@ -1,0 +1,74 @@
+import { z } from "zod";
+import { TaskClassNameSchema, TierNameSchema, TimestampSchema, UnitIntervalSchema } from "./primitives.ts";
+import { IsolationClassSchema } from "./report.ts";
+
+/** `docs/trust-tiers.yaml`: ordered tiers (lowest first), their thresholds, and each task class's tier. */
+export const TrustTiersFileSchema = z
+  .strictObject({
+    schema_version: z.literal("evalgate.trust_tiers.v1"),
+    /** False until thresholds are calibrated against outcomes; shown on every verdict. */
+    calibrated: z.boolean(),
+    tiers: z
+      .array(
+        z.strictObject({
+          name: TierNameSchema,
+          /** lower_bound_95 must reach this to promote into the tier. */
+          threshold: UnitIntervalSchema,
+          /** Held-out cases the evidence must include to promote into the tier. */
+          min_held_out: z.number().int().min(0),
+          description: z.string().optional(),
+        }),
+      )
+      .min(1),
+    current: z.record(TaskClassNameSchema, TierNameSchema),
+  })
+  .superRefine((file, ctx) => {
+    const names = file.tiers.map((tier) => tier.name);
+    names.forEach((name, index) => {
+      if (names.indexOf(name) !== index) {
+        ctx.addIssue({ code: "custom", path: ["tiers", index, "name"], message: `duplicate tier "${name}"` });
+      }
+    });
+    for (let index = 1; index < file.tiers.length; index += 1) {
+      if (file.tiers[index]!.threshold < file.tiers[index - 1]!.threshold) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["tiers", index, "threshold"],
+          message: "tiers are ordered lowest first: a threshold may not drop",
+        });
+      }
+    }
+    for (const [taskClass, tier] of Object.entries(file.current)) {
+      if (!names.includes(tier)) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["current", taskClass],
+          message: `unknown tier "${tier}" (tiers: ${names.join(", ")})`,
+        });
+      }
+    }
+  });
+
+/** An advisory verdict. Data only: nothing in evalgate acts on `evidence_sufficient`. */
+export const PromotionVerdictSchema = z.strictObject({
+  schema_version: z.literal("evalgate.promotion_verdict.v1"),
+  task_class: TaskClassNameSchema,
+  current_tier: TierNameSchema,
+  target_tier: TierNameSchema,
+  evidence_sufficient: z.boolean(),
+  /** Every failing condition with the numbers behind it, or exactly `["all conditions met"]`. */
+  reasons: z.array(z.string().min(1)).min(1),
+  lower_bound_95: UnitIntervalSchema,
+  threshold_at_target: UnitIntervalSchema,
+  passed_count: z.number().int().min(0),
+  min_cases_at_target: z.number().int().min(0),
+  held_out_count: z.number().int().min(0),
+  min_held_out_at_target: z.number().int().min(0),
+  isolation_class: IsolationClassSchema,
+  report_run_id: z.string().min(1),
+  report_chain_head: z.string().nullable(),
+  thresholds_calibrated: z.boolean(),
+  evaluated_at: TimestampSchema,
+  /** Structural marker: only a human, through a reviewed change to docs/trust-tiers.yaml, promotes. */
+  requires_human_approval: z.literal(true),
+});

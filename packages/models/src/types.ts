@@ -1,0 +1,38 @@
+import type { z } from "zod";
+import type { DeepReadonly } from "./freeze.ts";
+import type { BenchCaseSchema, CaseTomlSchema, DigestsFileSchema, FailureModesFileSchema } from "./case.ts";
+import type { PromotionVerdictSchema, TrustTiersFileSchema } from "./promotion.ts";
+import type {
+  BenchRunReportSchema,
+  CaseResultSchema,
+  ChainRecordSchema,
+  IsolationClassSchema,
+  LowerBoundMethodSchema,
+} from "./report.ts";
+import type { HarnessOutputSchema, RubricRequestSchema, RubricResponseSchema } from "./rubric.ts";
+import type { BenchScoreSchema, FailureModeSchema } from "./score.ts";
+import type { SeveritySchema } from "./primitives.ts";
+
+/** Parsed (output) types: deeply readonly, snake_case exactly as on the wire. */
+export type Severity = z.output<typeof SeveritySchema>;
+export type FailureMode = DeepReadonly<z.output<typeof FailureModeSchema>>;
+export type BenchScore = DeepReadonly<z.output<typeof BenchScoreSchema>>;
+export type CaseToml = DeepReadonly<z.output<typeof CaseTomlSchema>>;
+export type BenchCase = DeepReadonly<z.output<typeof BenchCaseSchema>>;
+export type FailureModesFile = DeepReadonly<z.output<typeof FailureModesFileSchema>>;
+export type DigestsFile = DeepReadonly<z.output<typeof DigestsFileSchema>>;
+export type IsolationClass = z.output<typeof IsolationClassSchema>;
+export type LowerBoundMethod = z.output<typeof LowerBoundMethodSchema>;
+export type CaseResult = DeepReadonly<z.output<typeof CaseResultSchema>>;
+export type BenchRunReport = DeepReadonly<z.output<typeof BenchRunReportSchema>>;
+export type ChainRecord = DeepReadonly<z.output<typeof ChainRecordSchema>>;
+export type TrustTiersFile = DeepReadonly<z.output<typeof TrustTiersFileSchema>>;
+export type PromotionVerdict = DeepReadonly<z.output<typeof PromotionVerdictSchema>>;
+export type HarnessOutput = DeepReadonly<z.output<typeof HarnessOutputSchema>>;
+export type RubricRequest = DeepReadonly<z.output<typeof RubricRequestSchema>>;
+export type RubricResponse = DeepReadonly<z.output<typeof RubricResponseSchema>>;
+
+/** Input types: what a producer may hand to a schema (defaults not yet applied). */
+export type FailureModeInput = z.input<typeof FailureModeSchema>;
+export type BenchScoreInput = z.input<typeof BenchScoreSchema>;
+export type BenchRunReportInput = z.input<typeof BenchRunReportSchema>;

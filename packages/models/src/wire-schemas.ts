@@ -1,0 +1,27 @@
+import type { z } from "zod";
+import { BenchCaseSchema, CaseTomlSchema, DigestsFileSchema, FailureModesFileSchema } from "./case.ts";
+import { PromotionVerdictSchema, TrustTiersFileSchema } from "./promotion.ts";
+import { BenchRunReportSchema, ChainRecordSchema } from "./report.ts";
+import { HarnessOutputSchema, RubricRequestSchema, RubricResponseSchema } from "./rubric.ts";
+import { BenchScoreSchema, FailureModeSchema } from "./score.ts";
+
+/**
+ * Every document that crosses a process or disk boundary, by the file name of its JSON Schema
+ * (`packages/models/schemas/<name>.schema.json`). Adding a wire type: add it here, then run
+ * `pnpm schemas`; a test fails when the committed files drift from these schemas.
+ */
+export const WIRE_SCHEMAS: Readonly<Record<string, z.ZodType>> = Object.freeze({
+  "failure-mode": FailureModeSchema,
+  "bench-score": BenchScoreSchema,
+  "case-toml": CaseTomlSchema,
+  "bench-case": BenchCaseSchema,
+  "failure-modes-file": FailureModesFileSchema,
+  "digests-file": DigestsFileSchema,
+  "bench-run-report": BenchRunReportSchema,
+  "chain-record": ChainRecordSchema,
+  "trust-tiers-file": TrustTiersFileSchema,
+  "promotion-verdict": PromotionVerdictSchema,
+  "harness-output": HarnessOutputSchema,
+  "rubric-request": RubricRequestSchema,
+  "rubric-response": RubricResponseSchema,
+});

@@ -1,0 +1,8 @@
+#!/bin/sh
+# Sets everything up on a fresh machine: toolchain (see toolchain.sh), dependencies, build.
+set -eu
+. "$(dirname -- "$0")/toolchain.sh"
+cd "$EVALGATE_ROOT"
+pnpm install --frozen-lockfile --reporter=append-only >&2
+pnpm run --silent build >&2
+echo "evalgate: set up with Node $(node --version) and pnpm $(pnpm --version); run ./scripts/evalgate --help" >&2
