@@ -5,6 +5,7 @@ export {
   CanaryPinSchema,
   CaseIdSchema,
   FailureModeCodeSchema,
+  FiniteNumberSchema,
   SeveritySchema,
   Sha256DigestSchema,
   TaskClassNameSchema,
@@ -42,9 +43,13 @@ export {
   RubricRequestSchema,
   RubricResponseSchema,
 } from "./rubric.ts";
+export { AgentAdapterNameSchema, CASSETTE_SCHEMA_VERSION, CassetteMetaSchema } from "./cassette.ts";
+export type { SutInvocation, SutOutput, SystemUnderTest } from "./sut.ts";
 export { WIRE_SCHEMAS } from "./wire-schemas.ts";
 export { allJsonSchemas, toJsonSchema } from "./json-schema.ts";
 export type {
+  AgentAdapterName,
+  CassetteMeta,
   BenchCase,
   BenchRunReport,
   BenchRunReportInput,

@@ -46,8 +46,14 @@ export const SeveritySchema = z.enum(["block", "warn", "info"]);
 /** A pinned canary seed: 32 lowercase hex characters (16 bytes). */
 export const CanaryPinSchema = z.string().regex(/^[0-9a-f]{32}$/, "expected 32 lowercase hex characters");
 
+/** `-0` becomes `0`: JSON cannot carry negative zero, and canonical hashes must not depend on it. */
+const withoutNegativeZero = (value: number): number => (Object.is(value, -0) ? 0 : value);
+
+/** A finite number (no NaN or Infinity, which JSON cannot carry). */
+export const FiniteNumberSchema = z.number().finite().transform(withoutNegativeZero);
+
 /** Money is never negative and always finite. */
-export const UsdSchema = z.number().min(0).finite();
+export const UsdSchema = z.number().min(0).finite().transform(withoutNegativeZero);
 
 /** A unit-interval number: scores and bounds. */
-export const UnitIntervalSchema = z.number().min(0).max(1);
+export const UnitIntervalSchema = z.number().min(0).max(1).transform(withoutNegativeZero);

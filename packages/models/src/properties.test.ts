@@ -31,6 +31,11 @@ describe("wire properties", () => {
     );
   });
 
+  it("normalises negative zero, which JSON cannot carry", () => {
+    const parsed = parseWire(BenchScoreSchema, { passed: false, score: -0, breakdown: { a: -0 }, failure_modes: [], cost_usd: -0, wall_clock_ms: 0 });
+    expect(Object.is(parsed.score, 0) && Object.is(parsed.breakdown.a, 0) && Object.is(parsed.cost_usd, 0)).toBe(true);
+  });
+
   it("rejects any extra key on a score, a failure mode and a report", () => {
     fc.assert(
       fc.property(score, extraKey, fc.jsonValue(), (value, key, extra) => {

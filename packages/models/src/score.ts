@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { FailureModeCodeSchema, SeveritySchema, UnitIntervalSchema, UsdSchema } from "./primitives.ts";
+import { FailureModeCodeSchema, FiniteNumberSchema, SeveritySchema, UnitIntervalSchema, UsdSchema } from "./primitives.ts";
 
 /** Evidence of one way a case went wrong. Codes resolve against the task class's failure_modes.yaml. */
 export const FailureModeSchema = z.strictObject({
@@ -17,7 +17,7 @@ export const BenchScoreSchema = z.strictObject({
   passed: z.boolean(),
   score: UnitIntervalSchema,
   /** Keys are checked against the task class's BREAKDOWN_KEYS by the runner. */
-  breakdown: z.record(z.string().min(1).max(64), z.number().finite()),
+  breakdown: z.record(z.string().min(1).max(64), FiniteNumberSchema),
   failure_modes: z.array(FailureModeSchema),
   cost_usd: UsdSchema,
   wall_clock_ms: z.number().int().min(0),

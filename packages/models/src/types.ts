@@ -12,6 +12,7 @@ import type {
 import type { HarnessOutputSchema, RubricRequestSchema, RubricResponseSchema } from "./rubric.ts";
 import type { BenchScoreSchema, FailureModeSchema } from "./score.ts";
 import type { SeveritySchema } from "./primitives.ts";
+import type { AgentAdapterNameSchema, CassetteMetaSchema } from "./cassette.ts";
 
 /** Parsed (output) types: deeply readonly, snake_case exactly as on the wire. */
 export type Severity = z.output<typeof SeveritySchema>;
@@ -36,3 +37,5 @@ export type RubricResponse = DeepReadonly<z.output<typeof RubricResponseSchema>>
 export type FailureModeInput = z.input<typeof FailureModeSchema>;
 export type BenchScoreInput = z.input<typeof BenchScoreSchema>;
 export type BenchRunReportInput = z.input<typeof BenchRunReportSchema>;
+export type AgentAdapterName = z.output<typeof AgentAdapterNameSchema>;
+export type CassetteMeta = DeepReadonly<z.output<typeof CassetteMetaSchema>>;

@@ -4,6 +4,7 @@ import { PromotionVerdictSchema, TrustTiersFileSchema } from "./promotion.ts";
 import { BenchRunReportSchema, ChainRecordSchema } from "./report.ts";
 import { HarnessOutputSchema, RubricRequestSchema, RubricResponseSchema } from "./rubric.ts";
 import { BenchScoreSchema, FailureModeSchema } from "./score.ts";
+import { CassetteMetaSchema } from "./cassette.ts";
 
 /**
  * Every document that crosses a process or disk boundary, by the file name of its JSON Schema
@@ -24,4 +25,5 @@ export const WIRE_SCHEMAS: Readonly<Record<string, z.ZodType>> = Object.freeze({
   "harness-output": HarnessOutputSchema,
   "rubric-request": RubricRequestSchema,
   "rubric-response": RubricResponseSchema,
+  "cassette-meta": CassetteMetaSchema,
 });

@@ -1,0 +1,29 @@
+import type { BenchCase } from "./types.ts";
+
+/**
+ * What a system under test receives for one case. The runner owns the scratch workspace and the
+ * deadline; a SUT must stop when `signal` aborts (timeout or cost cap) and release what it started.
+ */
+export interface SutInvocation {
+  readonly benchCase: BenchCase;
+  /** A scratch copy of the case's `input/`, which the SUT may change; the rubric sees it afterwards. */
+  readonly workspacePath: string;
+  /** 64 hex characters derived from the case's `cassette_canary_pin`: the same pin gives the same seed. */
+  readonly canarySeed: string;
+  readonly signal: AbortSignal;
+  readonly timeoutMs: number;
+  /** `bench:<run-start>:<task-class>:<case-id>`; also EVALGATE_BENCH_INVOCATION_TAG in a SUT process's env. */
+  readonly invocationTag: string;
+}
+
+/** A JSON object; `cost_usd` (if present) is what the SUT reports having spent. */
+export type SutOutput = { readonly cost_usd?: number } & Readonly<Record<string, unknown>>;
+
+/** A system under test: a named, digested function from one case to its harness output. */
+export interface SystemUnderTest {
+  /** Shown in reports, e.g. `replay`, `command:./fix.sh`, `module:./sut.ts#fix`. */
+  readonly label: string;
+  /** `blake3:<hex>` identifying the SUT's behaviour; part of every cache key. */
+  readonly digest: string;
+  run(invocation: SutInvocation): Promise<SutOutput>;
+}
