@@ -19,6 +19,7 @@ export default defineConfig({
   ssr: { resolve: { conditions: ["@eval/source"] } },
   test: {
     server: { deps: { inline: ["clipanion"] } },
+    globalSetup: ["./scripts/vitest-global-setup.ts"],
     testTimeout: 20_000,
     hookTimeout: 60_000,
     projects: [
