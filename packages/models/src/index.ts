@@ -44,11 +44,20 @@ export {
   RubricResponseSchema,
 } from "./rubric.ts";
 export { AgentAdapterNameSchema, CASSETTE_SCHEMA_VERSION, CassetteMetaSchema } from "./cassette.ts";
+export {
+  CACHE_ENTRY_SCHEMA_VERSION,
+  CacheEntrySchema,
+  CASE_DETAIL_SCHEMA_VERSION,
+  CaseDetailSchema,
+  StreamExcerptSchema,
+} from "./runner-files.ts";
 export type { SutInvocation, SutOutput, SystemUnderTest } from "./sut.ts";
 export { WIRE_SCHEMAS } from "./wire-schemas.ts";
 export { allJsonSchemas, toJsonSchema } from "./json-schema.ts";
 export type {
   AgentAdapterName,
+  CacheEntry,
+  CaseDetail,
   CassetteMeta,
   BenchCase,
   BenchRunReport,

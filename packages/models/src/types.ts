@@ -13,6 +13,7 @@ import type { HarnessOutputSchema, RubricRequestSchema, RubricResponseSchema } f
 import type { BenchScoreSchema, FailureModeSchema } from "./score.ts";
 import type { SeveritySchema } from "./primitives.ts";
 import type { AgentAdapterNameSchema, CassetteMetaSchema } from "./cassette.ts";
+import type { CacheEntrySchema, CaseDetailSchema } from "./runner-files.ts";
 
 /** Parsed (output) types: deeply readonly, snake_case exactly as on the wire. */
 export type Severity = z.output<typeof SeveritySchema>;
@@ -39,3 +40,5 @@ export type BenchScoreInput = z.input<typeof BenchScoreSchema>;
 export type BenchRunReportInput = z.input<typeof BenchRunReportSchema>;
 export type AgentAdapterName = z.output<typeof AgentAdapterNameSchema>;
 export type CassetteMeta = DeepReadonly<z.output<typeof CassetteMetaSchema>>;
+export type CacheEntry = DeepReadonly<z.output<typeof CacheEntrySchema>>;
+export type CaseDetail = DeepReadonly<z.output<typeof CaseDetailSchema>>;

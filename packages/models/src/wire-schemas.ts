@@ -5,6 +5,7 @@ import { BenchRunReportSchema, ChainRecordSchema } from "./report.ts";
 import { HarnessOutputSchema, RubricRequestSchema, RubricResponseSchema } from "./rubric.ts";
 import { BenchScoreSchema, FailureModeSchema } from "./score.ts";
 import { CassetteMetaSchema } from "./cassette.ts";
+import { CacheEntrySchema, CaseDetailSchema } from "./runner-files.ts";
 
 /**
  * Every document that crosses a process or disk boundary, by the file name of its JSON Schema
@@ -26,4 +27,6 @@ export const WIRE_SCHEMAS: Readonly<Record<string, z.ZodType>> = Object.freeze({
   "rubric-request": RubricRequestSchema,
   "rubric-response": RubricResponseSchema,
   "cassette-meta": CassetteMetaSchema,
+  "cache-entry": CacheEntrySchema,
+  "case-detail": CaseDetailSchema,
 });

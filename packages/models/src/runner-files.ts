@@ -1,0 +1,55 @@
+import { z } from "zod";
+import { BenchScoreSchema } from "./score.ts";
+import { Blake3DigestSchema, CaseIdSchema, TaskClassNameSchema, TimestampSchema } from "./primitives.ts";
+
+export const CACHE_ENTRY_SCHEMA_VERSION = "evalgate.cache_entry.v1";
+
+/**
+ * One file of the score cache (`.evalgate/cache/<2 hex>/<64 hex>.json`). The key is stored inside the
+ * entry too, so a file renamed or copied to the wrong place is a miss, never a wrong score.
+ */
+export const CacheEntrySchema = z.strictObject({
+  schema_version: z.literal(CACHE_ENTRY_SCHEMA_VERSION),
+  cache_key: Blake3DigestSchema,
+  stored_at: TimestampSchema,
+  score: BenchScoreSchema,
+});
+
+export const CASE_DETAIL_SCHEMA_VERSION = "evalgate.case_detail.v1";
+
+/** A bounded excerpt of a process stream: the first bytes as text, with the full size seen. */
+export const StreamExcerptSchema = z.strictObject({
+  text: z.string(),
+  bytes: z.number().int().min(0),
+  truncated: z.boolean(),
+});
+
+/**
+ * `runs/<run-id>/cases/<case-id>.json`: everything needed to see why one case scored as it did,
+ * written when the case ran (a cache hit points at nothing new: its evidence is the earlier run's).
+ */
+export const CaseDetailSchema = z.strictObject({
+  schema_version: z.literal(CASE_DETAIL_SCHEMA_VERSION),
+  run_id: z.string().min(1).max(200),
+  task_class: TaskClassNameSchema,
+  case_id: CaseIdSchema,
+  cache_key: Blake3DigestSchema,
+  invocation_tag: z.string().min(1),
+  /** The SUT's JSON output, or null when it threw or timed out. */
+  sut_output: z.record(z.string(), z.unknown()).nullable(),
+  sut_error: z.string().nullable(),
+  sut_wall_clock_ms: z.number().int().min(0),
+  rubric: z
+    .strictObject({
+      argv: z.array(z.string()),
+      exit_code: z.number().int().nullable(),
+      signal: z.string().nullable(),
+      timed_out: z.boolean(),
+      output_capped: z.boolean(),
+      wall_clock_ms: z.number().int().min(0),
+      stdout: StreamExcerptSchema,
+      stderr: StreamExcerptSchema,
+    })
+    .nullable(),
+  score: BenchScoreSchema,
+});
