@@ -44,6 +44,7 @@ export {
   RubricResponseSchema,
 } from "./rubric.ts";
 export { AgentAdapterNameSchema, CASSETTE_SCHEMA_VERSION, CassetteMetaSchema } from "./cassette.ts";
+export { ToolCallStatusSchema, TRANSCRIPT_SCHEMA_VERSION, TranscriptFormatSchema, TranscriptProviderSchema, TranscriptSchema, TranscriptToolCallSchema } from "./transcript.ts";
 export {
   CACHE_ENTRY_SCHEMA_VERSION,
   CacheEntrySchema,
@@ -55,6 +56,11 @@ export type { SutInvocation, SutOutput, SystemUnderTest } from "./sut.ts";
 export { WIRE_SCHEMAS } from "./wire-schemas.ts";
 export { allJsonSchemas, toJsonSchema } from "./json-schema.ts";
 export type {
+  Transcript,
+  TranscriptFormat,
+  TranscriptInput,
+  TranscriptProvider,
+  TranscriptToolCall,
   AgentAdapterName,
   CacheEntry,
   CaseDetail,

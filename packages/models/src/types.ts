@@ -13,6 +13,7 @@ import type { HarnessOutputSchema, RubricRequestSchema, RubricResponseSchema } f
 import type { BenchScoreSchema, FailureModeSchema } from "./score.ts";
 import type { SeveritySchema } from "./primitives.ts";
 import type { AgentAdapterNameSchema, CassetteMetaSchema } from "./cassette.ts";
+import type { TranscriptFormatSchema, TranscriptProviderSchema, TranscriptSchema, TranscriptToolCallSchema } from "./transcript.ts";
 import type { CacheEntrySchema, CaseDetailSchema } from "./runner-files.ts";
 
 /** Parsed (output) types: deeply readonly, snake_case exactly as on the wire. */
@@ -42,3 +43,8 @@ export type AgentAdapterName = z.output<typeof AgentAdapterNameSchema>;
 export type CassetteMeta = DeepReadonly<z.output<typeof CassetteMetaSchema>>;
 export type CacheEntry = DeepReadonly<z.output<typeof CacheEntrySchema>>;
 export type CaseDetail = DeepReadonly<z.output<typeof CaseDetailSchema>>;
+export type Transcript = DeepReadonly<z.output<typeof TranscriptSchema>>;
+export type TranscriptInput = z.input<typeof TranscriptSchema>;
+export type TranscriptToolCall = DeepReadonly<z.output<typeof TranscriptToolCallSchema>>;
+export type TranscriptProvider = z.output<typeof TranscriptProviderSchema>;
+export type TranscriptFormat = z.output<typeof TranscriptFormatSchema>;

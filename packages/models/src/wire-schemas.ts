@@ -5,6 +5,7 @@ import { BenchRunReportSchema, ChainRecordSchema } from "./report.ts";
 import { HarnessOutputSchema, RubricRequestSchema, RubricResponseSchema } from "./rubric.ts";
 import { BenchScoreSchema, FailureModeSchema } from "./score.ts";
 import { CassetteMetaSchema } from "./cassette.ts";
+import { TranscriptSchema } from "./transcript.ts";
 import { CacheEntrySchema, CaseDetailSchema } from "./runner-files.ts";
 
 /**
@@ -29,4 +30,5 @@ export const WIRE_SCHEMAS: Readonly<Record<string, z.ZodType>> = Object.freeze({
   "cassette-meta": CassetteMetaSchema,
   "cache-entry": CacheEntrySchema,
   "case-detail": CaseDetailSchema,
+  transcript: TranscriptSchema,
 });
