@@ -53,6 +53,30 @@ export {
   StreamExcerptSchema,
 } from "./runner-files.ts";
 export type { SutInvocation, SutOutput, SystemUnderTest } from "./sut.ts";
+export {
+  CliBackendMetadataSchema,
+  CliErrorKindSchema,
+  COMPLIANCE_REPORT_SCHEMA_VERSION,
+  COMPLIANCE_TRIAL_SCHEMA_VERSION,
+  ComplianceReportSchema,
+  ComplianceTrialSchema,
+  EnvNameEntrySchema,
+  SafetyDetectionSchema,
+  SafetyStateSchema,
+  TrialClassificationSchema,
+  TrialClassSchema,
+} from "./compliance.ts";
+export type {
+  CliBackendMetadata,
+  CliErrorKind,
+  ComplianceReport,
+  ComplianceTrial,
+  EnvNameEntry,
+  SafetyDetection,
+  SafetyState,
+  TrialClass,
+  TrialClassification,
+} from "./types.ts";
 export { WIRE_SCHEMAS } from "./wire-schemas.ts";
 export { allJsonSchemas, toJsonSchema } from "./json-schema.ts";
 export type {

@@ -13,6 +13,17 @@ import type { HarnessOutputSchema, RubricRequestSchema, RubricResponseSchema } f
 import type { BenchScoreSchema, FailureModeSchema } from "./score.ts";
 import type { SeveritySchema } from "./primitives.ts";
 import type { AgentAdapterNameSchema, CassetteMetaSchema } from "./cassette.ts";
+import type {
+  CliBackendMetadataSchema,
+  CliErrorKindSchema,
+  ComplianceReportSchema,
+  ComplianceTrialSchema,
+  EnvNameEntrySchema,
+  SafetyDetectionSchema,
+  SafetyStateSchema,
+  TrialClassificationSchema,
+  TrialClassSchema,
+} from "./compliance.ts";
 import type { TranscriptFormatSchema, TranscriptProviderSchema, TranscriptSchema, TranscriptToolCallSchema } from "./transcript.ts";
 import type { CacheEntrySchema, CaseDetailSchema } from "./runner-files.ts";
 
@@ -48,3 +59,12 @@ export type TranscriptInput = z.input<typeof TranscriptSchema>;
 export type TranscriptToolCall = DeepReadonly<z.output<typeof TranscriptToolCallSchema>>;
 export type TranscriptProvider = z.output<typeof TranscriptProviderSchema>;
 export type TranscriptFormat = z.output<typeof TranscriptFormatSchema>;
+export type TrialClass = z.output<typeof TrialClassSchema>;
+export type CliErrorKind = z.output<typeof CliErrorKindSchema>;
+export type SafetyState = z.output<typeof SafetyStateSchema>;
+export type SafetyDetection = DeepReadonly<z.output<typeof SafetyDetectionSchema>>;
+export type TrialClassification = DeepReadonly<z.output<typeof TrialClassificationSchema>>;
+export type EnvNameEntry = DeepReadonly<z.output<typeof EnvNameEntrySchema>>;
+export type CliBackendMetadata = DeepReadonly<z.output<typeof CliBackendMetadataSchema>>;
+export type ComplianceTrial = DeepReadonly<z.output<typeof ComplianceTrialSchema>>;
+export type ComplianceReport = DeepReadonly<z.output<typeof ComplianceReportSchema>>;

@@ -5,6 +5,7 @@ import { BenchRunReportSchema, ChainRecordSchema } from "./report.ts";
 import { HarnessOutputSchema, RubricRequestSchema, RubricResponseSchema } from "./rubric.ts";
 import { BenchScoreSchema, FailureModeSchema } from "./score.ts";
 import { CassetteMetaSchema } from "./cassette.ts";
+import { CliBackendMetadataSchema, ComplianceReportSchema, ComplianceTrialSchema } from "./compliance.ts";
 import { TranscriptSchema } from "./transcript.ts";
 import { CacheEntrySchema, CaseDetailSchema } from "./runner-files.ts";
 
@@ -31,4 +32,7 @@ export const WIRE_SCHEMAS: Readonly<Record<string, z.ZodType>> = Object.freeze({
   "cache-entry": CacheEntrySchema,
   "case-detail": CaseDetailSchema,
   transcript: TranscriptSchema,
+  "compliance-trial": ComplianceTrialSchema,
+  "compliance-report": ComplianceReportSchema,
+  "cli-backend-metadata": CliBackendMetadataSchema,
 });
