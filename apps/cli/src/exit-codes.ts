@@ -44,6 +44,7 @@ export const ERROR_PRESENTATION: Readonly<Record<EvalErrorCode, ErrorPresentatio
   EVAL_ADAPTER_COMPLIANCE_MISSING: { exitCode: 1, hint: "run `evalgate adapters compliance-check --adapter <name>` first" },
   EVAL_ADAPTER_COMPLIANCE_FAILED: { exitCode: 1, hint: "the CLI's output drifted: see the compliance report named above" },
   EVAL_ADAPTER_INVALID: { exitCode: 1, hint: "see docs/adapters.md" },
+  EVAL_ADAPTER_TRIAL_FAILED: { exitCode: 1, hint: "see the trial's backend_metadata and the CLI's stderr; `evalgate adapters doctor` checks login" },
   EVAL_CASSETTE_INVALID: { exitCode: 1, hint: "re-record the cassette with `evalgate run --sut cli:<adapter> --record`" },
   EVAL_IO: { exitCode: 1, hint: "check the path exists and is readable/writable" },
   EVAL_COST_CAP_EXCEEDED: { exitCode: 2, hint: "raise --max-cost-usd, or narrow --cases" },
