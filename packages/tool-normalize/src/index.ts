@@ -1,1 +1,22 @@
-export {};
+export { CANONICAL_TOOL_NAMES, PROVIDERS, TOOL_TABLE } from "./tool-table.ts";
+export type { CanonicalField, CanonicalToolName, DeriveName, Provider, ToolRule } from "./tool-table.ts";
+export { findRule, isCanonicalToolName, normalizeToolCall } from "./normalize.ts";
+export type { CanonicalToolCall } from "./normalize.ts";
+export { patchTargets } from "./derive.ts";
+export { INPUT_STRING_CHARS, MAX_ERRORS, MESSAGE_EXCERPT_CHARS, RESULT_EXCERPT_CHARS } from "./builder.ts";
+export {
+  createTranscriptParser,
+  MAX_LINE_CHARS,
+  parseTranscriptFile,
+  PROVIDER_FORMATS,
+  providerOfFormat,
+  TRANSCRIPT_FORMATS,
+} from "./parser.ts";
+export type { TranscriptFormat, TranscriptParser, TranscriptParserOptions } from "./parser.ts";
+export { countToolCalls, filesChanged, filesRead, findSkillTrigger, shellCommands, toolCallsNamed } from "./helpers.ts";
+export type { FindSkillTriggerOptions, SkillTrigger, SkillTriggerKind } from "./helpers.ts";
+export { readTranscriptJsonl, stampTranscript, transcriptLine, writeTranscriptJsonl } from "./jsonl.ts";
+export type { TranscriptInvocation } from "./jsonl.ts";
+export { resolveStreamLogOption, summarizeTranscript } from "./stream-log.ts";
+export type { StreamLogOption } from "./stream-log.ts";
+export type { Transcript, TranscriptToolCall } from "@eval/models";

@@ -1,0 +1,169 @@
+import { createReadStream } from "node:fs";
+import { StringDecoder } from "node:string_decoder";
+import { EvalError } from "@eval/errors";
+import type { Transcript, TranscriptFormat } from "@eval/models";
+import { TranscriptBuilder } from "./builder.ts";
+import { claudeSessionJsonl, claudeStreamJson } from "./parsers/claude.ts";
+import { codexExecJson, codexRolloutJsonl } from "./parsers/codex.ts";
+import { isObject } from "./parsers/fields.ts";
+import type { EventHandler } from "./parsers/fields.ts";
+import { copilotEventsJsonl, geminiStreamJson } from "./parsers/gemini-copilot.ts";
+import type { Provider } from "./tool-table.ts";
+
+export type { TranscriptFormat };
+
+interface FormatSpec {
+  readonly provider: Provider;
+  readonly handler: EventHandler;
+}
+
+const FORMATS: Readonly<Record<TranscriptFormat, FormatSpec>> = {
+  "claude-stream-json": { provider: "claude-code", handler: claudeStreamJson },
+  "claude-session-jsonl": { provider: "claude-code", handler: claudeSessionJsonl },
+  "codex-exec-json": { provider: "codex", handler: codexExecJson },
+  "codex-rollout-jsonl": { provider: "codex", handler: codexRolloutJsonl },
+  "gemini-stream-json": { provider: "gemini", handler: geminiStreamJson },
+  "copilot-events-jsonl": { provider: "copilot", handler: copilotEventsJsonl },
+};
+
+export const TRANSCRIPT_FORMATS = Object.keys(FORMATS) as readonly TranscriptFormat[];
+
+/** The formats each provider writes; the first is what `transcript import --provider` assumes. */
+export const PROVIDER_FORMATS: Readonly<Record<Provider, readonly TranscriptFormat[]>> = {
+  "claude-code": ["claude-session-jsonl", "claude-stream-json"],
+  codex: ["codex-rollout-jsonl", "codex-exec-json"],
+  copilot: ["copilot-events-jsonl"],
+  gemini: ["gemini-stream-json"],
+  pi: [],
+};
+
+export function providerOfFormat(format: TranscriptFormat): Provider {
+  return FORMATS[format].provider;
+}
+
+/** A line longer than this is dropped (counted as unparseable) rather than held in memory. */
+export const MAX_LINE_CHARS = 64 * 1024 * 1024;
+
+export interface TranscriptParserOptions {
+  /**
+   * Labels copied into `source.labels` (a file path, a case id...). `session_id`, `model` and
+   * `cli_version` here also fill those source fields when the stream does not report them.
+   */
+  readonly source?: Readonly<Record<string, string>>;
+}
+
+export interface TranscriptParser {
+  /** Feeds one JSONL line (without its newline). Tolerant: a bad line is counted as drift, never thrown. */
+  push(line: string): void;
+  /** Feeds raw output as it arrives; partial lines are buffered until their newline. */
+  write(chunk: string): void;
+  /** Flushes a buffered partial line (a truncated last line is tolerated) and returns the transcript. */
+  end(): Transcript;
+  /** Lines seen, and events of a type this format knows (zero suggests the wrong format). */
+  readonly stats: { readonly lines: number; readonly recognized_events: number };
+}
+
+/**
+ * A streaming parser for one native format: feed it line by line as the agent prints, then `end()`.
+ * Memory grows with the number of messages and tool calls kept (each cut to an excerpt), not with
+ * the size of the stream.
+ */
+export function createTranscriptParser(format: TranscriptFormat, options: TranscriptParserOptions = {}): TranscriptParser {
+  const spec = FORMATS[format];
+  if (spec === undefined) throw new Error(`unknown transcript format ${String(format)}`);
+  const builder = new TranscriptBuilder(format, spec.provider, options.source ?? {});
+  let buffered = "";
+  let overlong = false;
+  let lines = 0;
+  let ended = false;
+  let lastLineBroken = false;
+
+  const push = (line: string): void => {
+    if (ended) throw new Error("TranscriptParser.push after end()");
+    if (line.trim() === "") return;
+    lines += 1;
+    let event: unknown;
+    try {
+      event = JSON.parse(line);
+    } catch {
+      event = undefined;
+    }
+    if (!isObject(event)) {
+      builder.unparseableLines += 1;
+      lastLineBroken = true;
+      return;
+    }
+    lastLineBroken = false;
+    if (typeof event.type !== "string") {
+      builder.missingFields += 1;
+      return;
+    }
+    if (spec.handler(event, builder)) builder.recognizedEvents += 1;
+    else builder.unknownEvent(event.type);
+  };
+
+  const write = (chunk: string): void => {
+    let start = 0;
+    for (let newline = chunk.indexOf("\n"); newline !== -1; newline = chunk.indexOf("\n", start)) {
+      const piece = chunk.slice(start, newline);
+      if (overlong) {
+        overlong = false;
+        builder.unparseableLines += 1;
+      } else push(buffered === "" ? piece : buffered + piece);
+      buffered = "";
+      start = newline + 1;
+    }
+    if (overlong) return;
+    buffered += chunk.slice(start);
+    if (buffered.length > MAX_LINE_CHARS) {
+      buffered = "";
+      overlong = true;
+    }
+  };
+
+  return {
+    push,
+    write,
+    end(): Transcript {
+      if (!ended) {
+        if (overlong) {
+          builder.unparseableLines += 1;
+          lastLineBroken = true;
+        } else if (buffered !== "") push(buffered);
+        buffered = "";
+        builder.truncatedLastLine = lastLineBroken;
+        ended = true;
+      }
+      return builder.build();
+    },
+    get stats() {
+      return { lines, recognized_events: builder.recognizedEvents };
+    },
+  };
+}
+
+/**
+ * Parses a native log file by streaming it (bounded memory, whatever its size).
+ * Throws EVAL_IO when the file cannot be read, and EVAL_TRANSCRIPT_INVALID when not one line is an
+ * event of `format` (the wrong format, or not a log at all).
+ */
+export async function parseTranscriptFile(format: TranscriptFormat, path: string, options: TranscriptParserOptions = {}): Promise<Transcript> {
+  const parser = createTranscriptParser(format, { source: { path, ...options.source } });
+  const decoder = new StringDecoder("utf8");
+  try {
+    for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 })) parser.write(decoder.write(chunk as Buffer));
+    parser.write(decoder.end());
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code === "ENOENT" ? "does not exist" : (error as Error).message;
+    throw new EvalError("EVAL_IO", `cannot read transcript ${path}: ${reason}`, { cause: error });
+  }
+  const transcript = parser.end();
+  if (parser.stats.recognized_events === 0) {
+    throw new EvalError(
+      "EVAL_TRANSCRIPT_INVALID",
+      `${path} holds no ${format} events (${parser.stats.lines} lines read, ${transcript.drift.unparseable_lines} not JSON)`,
+      { hint: `check that the file is a ${format} log, or pass the --format it is in (${TRANSCRIPT_FORMATS.join(", ")})`, details: { path, format } },
+    );
+  }
+  return transcript;
+}
