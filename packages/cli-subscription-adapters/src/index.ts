@@ -1,1 +1,50 @@
-export {};
+export type {
+  AdapterCapabilities,
+  AgentAdapter,
+  AuthStatus,
+  BuiltInvocation,
+  ClassificationRules,
+  ProcessFacts,
+  StreamError,
+  StreamFacts,
+  StreamObserver,
+} from "./adapter.ts";
+export { classifyTrial, COMMON_REFUSAL_PHRASES, detectSafetyWith, FactsCollector, parseSemver } from "./adapter.ts";
+export { ADAPTERS, getAdapter } from "./adapters.ts";
+export { buildCliEnv, readVersion, resolveBinary } from "./binary.ts";
+export { BACKEND_CAPABILITIES, CliSubscriptionBackend, ISOLATION_TAG } from "./backend.ts";
+export type { BackendTask, CliSubscriptionBackendOptions, TrialResult } from "./backend.ts";
+export { CASSETTE_FILES, readCassette, writeCassette } from "./cassette-files.ts";
+export type { Cassette } from "./cassette-files.ts";
+export {
+  BENIGN_TASKS,
+  COMPLIANCE_MAX_AGE_DAYS,
+  COMPLIANCE_THRESHOLD,
+  findLatestComplianceReport,
+  readComplianceReport,
+  runComplianceCheck,
+  suiteSha256,
+  verifyRecentCompliance,
+} from "./compliance.ts";
+export type { BenignTask, ComplianceCheckOptions, ComplianceCheckResult, ComplianceGateResult, ComplianceLookup } from "./compliance.ts";
+export {
+  AgentAdapterInvalid,
+  AgentBinaryNotFound,
+  AgentTrialFailed,
+  CassetteInvalid,
+  CliSubscriptionNotOptedIn,
+  ComplianceReportFailed,
+  ComplianceReportMissing,
+  WorkspaceInvalid,
+} from "./errors.ts";
+export { DEFAULT_GRACE_MS, DEFAULT_STDOUT_CAP_BYTES, processGroupAlive, runProcess } from "./process-runner.ts";
+export type { ProcessOutcome, ProcessSpec, StopReason } from "./process-runner.ts";
+export { buildAgentPrompt, promptSha256 } from "./prompt.ts";
+export { describeEnv, isSecretEnvName, REDACTED, redactArgv, scrubSecrets } from "./redaction.ts";
+export type { WorkspaceSpec } from "./scratch.ts";
+export { cassetteDirOf, createLiveSut, createReplaySut } from "./suts.ts";
+export type { LiveSutOptions } from "./suts.ts";
+export { checkAuthStatus, executeTrial, judgeSession } from "./trial.ts";
+export type { TrialLimits, TrialRun } from "./trial.ts";
+export { applyUnifiedDiff, unifiedDiff } from "./workspace-diff.ts";
+export type { FileChange } from "./workspace-diff.ts";

@@ -1,0 +1,21 @@
+import type { AgentAdapterName } from "@eval/models";
+import type { AgentAdapter } from "./adapter.ts";
+import { claudeCodeAdapter } from "./adapters/claude-code.ts";
+import { codexAdapter } from "./adapters/codex.ts";
+import { geminiAdapter } from "./adapters/gemini.ts";
+import { AgentAdapterInvalid } from "./errors.ts";
+
+/** Every adapter, by name. Adding a CLI: one module under adapters/, one line here (docs/adapters.md). */
+export const ADAPTERS: Readonly<Record<AgentAdapterName, AgentAdapter>> = Object.freeze({
+  "claude-code": claudeCodeAdapter,
+  codex: codexAdapter,
+  gemini: geminiAdapter,
+});
+
+export function getAdapter(name: string): AgentAdapter {
+  const adapter = (ADAPTERS as Readonly<Record<string, AgentAdapter>>)[name];
+  if (adapter === undefined) {
+    throw new AgentAdapterInvalid(`no adapter named "${name}"; choose one of: ${Object.keys(ADAPTERS).join(", ")}`, { name });
+  }
+  return adapter;
+}

@@ -1,0 +1,180 @@
+import type { AgentAdapterName, CliBackendMetadata, SafetyDetection, Transcript, TrialClassification } from "@eval/models";
+import { CliBackendMetadataSchema, parseWire } from "@eval/models";
+import type { WarningSink } from "@eval/errors";
+import { ignoreWarnings } from "@eval/errors";
+import type { AgentAdapter } from "./adapter.ts";
+import { getAdapter } from "./adapters.ts";
+import { buildCliEnv, readVersion, resolveBinary } from "./binary.ts";
+import { findLatestComplianceReport, verifyRecentCompliance } from "./compliance.ts";
+import { CliSubscriptionNotOptedIn } from "./errors.ts";
+import { describeEnv } from "./redaction.ts";
+import type { WorkspaceSpec } from "./scratch.ts";
+import { executeTrial } from "./trial.ts";
+
+export const ISOLATION_TAG = "cli_subscription_unsandboxed";
+export const BACKEND_CAPABILITIES = Object.freeze(["agent_loop_external", "host_fs_visible"] as const);
+
+export interface CliSubscriptionBackendOptions {
+  readonly adapter: AgentAdapterName;
+  /** Acknowledges the backend is experimental. */
+  readonly allow_cli_subscription: boolean;
+  /** Acknowledges the CLI runs its own agent loop unsandboxed on this host. */
+  readonly acknowledge_unsandboxed_cli: boolean;
+  /** Run without a fresh passing compliance report (a loud warning is emitted). */
+  readonly allow_stale_compliance?: boolean;
+  /** `<state>/compliance`: where `runComplianceCheck` wrote its reports. */
+  readonly complianceDir: string;
+  /** The CLI's path; looked up on PATH when absent. */
+  readonly binaryPath?: string;
+  /** The host environment the CLI's allowlisted variables come from (default: process.env). */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  readonly graceMs?: number;
+  readonly stdoutCapBytes?: number;
+  readonly lingerAfterTerminalMs?: number;
+  readonly onWarning?: WarningSink;
+  readonly now?: () => Date;
+}
+
+export interface BackendTask {
+  readonly prompt: string;
+  readonly workspace: WorkspaceSpec;
+  readonly timeoutMs: number;
+  readonly signal?: AbortSignal;
+  /** Extra variables for the CLI (e.g. EVALGATE_BENCH_INVOCATION_TAG); never secrets. */
+  readonly env?: Readonly<Record<string, string>>;
+}
+
+/** One trial's result. Every field is safe to record: secrets are scrubbed, env is names only. */
+export interface TrialResult {
+  readonly adapter: AgentAdapterName;
+  readonly cli_version: string;
+  readonly isolation: typeof ISOLATION_TAG;
+  readonly capabilities: readonly string[];
+  readonly classification: TrialClassification;
+  readonly safety: SafetyDetection;
+  readonly transcript: Transcript;
+  readonly cost_usd: number | null;
+  /** Unified diff of the editable files the CLI changed (already copied back into the workspace). */
+  readonly diff: string;
+  /** Raw stdout stream (secrets scrubbed), for cassettes and forensics; partial when capped. */
+  readonly stdout: string;
+  readonly stderr: string;
+  readonly backend_metadata: CliBackendMetadata;
+}
+
+/**
+ * Drives one agent CLI as a subprocess. Construction is the gate: it refuses without both opt-in flags,
+ * resolves the binary and reads its version once (recorded on every result), and requires a compliance
+ * report for that exact binary path and version, at most 30 days old, passing at least 99% of the benign
+ * suite (`allow_stale_compliance` overrides with a loud warning). Nothing here is a sandbox.
+ */
+export class CliSubscriptionBackend {
+  readonly adapter: AgentAdapter;
+  readonly binaryPath: string;
+  readonly cliVersion: string;
+  readonly complianceReportPath: string | null;
+  readonly staleOverride: boolean;
+  readonly #options: CliSubscriptionBackendOptions;
+  readonly #hostEnv: Readonly<Record<string, string | undefined>>;
+
+  constructor(options: CliSubscriptionBackendOptions) {
+    const missing = [
+      ...(options.allow_cli_subscription === true ? [] : ["allow_cli_subscription"]),
+      ...(options.acknowledge_unsandboxed_cli === true ? [] : ["acknowledge_unsandboxed_cli"]),
+    ];
+    if (missing.length > 0) throw new CliSubscriptionNotOptedIn(missing);
+    this.#options = options;
+    this.adapter = getAdapter(options.adapter);
+    this.#hostEnv = options.env ?? process.env;
+    this.binaryPath = resolveBinary(this.adapter, { binaryPath: options.binaryPath, env: this.#hostEnv });
+    this.cliVersion = readVersion(this.adapter, this.binaryPath, buildCliEnv(this.adapter, this.#hostEnv));
+    const lookup = {
+      complianceDir: options.complianceDir,
+      adapter: this.adapter.name,
+      binaryPath: this.binaryPath,
+      cliVersion: this.cliVersion,
+      now: (options.now ?? (() => new Date()))(),
+    };
+    if (options.allow_stale_compliance === true) {
+      let reason: string | null = null;
+      try {
+        this.complianceReportPath = verifyRecentCompliance(lookup).reportPath;
+      } catch (error) {
+        reason = (error as Error).message;
+        this.complianceReportPath = findLatestComplianceReport(lookup)?.reportPath ?? null;
+      }
+      this.staleOverride = reason !== null;
+      if (reason !== null) {
+        (options.onWarning ?? ignoreWarnings)({
+          code: "adapter.compliance_overridden",
+          message: `!!! COMPLIANCE GATE OVERRIDDEN for ${this.adapter.name} ${this.cliVersion} (${this.binaryPath}): ${reason}. Results from this CLI have NOT been shown parseable; treat them as unverified. !!!`,
+          details: { adapter: this.adapter.name, binaryPath: this.binaryPath, cliVersion: this.cliVersion, reportPath: this.complianceReportPath },
+        });
+      }
+    } else {
+      this.complianceReportPath = verifyRecentCompliance(lookup).reportPath;
+      this.staleOverride = false;
+    }
+  }
+
+  /** Runs one session in a scratch copy of the declared files; changed editable files are copied back. */
+  async run(task: BackendTask): Promise<TrialResult> {
+    const env = buildCliEnv(this.adapter, this.#hostEnv, task.env ?? {});
+    const run = await executeTrial({
+      adapter: this.adapter,
+      binaryPath: this.binaryPath,
+      cliVersion: this.cliVersion,
+      prompt: task.prompt,
+      workspace: task.workspace,
+      env,
+      limits: {
+        timeoutMs: task.timeoutMs,
+        ...(task.signal === undefined ? {} : { signal: task.signal }),
+        ...(this.#options.graceMs === undefined ? {} : { graceMs: this.#options.graceMs }),
+        ...(this.#options.stdoutCapBytes === undefined ? {} : { stdoutCapBytes: this.#options.stdoutCapBytes }),
+        ...(this.#options.lingerAfterTerminalMs === undefined ? {} : { lingerAfterTerminalMs: this.#options.lingerAfterTerminalMs }),
+      },
+    });
+    const metadata = parseWire(CliBackendMetadataSchema, {
+      backend_kind: "cli_subscription",
+      isolation: ISOLATION_TAG,
+      capabilities: [...BACKEND_CAPABILITIES],
+      adapter: this.adapter.name,
+      cli_binary_path: this.binaryPath,
+      cli_version: this.cliVersion,
+      argv_redacted: [...run.argvRedacted],
+      exit_code: run.outcome.exitCode,
+      exit_signal: run.outcome.exitSignal,
+      timed_out: run.outcome.timedOut,
+      stdout_capped: run.outcome.stdoutCapped,
+      stdout_bytes: run.outcome.stdoutBytes,
+      stderr_bytes: run.outcome.stderrBytes,
+      duration_ms: run.outcome.durationMs,
+      env_allowlist: describeEnv(env),
+      compliance_report_path: this.complianceReportPath,
+      compliance_stale_override: this.staleOverride,
+      changed_files: [...run.changedFiles],
+      undeclared_changes: [...run.undeclaredChanges],
+    });
+    if (run.binaryChanges.length > 0) {
+      (this.#options.onWarning ?? ignoreWarnings)({
+        code: "adapter.binary_changes_not_in_diff",
+        message: `${run.binaryChanges.length} binary file(s) changed; they were copied back but a unified diff cannot carry them: ${run.binaryChanges.join(", ")}`,
+      });
+    }
+    return {
+      adapter: this.adapter.name,
+      cli_version: this.cliVersion,
+      isolation: ISOLATION_TAG,
+      capabilities: [...BACKEND_CAPABILITIES],
+      classification: run.classification,
+      safety: run.safety,
+      transcript: run.transcript,
+      cost_usd: run.facts.costUsd,
+      diff: run.diff,
+      stdout: run.stdoutText,
+      stderr: run.stderrText,
+      backend_metadata: metadata,
+    };
+  }
+}

@@ -1,0 +1,71 @@
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import type { CassetteMeta } from "@eval/models";
+import { CassetteMetaSchema, formatIssues, parseWire, safeParseWire } from "@eval/models";
+import { CassetteInvalid } from "./errors.ts";
+
+export const CASSETTE_FILES = Object.freeze({
+  meta: "cassette.json",
+  stdout: "stdout.jsonl",
+  stderr: "stderr.txt",
+  diff: "workspace.diff",
+});
+
+export interface Cassette {
+  readonly meta: CassetteMeta;
+  readonly stdout: string;
+  readonly stderr: string;
+  readonly diff: string;
+}
+
+/**
+ * Writes a cassette directory atomically: the files go into a sibling temporary directory, which then
+ * replaces `dir` (an older cassette is moved aside first and removed after), so a reader never sees a
+ * half-written cassette.
+ */
+export function writeCassette(dir: string, cassette: Cassette): void {
+  const meta = parseWire(CassetteMetaSchema, cassette.meta);
+  mkdirSync(dirname(dir), { recursive: true });
+  const suffix = randomBytes(4).toString("hex");
+  const staging = `${dir}.tmp-${suffix}`;
+  mkdirSync(staging);
+  try {
+    writeFileSync(join(staging, CASSETTE_FILES.meta), `${JSON.stringify(meta, null, 2)}\n`);
+    writeFileSync(join(staging, CASSETTE_FILES.stdout), cassette.stdout);
+    writeFileSync(join(staging, CASSETTE_FILES.stderr), cassette.stderr);
+    writeFileSync(join(staging, CASSETTE_FILES.diff), cassette.diff);
+    const old = `${dir}.old-${suffix}`;
+    const hadOld = existsSync(dir);
+    if (hadOld) renameSync(dir, old);
+    renameSync(staging, dir);
+    if (hadOld) rmSync(old, { recursive: true, force: true });
+  } catch (error) {
+    rmSync(staging, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+/** Reads and validates a cassette directory; throws CassetteInvalid naming the problem. */
+export function readCassette(dir: string): Cassette {
+  const read = (name: string): string => {
+    try {
+      return readFileSync(join(dir, name), "utf8");
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      throw new CassetteInvalid(code === "ENOENT" ? `cassette file ${join(dir, name)} is missing` : `cannot read ${join(dir, name)}: ${(error as Error).message}`, {
+        dir,
+      });
+    }
+  };
+  const metaText = read(CASSETTE_FILES.meta);
+  let raw: unknown;
+  try {
+    raw = JSON.parse(metaText);
+  } catch (error) {
+    throw new CassetteInvalid(`${join(dir, CASSETTE_FILES.meta)} is not valid JSON: ${(error as Error).message}`, { dir });
+  }
+  const parsed = safeParseWire(CassetteMetaSchema, raw);
+  if (!parsed.success) throw new CassetteInvalid(`${join(dir, CASSETTE_FILES.meta)}: ${formatIssues(parsed.issues)}`, { dir });
+  return { meta: parsed.data, stdout: read(CASSETTE_FILES.stdout), stderr: read(CASSETTE_FILES.stderr), diff: read(CASSETTE_FILES.diff) };
+}

@@ -1,0 +1,75 @@
+import { EvalError } from "@eval/errors";
+
+/** The backend was asked to run without both opt-in flags. */
+export class CliSubscriptionNotOptedIn extends EvalError {
+  constructor(missing: readonly string[]) {
+    super(
+      "EVAL_ADAPTER_NOT_OPTED_IN",
+      `driving an agent CLI needs both opt-ins; missing: ${missing.join(", ")} (the CLI runs unsandboxed on this host)`,
+      { hint: "pass --allow-cli-subscription and --acknowledge-unsandboxed-cli", details: { missing } },
+    );
+  }
+}
+
+export class AgentBinaryNotFound extends EvalError {
+  constructor(adapter: string, searched: string) {
+    super("EVAL_ADAPTER_BINARY_NOT_FOUND", `the ${adapter} CLI was not found (${searched})`, {
+      hint: `install it (npm i -g the vendor's package) or pass its path; \`evalgate adapters doctor\` checks`,
+      details: { adapter, searched },
+    });
+  }
+}
+
+/** A binary was found but did not behave like the CLI it is configured as. */
+export class AgentAdapterInvalid extends EvalError {
+  constructor(message: string, details: Record<string, unknown> = {}) {
+    super("EVAL_ADAPTER_INVALID", message, { details });
+  }
+}
+
+export class ComplianceReportMissing extends EvalError {
+  constructor(adapter: string, binaryPath: string, version: string, why: string) {
+    super(
+      "EVAL_ADAPTER_COMPLIANCE_MISSING",
+      `no usable compliance report for ${adapter} ${version} at ${binaryPath}: ${why}`,
+      {
+        hint: `run \`evalgate adapters compliance-check --adapter ${adapter}\` (or pass --allow-stale-compliance, loudly logged)`,
+        details: { adapter, binaryPath, version },
+      },
+    );
+  }
+}
+
+export class ComplianceReportFailed extends EvalError {
+  constructor(adapter: string, reportPath: string, passRate: number, threshold: number) {
+    super(
+      "EVAL_ADAPTER_COMPLIANCE_FAILED",
+      `the newest compliance report for ${adapter} (${reportPath}) passed ${(passRate * 100).toFixed(1)}% of benign tasks; at least ${(threshold * 100).toFixed(0)}% is required`,
+      { details: { adapter, reportPath, passRate, threshold } },
+    );
+  }
+}
+
+/** A recorded session cannot be replayed: missing, stale (prompt changed), malformed, or its diff does not apply. */
+export class CassetteInvalid extends EvalError {
+  constructor(message: string, details: Record<string, unknown> = {}) {
+    super("EVAL_CASSETTE_INVALID", message, { details });
+  }
+}
+
+/** A declared workspace file is unusable (escapes the root, is a symlink, does not exist). */
+export class WorkspaceInvalid extends EvalError {
+  constructor(message: string, details: Record<string, unknown> = {}) {
+    super("EVAL_IO", message, { hint: "declare files and directories inside the workspace root, without symlinks", details });
+  }
+}
+
+/** A live trial ended in a CLI error (auth, network, timeout...): there is no agent output to score. */
+export class AgentTrialFailed extends EvalError {
+  constructor(adapter: string, kind: string, reason: string, details: Record<string, unknown> = {}) {
+    super("EVAL_ADAPTER_TRIAL_FAILED", `${adapter} trial failed (${kind}): ${reason}`, {
+      hint: kind === "auth_failure" ? `log in to the ${adapter} CLI; \`evalgate adapters doctor\` checks` : "see backend_metadata and the CLI's stderr",
+      details: { adapter, kind, ...details },
+    });
+  }
+}

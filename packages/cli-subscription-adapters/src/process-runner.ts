@@ -1,0 +1,249 @@
+import { spawn } from "node:child_process";
+import { performance } from "node:perf_hooks";
+import { LineBuffer } from "./line-buffer.ts";
+
+export const DEFAULT_GRACE_MS = 5_000;
+export const DEFAULT_STDOUT_CAP_BYTES = 10 * 1024 * 1024;
+/** stderr is diagnostics: keep its first MiB, count the rest. */
+const STDERR_KEEP_BYTES = 1024 * 1024;
+/** How long a CLI may linger after its stream said it is done before its group is stopped. */
+export const DEFAULT_LINGER_AFTER_TERMINAL_MS = 3_000;
+/** After SIGKILL, how long to wait for the pipes to close (a process that left the group may hold them). */
+const PIPE_CLOSE_WAIT_MS = 1_000;
+const GROUP_POLL_MS = 25;
+
+export interface ProcessSpec {
+  readonly command: string;
+  readonly args: readonly string[];
+  readonly cwd: string;
+  readonly env: Readonly<Record<string, string>>;
+  /** Written to the CLI's stdin, which is then closed (closed at once when absent). */
+  readonly stdin?: string;
+  readonly timeoutMs: number;
+  readonly graceMs?: number;
+  readonly stdoutCapBytes?: number;
+  readonly lingerAfterTerminalMs?: number;
+  readonly signal?: AbortSignal;
+  /** Each complete stdout line, in order; return true when the line ends the session (a result event). */
+  readonly onStdoutLine?: (line: string) => boolean;
+}
+
+export type StopReason = "timeout" | "stdout_cap" | "aborted" | "after_terminal" | "leader_exited";
+
+export interface ProcessOutcome {
+  /** stdout as received, up to the cap (partial output is kept for forensics). */
+  readonly stdout: Buffer;
+  readonly stderr: string;
+  readonly stdoutBytes: number;
+  readonly stderrBytes: number;
+  readonly exitCode: number | null;
+  readonly exitSignal: string | null;
+  readonly timedOut: boolean;
+  readonly stdoutCapped: boolean;
+  readonly aborted: boolean;
+  /** Why evalgate signalled the process group, if it did. */
+  readonly stopReason: StopReason | null;
+  /** True when SIGTERM was not enough and the group got SIGKILL. */
+  readonly killed: boolean;
+  readonly durationMs: number;
+  /** Set when the binary could not be started at all (ENOENT, EACCES...). */
+  readonly spawnError: string | null;
+  /** The process group id the CLI ran in (its pid): gone by the time this outcome exists. */
+  readonly pgid: number | null;
+}
+
+/** True while any process of group `pgid` exists. */
+export function processGroupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+function signalGroup(pgid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pgid, signal);
+  } catch {
+    // ESRCH: the group is already gone.
+  }
+}
+
+/**
+ * Runs one CLI invocation under evalgate's process control: its own process group (so a child that
+ * outlives or ignores its parent is still reached), stdout and stderr drained concurrently with
+ * partial-line buffering, a deadline enforced by a timer (not between reads), SIGTERM to the group,
+ * a grace period, then SIGKILL to the group; stdout over the cap kills the group too, keeping what
+ * arrived. Resolves only once no process of the group is left. Never rejects.
+ */
+export function runProcess(spec: ProcessSpec): Promise<ProcessOutcome> {
+  const graceMs = spec.graceMs ?? DEFAULT_GRACE_MS;
+  const cap = spec.stdoutCapBytes ?? DEFAULT_STDOUT_CAP_BYTES;
+  const lingerMs = spec.lingerAfterTerminalMs ?? DEFAULT_LINGER_AFTER_TERMINAL_MS;
+  const started = performance.now();
+
+  return new Promise((resolve) => {
+    const stdoutChunks: Buffer[] = [];
+    let stdoutKept = 0;
+    let stdoutBytes = 0;
+    const stderrChunks: Buffer[] = [];
+    let stderrKept = 0;
+    let stderrBytes = 0;
+    let exitCode: number | null = null;
+    let exitSignal: string | null = null;
+    let exited = false;
+    let closed = false;
+    let stopReason: StopReason | null = null;
+    let killed = false;
+    let terminalSeen = false;
+    let settled = false;
+    const lines = new LineBuffer();
+    const timers: NodeJS.Timeout[] = [];
+
+    let child;
+    try {
+      child = spawn(spec.command, [...spec.args], {
+        cwd: spec.cwd,
+        env: { ...spec.env },
+        detached: true,
+        stdio: ["pipe", "pipe", "pipe"],
+      });
+    } catch (error) {
+      resolve(failedToSpawn((error as Error).message, started));
+      return;
+    }
+    const pgid = child.pid ?? null;
+
+    const finish = (spawnError: string | null = null): void => {
+      if (settled) return;
+      settled = true;
+      for (const timer of timers) clearTimeout(timer);
+      spec.signal?.removeEventListener("abort", onAbort);
+      const tail = lines.end();
+      if (tail !== null) spec.onStdoutLine?.(tail);
+      resolve({
+        stdout: Buffer.concat(stdoutChunks),
+        stderr: Buffer.concat(stderrChunks).toString("utf8"),
+        stdoutBytes,
+        stderrBytes,
+        exitCode,
+        exitSignal,
+        timedOut: stopReason === "timeout",
+        stdoutCapped: stopReason === "stdout_cap",
+        aborted: stopReason === "aborted",
+        stopReason,
+        killed,
+        durationMs: Math.round(performance.now() - started),
+        spawnError,
+        pgid,
+      });
+    };
+
+    const stop = (reason: StopReason): void => {
+      if (stopReason !== null || pgid === null) return;
+      stopReason = reason;
+      signalGroup(pgid, "SIGTERM");
+      timers.push(
+        setTimeout(() => {
+          if (processGroupAlive(pgid)) {
+            killed = true;
+            signalGroup(pgid, "SIGKILL");
+          }
+          // A process that escaped the group may still hold the pipes: stop waiting for them.
+          timers.push(setTimeout(() => {
+            child.stdout?.destroy();
+            child.stderr?.destroy();
+            closed = true;
+            maybeFinish();
+          }, PIPE_CLOSE_WAIT_MS));
+        }, graceMs),
+      );
+    };
+
+    const maybeFinish = (): void => {
+      if (!exited || !closed || settled) return;
+      if (pgid !== null && processGroupAlive(pgid)) {
+        timers.push(setTimeout(maybeFinish, GROUP_POLL_MS));
+        return;
+      }
+      finish();
+    };
+
+    const onAbort = (): void => stop("aborted");
+    if (spec.signal?.aborted) queueMicrotask(onAbort);
+    else spec.signal?.addEventListener("abort", onAbort, { once: true });
+
+    child.on("error", (error) => {
+      // Spawn failure: no process exists, nothing else will fire.
+      if (pgid === null) {
+        settled = true;
+        for (const timer of timers) clearTimeout(timer);
+        spec.signal?.removeEventListener("abort", onAbort);
+        resolve(failedToSpawn(error.message, started));
+      }
+    });
+
+    child.stdout.on("data", (chunk: Buffer) => {
+      stdoutBytes += chunk.length;
+      if (stdoutKept < cap) {
+        const kept = chunk.subarray(0, cap - stdoutKept);
+        stdoutChunks.push(kept);
+        stdoutKept += kept.length;
+        for (const line of lines.push(kept)) {
+          if (spec.onStdoutLine?.(line) === true && !terminalSeen) {
+            terminalSeen = true;
+            timers.push(setTimeout(() => stop("after_terminal"), lingerMs));
+          }
+        }
+      }
+      if (stdoutBytes > cap) stop("stdout_cap");
+    });
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderrBytes += chunk.length;
+      if (stderrKept < STDERR_KEEP_BYTES) {
+        const kept = chunk.subarray(0, STDERR_KEEP_BYTES - stderrKept);
+        stderrChunks.push(kept);
+        stderrKept += kept.length;
+      }
+    });
+    child.stdin.on("error", () => {
+      // EPIPE: the CLI exited without reading its stdin; its stream says why.
+    });
+    child.stdin.end(spec.stdin ?? "");
+
+    child.on("exit", (code, signal) => {
+      exited = true;
+      exitCode = code;
+      exitSignal = signal;
+      // Children the CLI left behind (helpers, a relaunched copy of itself) must not outlive it.
+      if (pgid !== null && processGroupAlive(pgid)) stop("leader_exited");
+      maybeFinish();
+    });
+    child.on("close", () => {
+      closed = true;
+      maybeFinish();
+    });
+
+    if (pgid !== null) timers.push(setTimeout(() => stop("timeout"), spec.timeoutMs));
+  });
+}
+
+function failedToSpawn(message: string, started: number): ProcessOutcome {
+  return {
+    stdout: Buffer.alloc(0),
+    stderr: "",
+    stdoutBytes: 0,
+    stderrBytes: 0,
+    exitCode: null,
+    exitSignal: null,
+    timedOut: false,
+    stdoutCapped: false,
+    aborted: false,
+    stopReason: null,
+    killed: false,
+    durationMs: Math.round(performance.now() - started),
+    spawnError: message,
+    pgid: null,
+  };
+}

@@ -1,0 +1,157 @@
+import { join } from "node:path";
+import { blake3 } from "@noble/hashes/blake3.js";
+import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils.js";
+import type { AgentAdapterName, SutInvocation, SutOutput, SystemUnderTest } from "@eval/models";
+import type { WarningSink } from "@eval/errors";
+import { getAdapter } from "./adapters.ts";
+import { CliSubscriptionBackend } from "./backend.ts";
+import type { CliSubscriptionBackendOptions, TrialResult } from "./backend.ts";
+import { readCassette, writeCassette } from "./cassette-files.ts";
+import { AgentTrialFailed, CassetteInvalid } from "./errors.ts";
+import { buildAgentPrompt, promptSha256 } from "./prompt.ts";
+import { judgeSession } from "./trial.ts";
+import { applyUnifiedDiff } from "./workspace-diff.ts";
+
+function blake3Digest(text: string): string {
+  return `blake3:${bytesToHex(blake3(utf8ToBytes(text)))}`;
+}
+
+/** The cassette directory of a case: `cases/<id>/cassette/`. */
+export function cassetteDirOf(invocation: SutInvocation): string {
+  return invocation.benchCase.cassette_path ?? join(invocation.benchCase.case_path, "cassette");
+}
+
+export interface LiveSutOptions extends Omit<CliSubscriptionBackendOptions, "adapter"> {
+  readonly adapter: AgentAdapterName;
+  /** Write each successful session as the case's cassette (what `replay` reads). */
+  readonly record?: boolean;
+  readonly onWarning?: WarningSink;
+}
+
+function outputOf(result: Pick<TrialResult, "adapter" | "cli_version" | "classification" | "safety" | "transcript" | "cost_usd" | "diff">, extra: Record<string, unknown>): SutOutput {
+  return {
+    adapter: result.adapter,
+    cli_version: result.cli_version,
+    trial_class: result.classification.trial_class,
+    classification: result.classification,
+    safety: result.safety,
+    diff: result.diff,
+    transcript: result.transcript,
+    ...(result.cost_usd === null ? {} : { cost_usd: result.cost_usd }),
+    ...extra,
+  };
+}
+
+/**
+ * `cli:<adapter>`: each case runs live through the CLI-subscription backend (constructed now, so a
+ * missing opt-in, binary or compliance report fails before any case runs). A session that ends in a
+ * CLI error (auth, network, timeout...) throws, which the runner records as `sut.exception`: there
+ * is no agent work to score. With `record`, a session that produced a result becomes the case's cassette.
+ */
+export function createLiveSut(options: LiveSutOptions): SystemUnderTest {
+  const backend = new CliSubscriptionBackend(options);
+  const adapter = backend.adapter;
+  const probe = adapter.buildArgv("<prompt>", { workspaceDir: "<workspace>" });
+  const digest = blake3Digest(JSON.stringify({ kind: "evalgate.live-sut.v1", adapter: adapter.name, cli_version: backend.cliVersion, argv: probe.args }));
+  return {
+    label: `cli:${adapter.name}`,
+    digest,
+    async run(invocation) {
+      const prompt = buildAgentPrompt(invocation.benchCase, invocation.canarySeed);
+      const result = await backend.run({
+        prompt,
+        workspace: { root: invocation.workspacePath, editable: ["."], readonly: [] },
+        timeoutMs: invocation.timeoutMs,
+        signal: invocation.signal,
+        env: { EVALGATE_BENCH_INVOCATION_TAG: invocation.invocationTag },
+      });
+      const meta = result.backend_metadata;
+      if (result.classification.trial_class === "cli_error") {
+        throw new AgentTrialFailed(adapter.name, result.classification.cli_error_kind ?? "cli_error", result.classification.reason, {
+          exit_code: meta.exit_code,
+          timed_out: meta.timed_out,
+        });
+      }
+      if (options.record === true) {
+        writeCassette(cassetteDirOf(invocation), {
+          meta: {
+            schema_version: "evalgate.cassette.v1",
+            adapter: adapter.name,
+            cli_version: result.cli_version,
+            argv_redacted: [...meta.argv_redacted],
+            prompt_sha256: promptSha256(prompt),
+            exit_code: meta.exit_code,
+            timed_out: meta.timed_out,
+            stdout_capped: meta.stdout_capped,
+            duration_ms: meta.duration_ms,
+            cost_usd: result.cost_usd,
+            recorded_at: new Date().toISOString(),
+            synthetic: false,
+          },
+          stdout: result.stdout,
+          stderr: result.stderr,
+          diff: result.diff,
+        });
+      }
+      return outputOf(result, { backend_metadata: meta, replayed: false });
+    },
+  };
+}
+
+/**
+ * `replay`: reads the case's cassette through the same adapter parser and rules as a live run, refuses
+ * a cassette whose prompt hash differs from `buildAgentPrompt(case, canarySeed)` (stale) and one that is
+ * missing or malformed (both throw: the runner records `sut.exception`; never a live call), applies the
+ * recorded workspace diff to the invocation's workspace (a diff that does not apply throws).
+ */
+export function createReplaySut(options: { readonly onWarning?: WarningSink } = {}): SystemUnderTest {
+  void options;
+  return {
+    label: "replay",
+    digest: blake3Digest("evalgate.replay-sut.v1"),
+    async run(invocation) {
+      const dir = cassetteDirOf(invocation);
+      const cassette = readCassette(dir);
+      const expected = promptSha256(buildAgentPrompt(invocation.benchCase, invocation.canarySeed));
+      if (cassette.meta.prompt_sha256 !== expected) {
+        throw new CassetteInvalid(
+          `cassette ${dir} is stale: it was recorded for prompt ${cassette.meta.prompt_sha256}, but case ${invocation.benchCase.case_id} with this canary pin gives ${expected}`,
+          { dir, recorded: cassette.meta.prompt_sha256, expected },
+        );
+      }
+      if (invocation.signal.aborted) throw new Error("replay cancelled before it started");
+      const adapter = getAdapter(cassette.meta.adapter);
+      const judged = judgeSession(
+        adapter,
+        cassette.stdout,
+        {
+          exitCode: cassette.meta.exit_code,
+          timedOut: cassette.meta.timed_out,
+          stdoutCapped: cassette.meta.stdout_capped,
+          aborted: false,
+          stderr: cassette.stderr,
+          spawnError: null,
+          authStatus: null,
+        },
+        { adapter: adapter.name, cli_version: cassette.meta.cli_version, case_id: invocation.benchCase.case_id },
+      );
+      try {
+        applyUnifiedDiff(invocation.workspacePath, cassette.diff);
+      } catch (error) {
+        throw new CassetteInvalid(`cassette ${dir}: ${(error as Error).message}`, { dir });
+      }
+      return outputOf(
+        {
+          adapter: adapter.name,
+          cli_version: cassette.meta.cli_version,
+          classification: judged.classification,
+          safety: judged.safety,
+          transcript: judged.transcript,
+          cost_usd: cassette.meta.cost_usd,
+          diff: cassette.diff,
+        },
+        { replayed: true, synthetic_cassette: cassette.meta.synthetic },
+      );
+    },
+  };
+}

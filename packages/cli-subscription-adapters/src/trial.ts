@@ -1,0 +1,167 @@
+import type { SafetyDetection, Transcript, TrialClassification } from "@eval/models";
+import { createTranscriptParser } from "@eval/tool-normalize";
+import type { AgentAdapter, AuthStatus, ProcessFacts, StreamFacts } from "./adapter.ts";
+import { runProcess } from "./process-runner.ts";
+import type { ProcessOutcome } from "./process-runner.ts";
+import { redactArgv, scrubSecrets, secretValuesInArgv, secretValuesInEnv } from "./redaction.ts";
+import { collectChanges, copyBack, prepareScratch, removeScratch } from "./scratch.ts";
+import type { WorkspaceSpec } from "./scratch.ts";
+import { unifiedDiff } from "./workspace-diff.ts";
+
+export interface TrialLimits {
+  readonly timeoutMs: number;
+  readonly graceMs?: number;
+  readonly stdoutCapBytes?: number;
+  readonly lingerAfterTerminalMs?: number;
+  readonly signal?: AbortSignal;
+}
+
+export interface TrialRun {
+  readonly classification: TrialClassification;
+  readonly safety: SafetyDetection;
+  readonly transcript: Transcript;
+  readonly facts: StreamFacts;
+  readonly outcome: ProcessOutcome;
+  /** stdout and stderr with secret values scrubbed: what may be recorded. */
+  readonly stdoutText: string;
+  readonly stderrText: string;
+  readonly argvRedacted: readonly string[];
+  readonly authStatus: AuthStatus | null;
+  /** Unified diff of the editable files the CLI changed (copied back into the workspace). */
+  readonly diff: string;
+  readonly changedFiles: readonly string[];
+  readonly undeclaredChanges: readonly string[];
+  readonly binaryChanges: readonly string[];
+}
+
+/** Decides a recorded or live session: the same parser and rules either way. */
+export function judgeSession(
+  adapter: AgentAdapter,
+  stdoutText: string,
+  proc: ProcessFacts,
+  labels: Readonly<Record<string, string>>,
+): { classification: TrialClassification; safety: SafetyDetection; transcript: Transcript; facts: StreamFacts } {
+  const observer = adapter.observeStream();
+  const parser = createTranscriptParser(adapter.streamFormat, { source: labels });
+  const lines = stdoutText.split("\n");
+  if (lines.at(-1) === "") lines.pop();
+  for (const line of lines) {
+    const clean = line.endsWith("\r") ? line.slice(0, -1) : line;
+    observer.push(clean);
+    parser.push(clean);
+  }
+  const facts = observer.facts();
+  return { classification: adapter.classify(facts, proc), safety: adapter.detectSafety(facts), transcript: parser.end(), facts };
+}
+
+/** Runs the adapter's login check in its own process group, bounded by `timeoutMs`. */
+export async function checkAuthStatus(
+  adapter: AgentAdapter,
+  binaryPath: string,
+  env: Readonly<Record<string, string>>,
+  cwd: string,
+  timeoutMs: number,
+  signal?: AbortSignal,
+): Promise<AuthStatus | null> {
+  if (adapter.authStatus === undefined) return null;
+  const outcome = await runProcess({
+    command: binaryPath,
+    args: adapter.authStatus.args,
+    cwd,
+    env,
+    timeoutMs,
+    graceMs: 1_000,
+    stdoutCapBytes: 1024 * 1024,
+    ...(signal === undefined ? {} : { signal }),
+  });
+  if (outcome.spawnError !== null || outcome.timedOut) return "unknown";
+  return adapter.authStatus.interpret({ stdout: outcome.stdout.toString("utf8"), stderr: outcome.stderr, exitCode: outcome.exitCode }, env);
+}
+
+const AUTH_CHECK_TIMEOUT_MS = 20_000;
+
+/**
+ * One live session: scratch directory with the declared files, the CLI under process control (and,
+ * for CLIs whose stream cannot say "not logged in", their login check alongside: a logged-out answer
+ * stops the session early), classification from the stream, changed editable files copied back.
+ */
+export async function executeTrial(options: {
+  readonly adapter: AgentAdapter;
+  readonly binaryPath: string;
+  readonly cliVersion: string;
+  readonly prompt: string;
+  readonly workspace: WorkspaceSpec;
+  readonly env: Readonly<Record<string, string>>;
+  readonly limits: TrialLimits;
+}): Promise<TrialRun> {
+  const { adapter, binaryPath, env, limits } = options;
+  const scratch = prepareScratch(options.workspace);
+  try {
+    const built = adapter.buildArgv(options.prompt, { workspaceDir: scratch.dir });
+    const cliEnv = { ...env, ...built.env };
+    const secrets = [...secretValuesInEnv(cliEnv), ...secretValuesInArgv(built.args)];
+    const observer = adapter.observeStream();
+    const stopEarly = new AbortController();
+    const onOuterAbort = (): void => stopEarly.abort();
+    limits.signal?.addEventListener("abort", onOuterAbort, { once: true });
+    if (limits.signal?.aborted) stopEarly.abort();
+
+    const authCheck = adapter.capabilities.auth_visible_in_stream
+      ? Promise.resolve(null)
+      : checkAuthStatus(adapter, binaryPath, cliEnv, scratch.dir, Math.min(AUTH_CHECK_TIMEOUT_MS, limits.timeoutMs), stopEarly.signal).then((status) => {
+          if (status === "logged_out") stopEarly.abort();
+          return status;
+        });
+    const outcome = await runProcess({
+      command: binaryPath,
+      args: built.args,
+      cwd: scratch.dir,
+      env: cliEnv,
+      ...(built.stdin === undefined ? {} : { stdin: built.stdin }),
+      timeoutMs: limits.timeoutMs,
+      ...(limits.graceMs === undefined ? {} : { graceMs: limits.graceMs }),
+      ...(limits.stdoutCapBytes === undefined ? {} : { stdoutCapBytes: limits.stdoutCapBytes }),
+      ...(limits.lingerAfterTerminalMs === undefined ? {} : { lingerAfterTerminalMs: limits.lingerAfterTerminalMs }),
+      signal: stopEarly.signal,
+      onStdoutLine: (line) => observer.push(line),
+    });
+    const authStatus = await authCheck;
+    limits.signal?.removeEventListener("abort", onOuterAbort);
+    const outerAborted = limits.signal?.aborted === true;
+
+    const stdoutText = scrubSecrets(outcome.stdout.toString("utf8"), secrets);
+    const stderrText = scrubSecrets(outcome.stderr, secrets);
+    const judged = judgeSession(
+      adapter,
+      stdoutText,
+      {
+        exitCode: outcome.exitCode,
+        timedOut: outcome.timedOut,
+        stdoutCapped: outcome.stdoutCapped,
+        // Stopped because the login check said "logged out" is not a user cancellation.
+        aborted: outcome.aborted && outerAborted,
+        stderr: stderrText,
+        spawnError: outcome.spawnError,
+        authStatus,
+      },
+      { adapter: adapter.name, cli_version: options.cliVersion },
+    );
+    const changes = collectChanges(scratch);
+    const { copied, undeclared } = copyBack(scratch, options.workspace.root, changes);
+    const { diff, binaryPaths } = unifiedDiff(copied);
+    return {
+      ...judged,
+      outcome,
+      stdoutText,
+      stderrText,
+      argvRedacted: redactArgv(built.args),
+      authStatus,
+      diff,
+      changedFiles: copied.map((change) => change.path),
+      undeclaredChanges: undeclared.map((change) => change.path),
+      binaryChanges: binaryPaths,
+    };
+  } finally {
+    removeScratch(scratch);
+  }
+}
