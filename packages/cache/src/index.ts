@@ -1,1 +1,4 @@
-export {};
+export { cacheKey } from "./cache-key.ts";
+export type { CacheKeyParts } from "./cache-key.ts";
+export { ScoreCache } from "./score-cache.ts";
+export type { CacheStats, GcResult, ScoreCacheOptions } from "./score-cache.ts";
