@@ -44,7 +44,7 @@ export function resolveStreamLogOption(
  */
 export function summarizeTranscript(transcript: Transcript): string[] {
   const { source, usage, drift } = transcript;
-  const counts = Object.entries(transcript.counts).sort(([a, countA], [b, countB]) => countB - countA || a.localeCompare(b));
+  const counts = Object.entries(transcript.counts).sort(([a, countA], [b, countB]) => countB - countA || (a < b ? -1 : a > b ? 1 : 0));
   const unknownTypes = Object.entries(drift.unknown_event_types);
   const lines = [
     `${source.provider} ${source.format}${source.session_id === null ? "" : ` session ${source.session_id}`}${source.model === null ? "" : ` model ${source.model}`}`,
