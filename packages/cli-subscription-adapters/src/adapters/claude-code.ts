@@ -93,7 +93,8 @@ function observe(): StreamObserver {
           if (typeof event.is_error !== "boolean") facts.missing("result.is_error");
           const resultText = typeof event.result === "string" ? event.result : null;
           const errorsText = Array.isArray(event.errors) ? event.errors.filter((item) => typeof item === "string").join("; ") : "";
-          const success = event.subtype === "success" && event.is_error === false;
+          // A missing is_error is drift (reported above), not an error result.
+          const success = event.subtype === "success" && event.is_error !== true;
           let kind: CliErrorKind | null = null;
           if (!success) {
             kind =
