@@ -1,0 +1,134 @@
+import { mkdir, readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { BenchRunReportSchema, CHAIN_RECORD_SCHEMA_VERSION, ChainRecordSchema, GENESIS_PREV_HASH, formatIssues, parseWire, safeParseWire } from "@eval/models";
+import type { BenchRunReportInput, ChainRecord } from "@eval/models";
+import { EvalError } from "@eval/errors";
+import lockfile from "proper-lockfile";
+import { ChainConflict, ChainTampered } from "./errors.ts";
+import { writeFileExclusive } from "./exclusive-file.ts";
+import { canonicalJson, chainHashOf, contentHashOfReport } from "./hashing.ts";
+import { listRuns } from "./listing.ts";
+import { checkRecordFile, recordFileName } from "./record-file.ts";
+
+export interface ChainHead {
+  /** The newest record's chain_hash, or GENESIS_PREV_HASH for an empty chain. */
+  readonly head: string;
+  readonly nextSequence: number;
+  readonly records: number;
+  /** The newest record's recorded_at (null for an empty chain). */
+  readonly recordedAt: string | null;
+  /** The host the chain belongs to (null for an empty chain). */
+  readonly hostFingerprint: string | null;
+}
+
+/**
+ * The current head, from the newest record alone (O(1) reads): that record must check out on its own
+ * and its sequence must equal the number of records before it. `verifyChain` walks the whole chain.
+ */
+export async function readChainHead(runsDir: string): Promise<ChainHead> {
+  const { records } = await listRuns(runsDir);
+  const newest = records.at(-1);
+  if (newest === undefined) return { head: GENESIS_PREV_HASH, nextSequence: 0, records: 0, recordedAt: null, hostFingerprint: null };
+  const check = checkRecordFile(newest, await readFile(join(runsDir, newest)), false);
+  if (!check.ok) throw new ChainTampered(check.fault, runsDir);
+  if (check.record.sequence !== records.length - 1) {
+    throw new ChainTampered(
+      { file: newest, reason: "the newest record's sequence does not match the number of records (a record was added or removed)", expected: String(records.length - 1), found: String(check.record.sequence) },
+      runsDir,
+    );
+  }
+  return { head: check.record.chainHash, nextSequence: records.length, records: records.length, recordedAt: check.record.recordedAt, hostFingerprint: check.record.hostFingerprint };
+}
+
+export interface AppendOptions {
+  readonly runsDir: string;
+  readonly hostFingerprint: string;
+  /** A lock older than this (not refreshed by a live holder) is taken over; default 10 s, minimum 2 s. */
+  readonly lockStaleMs?: number;
+  /** How long to wait for another append's lock before giving up with ChainConflict; default 30 s. */
+  readonly lockWaitMs?: number;
+  /** The clock (tests). */
+  readonly now?: () => Date;
+}
+
+const LOCK_FILE = ".append.lock";
+const STAGING_DIR = ".staging";
+
+/**
+ * Appends one run to the chain. Under an exclusive lock it re-reads the head and refuses with
+ * `ChainConflict` unless `report.prev_hash` is that head (the head this run saw when it planned), so
+ * concurrent runs never fork the chain. The record file is written exclusively and atomically, mode
+ * 0600. Returns the record, whose `report.chain_head` is the new head.
+ */
+export async function appendRunRecord(report: BenchRunReportInput, options: AppendOptions): Promise<{ record: ChainRecord; path: string }> {
+  const parsed = safeParseWire(BenchRunReportSchema, report);
+  if (!parsed.success) throw new EvalError("EVAL_REPORT_INVALID", `cannot append an invalid report: ${formatIssues(parsed.issues)}`);
+  const valid = parsed.data;
+  if (valid.chain_head !== null) throw new EvalError("EVAL_REPORT_INVALID", "cannot append a report whose chain_head is already set: append fills it in");
+  if (valid.host_fingerprint !== options.hostFingerprint) {
+    throw new EvalError("EVAL_REPORT_INVALID", `report.host_fingerprint ${valid.host_fingerprint} is not this host's ${options.hostFingerprint}`);
+  }
+  const { runsDir } = options;
+  await mkdir(runsDir, { recursive: true, mode: 0o700 });
+  const lockPath = join(runsDir, LOCK_FILE);
+  const lockWaitMs = options.lockWaitMs ?? 30_000;
+  const lockState: { compromised: Error | null } = { compromised: null };
+  let release: () => Promise<void>;
+  try {
+    release = await lockfile.lock(runsDir, {
+      lockfilePath: lockPath,
+      realpath: false,
+      stale: options.lockStaleMs ?? 10_000,
+      // Polls every 50-100 ms for lockWaitMs; the default outlasts the stale threshold, so a crashed
+      // holder's lock is taken over rather than failing the append.
+      retries: { retries: Math.ceil(lockWaitMs / 75), factor: 1, minTimeout: 50, maxTimeout: 100, randomize: true },
+      onCompromised: (error) => {
+        lockState.compromised = error;
+      },
+    });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ELOCKED") {
+      throw new ChainConflict(`the audit chain in ${runsDir} stayed locked by another append for ${Math.round(lockWaitMs / 1000)} s`, { runsDir, lockPath });
+    }
+    throw new EvalError("EVAL_IO", `cannot lock ${lockPath}: ${(error as Error).message}`, { cause: error });
+  }
+  try {
+    const head = await readChainHead(runsDir);
+    if (head.hostFingerprint !== null && head.hostFingerprint !== options.hostFingerprint) {
+      throw new ChainConflict(`the audit chain in ${runsDir} belongs to host ${head.hostFingerprint}, not this host (${options.hostFingerprint})`, { runsDir });
+    }
+    if (valid.prev_hash !== head.head) {
+      throw new ChainConflict(`another run appended first; rerun (this run extended ${valid.prev_hash}, the head is now ${head.head})`, {
+        runsDir,
+        expected: head.head,
+        found: valid.prev_hash,
+      });
+    }
+    const now = (options.now ?? (() => new Date()))().getTime();
+    // Strictly increasing, even if the clock steps back: name order must stay chain order.
+    const recordedAtMs = head.recordedAt === null ? now : Math.max(now, Date.parse(head.recordedAt) + 1);
+    const recordedAt = new Date(recordedAtMs).toISOString();
+    const contentHash = contentHashOfReport(valid);
+    const chainHash = chainHashOf(head.head, contentHash);
+    const record = parseWire(ChainRecordSchema, {
+      schema_version: CHAIN_RECORD_SCHEMA_VERSION,
+      sequence: head.nextSequence,
+      host_fingerprint: options.hostFingerprint,
+      recorded_at: recordedAt,
+      prev_hash: head.head,
+      content_hash: contentHash,
+      chain_hash: chainHash,
+      report: { ...valid, chain_head: chainHash },
+    });
+    if (lockState.compromised !== null) throw new ChainConflict(`lost the audit-chain lock while appending: ${lockState.compromised.message}`, { runsDir });
+    const path = await writeFileExclusive(runsDir, recordFileName(recordedAt, chainHash), `${canonicalJson(record)}\n`, {
+      mode: 0o600,
+      stagingDir: join(runsDir, STAGING_DIR),
+    }).catch((error: unknown) => {
+      throw new EvalError("EVAL_IO", `cannot write the audit record in ${runsDir}: ${(error as Error).message}`, { cause: error });
+    });
+    return { record, path };
+  } finally {
+    await release().catch(() => {});
+  }
+}

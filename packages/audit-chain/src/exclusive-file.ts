@@ -1,0 +1,42 @@
+import { randomBytes } from "node:crypto";
+import { link, mkdir, open, unlink } from "node:fs/promises";
+import { join } from "node:path";
+
+/**
+ * Writes `data` to `dir/name` atomically and never over an existing file: the bytes go to a unique
+ * temporary file in `stagingDir` (same filesystem), are fsynced, then hard-linked into place
+ * (`link` fails with EEXIST instead of replacing), and the directory is fsynced so the new entry
+ * survives a power cut. A crash at any point leaves either no file or the complete file; a stray
+ * temporary file can only be left in `stagingDir`, never among the records.
+ *
+ * Why not write-file-atomic: it renames over an existing target and puts its temporary file beside
+ * the target, where a crash would leave it among the chain records.
+ */
+export async function writeFileExclusive(dir: string, name: string, data: string, options: { mode: number; stagingDir: string }): Promise<string> {
+  await mkdir(options.stagingDir, { recursive: true, mode: 0o700 });
+  const temp = join(options.stagingDir, `${name}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
+  const target = join(dir, name);
+  const handle = await open(temp, "wx", options.mode);
+  try {
+    await handle.writeFile(data);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  try {
+    await link(temp, target);
+  } finally {
+    await unlink(temp).catch(() => {});
+  }
+  await fsyncDirectory(dir);
+  return target;
+}
+
+async function fsyncDirectory(dir: string): Promise<void> {
+  const handle = await open(dir, "r");
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}

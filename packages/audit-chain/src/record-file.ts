@@ -1,0 +1,145 @@
+import { CHAIN_RECORD_SCHEMA_VERSION, ChainRecordSchema, formatIssues, safeParseWire } from "@eval/models";
+import type { ChainFault } from "./errors.ts";
+import { blake3Digest, canonicalJson, chainHashOf } from "./hashing.ts";
+
+/**
+ * A record file is named `<recorded_at with ":" as "-">-<first 12 hex of chain_hash>.json`, e.g.
+ * `2026-11-22T03-00-05.123Z-1f2e3d4c5b6a.json`. The fixed-width UTC stamp makes name order the
+ * chain order (appends make `recorded_at` strictly increasing), and the name binds the file to its content.
+ */
+export const RECORD_FILE_PATTERN = /^(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}\.\d{3}Z)-([0-9a-f]{12})\.json$/;
+
+const RECORDED_AT_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+const SHA256_PATTERN = /^sha256:[0-9a-f]{64}$/;
+const BLAKE3_PATTERN = /^blake3:[0-9a-f]{64}$/;
+const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const ENVELOPE_KEYS = ["chain_hash", "content_hash", "host_fingerprint", "prev_hash", "recorded_at", "report", "schema_version", "sequence"];
+
+export function recordFileName(recordedAt: string, chainHash: string): string {
+  return `${recordedAt.replaceAll(":", "-")}-${chainHash.slice("sha256:".length, "sha256:".length + 12)}.json`;
+}
+
+/** Milliseconds since the epoch encoded in a record file name. */
+export function recordedAtOfFileName(name: string): number {
+  const stamp = RECORD_FILE_PATTERN.exec(name)?.[1];
+  if (stamp === undefined) return Number.NaN;
+  return Date.parse(`${stamp.slice(0, 10)}T${stamp.slice(11, 19).replaceAll("-", ":")}${stamp.slice(19)}`);
+}
+
+/** The fields verification reads from a record that checked out on its own. */
+export interface CheckedRecord {
+  readonly file: string;
+  readonly sequence: number;
+  readonly hostFingerprint: string;
+  readonly recordedAt: string;
+  readonly prevHash: string;
+  readonly chainHash: string;
+  readonly complete: boolean;
+  readonly taskClass: string;
+  /** The parsed file (plain JSON, not schema-validated unless `strict`). */
+  readonly value: Record<string, unknown>;
+}
+
+export type RecordCheck = { readonly ok: true; readonly record: CheckedRecord } | { readonly ok: false; readonly fault: ChainFault };
+
+function fault(file: string, reason: string, expected: string, found: string): RecordCheck {
+  return { ok: false, fault: { file, reason, expected, found } };
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+/** True when every object in `value` lists its keys in RFC 8785 order (UTF-16 code units, ascending). */
+function keysInCanonicalOrder(value: unknown): boolean {
+  if (Array.isArray(value)) return value.every(keysInCanonicalOrder);
+  if (value === null || typeof value !== "object") return true;
+  let previous: string | undefined;
+  for (const key of Object.keys(value)) {
+    if (previous !== undefined && !(previous < key)) return false;
+    previous = key;
+    if (!keysInCanonicalOrder((value as Record<string, unknown>)[key])) return false;
+  }
+  return true;
+}
+
+function clip(text: string): string {
+  return text.length > 120 ? `${text.slice(0, 117)}...` : text;
+}
+
+/**
+ * Checks one record file on its own (not its place in the chain): the bytes are exactly the RFC 8785
+ * canonical JSON of the record plus one LF, the envelope is well-formed, the name matches the
+ * content, and both hashes recompute. `strict` also validates the whole record against the wire schema.
+ */
+export function checkRecordFile(file: string, raw: Buffer, strict: boolean): RecordCheck {
+  if (raw.length === 0) return fault(file, "the file is empty (truncated)", "a chain record", "0 bytes");
+  if (raw[raw.length - 1] !== 0x0a) return fault(file, "the file does not end with a newline (truncated or edited)", "a final LF", "none");
+  const body = raw.toString("utf8", 0, raw.length - 1);
+  let value: unknown;
+  try {
+    value = JSON.parse(body);
+  } catch (error) {
+    return fault(file, "the file is not valid JSON (truncated or corrupted)", "valid JSON", clip((error as Error).message));
+  }
+  if (!isPlainObject(value)) return fault(file, "the file is not a chain record", "a JSON object", typeof value);
+  const keys = Object.keys(value).sort();
+  if (keys.join(",") !== ENVELOPE_KEYS.join(",")) return fault(file, "the record's fields are wrong", ENVELOPE_KEYS.join(","), clip(keys.join(",")));
+  const { chain_hash, content_hash, host_fingerprint, prev_hash, recorded_at, report, schema_version, sequence } = value;
+  if (schema_version !== CHAIN_RECORD_SCHEMA_VERSION) return fault(file, "unknown schema_version", CHAIN_RECORD_SCHEMA_VERSION, clip(String(schema_version)));
+  if (typeof sequence !== "number" || !Number.isSafeInteger(sequence) || sequence < 0) return fault(file, "sequence is not a whole number", "an integer >= 0", clip(String(sequence)));
+  if (typeof prev_hash !== "string" || !SHA256_PATTERN.test(prev_hash)) return fault(file, "prev_hash is malformed", "sha256:<64 hex>", clip(String(prev_hash)));
+  if (typeof chain_hash !== "string" || !SHA256_PATTERN.test(chain_hash)) return fault(file, "chain_hash is malformed", "sha256:<64 hex>", clip(String(chain_hash)));
+  if (typeof content_hash !== "string" || !BLAKE3_PATTERN.test(content_hash)) return fault(file, "content_hash is malformed", "blake3:<64 hex>", clip(String(content_hash)));
+  if (typeof recorded_at !== "string" || !RECORDED_AT_PATTERN.test(recorded_at) || Number.isNaN(Date.parse(recorded_at))) {
+    return fault(file, "recorded_at is malformed", "YYYY-MM-DDTHH:MM:SS.mmmZ", clip(String(recorded_at)));
+  }
+  if (typeof host_fingerprint !== "string" || !UUID_PATTERN.test(host_fingerprint)) return fault(file, "host_fingerprint is malformed", "a UUID", clip(String(host_fingerprint)));
+  if (!isPlainObject(report)) return fault(file, "report is not an object", "a JSON object", typeof report);
+
+  // Canonical form. Fast path: when the parsed keys are already in canonical order, native
+  // JSON.stringify reproduces RFC 8785 exactly (same string escaping and number formatting).
+  // Integer-like keys (which JS reorders) fall through to the library.
+  let reportForHash: string;
+  if (keysInCanonicalOrder(value) && JSON.stringify(value) === body) {
+    reportForHash = JSON.stringify({ ...report, chain_head: null });
+  } else {
+    const canonical = canonicalJson(value);
+    if (canonical !== body) {
+      return fault(file, "the bytes are not the canonical (RFC 8785) serialization of their content (edited)", "canonical JSON", "different bytes");
+    }
+    reportForHash = canonicalJson({ ...report, chain_head: null });
+  }
+  // The decoded text round-trips; the bytes must too (invalid UTF-8 decodes to U+FFFD).
+  if (Buffer.byteLength(body) !== raw.length - 1) return fault(file, "the file is not valid UTF-8 (corrupted)", "UTF-8", "invalid byte sequences");
+
+  const expectedName = recordFileName(recorded_at, chain_hash);
+  if (expectedName !== file) return fault(file, "the file name disagrees with its content (renamed, swapped or copied)", expectedName, file);
+  const computedContent = blake3Digest(reportForHash);
+  if (computedContent !== content_hash) return fault(file, "the report was edited: its hash does not match content_hash", content_hash, computedContent);
+  const computedChain = chainHashOf(prev_hash, content_hash);
+  if (computedChain !== chain_hash) return fault(file, "chain_hash does not match sha256(prev_hash ‖ content_hash)", chain_hash, computedChain);
+  if (report.chain_head !== chain_hash) return fault(file, "report.chain_head disagrees with the record's chain_hash", chain_hash, clip(String(report.chain_head)));
+  if (report.prev_hash !== prev_hash) return fault(file, "report.prev_hash disagrees with the record's prev_hash", prev_hash, clip(String(report.prev_hash)));
+  if (report.host_fingerprint !== host_fingerprint) {
+    return fault(file, "report.host_fingerprint disagrees with the record's host_fingerprint", host_fingerprint, clip(String(report.host_fingerprint)));
+  }
+  if (strict) {
+    const parsed = safeParseWire(ChainRecordSchema, value);
+    if (!parsed.success) return fault(file, "the record does not match the chain-record schema", "a valid evalgate.chain_record.v1", clip(formatIssues(parsed.issues)));
+  }
+  return {
+    ok: true,
+    record: {
+      file,
+      sequence,
+      hostFingerprint: host_fingerprint,
+      recordedAt: recorded_at,
+      prevHash: prev_hash,
+      chainHash: chain_hash,
+      complete: report.complete === true,
+      taskClass: typeof report.task_class === "string" ? report.task_class : "",
+      value,
+    },
+  };
+}
