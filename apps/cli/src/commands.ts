@@ -1,9 +1,10 @@
 import type { CommandClass } from "clipanion";
 import type { EvalgateContext } from "./context.ts";
 import { SchemasCommand } from "./commands/schemas.ts";
+import { TranscriptImportCommand } from "./commands/transcript-import.ts";
 
 /**
  * Every command, one file each under commands/. Command modules import their libraries lazily inside
  * `run()`, so `evalgate --help` loads only clipanion and these classes.
  */
-export const COMMANDS: ReadonlyArray<CommandClass<EvalgateContext>> = [SchemasCommand];
+export const COMMANDS: ReadonlyArray<CommandClass<EvalgateContext>> = [SchemasCommand, TranscriptImportCommand];

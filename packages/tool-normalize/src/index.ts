@@ -6,6 +6,7 @@ export { patchTargets } from "./derive.ts";
 export { INPUT_STRING_CHARS, MAX_ERRORS, MESSAGE_EXCERPT_CHARS, RESULT_EXCERPT_CHARS } from "./builder.ts";
 export {
   createTranscriptParser,
+  detectTranscriptFormat,
   MAX_LINE_CHARS,
   parseTranscriptFile,
   PROVIDER_FORMATS,

@@ -1,4 +1,5 @@
 import { createReadStream } from "node:fs";
+import { createInterface } from "node:readline";
 import { StringDecoder } from "node:string_decoder";
 import { EvalError } from "@eval/errors";
 import type { Transcript, TranscriptFormat } from "@eval/models";
@@ -167,3 +168,47 @@ export async function parseTranscriptFile(format: TranscriptFormat, path: string
   }
   return transcript;
 }
+
+/**
+ * Which of `provider`'s formats a file is in, judged from its first lines: each candidate parser
+ * reads them, and the one that recognizes the most events (and meets the fewest unknown types) wins;
+ * a tie goes to the provider's first format. A provider with one format needs no look.
+ */
+export async function detectTranscriptFormat(provider: Provider, path: string, sampleLines = 200): Promise<TranscriptFormat> {
+  const candidates = PROVIDER_FORMATS[provider];
+  if (candidates.length === 0) {
+    throw new EvalError("EVAL_USAGE", `evalgate reads no native log format of ${provider}`, {
+      hint: `providers with a log format: ${(Object.keys(PROVIDER_FORMATS) as Provider[]).filter((name) => PROVIDER_FORMATS[name].length > 0).join(", ")}`,
+    });
+  }
+  if (candidates.length === 1) return candidates[0]!;
+  const lines: string[] = [];
+  const input = createReadStream(path, { encoding: "utf8" });
+  try {
+    for await (const line of createInterface({ input, crlfDelay: Infinity })) {
+      lines.push(line.length > MAX_SNIFF_LINE_CHARS ? line.slice(0, MAX_SNIFF_LINE_CHARS) : line);
+      if (lines.length >= sampleLines) break;
+    }
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code === "ENOENT" ? "does not exist" : (error as Error).message;
+    throw new EvalError("EVAL_IO", `cannot read transcript ${path}: ${reason}`, { cause: error });
+  } finally {
+    input.destroy();
+  }
+  let best = candidates[0]!;
+  let bestScore = -Infinity;
+  for (const format of candidates) {
+    const parser = createTranscriptParser(format);
+    for (const line of lines) parser.push(line);
+    const unknown = Object.values(parser.end().drift.unknown_event_types).reduce((sum, count) => sum + count, 0);
+    const score = parser.stats.recognized_events - unknown;
+    if (score > bestScore) {
+      best = format;
+      bestScore = score;
+    }
+  }
+  return best;
+}
+
+/** Long lines are cut when sniffing: a cut line simply does not count for any candidate. */
+const MAX_SNIFF_LINE_CHARS = 1 << 20;

@@ -1,0 +1,65 @@
+import { Command, Option } from "clipanion";
+import { EvalError } from "@eval/errors";
+import { EvalgateCommand } from "../base-command.ts";
+
+const PROVIDERS = ["claude-code", "codex", "copilot", "gemini", "pi"] as const;
+const FORMATS = [
+  "claude-stream-json",
+  "claude-session-jsonl",
+  "codex-exec-json",
+  "codex-rollout-jsonl",
+  "gemini-stream-json",
+  "copilot-events-jsonl",
+] as const;
+type ProviderName = (typeof PROVIDERS)[number];
+type FormatName = (typeof FORMATS)[number];
+
+export class TranscriptImportCommand extends EvalgateCommand {
+  static override paths = [["transcript", "import"]];
+  static override usage = Command.Usage({
+    category: "Transcripts",
+    description: "Normalize an agent's session log into one transcript JSONL line (canonical tool names)",
+    details: `
+      Reads a native session log of a coding agent, maps its tool calls to the canonical vocabulary
+      (Read, Write, Edit, Bash, Skill, ...; docs/tool-normalization.md), and prints one
+      \`evalgate.transcript.v1\` line on stdout. A summary with tool-call counts by canonical name goes
+      to stderr. Without --format, the format is detected among the provider's formats.
+    `,
+    examples: [
+      ["Import a Claude Code session", "evalgate transcript import --provider claude-code ~/.claude/projects/x/session.jsonl"],
+      ["Import a Codex exec --json capture", "evalgate transcript import --provider codex --format codex-exec-json run.jsonl"],
+    ],
+  });
+
+  provider = Option.String("--provider", { required: true, description: `The agent that wrote the log: ${PROVIDERS.join(", ")}` });
+  format = Option.String("--format", { description: `The log's format (default: detected): ${FORMATS.join(", ")}` });
+  caseId = Option.String("--case-id", { description: "Stamp the line with the case this session served" });
+  file = Option.String({ required: true, name: "file" });
+
+  protected async run(): Promise<number> {
+    const provider = this.provider as ProviderName;
+    if (!(PROVIDERS as readonly string[]).includes(provider)) {
+      throw new EvalError("EVAL_USAGE", `unknown --provider "${this.provider}"`, { hint: `choose one of: ${PROVIDERS.join(", ")}` });
+    }
+    if (this.caseId !== undefined && this.caseId.trim() === "") {
+      throw new EvalError("EVAL_USAGE", "--case-id must not be empty", { hint: "pass the case id, e.g. --case-id 001-cross-spawn" });
+    }
+    if (this.format !== undefined && !(FORMATS as readonly string[]).includes(this.format)) {
+      throw new EvalError("EVAL_USAGE", `unknown --format "${this.format}"`, { hint: `choose one of: ${FORMATS.join(", ")}` });
+    }
+    const { detectTranscriptFormat, parseTranscriptFile, PROVIDER_FORMATS, summarizeTranscript, transcriptLine } = await import("@eval/tool-normalize");
+    const { resolve } = await import("node:path");
+    const format = this.format as FormatName | undefined;
+    if (format !== undefined && !PROVIDER_FORMATS[provider].includes(format)) {
+      throw new EvalError("EVAL_USAGE", `--format ${format} is not a ${provider} format`, {
+        hint: PROVIDER_FORMATS[provider].length === 0 ? `evalgate reads no native log format of ${provider}` : `${provider} writes: ${PROVIDER_FORMATS[provider].join(", ")}`,
+      });
+    }
+    const path = resolve(this.context.cwd, this.file);
+    const chosen = format ?? (await detectTranscriptFormat(provider, path));
+    const transcript = await parseTranscriptFile(chosen, path, { source: { path: this.file } });
+    this.context.stdout.write(transcriptLine(transcript, this.caseId === undefined ? {} : { case_id: this.caseId }));
+    for (const line of summarizeTranscript(transcript)) this.context.stderr.write(`${line}\n`);
+    return 0;
+  }
+}
