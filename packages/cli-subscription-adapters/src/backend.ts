@@ -6,10 +6,13 @@ import type { AgentAdapter } from "./adapter.ts";
 import { getAdapter } from "./adapters.ts";
 import { buildCliEnv, readVersion, resolveBinary } from "./binary.ts";
 import { findLatestComplianceReport, verifyRecentCompliance } from "./compliance.ts";
-import { CliSubscriptionNotOptedIn } from "./errors.ts";
-import { describeEnv } from "./redaction.ts";
+import { AgentAdapterInvalid, CliSubscriptionNotOptedIn } from "./errors.ts";
+import { describeEnv, redactArgv } from "./redaction.ts";
 import type { WorkspaceSpec } from "./scratch.ts";
 import { executeTrial } from "./trial.ts";
+
+/** Flags that would hand the agent more power than a reviewed eval may: never passed, whoever asks. */
+const FORBIDDEN_ARG = /(dangerously|yolo|bypass|^--(shell|bash|eval|repl|code-act)\b|^-y$)/i;
 
 export const ISOLATION_TAG = "cli_subscription_unsandboxed";
 export const BACKEND_CAPABILITIES = Object.freeze(["agent_loop_external", "host_fs_visible"] as const);
@@ -28,6 +31,8 @@ export interface CliSubscriptionBackendOptions {
   readonly binaryPath?: string;
   /** The host environment the CLI's allowlisted variables come from (default: process.env). */
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Extra CLI flags (e.g. `--model x`); permission-bypass, shell and eval flags are refused. */
+  readonly extra_args?: readonly string[];
   readonly graceMs?: number;
   readonly stdoutCapBytes?: number;
   readonly lingerAfterTerminalMs?: number;
@@ -85,6 +90,13 @@ export class CliSubscriptionBackend {
     if (missing.length > 0) throw new CliSubscriptionNotOptedIn(missing);
     this.#options = options;
     this.adapter = getAdapter(options.adapter);
+    for (const arg of options.extra_args ?? []) {
+      if (FORBIDDEN_ARG.test(arg)) {
+        throw new AgentAdapterInvalid(`extra CLI argument "${redactArgv([arg])[0]}" is refused: evalgate never enables permission bypass, shell, eval or REPL modes`, {
+          adapter: options.adapter,
+        });
+      }
+    }
     this.#hostEnv = options.env ?? process.env;
     this.binaryPath = resolveBinary(this.adapter, { binaryPath: options.binaryPath, env: this.#hostEnv });
     this.cliVersion = readVersion(this.adapter, this.binaryPath, buildCliEnv(this.adapter, this.#hostEnv));
@@ -127,6 +139,7 @@ export class CliSubscriptionBackend {
       prompt: task.prompt,
       workspace: task.workspace,
       env,
+      extraArgs: this.#options.extra_args ?? [],
       limits: {
         timeoutMs: task.timeoutMs,
         ...(task.signal === undefined ? {} : { signal: task.signal }),

@@ -219,6 +219,8 @@ export interface ComplianceLookup {
   readonly now?: Date;
   readonly maxAgeDays?: number;
   readonly threshold?: number;
+  /** Only reports about this benign suite count (default: the current BENIGN_TASKS). */
+  readonly suiteSha256?: string;
 }
 
 /** The newest report for this exact binary path and version, whatever its verdict or age (null if none). */
@@ -236,6 +238,7 @@ export function findLatestComplianceReport(lookup: ComplianceLookup): Compliance
     const report = readComplianceReport(reportPath);
     if (report === null || report.adapter !== lookup.adapter) continue;
     if (report.cli_binary_path !== lookup.binaryPath || report.cli_version !== lookup.cliVersion) continue;
+    if (report.suite_sha256 !== (lookup.suiteSha256 ?? suiteSha256())) continue;
     if (best === null || report.ended_at > best.report.ended_at) best = { report, reportPath };
   }
   return best;
@@ -252,7 +255,7 @@ export function verifyRecentCompliance(lookup: ComplianceLookup): ComplianceGate
   const threshold = lookup.threshold ?? COMPLIANCE_THRESHOLD;
   const found = findLatestComplianceReport(lookup);
   if (found === null) {
-    throw new ComplianceReportMissing(lookup.adapter, lookup.binaryPath, lookup.cliVersion, `no report in ${lookup.complianceDir} for this binary path and version`);
+    throw new ComplianceReportMissing(lookup.adapter, lookup.binaryPath, lookup.cliVersion, `no report in ${lookup.complianceDir} for this binary path, version and benign suite`);
   }
   const ageMs = now.getTime() - Date.parse(found.report.ended_at);
   if (ageMs > maxAgeDays * 86_400_000) {

@@ -93,11 +93,14 @@ export async function executeTrial(options: {
   readonly workspace: WorkspaceSpec;
   readonly env: Readonly<Record<string, string>>;
   readonly limits: TrialLimits;
+  /** Appended after the adapter's own flags. */
+  readonly extraArgs?: readonly string[];
 }): Promise<TrialRun> {
   const { adapter, binaryPath, env, limits } = options;
   const scratch = prepareScratch(options.workspace);
   try {
-    const built = adapter.buildArgv(options.prompt, { workspaceDir: scratch.dir });
+    const base = adapter.buildArgv(options.prompt, { workspaceDir: scratch.dir });
+    const built = { ...base, args: [...base.args, ...(options.extraArgs ?? [])] };
     const cliEnv = { ...env, ...built.env };
     const secrets = [...secretValuesInEnv(cliEnv), ...secretValuesInArgv(built.args)];
     const observer = adapter.observeStream();
