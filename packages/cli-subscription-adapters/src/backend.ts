@@ -47,6 +47,8 @@ export interface BackendTask {
   readonly signal?: AbortSignal;
   /** Extra variables for the CLI (e.g. EVALGATE_BENCH_INVOCATION_TAG); never secrets. */
   readonly env?: Readonly<Record<string, string>>;
+  /** Copied into the transcript's `source.labels`. */
+  readonly labels?: Readonly<Record<string, string>>;
 }
 
 /** One trial's result. Every field is safe to record: secrets are scrubbed, env is names only. */
@@ -140,6 +142,7 @@ export class CliSubscriptionBackend {
       workspace: task.workspace,
       env,
       extraArgs: this.#options.extra_args ?? [],
+      ...(task.labels === undefined ? {} : { labels: task.labels }),
       limits: {
         timeoutMs: task.timeoutMs,
         ...(task.signal === undefined ? {} : { signal: task.signal }),

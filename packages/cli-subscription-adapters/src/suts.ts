@@ -64,6 +64,7 @@ export function createLiveSut(options: LiveSutOptions): SystemUnderTest {
         timeoutMs: invocation.timeoutMs,
         signal: invocation.signal,
         env: { EVALGATE_BENCH_INVOCATION_TAG: invocation.invocationTag },
+        labels: { case_id: invocation.benchCase.case_id },
       });
       const meta = result.backend_metadata;
       if (result.classification.trial_class === "cli_error") {

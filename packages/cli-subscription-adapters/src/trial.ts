@@ -95,6 +95,8 @@ export async function executeTrial(options: {
   readonly limits: TrialLimits;
   /** Appended after the adapter's own flags. */
   readonly extraArgs?: readonly string[];
+  /** Copied into the transcript's `source.labels` (e.g. the case id). */
+  readonly labels?: Readonly<Record<string, string>>;
 }): Promise<TrialRun> {
   const { adapter, binaryPath, env, limits } = options;
   const scratch = prepareScratch(options.workspace);
@@ -147,7 +149,7 @@ export async function executeTrial(options: {
         spawnError: outcome.spawnError,
         authStatus,
       },
-      { adapter: adapter.name, cli_version: options.cliVersion },
+      { ...options.labels, adapter: adapter.name, cli_version: options.cliVersion },
     );
     const changes = collectChanges(scratch);
     const { copied, undeclared } = copyBack(scratch, options.workspace.root, changes);

@@ -1,0 +1,223 @@
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import type { EvalWarning } from "@eval/errors";
+import type { BenchCase, SutInvocation } from "@eval/models";
+import { BenchCaseSchema, CassetteMetaSchema, parseWire } from "@eval/models";
+import { readCassette, writeCassette } from "./cassette-files.ts";
+import { writeReport } from "./compliance.test-helpers.ts";
+import { createFakeCli, readStream } from "./fake-cli.test-helpers.ts";
+import type { FakeStep } from "./fake-cli.test-helpers.ts";
+import { buildAgentPrompt, promptSha256 } from "./prompt.ts";
+import { createLiveSut, createReplaySut } from "./suts.ts";
+
+const SEED = "ab".repeat(32);
+const OTHER_SEED = "cd".repeat(32);
+
+function makeCase(prompt = "Fix the vulnerable dependency in src/app.js."): { benchCase: BenchCase; caseDir: string } {
+  const caseDir = join(mkdtempSync(join(tmpdir(), "evalgate-case-")), "demo-case");
+  mkdirSync(join(caseDir, "input", "src"), { recursive: true });
+  writeFileSync(join(caseDir, "input", "src", "app.js"), "broken\n");
+  const benchCase = parseWire(BenchCaseSchema, {
+    case_id: "demo-case",
+    task_class: "vuln-remediation",
+    prompt,
+    disposition: "positive",
+    difficulty: "easy",
+    source: "curated",
+    curation_class: "held-out",
+    added_at: "2026-01-01T00:00:00Z",
+    last_validated_at: "2026-01-01T00:00:00Z",
+    cassette_canary_pin: "0123456789abcdef0123456789abcdef",
+    case_path: caseDir,
+    input_path: join(caseDir, "input"),
+    expected_path: join(caseDir, "expected"),
+    cassette_path: null,
+    case_digest: `blake3:${"0".repeat(64)}`,
+  });
+  return { benchCase, caseDir };
+}
+
+function invocation(benchCase: BenchCase, seed = SEED): SutInvocation {
+  const workspacePath = mkdtempSync(join(tmpdir(), "evalgate-ws-"));
+  cpSync(benchCase.input_path, workspacePath, { recursive: true });
+  return {
+    benchCase,
+    workspacePath,
+    canarySeed: seed,
+    signal: new AbortController().signal,
+    timeoutMs: 20_000,
+    invocationTag: "bench:2026-11-22T03:00:00Z:vuln-remediation:demo-case",
+  };
+}
+
+function liveSut(name: "claude" | "codex", steps: FakeStep[], extra: Record<string, unknown> = {}) {
+  const version = name === "claude" ? "2.1.330 (Claude Code)" : "codex-cli 0.169.0";
+  const adapter = name === "claude" ? "claude-code" : "codex";
+  const fake = createFakeCli(name, { version, steps, authStatus: { args: "login status", stdout: "Logged in using an API key\n", code: 0 } });
+  const complianceDir = join(mkdtempSync(join(tmpdir(), "evalgate-state-")), "compliance");
+  writeReport(complianceDir, { adapter, binaryPath: fake.binaryPath, version: version.match(/\d+\.\d+\.\d+/)![0] });
+  const sut = createLiveSut({
+    adapter,
+    allow_cli_subscription: true,
+    acknowledge_unsandboxed_cli: true,
+    complianceDir,
+    binaryPath: fake.binaryPath,
+    env: { PATH: process.env.PATH },
+    graceMs: 1_000,
+    record: true,
+    ...extra,
+  });
+  return { sut, fake };
+}
+
+describe("buildAgentPrompt", () => {
+  it("appends a canary derived from the seed; same case and seed, same prompt", () => {
+    const { benchCase } = makeCase();
+    const prompt = buildAgentPrompt(benchCase, SEED);
+    expect(prompt.startsWith("Fix the vulnerable dependency in src/app.js.\n\n[evalgate canary ")).toBe(true);
+    expect(buildAgentPrompt(benchCase, SEED)).toBe(prompt);
+    expect(buildAgentPrompt(benchCase, OTHER_SEED)).not.toBe(prompt);
+    expect(promptSha256(prompt)).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect(() => buildAgentPrompt(benchCase, "short")).toThrow(/64 lowercase hex/);
+  });
+});
+
+describe("live SUT with --record, then replay", () => {
+  it("records the session as a cassette; replay reproduces classification, transcript and diff without a live call", async () => {
+    const { benchCase, caseDir } = makeCase();
+    const { sut, fake } = liveSut("claude", [{ modifyFile: { path: "src/app.js", content: "fixed\n" } }, { stdout: "file:claude-success.stdout.jsonl" }]);
+    expect(sut.label).toBe("cli:claude-code");
+    expect(sut.digest).toMatch(/^blake3:[0-9a-f]{64}$/);
+    const live = invocation(benchCase);
+    const output = await sut.run(live);
+    expect(output).toMatchObject({ adapter: "claude-code", cli_version: "2.1.330", trial_class: "parse_success", cost_usd: 0.0213, replayed: false });
+    expect(readFileSync(join(live.workspacePath, "src", "app.js"), "utf8")).toBe("fixed\n");
+    expect(fake.invocations()[0]!.envNames).toContain("EVALGATE_BENCH_INVOCATION_TAG");
+
+    const cassetteDir = join(caseDir, "cassette");
+    expect(readdirSync(cassetteDir).sort()).toEqual(["cassette.json", "stderr.txt", "stdout.jsonl", "workspace.diff"]);
+    const meta = CassetteMetaSchema.parse(JSON.parse(readFileSync(join(cassetteDir, "cassette.json"), "utf8")));
+    expect(meta.prompt_sha256).toBe(promptSha256(buildAgentPrompt(benchCase, SEED)));
+    expect(meta.argv_redacted[1]).toBe(buildAgentPrompt(benchCase, SEED));
+    expect(meta).toMatchObject({ adapter: "claude-code", cli_version: "2.1.330", exit_code: 0, timed_out: false, synthetic: false });
+    expect(readFileSync(join(cassetteDir, "stdout.jsonl"), "utf8")).toBe(readStream("claude-success.stdout.jsonl"));
+
+    const replayed = await createReplaySut().run(invocation({ ...benchCase, cassette_path: cassetteDir }));
+    expect(replayed).toMatchObject({ trial_class: "parse_success", cost_usd: 0.0213, replayed: true, synthetic_cassette: false, diff: output.diff });
+    expect(replayed.transcript).toEqual(output.transcript);
+    expect(fake.invocations()).toHaveLength(1);
+    const replayWorkspace = invocation(benchCase);
+    await createReplaySut().run(replayWorkspace);
+    expect(readFileSync(join(replayWorkspace.workspacePath, "src", "app.js"), "utf8")).toBe("fixed\n");
+  });
+
+  it("a CLI error (auth) throws for the runner's sut.exception and writes no cassette", async () => {
+    const { benchCase, caseDir } = makeCase();
+    const { sut } = liveSut("claude", [{ stdout: "file:claude-noauth.stdout.jsonl", exit: 1 }]);
+    await expect(sut.run(invocation(benchCase))).rejects.toThrow(expect.objectContaining({ code: "EVAL_ADAPTER_TRIAL_FAILED", message: expect.stringMatching(/\(auth_failure\)/) }));
+    expect(existsSync(join(caseDir, "cassette"))).toBe(false);
+  });
+
+  it("replay refuses a stale cassette (other canary seed), a missing one, a malformed one, and a diff that does not apply", async () => {
+    const { benchCase, caseDir } = makeCase();
+    const replay = createReplaySut();
+    await expect(replay.run(invocation(benchCase))).rejects.toThrow(expect.objectContaining({ code: "EVAL_CASSETTE_INVALID", message: expect.stringMatching(/cassette.json is missing/) }));
+    const { sut } = liveSut("claude", [{ modifyFile: { path: "src/app.js", content: "fixed\n" } }, { stdout: "file:claude-success.stdout.jsonl" }]);
+    await sut.run(invocation(benchCase));
+    await expect(replay.run(invocation(benchCase, OTHER_SEED))).rejects.toThrow(/is stale: it was recorded for prompt sha256:/);
+    const changedPrompt = { ...benchCase, prompt: "Something else." };
+    await expect(replay.run(invocation(changedPrompt))).rejects.toThrow(/is stale/);
+    const drifted = invocation(benchCase);
+    writeFileSync(join(drifted.workspacePath, "src", "app.js"), "someone changed the input\n");
+    await expect(replay.run(drifted)).rejects.toThrow(/the diff for src\/app.js does not apply/);
+    writeFileSync(join(caseDir, "cassette", "cassette.json"), "{not json");
+    await expect(replay.run(invocation(benchCase))).rejects.toThrow(/cassette.json is not valid JSON/);
+    writeFileSync(join(caseDir, "cassette", "cassette.json"), JSON.stringify({ schema_version: "evalgate.cassette.v1" }));
+    await expect(replay.run(invocation(benchCase))).rejects.toThrow(/adapter: /);
+  });
+
+  it("replays a hand-written synthetic cassette in the CLI's own format through the same parser", async () => {
+    const { benchCase, caseDir } = makeCase();
+    const prompt = buildAgentPrompt(benchCase, SEED);
+    writeCassette(join(caseDir, "cassette"), {
+      meta: {
+        schema_version: "evalgate.cassette.v1",
+        adapter: "gemini",
+        cli_version: "0.61.0",
+        argv_redacted: ["--prompt", prompt],
+        prompt_sha256: promptSha256(prompt),
+        exit_code: 0,
+        timed_out: false,
+        stdout_capped: false,
+        duration_ms: 10,
+        cost_usd: null,
+        recorded_at: "2026-11-22T03:00:00Z",
+        synthetic: true,
+      },
+      stdout: readStream("gemini-success.stdout.jsonl"),
+      stderr: "",
+      diff: "",
+    });
+    // Writing again replaces the old cassette atomically.
+    writeCassette(join(caseDir, "cassette"), { ...readCassette(join(caseDir, "cassette")) });
+    expect(readdirSync(caseDir).filter((name) => name.startsWith("cassette"))).toEqual(["cassette"]);
+    const output = await createReplaySut().run(invocation(benchCase));
+    expect(output).toMatchObject({ adapter: "gemini", trial_class: "parse_success", synthetic_cassette: true });
+    expect(output.cost_usd).toBeUndefined();
+  });
+});
+
+describe("secrets never reach recorded evidence; the prompt always does", () => {
+  it("--password=hunter2, --password hunter2 and OPENAI_API_KEY=sk-... stay out of argv, env, cassette, transcript and warnings", async () => {
+    const secretKey = "sk-test-0123456789abcdef";
+    const { benchCase, caseDir } = makeCase("Upgrade the dependency.");
+    const warnings: EvalWarning[] = [];
+    const { sut, fake } = liveSut(
+      "codex",
+      [
+        { echoArgs: true },
+        { echoEnv: "OPENAI_API_KEY" },
+        { stdout: `{"type":"item.completed","item":{"id":"item_9","type":"agent_message","text":"your key is ${secretKey}, password hunter2"}}\n` },
+        { stdout: "file:codex-success.stdout.jsonl" },
+      ],
+      {
+        env: { PATH: process.env.PATH, OPENAI_API_KEY: secretKey, UNRELATED_SECRET_TOKEN: "never-passed" },
+        extra_args: ["--password=hunter2", "--password", "hunter2", `OPENAI_API_KEY=${secretKey}`],
+        onWarning: (warning: EvalWarning) => warnings.push(warning),
+      },
+    );
+    const output = await sut.run(invocation(benchCase));
+    // The CLI itself did get what it needs.
+    const exec = fake.invocations().find((entry) => entry.args[0] === "exec")!;
+    expect(exec.args).toContain("--password=hunter2");
+    expect(exec.envNames).toContain("OPENAI_API_KEY");
+    expect(exec.envNames).not.toContain("UNRELATED_SECRET_TOKEN");
+    expect(exec.stdin).toBe(buildAgentPrompt(benchCase, SEED));
+
+    const evidence = [
+      JSON.stringify(output),
+      ...readdirSync(join(caseDir, "cassette")).map((name) => readFileSync(join(caseDir, "cassette", name), "utf8")),
+      JSON.stringify(warnings),
+    ].join("\n");
+    expect(evidence).not.toContain("hunter2");
+    expect(evidence).not.toContain(secretKey);
+    expect(evidence).not.toContain("never-passed");
+    const meta = (output as { backend_metadata: { argv_redacted: string[]; env_allowlist: { name: string; secret: boolean }[] } }).backend_metadata;
+    expect(meta.argv_redacted.slice(-4)).toEqual(["--password=<redacted>", "--password", "<redacted>", "OPENAI_API_KEY=<redacted>"]);
+    expect(meta.env_allowlist).toContainEqual({ name: "OPENAI_API_KEY", secret: true });
+    expect(readFileSync(join(caseDir, "cassette", "stderr.txt"), "utf8")).toContain("OPENAI_API_KEY=<redacted>");
+  });
+
+  it("the prompt given with --print survives redaction into metadata and cassette, even when it mentions a password flag", async () => {
+    const { benchCase, caseDir } = makeCase("Rotate the credential passed as --password in deploy.sh.");
+    const { sut } = liveSut("claude", [{ stdout: "file:claude-success.stdout.jsonl" }], { extra_args: ["--password", "hunter2"] });
+    const output = (await sut.run(invocation(benchCase))) as { backend_metadata: { argv_redacted: string[] } };
+    const prompt = buildAgentPrompt(benchCase, SEED);
+    expect(output.backend_metadata.argv_redacted.slice(0, 2)).toEqual(["--print", prompt]);
+    const meta = JSON.parse(readFileSync(join(caseDir, "cassette", "cassette.json"), "utf8")) as { argv_redacted: string[] };
+    expect(meta.argv_redacted).toContain(prompt);
+    expect(meta.argv_redacted.slice(-2)).toEqual(["--password", "<redacted>"]);
+  });
+});
