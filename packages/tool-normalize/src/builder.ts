@@ -42,8 +42,21 @@ export interface UsageParts {
 
 const USAGE_KEYS = ["input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens"] as const;
 
+/**
+ * A copy of `text` that shares no memory with it. V8 may represent a slice as a view into its parent,
+ * which would keep a whole multi-megabyte tool output alive for the sake of a 1 KB excerpt.
+ */
+function detached(text: string): string {
+  return Buffer.from(text, "utf8").toString("utf8");
+}
+
 export function excerpt(text: string, limit: number): string {
-  return text.length <= limit ? text : `${text.slice(0, limit)}…`;
+  return text.length <= limit ? text : detached(`${text.slice(0, limit)}…`);
+}
+
+/** What identifies a streamed block for de-duplication, without holding a long block whole. */
+function blockKey(text: string): string {
+  return text.length <= 256 ? text : detached(`${text.slice(0, 256)}\u0000${text.length}`);
 }
 
 function boundInput(input: Record<string, unknown>): Record<string, unknown> {
@@ -128,12 +141,13 @@ export class TranscriptBuilder {
     if (text === "") return;
     let state = key === undefined ? undefined : this.messagesByKey.get(key);
     if (state !== undefined && state.role === role) {
-      if (state.blocks.has(text)) return;
-      state.blocks.add(text);
+      const key = blockKey(text);
+      if (state.blocks.has(key)) return;
+      state.blocks.add(key);
       this.appendText(state, state.text === "" ? text : `${join}${text}`);
       return;
     }
-    state = { role, text: "", truncated: false, blocks: new Set([text]) };
+    state = { role, text: "", truncated: false, blocks: new Set([blockKey(text)]) };
     this.appendText(state, text);
     this.messages.push(state);
     if (key !== undefined) this.messagesByKey.set(key, state);
@@ -159,7 +173,7 @@ export class TranscriptBuilder {
       state.text += text;
       return;
     }
-    state.text += `${text.slice(0, Math.max(0, room))}…`;
+    state.text = detached(`${state.text}${text.slice(0, Math.max(0, room))}…`);
     state.truncated = true;
   }
 
