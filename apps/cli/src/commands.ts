@@ -1,5 +1,9 @@
 import type { CommandClass } from "clipanion";
 import type { EvalgateContext } from "./context.ts";
+import { BenchListCommand } from "./commands/bench-list.ts";
+import { BenchShowCommand } from "./commands/bench-show.ts";
+import { BenchSignCommand } from "./commands/bench-sign.ts";
+import { FenceCommand } from "./commands/fence.ts";
 import { SchemasCommand } from "./commands/schemas.ts";
 import { TranscriptImportCommand } from "./commands/transcript-import.ts";
 
@@ -7,4 +11,4 @@ import { TranscriptImportCommand } from "./commands/transcript-import.ts";
  * Every command, one file each under commands/. Command modules import their libraries lazily inside
  * `run()`, so `evalgate --help` loads only clipanion and these classes.
  */
-export const COMMANDS: ReadonlyArray<CommandClass<EvalgateContext>> = [SchemasCommand, TranscriptImportCommand];
+export const COMMANDS: ReadonlyArray<CommandClass<EvalgateContext>> = [SchemasCommand, TranscriptImportCommand, FenceCommand, BenchListCommand, BenchShowCommand, BenchSignCommand];

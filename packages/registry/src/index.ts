@@ -1,1 +1,27 @@
-export {};
+export { registerTaskClass, isTaskClassRegistration } from "./registration.ts";
+export type { TaskClassOptions, TaskClassRegistration } from "./registration.ts";
+export type { TaskClass } from "./task-class.ts";
+export { TaskClassRegistry, defaultRegistry } from "./task-class-registry.ts";
+export { loadTaskClass, loadAllTaskClasses, listBenchDirs, BANNED_KEY_SUBSTRINGS } from "./task-class-loader.ts";
+export type { LoadTaskClassOptions } from "./task-class-loader.ts";
+export { loadCases, STALE_AFTER_DAYS } from "./case-loader.ts";
+export type { LoadCasesOptions } from "./case-loader.ts";
+export { digestDirectory, CASE_TREE_SERIALIZATION } from "./digest.ts";
+export type { DigestOptions, DirectoryDigest } from "./digest.ts";
+export { lockedDependencyClosure } from "./rubric-digest.ts";
+export { signBench } from "./sign.ts";
+export type { SignResult } from "./sign.ts";
+export { runFence, DEFAULT_MIN_HELD_OUT } from "./fence.ts";
+export type { FenceFailure, FenceOptions, FenceReport, FenceTaskClassSummary } from "./fence.ts";
+export type { FenceAssertion } from "./findings.ts";
+export {
+  BenchDirMissing,
+  CaseDigestMismatch,
+  CaseIdCollision,
+  CaseLoadFailed,
+  CaseUnsafePath,
+  TaskClassAlreadyRegistered,
+  TaskClassIncomplete,
+  TaskClassInvalid,
+  TaskClassNotFound,
+} from "./errors.ts";

@@ -1,0 +1,261 @@
+import { readdir } from "node:fs/promises";
+import { join } from "node:path";
+import {
+  BenchCaseSchema,
+  CaseTomlSchema,
+  DigestsFileSchema,
+  formatIssues,
+  safeParseWire,
+  type BenchCase,
+  type CaseToml,
+  type DigestsFile,
+} from "@eval/models";
+import { ignoreWarnings, isEvalError, type WarningSink } from "@eval/errors";
+import { parse as parseToml, TomlDate, TomlError } from "smol-toml";
+import { parse as parseYaml } from "yaml";
+import { digestDirectory } from "./digest.ts";
+import { CaseDigestMismatch, CaseIdCollision, CaseLoadFailed, CaseUnsafePath, TaskClassIncomplete } from "./errors.ts";
+import { entryKind, readText } from "./files.ts";
+import { finding, type Finding } from "./findings.ts";
+import type { TaskClass } from "./task-class.ts";
+
+/** A case whose last_validated_at is older than this is loaded with a `case.stale` warning. */
+export const STALE_AFTER_DAYS = 90;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+export interface LoadCasesOptions {
+  /** Keeps only the cases it accepts; only those are digest-verified (collisions are checked for all). */
+  readonly filter?: (benchCase: BenchCase) => boolean;
+  readonly onWarning?: WarningSink;
+  /** The clock staleness is judged against (tests). */
+  readonly now?: Date;
+  /**
+   * False skips the digest comparison: for listings a curator reads before `bench sign`, never
+   * before a run. Default true.
+   */
+  readonly verify?: boolean;
+}
+
+/** A case directory as found on disk, before digest verification. */
+interface FoundCase {
+  readonly directory: string;
+  readonly casePath: string;
+  readonly toml: CaseToml | null;
+}
+
+/** The digest the loader computes for each case, and what digests.yaml said (for sign and the fence). */
+export interface CaseInspection {
+  readonly cases: readonly BenchCase[];
+  readonly findings: readonly Finding[];
+  /** Case directories found (sorted), with their case.toml when it parsed. */
+  readonly found: readonly { readonly directory: string; readonly casePath: string; readonly curationClass: string | null }[];
+}
+
+/** TOML offset date-times become RFC 3339 strings; local ones stay recognisable so the schema rejects them. */
+function tomlToJson(value: unknown): unknown {
+  if (value instanceof TomlDate) return value.isLocal() ? `${value.toISOString()} (local time: add an offset such as Z)` : value.toISOString();
+  if (Array.isArray(value)) return value.map(tomlToJson);
+  if (value !== null && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, tomlToJson(inner)]));
+  return value;
+}
+
+async function readCaseToml(taskClass: TaskClass, directory: string, casePath: string, findings: Finding[]): Promise<CaseToml | null> {
+  const tomlPath = join(casePath, "case.toml");
+  const kind = await entryKind(tomlPath);
+  if (kind !== "file") {
+    const error = kind === "missing" ? new CaseLoadFailed(tomlPath, null, "missing; every case directory needs a case.toml") : new CaseUnsafePath(tomlPath, "must be a regular file");
+    findings.push(finding("case-files", tomlPath, error));
+    return null;
+  }
+  let raw: unknown;
+  try {
+    raw = tomlToJson(parseToml(await readText(tomlPath)));
+  } catch (error) {
+    const reason = error instanceof TomlError ? `invalid TOML at line ${error.line}, column ${error.column}: ${error.message.split("\n")[0]}` : String(error);
+    findings.push(finding("case-files", tomlPath, new CaseLoadFailed(tomlPath, null, reason)));
+    return null;
+  }
+  const parsed = safeParseWire(CaseTomlSchema, raw);
+  if (!parsed.success) {
+    const first = parsed.issues[0]!;
+    findings.push(finding("case-files", tomlPath, new CaseLoadFailed(tomlPath, first.path, formatIssues(parsed.issues))));
+    return null;
+  }
+  const toml = parsed.data;
+  if (toml.case_id !== directory) {
+    findings.push(finding("case-ids", tomlPath, new CaseLoadFailed(tomlPath, "case_id", `"${toml.case_id}" must equal its directory name "${directory}"`)));
+  }
+  if (toml.task_class !== taskClass.name) {
+    findings.push(finding("case-files", tomlPath, new CaseLoadFailed(tomlPath, "task_class", `"${toml.task_class}" must be "${taskClass.name}"`)));
+  }
+  for (const sub of ["input", "expected"]) {
+    const subKind = await entryKind(join(casePath, sub));
+    if (subKind === "symlink") findings.push(finding("case-files", join(casePath, sub), new CaseUnsafePath(join(casePath, sub), "is a symlink; cases may hold only regular files and directories")));
+    else if (subKind !== "directory") findings.push(finding("case-files", join(casePath, sub), new CaseLoadFailed(join(casePath, sub), null, `${sub}/ not found; every case needs input/ and expected/ directories`)));
+  }
+  return toml;
+}
+
+/** Reads and validates cases/digests.yaml; null (with a finding) when it is missing or malformed. */
+export async function readDigestsFile(taskClass: TaskClass, findings: Finding[]): Promise<DigestsFile | null> {
+  const path = join(taskClass.benchPath, "cases", "digests.yaml");
+  const kind = await entryKind(path);
+  if (kind !== "file") {
+    findings.push(finding("directory-contract", path, new TaskClassIncomplete(taskClass.name, path)));
+    return null;
+  }
+  let raw: unknown;
+  try {
+    raw = parseYaml(await readText(path));
+  } catch (error) {
+    findings.push(finding("digests", path, new CaseLoadFailed(path, null, `invalid YAML: ${(error as Error).message.split("\n")[0]}`)));
+    return null;
+  }
+  const parsed = safeParseWire(DigestsFileSchema, raw);
+  if (!parsed.success) {
+    findings.push(finding("digests", path, new CaseLoadFailed(path, parsed.issues[0]!.path, `${formatIssues(parsed.issues)}; regenerate it with \`evalgate bench sign\``)));
+    return null;
+  }
+  return parsed.data;
+}
+
+/** The case directories under cases/ (sorted), rejecting symlinks and stray non-directories. */
+async function listCaseDirectories(taskClass: TaskClass, findings: Finding[]): Promise<string[]> {
+  const casesPath = join(taskClass.benchPath, "cases");
+  if ((await entryKind(casesPath)) !== "directory") {
+    findings.push(finding("directory-contract", casesPath, new TaskClassIncomplete(taskClass.name, casesPath)));
+    return [];
+  }
+  const directories: string[] = [];
+  for (const entry of await readdir(casesPath, { withFileTypes: true })) {
+    const where = join(casesPath, entry.name);
+    if (entry.isDirectory()) directories.push(entry.name);
+    else if (entry.isSymbolicLink()) findings.push(finding("case-files", where, new CaseUnsafePath(where, "is a symlink; case directories must be real directories")));
+    else if (entry.name !== "digests.yaml" && entry.name !== "README.md" && !entry.name.startsWith(".")) {
+      findings.push(finding("case-files", where, new CaseLoadFailed(where, null, "cases/ may hold only case directories, digests.yaml and README.md")));
+    }
+  }
+  return directories.sort();
+}
+
+/** Describes how two file maps differ: the diverging paths, each marked changed, added or removed. */
+export function diffFiles(recorded: Readonly<Record<string, string>>, computed: Readonly<Record<string, string>>): string[] {
+  const paths = [...new Set([...Object.keys(recorded), ...Object.keys(computed)])].sort();
+  const diverging: string[] = [];
+  for (const path of paths) {
+    if (recorded[path] === undefined) diverging.push(`${path} (added)`);
+    else if (computed[path] === undefined) diverging.push(`${path} (removed)`);
+    else if (recorded[path] !== computed[path]) diverging.push(`${path} (changed)`);
+  }
+  return diverging;
+}
+
+/**
+ * Everything wrong with a task class's cases, and the cases that are right. `verify: false` skips
+ * the digest comparison (what `bench sign` wants before it rewrites digests.yaml).
+ */
+export async function inspectCases(taskClass: TaskClass, options: LoadCasesOptions = {}): Promise<CaseInspection> {
+  const onWarning = options.onWarning ?? ignoreWarnings;
+  const now = (options.now ?? new Date()).getTime();
+  const findings: Finding[] = [];
+  const directories = await listCaseDirectories(taskClass, findings);
+  const verify = options.verify ?? true;
+  const digests = verify ? await readDigestsFile(taskClass, findings) : null;
+
+  const found: FoundCase[] = [];
+  for (const directory of directories) {
+    const casePath = join(taskClass.benchPath, "cases", directory);
+    found.push({ directory, casePath, toml: await readCaseToml(taskClass, directory, casePath, findings) });
+  }
+
+  const byId = new Map<string, string[]>();
+  for (const { directory, casePath, toml } of found) {
+    const id = toml?.case_id ?? directory;
+    byId.set(id, [...(byId.get(id) ?? []), join(casePath, "case.toml")]);
+  }
+  for (const [caseId, paths] of byId) {
+    if (paths.length > 1) findings.push(finding("case-ids", paths[0]!, new CaseIdCollision(caseId, paths)));
+  }
+
+  const cases: BenchCase[] = [];
+  const hasCaseProblem = (casePath: string): boolean => findings.some((existing) => existing.path.startsWith(`${casePath}/`) || existing.path === casePath);
+  for (const { directory, casePath, toml } of found) {
+    if (toml === null || hasCaseProblem(casePath)) continue;
+    const recorded = digests?.cases[directory];
+    const candidate = safeParseWire(BenchCaseSchema, {
+      ...toml,
+      case_path: casePath,
+      input_path: join(casePath, "input"),
+      expected_path: join(casePath, "expected"),
+      cassette_path: (await entryKind(join(casePath, "cassette"))) === "directory" ? join(casePath, "cassette") : null,
+      case_digest: recorded?.digest ?? `blake3:${"0".repeat(64)}`,
+    });
+    if (!candidate.success) {
+      findings.push(finding("case-files", join(casePath, "case.toml"), new CaseLoadFailed(join(casePath, "case.toml"), candidate.issues[0]!.path, formatIssues(candidate.issues))));
+      continue;
+    }
+    if (options.filter !== undefined && !options.filter(candidate.data)) continue;
+    if (verify) {
+      if (recorded === undefined) {
+        if (digests !== null) {
+          findings.push(finding("digests", casePath, new CaseDigestMismatch(directory, casePath, "has no entry in cases/digests.yaml", [])));
+        }
+        continue;
+      }
+      let computed;
+      try {
+        computed = await digestDirectory(casePath, { exclude: (path) => path === "case.toml" });
+      } catch (error) {
+        if (!isEvalError(error)) throw error;
+        findings.push(finding("case-files", (error.details.path as string | undefined) ?? casePath, error));
+        continue;
+      }
+      if (computed.digest !== recorded.digest) {
+        const diverging = diffFiles(recorded.files, computed.files);
+        const reason = diverging.length > 0 ? `files differ from cases/digests.yaml: ${diverging.join(", ")}` : "case digest differs from cases/digests.yaml";
+        findings.push(finding("digests", casePath, new CaseDigestMismatch(directory, casePath, reason, diverging)));
+        continue;
+      }
+    }
+    const lastValidated = Date.parse(toml.last_validated_at);
+    if (now - lastValidated > STALE_AFTER_DAYS * DAY_MS) {
+      onWarning({
+        code: "case.stale",
+        message: `case ${directory} was last validated ${toml.last_validated_at}, more than ${STALE_AFTER_DAYS} days ago; re-validate it and update last_validated_at`,
+        details: { case_id: directory, path: join(casePath, "case.toml"), last_validated_at: toml.last_validated_at },
+      });
+    }
+    cases.push(candidate.data);
+  }
+
+  if (verify && digests !== null) {
+    for (const caseId of Object.keys(digests.cases)) {
+      if (!directories.includes(caseId)) {
+        const casePath = join(taskClass.benchPath, "cases", caseId);
+        findings.push(finding("digests", casePath, new CaseDigestMismatch(caseId, casePath, "is listed in cases/digests.yaml but its directory is missing", [])));
+      }
+    }
+  }
+  return {
+    cases: cases.sort((a, b) => (a.case_id < b.case_id ? -1 : a.case_id > b.case_id ? 1 : 0)),
+    findings,
+    found: found.map(({ directory, casePath, toml }) => ({ directory, casePath, curationClass: toml?.curation_class ?? null })),
+  };
+}
+
+/** Exit-code order for a loader that can report one problem: malformed first, then tampering. */
+const SEVERITY_ORDER = ["EVAL_TASK_CLASS_INCOMPLETE", "EVAL_CASE_UNSAFE_PATH", "EVAL_CASE_LOAD_FAILED", "EVAL_CASE_ID_COLLISION", "EVAL_CASE_DIGEST_MISMATCH"];
+
+/**
+ * The task class's cases, sorted by case_id and digest-verified against cases/digests.yaml before
+ * they are returned. Throws on the first problem (CaseLoadFailed, CaseUnsafePath, CaseIdCollision:
+ * exit 1; CaseDigestMismatch: exit 6); `evalgate fence` lists all of them.
+ */
+export async function loadCases(taskClass: TaskClass, options: LoadCasesOptions = {}): Promise<readonly BenchCase[]> {
+  const inspection = await inspectCases(taskClass, options);
+  if (inspection.findings.length > 0) {
+    const ranked = [...inspection.findings].sort((a, b) => SEVERITY_ORDER.indexOf(a.error.code) - SEVERITY_ORDER.indexOf(b.error.code));
+    throw ranked[0]!.error;
+  }
+  return Object.freeze(inspection.cases);
+}

@@ -1,0 +1,67 @@
+import { TaskClassNameSchema, TierNameSchema } from "@eval/models";
+import { z } from "zod";
+
+/** What `registerTaskClass` accepts. Snake_case: it is data, checked by the fence. */
+export interface TaskClassOptions {
+  /** Passing cases a promotion into each tier needs, by tier name (tiers live in docs/trust-tiers.yaml). */
+  readonly min_cases_for_promotion: Readonly<Record<string, number>>;
+  /** The fewest cases the bench may hold (fence assertion 2); default 1. */
+  readonly min_cases?: number;
+  /**
+   * A rubric in another language: the argv the runner spawns (cwd = a fresh temp dir). Relative
+   * program paths starting with `./` resolve against the bench directory. Default: `node rubric.ts`.
+   */
+  readonly rubric_command?: readonly string[];
+  readonly description?: string;
+}
+
+const BRAND = Symbol.for("evalgate.task-class-registration.v1");
+
+/** The default export of bench/<slug>/registration.ts: plain data, read by the loader. */
+export interface TaskClassRegistration {
+  readonly [BRAND]: true;
+  readonly name: string;
+  readonly options: Readonly<Required<Pick<TaskClassOptions, "min_cases_for_promotion" | "min_cases">>> &
+    Readonly<Pick<TaskClassOptions, "rubric_command" | "description">>;
+}
+
+const OptionsSchema = z.strictObject({
+  min_cases_for_promotion: z.record(TierNameSchema, z.number().int().min(1)),
+  min_cases: z.number().int().min(1).default(1),
+  rubric_command: z.array(z.string().min(1)).min(1).optional(),
+  description: z.string().min(1).max(2000).optional(),
+});
+
+/** Thrown by `registerTaskClass` on bad arguments; the loader reports it against the file. */
+export class RegistrationArgumentError extends Error {}
+
+/**
+ * Declares a task class. Use it as the default export of bench/<slug>/registration.ts, with the
+ * name as a string literal equal to <slug> (the fence checks both). It only describes the class: the
+ * loader reads the sibling files and registers it, so importing registration.ts has no side effects.
+ */
+export function registerTaskClass(name: string, options: TaskClassOptions): TaskClassRegistration {
+  const parsedName = TaskClassNameSchema.safeParse(name);
+  if (!parsedName.success) throw new RegistrationArgumentError(`task class name ${JSON.stringify(name)}: ${parsedName.error.issues[0]?.message}`);
+  const parsed = OptionsSchema.safeParse(options);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new RegistrationArgumentError(`options.${issue.path.map(String).join(".") || "(root)"}: ${issue.message}`);
+  }
+  const { rubric_command, description, ...required } = parsed.data;
+  return Object.freeze({
+    [BRAND]: true as const,
+    name,
+    options: Object.freeze({
+      ...required,
+      min_cases_for_promotion: Object.freeze({ ...required.min_cases_for_promotion }),
+      ...(rubric_command === undefined ? {} : { rubric_command: Object.freeze([...rubric_command]) }),
+      ...(description === undefined ? {} : { description }),
+    }),
+  });
+}
+
+/** True for a value made by `registerTaskClass`, also by another copy of this package. */
+export function isTaskClassRegistration(value: unknown): value is TaskClassRegistration {
+  return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[BRAND] === true;
+}

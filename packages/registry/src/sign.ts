@@ -1,0 +1,74 @@
+import { readdir } from "node:fs/promises";
+import { join } from "node:path";
+import { DigestsFileSchema, parseWire, safeParseWire, type DigestsFile } from "@eval/models";
+import { parse as parseYaml, stringify } from "yaml";
+import { CASE_TREE_SERIALIZATION, digestDirectory } from "./digest.ts";
+import { diffFiles } from "./case-loader.ts";
+import { CaseUnsafePath, TaskClassIncomplete } from "./errors.ts";
+import { entryKind, readText, writeFileAtomic } from "./files.ts";
+
+/** What `signBench` changed in cases/digests.yaml. */
+export interface SignResult {
+  readonly digests_path: string;
+  /** Cases that had no entry before. */
+  readonly added: readonly string[];
+  /** Entries dropped because their case directory is gone. */
+  readonly removed: readonly string[];
+  /** Cases whose digest changed, with the files that diverged (`path (changed|added|removed)`). */
+  readonly changed: readonly { readonly case_id: string; readonly files: readonly string[] }[];
+  readonly unchanged: number;
+  /** False when digests.yaml already said exactly this (then it is not rewritten). */
+  readonly written: boolean;
+}
+
+const HEADER = [
+  "# Written by `evalgate bench sign`: each case's digest and each of its files' digests",
+  `# (serialization ${CASE_TREE_SERIALIZATION}, docs/bench-authoring.md). Do not edit by hand.`,
+  "",
+].join("\n");
+
+/**
+ * Recomputes every case's digest after curation and rewrites cases/digests.yaml atomically, so a
+ * reviewer sees exactly which cases and files changed. Refuses (CaseUnsafePath) a case holding a
+ * symlink or special file: nothing unsafe gets signed.
+ */
+export async function signBench(taskClass: { readonly benchPath: string; readonly name?: string }): Promise<SignResult> {
+  const casesPath = join(taskClass.benchPath, "cases");
+  if ((await entryKind(casesPath)) !== "directory") throw new TaskClassIncomplete(taskClass.name ?? taskClass.benchPath, casesPath);
+  const digestsPath = join(casesPath, "digests.yaml");
+  let previous: DigestsFile["cases"] = {};
+  if ((await entryKind(digestsPath)) === "file") {
+    const parsed = safeParseWire(DigestsFileSchema, parseYamlOrNull(await readText(digestsPath)));
+    if (parsed.success) previous = parsed.data.cases;
+  }
+
+  const next: Record<string, { digest: string; files: Record<string, string> }> = {};
+  for (const entry of (await readdir(casesPath, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    if (entry.isSymbolicLink()) throw new CaseUnsafePath(join(casesPath, entry.name), "is a symlink; case directories must be real directories");
+    if (!entry.isDirectory()) continue;
+    const computed = await digestDirectory(join(casesPath, entry.name), { exclude: (path) => path === "case.toml" });
+    next[entry.name] = { digest: computed.digest, files: { ...computed.files } };
+  }
+
+  const added = Object.keys(next).filter((id) => previous[id] === undefined);
+  const removed = Object.keys(previous).filter((id) => next[id] === undefined).sort();
+  const changed = Object.keys(next)
+    .filter((id) => previous[id] !== undefined && previous[id]!.digest !== next[id]!.digest)
+    .map((id) => ({ case_id: id, files: diffFiles(previous[id]!.files, next[id]!.files) }));
+  const unchanged = Object.keys(next).length - added.length - changed.length;
+
+  const document = parseWire(DigestsFileSchema, { schema_version: "evalgate.digests.v1", serialization: CASE_TREE_SERIALIZATION, cases: next });
+  const text = `${HEADER}${stringify(document, { lineWidth: 0 })}`;
+  const current = (await entryKind(digestsPath)) === "file" ? await readText(digestsPath) : null;
+  const written = current !== text;
+  if (written) await writeFileAtomic(digestsPath, text);
+  return { digests_path: digestsPath, added, removed, changed, unchanged, written };
+}
+
+function parseYamlOrNull(text: string): unknown {
+  try {
+    return parseYaml(text);
+  } catch {
+    return null;
+  }
+}

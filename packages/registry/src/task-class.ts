@@ -1,0 +1,23 @@
+import type { FailureModesFile } from "@eval/models";
+
+/** A loaded task class: its registration plus what the loader read from its bench directory. */
+export interface TaskClass {
+  readonly name: string;
+  /** Absolute bench/<name>. */
+  readonly benchPath: string;
+  /** Absolute path of the registration.ts that registered this class. */
+  readonly registrationPath: string;
+  readonly description: string | null;
+  readonly minCasesForPromotion: Readonly<Record<string, number>>;
+  readonly minCases: number;
+  /** From breakdown-keys.ts `export const BREAKDOWN_KEYS = [...] as const`. */
+  readonly breakdownKeys: ReadonlySet<string>;
+  /** From failure_modes.yaml. */
+  readonly failureModeTaxonomy: FailureModesFile;
+  /** The declared rubric argv, or null for the default `node <benchPath>/rubric.ts`. */
+  readonly rubricCommand: readonly string[] | null;
+  /** <benchPath>/rubric.ts when the default command applies, else null. */
+  readonly rubricPath: string | null;
+  /** `blake3:<hex>` over everything that decides how a case is scored (docs/bench-authoring.md). */
+  readonly rubricDigest: string;
+}
