@@ -1,0 +1,317 @@
+// Runs a task class's rubric as an isolated subprocess: the runner never imports a rubric.
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdtemp, readdir, realpath, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { basename, dirname, join } from "node:path";
+import { formatIssues, RubricResponseSchema, safeParseWire } from "@eval/models";
+import type { IsolationClass, RubricRequest, RubricResponse } from "@eval/models";
+
+/** What a rubric launch needs from the task class (a subset of @eval/registry's TaskClass). */
+export interface RubricSource {
+  readonly benchPath: string;
+  readonly rubricCommand: readonly string[] | null;
+  readonly rubricPath: string | null;
+}
+
+export interface RubricLimits {
+  /** stdout beyond this kills the rubric (default 8 MiB). */
+  readonly maxStdoutBytes?: number;
+  /** stderr beyond this kills the rubric (default 1 MiB). */
+  readonly maxStderrBytes?: number;
+}
+
+export interface StreamExcerpt {
+  readonly text: string;
+  readonly bytes: number;
+  readonly truncated: boolean;
+}
+
+export interface RubricProcessReport {
+  readonly argv: readonly string[];
+  /** The rubric's pid, which is also its process group id (null when it never started). */
+  readonly pid: number | null;
+  readonly exitCode: number | null;
+  readonly signal: string | null;
+  readonly timedOut: boolean;
+  readonly outputCapped: boolean;
+  readonly aborted: boolean;
+  readonly wallClockMs: number;
+  readonly stdout: StreamExcerpt;
+  readonly stderr: StreamExcerpt;
+}
+
+export type RubricOutcome =
+  | { readonly kind: "ok"; readonly response: RubricResponse; readonly process: RubricProcessReport }
+  | { readonly kind: "timeout"; readonly process: RubricProcessReport }
+  | { readonly kind: "aborted"; readonly process: RubricProcessReport }
+  | { readonly kind: "malformed"; readonly detail: string; readonly process: RubricProcessReport };
+
+export interface RubricRunInput {
+  readonly request: RubricRequest;
+  /** Directories the rubric may read besides its bench and dependencies: the case and the SUT workspace. */
+  readonly readablePaths: readonly string[];
+  readonly timeoutMs: number;
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * The environment a rubric gets: nothing inherited from the harness (no secrets, no HOME, no USER,
+ * no NODE_OPTIONS), a minimal PATH, a fixed locale and time zone, and TMPDIR inside its own cwd.
+ */
+export function scrubbedRubricEnv(cwd: string): Record<string, string> {
+  return { PATH: "/usr/local/bin:/usr/bin:/bin", LANG: "C.UTF-8", TZ: "UTC", TMPDIR: cwd };
+}
+
+const EXCERPT_BYTES = 64 * 1024;
+
+let netnsProbe: string | null | undefined;
+
+/** The absolute path of `unshare` when it can create an empty network namespace here (probed once). */
+export function networkNamespaceWrapper(): string | null {
+  if (netnsProbe !== undefined) return netnsProbe;
+  netnsProbe = null;
+  for (const candidate of ["/usr/bin/unshare", "/bin/unshare"]) {
+    if (!existsSync(candidate)) continue;
+    const probe = spawnSync(candidate, ["--net", "--", "/bin/true"], { stdio: "ignore", timeout: 5000 });
+    if (probe.status === 0) netnsProbe = candidate;
+    break;
+  }
+  return netnsProbe;
+}
+
+/**
+ * The directories a Node rubric's imports may read: its bench directory's node_modules entries,
+ * resolved through symlinks (pnpm links workspace packages and store directories), and transitively
+ * each resolved package's dependencies: for a store package its `.pnpm/<id>/node_modules`, for a
+ * workspace package its own `node_modules`. Read access is granted to exactly these directories.
+ */
+export async function dependencyReadPaths(benchPath: string): Promise<string[]> {
+  const allowed = new Set<string>();
+  const visitedModulesDirs = new Set<string>();
+  const queue: string[] = [join(benchPath, "node_modules")];
+  while (queue.length > 0) {
+    const modulesDir = queue.pop()!;
+    if (visitedModulesDirs.has(modulesDir)) continue;
+    visitedModulesDirs.add(modulesDir);
+    for (const packageLink of await packageEntries(modulesDir)) {
+      const target = await realpath(packageLink).catch(() => null);
+      if (target === null || allowed.has(target)) continue;
+      allowed.add(target);
+      const storeModules = enclosingModulesDir(target);
+      if (storeModules !== null) {
+        allowed.add(storeModules);
+        queue.push(storeModules);
+      }
+      queue.push(join(target, "node_modules"));
+    }
+  }
+  return [...allowed].sort();
+}
+
+async function packageEntries(modulesDir: string): Promise<string[]> {
+  const names = await readdir(modulesDir).catch(() => [] as string[]);
+  const out: string[] = [];
+  for (const name of names) {
+    if (name.startsWith(".")) continue;
+    if (name.startsWith("@")) {
+      for (const scoped of await readdir(join(modulesDir, name)).catch(() => [] as string[])) out.push(join(modulesDir, name, scoped));
+    } else {
+      out.push(join(modulesDir, name));
+    }
+  }
+  return out;
+}
+
+/** For `<...>/.pnpm/<id>/node_modules/<name>` (or `@scope/<name>`), the `<...>/.pnpm/<id>/node_modules`. */
+function enclosingModulesDir(packageDir: string): string | null {
+  let dir = dirname(packageDir);
+  if (basename(dir).startsWith("@")) dir = dirname(dir);
+  return basename(dir) === "node_modules" && basename(dirname(dirname(dir))) === ".pnpm" ? dir : null;
+}
+
+export interface RubricLauncher {
+  readonly isolationClass: IsolationClass;
+  run(input: RubricRunInput): Promise<RubricOutcome>;
+}
+
+/**
+ * Prepares the launch of a task class's rubric. Default (no declared command): the running Node on
+ * `<bench>/rubric.ts` under the permission model: reads limited to its cwd, the bench directory, its
+ * resolved dependencies and per case the case directory and SUT workspace; writes only to its own cwd; no
+ * child processes, no workers, no native addons. A declared command (another language) gets the
+ * process-level isolation only. Either way, where `unshare --net` works the rubric runs in an empty
+ * network namespace. `isolationClass` says what applied.
+ */
+export async function prepareRubricLauncher(source: RubricSource, options: { networkIsolation?: boolean; limits?: RubricLimits } = {}): Promise<RubricLauncher> {
+  const wrapper = options.networkIsolation === false ? null : networkNamespaceWrapper();
+  const limits = { maxStdoutBytes: options.limits?.maxStdoutBytes ?? 8 * 1024 * 1024, maxStderrBytes: options.limits?.maxStderrBytes ?? 1024 * 1024 };
+  const usesPermissionModel = source.rubricCommand === null;
+  const benchReal = await realpath(source.benchPath);
+  const staticReads = usesPermissionModel ? [benchReal, ...(await dependencyReadPaths(benchReal))] : [];
+  const rubricPath = source.rubricPath ?? join(benchReal, "rubric.ts");
+  const isolationClass: IsolationClass = usesPermissionModel
+    ? wrapper === null
+      ? "subprocess-permission"
+      : "subprocess-permission-netns"
+    : "subprocess";
+  return {
+    isolationClass,
+    async run(input) {
+      const cwd = await realpath(await mkdtemp(join(tmpdir(), "evalgate-rubric-")));
+      try {
+        let argv: string[];
+        if (usesPermissionModel) {
+          const reads = [cwd, ...staticReads, ...(await Promise.all(input.readablePaths.map((p) => realpath(p).catch(() => p))))];
+          argv = [
+            process.execPath,
+            "--permission",
+            ...reads.map((path) => `--allow-fs-read=${path}`),
+            `--allow-fs-write=${cwd}`,
+            "--disable-warning=ExperimentalWarning",
+            rubricPath,
+          ];
+        } else {
+          argv = [...source.rubricCommand!];
+        }
+        if (wrapper !== null) argv = [wrapper, "--net", "--", ...argv];
+        return await runIsolated(argv, cwd, input, limits);
+      } finally {
+        await rm(cwd, { recursive: true, force: true });
+      }
+    },
+  };
+}
+
+function killGroup(pid: number | undefined): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, "SIGKILL");
+  } catch {
+    // Already gone.
+  }
+}
+
+class Capture {
+  private readonly chunks: Buffer[] = [];
+  private kept = 0;
+  private readonly keep: number;
+  bytes = 0;
+  constructor(keep: number) {
+    this.keep = keep;
+  }
+  push(chunk: Buffer): void {
+    this.bytes += chunk.length;
+    if (this.kept < this.keep) {
+      const slice = chunk.subarray(0, this.keep - this.kept);
+      this.chunks.push(slice);
+      this.kept += slice.length;
+    }
+  }
+  text(): string {
+    return Buffer.concat(this.chunks).toString("utf8");
+  }
+  excerpt(limit = EXCERPT_BYTES): StreamExcerpt {
+    const full = Buffer.concat(this.chunks);
+    return { text: full.subarray(0, limit).toString("utf8"), bytes: this.bytes, truncated: this.bytes > limit };
+  }
+}
+
+function runIsolated(argv: readonly string[], cwd: string, input: RubricRunInput, limits: Required<RubricLimits>): Promise<RubricOutcome> {
+  return new Promise((resolve) => {
+    const started = performance.now();
+    const stdout = new Capture(limits.maxStdoutBytes);
+    const stderr = new Capture(EXCERPT_BYTES);
+    let timedOut = false;
+    let outputCapped = false;
+    let aborted = false;
+    let spawnError: Error | null = null;
+    const child = spawn(argv[0]!, argv.slice(1), {
+      cwd,
+      env: scrubbedRubricEnv(cwd),
+      detached: true,
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    const stop = (): void => killGroup(child.pid);
+    const timer = setTimeout(() => {
+      timedOut = true;
+      stop();
+    }, input.timeoutMs);
+    const onAbort = (): void => {
+      aborted = true;
+      stop();
+    };
+    if (input.signal?.aborted) onAbort();
+    input.signal?.addEventListener("abort", onAbort, { once: true });
+    child.stdout.on("data", (chunk: Buffer) => {
+      stdout.push(chunk);
+      if (stdout.bytes > limits.maxStdoutBytes && !outputCapped) {
+        outputCapped = true;
+        stop();
+      }
+    });
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr.push(chunk);
+      if (stderr.bytes > limits.maxStderrBytes && !outputCapped) {
+        outputCapped = true;
+        stop();
+      }
+    });
+    child.stdin.on("error", () => {
+      // The rubric may exit without reading its request; that shows in its exit code and output.
+    });
+    child.on("error", (error) => {
+      spawnError = error;
+    });
+    child.stdin.end(JSON.stringify(input.request));
+    child.on("close", (exitCode, signal) => {
+      clearTimeout(timer);
+      input.signal?.removeEventListener("abort", onAbort);
+      // The rubric has exited; anything it left in its process group goes with it.
+      stop();
+      const process: RubricProcessReport = {
+        argv,
+        pid: child.pid ?? null,
+        exitCode,
+        signal,
+        timedOut,
+        outputCapped,
+        aborted,
+        wallClockMs: Math.round(performance.now() - started),
+        stdout: stdout.excerpt(),
+        stderr: stderr.excerpt(),
+      };
+      resolve(classify(process, stdout.text(), spawnError));
+    });
+  });
+}
+
+/** The line of stderr that says most: an error message if there is one (Node prints the source line first). */
+function telling(text: string): string {
+  const lines = text.split("\n").map((line) => line.trim()).filter((line) => line !== "");
+  const error = lines.find((line) => /^[A-Za-z]*Error\b|^Error \[|ERR_[A-Z_]+/.test(line));
+  return (error ?? lines[0] ?? "").slice(0, 300);
+}
+
+function classify(process: RubricProcessReport, stdout: string, spawnError: Error | null): RubricOutcome {
+  if (process.aborted) return { kind: "aborted", process };
+  if (process.timedOut) return { kind: "timeout", process };
+  if (spawnError !== null) return { kind: "malformed", detail: `could not start the rubric: ${spawnError.message}`, process };
+  if (process.outputCapped) {
+    return { kind: "malformed", detail: `rubric output exceeded its cap (stdout ${process.stdout.bytes} bytes, stderr ${process.stderr.bytes} bytes); killed`, process };
+  }
+  if (process.exitCode !== 0) {
+    const why = process.signal !== null ? `killed by ${process.signal}` : `exited ${process.exitCode}`;
+    const stderr = telling(process.stderr.text);
+    return { kind: "malformed", detail: `rubric ${why}${stderr === "" ? "" : `: ${stderr}`}`, process };
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(stdout);
+  } catch (error) {
+    return { kind: "malformed", detail: `rubric stdout is not one JSON document (${(error as Error).message.slice(0, 160)})`, process };
+  }
+  const parsed = safeParseWire(RubricResponseSchema, json);
+  if (!parsed.success) return { kind: "malformed", detail: `rubric response is invalid: ${formatIssues(parsed.issues).slice(0, 300)}`, process };
+  return { kind: "ok", response: parsed.data, process };
+}
