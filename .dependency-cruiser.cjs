@@ -108,7 +108,8 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: "node_modules" },
-    exclude: { path: "^(packages|apps|bench)/[^/]+/(dist|coverage)/|/__fixtures__/" },
+    // bench/<slug>/cases/ holds fixture projects (the code an agent works on), not bench code.
+    exclude: { path: "^(packages|apps|bench)/[^/]+/(dist|coverage)/|/__fixtures__/|^bench/[^/]+/cases/" },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: "tsconfig.check.json" },
     enhancedResolveOptions: {

@@ -1,0 +1,322 @@
+// Builds cases/<id>/ for the migration bench: the service's input files, expected/facts.json, and a
+// synthetic cassette (the stream of a scripted agent session plus the real diff of its edits).
+// Run from the repo root: node bench/migration-chainguard-distroless/scripts/curate-cases.ts
+// then refresh the prompt hashes and `evalgate bench sign --task-class migration-chainguard-distroless`.
+import { execFileSync } from "node:child_process";
+import { createHash, randomBytes } from "node:crypto";
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import { claudeStream, codexStream, durationMs, geminiStream, type Session, type SessionStep } from "@eval-bench/vuln-remediation/cassette-streams";
+
+const BENCH = join(dirname(fileURLToPath(import.meta.url)), "..");
+const CURATED_AT = "2026-11-22T03:30:00Z";
+const SCRATCH_ROOT = "/tmp/evalgate-scratch";
+
+/** A stand-in digest: this machine cannot reach cgr.dev, so pins in cassettes are synthetic too. */
+const pin = (image: string): string => `${image}@sha256:${createHash("sha256").update(`synthetic:${image}`).digest("hex")}`;
+
+interface MigrationCaseSpec {
+  readonly id: string;
+  readonly title: string;
+  readonly difficulty: "easy" | "medium" | "hard";
+  readonly target: "chainguard" | "distroless";
+  readonly files: Readonly<Record<string, string>>;
+  readonly facts: {
+    readonly ports: readonly number[];
+    readonly artifacts: readonly string[];
+    readonly command_tokens: readonly string[];
+    readonly requires_builder: boolean;
+    readonly runtime_shell_script: string | null;
+  };
+  readonly agent: {
+    readonly adapter: "claude-code" | "codex" | "gemini";
+    readonly opening: string;
+    readonly reads: readonly string[];
+    readonly dockerfile: string;
+    readonly finalMessage: string;
+    readonly costUsd: number | null;
+    readonly note: string;
+  };
+}
+
+const CASES: readonly MigrationCaseSpec[] = [
+  {
+    id: "node-ts-api-multistage",
+    title: "Node.js TypeScript API built and run in one node:20 image",
+    difficulty: "medium",
+    target: "chainguard",
+    files: {
+      Dockerfile: `FROM node:20-bookworm\nWORKDIR /app\nCOPY package.json ./\nRUN npm install\nCOPY tsconfig.json ./\nCOPY src ./src\nRUN npm run build && npm prune --omit=dev\nEXPOSE 3000\nCMD npm start\n`,
+      "package.json": `{\n  "name": "orders-api",\n  "version": "1.4.0",\n  "private": true,\n  "scripts": { "build": "tsc -p tsconfig.json", "start": "node dist/server.js" },\n  "dependencies": { "fastify": "^5.2.0" },\n  "devDependencies": { "typescript": "^5.7.0", "@types/node": "^22.10.0" }\n}\n`,
+      "tsconfig.json": `{\n  "compilerOptions": { "target": "ES2022", "module": "NodeNext", "outDir": "dist", "rootDir": "src", "strict": true }\n}\n`,
+      "src/server.ts": `import Fastify from "fastify";\n\nconst app = Fastify({ logger: true });\napp.get("/healthz", async () => ({ ok: true }));\napp.get("/orders/:id", async (req) => ({ id: (req.params as { id: string }).id, status: "shipped" }));\n\nawait app.listen({ host: "0.0.0.0", port: Number(process.env.PORT ?? 3000) });\n`,
+    },
+    facts: { ports: [3000], artifacts: ["/app/dist", "/app/node_modules"], command_tokens: ["dist/server.js"], requires_builder: true, runtime_shell_script: null },
+    agent: {
+      adapter: "claude-code",
+      opening: "I'll read the Dockerfile and the build scripts to see what the runtime image needs.",
+      reads: ["package.json"],
+      dockerfile: `FROM ${pin("cgr.dev/chainguard/node:latest-dev")} AS build\nWORKDIR /app\nCOPY package.json ./\nRUN npm install\nCOPY tsconfig.json ./\nCOPY src ./src\nRUN npm run build && npm prune --omit=dev\n\nFROM ${pin("cgr.dev/chainguard/node:latest")}\nWORKDIR /app\nCOPY --from=build --chown=node:node /app/package.json ./\nCOPY --from=build --chown=node:node /app/node_modules ./node_modules\nCOPY --from=build --chown=node:node /app/dist ./dist\nEXPOSE 3000\nENTRYPOINT ["node", "dist/server.js"]\n`,
+      finalMessage:
+        "Split the image into a build stage on cgr.dev/chainguard/node:latest-dev (npm install, tsc, prune) and a runtime stage on cgr.dev/chainguard/node that only receives dist/ and the production node_modules. The runtime image runs as the nonroot node user by default, the entrypoint is exec form, port 3000 is still exposed, and both images are pinned by digest.",
+      costUsd: 0.2214,
+      note: "a clean multi-stage migration",
+    },
+  },
+  {
+    id: "python-flask-singlestage",
+    title: "Python Flask app installed with pip into python:3.12-slim",
+    difficulty: "medium",
+    target: "chainguard",
+    files: {
+      Dockerfile: `FROM python:3.12-slim\nWORKDIR /app\nCOPY requirements.txt .\nRUN pip install --no-cache-dir -r requirements.txt\nCOPY app.py .\nEXPOSE 8000\nCMD gunicorn --bind 0.0.0.0:8000 app:app\n`,
+      "requirements.txt": "flask==3.1.0\ngunicorn==23.0.0\n",
+      "app.py": `from flask import Flask, jsonify\n\napp = Flask(__name__)\n\n\n@app.get("/healthz")\ndef healthz():\n    return jsonify(ok=True)\n`,
+    },
+    facts: { ports: [8000], artifacts: ["/app/app.py", "/app/venv"], command_tokens: ["app:app"], requires_builder: true, runtime_shell_script: null },
+    agent: {
+      adapter: "gemini",
+      opening: "I will read the Dockerfile and requirements first.",
+      reads: ["requirements.txt"],
+      dockerfile: `FROM cgr.dev/chainguard/python:latest-dev AS builder\nWORKDIR /app\nRUN python -m venv /app/venv\nENV PATH="/app/venv/bin:$PATH"\nCOPY requirements.txt .\nRUN pip install --no-cache-dir -r requirements.txt\n\nFROM cgr.dev/chainguard/python:latest\nWORKDIR /app\nENV PATH="/app/venv/bin:$PATH"\nCOPY --from=builder /app/venv /app/venv\nCOPY app.py .\nEXPOSE 8000\nENTRYPOINT ["gunicorn", "--bind", "0.0.0.0:8000", "app:app"]\n`,
+      finalMessage:
+        "The Dockerfile now builds a virtualenv in cgr.dev/chainguard/python:latest-dev and copies it into cgr.dev/chainguard/python:latest, which has no shell or pip. gunicorn runs in exec form on port 8000 as the image's nonroot user.",
+      costUsd: null,
+      note: "a working migration that leaves both images on floating tags",
+    },
+  },
+  {
+    id: "go-api-alpine-runtime",
+    title: "Go API built in golang:1.23 and run on alpine with apk packages",
+    difficulty: "medium",
+    target: "chainguard",
+    files: {
+      Dockerfile: `FROM golang:1.23 AS build\nWORKDIR /src\nCOPY go.mod ./\nRUN go mod download\nCOPY . .\nRUN CGO_ENABLED=0 go build -o /out/api ./cmd/api\n\nFROM alpine:3.20\nRUN apk add --no-cache ca-certificates tzdata\nCOPY --from=build /out/api /usr/local/bin/api\nUSER 65534\nEXPOSE 8080 9090\nENTRYPOINT ["/usr/local/bin/api"]\n`,
+      "go.mod": "module example.com/inventory\n\ngo 1.23\n",
+      "cmd/api/main.go": `package main\n\nimport (\n\t"log"\n\t"net/http"\n)\n\nfunc main() {\n\tgo func() { log.Fatal(http.ListenAndServe(":9090", http.NotFoundHandler())) }() // metrics\n\thttp.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte("ok")) })\n\tlog.Fatal(http.ListenAndServe(":8080", nil))\n}\n`,
+    },
+    facts: { ports: [8080, 9090], artifacts: ["/usr/local/bin/api"], command_tokens: ["/usr/local/bin/api"], requires_builder: true, runtime_shell_script: null },
+    agent: {
+      adapter: "codex",
+      opening: "Inspecting Dockerfile and Go module",
+      reads: ["go.mod"],
+      dockerfile: `FROM ${pin("cgr.dev/chainguard/go:latest-dev")} AS build\nWORKDIR /src\nCOPY go.mod ./\nRUN go mod download\nCOPY . .\nRUN CGO_ENABLED=0 go build -o /out/api ./cmd/api\n\n# chainguard/static ships ca-certificates and tzdata, so the apk step is gone.\nFROM ${pin("cgr.dev/chainguard/static:latest")}\nCOPY --from=build /out/api /usr/local/bin/api\nUSER 65532\nEXPOSE 8080 9090\nENTRYPOINT ["/usr/local/bin/api"]\n`,
+      finalMessage: "Builder moved to cgr.dev/chainguard/go:latest-dev and the runtime to cgr.dev/chainguard/static (CGO is off, so the static image is enough; it already carries CA certificates and tzdata). Both pinned by digest; runs as 65532; ports 8080 and 9090 kept.",
+      costUsd: null,
+      note: "a clean migration to a static runtime",
+    },
+  },
+  {
+    id: "java-spring-healthcheck-curl",
+    title: "Java Spring service whose runtime installs curl for its HEALTHCHECK",
+    difficulty: "hard",
+    target: "chainguard",
+    files: {
+      Dockerfile: `FROM maven:3.9-eclipse-temurin-21 AS build\nWORKDIR /build\nCOPY pom.xml .\nRUN mvn -B dependency:go-offline\nCOPY src ./src\nRUN mvn -B package -DskipTests\n\nFROM eclipse-temurin:21-jre\nRUN apt-get update && apt-get install -y --no-install-recommends curl && rm -rf /var/lib/apt/lists/*\nWORKDIR /app\nCOPY --from=build /build/target/orders-service.jar /app/app.jar\nEXPOSE 8080\nHEALTHCHECK CMD curl -fsS http://localhost:8080/actuator/health || exit 1\nENTRYPOINT ["java", "-jar", "/app/app.jar"]\n`,
+      "pom.xml": `<project xmlns="http://maven.apache.org/POM/4.0.0">\n  <modelVersion>4.0.0</modelVersion>\n  <parent>\n    <groupId>org.springframework.boot</groupId>\n    <artifactId>spring-boot-starter-parent</artifactId>\n    <version>3.4.1</version>\n  </parent>\n  <groupId>com.example</groupId>\n  <artifactId>orders-service</artifactId>\n  <version>2.0.3</version>\n  <dependencies>\n    <dependency><groupId>org.springframework.boot</groupId><artifactId>spring-boot-starter-web</artifactId></dependency>\n    <dependency><groupId>org.springframework.boot</groupId><artifactId>spring-boot-starter-actuator</artifactId></dependency>\n  </dependencies>\n  <build>\n    <finalName>orders-service</finalName>\n    <plugins><plugin><groupId>org.springframework.boot</groupId><artifactId>spring-boot-maven-plugin</artifactId></plugin></plugins>\n  </build>\n</project>\n`,
+      "src/main/java/com/example/orders/OrdersApplication.java": `package com.example.orders;\n\nimport org.springframework.boot.SpringApplication;\nimport org.springframework.boot.autoconfigure.SpringBootApplication;\n\n@SpringBootApplication\npublic class OrdersApplication {\n  public static void main(String[] args) {\n    SpringApplication.run(OrdersApplication.class, args);\n  }\n}\n`,
+    },
+    facts: { ports: [8080], artifacts: ["/app/app.jar"], command_tokens: ["/app/app.jar"], requires_builder: true, runtime_shell_script: null },
+    agent: {
+      adapter: "claude-code",
+      opening: "Let me read the Dockerfile and the Maven build.",
+      reads: ["pom.xml"],
+      dockerfile: `FROM ${pin("cgr.dev/chainguard/maven:latest-dev")} AS build\nWORKDIR /build\nCOPY pom.xml .\nRUN mvn -B dependency:go-offline\nCOPY src ./src\nRUN mvn -B package -DskipTests\n\nFROM ${pin("cgr.dev/chainguard/jre:latest")}\nRUN apk add --no-cache curl\nWORKDIR /app\nCOPY --from=build /build/target/orders-service.jar /app/app.jar\nEXPOSE 8080\nHEALTHCHECK CMD curl -fsS http://localhost:8080/actuator/health || exit 1\nENTRYPOINT ["java", "-jar", "/app/app.jar"]\n`,
+      finalMessage:
+        "Migrated the build stage to cgr.dev/chainguard/maven and the runtime to cgr.dev/chainguard/jre, both pinned. Since Chainguard images are Wolfi-based, I replaced the apt-get curl install with `apk add --no-cache curl` so the HEALTHCHECK keeps working.",
+      costUsd: 0.1876,
+      note: "keeps a package manager and a shell-form RUN in a shell-less final image",
+    },
+  },
+  {
+    id: "node-entrypoint-shell-script",
+    title: "Node service whose entrypoint is a shell script that renders config at start",
+    difficulty: "hard",
+    target: "chainguard",
+    files: {
+      Dockerfile: `FROM node:20-alpine\nWORKDIR /app\nCOPY package.json ./\nRUN npm install --omit=dev\nCOPY server.js config.template.json ./\nCOPY docker-entrypoint.sh /usr/local/bin/docker-entrypoint.sh\nRUN chmod +x /usr/local/bin/docker-entrypoint.sh\nUSER node\nEXPOSE 8080\nENTRYPOINT ["/usr/local/bin/docker-entrypoint.sh"]\nCMD ["node", "server.js"]\n`,
+      "docker-entrypoint.sh": `#!/bin/sh\nset -eu\n# Render the runtime config from the environment, then hand over to the CMD.\nsed -e "s|__API_URL__|\${API_URL:-http://localhost:9000}|" /app/config.template.json > /tmp/config.json\nexec "$@"\n`,
+      "config.template.json": `{ "apiUrl": "__API_URL__", "timeoutMs": 5000 }\n`,
+      "server.js": `const http = require("node:http");\nconst config = require("/tmp/config.json");\n\nhttp\n  .createServer((req, res) => res.end(JSON.stringify({ upstream: config.apiUrl })))\n  .listen(8080);\n`,
+      "package.json": `{\n  "name": "edge-proxy",\n  "version": "0.9.0",\n  "private": true,\n  "dependencies": { "undici": "^7.2.0" }\n}\n`,
+    },
+    facts: { ports: [8080], artifacts: ["/app/server.js", "/app/node_modules"], command_tokens: ["server.js"], requires_builder: true, runtime_shell_script: "docker-entrypoint.sh" },
+    agent: {
+      adapter: "gemini",
+      opening: "I will inspect the Dockerfile and the entrypoint script.",
+      reads: ["docker-entrypoint.sh"],
+      dockerfile: `FROM ${pin("cgr.dev/chainguard/node:latest-dev")} AS deps\nWORKDIR /app\nCOPY package.json ./\nRUN npm install --omit=dev\n\nFROM ${pin("cgr.dev/chainguard/node:latest")}\nWORKDIR /app\nCOPY --from=deps /app/node_modules ./node_modules\nCOPY server.js config.template.json ./\nCOPY --chmod=755 docker-entrypoint.sh /usr/local/bin/docker-entrypoint.sh\nEXPOSE 8080\nENTRYPOINT ["/usr/local/bin/docker-entrypoint.sh"]\nCMD ["node", "server.js"]\n`,
+      finalMessage:
+        "Dependencies are installed in a chainguard/node:latest-dev stage and the runtime is cgr.dev/chainguard/node, pinned by digest. I used COPY --chmod instead of RUN chmod, since the runtime image has no shell for RUN.",
+      costUsd: null,
+      note: "keeps a shell-script entrypoint on an image without a shell",
+    },
+  },
+  {
+    id: "python-worker-stdlib",
+    title: "Python queue worker with no third-party dependencies",
+    difficulty: "easy",
+    target: "chainguard",
+    files: {
+      Dockerfile: `FROM python:3.12\nWORKDIR /app\nCOPY worker.py .\nUSER nobody\nCMD python worker.py\n`,
+      "worker.py": `import json\nimport os\nimport time\n\n\ndef main() -> None:\n    spool = os.environ.get("SPOOL_DIR", "/spool")\n    while True:\n        for name in sorted(os.listdir(spool)) if os.path.isdir(spool) else []:\n            with open(os.path.join(spool, name)) as handle:\n                print(json.dumps({"job": name, "bytes": len(handle.read())}), flush=True)\n        time.sleep(5)\n\n\nif __name__ == "__main__":\n    main()\n`,
+    },
+    facts: { ports: [], artifacts: ["/app/worker.py"], command_tokens: ["worker.py"], requires_builder: false, runtime_shell_script: null },
+    agent: {
+      adapter: "codex",
+      opening: "Reading worker Dockerfile",
+      reads: ["worker.py"],
+      dockerfile: `# Standard library only: nothing to build, so a single stage on the runtime image is enough.\nFROM ${pin("cgr.dev/chainguard/python:latest")}\nWORKDIR /app\nCOPY worker.py .\nENTRYPOINT ["python", "/app/worker.py"]\n`,
+      finalMessage: "worker.py uses only the standard library, so a single stage on cgr.dev/chainguard/python (pinned) is enough. It runs as the image's nonroot user, which replaces USER nobody, with an exec-form entrypoint.",
+      costUsd: null,
+      note: "a correct single-stage migration",
+    },
+  },
+  {
+    id: "go-healthd-distroless",
+    title: "Go health daemon compiled in its runtime image; target distroless",
+    difficulty: "medium",
+    target: "distroless",
+    files: {
+      Dockerfile: `FROM golang:1.23-alpine\nWORKDIR /src\nCOPY . .\nRUN go build -o /usr/bin/healthd .\nEXPOSE 9000\nCMD ["/usr/bin/healthd", "-listen", ":9000"]\n`,
+      "go.mod": "module example.com/healthd\n\ngo 1.23\n",
+      "main.go": `package main\n\nimport (\n\t"flag"\n\t"log"\n\t"net/http"\n)\n\nfunc main() {\n\tlisten := flag.String("listen", ":9000", "address")\n\tflag.Parse()\n\thttp.HandleFunc("/", func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte("up")) })\n\tlog.Fatal(http.ListenAndServe(*listen, nil))\n}\n`,
+    },
+    facts: { ports: [9000], artifacts: ["/usr/bin/healthd"], command_tokens: ["/usr/bin/healthd"], requires_builder: true, runtime_shell_script: null },
+    agent: {
+      adapter: "claude-code",
+      opening: "The binary is compiled in the image it runs in; I'll split that into a build stage.",
+      reads: ["main.go"],
+      dockerfile: `FROM ${pin("golang:1.23-alpine")} AS build\nWORKDIR /src\nCOPY . .\nRUN CGO_ENABLED=0 go build -o /out/healthd .\n\nFROM gcr.io/distroless/static-debian12:nonroot\nCOPY --from=build /out/healthd /usr/bin/healthd\nEXPOSE 9000\nENTRYPOINT ["/usr/bin/healthd", "-listen", ":9000"]\n`,
+      finalMessage: "Compilation now happens in a pinned golang:1.23-alpine build stage with CGO disabled; the runtime is gcr.io/distroless/static-debian12:nonroot, which runs as uid 65532 and has no shell. Same binary path, same flags, port 9000.",
+      costUsd: 0.1342,
+      note: "a clean migration to distroless",
+    },
+  },
+];
+
+export function casePrompt(spec: MigrationCaseSpec): string {
+  const target =
+    spec.target === "distroless"
+      ? "a distroless runtime image (gcr.io/distroless/*)"
+      : "Chainguard images (cgr.dev/chainguard/*)";
+  return `Migrate this service's Dockerfile to ${target}. Compile or install dependencies in a builder stage where needed; the final stage must contain only what the service needs at runtime (no package managers, no shell-form RUN/CMD/ENTRYPOINT), run as a non-root user with an exec-form entrypoint, expose the same ports and run the same artifacts. Pin every image by digest or an explicit version tag. Change only the Dockerfile (and .dockerignore if you add one).`;
+}
+
+function existingPin(caseDir: string): string {
+  const match = existsSync(join(caseDir, "case.toml")) ? /^cassette_canary_pin = "([0-9a-f]{32})"$/m.exec(readFileSync(join(caseDir, "case.toml"), "utf8")) : null;
+  return match ? match[1]! : randomBytes(16).toString("hex");
+}
+
+function listFiles(root: string): string[] {
+  const out: string[] = [];
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const full = join(dir, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else out.push(relative(root, full));
+    }
+  };
+  walk(root);
+  return out.sort();
+}
+
+function unifiedDiff(before: string, after: string): string {
+  let out = "";
+  for (const path of [...new Set([...listFiles(before), ...listFiles(after)])].sort()) {
+    try {
+      execFileSync("diff", ["-u", "--label", `a/${path}`, "--label", `b/${path}`, join(before, path), join(after, path)], { encoding: "utf8" });
+    } catch (error) {
+      const failure = error as { status?: number; stdout?: string };
+      if (failure.status !== 1) throw error;
+      out += failure.stdout;
+    }
+  }
+  return out;
+}
+
+const CLI_VERSIONS = { "claude-code": "2.1.330", codex: "0.169.0", gemini: "0.61.0" } as const;
+
+function argvFor(adapter: MigrationCaseSpec["agent"]["adapter"], prompt: string, workspace: string): string[] {
+  if (adapter === "claude-code") return ["claude", "--print", prompt, "--output-format", "stream-json", "--verbose", "--permission-mode", "acceptEdits"];
+  if (adapter === "codex") return ["codex", "exec", "--json", "--skip-git-repo-check", "--ephemeral", "--sandbox", "workspace-write", "--color", "never", "--cd", workspace];
+  return ["gemini", "--prompt", prompt, "--output-format", "stream-json", "--skip-trust", "--approval-mode", "auto_edit"];
+}
+
+const json = (value: unknown): string => `${JSON.stringify(value, null, 2)}\n`;
+
+function curate(spec: MigrationCaseSpec): void {
+  const caseDir = join(BENCH, "cases", spec.id);
+  const canaryPin = existingPin(caseDir);
+  for (const part of ["input", "expected", "cassette"]) rmSync(join(caseDir, part), { recursive: true, force: true });
+  const inputDir = join(caseDir, "input");
+  for (const [path, content] of Object.entries(spec.files)) {
+    mkdirSync(dirname(join(inputDir, path)), { recursive: true });
+    writeFileSync(join(inputDir, path), content);
+  }
+  mkdirSync(join(caseDir, "expected"), { recursive: true });
+  writeFileSync(join(caseDir, "expected", "facts.json"), json({ schema: "migration-chainguard-distroless.expected.v1", dockerfile: "Dockerfile", ...spec.facts, allowed_files: ["Dockerfile", ".dockerignore"] }));
+  const prompt = casePrompt(spec);
+  writeFileSync(
+    join(caseDir, "case.toml"),
+    [
+      `case_id = ${JSON.stringify(spec.id)}`,
+      `task_class = "migration-chainguard-distroless"`,
+      `title = ${JSON.stringify(spec.title)}`,
+      `prompt = ${JSON.stringify(prompt)}`,
+      `disposition = "positive"`,
+      `difficulty = "${spec.difficulty}"`,
+      `source = "curated"`,
+      `curation_class = "held-out"`,
+      `added_at = ${CURATED_AT}`,
+      `last_validated_at = ${CURATED_AT}`,
+      `cassette_canary_pin = "${canaryPin}"`,
+      "",
+    ].join("\n"),
+  );
+
+  const workspace = join(SCRATCH_ROOT, spec.id);
+  rmSync(workspace, { recursive: true, force: true });
+  mkdirSync(dirname(workspace), { recursive: true });
+  cpSync(inputDir, workspace, { recursive: true });
+  const original = readFileSync(join(workspace, "Dockerfile"), "utf8");
+  writeFileSync(join(workspace, "Dockerfile"), spec.agent.dockerfile);
+  const steps: SessionStep[] = [
+    { kind: "say", text: spec.agent.opening },
+    { kind: "read", path: "Dockerfile", content: original },
+    ...spec.agent.reads.map((path): SessionStep => ({ kind: "read", path, content: spec.files[path]! })),
+    { kind: "edit", path: "Dockerfile", oldText: original, newText: spec.agent.dockerfile },
+  ];
+  const session: Session = { seed: spec.id, cwd: workspace, prompt, steps, finalMessage: spec.agent.finalMessage, startedAt: "2026-11-21T23:02:41.000Z", costUsd: spec.agent.costUsd ?? 0 };
+  const stdout = spec.agent.adapter === "claude-code" ? claudeStream(session, "completed") : spec.agent.adapter === "codex" ? codexStream(session) : geminiStream(session);
+  const cassetteDir = join(caseDir, "cassette");
+  mkdirSync(cassetteDir, { recursive: true });
+  writeFileSync(join(cassetteDir, "stdout.jsonl"), stdout);
+  writeFileSync(join(cassetteDir, "stderr.txt"), spec.agent.adapter === "codex" ? "Reading additional input from stdin...\n" : "");
+  writeFileSync(join(cassetteDir, "workspace.diff"), unifiedDiff(inputDir, workspace));
+  writeFileSync(
+    join(cassetteDir, "cassette.json"),
+    json({
+      schema_version: "evalgate.cassette.v1",
+      adapter: spec.agent.adapter,
+      cli_version: CLI_VERSIONS[spec.agent.adapter],
+      argv_redacted: argvFor(spec.agent.adapter, prompt, workspace),
+      prompt_sha256: `sha256:${"0".repeat(64)}`,
+      exit_code: 0,
+      timed_out: false,
+      stdout_capped: false,
+      duration_ms: durationMs(session),
+      cost_usd: spec.agent.costUsd,
+      recorded_at: "2026-11-21T23:02:41Z",
+      synthetic: true,
+      notes: `Synthetic: written in the ${spec.agent.adapter} ${CLI_VERSIONS[spec.agent.adapter]} stream format by bench/migration-chainguard-distroless/scripts/curate-cases.ts; image digests are stand-ins (cgr.dev is not reachable where it was written). Meant to show: ${spec.agent.note}.`,
+    }),
+  );
+  process.stderr.write(`${spec.id}: done\n`);
+}
+
+if (import.meta.main) {
+  const only = new Set(process.argv.slice(2));
+  for (const spec of CASES) if (only.size === 0 || only.has(spec.id)) curate(spec);
+}
