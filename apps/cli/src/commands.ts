@@ -1,5 +1,8 @@
 import type { CommandClass } from "clipanion";
 import type { EvalgateContext } from "./context.ts";
+import { AdaptersComplianceCheckCommand } from "./commands/adapters-compliance-check.ts";
+import { AdaptersDoctorCommand } from "./commands/adapters-doctor.ts";
+import { AdaptersListCommand } from "./commands/adapters-list.ts";
 import { BenchListCommand } from "./commands/bench-list.ts";
 import { BenchShowCommand } from "./commands/bench-show.ts";
 import { BenchSignCommand } from "./commands/bench-sign.ts";
@@ -11,4 +14,4 @@ import { TranscriptImportCommand } from "./commands/transcript-import.ts";
  * Every command, one file each under commands/. Command modules import their libraries lazily inside
  * `run()`, so `evalgate --help` loads only clipanion and these classes.
  */
-export const COMMANDS: ReadonlyArray<CommandClass<EvalgateContext>> = [SchemasCommand, TranscriptImportCommand, FenceCommand, BenchListCommand, BenchShowCommand, BenchSignCommand];
+export const COMMANDS: ReadonlyArray<CommandClass<EvalgateContext>> = [SchemasCommand, TranscriptImportCommand, FenceCommand, BenchListCommand, BenchShowCommand, BenchSignCommand, AdaptersListCommand, AdaptersDoctorCommand, AdaptersComplianceCheckCommand];

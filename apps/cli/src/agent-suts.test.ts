@@ -1,0 +1,60 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import type { EvalWarning } from "@eval/errors";
+import { binaryEnvName, resolveAgentSut } from "./agent-suts.ts";
+import type { AgentSutOptions } from "./agent-suts.ts";
+import { CLAUDE_SUCCESS, fakeClaude } from "./commands/adapters.test-helpers.ts";
+import { invoke } from "./test-helpers.ts";
+
+function options(overrides: Partial<AgentSutOptions> = {}): AgentSutOptions {
+  return {
+    stateDir: mkdtempSync(join(tmpdir(), "evalgate-state-")),
+    benchRoot: "bench",
+    env: { PATH: process.env.PATH },
+    record: false,
+    allowCliSubscription: false,
+    acknowledgeUnsandboxedCli: false,
+    allowStaleCompliance: false,
+    onWarning: () => {},
+    ...overrides,
+  };
+}
+
+describe("resolveAgentSut", () => {
+  it("returns null for specs it does not own", async () => {
+    expect(await resolveAgentSut("command:./fix.sh", options())).toBeNull();
+    expect(await resolveAgentSut("module:./sut.ts#fix", options())).toBeNull();
+  });
+
+  it("replay: a replay SUT; --record with replay is a usage error", async () => {
+    const sut = await resolveAgentSut("replay", options());
+    expect(sut!.label).toBe("replay");
+    await expect(resolveAgentSut("replay", options({ record: true }))).rejects.toThrow(expect.objectContaining({ code: "EVAL_USAGE" }));
+  });
+
+  it("cli:<adapter>: unknown adapters, missing opt-ins and a missing compliance report stop before any case", async () => {
+    await expect(resolveAgentSut("cli:cursor", options())).rejects.toThrow(expect.objectContaining({ code: "EVAL_SUT_INVALID" }));
+    const fake = fakeClaude({ stream: CLAUDE_SUCCESS });
+    const env = { PATH: process.env.PATH, [binaryEnvName("claude-code")]: fake.binaryPath };
+    await expect(resolveAgentSut("cli:claude-code", options({ env }))).rejects.toThrow(expect.objectContaining({ code: "EVAL_ADAPTER_NOT_OPTED_IN" }));
+    const optedIn = { env, allowCliSubscription: true, acknowledgeUnsandboxedCli: true };
+    await expect(resolveAgentSut("cli:claude-code", options(optedIn))).rejects.toThrow(expect.objectContaining({ code: "EVAL_ADAPTER_COMPLIANCE_MISSING" }));
+    const warnings: EvalWarning[] = [];
+    const stale = await resolveAgentSut("cli:claude-code", options({ ...optedIn, allowStaleCompliance: true, onWarning: (warning) => warnings.push(warning) }));
+    expect(stale!.label).toBe("cli:claude-code");
+    expect(warnings.map((warning) => warning.code)).toEqual(["adapter.compliance_overridden"]);
+  });
+
+  it("cli:<adapter> with a passing compliance report for that binary: a live SUT", async () => {
+    const fake = fakeClaude({ stream: CLAUDE_SUCCESS });
+    const opts = options({ env: { PATH: process.env.PATH, [binaryEnvName("claude-code")]: fake.binaryPath }, allowCliSubscription: true, acknowledgeUnsandboxedCli: true, record: true });
+    const check = await invoke(["adapters", "compliance-check", "--adapter", "claude-code", "--out", opts.stateDir, "--allow-cli-subscription", "--acknowledge-unsandboxed-cli"], { env: opts.env });
+    expect(check.code).toBe(0);
+    const sut = await resolveAgentSut("cli:claude-code", opts);
+    expect(sut!.label).toBe("cli:claude-code");
+    expect(sut!.digest).toMatch(/^blake3:/);
+    expect(binaryEnvName("claude-code")).toBe("EVALGATE_CLI_BINARY_CLAUDE_CODE");
+  }, 60_000);
+});

@@ -1,0 +1,59 @@
+import type { WarningSink } from "@eval/errors";
+import { EvalError } from "@eval/errors";
+import type { AgentAdapterName, SystemUnderTest } from "@eval/models";
+import { join } from "node:path";
+
+export interface AgentSutOptions {
+  /** The `.evalgate` state directory (compliance reports live in its `compliance/`). */
+  readonly stateDir: string;
+  readonly benchRoot: string;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** `--record`: write each live session as the case's cassette. */
+  readonly record: boolean;
+  readonly allowCliSubscription: boolean;
+  readonly acknowledgeUnsandboxedCli: boolean;
+  readonly allowStaleCompliance: boolean;
+  readonly onWarning: WarningSink;
+}
+
+const ADAPTER_NAMES: readonly AgentAdapterName[] = ["claude-code", "codex", "gemini"];
+
+/** `EVALGATE_CLI_BINARY_CLAUDE_CODE`, ...: where an adapter's CLI is when it is not on PATH. */
+export function binaryEnvName(adapter: AgentAdapterName): string {
+  return `EVALGATE_CLI_BINARY_${adapter.toUpperCase().replaceAll("-", "_")}`;
+}
+
+/**
+ * The SUT for `--sut replay` and `--sut cli:<adapter>`; null for every other spec (the runner's own
+ * resolver handles `command:` and `module:`). A live SUT is constructed here, so missing opt-ins, a
+ * missing binary or a missing/failed compliance report stop the run before any case starts.
+ */
+export async function resolveAgentSut(spec: string, options: AgentSutOptions): Promise<SystemUnderTest | null> {
+  if (spec === "replay") {
+    if (options.record) {
+      throw new EvalError("EVAL_USAGE", "--record needs a live agent (--sut cli:<adapter>); replay only reads cassettes", {
+        hint: `pass --sut cli:${ADAPTER_NAMES.join(" | cli:")} with --record`,
+      });
+    }
+    const { createReplaySut } = await import("@eval/cli-subscription-adapters");
+    return createReplaySut({ onWarning: options.onWarning });
+  }
+  if (!spec.startsWith("cli:")) return null;
+  const name = spec.slice("cli:".length) as AgentAdapterName;
+  if (!ADAPTER_NAMES.includes(name)) {
+    throw new EvalError("EVAL_SUT_INVALID", `unknown agent adapter in --sut ${spec}`, { hint: `use one of: ${ADAPTER_NAMES.map((adapter) => `cli:${adapter}`).join(", ")}` });
+  }
+  const { createLiveSut } = await import("@eval/cli-subscription-adapters");
+  const binaryPath = options.env[binaryEnvName(name)];
+  return createLiveSut({
+    adapter: name,
+    allow_cli_subscription: options.allowCliSubscription,
+    acknowledge_unsandboxed_cli: options.acknowledgeUnsandboxedCli,
+    allow_stale_compliance: options.allowStaleCompliance,
+    complianceDir: join(options.stateDir, "compliance"),
+    env: options.env,
+    record: options.record,
+    onWarning: options.onWarning,
+    ...(binaryPath === undefined || binaryPath === "" ? {} : { binaryPath }),
+  });
+}
