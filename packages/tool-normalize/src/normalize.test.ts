@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { CANONICAL_TOOL_NAMES, findRule, isCanonicalToolName, normalizeToolCall, patchTargets, PROVIDERS, TOOL_TABLE } from "./index.ts";
 import type { Provider } from "./index.ts";
@@ -111,7 +113,13 @@ describe("normalizeToolCall: every table row", () => {
     expect(missing).toEqual([]);
   });
 
-  it("maps only to canonical names, and every provider has rows except where noted", () => {
+  it("is documented row for row in docs/tool-normalization.md", () => {
+    const page = readFileSync(join(import.meta.dirname, "..", "..", "..", "docs", "tool-normalization.md"), "utf8");
+    const missing = TOOL_TABLE.filter((rule) => !page.includes(`| ${rule.provider} | \`${rule.native}\`${rule.prefix === true ? "…" : ""} | ${rule.canonical} |`));
+    expect(missing.map((rule) => `${rule.provider} ${rule.native}`)).toEqual([]);
+  });
+
+  it("maps only to canonical names, and every provider has rows", () => {
     for (const rule of TOOL_TABLE) expect(CANONICAL_TOOL_NAMES).toContain(rule.canonical);
     for (const provider of PROVIDERS) expect(TOOL_TABLE.some((rule) => rule.provider === provider)).toBe(true);
     expect(isCanonicalToolName("Read")).toBe(true);
