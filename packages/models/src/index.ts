@@ -51,6 +51,8 @@ export {
   CASE_DETAIL_SCHEMA_VERSION,
   CaseDetailSchema,
   StreamExcerptSchema,
+  SUT_REQUEST_SCHEMA_VERSION,
+  SutRequestSchema,
 } from "./runner-files.ts";
 export type { SutInvocation, SutOutput, SystemUnderTest } from "./sut.ts";
 export {
@@ -88,6 +90,7 @@ export type {
   AgentAdapterName,
   CacheEntry,
   CaseDetail,
+  SutRequest,
   CassetteMeta,
   BenchCase,
   BenchRunReport,

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { BenchScoreSchema } from "./score.ts";
+import { BenchCaseSchema } from "./case.ts";
 import { Blake3DigestSchema, CaseIdSchema, TaskClassNameSchema, TimestampSchema } from "./primitives.ts";
 
 export const CACHE_ENTRY_SCHEMA_VERSION = "evalgate.cache_entry.v1";
@@ -52,4 +53,21 @@ export const CaseDetailSchema = z.strictObject({
     })
     .nullable(),
   score: BenchScoreSchema,
+});
+
+export const SUT_REQUEST_SCHEMA_VERSION = "evalgate.sut_request.v1";
+
+/**
+ * The one JSON document a `command:` system under test reads on stdin. It answers with one JSON
+ * object on stdout (its harness output; `cost_usd` is what it spent). Its cwd is `workspace_path`,
+ * and EVALGATE_BENCH_INVOCATION_TAG is set in its environment.
+ */
+export const SutRequestSchema = z.strictObject({
+  schema_version: z.literal(SUT_REQUEST_SCHEMA_VERSION),
+  case: BenchCaseSchema,
+  workspace_path: z.string().min(1),
+  /** 64 hex characters derived from the case's cassette_canary_pin. */
+  canary_seed: z.string().regex(/^[0-9a-f]{64}$/),
+  invocation_tag: z.string().min(1),
+  timeout_ms: z.number().int().min(1),
 });

@@ -25,7 +25,7 @@ import type {
   TrialClassSchema,
 } from "./compliance.ts";
 import type { TranscriptFormatSchema, TranscriptProviderSchema, TranscriptSchema, TranscriptToolCallSchema } from "./transcript.ts";
-import type { CacheEntrySchema, CaseDetailSchema } from "./runner-files.ts";
+import type { CacheEntrySchema, CaseDetailSchema, SutRequestSchema } from "./runner-files.ts";
 
 /** Parsed (output) types: deeply readonly, snake_case exactly as on the wire. */
 export type Severity = z.output<typeof SeveritySchema>;
@@ -68,3 +68,4 @@ export type EnvNameEntry = DeepReadonly<z.output<typeof EnvNameEntrySchema>>;
 export type CliBackendMetadata = DeepReadonly<z.output<typeof CliBackendMetadataSchema>>;
 export type ComplianceTrial = DeepReadonly<z.output<typeof ComplianceTrialSchema>>;
 export type ComplianceReport = DeepReadonly<z.output<typeof ComplianceReportSchema>>;
+export type SutRequest = DeepReadonly<z.output<typeof SutRequestSchema>>;

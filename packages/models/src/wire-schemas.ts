@@ -7,7 +7,7 @@ import { BenchScoreSchema, FailureModeSchema } from "./score.ts";
 import { CassetteMetaSchema } from "./cassette.ts";
 import { CliBackendMetadataSchema, ComplianceReportSchema, ComplianceTrialSchema } from "./compliance.ts";
 import { TranscriptSchema } from "./transcript.ts";
-import { CacheEntrySchema, CaseDetailSchema } from "./runner-files.ts";
+import { CacheEntrySchema, CaseDetailSchema, SutRequestSchema } from "./runner-files.ts";
 
 /**
  * Every document that crosses a process or disk boundary, by the file name of its JSON Schema
@@ -31,6 +31,7 @@ export const WIRE_SCHEMAS: Readonly<Record<string, z.ZodType>> = Object.freeze({
   "cassette-meta": CassetteMetaSchema,
   "cache-entry": CacheEntrySchema,
   "case-detail": CaseDetailSchema,
+  "sut-request": SutRequestSchema,
   transcript: TranscriptSchema,
   "compliance-trial": ComplianceTrialSchema,
   "compliance-report": ComplianceReportSchema,
