@@ -1,0 +1,58 @@
+import { mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { makeFixtureBench, type FixtureBench } from "./fixture-bench.test-helpers.ts";
+import { signBench } from "./sign.ts";
+
+let fixture: FixtureBench | undefined;
+afterEach(() => fixture?.cleanup());
+
+describe("signBench", () => {
+  it("writes every case's digest and file digests, then reports exactly what changed", async () => {
+    fixture = await makeFixtureBench({ sign: false });
+    const { benchPath } = fixture;
+    const first = await signBench({ benchPath });
+    expect(first).toMatchObject({ added: ["case-01", "case-02", "case-03", "case-04", "case-05", "case-06"], removed: [], changed: [], unchanged: 0, written: true });
+    const yaml = readFileSync(first.digests_path, "utf8");
+    expect(yaml).toMatch(/^# Written by `evalgate bench sign`/);
+    expect(yaml).toContain("serialization: evalgate.case-tree.v1");
+    expect(yaml).toContain("input/sub/run.sh: blake3:");
+
+    expect(await signBench({ benchPath })).toMatchObject({ added: [], removed: [], changed: [], unchanged: 6, written: false });
+
+    writeFileSync(join(benchPath, "cases", "case-02", "expected", "text.txt"), "new");
+    writeFileSync(join(benchPath, "cases", "case-02", "input", "more.txt"), "more");
+    rmSync(join(benchPath, "cases", "case-06"), { recursive: true });
+    mkdirSync(join(benchPath, "cases", "case-07", "input"), { recursive: true });
+    writeFileSync(join(benchPath, "cases", "case-07", "input", "x"), "x");
+    const result = await signBench({ benchPath });
+    expect(result).toMatchObject({
+      added: ["case-07"],
+      removed: ["case-06"],
+      changed: [{ case_id: "case-02", files: ["expected/text.txt (changed)", "input/more.txt (added)"] }],
+      unchanged: 4,
+      written: true,
+    });
+    expect(readdirSync(join(benchPath, "cases")).filter((name) => name.endsWith(".tmp"))).toEqual([]);
+  });
+
+  it("refuses to sign a case holding a symlink, leaving digests.yaml as it was", async () => {
+    fixture = await makeFixtureBench();
+    const digests = join(fixture.benchPath, "cases", "digests.yaml");
+    const before = readFileSync(digests, "utf8");
+    symlinkSync("/etc/passwd", join(fixture.benchPath, "cases", "case-01", "input", "passwd"));
+    await expect(signBench({ benchPath: fixture.benchPath })).rejects.toMatchObject({ code: "EVAL_CASE_UNSAFE_PATH" });
+    expect(readFileSync(digests, "utf8")).toBe(before);
+    symlinkSync(join(fixture.benchPath, "cases", "case-02"), join(fixture.benchPath, "cases", "case-link"));
+    rmSync(join(fixture.benchPath, "cases", "case-01", "input", "passwd"));
+    await expect(signBench({ benchPath: fixture.benchPath })).rejects.toMatchObject({ code: "EVAL_CASE_UNSAFE_PATH", message: expect.stringContaining("case-link") });
+  });
+
+  it("recovers from an unreadable digests.yaml and needs a cases/ directory", async () => {
+    fixture = await makeFixtureBench();
+    writeFileSync(join(fixture.benchPath, "cases", "digests.yaml"), "{ not yaml");
+    expect((await signBench({ benchPath: fixture.benchPath })).added).toHaveLength(6);
+    rmSync(join(fixture.benchPath, "cases"), { recursive: true });
+    await expect(signBench({ benchPath: fixture.benchPath, name: "uppercase" })).rejects.toMatchObject({ code: "EVAL_TASK_CLASS_INCOMPLETE" });
+  });
+});
