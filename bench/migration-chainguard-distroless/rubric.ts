@@ -239,7 +239,9 @@ export function scoreCase(benchCase: BenchCase, harnessOutput: HarnessOutput, wo
   let text: string;
   try {
     text = readFileSync(join(workspacePath, facts.dockerfile), "utf8");
-  } catch {
+  } catch (error) {
+    // Only absence is the agent's doing; a denied or failing read is the harness's problem: throw.
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
     return result(ZERO, [...notes, { code: "dockerfile_missing", severity: "block", detail: `${facts.dockerfile} is not in the workspace` }]);
   }
   const dockerfile = parseDockerfile(text);

@@ -35,8 +35,10 @@ export function readJsonObject<T>(dir: string, file: string): ReadResult<T> {
   let text: string;
   try {
     text = readFileSync(join(dir, file), "utf8");
-  } catch {
-    return { ok: false, problem: `${file} is missing` };
+  } catch (error) {
+    // Only absence is the agent's doing; a denied or failing read is the harness's problem: throw.
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { ok: false, problem: `${file} is missing` };
+    throw error;
   }
   try {
     const value: unknown = JSON.parse(text);
