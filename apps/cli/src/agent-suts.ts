@@ -16,7 +16,8 @@ export interface AgentSutOptions {
   readonly onWarning: WarningSink;
 }
 
-const ADAPTER_NAMES: readonly AgentAdapterName[] = ["claude-code", "codex", "gemini"];
+/** The adapters `cli:<adapter>` accepts (the keys of the package's ADAPTERS, kept here so --help stays light). */
+export const ADAPTER_NAMES: readonly AgentAdapterName[] = ["claude-code", "codex", "gemini"];
 
 /** `EVALGATE_CLI_BINARY_CLAUDE_CODE`, ...: where an adapter's CLI is when it is not on PATH. */
 export function binaryEnvName(adapter: AgentAdapterName): string {

@@ -1,9 +1,9 @@
 import { EvalError } from "@eval/errors";
 import type { AgentAdapterName } from "@eval/models";
-import { binaryEnvName } from "../agent-suts.ts";
+import { ADAPTER_NAMES, binaryEnvName } from "../agent-suts.ts";
 import type { EvalgateContext } from "../context.ts";
 
-export const ADAPTER_NAMES: readonly AgentAdapterName[] = ["claude-code", "codex", "gemini"];
+export { ADAPTER_NAMES };
 
 export function parseAdapterName(value: string): AgentAdapterName {
   if (!(ADAPTER_NAMES as readonly string[]).includes(value)) {
