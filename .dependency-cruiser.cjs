@@ -60,7 +60,9 @@ module.exports = {
       name: "bench-uses-contract-only",
       comment: "task classes depend only on the bench contract: @eval/models, @eval/registry, @eval/rubric-protocol",
       severity: "error",
-      from: { path: "^bench/" },
+      // Curation scripts (bench/<slug>/scripts/) may use harness packages to stamp cassettes; rubric,
+      // registration and tests may not.
+      from: { path: "^bench/", pathNot: "^bench/[^/]+/scripts/" },
       to: { path: "^(packages|apps)/", pathNot: "^packages/(models|errors|registry|rubric-protocol)/" },
     },
     {

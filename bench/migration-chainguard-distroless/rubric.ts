@@ -229,7 +229,7 @@ export function scoreCase(benchCase: BenchCase, harnessOutput: HarnessOutput, wo
   const trialClass = typeof harnessOutput.trial_class === "string" ? harnessOutput.trial_class : null;
   const notes: Finding[] = [];
   if (trialClass === "cli_error") {
-    const why = typeof harnessOutput.error === "string" ? harnessOutput.error : "the agent CLI reported an error before working on the task";
+    const why = cliErrorDetail(harnessOutput);
     return result(ZERO, [{ code: "agent_cli_error", severity: "block", detail: why }]);
   }
   if (trialClass === "model_refusal") notes.push({ code: "agent_refused", severity: "info", detail: "the agent declined the task" });
@@ -257,6 +257,15 @@ export function scoreCase(benchCase: BenchCase, harnessOutput: HarnessOutput, wo
   }
   if (changed.length === 0) notes.push({ code: "no_change", severity: "info", detail: "the workspace is identical to the input" });
   return result(breakdown, [...findings, ...notes]);
+}
+
+/** What the SUT said about a CLI error: the replay/live SUT's classification, else a plain `error`. */
+function cliErrorDetail(harnessOutput: HarnessOutput): string {
+  const classification = harnessOutput.classification as { reason?: unknown; cli_error_kind?: unknown } | undefined;
+  if (classification && typeof classification.reason === "string") {
+    return typeof classification.cli_error_kind === "string" ? `${classification.cli_error_kind}: ${classification.reason}` : classification.reason;
+  }
+  return typeof harnessOutput.error === "string" ? harnessOutput.error : "the agent CLI reported an error before working on the task";
 }
 
 const rubric: Rubric = {

@@ -199,7 +199,7 @@ export function scoreCase(benchCase: BenchCase, harnessOutput: HarnessOutput, wo
   const trialClass = typeof harnessOutput.trial_class === "string" ? harnessOutput.trial_class : null;
   const findings: Finding[] = [];
   if (trialClass === "cli_error") {
-    const why = typeof harnessOutput.error === "string" ? harnessOutput.error : "the agent CLI reported an error before working on the task";
+    const why = cliErrorDetail(harnessOutput);
     return result(ZERO, [{ code: "agent_cli_error", severity: "block", detail: why }], 0);
   }
   if (trialClass === "model_refusal") findings.push({ code: "agent_refused", severity: "info", detail: "the agent declined the task" });
@@ -242,6 +242,15 @@ export function scoreCase(benchCase: BenchCase, harnessOutput: HarnessOutput, wo
   const security = breakdown.advisories_fixed * (0.6 + 0.25 * breakdown.lockfile_fixed + 0.15 * breakdown.manifest_fixed);
   const quality = 0.4 * breakdown.lockfile_consistent + 0.3 * breakdown.scope_clean + 0.3 * breakdown.major_line_kept;
   return result(breakdown, findings, security * (0.5 + 0.5 * quality));
+}
+
+/** What the SUT said about a CLI error: the replay/live SUT's classification, else a plain `error`. */
+function cliErrorDetail(harnessOutput: HarnessOutput): string {
+  const classification = harnessOutput.classification as { reason?: unknown; cli_error_kind?: unknown } | undefined;
+  if (classification && typeof classification.reason === "string") {
+    return typeof classification.cli_error_kind === "string" ? `${classification.cli_error_kind}: ${classification.reason}` : classification.reason;
+  }
+  return typeof harnessOutput.error === "string" ? harnessOutput.error : "the agent CLI reported an error before working on the task";
 }
 
 const rubric: Rubric = {

@@ -213,6 +213,11 @@ describe("adversarial workspaces", () => {
   it("reports a CLI error with the SUT's own message when it gives one", () => {
     const score = scoreCase(lodash(), { trial_class: "cli_error", error: "authentication_failed: Not logged in" }, null);
     expect(score.failure_modes).toEqual([{ code: "agent_cli_error", severity: "block", detail: "authentication_failed: Not logged in" }]);
+    const classified = { trial_class: "cli_error", classification: { trial_class: "cli_error", cli_error_kind: "auth_failure", reason: "auth failure reported in the stream" } };
+    expect(scoreCase(lodash(), classified, null).failure_modes[0]!.detail).toBe("auth_failure: auth failure reported in the stream");
+    const unnamed = { trial_class: "cli_error", classification: { reason: "exit 41" } };
+    expect(scoreCase(lodash(), unnamed, null).failure_modes[0]!.detail).toBe("exit 41");
+    expect(scoreCase(lodash(), { trial_class: "cli_error" }, null).failure_modes[0]!.detail).toContain("before working on the task");
   });
 
   it("a malformed expectation is a bench defect and throws", () => {
