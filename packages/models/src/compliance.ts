@@ -39,13 +39,19 @@ export const SafetyDetectionSchema = z.strictObject({
   source: z.enum(["structured", "phrase"]).nullable(),
 });
 
-export const TrialClassificationSchema = z.strictObject({
-  trial_class: TrialClassSchema,
-  /** Set exactly when `trial_class` is `cli_error`. */
-  cli_error_kind: CliErrorKindSchema.nullable(),
-  /** One line saying what in the stream decided the class. */
-  reason: z.string().min(1).max(1000),
-});
+export const TrialClassificationSchema = z
+  .strictObject({
+    trial_class: TrialClassSchema,
+    /** Set exactly when `trial_class` is `cli_error`. */
+    cli_error_kind: CliErrorKindSchema.nullable(),
+    /** One line saying what in the stream decided the class. */
+    reason: z.string().min(1).max(1000),
+  })
+  .superRefine((value, ctx) => {
+    if ((value.trial_class === "cli_error") !== (value.cli_error_kind !== null)) {
+      ctx.addIssue({ code: "custom", path: ["cli_error_kind"], message: "must be set exactly when trial_class is cli_error" });
+    }
+  });
 
 /** An environment variable visible to the CLI: its name only, never its value. */
 export const EnvNameEntrySchema = z.strictObject({
