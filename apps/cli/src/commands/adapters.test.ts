@@ -87,3 +87,17 @@ describe("evalgate adapters doctor", () => {
     expect(unknown.stderr).toMatch(/unknown --adapter "pi"/);
   });
 });
+
+describe("evalgate adapters compliance-check --no-stop-after-auth-failure", () => {
+  it("runs every task even after an auth failure", async () => {
+    const fake = fakeClaude({ stream: CLAUDE_NOT_LOGGED_IN, exitCode: 1, loggedIn: false });
+    const state = mkdtempSync(join(tmpdir(), "evalgate-cli-state-"));
+    const result = await invoke(
+      ["adapters", "compliance-check", "--adapter", "claude-code", "--binary", fake.binaryPath, "--out", state, "--no-stop-after-auth-failure", "--timeout-per-task", "30", "--allow-cli-subscription", "--acknowledge-unsandboxed-cli"],
+      { env: { PATH: process.env.PATH } },
+    );
+    expect(result.code).toBe(1);
+    expect(result.stderr).not.toMatch(/not run/);
+    expect(result.stderr).toMatch(/task 20\/20 translate: cli_error \(auth_failure\)/);
+  }, 60_000);
+});
