@@ -100,6 +100,8 @@ export async function runFence(options: FenceOptions): Promise<FenceReport> {
     }
   }
 
+  // A registration in the directory named after its class is the rightful claimant of that name.
+  discovered.sort((a, b) => Number(b.directory === b.registration.name) - Number(a.directory === a.registration.name));
   const claimedBy = new Map<string, string>();
   for (const found of discovered) {
     const { registration, registrationPath } = found;
