@@ -60,16 +60,20 @@ function blockKey(text: string): string {
 }
 
 function boundInput(input: Record<string, unknown>): Record<string, unknown> {
-  const bounded: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(input)) {
-    bounded[key] = typeof value === "string" && value.length > INPUT_STRING_CHARS ? excerpt(value, INPUT_STRING_CHARS) : value;
-  }
-  return bounded;
+  // fromEntries defines own properties, so a key such as "__proto__" stays data.
+  return Object.fromEntries(
+    Object.entries(input).map(([key, value]) => [key, typeof value === "string" && value.length > INPUT_STRING_CHARS ? excerpt(value, INPUT_STRING_CHARS) : value]),
+  );
 }
 
 /** A token count from an unknown value: a non-negative integer, or undefined. */
 export function tokenCount(value: unknown): number | undefined {
-  return typeof value === "number" && Number.isFinite(value) && value >= 0 ? Math.round(value) : undefined;
+  return typeof value === "number" && value >= 0 && Number.isSafeInteger(Math.round(value)) ? Math.round(value) : undefined;
+}
+
+/** A count fit for the wire (a non-negative safe integer), or null: sums of hostile values can overflow. */
+function safeCount(value: number | null): number | null {
+  return value !== null && value >= 0 && Number.isSafeInteger(Math.round(value)) ? Math.round(value) : null;
 }
 
 /** Flattens a tool result (a string, content blocks, or an object) into text. */
@@ -110,7 +114,7 @@ export class TranscriptBuilder {
   private lastTimestamp: number | null = null;
   private readonly errors: string[] = [];
   private readonly invokedSkills: string[] = [];
-  private readonly unknownEventTypes: Record<string, number> = {};
+  private readonly unknownEventTypes = new Map<string, number>();
   unparseableLines = 0;
   missingFields = 0;
   truncatedLastLine = false;
@@ -122,7 +126,7 @@ export class TranscriptBuilder {
   }
 
   unknownEvent(type: string): void {
-    this.unknownEventTypes[type] = (this.unknownEventTypes[type] ?? 0) + 1;
+    this.unknownEventTypes.set(type, (this.unknownEventTypes.get(type) ?? 0) + 1);
   }
 
   timestamp(value: unknown): void {
@@ -277,6 +281,16 @@ export class TranscriptBuilder {
     return summed;
   }
 
+  private finalUsage(): Required<UsageParts> {
+    const usage = this.usage();
+    return {
+      input_tokens: safeCount(usage.input_tokens ?? null),
+      output_tokens: safeCount(usage.output_tokens ?? null),
+      cache_read_tokens: safeCount(usage.cache_read_tokens ?? null),
+      cache_write_tokens: safeCount(usage.cache_write_tokens ?? null),
+    };
+  }
+
   build(): Transcript {
     this.missingFields += this.pendingResults.size;
     const calls = [...this.calls];
@@ -293,8 +307,8 @@ export class TranscriptBuilder {
       }
       calls.push({ id: null, name: "Skill", original_name: "skill.invoked", canonical: true, input: { skill }, status: "ok", result_excerpt: null });
     }
-    const counts: Record<string, number> = {};
-    for (const call of calls) counts[call.name] = (counts[call.name] ?? 0) + 1;
+    const counts = new Map<string, number>();
+    for (const call of calls) counts.set(call.name, (counts.get(call.name) ?? 0) + 1);
     const spanMs = this.firstTimestamp !== null && this.lastTimestamp !== null ? Math.round(this.lastTimestamp - this.firstTimestamp) : null;
     const document: TranscriptInput = {
       schema_version: TRANSCRIPT_SCHEMA_VERSION,
@@ -311,13 +325,13 @@ export class TranscriptBuilder {
       written_at: null,
       messages: this.messages.map(({ role, text, truncated }) => ({ role, text, truncated })),
       tool_calls: calls.map(({ id, name, original_name, canonical, input, status, result_excerpt }) => ({ id, name, original_name, canonical, input, status, result_excerpt })),
-      usage: this.usage(),
-      duration_ms: this.reportedDurationMs !== null ? Math.max(0, Math.round(this.reportedDurationMs)) : spanMs,
+      usage: this.finalUsage(),
+      duration_ms: this.reportedDurationMs !== null ? safeCount(this.reportedDurationMs) : safeCount(spanMs),
       cost_usd: this.costUsd,
-      counts,
+      counts: Object.fromEntries(counts),
       errors: [...this.errors],
       drift: {
-        unknown_event_types: { ...this.unknownEventTypes },
+        unknown_event_types: Object.fromEntries(this.unknownEventTypes),
         unparseable_lines: this.unparseableLines,
         missing_fields: this.missingFields,
         truncated_last_line: this.truncatedLastLine,

@@ -65,9 +65,9 @@ export function toolCallsNamed(transcript: ToolCalls, name: string): TranscriptT
 
 /** Tool calls by name, e.g. `{ Bash: 12, Read: 3 }`. */
 export function countToolCalls(transcript: ToolCalls): Record<string, number> {
-  const counts: Record<string, number> = {};
-  for (const call of transcript.tool_calls) counts[call.name] = (counts[call.name] ?? 0) + 1;
-  return counts;
+  const counts = new Map<string, number>();
+  for (const call of transcript.tool_calls) counts.set(call.name, (counts.get(call.name) ?? 0) + 1);
+  return Object.fromEntries(counts);
 }
 
 /** Files the agent read through a `Read` call (shell reads are in `shellCommands`), in order, once each. */

@@ -40,6 +40,23 @@ describe("tolerance", () => {
     expect(transcript.counts).toEqual({ Read: 1 });
   });
 
+  it("keeps hostile names as plain data (no prototype keys, no overflowing numbers)", () => {
+    const transcript = parse("claude-stream-json", [
+      '{"type":"toString"}',
+      '{"type":"__proto__"}',
+      claudeTool("t1", "constructor", JSON.parse('{"__proto__":{"polluted":true},"x":1}')),
+      { type: "result", duration_ms: 2 ** 60, total_cost_usd: 1e400, usage: { input_tokens: 2 ** 60, output_tokens: 3 } },
+    ]);
+    // A "__proto__" key never becomes a prototype; zod's record parsing drops it (a lost drift count, not a crash).
+    expect(Object.entries(transcript.drift.unknown_event_types)).toEqual([["toString", 1]]);
+    expect(Object.getPrototypeOf(transcript.drift.unknown_event_types)).toBe(Object.prototype);
+    expect(transcript.counts).toEqual({ constructor: 1 });
+    expect(({} as { polluted?: boolean }).polluted).toBeUndefined();
+    expect(transcript.duration_ms).toBeNull();
+    expect(transcript.cost_usd).toBeNull();
+    expect(transcript.usage).toMatchObject({ input_tokens: null, output_tokens: 3 });
+  });
+
   it("counts lines that are not JSON objects, and events without a type", () => {
     const transcript = parse("gemini-stream-json", ["not json", "42", "[1,2]", "null", j({ no_type: true }), "", "   "]);
     expect(transcript.drift.unparseable_lines).toBe(4);
@@ -330,5 +347,34 @@ describe("parseTranscriptFile errors", () => {
     writeFileSync(binary, Buffer.from([0, 255, 10, 1, 2, 3, 10]));
     const notLog = await parseTranscriptFile("claude-stream-json", binary).catch((caught: unknown) => caught);
     expect(isEvalError(notLog) && notLog.code).toBe("EVAL_TRANSCRIPT_INVALID");
+  });
+});
+
+describe("detectTranscriptFormat", () => {
+  const dir = mkdtempSync(join(tmpdir(), "detect-"));
+
+  it("picks the provider's format the first lines are in; one-format providers need no look", async () => {
+    const { detectTranscriptFormat } = await import("./index.ts");
+    const session = join(dir, "session.jsonl");
+    writeFileSync(session, `${j({ type: "progress" })}\n${j({ type: "user", message: { content: "hi" } })}\n`);
+    const stream = join(dir, "stream.jsonl");
+    writeFileSync(stream, `${j({ type: "system", subtype: "init" })}\n${j({ type: "result" })}\n`);
+    expect(await detectTranscriptFormat("claude-code", session)).toBe("claude-session-jsonl");
+    expect(await detectTranscriptFormat("claude-code", stream)).toBe("claude-stream-json");
+    expect(await detectTranscriptFormat("gemini", join(dir, "never-read.jsonl"))).toBe("gemini-stream-json");
+    const many = join(dir, "many.jsonl");
+    writeFileSync(many, `${`${j({ type: "thread.started" })}\n`.repeat(300)}${"x".repeat((1 << 20) + 5)}\n`);
+    expect(await detectTranscriptFormat("codex", many)).toBe("codex-exec-json");
+    expect(await detectTranscriptFormat("codex", many, 400)).toBe("codex-exec-json");
+  });
+
+  it("refuses pi (no native log format) and unreadable files", async () => {
+    const { detectTranscriptFormat } = await import("./index.ts");
+    const pi = await detectTranscriptFormat("pi", "x").catch((caught: unknown) => caught);
+    expect(isEvalError(pi) && pi.code).toBe("EVAL_USAGE");
+    const missing = await detectTranscriptFormat("codex", join(dir, "absent")).catch((caught: unknown) => caught);
+    expect(isEvalError(missing) && missing.code).toBe("EVAL_IO");
+    const directory = await detectTranscriptFormat("codex", dir).catch((caught: unknown) => caught);
+    expect(isEvalError(directory) && directory.code).toBe("EVAL_IO");
   });
 });

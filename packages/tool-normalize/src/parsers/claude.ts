@@ -74,7 +74,7 @@ function result(event: JsonObject, builder: TranscriptBuilder): void {
   builder.sessionId = str(event.session_id) ?? builder.sessionId;
   const duration = tokenCount(event.duration_ms);
   if (duration !== undefined) builder.reportDuration(duration);
-  if (typeof event.total_cost_usd === "number" && event.total_cost_usd >= 0) builder.costUsd = event.total_cost_usd;
+  if (typeof event.total_cost_usd === "number" && Number.isFinite(event.total_cost_usd) && event.total_cost_usd >= 0) builder.costUsd = event.total_cost_usd;
   const usage = obj(event.usage);
   if (usage !== undefined) builder.reportUsage(claudeUsage(usage));
   if (event.is_error === true) builder.error(str(event.result) ?? str(event.subtype) ?? "error");
