@@ -144,3 +144,108 @@ await runRubric({
   },
 });
 `;
+
+export interface BenchSpec {
+  readonly slug?: string;
+  readonly rubric: string;
+  readonly breakdownKeys?: readonly string[];
+  readonly failureModes?: Record<string, { severity: "block" | "warn" | "info"; description: string }>;
+  /** case id -> contents of input/text.txt (expected/text.txt is its upper-case form). */
+  readonly cases: Record<string, string>;
+  readonly rubricWallClockSeconds?: number;
+}
+
+/**
+ * A complete, signed task class under `<root>/bench/<slug>` with `<root>/node_modules/@eval/*`
+ * linked to this workspace (how a bench outside the repo resolves the protocol), as the runner loads it.
+ */
+export async function makeTaskClassBench(root: string, spec: BenchSpec): Promise<{ benchRoot: string; benchPath: string; slug: string }> {
+  const { signBench } = await import("@eval/registry");
+  const slug = spec.slug ?? "upper";
+  const benchRoot = join(root, "bench");
+  const benchPath = join(benchRoot, slug);
+  await mkdir(join(root, "node_modules", "@eval"), { recursive: true });
+  for (const name of ["registry", "models", "errors", "rubric-protocol"]) {
+    await symlink(join(REPO, "packages", name), join(root, "node_modules", "@eval", name)).catch(() => {});
+  }
+  await mkdir(join(benchPath, "cases"), { recursive: true });
+  await writeFile(join(root, "package.json"), JSON.stringify({ name: "runner-test-root", private: true, type: "module" }));
+  await writeFile(
+    join(benchPath, "registration.ts"),
+    `import { registerTaskClass } from "@eval/registry";\nexport default registerTaskClass(${JSON.stringify(slug)}, { min_cases_for_promotion: { bronze: 1 }, min_cases: 1 });\n`,
+  );
+  await writeFile(join(benchPath, "breakdown-keys.ts"), `export const BREAKDOWN_KEYS = ${JSON.stringify(spec.breakdownKeys ?? ["quality"])} as const;\n`);
+  const modes = spec.failureModes ?? { wrong_text: { severity: "block", description: "The text differs." } };
+  await writeFile(
+    join(benchPath, "failure_modes.yaml"),
+    Object.entries(modes).map(([code, mode]) => `${code}:\n  severity: ${mode.severity}\n  description: ${mode.description}\n`).join(""),
+  );
+  await writeFile(join(benchPath, "rubric.ts"), spec.rubric);
+  await writeFile(join(benchPath, "package.json"), JSON.stringify({ name: `bench-${slug}`, private: true, type: "module" }));
+  await writeFile(join(benchPath, "README.md"), `# ${slug}\n\nA generated task class for runner tests and benchmarks.\n`);
+  for (const [caseId, text] of Object.entries(spec.cases)) await writeCase(benchPath, slug, caseId, text, spec.rubricWallClockSeconds);
+  await signBench({ benchPath, name: slug });
+  return { benchRoot, benchPath, slug };
+}
+
+export async function writeCase(benchPath: string, slug: string, caseId: string, text: string, rubricWallClockSeconds?: number): Promise<void> {
+  const casePath = join(benchPath, "cases", caseId);
+  await mkdir(join(casePath, "input"), { recursive: true });
+  await mkdir(join(casePath, "expected"), { recursive: true });
+  const pin = Buffer.from(caseId).toString("hex").padEnd(32, "0").slice(0, 32);
+  await writeFile(
+    join(casePath, "case.toml"),
+    [
+      `case_id = "${caseId}"`,
+      `task_class = "${slug}"`,
+      `disposition = "positive"`,
+      `difficulty = "easy"`,
+      `source = "curated"`,
+      `curation_class = "held-out"`,
+      `added_at = 2026-11-01T00:00:00Z`,
+      `last_validated_at = 2026-11-20T00:00:00Z`,
+      `cassette_canary_pin = "${pin}"`,
+      ...(rubricWallClockSeconds === undefined ? [] : [`rubric_wall_clock_seconds = ${rubricWallClockSeconds}`]),
+      "",
+    ].join("\n"),
+  );
+  await writeFile(join(casePath, "input", "text.txt"), text);
+  await writeFile(join(casePath, "expected", "text.txt"), text.toUpperCase());
+}
+
+/** Scores the share of characters of workspace text.txt that match expected/text.txt (a graded rubric). */
+export const UPPER_RUBRIC = String.raw`
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { runRubric } from "@eval/rubric-protocol";
+await runRubric({
+  score(benchCase, harnessOutput, context) {
+    const expected = readFileSync(join(benchCase.expected_path, "text.txt"), "utf8");
+    const actual = readFileSync(join(context.workspacePath, "text.txt"), "utf8");
+    let same = 0;
+    for (let i = 0; i < expected.length; i++) if (actual[i] === expected[i]) same++;
+    const score = expected.length === 0 ? 1 : same / expected.length;
+    return { passed: score === 1, score, breakdown: { quality: score }, failure_modes: score === 1 ? [] : [{ code: "wrong_text", severity: "block", detail: null }], cost_usd: 0, wall_clock_ms: 0 };
+  },
+});
+`;
+
+/** A module SUT that upper-cases every other character (so scores are graded), spending $0.01. */
+export const HALF_UPPER_SUT = String.raw`
+import { readFileSync, writeFileSync } from "node:fs";
+export async function halfUpper(invocation) {
+  const path = invocation.workspacePath + "/text.txt";
+  const text = readFileSync(path, "utf8");
+  writeFileSync(path, [...text].map((c, i) => (i % 2 === 0 ? c.toUpperCase() : c)).join(""));
+  return { cost_usd: 0.01, tag: invocation.invocationTag, seed: invocation.canarySeed };
+}
+export async function full(invocation) {
+  const path = invocation.workspacePath + "/text.txt";
+  writeFileSync(path, readFileSync(path, "utf8").toUpperCase());
+  return { cost_usd: 1 };
+}
+export async function boom() { throw new RangeError("the SUT fell over"); }
+export function hang(invocation) { return new Promise((resolve) => invocation.signal.addEventListener("abort", () => resolve({}))); }
+export async function noop() { return {}; }
+export const notAFunction = 42;
+`;

@@ -1,1 +1,22 @@
-export {};
+export { runEval, cassetteCorpusDigest } from "./run-eval.ts";
+export type { CaseRunResult, RunEvalOptions, RunEvalResult, RunProgress } from "./run-eval.ts";
+export { BENCH_INVOCATION_TAG_ENV, canarySeedFor, checkSutOutput, commandSut, digestOf, moduleSut, SutAborted } from "./sut.ts";
+export type { CommandSutOptions, SutFunction } from "./sut.ts";
+export { dependencyReadPaths, networkNamespaceWrapper, prepareRubricLauncher, scrubbedRubricEnv } from "./rubric-isolation.ts";
+export type { RubricLauncher, RubricLimits, RubricOutcome, RubricProcessReport, RubricRunInput, RubricSource, StreamExcerpt } from "./rubric-isolation.ts";
+export { HARNESS_FAILURE_CODES, harnessFailureScore, resolveRubricScore } from "./scoring.ts";
+export type { HarnessFailureCode, Measured, ScoringContract } from "./scoring.ts";
+export {
+  BINARY_SHARE,
+  bcaLowerBound,
+  bcaLowerBoundFromDistribution,
+  bootstrapMeans,
+  normalCdf,
+  normalQuantile,
+  runStatistics,
+  seededRandom,
+  welford,
+  wilsonLowerBound,
+} from "./statistics.ts";
+export type { BcaResult, RunStatistics, WelfordResult } from "./statistics.ts";
+export { HARNESS_VERSION } from "./version.ts";

@@ -192,6 +192,6 @@ describe("dependencyReadPaths", () => {
     expect(paths.some((p) => p.endsWith("packages/rubric-protocol"))).toBe(true);
     expect(paths.some((p) => p.endsWith("packages/models"))).toBe(true);
     expect(paths.some((p) => /\.pnpm\/zod@[^/]+\/node_modules$/.test(p))).toBe(true);
-    expect(await dependencyReadPaths(join(benchPath, "does-not-exist"))).toEqual([]);
+    expect(await dependencyReadPaths("/nonexistent-evalgate-bench")).toEqual([]);
   });
 });

@@ -81,7 +81,8 @@ export function networkNamespaceWrapper(): string | null {
 }
 
 /**
- * The directories a Node rubric's imports may read: its bench directory's node_modules entries,
+ * The directories a Node rubric's imports may read: the entries of the nearest node_modules at or
+ * above its bench directory,
  * resolved through symlinks (pnpm links workspace packages and store directories), and transitively
  * each resolved package's dependencies: for a store package its `.pnpm/<id>/node_modules`, for a
  * workspace package its own `node_modules`. Read access is granted to exactly these directories.
@@ -89,7 +90,22 @@ export function networkNamespaceWrapper(): string | null {
 export async function dependencyReadPaths(benchPath: string): Promise<string[]> {
   const allowed = new Set<string>();
   const visitedModulesDirs = new Set<string>();
-  const queue: string[] = [join(benchPath, "node_modules")];
+  const queue: string[] = [];
+  // A bench package has its own node_modules; a bench outside a workspace resolves through ancestors'.
+  // Node's resolver probes each ancestor's node_modules on the way up: those probes need read access too.
+  const probed: string[] = [];
+  for (let dir = benchPath; ; dir = dirname(dir)) {
+    probed.push(join(dir, "node_modules"));
+    if (existsSync(join(dir, "node_modules"))) {
+      queue.push(join(dir, "node_modules"));
+      break;
+    }
+    if (dirname(dir) === dir) {
+      probed.length = 0;
+      break;
+    }
+  }
+  for (const path of probed) allowed.add(path);
   while (queue.length > 0) {
     const modulesDir = queue.pop()!;
     if (visitedModulesDirs.has(modulesDir)) continue;

@@ -1,0 +1,207 @@
+import { existsSync } from "node:fs";
+import { appendFile, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CaseDetailSchema, ChainRecordSchema, parseWire } from "@eval/models";
+import type { SystemUnderTest } from "@eval/models";
+import { signBench } from "@eval/registry";
+import { ADVERSARIAL_RUBRIC, HALF_UPPER_SUT, makeTaskClassBench, UPPER_RUBRIC, writeCase } from "./bench.test-helpers.ts";
+import { moduleSut, runEval } from "./index.ts";
+import type { RunEvalOptions } from "./index.ts";
+
+let root: string;
+let bench: { benchRoot: string; benchPath: string; slug: string };
+let sutFile: string;
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), "evalgate-run-"));
+  bench = await makeTaskClassBench(root, { rubric: UPPER_RUBRIC, cases: { "c-1": "alpha beta", "c-2": "gamma", "c-3": "delta epsilon zeta", "c-4": "eta" } });
+  sutFile = join(root, "sut.mjs");
+  await writeFile(sutFile, HALF_UPPER_SUT);
+});
+afterAll(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+const options = async (stateDir: string, exportName = "halfUpper", extra: Partial<RunEvalOptions> = {}): Promise<RunEvalOptions> => ({
+  systemUnderTest: await moduleSut(`${sutFile}#${exportName}`),
+  benchRoot: bench.benchRoot,
+  stateDir,
+  concurrency: 2,
+  ...extra,
+});
+
+const counting = (sut: SystemUnderTest): SystemUnderTest & { calls: number } => {
+  const wrapped = { label: sut.label, digest: sut.digest, calls: 0, run: (invocation: Parameters<SystemUnderTest["run"]>[0]) => { wrapped.calls += 1; return sut.run(invocation); } };
+  return wrapped;
+};
+
+describe("runEval end to end (real registry, rubric subprocesses, cache and chain)", () => {
+  it("scores every case, writes details, appends one chained record; a rerun hits every case with identical statistics", async () => {
+    const stateDir = join(root, "state-happy");
+    const progress: number[] = [];
+    const first = await runEval(bench.slug, { ...(await options(stateDir)), onProgress: (p) => progress.push(p.done) });
+    const { report } = first;
+    expect(report.complete).toBe(true);
+    expect(report.case_count).toBe(4);
+    expect(report.per_case.map((c) => c.case_id)).toEqual(["c-1", "c-2", "c-3", "c-4"]);
+    expect(report.per_case.every((c) => c.score.score > 0 && c.score.score < 1), JSON.stringify(report.per_case)).toBe(true);
+    expect(report.lower_bound_method).toBe("bca_bootstrap");
+    expect(report.lower_bound_95).toBeLessThanOrEqual(report.mean_score);
+    expect(report.total_cost_usd).toBeCloseTo(0.04, 10);
+    expect(report.block_severity_failure_modes).toEqual(["wrong_text"]);
+    expect(report.chain_head).toMatch(/^sha256:/);
+    expect(report.isolation_class).toMatch(/^subprocess-permission/);
+    expect(progress.at(-1)).toBe(4);
+    const record = parseWire(ChainRecordSchema, JSON.parse(await readFile(first.recordPath, "utf8")));
+    expect(record.chain_hash).toBe(report.chain_head);
+    const detail = parseWire(CaseDetailSchema, JSON.parse(await readFile(first.caseResults[0]!.detailPath!, "utf8")));
+    expect(detail.sut_output?.tag).toBe(`bench:${report.started_at}:${bench.slug}:c-1`);
+    expect(detail.sut_output?.seed).toMatch(/^[0-9a-f]{64}$/);
+    expect(detail.rubric?.exit_code).toBe(0);
+
+    const sut = counting((await options(stateDir)).systemUnderTest);
+    const second = await runEval(bench.slug, { ...(await options(stateDir)), systemUnderTest: sut });
+    expect(sut.calls).toBe(0);
+    expect(second.caseResults.every((r) => r.cacheHit && r.detailPath === null)).toBe(true);
+    expect(second.report.total_cost_usd).toBe(0);
+    for (const field of ["mean_score", "score_stddev", "lower_bound_95", "bootstrap_seed", "passed_count", "rubric_digest", "sut_digest"] as const) {
+      expect(second.report[field]).toEqual(report[field]);
+    }
+    expect(second.report.prev_hash).toBe(report.chain_head);
+  });
+
+  it("editing one case misses only that case; editing the rubric misses every case", async () => {
+    const root2 = await mkdtemp(join(tmpdir(), "evalgate-run-edit-"));
+    try {
+      const own = await makeTaskClassBench(root2, { rubric: UPPER_RUBRIC, cases: { a: "one", b: "two", c: "three" } });
+      const stateDir = join(root2, "state");
+      const run = async () => runEval(own.slug, { systemUnderTest: await moduleSut(`${sutFile}#halfUpper`), benchRoot: own.benchRoot, stateDir });
+      await run();
+      await writeCase(own.benchPath, own.slug, "b", "two, edited");
+      await signBench({ benchPath: own.benchPath, name: own.slug });
+      const afterCaseEdit = await run();
+      expect(afterCaseEdit.caseResults.map((r) => [r.case_id, r.cacheHit])).toEqual([["a", true], ["b", false], ["c", true]]);
+      await appendFile(join(own.benchPath, "rubric.ts"), "\n// a whitespace-only edit still changes the rubric\n");
+      const afterRubricEdit = await run();
+      expect(afterRubricEdit.caseResults.every((r) => !r.cacheHit)).toBe(true);
+      const noCache = await runEval(own.slug, { systemUnderTest: await moduleSut(`${sutFile}#halfUpper`), benchRoot: own.benchRoot, stateDir, noCache: true, caseFilter: "a" });
+      expect(noCache.caseResults.map((r) => [r.case_id, r.cacheHit])).toEqual([["a", false]]);
+      expect(noCache.report.case_count).toBe(1);
+    } finally {
+      await rm(root2, { recursive: true, force: true });
+    }
+  });
+
+  it("records sut.exception and sut.timeout as block failures and completes the run", async () => {
+    const boom = await runEval(bench.slug, { ...(await options(join(root, "state-boom"), "boom")), caseFilter: (c) => c.case_id === "c-1" });
+    expect(boom.report.per_case[0]?.score.failure_modes).toEqual([{ code: "sut.exception", severity: "block", detail: "RangeError: the SUT fell over" }]);
+    expect(boom.report.complete).toBe(true);
+    const hang = await runEval(bench.slug, { ...(await options(join(root, "state-hang"), "hang")), caseFilter: "c-[12]", timeoutPerCaseSeconds: 0.3 });
+    expect(hang.report.per_case.map((c) => c.score.failure_modes[0]?.code)).toEqual(["sut.timeout", "sut.timeout"]);
+    expect(hang.report.lower_bound_method).toBe("wilson");
+    expect(hang.report.lower_bound_95).toBe(0);
+  });
+
+  it("an invalid SUT output (negative cost) is a sut.exception", async () => {
+    const liar: SystemUnderTest = { label: "liar", digest: `blake3:${"1".repeat(64)}`, run: async () => ({ cost_usd: -5 }) };
+    const result = await runEval(bench.slug, { ...(await options(join(root, "state-liar"))), systemUnderTest: liar, caseFilter: "c-1" });
+    expect(result.report.per_case[0]?.score.failure_modes[0]?.code).toBe("sut.exception");
+  });
+
+  it("stops at the cost cap: outstanding cases cancelled, partial run recorded as incomplete", async () => {
+    const result = await runEval(bench.slug, { ...(await options(join(root, "state-cap"), "full")), concurrency: 1, maxCostUsd: 1.5 });
+    expect(result.costCapExceeded).toBe(true);
+    expect(result.report.complete).toBe(false);
+    expect(result.report.run_id).toMatch(/^partial:/);
+    expect(result.report.per_case).toHaveLength(2);
+    expect(result.report.case_count).toBe(4);
+    expect(result.report.total_cost_usd).toBe(2);
+  });
+
+  it("an external abort cancels the run and records it as incomplete", async () => {
+    const controller = new AbortController();
+    const sut: SystemUnderTest = {
+      label: "slow",
+      digest: `blake3:${"2".repeat(64)}`,
+      run: (invocation) => new Promise((resolve) => { setTimeout(() => controller.abort(), 50); invocation.signal.addEventListener("abort", () => resolve({})); }),
+    };
+    const result = await runEval(bench.slug, { ...(await options(join(root, "state-abort"))), systemUnderTest: sut, signal: controller.signal });
+    expect(result.cancelled).toBe(true);
+    expect(result.report.complete).toBe(false);
+    expect(result.report.per_case).toHaveLength(0);
+  });
+
+  it("refuses a tampered chain before any SUT call and writes nothing", async () => {
+    const stateDir = join(root, "state-tamper");
+    const first = await runEval(bench.slug, { ...(await options(stateDir)), caseFilter: "c-1" });
+    const text = await readFile(first.recordPath, "utf8");
+    await writeFile(first.recordPath, text.replace(/"mean_score":\s*[0-9.]+/, '"mean_score": 1'));
+    const sut = counting((await options(stateDir)).systemUnderTest);
+    const before = await readdir(join(stateDir, "runs"));
+    await expect(runEval(bench.slug, { ...(await options(stateDir)), systemUnderTest: sut })).rejects.toMatchObject({ code: "EVAL_CHAIN_TAMPERED" });
+    expect(sut.calls).toBe(0);
+    expect(await readdir(join(stateDir, "runs"))).toEqual(before);
+  });
+
+  it("refuses a poisoned case (digest mismatch) before any SUT call", async () => {
+    const root3 = await mkdtemp(join(tmpdir(), "evalgate-run-poison-"));
+    try {
+      const own = await makeTaskClassBench(root3, { rubric: UPPER_RUBRIC, cases: { a: "one", b: "two" } });
+      await writeFile(join(own.benchPath, "cases", "b", "expected", "text.txt"), "loosened");
+      const sut = counting(await moduleSut(`${sutFile}#halfUpper`));
+      await expect(runEval(own.slug, { systemUnderTest: sut, benchRoot: own.benchRoot, stateDir: join(root3, "state") })).rejects.toMatchObject({ code: "EVAL_CASE_DIGEST_MISMATCH" });
+      expect(sut.calls).toBe(0);
+      expect(existsSync(join(root3, "state", "runs"))).toBe(false);
+    } finally {
+      await rm(root3, { recursive: true, force: true });
+    }
+  });
+
+  it("rejects bad options and an unknown task class with their codes", async () => {
+    await expect(runEval(bench.slug, { ...(await options(join(root, "x"))), concurrency: 0 })).rejects.toMatchObject({ code: "EVAL_USAGE" });
+    await expect(runEval(bench.slug, { ...(await options(join(root, "x"))), maxCostUsd: -1 })).rejects.toMatchObject({ code: "EVAL_USAGE" });
+    await expect(runEval(bench.slug, { ...(await options(join(root, "x"))), timeoutPerCaseSeconds: 0 })).rejects.toMatchObject({ code: "EVAL_USAGE" });
+    await expect(runEval("no-such-class", await options(join(root, "x")))).rejects.toMatchObject({ code: "EVAL_TASK_CLASS_NOT_FOUND" });
+  });
+});
+
+describe("adversarial rubrics inside a real run: each case ends in the right failure mode, the run continues", () => {
+  it("maps every adversary to its failure mode", async () => {
+    const root4 = await mkdtemp(join(tmpdir(), "evalgate-run-adv-"));
+    process.env.ANTHROPIC_API_KEY = "sk-ant-planted";
+    try {
+      const ids = ["honest", "env-snoop", "write-cwd", "write-outside", "spawn-child", "loop-forever", "print-1gb", "invalid-json", "llm-confidence", "unknown-failure-code"];
+      const adv = await makeTaskClassBench(root4, {
+        slug: "adversarial",
+        rubric: ADVERSARIAL_RUBRIC.replace('readFileSync(request.case.input_path + "/data.txt", "utf8")', 'readFileSync(request.case.input_path + "/text.txt", "utf8")').replace('request.context.workspace_path + "/data.txt"', 'request.context.workspace_path + "/text.txt"'),
+        cases: Object.fromEntries(ids.map((id) => [id, `text of ${id}`])),
+        rubricWallClockSeconds: 2,
+      });
+      const result = await runEval("adversarial", { systemUnderTest: await moduleSut(`${sutFile}#noop`), benchRoot: adv.benchRoot, stateDir: join(root4, "state"), concurrency: 4 });
+      const byId = Object.fromEntries(result.report.per_case.map((c) => [c.case_id, c.score]));
+      const codes = (id: string) => byId[id]!.failure_modes.map((m) => m.code);
+      expect(result.report.complete).toBe(true);
+      expect(result.report.per_case).toHaveLength(ids.length);
+      expect(byId["honest"]!.score).toBe(1);
+      expect(byId["env-snoop"]!.score).toBe(1);
+      expect(byId["write-cwd"]!.score).toBe(1);
+      expect(codes("write-outside")).toEqual(["rubric.malformed_output"]);
+      expect(codes("spawn-child")).toEqual(["rubric.malformed_output"]);
+      expect(codes("loop-forever")).toEqual(["rubric.timeout"]);
+      expect(codes("print-1gb")).toEqual(["rubric.malformed_output"]);
+      expect(codes("invalid-json")).toEqual(["rubric.malformed_output"]);
+      expect(codes("llm-confidence")).toEqual(["rubric.unknown_breakdown_key"]);
+      expect(byId["llm-confidence"]!.breakdown).toEqual({ quality: 0.9 });
+      expect(codes("unknown-failure-code")).toEqual(["rubric.unknown_failure_mode"]);
+      expect(byId["unknown-failure-code"]!.failure_modes[0]!.detail).toMatch(/^made_up_code/);
+      // The rubric claimed cost 99: the report carries what the SUT reported (nothing).
+      expect(result.report.total_cost_usd).toBe(0);
+      expect(result.report.per_case.flatMap((c) => Object.keys(c.score.breakdown))).not.toContain("llm_confidence");
+    } finally {
+      delete process.env.ANTHROPIC_API_KEY;
+      await rm(root4, { recursive: true, force: true });
+    }
+  }, 60_000);
+});

@@ -1,0 +1,413 @@
+// One eval run: plan, cache probe, bounded execution, aggregation, cost cap, audit append.
+import { randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
+import { cp, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { availableParallelism, tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { appendRunRecord, ChainTampered, getHostFingerprint, verifyChain } from "@eval/audit-chain";
+import { cacheKey, ScoreCache } from "@eval/cache";
+import { EvalError, ignoreWarnings } from "@eval/errors";
+import type { WarningSink } from "@eval/errors";
+import {
+  CASE_DETAIL_SCHEMA_VERSION,
+  RUBRIC_REQUEST_SCHEMA_VERSION,
+  RUN_REPORT_SCHEMA_VERSION,
+} from "@eval/models";
+import type { BenchCase, BenchRunReport, BenchRunReportInput, BenchScore, IsolationClass, RubricRequest, SutOutput, SystemUnderTest } from "@eval/models";
+import { digestDirectory, loadCases, loadTaskClass, TaskClassRegistry } from "@eval/registry";
+import type { TaskClass } from "@eval/registry";
+import picomatch from "picomatch";
+import { runPool } from "./pool.ts";
+import { networkNamespaceWrapper, prepareRubricLauncher } from "./rubric-isolation.ts";
+import type { RubricLauncher, RubricOutcome } from "./rubric-isolation.ts";
+import { harnessFailureScore, resolveRubricScore } from "./scoring.ts";
+import { runStatistics } from "./statistics.ts";
+import { canarySeedFor, checkSutOutput, digestOf, SutAborted } from "./sut.ts";
+import { HARNESS_VERSION } from "./version.ts";
+
+export interface RunProgress {
+  readonly done: number;
+  readonly total: number;
+  readonly cacheHits: number;
+  readonly costUsd: number;
+  /** Estimated time to finish, from the mean time of the cases executed so far (null before the first). */
+  readonly etaMs: number | null;
+}
+
+export interface CaseRunResult {
+  readonly case_id: string;
+  readonly cacheKey: string;
+  readonly cacheHit: boolean;
+  readonly score: BenchScore;
+  /** `runs/<run-id>/cases/<case-id>.json` for an executed case; null for a cache hit. */
+  readonly detailPath: string | null;
+}
+
+export interface RunEvalOptions {
+  readonly systemUnderTest: SystemUnderTest;
+  /** A picomatch glob on case_id, or a predicate. */
+  readonly caseFilter?: string | ((benchCase: BenchCase) => boolean);
+  /** Cases in flight at once; default min(cpus, 4). */
+  readonly concurrency?: number;
+  /** Past this total SUT-reported spend the run stops; default 5. */
+  readonly maxCostUsd?: number;
+  /** Per-case SUT deadline; default 600. */
+  readonly timeoutPerCaseSeconds?: number;
+  /** Skip the cache probe (results are still written to the cache). */
+  readonly noCache?: boolean;
+  /** Default `.evalgate`; runs/ and cache/ live under it unless outDir/cacheDir say otherwise. */
+  readonly stateDir?: string;
+  /** The chained run log; default `<stateDir>/runs`. */
+  readonly outDir?: string;
+  readonly cacheDir?: string;
+  /** Default `bench`. */
+  readonly benchRoot?: string;
+  readonly harnessVersion?: string;
+  /** Run rubrics in an empty network namespace where possible (default true). */
+  readonly networkIsolation?: boolean;
+  readonly onWarning?: WarningSink;
+  readonly onProgress?: (progress: RunProgress) => void;
+  readonly onCaseResult?: (result: CaseRunResult) => void;
+  /** Aborting cancels outstanding cases; the run is then recorded as incomplete. */
+  readonly signal?: AbortSignal;
+}
+
+export interface RunEvalResult {
+  readonly report: BenchRunReport;
+  readonly recordPath: string;
+  readonly caseResults: readonly CaseRunResult[];
+  readonly costCapExceeded: boolean;
+  readonly cancelled: boolean;
+  readonly runDir: string;
+}
+
+const DEFAULT_RUBRIC_TIMEOUT_S = 60;
+
+/**
+ * The digest of the task class's cassette material outside case directories (`<bench>/cassettes/`),
+ * or of nothing when there is none. Per-case cassettes live in their case directory and are already
+ * part of that case's digest, so editing one case invalidates only that case's cache entry.
+ */
+export async function cassetteCorpusDigest(benchPath: string): Promise<string> {
+  const dir = join(benchPath, "cassettes");
+  if (!existsSync(dir)) return digestOf("evalgate.cassette_corpus.v1", ["none"]);
+  return digestOf("evalgate.cassette_corpus.v1", [(await digestDirectory(dir)).digest]);
+}
+
+function compactTimestamp(date: Date): string {
+  return date.toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z");
+}
+
+function caseFilterOf(filter: RunEvalOptions["caseFilter"]): ((benchCase: BenchCase) => boolean) | undefined {
+  if (filter === undefined) return undefined;
+  if (typeof filter === "function") return filter;
+  const match = picomatch(filter);
+  return (benchCase) => match(benchCase.case_id);
+}
+
+/**
+ * Runs every selected case of a task class against a SUT and appends the run to the audit chain.
+ * Throws (before any SUT call, writing nothing) on a tampered chain, a digest mismatch, or an
+ * unknown/missing task class. Per-case problems never throw: they become block-severity failure
+ * modes. Past `maxCostUsd` outstanding cases are cancelled and the report says `complete: false`.
+ */
+export async function runEval(taskClassName: string, options: RunEvalOptions): Promise<RunEvalResult> {
+  const onWarning = options.onWarning ?? ignoreWarnings;
+  const stateDir = resolve(options.stateDir ?? ".evalgate");
+  const runsDir = resolve(options.outDir ?? join(stateDir, "runs"));
+  const cacheDir = resolve(options.cacheDir ?? join(stateDir, "cache"));
+  const concurrency = options.concurrency ?? Math.min(availableParallelism(), 4);
+  const maxCostUsd = options.maxCostUsd ?? 5;
+  const timeoutMs = (options.timeoutPerCaseSeconds ?? 600) * 1000;
+  const harnessVersion = options.harnessVersion ?? HARNESS_VERSION;
+  if (!Number.isInteger(concurrency) || concurrency < 1) throw new EvalError("EVAL_USAGE", `concurrency must be a whole number >= 1, got ${concurrency}`);
+  if (!(maxCostUsd >= 0)) throw new EvalError("EVAL_USAGE", `maxCostUsd must be >= 0, got ${maxCostUsd}`);
+  if (!(timeoutMs > 0)) throw new EvalError("EVAL_USAGE", `timeoutPerCaseSeconds must be > 0, got ${options.timeoutPerCaseSeconds}`);
+  const sut = options.systemUnderTest;
+
+  // 1. Plan. Everything that can refuse the run does so here, before any SUT call.
+  const startedAt = new Date();
+  const taskClass = await loadTaskClass(taskClassName, { benchRoot: resolve(options.benchRoot ?? "bench"), registry: new TaskClassRegistry(), onWarning });
+  const filter = caseFilterOf(options.caseFilter);
+  const cases = await loadCases(taskClass, { ...(filter === undefined ? {} : { filter }), onWarning });
+  const chain = await verifyChain({ runsDir });
+  if (!chain.ok) throw new ChainTampered(chain.firstBad!, runsDir);
+  const hostFingerprint = await getHostFingerprint(stateDir);
+  const isolationClass = expectedIsolationClass(taskClass, options.networkIsolation);
+  const corpusDigest = await cassetteCorpusDigest(taskClass.benchPath);
+  const keyOf = new Map<string, string>();
+  for (const benchCase of cases) {
+    keyOf.set(
+      benchCase.case_id,
+      cacheKey({
+        case_digest: benchCase.case_digest,
+        sut_digest: sut.digest,
+        rubric_digest: taskClass.rubricDigest,
+        cassette_corpus_digest: corpusDigest,
+        // Scores are not invariant under an isolation change, so it is part of the key.
+        harness_version: `${harnessVersion}+${isolationClass}`,
+        cassette_canary_pin: benchCase.cassette_canary_pin,
+      }),
+    );
+  }
+  const runId = `${compactTimestamp(startedAt)}-${randomBytes(4).toString("hex")}`;
+  const runDir = join(runsDir, runId);
+  const cache = new ScoreCache({ dir: cacheDir, onWarning });
+
+  // 2. Cache probe.
+  const results = new Map<string, CaseRunResult>();
+  let cacheHits = 0;
+  let costUsd = 0;
+  let executedMs = 0;
+  let executedCount = 0;
+  const misses: BenchCase[] = [];
+  const report = (): void =>
+    options.onProgress?.({
+      done: results.size,
+      total: cases.length,
+      cacheHits,
+      costUsd,
+      etaMs: executedCount === 0 ? null : Math.round(((executedMs / executedCount) * (cases.length - results.size)) / concurrency),
+    });
+  for (const benchCase of cases) {
+    const key = keyOf.get(benchCase.case_id)!;
+    const cached = options.noCache === true ? null : await cache.get(key);
+    if (cached === null) {
+      misses.push(benchCase);
+      continue;
+    }
+    // A hit spends nothing now: the recorded cost is this run's spend.
+    const result: CaseRunResult = { case_id: benchCase.case_id, cacheKey: key, cacheHit: true, score: { ...cached, cost_usd: 0 }, detailPath: null };
+    results.set(benchCase.case_id, result);
+    cacheHits += 1;
+    options.onCaseResult?.(result);
+  }
+  if (cacheHits > 0) report();
+
+  // 3. Execute the misses in a bounded pool; 5. the cost cap cancels what is outstanding.
+  const cancel = new AbortController();
+  let costCapExceeded = false;
+  const onOuterAbort = (): void => cancel.abort(options.signal?.reason);
+  if (options.signal?.aborted) onOuterAbort();
+  options.signal?.addEventListener("abort", onOuterAbort, { once: true });
+  let launcher: Promise<RubricLauncher> | null = null;
+  const getLauncher = (): Promise<RubricLauncher> =>
+    (launcher ??= prepareRubricLauncher(taskClass, options.networkIsolation === undefined ? {} : { networkIsolation: options.networkIsolation }));
+  try {
+    await runPool(
+      misses,
+      concurrency,
+      async (benchCase) => {
+        const started = performance.now();
+        const executed = await executeCase(benchCase, {
+          taskClass,
+          sut,
+          launcher: getLauncher,
+          cancel: cancel.signal,
+          timeoutMs,
+          invocationTag: `bench:${startedAt.toISOString()}:${taskClass.name}:${benchCase.case_id}`,
+          runId,
+          runDir,
+          cacheKey: keyOf.get(benchCase.case_id)!,
+        });
+        if (executed === null) return; // cancelled
+        await cache.put(keyOf.get(benchCase.case_id)!, executed.score);
+        const result: CaseRunResult = { case_id: benchCase.case_id, cacheKey: keyOf.get(benchCase.case_id)!, cacheHit: false, score: executed.score, detailPath: executed.detailPath };
+        results.set(benchCase.case_id, result);
+        executedMs += performance.now() - started;
+        executedCount += 1;
+        costUsd += executed.score.cost_usd;
+        options.onCaseResult?.(result);
+        if (costUsd > maxCostUsd && !costCapExceeded) {
+          costCapExceeded = true;
+          onWarning({ code: "run.cost_cap", message: `spent $${costUsd.toFixed(4)}, past the cap of $${maxCostUsd}: cancelling outstanding cases`, details: { costUsd, maxCostUsd } });
+          cancel.abort(new Error("cost cap"));
+        }
+        report();
+      },
+      () => cancel.signal.aborted,
+    );
+  } finally {
+    options.signal?.removeEventListener("abort", onOuterAbort);
+  }
+  const cancelled = cancel.signal.aborted && !costCapExceeded;
+
+  // 4. Aggregate in case_id order.
+  const ordered = cases.filter((c) => results.has(c.case_id)).map((c) => ({ benchCase: c, result: results.get(c.case_id)! }));
+  const seed = digestOf("evalgate.bootstrap_seed.v1", ordered.map(({ result }) => result.cacheKey));
+  const statistics = runStatistics(ordered.map(({ result }) => result.score), { seed });
+  const blockCodes = [...new Set(ordered.flatMap(({ result }) => result.score.failure_modes.filter((m) => m.severity === "block").map((m) => m.code)))].sort();
+  const complete = !costCapExceeded && !cancelled && ordered.length === cases.length;
+  const unsigned: BenchRunReportInput = {
+    schema_version: RUN_REPORT_SCHEMA_VERSION,
+    run_id: complete ? runId : `partial:${runId}`,
+    task_class: taskClass.name,
+    harness_version: harnessVersion,
+    sut_label: sut.label.slice(0, 500),
+    sut_digest: sut.digest,
+    rubric_digest: taskClass.rubricDigest,
+    cassette_corpus_digest: corpusDigest,
+    host_fingerprint: hostFingerprint,
+    isolation_class: isolationClass,
+    started_at: startedAt.toISOString(),
+    ended_at: new Date().toISOString(),
+    complete,
+    case_count: cases.length,
+    per_case: ordered.map(({ benchCase, result }) => ({ case_id: benchCase.case_id, curation_class: benchCase.curation_class, score: result.score })) as BenchRunReportInput["per_case"],
+    mean_score: statistics.mean,
+    score_stddev: statistics.stddev,
+    lower_bound_95: statistics.lowerBound95,
+    lower_bound_method: statistics.lowerBoundMethod,
+    bca_lower_bound_95: statistics.bcaLowerBound95,
+    wilson_lower_bound_95: statistics.wilsonLowerBound95,
+    bootstrap_resamples: statistics.bootstrapResamples,
+    bootstrap_seed: seed,
+    passed_count: statistics.passedCount,
+    total_cost_usd: costUsd,
+    block_severity_failure_modes: blockCodes,
+    prev_hash: chain.head,
+    chain_head: null,
+  };
+
+  // 6. Append to the chain (ChainConflict if another run appended since this one planned).
+  const { record, path } = await appendRunRecord(unsigned, { runsDir, hostFingerprint });
+  return {
+    report: record.report,
+    recordPath: path,
+    caseResults: ordered.map(({ result }) => result),
+    costCapExceeded,
+    cancelled,
+    runDir,
+  };
+}
+
+function expectedIsolationClass(taskClass: TaskClass, networkIsolation: boolean | undefined): IsolationClass {
+  if (taskClass.rubricCommand !== null) return "subprocess";
+  return networkIsolation !== false && networkNamespaceWrapper() !== null ? "subprocess-permission-netns" : "subprocess-permission";
+}
+
+interface CaseContext {
+  readonly taskClass: TaskClass;
+  readonly sut: SystemUnderTest;
+  readonly launcher: () => Promise<RubricLauncher>;
+  readonly cancel: AbortSignal;
+  readonly timeoutMs: number;
+  readonly invocationTag: string;
+  readonly runId: string;
+  readonly runDir: string;
+  readonly cacheKey: string;
+}
+
+type SutResult = { kind: "ok"; output: SutOutput } | { kind: "error"; error: string } | { kind: "timeout" } | { kind: "cancelled" };
+
+async function callSut(benchCase: BenchCase, workspacePath: string, context: CaseContext): Promise<SutResult> {
+  const controller = new AbortController();
+  const onCancel = (): void => controller.abort(new SutAborted("cancelled"));
+  context.cancel.addEventListener("abort", onCancel, { once: true });
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<SutResult>((resolvePromise) => {
+    timer = setTimeout(() => {
+      controller.abort(new SutAborted("timeout"));
+      resolvePromise({ kind: "timeout" });
+    }, context.timeoutMs);
+  });
+  const cancelled = new Promise<SutResult>((resolvePromise) => {
+    if (context.cancel.aborted) resolvePromise({ kind: "cancelled" });
+    context.cancel.addEventListener("abort", () => resolvePromise({ kind: "cancelled" }), { once: true });
+  });
+  const call = (async (): Promise<SutResult> => {
+    try {
+      const output = await context.sut.run({
+        benchCase,
+        workspacePath,
+        canarySeed: canarySeedFor(benchCase.cassette_canary_pin),
+        signal: controller.signal,
+        timeoutMs: context.timeoutMs,
+        invocationTag: context.invocationTag,
+      });
+      return { kind: "ok", output: checkSutOutput(output) };
+    } catch (error) {
+      if (controller.signal.aborted) return { kind: context.cancel.aborted ? "cancelled" : "timeout" };
+      const name = error instanceof Error ? error.name : typeof error;
+      const message = error instanceof Error ? error.message : String(error);
+      return { kind: "error", error: `${name}: ${message}`.slice(0, 500) };
+    }
+  })();
+  try {
+    return await Promise.race([call, deadline, cancelled]);
+  } finally {
+    clearTimeout(timer);
+    context.cancel.removeEventListener("abort", onCancel);
+  }
+}
+
+/** Runs one case end to end; null when the run was cancelled before the case finished. */
+async function executeCase(benchCase: BenchCase, context: CaseContext): Promise<{ score: BenchScore; detailPath: string } | null> {
+  if (context.cancel.aborted) return null;
+  const started = performance.now();
+  const workspacePath = await mkdtemp(join(tmpdir(), "evalgate-ws-"));
+  try {
+    await cp(benchCase.input_path, workspacePath, { recursive: true });
+    const sutResult = await callSut(benchCase, workspacePath, context);
+    const sutMs = Math.round(performance.now() - started);
+    if (sutResult.kind === "cancelled") return null;
+    const costUsd = sutResult.kind === "ok" ? (sutResult.output.cost_usd ?? 0) : 0;
+    let score: BenchScore;
+    let outcome: RubricOutcome | null = null;
+    if (sutResult.kind === "timeout") {
+      score = harnessFailureScore("sut.timeout", `no result within ${context.timeoutMs} ms`, { wallClockMs: sutMs, costUsd });
+    } else if (sutResult.kind === "error") {
+      score = harnessFailureScore("sut.exception", sutResult.error, { wallClockMs: sutMs, costUsd });
+    } else {
+      const request = {
+        schema_version: RUBRIC_REQUEST_SCHEMA_VERSION,
+        case: benchCase,
+        harness_output: sutResult.output,
+        context: { workspace_path: workspacePath },
+      } as RubricRequest;
+      const launcher = await context.launcher();
+      outcome = await launcher.run({
+        request,
+        readablePaths: [benchCase.case_path, workspacePath],
+        timeoutMs: (benchCase.rubric_wall_clock_seconds ?? DEFAULT_RUBRIC_TIMEOUT_S) * 1000,
+        signal: context.cancel,
+      });
+      if (outcome.kind === "aborted") return null;
+      const measured = { wallClockMs: performance.now() - started, costUsd };
+      if (outcome.kind === "ok") score = resolveRubricScore(outcome.response.score, context.taskClass, measured);
+      else if (outcome.kind === "timeout") score = harnessFailureScore("rubric.timeout", `killed after ${outcome.process.wallClockMs} ms`, measured);
+      else score = harnessFailureScore("rubric.malformed_output", outcome.detail, measured);
+    }
+    const detailPath = join(context.runDir, "cases", `${benchCase.case_id}.json`);
+    await mkdir(join(context.runDir, "cases"), { recursive: true });
+    const detail = {
+      schema_version: CASE_DETAIL_SCHEMA_VERSION,
+      run_id: context.runId,
+      task_class: context.taskClass.name,
+      case_id: benchCase.case_id,
+      cache_key: context.cacheKey,
+      invocation_tag: context.invocationTag,
+      sut_output: sutResult.kind === "ok" ? sutResult.output : null,
+      sut_error: sutResult.kind === "error" ? sutResult.error : sutResult.kind === "timeout" ? "timeout" : null,
+      sut_wall_clock_ms: sutMs,
+      rubric:
+        outcome === null
+          ? null
+          : {
+              argv: [...outcome.process.argv],
+              exit_code: outcome.process.exitCode,
+              signal: outcome.process.signal,
+              timed_out: outcome.process.timedOut,
+              output_capped: outcome.process.outputCapped,
+              wall_clock_ms: outcome.process.wallClockMs,
+              stdout: outcome.process.stdout,
+              stderr: outcome.process.stderr,
+            },
+      score,
+    };
+    await writeFile(detailPath, `${JSON.stringify(detail, null, 2)}\n`, { mode: 0o600 });
+    return { score, detailPath };
+  } finally {
+    await rm(workspacePath, { recursive: true, force: true });
+  }
+}
