@@ -104,6 +104,8 @@ export class TranscriptBuilder {
   private readonly labels: Record<string, string>;
   private readonly messages: MessageState[] = [];
   private readonly messagesByKey = new Map<string, MessageState>();
+  /** The message `delta()` is appending to, until something else happens. */
+  private streaming: MessageState | null = null;
   private readonly calls: ToolCallState[] = [];
   private readonly callsById = new Map<string, ToolCallState>();
   private readonly pendingResults = new Map<string, { status: Status; text: string | null }>();
@@ -142,6 +144,7 @@ export class TranscriptBuilder {
    * seen under that key (a streaming duplicate) is skipped. `join` is what goes between blocks.
    */
   message(role: Role, text: string, key?: string, join = "\n"): void {
+    this.streaming = null;
     if (text === "") return;
     let state = key === undefined ? undefined : this.messagesByKey.get(key);
     if (state !== undefined && state.role === role) {
@@ -157,17 +160,20 @@ export class TranscriptBuilder {
     if (key !== undefined) this.messagesByKey.set(key, state);
   }
 
-  /** Appends streamed text to the last message when it has this role and key, else starts one. */
-  delta(role: Role, text: string, key: string): void {
-    const last = this.messages.at(-1);
-    if (last !== undefined && last.role === role && this.messagesByKey.get(key) === last) {
-      this.appendText(last, text);
+  /**
+   * Appends streamed text to the message being streamed when it has this role; anything else in
+   * between (another message, a tool call or result) ends that message, so the next delta starts one.
+   */
+  delta(role: Role, text: string): void {
+    const open = this.streaming;
+    if (open !== null && open.role === role) {
+      this.appendText(open, text);
       return;
     }
     const state: MessageState = { role, text: "", truncated: false, blocks: new Set() };
     this.appendText(state, text);
     this.messages.push(state);
-    this.messagesByKey.set(key, state);
+    this.streaming = state;
   }
 
   private appendText(state: MessageState, text: string): void {
@@ -186,6 +192,7 @@ export class TranscriptBuilder {
    * same call announced and then executed) updates it instead of adding another.
    */
   toolCall(id: string | null, name: string, input: unknown): void {
+    this.streaming = null;
     if (name === "") {
       this.missingFields += 1;
       return;
@@ -223,6 +230,7 @@ export class TranscriptBuilder {
 
   /** Pairs a result with its call by id (a result may arrive before its call; it waits). */
   toolResult(id: string, status: Status, text: string | null): void {
+    this.streaming = null;
     const call = this.callsById.get(id);
     if (call === undefined) {
       this.pendingResults.set(id, { status, text });

@@ -274,15 +274,20 @@ describe("Gemini details", () => {
       { type: "message", role: "assistant", content: "one" },
       { type: "message", role: "assistant", content: " two", delta: true },
       { type: "message", role: "assistant", content: " three", delta: true },
+      { type: "tool_use", tool_name: "glob", tool_id: "s4", parameters: {} },
+      { type: "message", role: "assistant", content: "after the tool", delta: true },
+      { type: "message", role: "user", content: "next", delta: true },
+      { type: "message", role: "assistant", content: "reply", delta: true },
       { type: "error", severity: "warning", message: "loop detected" },
       { type: "result", status: "error", error: { type: "FatalAuthenticationError", message: "no auth" } },
     ]);
     expect(transcript.tool_calls.map((call) => [call.name, call.status, call.canonical])).toEqual([
       ["Bash", "error", true],
       ["mystery_tool", "unknown", false],
+      ["Glob", "unknown", true],
     ]);
     expect(transcript.tool_calls[0]?.result_excerpt).toBe("exit 1");
-    expect(transcript.messages.map((message) => message.text)).toEqual(["one", " two three"]);
+    expect(transcript.messages.map((message) => message.text)).toEqual(["one", " two three", "after the tool", "next", "reply"]);
     expect(transcript.errors).toEqual(["warning: loop detected", "no auth"]);
     expect(transcript.drift.missing_fields).toBe(2);
   });

@@ -13,7 +13,7 @@ export const geminiStreamJson: EventHandler = (event, builder) => {
     case "message": {
       const role = event.role === "user" ? "user" : "assistant";
       const text = str(event.content) ?? "";
-      if (event.delta === true) builder.delta(role, text, `gemini-delta-${role}`);
+      if (event.delta === true) builder.delta(role, text);
       else builder.message(role, text);
       return true;
     }
