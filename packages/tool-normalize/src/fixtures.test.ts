@@ -36,7 +36,9 @@ const REAL_FILES: readonly Expectation[] = [
   { file: "codex.exec-json.sample.jsonl", format: "codex-exec-json", counts: { Bash: 1, "mcp:docs/search": 1, Edit: 1 } },
   // python: {'read_file': 1}
   { file: "gemini.stream-json.sample.jsonl", format: "gemini-stream-json", counts: { Read: 1 } },
-  // Real runs without credentials: no tool calls at all.
+  // Real runs without credentials: no tool calls at all. (The other observed stdout files are not agent
+  // streams: `claude auth status` prints one JSON object, `codex login status` and `gemini --output-format
+  // json` print nothing; the empty streams are tested below.)
   { file: "observed.claude_streamjson.stdout.jsonl", format: "claude-stream-json", counts: {} },
   { file: "observed.claude_streamjson_fakekey.stdout.jsonl", format: "claude-stream-json", counts: {} },
   { file: "observed.codex_exec_json.stdout.jsonl", format: "codex-exec-json", counts: {} },
@@ -157,12 +159,20 @@ describe("every real fixture file", () => {
     expect(transcript.duration_ms).toBe(6120);
   });
 
-  it("Gemini without auth prints nothing: the streaming parser still yields an empty transcript", () => {
-    const parser = createTranscriptParser("gemini-stream-json");
-    for (const line of readFileSync(fixture("observed.gemini_streamjson.stdout.jsonl"), "utf8").split("\n")) parser.push(line);
+  // Runs that printed nothing on stdout (Gemini without auth or trust, Claude without --verbose): the
+  // streaming parser still yields a transcript (empty), and importing such a file says there is nothing.
+  it.each([
+    ["observed.gemini_streamjson.stdout.jsonl", "gemini-stream-json"],
+    ["observed.gemini_streamjson_skiptrust_noauth.stdout.jsonl", "gemini-stream-json"],
+    ["observed.claude_streamjson_noverbose.stdout.jsonl", "claude-stream-json"],
+  ] as const)("%s (empty stdout): an empty transcript, and nothing to import", async (file, format) => {
+    const parser = createTranscriptParser(format);
+    for (const line of readFileSync(fixture(file), "utf8").split("\n")) parser.push(line);
     const transcript = parser.end();
     expect(transcript.tool_calls).toEqual([]);
+    expect(transcript.messages).toEqual([]);
     expect(parser.stats).toEqual({ lines: 0, recognized_events: 0 });
+    await expect(parseTranscriptFile(format, fixture(file))).rejects.toThrow(/holds no .* events \(0 lines read/);
   });
 
   it("parsing a file whole or fed line by line gives the same transcript", async () => {
