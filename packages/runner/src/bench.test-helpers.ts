@@ -91,7 +91,7 @@ switch (id) {
     break;
   }
   case "loop-forever": {
-    process.stderr.write("looping\n");
+    process.stderr.write("CWD=" + process.cwd() + "\n");
     for (;;) {}
   }
   case "print-1gb": {
