@@ -1,7 +1,6 @@
 import { Command, Option } from "clipanion";
 import { EvalError } from "@eval/errors";
 import { EvalgateCommand } from "../base-command.ts";
-import { Settings } from "../config.ts";
 
 export class AdaptersComplianceCheckCommand extends EvalgateCommand {
   static override paths = [["adapters", "compliance-check"]];
@@ -28,6 +27,7 @@ export class AdaptersComplianceCheckCommand extends EvalgateCommand {
   acknowledgeUnsandboxedCli = Option.Boolean("--acknowledge-unsandboxed-cli", false, { description: "Opt in: the CLI runs its own agent loop unsandboxed on this host" });
 
   protected async run(): Promise<number> {
+    const { Settings } = await import("../config.ts");
     const { parseAdapterName, binaryFor } = await import("./adapters-shared.ts");
     const adapter = parseAdapterName(this.adapter);
     const lib = await import("@eval/cli-subscription-adapters");
