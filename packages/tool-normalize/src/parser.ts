@@ -38,6 +38,10 @@ export const PROVIDER_FORMATS: Readonly<Record<Provider, readonly TranscriptForm
   pi: [],
 };
 
+function spec(format: TranscriptFormat): FormatSpec {
+  return FORMATS[format];
+}
+
 export function providerOfFormat(format: TranscriptFormat): Provider {
   return FORMATS[format].provider;
 }
@@ -163,7 +167,10 @@ export async function parseTranscriptFile(format: TranscriptFormat, path: string
     throw new EvalError(
       "EVAL_TRANSCRIPT_INVALID",
       `${path} holds no ${format} events (${parser.stats.lines} lines read, ${transcript.drift.unparseable_lines} not JSON)`,
-      { hint: `check that the file is a ${format} log, or pass the --format it is in (${TRANSCRIPT_FORMATS.join(", ")})`, details: { path, format } },
+      {
+        hint: `check that the file is a ${spec(format).provider} log; its formats: ${PROVIDER_FORMATS[spec(format).provider].join(", ")} (pass --format if detection chose wrong)`,
+        details: { path, format },
+      },
     );
   }
   return transcript;
