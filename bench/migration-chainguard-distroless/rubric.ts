@@ -144,8 +144,10 @@ const ZERO = Object.fromEntries(
 
 function result(breakdown: Record<BreakdownKey, number>, findings: readonly Finding[]): BenchScoreInput {
   const others = Object.entries(breakdown).filter(([key]) => key !== "hardened_base").map(([, value]) => value);
-  // An image that is not on a hardened base was not migrated: nothing else earns credit then.
-  const score = breakdown.hardened_base * (others.reduce((a, b) => a + b, 0) / others.length);
+  // An image that is not on a hardened base was not migrated: nothing else earns credit then. A
+  // block-severity finding means the image would not build, run or be hardened: it halves the credit.
+  const blocked = findings.some((f) => f.severity === "block");
+  const score = breakdown.hardened_base * (others.reduce((a, b) => a + b, 0) / others.length) * (blocked ? 0.5 : 1);
   return {
     passed: findings.every((f) => f.severity === "info"),
     score: Math.round(score * 10000) / 10000,

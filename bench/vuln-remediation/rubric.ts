@@ -182,9 +182,12 @@ function judgeMajors(expectation: Expectation, manifest: Manifest, lock: Lockfil
 const summarize = (items: readonly string[]): string => (items.length <= 4 ? items.join("; ") : `${items.slice(0, 4).join("; ")}; and ${items.length - 4} more`);
 
 function result(breakdown: Record<BreakdownKey, number>, findings: readonly Finding[], score: number): BenchScoreInput {
+  // A block-severity finding means the result cannot be used as it is: it halves whatever partial
+  // credit the breakdown earned, so a blocked case never outscores a merely imperfect one.
+  const blocked = findings.some((f) => f.severity === "block");
   return {
     passed: findings.every((f) => f.severity === "info"),
-    score: Math.round(score * 10000) / 10000,
+    score: Math.round(score * (blocked ? 0.5 : 1) * 10000) / 10000,
     breakdown,
     failure_modes: findings.map((f) => ({ code: f.code, severity: f.severity, detail: f.detail })),
     cost_usd: 0,

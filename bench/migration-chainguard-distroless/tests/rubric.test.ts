@@ -19,8 +19,8 @@ describe("every recorded session, replayed onto its case", () => {
   const verdicts: Record<string, { passed: boolean; codes: string[]; score: number }> = {
     "go-api-alpine-runtime": { passed: true, codes: [], score: 1 },
     "go-healthd-distroless": { passed: true, codes: [], score: 1 },
-    "java-spring-healthcheck-curl": { passed: false, codes: ["package_manager_in_final", "shell_form_in_final"], score: 0.8889 },
-    "node-entrypoint-shell-script": { passed: false, codes: ["shell_required_missing"], score: 0.8889 },
+    "java-spring-healthcheck-curl": { passed: false, codes: ["package_manager_in_final", "shell_form_in_final"], score: 0.4444 },
+    "node-entrypoint-shell-script": { passed: false, codes: ["shell_required_missing"], score: 0.4444 },
     "node-ts-api-multistage": { passed: true, codes: [], score: 1 },
     "python-flask-singlestage": { passed: false, codes: ["image_unpinned"], score: 0.8889 },
     "python-worker-stdlib": { passed: true, codes: [], score: 1 },

@@ -22,7 +22,7 @@ describe("every recorded session, replayed onto its case", () => {
     "braces-transitive-cve-2024-4068": { passed: true, codes: [], score: 1 },
     "cross-spawn-redos-cve-2024-21538": { passed: true, codes: [], score: 1 },
     "express-open-redirect-cve-2024-29041": { passed: false, codes: ["agent_refused", "no_change", "still_vulnerable"], score: 0 },
-    "follow-redirects-two-advisories": { passed: false, codes: ["still_vulnerable"], score: 0.3 },
+    "follow-redirects-two-advisories": { passed: false, codes: ["still_vulnerable"], score: 0.15 },
     "json5-proto-1x-cve-2022-46175": { passed: false, codes: ["agent_cli_error"], score: 0 },
     "lodash-template-cve-2021-23337": { passed: true, codes: [], score: 1 },
     "micromatch-redos-cve-2024-4067": { passed: true, codes: [], score: 1 },
