@@ -64,6 +64,15 @@ describe("tolerance", () => {
     expect(transcript.drift.truncated_last_line).toBe(false);
   });
 
+  it("reads CRLF line endings and a leading byte-order mark", () => {
+    const parser = createTranscriptParser("gemini-stream-json");
+    parser.write(`\ufeff${j({ type: "init", session_id: "s" })}\r\n${j({ type: "tool_use", tool_name: "glob", tool_id: "g", parameters: {} })}\r\n`);
+    const transcript = parser.end();
+    expect(transcript.source.session_id).toBe("s");
+    expect(transcript.counts).toEqual({ Glob: 1 });
+    expect(transcript.drift.unparseable_lines).toBe(0);
+  });
+
   it("tolerates a truncated last line and says so", () => {
     const whole = j(claudeTool("t1", "Bash", { command: "ls" }));
     const transcript = parse("claude-stream-json", [whole, whole.slice(0, 40)]);

@@ -89,7 +89,8 @@ export function createTranscriptParser(format: TranscriptFormat, options: Transc
     lines += 1;
     let event: unknown;
     try {
-      event = JSON.parse(line);
+      // A byte-order mark (Windows editors) or a CR (CRLF files) is not part of the event.
+      event = JSON.parse(line.charCodeAt(0) === 0xfeff ? line.slice(1) : line);
     } catch {
       event = undefined;
     }
