@@ -165,6 +165,7 @@ export function lockfileProblems(manifest: Manifest, lock: Lockfile): string[] {
   }
   for (const [path, entry] of Object.entries(packages)) {
     if (path === "" || entry.link === true) continue;
+    if (typeof entry.version !== "string" || semver.valid(entry.version) === null) problems.push(`${path} has no valid version`);
     const required = { ...section(entry, "dependencies"), ...section(entry, "optionalDependencies") };
     const optional = section(entry, "optionalDependencies");
     for (const [dep, range] of Object.entries(required)) {

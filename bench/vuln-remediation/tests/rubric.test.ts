@@ -161,6 +161,19 @@ describe("adversarial workspaces", () => {
     expect(detail).toContain("node_modules/lodash needs left-pad@^1.3.0, which is not in package-lock.json");
   });
 
+  it("an entry stripped of its version cannot pass as fixed", () => {
+    const benchCase = lodash();
+    const ws = freshWorkspace(benchCase);
+    editJson(ws, "package.json", (p) => (p.dependencies.lodash = "^4.17.21"));
+    editJson(ws, "package-lock.json", (l) => {
+      l.packages[""].dependencies.lodash = "^4.17.21";
+      delete l.packages["node_modules/lodash"].version;
+    });
+    const score = scoreCase(benchCase, ok, ws);
+    expect(codes(score)).toEqual(["lockfile_inconsistent"]);
+    expect(score.failure_modes[0]!.detail).toContain("node_modules/lodash has no valid version");
+  });
+
   it("a lockfile of the wrong version is rejected", () => {
     const benchCase = lodash();
     const ws = replayedWorkspace(benchCase);
