@@ -36,6 +36,9 @@ export interface LoadCasesOptions {
   readonly verify?: boolean;
 }
 
+/** What case loading needs of a task class. */
+export type CaseOwner = Pick<TaskClass, "name" | "benchPath">;
+
 /** A case directory as found on disk, before digest verification. */
 interface FoundCase {
   readonly directory: string;
@@ -59,7 +62,7 @@ function tomlToJson(value: unknown): unknown {
   return value;
 }
 
-async function readCaseToml(taskClass: TaskClass, directory: string, casePath: string, findings: Finding[]): Promise<CaseToml | null> {
+async function readCaseToml(taskClass: CaseOwner, directory: string, casePath: string, findings: Finding[]): Promise<CaseToml | null> {
   const tomlPath = join(casePath, "case.toml");
   const kind = await entryKind(tomlPath);
   if (kind !== "file") {
@@ -97,7 +100,7 @@ async function readCaseToml(taskClass: TaskClass, directory: string, casePath: s
 }
 
 /** Reads and validates cases/digests.yaml; null (with a finding) when it is missing or malformed. */
-export async function readDigestsFile(taskClass: TaskClass, findings: Finding[]): Promise<DigestsFile | null> {
+export async function readDigestsFile(taskClass: CaseOwner, findings: Finding[]): Promise<DigestsFile | null> {
   const path = join(taskClass.benchPath, "cases", "digests.yaml");
   const kind = await entryKind(path);
   if (kind !== "file") {
@@ -120,7 +123,7 @@ export async function readDigestsFile(taskClass: TaskClass, findings: Finding[])
 }
 
 /** The case directories under cases/ (sorted), rejecting symlinks and stray non-directories. */
-async function listCaseDirectories(taskClass: TaskClass, findings: Finding[]): Promise<string[]> {
+async function listCaseDirectories(taskClass: CaseOwner, findings: Finding[]): Promise<string[]> {
   const casesPath = join(taskClass.benchPath, "cases");
   if ((await entryKind(casesPath)) !== "directory") {
     findings.push(finding("directory-contract", casesPath, new TaskClassIncomplete(taskClass.name, casesPath)));
@@ -154,7 +157,7 @@ export function diffFiles(recorded: Readonly<Record<string, string>>, computed: 
  * Everything wrong with a task class's cases, and the cases that are right. `verify: false` skips
  * the digest comparison (what `bench sign` wants before it rewrites digests.yaml).
  */
-export async function inspectCases(taskClass: TaskClass, options: LoadCasesOptions = {}): Promise<CaseInspection> {
+export async function inspectCases(taskClass: CaseOwner, options: LoadCasesOptions = {}): Promise<CaseInspection> {
   const onWarning = options.onWarning ?? ignoreWarnings;
   const now = (options.now ?? new Date()).getTime();
   const findings: Finding[] = [];
@@ -196,18 +199,16 @@ export async function inspectCases(taskClass: TaskClass, options: LoadCasesOptio
     }
     if (options.filter !== undefined && !options.filter(candidate.data)) continue;
     if (verify) {
-      if (recorded === undefined) {
-        if (digests !== null) {
-          findings.push(finding("digests", casePath, new CaseDigestMismatch(directory, casePath, "has no entry in cases/digests.yaml", [])));
-        }
-        continue;
-      }
       let computed;
       try {
         computed = await digestDirectory(casePath, { exclude: (path) => path === "case.toml" });
       } catch (error) {
         if (!isEvalError(error)) throw error;
         findings.push(finding("case-files", (error.details.path as string | undefined) ?? casePath, error));
+        continue;
+      }
+      if (recorded === undefined) {
+        if (digests !== null) findings.push(finding("digests", casePath, new CaseDigestMismatch(directory, casePath, "has no entry in cases/digests.yaml", [])));
         continue;
       }
       if (computed.digest !== recorded.digest) {

@@ -163,6 +163,14 @@ describe("runFence", () => {
     expect(byPath("renamed")[0]).toMatchObject({ assertion: "registration", message: expect.stringContaining("the directory must be named after the task class") });
   });
 
+  it("reports a missing digests.yaml once, and still checks the cases", async () => {
+    const report = await fenceWith((bench) => {
+      renameSync(join(bench.benchPath, "cases", "digests.yaml"), join(bench.root, "digests.yaml"));
+      symlinkSync("/etc/passwd", join(bench.benchPath, "cases", "case-01", "input", "passwd"));
+    });
+    expect(report.failures.map((failure) => failure.path)).toEqual([join(fixture!.benchPath, "cases", "digests.yaml"), join(fixture!.benchPath, "cases", "case-01", "input", "passwd")]);
+  });
+
   it("lists bench directories without a registration.ts without failing on them", async () => {
     const report = await fenceWith((bench) => mkdirSync(join(bench.benchRoot, "half-built")));
     expect(report.ok).toBe(true);

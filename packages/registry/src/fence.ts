@@ -7,7 +7,6 @@ import { inspectCases } from "./case-loader.ts";
 import { BenchDirMissing, CaseLoadFailed, TaskClassAlreadyRegistered, TaskClassIncomplete, TaskClassInvalid } from "./errors.ts";
 import { entryKind, readText } from "./files.ts";
 import { finding, type FenceAssertion, type Finding } from "./findings.ts";
-import { registrationLiteralName, staticBreakdownKeys } from "./static-checks.ts";
 import {
   breakdownKeyProblem,
   buildTaskClass,
@@ -77,6 +76,8 @@ async function readTrustTiers(path: string): Promise<TrustTiersFile> {
  */
 export async function runFence(options: FenceOptions): Promise<FenceReport> {
   const started = performance.now();
+  // The TypeScript parser is loaded only here: importing @eval/registry (every registration.ts does) stays light.
+  const { registrationLiteralName, staticBreakdownKeys } = await import("./static-checks.ts");
   const benchRoot = resolve(options.benchRoot);
   const onWarning = options.onWarning ?? ignoreWarnings;
   const trustTiers = options.trustTiersPath !== undefined && (await entryKind(options.trustTiersPath)) === "file" ? await readTrustTiers(options.trustTiersPath) : null;
@@ -145,16 +146,16 @@ export async function runFence(options: FenceOptions): Promise<FenceReport> {
         findings.push(finding("failure-modes", modesPath, error));
       }
     }
-    if (findings.length > before) continue;
-
-    let taskClass;
-    try {
-      taskClass = await buildTaskClass(benchRoot, found);
-    } catch (error) {
-      if (!isEvalError(error)) throw error;
-      findings.push({ assertion: "registration", path: (error.details.path as string | undefined) ?? registrationPath, error });
-      continue;
+    if (findings.length === before) {
+      // Whatever the checks above cannot see (a breakdown-keys.ts that throws on import, an unsafe file).
+      try {
+        await buildTaskClass(benchRoot, found);
+      } catch (error) {
+        if (!isEvalError(error)) throw error;
+        findings.push({ assertion: "registration", path: (error.details.path as string | undefined) ?? registrationPath, error });
+      }
     }
+    const taskClass = { name: registration.name, benchPath, registrationPath, minCases: registration.options.min_cases, minCasesForPromotion: registration.options.min_cases_for_promotion };
     const inspection = await inspectCases(taskClass, { onWarning, ...(options.now === undefined ? {} : { now: options.now }) });
     findings.push(...inspection.findings);
     const casesPath = join(benchPath, "cases");
@@ -187,7 +188,15 @@ export async function runFence(options: FenceOptions): Promise<FenceReport> {
     });
   }
 
-  const failures = findings.map((entry) => ({ assertion: entry.assertion, path: entry.path, code: entry.error.code, message: entry.error.message }));
+  const seen = new Set<string>();
+  const failures = findings
+    .map((entry) => ({ assertion: entry.assertion, path: entry.path, code: entry.error.code, message: entry.error.message }))
+    .filter((failure) => {
+      const key = `${failure.path}\0${failure.message}`;
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    });
   return {
     ok: failures.length === 0,
     bench_root: benchRoot,

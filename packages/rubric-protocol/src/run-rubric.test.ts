@@ -1,0 +1,100 @@
+import { PassThrough } from "node:stream";
+import { RubricResponseSchema, parseWire, type BenchScoreInput } from "@eval/models";
+import { describe, expect, it } from "vitest";
+import { rubricRequestJsonSchema, rubricResponseJsonSchema } from "./json-schemas.ts";
+import type { Rubric } from "./rubric.ts";
+import { RUBRIC_EXIT, runRubric } from "./run-rubric.ts";
+import { VALID_REQUEST } from "./valid-request.test-helpers.ts";
+
+const goodScore: BenchScoreInput = { passed: true, score: 1, breakdown: { exact: 1 }, failure_modes: [], cost_usd: 0, wall_clock_ms: 0 };
+
+async function run(rubric: Rubric, stdinText: string | null) {
+  const stdin = new PassThrough();
+  let out = "";
+  let err = "";
+  const done = runRubric(rubric, { stdin, stdout: { write: (chunk: string) => (out += chunk) }, stderr: { write: (chunk: string) => (err += chunk) } });
+  if (stdinText !== null) stdin.end(stdinText);
+  else stdin.end();
+  return { code: await done, out, err };
+}
+
+describe("runRubric", () => {
+  it("reads one request, passes case, output and context to score, writes one response line", async () => {
+    const seen: unknown[] = [];
+    const rubric: Rubric = {
+      score(benchCase, harnessOutput, context) {
+        seen.push(benchCase.case_id, harnessOutput.answer, context.workspacePath, Object.isFrozen(benchCase));
+        return { ...goodScore, failure_modes: [{ code: "minor", severity: "info" }] };
+      },
+    };
+    const result = await run(rubric, JSON.stringify(VALID_REQUEST));
+    expect(result).toMatchObject({ code: 0, err: "" });
+    expect(seen).toEqual(["case-01", "HELLO", "/tmp/ws", true]);
+    expect(result.out.endsWith("\n")).toBe(true);
+    expect(result.out.trim().split("\n")).toHaveLength(1);
+    const response = parseWire(RubricResponseSchema, JSON.parse(result.out));
+    expect(response.score.failure_modes).toEqual([{ code: "minor", severity: "info", detail: null }]);
+  });
+
+  it("awaits an async score", async () => {
+    const result = await run({ score: async () => goodScore }, JSON.stringify(VALID_REQUEST));
+    expect(result.code).toBe(0);
+  });
+
+  const failing: Rubric = { score: () => goodScore };
+  it.each([
+    ["empty stdin", null, RUBRIC_EXIT.badRequest, /empty stdin/],
+    ["not JSON", "{nope", RUBRIC_EXIT.badRequest, /stdin is not JSON/],
+    ["a wrong schema_version", JSON.stringify({ ...VALID_REQUEST, schema_version: "v0" }), RUBRIC_EXIT.badRequest, /invalid request: schema_version/],
+    ["an unknown field", JSON.stringify({ ...VALID_REQUEST, llm_confidence: 1 }), RUBRIC_EXIT.badRequest, /llm_confidence/],
+    ["a case without case_digest", JSON.stringify({ ...VALID_REQUEST, case: { ...VALID_REQUEST.case, case_digest: undefined } }), RUBRIC_EXIT.badRequest, /case\.case_digest/],
+  ])("bad input (%s): exit %i, exactly one stderr line, nothing on stdout", async (_label, input, code, message) => {
+    const result = await run(failing, input);
+    expect(result.code).toBe(code);
+    expect(result.out).toBe("");
+    expect(result.err.split("\n")).toEqual([expect.stringMatching(message), ""]);
+    expect(result.err).toMatch(/^rubric: /);
+  });
+
+  it.each<[string, () => unknown, number, RegExp]>([
+    ["score out of range", () => ({ ...goodScore, score: 1.5 }), RUBRIC_EXIT.badScore, /invalid BenchScore: score: /],
+    ["a smuggled field", () => ({ ...goodScore, llm_confidence: 0.9 }), RUBRIC_EXIT.badScore, /llm_confidence/],
+    ["a bad severity", () => ({ ...goodScore, failure_modes: [{ code: "x", severity: "fatal" }] }), RUBRIC_EXIT.badScore, /failure_modes\.0\.severity/],
+    ["nothing", () => undefined, RUBRIC_EXIT.badScore, /invalid BenchScore/],
+    ["a throw", () => { throw new TypeError("boom\nsecond line"); }, RUBRIC_EXIT.rubricFailed, /score\(\) threw TypeError: boom$/],
+    ["a thrown string", () => { throw "plain"; }, RUBRIC_EXIT.rubricFailed, /score\(\) threw plain/],
+  ])("rubric fault (%s): exit %i with one stderr line", async (_label, score, code, message) => {
+    const result = await run({ score: score as Rubric["score"] }, JSON.stringify(VALID_REQUEST));
+    expect(result.code).toBe(code);
+    expect(result.out).toBe("");
+    expect(result.err.trimEnd().split("\n")).toHaveLength(1);
+    expect(result.err.trimEnd()).toMatch(message);
+  });
+
+  it("refuses an oversized request without buffering it all", async () => {
+    const stdin = new PassThrough();
+    let err = "";
+    const done = runRubric(failing, { stdin, stdout: { write: () => true }, stderr: { write: (chunk: string) => (err += chunk) } });
+    const chunk = Buffer.alloc(8 * 1024 * 1024, 0x20);
+    for (let index = 0; index < 9; index += 1) stdin.write(chunk);
+    stdin.end();
+    expect(await done).toBe(RUBRIC_EXIT.badRequest);
+    expect(err).toMatch(/larger than/);
+  });
+
+  it("accepts string chunks", async () => {
+    const result = await run(failing, JSON.stringify(VALID_REQUEST));
+    expect(result.code).toBe(0);
+  });
+});
+
+describe("JSON Schemas for rubrics in other languages", () => {
+  it("describe the request and the response, with stable ids", () => {
+    const request = rubricRequestJsonSchema();
+    const response = rubricResponseJsonSchema();
+    expect(request.$id).toBe("urn:evalgate:schema:rubric-request");
+    expect(response.$id).toBe("urn:evalgate:schema:rubric-response");
+    expect(request).toMatchObject({ type: "object", additionalProperties: false, required: expect.arrayContaining(["schema_version", "case", "harness_output", "context"]) });
+    expect(JSON.stringify(response)).toContain("evalgate.rubric_response.v1");
+  });
+});
