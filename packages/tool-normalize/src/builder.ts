@@ -1,4 +1,5 @@
 // Accumulates one transcript from parsed events; every format parser feeds one of these.
+import { createHash } from "node:crypto";
 import { parseWire, TRANSCRIPT_SCHEMA_VERSION, TranscriptSchema } from "@eval/models";
 import type { Transcript, TranscriptFormat, TranscriptInput } from "@eval/models";
 import { normalizeToolCall } from "./normalize.ts";
@@ -56,7 +57,7 @@ export function excerpt(text: string, limit: number): string {
 
 /** What identifies a streamed block for de-duplication, without holding a long block whole. */
 function blockKey(text: string): string {
-  return text.length <= 256 ? text : detached(`${text.slice(0, 256)}\u0000${text.length}`);
+  return text.length <= 64 ? text : `sha256:${createHash("sha256").update(text).digest("base64")}`;
 }
 
 function boundInput(input: Record<string, unknown>): Record<string, unknown> {

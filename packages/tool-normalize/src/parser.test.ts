@@ -173,6 +173,13 @@ describe("duplicates count once", () => {
     expect(transcript.usage).toMatchObject({ input_tokens: 20, output_tokens: 10 });
   });
 
+  it("keeps two different long blocks of one message even when they start alike", () => {
+    const block = (tail: string) => ({ type: "assistant", message: { id: "m1", content: [{ type: "text", text: `${"same prefix ".repeat(30)}${tail}` }] } });
+    const transcript = parse("claude-session-jsonl", [block("A"), block("B"), block("A")]);
+    expect(transcript.messages).toHaveLength(1);
+    expect(transcript.messages[0]?.text.split("\n")).toHaveLength(2);
+  });
+
   it("Copilot: toolRequests + execution_start + execution_complete is one call; skill.invoked after a skill call adds none", () => {
     const request = { type: "assistant.message", data: { messageId: "a1", content: "", toolRequests: [{ toolCallId: "c1", name: "skill", arguments: { skill: "pdf" } }] } };
     const transcript = parse("copilot-events-jsonl", [
