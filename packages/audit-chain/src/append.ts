@@ -1,12 +1,12 @@
 import { mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { BenchRunReportSchema, CHAIN_RECORD_SCHEMA_VERSION, ChainRecordSchema, GENESIS_PREV_HASH, formatIssues, parseWire, safeParseWire } from "@eval/models";
-import type { BenchRunReportInput, ChainRecord } from "@eval/models";
+import type { BenchRunReport, BenchRunReportInput, ChainRecord } from "@eval/models";
 import { EvalError } from "@eval/errors";
 import lockfile from "proper-lockfile";
 import { ChainConflict, ChainTampered } from "./errors.ts";
 import { writeFileExclusive } from "./exclusive-file.ts";
-import { canonicalJson, chainHashOf, contentHashOfReport } from "./hashing.ts";
+import { blake3Digest, canonicalJson, chainHashOf, loadHashing } from "./hashing.ts";
 import { listRuns } from "./listing.ts";
 import { checkRecordFile, recordFileName } from "./record-file.ts";
 
@@ -26,6 +26,7 @@ export interface ChainHead {
  * and its sequence must equal the number of records before it. `verifyChain` walks the whole chain.
  */
 export async function readChainHead(runsDir: string): Promise<ChainHead> {
+  await loadHashing();
   const { records } = await listRuns(runsDir);
   const newest = records.at(-1);
   if (newest === undefined) return { head: GENESIS_PREV_HASH, nextSequence: 0, records: 0, recordedAt: null, hostFingerprint: null };
@@ -38,6 +39,36 @@ export async function readChainHead(runsDir: string): Promise<ChainHead> {
     );
   }
   return { head: check.record.chainHash, nextSequence: records.length, records: records.length, recordedAt: check.record.recordedAt, hostFingerprint: check.record.hostFingerprint };
+}
+
+export interface RecordPlacement {
+  readonly prevHash: string;
+  readonly sequence: number;
+  /** `YYYY-MM-DDTHH:MM:SS.mmmZ`. */
+  readonly recordedAt: string;
+  readonly hostFingerprint: string;
+}
+
+/**
+ * The record a report becomes at a given place in a chain, its file name and its exact file bytes
+ * (RFC 8785 canonical JSON + LF). Pure: `appendRunRecord` writes what this returns.
+ */
+export async function buildChainRecord(report: BenchRunReportInput | BenchRunReport, placement: RecordPlacement): Promise<{ record: ChainRecord; fileName: string; text: string }> {
+  await loadHashing();
+  const valid = parseWire(BenchRunReportSchema, report);
+  const contentHash = blake3Digest(canonicalJson({ ...valid, chain_head: null }));
+  const chainHash = chainHashOf(placement.prevHash, contentHash);
+  const record = parseWire(ChainRecordSchema, {
+    schema_version: CHAIN_RECORD_SCHEMA_VERSION,
+    sequence: placement.sequence,
+    host_fingerprint: placement.hostFingerprint,
+    recorded_at: placement.recordedAt,
+    prev_hash: placement.prevHash,
+    content_hash: contentHash,
+    chain_hash: chainHash,
+    report: { ...valid, chain_head: chainHash },
+  });
+  return { record, fileName: recordFileName(placement.recordedAt, chainHash), text: `${canonicalJson(record)}\n` };
 }
 
 export interface AppendOptions {
@@ -108,26 +139,15 @@ export async function appendRunRecord(report: BenchRunReportInput, options: Appe
     // Strictly increasing, even if the clock steps back: name order must stay chain order.
     const recordedAtMs = head.recordedAt === null ? now : Math.max(now, Date.parse(head.recordedAt) + 1);
     const recordedAt = new Date(recordedAtMs).toISOString();
-    const contentHash = contentHashOfReport(valid);
-    const chainHash = chainHashOf(head.head, contentHash);
-    const record = parseWire(ChainRecordSchema, {
-      schema_version: CHAIN_RECORD_SCHEMA_VERSION,
-      sequence: head.nextSequence,
-      host_fingerprint: options.hostFingerprint,
-      recorded_at: recordedAt,
-      prev_hash: head.head,
-      content_hash: contentHash,
-      chain_hash: chainHash,
-      report: { ...valid, chain_head: chainHash },
-    });
+    const built = await buildChainRecord(valid, { prevHash: head.head, sequence: head.nextSequence, recordedAt, hostFingerprint: options.hostFingerprint });
     if (lockState.compromised !== null) throw new ChainConflict(`lost the audit-chain lock while appending: ${lockState.compromised.message}`, { runsDir });
-    const path = await writeFileExclusive(runsDir, recordFileName(recordedAt, chainHash), `${canonicalJson(record)}\n`, {
+    const path = await writeFileExclusive(runsDir, built.fileName, built.text, {
       mode: 0o600,
       stagingDir: join(runsDir, STAGING_DIR),
     }).catch((error: unknown) => {
       throw new EvalError("EVAL_IO", `cannot write the audit record in ${runsDir}: ${(error as Error).message}`, { cause: error });
     });
-    return { record, path };
+    return { record: built.record, path };
   } finally {
     await release().catch(() => {});
   }

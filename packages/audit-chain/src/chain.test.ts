@@ -154,7 +154,7 @@ describe("verifyChain", () => {
     // A forger who recomputes every hash can write any content; strict still rejects invalid data.
     const { contentHashOfReport, chainHashOf, recordFileName } = await import("./index.ts");
     const report = { ...makeReport({ prev_hash: GENESIS_PREV_HASH }), mean_score: 7 } as Record<string, unknown>;
-    const content = contentHashOfReport(report);
+    const content = await contentHashOfReport(report);
     const chain = chainHashOf(GENESIS_PREV_HASH, content);
     const recordedAt = "2026-11-01T00:00:00.000Z";
     const record = { schema_version: "evalgate.chain_record.v1", sequence: 0, host_fingerprint: HOST, recorded_at: recordedAt, prev_hash: GENESIS_PREV_HASH, content_hash: content, chain_hash: chain, report: { ...report, chain_head: chain } };

@@ -1,5 +1,5 @@
-export { appendRunRecord, readChainHead } from "./append.ts";
-export type { AppendOptions, ChainHead } from "./append.ts";
+export { appendRunRecord, buildChainRecord, readChainHead } from "./append.ts";
+export type { AppendOptions, ChainHead, RecordPlacement } from "./append.ts";
 export { ChainConflict, ChainTampered } from "./errors.ts";
 export type { ChainFault } from "./errors.ts";
 export { chainHashOf, contentHashOfReport } from "./hashing.ts";

@@ -1,5 +1,5 @@
 // Seeded random tampering: every mutation of a 60-record chain must be detected and the bad file named.
-import { cpSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, truncateSync, unlinkSync, writeFileSync } from "node:fs";
+import { cpSync, linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -29,6 +29,20 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 type Mutation = { kind: string; expectBad: readonly string[]; expectHead?: string };
 
+/**
+ * A fresh copy of the base chain made of hard links (fast); every write below goes through
+ * `replaceFile`, which unlinks first, so a mutation never reaches the shared base files.
+ */
+function freshCopy(dir: string): void {
+  mkdirSync(dir);
+  for (const name of names) linkSync(join(base, name), join(dir, name));
+}
+
+function replaceFile(path: string, data: Buffer | string): void {
+  unlinkSync(path);
+  writeFileSync(path, data, { mode: 0o600 });
+}
+
 function recordedAtOf(name: string): number {
   return JSON.parse(readFileSync(join(base, name), "utf8")).recorded_at ? Date.parse(JSON.parse(readFileSync(join(base, name), "utf8")).recorded_at) : Number.NaN;
 }
@@ -45,7 +59,7 @@ function successorOrHead(index: number): Mutation {
   return index < names.length - 1 ? { kind: "", expectBad: [names[index + 1]!] } : { kind: "", expectBad: [names[index - 1]!], expectHead: head };
 }
 
-function mutate(dir: string, random: () => number): Mutation {
+async function mutate(dir: string, random: () => number): Promise<Mutation> {
   const pick = () => Math.floor(random() * names.length);
   const index = pick();
   const name = names[index]!;
@@ -57,7 +71,7 @@ function mutate(dir: string, random: () => number): Mutation {
       const bytes = readFileSync(path);
       const offset = Math.floor(random() * bytes.length);
       bytes[offset] = bytes[offset]! ^ (1 + Math.floor(random() * 255));
-      writeFileSync(path, bytes);
+      replaceFile(path, bytes);
       return { kind, expectBad: [name] };
     }
     case "delete":
@@ -67,8 +81,8 @@ function mutate(dir: string, random: () => number): Mutation {
       let other = pick();
       while (other === index) other = pick();
       const a = readFileSync(path);
-      writeFileSync(path, readFileSync(join(dir, names[other]!)));
-      writeFileSync(join(dir, names[other]!), a);
+      replaceFile(path, readFileSync(join(dir, names[other]!)));
+      replaceFile(join(dir, names[other]!), a);
       return { kind, expectBad: [name, names[other]!] };
     }
     case "duplicate": {
@@ -81,7 +95,7 @@ function mutate(dir: string, random: () => number): Mutation {
       const position = 1 + Math.floor(random() * (names.length - 1));
       const before = JSON.parse(readFileSync(join(dir, names[position - 1]!), "utf8"));
       const report = { ...makeReport({ prev_hash: before.chain_hash, run_id: "forged" }), mean_score: 1 };
-      const contentHash = contentHashOfReport(report);
+      const contentHash = await contentHashOfReport(report);
       const chainHash = chainHashOf(before.chain_hash, contentHash);
       const recordedAt = new Date(Date.parse(before.recorded_at) + 1 + Math.floor(random() * 998)).toISOString();
       const record = { schema_version: "evalgate.chain_record.v1", sequence: position, host_fingerprint: HOST, recorded_at: recordedAt, prev_hash: before.chain_hash, content_hash: contentHash, chain_hash: chainHash, report: { ...report, chain_head: chainHash } };
@@ -108,8 +122,8 @@ function mutate(dir: string, random: () => number): Mutation {
       renameSync(path, join(dir, `.${name}`));
       return { ...successorOrHead(index), kind };
     case "truncate": {
-      const size = readFileSync(path).length;
-      truncateSync(path, Math.floor(random() * size));
+      const bytes = readFileSync(path);
+      replaceFile(path, bytes.subarray(0, Math.floor(random() * bytes.length)));
       return { kind, expectBad: [name] };
     }
     default:
@@ -125,8 +139,8 @@ it(`detects ${MUTATIONS} seeded random mutations of a ${RECORDS}-record chain, e
   const byKind = new Map<string, number>();
   for (let trial = 0; trial < MUTATIONS; trial += 1) {
     const dir = join(root, `m${trial}`);
-    cpSync(base, dir, { recursive: true });
-    const mutation = mutate(dir, random);
+    freshCopy(dir);
+    const mutation = await mutate(dir, random);
     byKind.set(mutation.kind, (byKind.get(mutation.kind) ?? 0) + 1);
     const result = await verifyChain({ runsDir: dir, ...(mutation.expectHead === undefined ? {} : { expectHead: mutation.expectHead }) });
     if (result.ok || !mutation.expectBad.includes(result.firstBad!.file)) {
@@ -135,6 +149,7 @@ it(`detects ${MUTATIONS} seeded random mutations of a ${RECORDS}-record chain, e
     rmSync(dir, { recursive: true, force: true });
   }
   expect(missed).toEqual([]);
+  expect(await verifyChain({ runsDir: base, strict: true })).toMatchObject({ ok: true, records: RECORDS });
   expect([...byKind.keys()].sort()).toEqual(["delete", "duplicate", "flip", "insert", "insert-junk", "rename", "rename-foreign", "rename-hidden", "swap", "truncate"]);
 }, 300_000);
 

@@ -63,6 +63,28 @@ function keysInCanonicalOrder(value: unknown): boolean {
   return true;
 }
 
+/**
+ * The canonical text of `report` with `chain_head` null, cut out of the record's canonical text
+ * (`body`, already proven equal to JSON.stringify of the record with canonical key order) instead of
+ * serializing the report a second time. The cut is exact: the report is the value between
+ * `"report":` and the two envelope fields after it, and `chain_head` sits after the keys that sort
+ * before it, whose serialized lengths are measured. Null when the layout is not the expected one.
+ */
+function reportTextWithNullHead(body: string, report: Record<string, unknown>, schemaVersion: string, sequence: number): string | null {
+  const tail = `,"schema_version":${JSON.stringify(schemaVersion)},"sequence":${sequence}}`;
+  const start = body.indexOf(',"report":{');
+  if (start === -1 || !body.endsWith(tail)) return null;
+  const text = body.slice(start + ',"report":'.length, body.length - tail.length);
+  let offset = 1;
+  for (const key of Object.keys(report)) {
+    if (key === "chain_head") break;
+    offset += JSON.stringify(key).length + 1 + JSON.stringify(report[key]).length + 1;
+  }
+  const head = `"chain_head":${JSON.stringify(report.chain_head)}`;
+  if (!text.startsWith(head, offset)) return null;
+  return `${text.slice(0, offset)}"chain_head":null${text.slice(offset + head.length)}`;
+}
+
 function clip(text: string): string {
   return text.length > 120 ? `${text.slice(0, 117)}...` : text;
 }
@@ -102,7 +124,7 @@ export function checkRecordFile(file: string, raw: Buffer, strict: boolean): Rec
   // Integer-like keys (which JS reorders) fall through to the library.
   let reportForHash: string;
   if (keysInCanonicalOrder(value) && JSON.stringify(value) === body) {
-    reportForHash = JSON.stringify({ ...report, chain_head: null });
+    reportForHash = reportTextWithNullHead(body, report, schema_version, sequence) ?? JSON.stringify({ ...report, chain_head: null });
   } else {
     const canonical = canonicalJson(value);
     if (canonical !== body) {
