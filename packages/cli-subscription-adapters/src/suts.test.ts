@@ -160,6 +160,13 @@ describe("live SUT with --record, then replay", () => {
       stderr: "",
       diff: "",
     });
+    // A drifted recorded stream still replays, with a warning.
+    const warnings: EvalWarning[] = [];
+    const drifted = readCassette(join(caseDir, "cassette"));
+    writeCassette(join(caseDir, "cassette"), { ...drifted, stdout: `${drifted.stdout}{"type":"hologram"}\n` });
+    expect((await createReplaySut({ onWarning: (warning) => warnings.push(warning) }).run(invocation(benchCase))).trial_class).toBe("format_drift");
+    expect(warnings.map((warning) => warning.code)).toEqual(["replay.cassette_not_clean"]);
+    writeCassette(join(caseDir, "cassette"), drifted);
     // Writing again replaces the old cassette atomically.
     writeCassette(join(caseDir, "cassette"), { ...readCassette(join(caseDir, "cassette")) });
     expect(readdirSync(caseDir).filter((name) => name.startsWith("cassette"))).toEqual(["cassette"]);

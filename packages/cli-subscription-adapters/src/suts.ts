@@ -3,6 +3,7 @@ import { blake3 } from "@noble/hashes/blake3.js";
 import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils.js";
 import type { AgentAdapterName, SutInvocation, SutOutput, SystemUnderTest } from "@eval/models";
 import type { WarningSink } from "@eval/errors";
+import { ignoreWarnings } from "@eval/errors";
 import { getAdapter } from "./adapters.ts";
 import { CliSubscriptionBackend } from "./backend.ts";
 import type { CliSubscriptionBackendOptions, TrialResult } from "./backend.ts";
@@ -106,7 +107,7 @@ export function createLiveSut(options: LiveSutOptions): SystemUnderTest {
  * recorded workspace diff to the invocation's workspace (a diff that does not apply throws).
  */
 export function createReplaySut(options: { readonly onWarning?: WarningSink } = {}): SystemUnderTest {
-  void options;
+  const warn = options.onWarning ?? ignoreWarnings;
   return {
     label: "replay",
     digest: blake3Digest("evalgate.replay-sut.v1"),
@@ -136,6 +137,13 @@ export function createReplaySut(options: { readonly onWarning?: WarningSink } = 
         },
         { adapter: adapter.name, cli_version: cassette.meta.cli_version, case_id: invocation.benchCase.case_id },
       );
+      if (judged.classification.trial_class !== "parse_success") {
+        warn({
+          code: "replay.cassette_not_clean",
+          message: `cassette ${dir} replays as ${judged.classification.trial_class}: ${judged.classification.reason}`,
+          details: { case_id: invocation.benchCase.case_id, trial_class: judged.classification.trial_class },
+        });
+      }
       try {
         applyUnifiedDiff(invocation.workspacePath, cassette.diff);
       } catch (error) {
