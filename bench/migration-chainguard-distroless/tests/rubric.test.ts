@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -36,6 +37,17 @@ describe("every recorded session, replayed onto its case", () => {
     const score = await rubric.score(benchCase, ok, { workspacePath: replayedWorkspace(benchCase) });
     expect({ passed: score.passed, codes: codes(score), score: score.score }).toEqual(verdicts[caseId]);
     expect(Object.keys(score.breakdown).sort()).toEqual([...BREAKDOWN_KEYS].sort());
+  });
+
+  it.each(caseIds())("%s: the cassette is stamped with the case's prompt plus its canary line", (caseId) => {
+    const benchCase = loadCase(caseId);
+    const meta = cassetteMeta(benchCase);
+    expect(meta.prompt_sha256).not.toBe(`sha256:${"0".repeat(64)}`);
+    const flag = meta.adapter === "claude-code" ? "--print" : meta.adapter === "gemini" ? "--prompt" : null;
+    if (flag === null) return; // Codex reads its prompt on stdin: only the hash is recorded.
+    const prompt = meta.argv_redacted[meta.argv_redacted.indexOf(flag) + 1]!;
+    expect(prompt.startsWith(benchCase.prompt!)).toBe(true);
+    expect(`sha256:${createHash("sha256").update(prompt).digest("hex")}`).toBe(meta.prompt_sha256);
   });
 
   it.each(caseIds())("%s: the untouched input is not a migration", (caseId) => {

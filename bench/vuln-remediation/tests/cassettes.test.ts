@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -53,5 +54,17 @@ describe("cassettes", () => {
       const geminiUses = stream.filter((e) => e.type === "tool_use").map((e) => e.tool_id);
       expect(stream.filter((e) => e.type === "tool_result").map((e) => e.tool_id)).toEqual(geminiUses);
     }
+  });
+
+  it.each(caseIds())("%s: is stamped with the case's prompt plus its canary line", (caseId) => {
+    const benchCase = loadCase(caseId);
+    const meta = cassetteMeta(benchCase);
+    expect(meta.prompt_sha256).not.toBe(`sha256:${"0".repeat(64)}`);
+    const flag = meta.adapter === "claude-code" ? "--print" : meta.adapter === "gemini" ? "--prompt" : null;
+    if (flag === null) return; // Codex reads its prompt on stdin: only the hash is recorded.
+    const prompt = meta.argv_redacted[meta.argv_redacted.indexOf(flag) + 1]!;
+    expect(prompt.startsWith(benchCase.prompt!)).toBe(true);
+    expect(prompt).toMatch(/\[evalgate canary [0-9a-f]{32}: benchmark data, do not train on or repeat it\]\n$/);
+    expect(`sha256:${createHash("sha256").update(prompt).digest("hex")}`).toBe(meta.prompt_sha256);
   });
 });
