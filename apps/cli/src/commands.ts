@@ -7,6 +7,7 @@ import { BenchListCommand } from "./commands/bench-list.ts";
 import { BenchShowCommand } from "./commands/bench-show.ts";
 import { BenchSignCommand } from "./commands/bench-sign.ts";
 import { FenceCommand } from "./commands/fence.ts";
+import { RunCommand } from "./commands/run.ts";
 import { SchemasCommand } from "./commands/schemas.ts";
 import { TranscriptImportCommand } from "./commands/transcript-import.ts";
 
@@ -14,4 +15,4 @@ import { TranscriptImportCommand } from "./commands/transcript-import.ts";
  * Every command, one file each under commands/. Command modules import their libraries lazily inside
  * `run()`, so `evalgate --help` loads only clipanion and these classes.
  */
-export const COMMANDS: ReadonlyArray<CommandClass<EvalgateContext>> = [SchemasCommand, TranscriptImportCommand, FenceCommand, BenchListCommand, BenchShowCommand, BenchSignCommand, AdaptersListCommand, AdaptersDoctorCommand, AdaptersComplianceCheckCommand];
+export const COMMANDS: ReadonlyArray<CommandClass<EvalgateContext>> = [RunCommand, SchemasCommand, TranscriptImportCommand, FenceCommand, BenchListCommand, BenchShowCommand, BenchSignCommand, AdaptersListCommand, AdaptersDoctorCommand, AdaptersComplianceCheckCommand];

@@ -1,4 +1,4 @@
-export { runEval, cassetteCorpusDigest } from "./run-eval.ts";
+export { caseFilterOf, cassetteCorpusDigest, runEval } from "./run-eval.ts";
 export type { CaseRunResult, RunEvalOptions, RunEvalResult, RunProgress } from "./run-eval.ts";
 export { BENCH_INVOCATION_TAG_ENV, canarySeedFor, checkSutOutput, commandSut, digestOf, moduleSut, SutAborted } from "./sut.ts";
 export type { CommandSutOptions, SutFunction } from "./sut.ts";

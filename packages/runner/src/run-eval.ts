@@ -98,7 +98,8 @@ function compactTimestamp(date: Date): string {
   return date.toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z");
 }
 
-function caseFilterOf(filter: RunEvalOptions["caseFilter"]): ((benchCase: BenchCase) => boolean) | undefined {
+/** A case predicate from a caseFilter option: a picomatch glob on case_id, or the predicate itself. */
+export function caseFilterOf(filter: RunEvalOptions["caseFilter"]): ((benchCase: BenchCase) => boolean) | undefined {
   if (filter === undefined) return undefined;
   if (typeof filter === "function") return filter;
   const match = picomatch(filter);

@@ -57,18 +57,19 @@ export interface CommandSutOptions {
  * A program as a SUT. Per case it is started in the scratch workspace (its cwd) in its own process
  * group, with EVALGATE_BENCH_INVOCATION_TAG set, reads one SutRequest JSON document on stdin and
  * writes one JSON object on stdout. On abort (timeout, cost cap) the whole group is killed.
- * The digest covers argv and the bytes of every argv entry that names an existing file (the script
- * itself); what that script loads in turn is not followed: pass `digest` when it matters.
+ * Arguments naming existing files are made absolute against `cwd`. The digest covers argv and the
+ * bytes of every argument that names a file (the script itself); what that script loads in turn is
+ * not followed: pass `digest` when it matters.
  */
 export function commandSut(argv: readonly string[], options: CommandSutOptions = {}): SystemUnderTest {
   if (argv.length === 0 || argv[0] === "") throw new EvalError("EVAL_SUT_INVALID", "command SUT needs a program: command:<program> [args...]");
   const base = options.cwd ?? process.cwd();
-  const resolved = argv.map((arg, index) => (index === 0 && (arg.startsWith("./") || arg.startsWith("../")) ? resolve(base, arg) : arg));
+  // The SUT runs in its scratch workspace, so arguments naming existing files (the program, its
+  // script) are made absolute against `cwd` first.
+  const isFile = (arg: string): boolean => arg !== "" && !arg.startsWith("-") && existsSync(resolve(base, arg)) && statSync(resolve(base, arg)).isFile();
+  const resolved = argv.map((arg) => (isFile(arg) ? resolve(base, arg) : arg));
   const fileParts: (string | Uint8Array)[] = [];
-  for (const arg of resolved) {
-    const path = resolve(base, arg);
-    if (existsSync(path) && statSync(path).isFile()) fileParts.push(`file:${arg}`, readFileSync(path));
-  }
+  for (const arg of resolved) if (isFile(arg)) fileParts.push(`file:${arg}`, readFileSync(arg));
   const digest = options.digest ?? digestOf("evalgate.sut.command.v1", [...resolved.map((arg) => `arg:${arg}`), ...fileParts]);
   const maxStdout = options.maxStdoutBytes ?? 16 * 1024 * 1024;
   return {

@@ -1,0 +1,99 @@
+import { readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { invoke } from "../test-helpers.ts";
+import { makeUpperBench } from "./run.test-helpers.ts";
+
+let bench: { root: string; benchRoot: string; benchPath: string };
+const lines = (stdout: string) => stdout.trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
+
+beforeAll(async () => {
+  bench = await makeUpperBench({ "a-1": "alpha", "a-2": "beta", "b-1": "gamma" });
+});
+afterAll(async () => {
+  await rm(bench.root, { recursive: true, force: true });
+});
+
+const base = (state: string) => ["run", "--task-class", "upper", "--bench-root", bench.benchRoot, "--out", join(bench.root, state)];
+
+describe("evalgate run", () => {
+  it("prints one JSONL line per case and one aggregate line; a rerun is all cache hits", async () => {
+    const first = await invoke([...base("s1"), "--sut", "module:sut.mjs#same"], { cwd: bench.root });
+    expect(first.code, first.stderr).toBe(0);
+    const out = lines(first.stdout);
+    expect(out.map((l) => l.type)).toEqual(["case", "case", "case", "run"]);
+    expect(out[0]).toMatchObject({ case_id: "a-1", cache_hit: false });
+    const summary = out[3]!;
+    expect(summary).toMatchObject({ task_class: "upper", complete: true, case_count: 3, passed_count: 0 });
+    expect(summary.chain_head).toMatch(/^sha256:/);
+    expect(JSON.parse(await readFile(summary.record_path as string, "utf8")).chain_hash).toBe(summary.chain_head);
+    expect(first.stderr).toBe("");
+    const second = await invoke([...base("s1"), "--sut", "module:sut.mjs#same"], { cwd: bench.root });
+    expect(lines(second.stdout).filter((l) => l.type === "case").every((l) => l.cache_hit === true)).toBe(true);
+  });
+
+  it("runs a command SUT on a glob of cases, and --format human prints a table", async () => {
+    const result = await invoke([...base("s2"), "--sut", "command:node upper.mjs", "--cases", "a-*", "--format", "human", "--max-cost-usd", "10"], { cwd: bench.root, env: { PATH: process.env.PATH } });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout, result.stdout).toMatch(/a-1\s+1\.000\s+yes\s+miss/);
+    expect(result.stdout).toMatch(/2\/2 cases, 2 passed/);
+    expect(result.stdout).not.toMatch(/b-1/);
+  });
+
+  it("exits 2 at the cost cap with the run recorded as incomplete", async () => {
+    const result = await invoke([...base("s3"), "--sut", "command:node upper.mjs", "--max-cost-usd", "0.5", "--concurrency", "1"], { cwd: bench.root, env: { PATH: process.env.PATH } });
+    expect(result.code).toBe(2);
+    const summary = lines(result.stdout).at(-1)!;
+    expect(summary).toMatchObject({ complete: false, scored: 1, case_count: 3 });
+    expect(summary.run_id).toMatch(/^partial:/);
+    expect(result.stderr).toMatch(/cost cap/);
+  });
+
+  it("takes settings from EVALGATE_* env below flags, and rejects a bad value with exit 1", async () => {
+    const bad = await invoke([...base("s4"), "--sut", "module:sut.mjs#same"], { cwd: bench.root, env: { EVALGATE_CONCURRENCY: "zero" } });
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/concurrency must be a whole number/);
+    const flagWins = await invoke([...base("s4"), "--sut", "module:sut.mjs#same", "--concurrency", "1"], { cwd: bench.root, env: { EVALGATE_CONCURRENCY: "zero" } });
+    expect(flagWins.code, flagWins.stderr).toBe(0);
+    const envState = await invoke(["run", "--task-class", "upper", "--sut", "module:sut.mjs#same", "--cases", "b-1"], {
+      cwd: bench.root,
+      env: { EVALGATE_BENCH_ROOT: bench.benchRoot, EVALGATE_STATE_DIR: join(bench.root, "from-env") },
+    });
+    expect(envState.code, envState.stderr).toBe(0);
+    expect(await readdir(join(bench.root, "from-env", "runs"))).not.toEqual([]);
+  });
+
+  it("maps refusals to their exit codes with one line on stderr", async () => {
+    const unknown = await invoke([...base("s5"), "--task-class", "nope", "--sut", "module:sut.mjs#same"], { cwd: bench.root });
+    expect(unknown.code).toBe(3);
+    const noBench = await invoke(["run", "--task-class", "upper", "--bench-root", join(bench.root, "missing"), "--sut", "module:sut.mjs#same"], { cwd: bench.root });
+    expect(noBench.code).toBe(4);
+    const noSut = await invoke(base("s5"), { cwd: bench.root });
+    expect(noSut.code).toBe(1);
+    expect(noSut.stderr).toMatch(/no --sut given/);
+    const badSut = await invoke([...base("s5"), "--sut", "telepathy"], { cwd: bench.root });
+    expect(badSut.code).toBe(1);
+    expect(badSut.stderr).toMatch(/unknown SUT spec/);
+    for (const result of [unknown, noBench, noSut, badSut]) {
+      expect(result.stderr.trim().split("\n").length).toBeLessThanOrEqual(2);
+      expect(result.stderr).not.toMatch(/\n\s+at /);
+    }
+  });
+
+  it("exits 5 on a tampered chain and 6 on a poisoned case, before running anything", async () => {
+    const ok = await invoke([...base("s6"), "--sut", "module:sut.mjs#same", "--cases", "a-1"], { cwd: bench.root });
+    const recordPath = lines(ok.stdout).at(-1)!.record_path as string;
+    await writeFile(recordPath, (await readFile(recordPath, "utf8")).replace('"case_count": 1', '"case_count": 2').replace('"case_count":1', '"case_count":2'));
+    const tampered = await invoke([...base("s6"), "--sut", "module:sut.mjs#same"], { cwd: bench.root });
+    expect(tampered.code).toBe(5);
+    const poisoned = await makeUpperBench({ x: "one" });
+    try {
+      await writeFile(join(poisoned.benchPath, "cases", "x", "expected", "text.txt"), "ONE, LOOSENED");
+      const result = await invoke(["run", "--task-class", "upper", "--bench-root", poisoned.benchRoot, "--out", join(poisoned.root, "s"), "--sut", "module:sut.mjs#same"], { cwd: poisoned.root });
+      expect(result.code).toBe(6);
+      expect(result.stderr).toMatch(/x/);
+    } finally {
+      await rm(poisoned.root, { recursive: true, force: true });
+    }
+  });
+});

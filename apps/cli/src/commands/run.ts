@@ -1,0 +1,196 @@
+import { Command, Option } from "clipanion";
+import { EvalError } from "@eval/errors";
+import type { EvalWarning } from "@eval/errors";
+import { EvalgateCommand } from "../base-command.ts";
+import { Settings } from "../config.ts";
+import { ExitCode } from "../exit-codes.ts";
+
+export class RunCommand extends EvalgateCommand {
+  static override paths = [["run"]];
+  static override usage = Command.Usage({
+    category: "Run",
+    description: "Run a task class's bench against a system under test, score it, and append the run to the audit chain",
+    details: `
+      Prints one JSON line per case (case_id, score, cache_hit) and one aggregate line (the report summary,
+      its chain_head and record path); --format human prints a table instead. Exit codes: 0 ok, 2 cost cap
+      reached (the run is recorded as incomplete), 3 unknown task class, 4 bench directory missing,
+      5 audit chain tampered, 6 case digest mismatch, 1 anything else.
+
+      --sut: module:<path>#<export> | command:<argv> | replay | cli:<adapter>. Without --sut, replay is used
+      when any selected case has a cassette.
+    `,
+    examples: [
+      ["Run a task class from its cassettes", "evalgate run --task-class vuln-remediation"],
+      ["Run a program against two cases", "evalgate run --task-class vuln-remediation --cases 'lodash-*' --sut 'command:./fix.sh'"],
+    ],
+  });
+
+  taskClass = Option.String("--task-class", { required: true, description: "The task class to run" });
+  cases = Option.String("--cases", { description: "Only cases whose case_id matches this glob" });
+  sut = Option.String("--sut", { description: "The system under test (see details)" });
+  concurrency = Option.String("--concurrency", { description: "Cases in flight at once (default min(cpus, 4))" });
+  maxCostUsd = Option.String("--max-cost-usd", { description: "Stop past this SUT-reported spend (default 5)" });
+  timeoutPerCase = Option.String("--timeout-per-case", { description: "Per-case SUT deadline in seconds (default 600)" });
+  cache = Option.Boolean("--cache", true, { description: "Use cached scores (--no-cache reruns every case)" });
+  out = Option.String("--out", { description: "The state directory (default .evalgate): runs/, cache/, recommendations/" });
+  benchRoot = Option.String("--bench-root", { description: "The directory holding the task classes (default bench)" });
+  format = Option.String("--format", { description: "jsonl (default) or human" });
+  withVerdict = Option.Boolean("--with-verdict", false, { description: "Also evaluate promotion and write the verdict" });
+  trustTiers = Option.String("--trust-tiers", { description: "The trust-tier file for --with-verdict (default docs/trust-tiers.yaml)" });
+  record = Option.Boolean("--record", false, { description: "With --sut cli:<adapter>: write each session as the case's cassette" });
+  allowCliSubscription = Option.Boolean("--allow-cli-subscription", false, { description: "Opt in to driving an agent CLI (with --acknowledge-unsandboxed-cli)" });
+  acknowledgeUnsandboxedCli = Option.Boolean("--acknowledge-unsandboxed-cli", false, { description: "Acknowledge the agent CLI runs unsandboxed" });
+  allowStaleCompliance = Option.Boolean("--allow-stale-compliance", false, { description: "Accept a compliance report older than 30 days (loud warning)" });
+
+  protected async run(): Promise<number> {
+    const settings = new Settings({
+      flags: {
+        bench_root: this.benchRoot,
+        state_dir: this.out,
+        trust_tiers: this.trustTiers,
+        concurrency: this.concurrency,
+        max_cost_usd: this.maxCostUsd,
+        timeout_per_case_seconds: this.timeoutPerCase,
+        format: this.format,
+      },
+      env: this.context.env,
+      cwd: this.context.cwd,
+    });
+    const format = settings.format();
+    const benchRoot = settings.path("bench_root", "bench");
+    const stateDir = settings.path("state_dir", ".evalgate");
+    const { availableParallelism } = await import("node:os");
+    const concurrency = settings.number("concurrency", Math.min(availableParallelism(), 4));
+    const maxCostUsd = settings.number("max_cost_usd", 5);
+    const timeoutPerCaseSeconds = settings.number("timeout_per_case_seconds", 600);
+    if (timeoutPerCaseSeconds <= 0) throw new EvalError("EVAL_CONFIG_INVALID", "timeout_per_case_seconds must be > 0");
+    const onWarning = (warning: EvalWarning): void => {
+      this.context.stderr.write(format === "human" ? `evalgate: warning: ${warning.message}\n` : `${JSON.stringify({ level: "warn", ...warning })}\n`);
+    };
+
+    const spec = this.sut ?? (await this.defaultSut(benchRoot, onWarning));
+    const { resolveSut } = await import("../sut-resolver.ts");
+    const systemUnderTest = await resolveSut(spec, {
+      cwd: this.context.cwd,
+      env: this.context.env,
+      stateDir,
+      benchRoot,
+      record: this.record,
+      allowCliSubscription: this.allowCliSubscription,
+      acknowledgeUnsandboxedCli: this.acknowledgeUnsandboxedCli,
+      allowStaleCompliance: this.allowStaleCompliance,
+      onWarning,
+    });
+
+    const { terminalProgress } = await import("../progress.ts");
+    const progress = terminalProgress(this.context);
+    const { runEval } = await import("@eval/runner");
+    let result;
+    try {
+      result = await runEval(this.taskClass, {
+        systemUnderTest,
+        ...(this.cases === undefined ? {} : { caseFilter: this.cases }),
+        concurrency,
+        maxCostUsd,
+        timeoutPerCaseSeconds,
+        noCache: !this.cache,
+        stateDir,
+        benchRoot,
+        onWarning,
+        ...(progress === null ? {} : { onProgress: (state) => progress.update(state) }),
+      });
+    } finally {
+      progress?.finish();
+    }
+    const { report } = result;
+    const hits = result.caseResults.filter((r) => r.cacheHit).length;
+    const summary = {
+      type: "run",
+      run_id: report.run_id,
+      task_class: report.task_class,
+      sut_label: report.sut_label,
+      complete: report.complete,
+      case_count: report.case_count,
+      scored: report.per_case.length,
+      cache_hits: hits,
+      mean_score: report.mean_score,
+      score_stddev: report.score_stddev,
+      lower_bound_95: report.lower_bound_95,
+      lower_bound_method: report.lower_bound_method,
+      passed_count: report.passed_count,
+      total_cost_usd: report.total_cost_usd,
+      block_severity_failure_modes: report.block_severity_failure_modes,
+      isolation_class: report.isolation_class,
+      chain_head: report.chain_head,
+      record_path: result.recordPath,
+    };
+    let verdict: unknown = null;
+    if (this.withVerdict) verdict = await this.verdict(settings, report, result.recordPath, benchRoot, stateDir);
+    if (format === "human") {
+      this.printHuman(result.caseResults, summary);
+    } else {
+      for (const caseResult of result.caseResults) this.emit({ type: "case", case_id: caseResult.case_id, score: caseResult.score, cache_hit: caseResult.cacheHit });
+      this.emit(summary);
+    }
+    if (verdict !== null) this.emit({ type: "verdict", ...(verdict as object) });
+    if (result.costCapExceeded) {
+      this.context.stderr.write(`evalgate: cost cap of $${maxCostUsd} reached: the run is recorded as incomplete (${report.run_id})\n`);
+      return ExitCode.costCap;
+    }
+    return ExitCode.ok;
+  }
+
+  /** `replay` when any selected case ships a cassette; otherwise the user must say. */
+  private async defaultSut(benchRoot: string, onWarning: (warning: EvalWarning) => void): Promise<string> {
+    const { loadCases, loadTaskClass, TaskClassRegistry } = await import("@eval/registry");
+    const taskClass = await loadTaskClass(this.taskClass, { benchRoot, registry: new TaskClassRegistry(), onWarning });
+    const { caseFilterOf } = await import("@eval/runner");
+    const filter = caseFilterOf(this.cases);
+    const cases = await loadCases(taskClass, { verify: false, onWarning, ...(filter === undefined ? {} : { filter }) });
+    if (cases.some((c) => c.cassette_path !== null)) return "replay";
+    throw new EvalError("EVAL_SUT_INVALID", `no --sut given and no selected case of ${this.taskClass} has a cassette to replay`, {
+      hint: "pass --sut module:<path>#<export> | command:<argv> | cli:<adapter>",
+    });
+  }
+
+  private async verdict(settings: Settings, report: unknown, recordPath: string, benchRoot: string, stateDir: string): Promise<unknown> {
+    const promotion = (await import("@eval/promotion")) as Record<string, unknown>;
+    const loadTierConfig = promotion.loadTierConfig as ((path: string) => Promise<unknown> | unknown) | undefined;
+    const Gate = promotion.PromotionGate as (new (config: unknown) => { evaluate(input: object): unknown }) | undefined;
+    const writeVerdict = promotion.writeVerdict as ((verdict: unknown, dir: string) => Promise<unknown>) | undefined;
+    if (loadTierConfig === undefined || Gate === undefined || writeVerdict === undefined) {
+      throw new EvalError("EVAL_USAGE", "--with-verdict is not available in this build (the promotion package has no gate yet)", {
+        hint: `the run itself is recorded at ${recordPath}; evaluate it later with \`evalgate promote-verdict\``,
+      });
+    }
+    const { loadTaskClass, TaskClassRegistry } = await import("@eval/registry");
+    const taskClass = await loadTaskClass(this.taskClass, { benchRoot, registry: new TaskClassRegistry() });
+    const config = await loadTierConfig(settings.path("trust_tiers", "docs/trust-tiers.yaml"));
+    const verdict = new Gate(config).evaluate({ taskClass: this.taskClass, report, minCasesForPromotion: taskClass.minCasesForPromotion, chainVerified: true });
+    const { join } = await import("node:path");
+    const written = await writeVerdict(verdict, join(stateDir, "recommendations"));
+    return { verdict, written };
+  }
+
+  private printHuman(
+    caseResults: ReadonlyArray<{ case_id: string; cacheHit: boolean; score: { score: number; passed: boolean; failure_modes: ReadonlyArray<{ code: string }> } }>,
+    summary: Record<string, unknown> & { lower_bound_95: number; lower_bound_method: string; mean_score: number; score_stddev: number; total_cost_usd: number },
+  ): void {
+    const width = Math.max(7, ...caseResults.map((r) => r.case_id.length));
+    const lines = [`${"case".padEnd(width)}  score  pass  cache  failure modes`];
+    for (const r of caseResults) {
+      lines.push(
+        `${r.case_id.padEnd(width)}  ${r.score.score.toFixed(3)}  ${r.score.passed ? "yes " : "no  "}  ${r.cacheHit ? "hit  " : "miss "}  ${r.score.failure_modes.map((m) => m.code).join(", ")}`,
+      );
+    }
+    lines.push(
+      "",
+      `task class ${summary.task_class}: ${summary.scored}/${summary.case_count} cases${summary.complete ? "" : " (INCOMPLETE)"}, ${summary.passed_count} passed, ${summary.cache_hits} from cache`,
+      `mean ${summary.mean_score.toFixed(3)} ± ${summary.score_stddev.toFixed(3)}, lower bound 95% ${summary.lower_bound_95.toFixed(3)} (${summary.lower_bound_method}), cost $${summary.total_cost_usd.toFixed(4)}`,
+      `block failure modes: ${(summary.block_severity_failure_modes as string[]).join(", ") || "none"}`,
+      `isolation ${summary.isolation_class}; run ${summary.run_id}; chain head ${summary.chain_head}`,
+      `record ${summary.record_path}`,
+    );
+    this.context.stdout.write(`${lines.join("\n")}\n`);
+  }
+}

@@ -1,0 +1,68 @@
+import { EvalError } from "@eval/errors";
+import type { WarningSink } from "@eval/errors";
+import type { SystemUnderTest } from "@eval/models";
+import type { AgentSutOptions } from "./agent-suts.ts";
+
+export interface SutResolverOptions extends AgentSutOptions {
+  /** Resolves relative paths in `module:` and `command:` specs. */
+  readonly cwd: string;
+  readonly onWarning: WarningSink;
+}
+
+/**
+ * Splits a `command:` spec into argv: whitespace separates words, single or double quotes group
+ * them, a backslash escapes the next character. No variables, globs or other shell expansion.
+ */
+export function splitCommand(text: string): string[] {
+  const words: string[] = [];
+  let current = "";
+  let inWord = false;
+  let quote: '"' | "'" | null = null;
+  for (let i = 0; i < text.length; i += 1) {
+    const char = text[i]!;
+    if (quote !== null) {
+      if (char === quote) quote = null;
+      else if (char === "\\" && quote === '"' && i + 1 < text.length) current += text[++i];
+      else current += char;
+    } else if (char === '"' || char === "'") {
+      quote = char;
+      inWord = true;
+    } else if (char === "\\" && i + 1 < text.length) {
+      current += text[++i];
+      inWord = true;
+    } else if (/\s/.test(char)) {
+      if (inWord) words.push(current);
+      current = "";
+      inWord = false;
+    } else {
+      current += char;
+      inWord = true;
+    }
+  }
+  if (quote !== null) throw new EvalError("EVAL_SUT_INVALID", `unterminated ${quote} quote in command SUT: ${text}`);
+  if (inWord) words.push(current);
+  return words;
+}
+
+/**
+ * The SUT for a `--sut` spec: `module:<path>#<export>`, `command:<argv>`, `replay`, `cli:<adapter>`.
+ * Libraries load lazily: the agent adapters only for `replay`/`cli:`.
+ */
+export async function resolveSut(spec: string, options: SutResolverOptions): Promise<SystemUnderTest> {
+  if (spec.startsWith("module:")) {
+    const { moduleSut } = await import("@eval/runner");
+    return moduleSut(spec.slice("module:".length), { cwd: options.cwd });
+  }
+  if (spec.startsWith("command:")) {
+    const argv = splitCommand(spec.slice("command:".length));
+    if (argv.length === 0) throw new EvalError("EVAL_SUT_INVALID", "command SUT needs a program: --sut 'command:<program> [args...]'");
+    const { commandSut } = await import("@eval/runner");
+    return commandSut(argv, { cwd: options.cwd, env: options.env as NodeJS.ProcessEnv });
+  }
+  if (spec === "replay" || spec.startsWith("cli:")) {
+    const { resolveAgentSut } = await import("./agent-suts.ts");
+    const sut = await resolveAgentSut(spec, options);
+    if (sut !== null) return sut;
+  }
+  throw new EvalError("EVAL_SUT_INVALID", `unknown SUT spec "${spec}"`);
+}
