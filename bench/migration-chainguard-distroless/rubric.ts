@@ -94,8 +94,9 @@ const lastOf = (chain: readonly Stage[], keyword: string): Instruction | null =>
 /** Destinations of COPY/ADD in the final lineage, resolved against WORKDIR. */
 function copiedPaths(chain: readonly Stage[]): Array<{ dest: string; sources: string[]; from: string | null }> {
   const copies: Array<{ dest: string; sources: string[]; from: string | null }> = [];
+  // A stage built FROM another stage inherits its WORKDIR; an image's own WORKDIR is unknown here: "/".
+  let workdir = "/";
   for (const stage of [...chain].reverse()) {
-    let workdir = "/";
     for (const instruction of stage.instructions) {
       if (instruction.keyword === "WORKDIR") workdir = posix.resolve(workdir, instruction.args.trim());
       if (instruction.keyword !== "COPY" && instruction.keyword !== "ADD") continue;

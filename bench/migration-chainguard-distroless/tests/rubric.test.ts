@@ -119,6 +119,11 @@ describe("rules", () => {
     expect(detail).toContain("/usr/local/bin/api is not copied into the final stage");
   });
 
+  it("resolves relative COPY destinations against the WORKDIR a stage inherits", () => {
+    const text = `FROM cgr.dev/chainguard/go:latest-dev${DIGEST} AS build\nRUN go build\nFROM cgr.dev/chainguard/static${DIGEST} AS runtime\nWORKDIR /usr/local/bin\nFROM runtime\nCOPY --from=build /out/api api\nEXPOSE 8080\nENTRYPOINT ["/usr/local/bin/api"]\n`;
+    expect(judge(text).findings).toEqual([]);
+  });
+
   it("resolves COPY destinations against WORKDIR and directory targets", () => {
     const text = `FROM cgr.dev/chainguard/go:latest-dev${DIGEST} AS build\nRUN go build\nFROM cgr.dev/chainguard/static${DIGEST}\nWORKDIR /usr/local\nCOPY --from=build ["/out/api", "bin/"]\nEXPOSE 8080\nENTRYPOINT ["/usr/local/bin/api"]\n`;
     expect(judge(text).findings).toEqual([]);
