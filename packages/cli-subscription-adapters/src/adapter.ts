@@ -186,7 +186,6 @@ function describeDrift(facts: StreamFacts): string {
 
 function firstLine(text: string): string {
   const line = text.split("\n").map((part) => part.trim()).find((part) => part.length > 0) ?? "";
-  // eslint-disable-next-line no-control-regex
   return line.replace(/\u001b\[[0-9;]*m/g, "").slice(0, 300);
 }
 

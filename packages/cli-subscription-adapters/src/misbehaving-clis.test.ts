@@ -170,6 +170,16 @@ describe("misbehaving CLIs end classified, within deadline + grace, with no proc
     expect(elapsed).toBeLessThan(500 + 1_000 + SLACK_MS);
   });
 
+  it("control: the group check sees a group that is still alive (so the assertions above can fail)", async () => {
+    const { spawn } = await import("node:child_process");
+    const leader = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { detached: true, stdio: "ignore" });
+    await new Promise((resolve) => leader.once("spawn", resolve));
+    expect(() => process.kill(-leader.pid!, 0)).not.toThrow();
+    process.kill(-leader.pid!, "SIGKILL");
+    await new Promise((resolve) => leader.once("exit", resolve));
+    expectGroupGone(leader.pid!);
+  });
+
   it("a binary that cannot start is spawn_failed, not a crash", async () => {
     const root = mkdtempSync(join(tmpdir(), "evalgate-ws-"));
     const run = await executeTrial({
