@@ -1,0 +1,67 @@
+// A report builder for this package's tests.
+import { BenchRunReportSchema, parseWire } from "@eval/models";
+import type { BenchRunReport, BenchRunReportInput } from "@eval/models";
+
+const HEX = "d".repeat(64);
+
+export interface ReportShape {
+  readonly lowerBound: number;
+  readonly passed: number;
+  readonly heldOut: number;
+  readonly ragDerived?: number;
+  readonly blockCodes?: readonly string[];
+  readonly complete?: boolean;
+  readonly isolation?: BenchRunReportInput["isolation_class"];
+  readonly taskClass?: string;
+  readonly runId?: string;
+}
+
+/** A valid report with the given numbers: `passed` of the cases pass; block codes sit on the first case. */
+export function reportWith(shape: ReportShape): BenchRunReport {
+  const total = Math.max(shape.heldOut + (shape.ragDerived ?? 0), shape.passed);
+  const heldOut = shape.heldOut;
+  const blockCodes = [...(shape.blockCodes ?? [])].sort();
+  const perCase = Array.from({ length: total }, (_, index) => ({
+    case_id: `${String(index).padStart(3, "0")}-case`,
+    curation_class: index < heldOut ? ("held-out" as const) : ("rag-corpus-derived" as const),
+    score: {
+      passed: index < shape.passed,
+      score: index < shape.passed ? 0.9 : 0.2,
+      breakdown: {},
+      failure_modes: index === 0 ? blockCodes.map((code) => ({ code, severity: "block" as const, detail: null })) : [],
+      cost_usd: 0,
+      wall_clock_ms: 10,
+    },
+  }));
+  const complete = shape.complete ?? true;
+  return parseWire(BenchRunReportSchema, {
+    schema_version: "evalgate.bench_run_report.v1",
+    run_id: `${complete ? "" : "partial:"}${shape.runId ?? "run-1"}`,
+    task_class: shape.taskClass ?? "vuln-remediation",
+    harness_version: "0.1.0",
+    sut_label: "replay",
+    sut_digest: `blake3:${HEX}`,
+    rubric_digest: `blake3:${HEX}`,
+    cassette_corpus_digest: `blake3:${HEX}`,
+    host_fingerprint: "5f0c7e1a-3b7d-4c1e-9a55-0b6f6f0f2a11",
+    isolation_class: shape.isolation ?? "subprocess-permission",
+    started_at: "2026-11-22T03:00:00Z",
+    ended_at: "2026-11-22T03:00:05Z",
+    complete,
+    case_count: complete ? total : total + 3,
+    per_case: perCase,
+    mean_score: 0.85,
+    score_stddev: 0.1,
+    lower_bound_95: shape.lowerBound,
+    lower_bound_method: "bca_bootstrap",
+    bca_lower_bound_95: shape.lowerBound,
+    wilson_lower_bound_95: null,
+    bootstrap_resamples: 1000,
+    bootstrap_seed: `blake3:${HEX}`,
+    passed_count: shape.passed,
+    total_cost_usd: 0,
+    block_severity_failure_modes: blockCodes,
+    prev_hash: `sha256:${"0".repeat(64)}`,
+    chain_head: `sha256:${"e".repeat(64)}`,
+  });
+}

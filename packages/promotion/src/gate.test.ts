@@ -1,0 +1,168 @@
+import { mkdtemp, readFile, readdir, rm, stat } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import fc from "fast-check";
+import { PromotionVerdictSchema } from "@eval/models";
+import { PromotionGate, PromotionMustBeHumanAuthorized } from "./gate.ts";
+import type { TierConfig } from "./tier-config.ts";
+import { writeVerdict } from "./write-verdict.ts";
+import { reportWith } from "./__fixtures__/reports.ts";
+
+const CONFIG: TierConfig = Object.freeze({
+  schema_version: "evalgate.trust_tiers.v1",
+  calibrated: false,
+  tiers: [
+    { name: "untrusted", threshold: 0, min_held_out: 0 },
+    { name: "bronze", threshold: 0.6, min_held_out: 0 },
+    { name: "silver", threshold: 0.8, min_held_out: 5 },
+    { name: "gold", threshold: 0.9, min_held_out: 10 },
+  ],
+  current: { "vuln-remediation": "bronze", "migration-chainguard-distroless": "untrusted", "top-class": "gold" },
+  source: "docs/trust-tiers.yaml",
+});
+const MIN_CASES = { bronze: 10, silver: 14 };
+const NOW = new Date("2026-11-22T04:00:00.000Z");
+const gate = new PromotionGate(CONFIG);
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), "promotion-"));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe("PromotionGate.evaluate", () => {
+  it("scenario 4: lower bound 0.78 then 0.80 against a 0.80 silver threshold flips the verdict", async () => {
+    // Day 14: mean 0.85, stddev 0.12, lower bound 0.78. Day 15: a new case; lower bound 0.80.
+    const day14 = gate.evaluate({ taskClass: "vuln-remediation", report: reportWith({ lowerBound: 0.78, passed: 14, heldOut: 8, ragDerived: 7 }), minCasesForPromotion: MIN_CASES, chainVerified: true, now: NOW });
+    expect(day14).toMatchObject({ current_tier: "bronze", target_tier: "silver", evidence_sufficient: false, threshold_at_target: 0.8, requires_human_approval: true });
+    expect(day14.reasons).toEqual(["lower_bound_95 0.78 < 0.8 required for silver (bca_bootstrap)"]);
+
+    const day15 = gate.evaluate({ taskClass: "vuln-remediation", report: reportWith({ lowerBound: 0.8, passed: 15, heldOut: 9, ragDerived: 7 }), minCasesForPromotion: MIN_CASES, chainVerified: true, now: NOW });
+    expect(day15).toMatchObject({ target_tier: "silver", evidence_sufficient: true, reasons: ["all conditions met"], thresholds_calibrated: false, held_out_count: 9 });
+
+    const path = await writeVerdict(day15, join(dir, "recommendations"));
+    expect(path).toMatch(/recommendations\/2026-11-22T04-00-00\.000Z-vuln-remediation-silver-[0-9a-f]{8}\.json$/);
+    expect(PromotionVerdictSchema.parse(JSON.parse(await readFile(path, "utf8")))).toEqual(day15);
+    expect((await stat(path)).mode & 0o777).toBe(0o600);
+    // Nothing changed any tier: the gate's config is untouched and apply() still refuses.
+    expect(CONFIG.current["vuln-remediation"]).toBe("bronze");
+    expect(() => gate.apply(day15)).toThrow(PromotionMustBeHumanAuthorized);
+  });
+
+  it("lists every failing condition with its numbers", () => {
+    const report = reportWith({ lowerBound: 0.5, passed: 3, heldOut: 2, blockCodes: ["sut.timeout", "still_vulnerable"], complete: false });
+    const verdict = gate.evaluate({
+      taskClass: "vuln-remediation",
+      report,
+      minCasesForPromotion: MIN_CASES,
+      chainVerified: false,
+      evidence: [reportWith({ lowerBound: 0.9, passed: 14, heldOut: 8, isolation: "subprocess" })],
+      now: NOW,
+    });
+    expect(verdict.evidence_sufficient).toBe(false);
+    expect(verdict.reasons).toEqual([
+      "lower_bound_95 0.5 < 0.8 required for silver (bca_bootstrap)",
+      "passed_count 3 < 14 min_cases_for_promotion for silver",
+      "held-out cases 2 < 5 required for silver",
+      "block-severity failure modes present (2): still_vulnerable, sut.timeout",
+      "the audit chain does not verify (run `evalgate verify`)",
+      "the report is incomplete (3 of 6 cases; run partial:run-1)",
+      "evidence mixes isolation classes (subprocess-permission x1, subprocess x1): scores are not comparable across them",
+    ]);
+  });
+
+  it("fails a target tier the task class declares no case minimum for", () => {
+    const verdict = gate.evaluate({ taskClass: "vuln-remediation", targetTier: "gold", report: reportWith({ lowerBound: 0.95, passed: 15, heldOut: 10 }), minCasesForPromotion: MIN_CASES, chainVerified: true, now: NOW });
+    expect(verdict.reasons).toEqual(['task class "vuln-remediation" declares no min_cases_for_promotion for gold']);
+    expect(verdict.min_cases_at_target).toBe(0);
+  });
+
+  it("defaults the target to the tier above the current one", () => {
+    const verdict = gate.evaluate({ taskClass: "migration-chainguard-distroless", report: reportWith({ lowerBound: 0.7, passed: 6, heldOut: 7, taskClass: "migration-chainguard-distroless" }), minCasesForPromotion: { bronze: 5 }, chainVerified: true });
+    expect(verdict).toMatchObject({ current_tier: "untrusted", target_tier: "bronze", evidence_sufficient: true });
+    expect(Date.parse(verdict.evaluated_at)).toBeGreaterThan(Date.parse("2026-01-01"));
+  });
+
+  it("refuses targets that are unknown, not above the current tier, or beyond the top, and foreign reports", () => {
+    const report = reportWith({ lowerBound: 0.9, passed: 14, heldOut: 8 });
+    const base = { taskClass: "vuln-remediation", report, minCasesForPromotion: MIN_CASES, chainVerified: true };
+    expect(() => gate.evaluate({ ...base, targetTier: "platinum" })).toThrow(/unknown target tier "platinum"/);
+    expect(() => gate.evaluate({ ...base, targetTier: "bronze" })).toThrow(/is not above/);
+    expect(() => gate.evaluate({ ...base, taskClass: "top-class", report: reportWith({ lowerBound: 1, passed: 1, heldOut: 1, taskClass: "top-class" }) })).toThrow(/already at the highest tier/);
+    expect(() => gate.evaluate({ ...base, taskClass: "unlisted" })).toThrow(/no current tier for task class "unlisted"/);
+    expect(() => gate.evaluate({ ...base, evidence: [reportWith({ lowerBound: 1, passed: 1, heldOut: 1, taskClass: "other" })] })).toThrow(/is for task class "other"/);
+  });
+
+  it("is true exactly when every condition holds, and names each failing one (property)", () => {
+    const isolation = fc.constantFrom("subprocess" as const, "subprocess-permission" as const, "microvm" as const);
+    fc.assert(
+      fc.property(
+        fc.record({
+          lowerBound: fc.double({ min: 0, max: 1, noNaN: true }),
+          passed: fc.integer({ min: 0, max: 20 }),
+          heldOut: fc.integer({ min: 0, max: 12 }),
+          ragDerived: fc.integer({ min: 0, max: 8 }),
+          blockCodes: fc.uniqueArray(fc.constantFrom("sut.timeout", "still_vulnerable", "rubric.timeout"), { maxLength: 2 }),
+          complete: fc.boolean(),
+          isolation,
+        }),
+        fc.boolean(),
+        fc.array(isolation, { maxLength: 3 }),
+        fc.constantFrom("silver", "gold"),
+        fc.option(fc.integer({ min: 0, max: 20 }), { nil: undefined }),
+        (shape, chainVerified, evidenceIsolation, targetTier, minAtTarget) => {
+          const report = reportWith(shape);
+          const evidence = evidenceIsolation.map((name, index) => reportWith({ lowerBound: 0.5, passed: 1, heldOut: 1, isolation: name, runId: `e${index}` }));
+          const minCases = minAtTarget === undefined ? {} : { [targetTier]: minAtTarget };
+          const verdict = gate.evaluate({ taskClass: "vuln-remediation", report, minCasesForPromotion: minCases, chainVerified, targetTier, evidence, now: NOW });
+          const tier = CONFIG.tiers.find((candidate) => candidate.name === targetTier)!;
+          const conditions = [
+            report.lower_bound_95 >= tier.threshold,
+            minAtTarget !== undefined && shape.passed >= minAtTarget,
+            shape.heldOut >= tier.min_held_out,
+            shape.blockCodes.length === 0,
+            chainVerified,
+            shape.complete,
+            evidenceIsolation.every((name) => name === shape.isolation),
+          ];
+          const failing = conditions.filter((holds) => !holds).length;
+          expect(verdict.evidence_sufficient).toBe(failing === 0);
+          expect(verdict.reasons).toEqual(failing === 0 ? ["all conditions met"] : expect.arrayContaining([expect.any(String)]));
+          if (failing > 0) expect(verdict.reasons).toHaveLength(failing);
+          expect(verdict.requires_human_approval).toBe(true);
+          // Pure: the same input gives the same verdict.
+          expect(gate.evaluate({ taskClass: "vuln-remediation", report, minCasesForPromotion: minCases, chainVerified, targetTier, evidence, now: NOW })).toEqual(verdict);
+        },
+      ),
+      { numRuns: 400 },
+    );
+  });
+});
+
+describe("PromotionGate.apply", () => {
+  it("always throws, naming the manual path, whatever it is given", () => {
+    for (const args of [[], [{ evidence_sufficient: true }], ["vuln-remediation", "gold"]]) {
+      expect(() => gate.apply(...args)).toThrow(/reviewed change to docs\/trust-tiers\.yaml/);
+    }
+    try {
+      gate.apply();
+    } catch (error) {
+      expect(error).toMatchObject({ code: "EVAL_PROMOTION_MUST_BE_HUMAN_AUTHORIZED" });
+    }
+  });
+});
+
+describe("writeVerdict", () => {
+  it("writes distinct files for verdicts in the same millisecond and reports an unwritable directory", async () => {
+    const make = (lowerBound: number) => gate.evaluate({ taskClass: "vuln-remediation", report: reportWith({ lowerBound, passed: 14, heldOut: 8 }), minCasesForPromotion: MIN_CASES, chainVerified: true, now: NOW });
+    await writeVerdict(make(0.81), dir);
+    await writeVerdict(make(0.5), dir);
+    expect(await readdir(dir)).toHaveLength(2);
+    const { writeFile } = await import("node:fs/promises");
+    await writeFile(join(dir, "file"), "x");
+    await expect(writeVerdict(make(0.81), join(dir, "file"))).rejects.toMatchObject({ code: "EVAL_IO" });
+  });
+});

@@ -1,0 +1,130 @@
+import { PromotionVerdictSchema, parseWire } from "@eval/models";
+import type { BenchRunReport, PromotionVerdict } from "@eval/models";
+import { EvalError } from "@eval/errors";
+import type { TierConfig } from "./tier-config.ts";
+
+export interface EvaluateInput {
+  readonly taskClass: string;
+  /** The run the verdict is about. */
+  readonly report: BenchRunReport;
+  /** From the task class's registration: passed cases required per target tier. */
+  readonly minCasesForPromotion: Readonly<Record<string, number>>;
+  /** Whether the audit chain holding the report verified. */
+  readonly chainVerified: boolean;
+  /** Default: the tier just above the task class's current tier. */
+  readonly targetTier?: string;
+  /** Further reports weighed with `report`: all must share its isolation_class. */
+  readonly evidence?: readonly BenchRunReport[];
+  /** When the verdict is made (recorded in it); default now. */
+  readonly now?: Date;
+}
+
+/** Thrown by `PromotionGate.apply`, always: only a human promotes. */
+export class PromotionMustBeHumanAuthorized extends EvalError {
+  constructor(tiersFile: string) {
+    super(
+      "EVAL_PROMOTION_MUST_BE_HUMAN_AUTHORIZED",
+      `evalgate never changes a trust tier: promote by a reviewed change to ${tiersFile} (edit the task class under \`current:\`), approved by its code owners, citing the verdict in .evalgate/recommendations/`,
+      { hint: `open a pull request against ${tiersFile}` },
+    );
+  }
+}
+
+const format = (value: number): string => String(Number(value.toFixed(4)));
+
+/**
+ * Read-only promotion verdicts. `evaluate` is a pure function of its arguments: evidence is sufficient
+ * exactly when every condition holds, and `reasons` lists each failing condition with its numbers.
+ * Nothing in evalgate acts on a verdict; `apply` exists only to refuse.
+ */
+export class PromotionGate {
+  readonly config: TierConfig;
+
+  constructor(config: TierConfig) {
+    this.config = config;
+  }
+
+  evaluate(input: EvaluateInput): PromotionVerdict {
+    const { taskClass, report, config } = { ...input, config: this.config };
+    const names = config.tiers.map((tier) => tier.name);
+    const currentTier = config.current[taskClass];
+    if (currentTier === undefined) {
+      throw new EvalError("EVAL_TIER_CONFIG_INVALID", `${config.source} has no current tier for task class "${taskClass}"`, {
+        hint: `add "${taskClass}: ${names[0]}" under current: in ${config.source} (a reviewed change)`,
+      });
+    }
+    const currentIndex = names.indexOf(currentTier);
+    const targetTier = input.targetTier ?? names[currentIndex + 1];
+    if (targetTier === undefined) {
+      throw new EvalError("EVAL_USAGE", `task class "${taskClass}" is already at the highest tier (${currentTier}): there is nothing to promote to`);
+    }
+    const targetIndex = names.indexOf(targetTier);
+    if (targetIndex === -1) throw new EvalError("EVAL_USAGE", `unknown target tier "${targetTier}"`, { hint: `tiers in ${config.source}: ${names.join(", ")}` });
+    if (targetIndex <= currentIndex) {
+      throw new EvalError("EVAL_USAGE", `target tier "${targetTier}" is not above "${taskClass}"'s current tier "${currentTier}"`, {
+        hint: `choose one of: ${names.slice(currentIndex + 1).join(", ") || "(none: already at the top)"}`,
+      });
+    }
+    const evidence = [report, ...(input.evidence ?? [])];
+    for (const other of evidence) {
+      if (other.task_class !== taskClass) {
+        throw new EvalError("EVAL_REPORT_INVALID", `report ${other.run_id} is for task class "${other.task_class}", not "${taskClass}"`);
+      }
+    }
+    const tier = config.tiers[targetIndex]!;
+    const minCases = input.minCasesForPromotion[targetTier];
+    const heldOut = new Set(report.per_case.filter((entry) => entry.curation_class === "held-out").map((entry) => entry.case_id)).size;
+    const blockCodes = [
+      ...new Set([
+        ...report.block_severity_failure_modes,
+        ...report.per_case.flatMap((entry) => entry.score.failure_modes.filter((mode) => mode.severity === "block").map((mode) => mode.code)),
+      ]),
+    ].sort();
+    const isolation = new Map<string, number>();
+    for (const other of evidence) isolation.set(other.isolation_class, (isolation.get(other.isolation_class) ?? 0) + 1);
+
+    const reasons: string[] = [];
+    if (!(report.lower_bound_95 >= tier.threshold)) {
+      reasons.push(`lower_bound_95 ${format(report.lower_bound_95)} < ${format(tier.threshold)} required for ${targetTier} (${report.lower_bound_method})`);
+    }
+    if (minCases === undefined) {
+      reasons.push(`task class "${taskClass}" declares no min_cases_for_promotion for ${targetTier}`);
+    } else if (report.passed_count < minCases) {
+      reasons.push(`passed_count ${report.passed_count} < ${minCases} min_cases_for_promotion for ${targetTier}`);
+    }
+    if (heldOut < tier.min_held_out) reasons.push(`held-out cases ${heldOut} < ${tier.min_held_out} required for ${targetTier}`);
+    if (blockCodes.length > 0) reasons.push(`block-severity failure modes present (${blockCodes.length}): ${blockCodes.join(", ")}`);
+    if (!input.chainVerified) reasons.push("the audit chain does not verify (run `evalgate verify`)");
+    if (!report.complete) reasons.push(`the report is incomplete (${report.per_case.length} of ${report.case_count} cases; run ${report.run_id})`);
+    if (isolation.size > 1) {
+      const mix = [...isolation].map(([name, count]) => `${name} x${count}`).join(", ");
+      reasons.push(`evidence mixes isolation classes (${mix}): scores are not comparable across them`);
+    }
+
+    return parseWire(PromotionVerdictSchema, {
+      schema_version: "evalgate.promotion_verdict.v1",
+      task_class: taskClass,
+      current_tier: currentTier,
+      target_tier: targetTier,
+      evidence_sufficient: reasons.length === 0,
+      reasons: reasons.length === 0 ? ["all conditions met"] : reasons,
+      lower_bound_95: report.lower_bound_95,
+      threshold_at_target: tier.threshold,
+      passed_count: report.passed_count,
+      min_cases_at_target: minCases ?? 0,
+      held_out_count: heldOut,
+      min_held_out_at_target: tier.min_held_out,
+      isolation_class: report.isolation_class,
+      report_run_id: report.run_id,
+      report_chain_head: report.chain_head,
+      thresholds_calibrated: config.calibrated,
+      evaluated_at: (input.now ?? new Date()).toISOString(),
+      requires_human_approval: true,
+    });
+  }
+
+  /** Always throws PromotionMustBeHumanAuthorized: evalgate has no code path that changes a tier. */
+  apply(..._args: unknown[]): never {
+    throw new PromotionMustBeHumanAuthorized(this.config.source);
+  }
+}
