@@ -226,3 +226,24 @@ describe("getHostFingerprint", () => {
     await expect(getHostFingerprint(join(dir, "file"))).rejects.toMatchObject({ code: "EVAL_IO" });
   });
 });
+
+describe("findLatestRecord", () => {
+  it("returns the newest complete record of a task class, or null", async () => {
+    await appendN(4, steppingClock(), (index) => ({ task_class: index === 1 ? "other-class" : "vuln-remediation", complete: index !== 3, run_id: index === 3 ? "partial:run-3" : `run-${index}` }));
+    const { findLatestRecord } = await import("./index.ts");
+    expect((await findLatestRecord({ runsDir, taskClass: "vuln-remediation" }))?.record.report.run_id).toBe("run-2");
+    expect((await findLatestRecord({ runsDir, taskClass: "vuln-remediation", completeOnly: false }))?.record.report.run_id).toBe("partial:run-3");
+    expect((await findLatestRecord({ runsDir, taskClass: "other-class" }))?.file).toMatch(RECORD_FILE_PATTERN);
+    expect(await findLatestRecord({ runsDir, taskClass: "nobody" })).toBeNull();
+    expect(await findLatestRecord({ runsDir: join(dir, "missing"), taskClass: "nobody" })).toBeNull();
+  });
+
+  it("refuses unreadable records on the way", async () => {
+    const paths = await appendN(2);
+    const { findLatestRecord } = await import("./index.ts");
+    await writeFile(paths[1]!, "{");
+    await expect(findLatestRecord({ runsDir, taskClass: "vuln-remediation" })).rejects.toBeInstanceOf(ChainTampered);
+    await writeFile(paths[1]!, "{}\n");
+    await expect(findLatestRecord({ runsDir, taskClass: "vuln-remediation" })).rejects.toThrow(/chain-record schema/);
+  });
+});
