@@ -136,6 +136,17 @@ describe("misbehaving CLIs end classified, within deadline + grace, with no proc
     expect(elapsed).toBeLessThan(5_000);
   });
 
+  it("a Codex session that succeeds does not wait for a slow login check", async () => {
+    const { run, elapsed } = await trial(
+      "codex",
+      { authStatus: { args: "login status", stdout: "Logged in using ChatGPT\n", delayMs: 10_000 }, steps: [{ stdout: "file:codex-success.stdout.jsonl" }] },
+      { timeoutMs: 20_000, graceMs: 1_000 },
+    );
+    expect(run.classification.trial_class).toBe("parse_success");
+    expect(run.authStatus).toBe("unknown");
+    expect(elapsed).toBeLessThan(1_000 + SLACK_MS * 2);
+  });
+
   it("Codex prompt goes on stdin, not argv", async () => {
     const { fake } = await trial("codex", { steps: [{ stdout: "file:codex-success.stdout.jsonl" }] }, { timeoutMs: 20_000, graceMs: 1_000 });
     const invocation = fake.invocations().find((entry) => entry.args[0] === "exec");

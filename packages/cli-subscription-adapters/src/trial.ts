@@ -74,7 +74,7 @@ export async function checkAuthStatus(
     stdoutCapBytes: 1024 * 1024,
     ...(signal === undefined ? {} : { signal }),
   });
-  if (outcome.spawnError !== null || outcome.timedOut) return "unknown";
+  if (outcome.spawnError !== null || outcome.timedOut || outcome.aborted) return "unknown";
   return adapter.authStatus.interpret({ stdout: outcome.stdout.toString("utf8"), stderr: outcome.stderr, exitCode: outcome.exitCode }, env);
 }
 
@@ -107,13 +107,17 @@ export async function executeTrial(options: {
     const secrets = [...secretValuesInEnv(cliEnv), ...secretValuesInArgv(built.args)];
     const observer = adapter.observeStream();
     const stopEarly = new AbortController();
-    const onOuterAbort = (): void => stopEarly.abort();
+    const stopAuthCheck = new AbortController();
+    const onOuterAbort = (): void => {
+      stopEarly.abort();
+      stopAuthCheck.abort();
+    };
     limits.signal?.addEventListener("abort", onOuterAbort, { once: true });
-    if (limits.signal?.aborted) stopEarly.abort();
+    if (limits.signal?.aborted) onOuterAbort();
 
     const authCheck = adapter.capabilities.auth_visible_in_stream
       ? Promise.resolve(null)
-      : checkAuthStatus(adapter, binaryPath, cliEnv, scratch.dir, Math.min(AUTH_CHECK_TIMEOUT_MS, limits.timeoutMs), stopEarly.signal).then((status) => {
+      : checkAuthStatus(adapter, binaryPath, cliEnv, scratch.dir, Math.min(AUTH_CHECK_TIMEOUT_MS, limits.timeoutMs), stopAuthCheck.signal).then((status) => {
           if (status === "logged_out") stopEarly.abort();
           return status;
         });
@@ -130,6 +134,8 @@ export async function executeTrial(options: {
       signal: stopEarly.signal,
       onStdoutLine: (line) => observer.push(line),
     });
+    // A session that reached its success result needs no login verdict: do not wait for one.
+    if (observer.facts().terminal?.success === true) stopAuthCheck.abort();
     const authStatus = await authCheck;
     limits.signal?.removeEventListener("abort", onOuterAbort);
     const outerAborted = limits.signal?.aborted === true;
