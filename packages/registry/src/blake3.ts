@@ -1,19 +1,14 @@
 import { createBLAKE3, type IHasher } from "hash-wasm";
 
 // BLAKE3 through hash-wasm's WebAssembly build (about 20x the pure-JS @noble/hashes here). One shared
-// instance hashes whole in-memory inputs synchronously; streamed inputs get their own instance so
-// that interleaved awaits cannot mix states.
+// instance serves every hash: each use runs init, update and digest without an await in between, so
+// no two uses can interleave.
 let shared: Promise<IHasher> | undefined;
 
 /** The shared hasher; use it only between awaits (init, update, digest in one synchronous run). */
 export function sharedHasher(): Promise<IHasher> {
   shared ??= createBLAKE3(256);
   return shared;
-}
-
-/** A fresh hasher for inputs hashed across awaits. */
-export function freshHasher(): Promise<IHasher> {
-  return createBLAKE3(256);
 }
 
 /** BLAKE3-256 of the concatenation of `parts`, as 32 bytes. */

@@ -1,8 +1,8 @@
-import { constants } from "node:fs";
-import { lstat, open, readdir } from "node:fs/promises";
+import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync } from "node:fs";
 import { join } from "node:path";
+import type { IHasher } from "hash-wasm";
 import { CaseUnsafePath } from "./errors.ts";
-import { freshHasher, sharedHasher } from "./blake3.ts";
+import { sharedHasher } from "./blake3.ts";
 
 /**
  * The case-tree serialization `evalgate.case-tree.v1` (documented in docs/bench-authoring.md):
@@ -18,11 +18,8 @@ export const CASE_TREE_SERIALIZATION = "evalgate.case-tree.v1";
 const FILE_TAG = Buffer.from("evalgate.case-file.v1\0", "utf8");
 const TREE_TAG = Buffer.from(`${CASE_TREE_SERIALIZATION}\0`, "utf8");
 
-/** Files above this size are streamed instead of read whole. */
-const STREAM_THRESHOLD = 16 * 1024 * 1024;
-const STREAM_CHUNK = 4 * 1024 * 1024;
-/** Reads in flight at once: enough to keep libuv's threads busy while the main thread hashes. */
-const READ_CONCURRENCY = 8;
+/** Files are read through one reused buffer in chunks of at most this size. */
+const CHUNK = 4 * 1024 * 1024;
 
 export interface DirectoryDigest {
   /** `blake3:<hex>` of the whole tree. */
@@ -46,68 +43,65 @@ function byteOrder(a: string, b: string): number {
   return Buffer.compare(Buffer.from(a, "utf8"), Buffer.from(b, "utf8"));
 }
 
-/** Every regular file under `root` (relative POSIX paths); throws CaseUnsafePath on anything else. */
-async function listFiles(root: string, exclude: ((relativePath: string) => boolean) | undefined): Promise<string[]> {
-  const rootStat = await lstat(root);
+/**
+ * Every regular file under `root` (relative POSIX paths, in serialization order); throws
+ * CaseUnsafePath on anything else. Synchronous on purpose, like the hashing below: thousands of small
+ * files cost a few microseconds each this way, against tens through the thread pool.
+ */
+function listFiles(root: string, exclude: ((relativePath: string) => boolean) | undefined): string[] {
+  const rootStat = lstatSync(root);
   if (rootStat.isSymbolicLink()) throw new CaseUnsafePath(root, "is a symlink; a case directory must be a real directory");
   if (!rootStat.isDirectory()) throw new CaseUnsafePath(root, "is not a directory");
   const files: string[] = [];
-  const walk = async (relativeDir: string): Promise<void> => {
-    const entries = await readdir(relativeDir === "" ? root : join(root, relativeDir), { withFileTypes: true });
-    for (const entry of entries) {
+  const walk = (relativeDir: string): void => {
+    for (const entry of readdirSync(relativeDir === "" ? root : join(root, relativeDir), { withFileTypes: true })) {
       const relativePath = relativeDir === "" ? entry.name : `${relativeDir}/${entry.name}`;
       if (exclude?.(relativePath)) continue;
       const where = join(root, relativePath);
       if (entry.name.includes("\uFFFD")) throw new CaseUnsafePath(where, "file name is not valid UTF-8; rename it");
       if (entry.isSymbolicLink()) throw new CaseUnsafePath(where, "is a symlink; cases may hold only regular files and directories (copy the content in)");
-      if (entry.isDirectory()) await walk(relativePath);
+      if (entry.isDirectory()) walk(relativePath);
       else if (entry.isFile()) files.push(relativePath);
       else throw new CaseUnsafePath(where, "is not a regular file (device, FIFO or socket); remove it");
     }
   };
-  await walk("");
+  walk("");
   return files.sort(byteOrder);
 }
 
-async function digestFile(root: string, relativePath: string): Promise<Uint8Array> {
+let readBuffer = Buffer.allocUnsafe(64 * 1024);
+
+/** The file digest of one entry, hashed with `hasher` (used synchronously from init to digest). */
+function digestFile(hasher: IHasher, root: string, relativePath: string): Uint8Array {
   const where = join(root, relativePath);
-  let handle;
+  let fd: number;
   try {
     // O_NOFOLLOW: a file swapped for a symlink after the listing is refused, not followed out of the tree.
-    handle = await open(where, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    // O_NONBLOCK: a file swapped for a FIFO cannot hang the open.
+    fd = openSync(where, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ELOOP") throw new CaseUnsafePath(where, "is a symlink; cases may hold only regular files");
     throw error;
   }
   try {
-    const stat = await handle.stat();
+    const stat = fstatSync(fd);
     if (!stat.isFile()) throw new CaseUnsafePath(where, "is not a regular file");
     const path = Buffer.from(relativePath, "utf8");
-    const header = Buffer.concat([FILE_TAG, u64(path.length), path, Buffer.of((stat.mode & 0o111) !== 0 ? 1 : 0), u64(stat.size)]);
-    if (stat.size <= STREAM_THRESHOLD) {
-      const content = await handle.readFile();
-      if (content.length !== stat.size) throw new CaseUnsafePath(where, "changed size while it was read");
-      const hasher = await sharedHasher();
-      hasher.init();
-      hasher.update(header);
-      hasher.update(content);
-      return hasher.digest("binary");
-    }
-    const hasher = await freshHasher();
     hasher.init();
-    hasher.update(header);
-    const chunk = Buffer.allocUnsafe(STREAM_CHUNK);
+    hasher.update(Buffer.concat([FILE_TAG, u64(path.length), path, Buffer.of((stat.mode & 0o111) !== 0 ? 1 : 0), u64(stat.size)]));
+    const want = Math.min(Math.max(stat.size, 1), CHUNK);
+    if (readBuffer.length < want) readBuffer = Buffer.allocUnsafe(want);
     let total = 0;
     for (;;) {
-      const { bytesRead } = await handle.read(chunk, 0, STREAM_CHUNK, null);
+      const bytesRead = readSync(fd, readBuffer, 0, readBuffer.length, null);
       if (bytesRead === 0) break;
-      hasher.update(chunk.subarray(0, bytesRead));
+      hasher.update(readBuffer.subarray(0, bytesRead));
       total += bytesRead;
     }
     if (total !== stat.size) throw new CaseUnsafePath(where, "changed size while it was read");
     return hasher.digest("binary");
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
 }
 
@@ -116,18 +110,9 @@ async function digestFile(root: string, relativePath: string): Promise<Uint8Arra
  * verify cases, `signBench` to record them, and the runner may reuse it for any tree.
  */
 export async function digestDirectory(dir: string, options: DigestOptions = {}): Promise<DirectoryDigest> {
-  const paths = await listFiles(dir, options.exclude);
-  const digests: Uint8Array[] = new Array<Uint8Array>(paths.length);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < paths.length) {
-      const index = next;
-      next += 1;
-      digests[index] = await digestFile(dir, paths[index]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(READ_CONCURRENCY, paths.length) }, worker));
   const hasher = await sharedHasher();
+  const paths = listFiles(dir, options.exclude);
+  const digests = paths.map((path) => digestFile(hasher, dir, path));
   hasher.init();
   hasher.update(TREE_TAG);
   hasher.update(u64(paths.length));
