@@ -7,12 +7,14 @@ import { BenchListCommand } from "./commands/bench-list.ts";
 import { BenchShowCommand } from "./commands/bench-show.ts";
 import { BenchSignCommand } from "./commands/bench-sign.ts";
 import { FenceCommand } from "./commands/fence.ts";
+import { PromoteVerdictCommand } from "./commands/promote-verdict.ts";
 import { RunCommand } from "./commands/run.ts";
 import { SchemasCommand } from "./commands/schemas.ts";
 import { TranscriptImportCommand } from "./commands/transcript-import.ts";
+import { VerifyCommand } from "./commands/verify.ts";
 
 /**
  * Every command, one file each under commands/. Command modules import their libraries lazily inside
  * `run()`, so `evalgate --help` loads only clipanion and these classes.
  */
-export const COMMANDS: ReadonlyArray<CommandClass<EvalgateContext>> = [RunCommand, SchemasCommand, TranscriptImportCommand, FenceCommand, BenchListCommand, BenchShowCommand, BenchSignCommand, AdaptersListCommand, AdaptersDoctorCommand, AdaptersComplianceCheckCommand];
+export const COMMANDS: ReadonlyArray<CommandClass<EvalgateContext>> = [RunCommand, SchemasCommand, TranscriptImportCommand, FenceCommand, BenchListCommand, BenchShowCommand, BenchSignCommand, AdaptersListCommand, AdaptersDoctorCommand, AdaptersComplianceCheckCommand, VerifyCommand, PromoteVerdictCommand];

@@ -1,0 +1,121 @@
+import { copyFile, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { invoke } from "../test-helpers.ts";
+import { recordRuns } from "./audit.test-helpers.ts";
+
+const REPO = join(import.meta.dirname, "..", "..", "..", "..");
+const BENCH = join(REPO, "bench");
+const TIERS = join(REPO, "docs", "trust-tiers.yaml");
+let dir: string;
+let stateDir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), "cli-verdict-"));
+  stateDir = join(dir, "state");
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const base = () => ["promote-verdict", "--out", stateDir, "--bench-root", BENCH, "--trust-tiers", TIERS];
+const line = (text: string) => JSON.parse(text.trim().split("\n").at(-1)!) as Record<string, unknown>;
+
+describe("evalgate promote-verdict", () => {
+  it("evaluates the newest complete run against the next tier and writes the verdict (exit 0)", async () => {
+    // vuln-remediation registers bronze: 10; docs/trust-tiers.yaml has it at untrusted, bronze threshold 0.6.
+    await recordRuns(stateDir, [{ lowerBound: 0.3 }, { lowerBound: 0.72, passed: 11 }, { lowerBound: 0.1, complete: false }]);
+    const result = await invoke([...base(), "--task-class", "vuln-remediation"]);
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+    const verdict = line(result.stdout);
+    expect(verdict).toMatchObject({
+      type: "verdict",
+      task_class: "vuln-remediation",
+      current_tier: "untrusted",
+      target_tier: "bronze",
+      evidence_sufficient: true,
+      reasons: ["all conditions met"],
+      report_run_id: "run-1",
+      min_cases_at_target: 10,
+      thresholds_calibrated: false,
+      requires_human_approval: true,
+    });
+    const files = await readdir(join(stateDir, "recommendations"));
+    expect(files).toHaveLength(1);
+    const { type: _type, path, ...stored } = verdict;
+    expect(path).toBe(join(stateDir, "recommendations", files[0]!));
+    expect(JSON.parse(await readFile(path as string, "utf8"))).toEqual(stored);
+    // The tier file is untouched: promotion is a human's reviewed edit.
+    expect(await readFile(TIERS, "utf8")).toContain("vuln-remediation: untrusted");
+  });
+
+  it("lists the failing conditions for a higher target, in human form", async () => {
+    await recordRuns(stateDir, [{ lowerBound: 0.75, passed: 11, heldOut: 3 }]);
+    const result = await invoke([...base(), "--task-class", "vuln-remediation", "--target-tier", "silver", "--format", "human"]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("vuln-remediation: untrusted -> silver: evidence NOT sufficient");
+    expect(result.stdout).toContain("  - lower_bound_95 0.75 < 0.8 required for silver (bca_bootstrap)");
+    expect(result.stdout).toContain("  - passed_count 11 < 14 min_cases_for_promotion for silver");
+    expect(result.stdout).toContain("  - held-out cases 3 < 5 required for silver");
+    expect(result.stdout).toMatch(/thresholds NOT calibrated/);
+    expect(result.stdout).toMatch(/a person promotes by a reviewed change to .*trust-tiers\.yaml/);
+  });
+
+  it("evaluates a given record file, counting it as chained only if the chain holds it", async () => {
+    const paths = await recordRuns(stateDir, [{ lowerBound: 0.9 }]);
+    const given = await invoke([...base(), "--task-class", "vuln-remediation", "--report", paths[0]!]);
+    expect(line(given.stdout)).toMatchObject({ evidence_sufficient: true });
+    // The same report copied out of the chain, into a chain that does not hold it.
+    const outside = join(dir, "copied.json");
+    await copyFile(paths[0]!, outside);
+    const other = await invoke(["promote-verdict", "--out", join(dir, "other-state"), "--bench-root", BENCH, "--trust-tiers", TIERS, "--task-class", "vuln-remediation", "--report", outside]);
+    expect(other.code).toBe(5);
+    expect(line(other.stdout)).toMatchObject({ evidence_sufficient: false, reasons: ["the audit chain does not verify (run `evalgate verify`)"] });
+    // A bare report (no chain head) is never chained evidence.
+    const bare = join(dir, "bare.json");
+    await writeFile(bare, JSON.stringify({ ...JSON.parse(await readFile(paths[0]!, "utf8")).report, chain_head: null }));
+    const unchained = await invoke([...base(), "--task-class", "vuln-remediation", "--report", bare]);
+    expect(unchained.code).toBe(0);
+    expect(line(unchained.stdout)).toMatchObject({ evidence_sufficient: false, reasons: ["the audit chain does not verify (run `evalgate verify`)"] });
+  });
+
+  it("writes an insufficient verdict and exits 5 when the chain is tampered", async () => {
+    const paths = await recordRuns(stateDir, [{ lowerBound: 0.9 }, { lowerBound: 0.9 }]);
+    await writeFile(paths[0]!, (await readFile(paths[0]!, "utf8")).replace('"mean_score":0.85', '"mean_score":0.95'));
+    const result = await invoke([...base(), "--task-class", "vuln-remediation"]);
+    expect(result.code).toBe(5);
+    expect(line(result.stdout)).toMatchObject({ evidence_sufficient: false });
+    expect(result.stderr).toMatch(/EVAL_CHAIN_TAMPERED/);
+  });
+
+  it.each([
+    ["no run recorded", [], ["--task-class", "vuln-remediation"], 1, /no complete run of vuln-remediation .*EVAL_REPORT_NOT_FOUND/],
+    ["an unknown task class", [{}], ["--task-class", "no-such-class"], 3, /EVAL_TASK_CLASS_NOT_FOUND/],
+    ["an unknown target tier", [{}], ["--task-class", "vuln-remediation", "--target-tier", "platinum"], 1, /unknown target tier "platinum".*EVAL_USAGE/],
+    ["a missing report file", [{}], ["--task-class", "vuln-remediation", "--report", "/nonexistent/report.json"], 1, /no report at .*EVAL_REPORT_NOT_FOUND/],
+  ])("fails in one line on %s", async (_label, shapes, argv, code, message) => {
+    await recordRuns(stateDir, shapes);
+    const result = await invoke([...base(), ...argv]);
+    expect(result.code).toBe(code);
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toMatch(message);
+    expect(result.stderr.trim().split("\n")).toHaveLength(1);
+  });
+
+  it("rejects an invalid report file and an invalid tier file, naming them", async () => {
+    await recordRuns(stateDir, [{}]);
+    const junk = join(dir, "junk.json");
+    await writeFile(junk, "{ not json");
+    const notJson = await invoke([...base(), "--task-class", "vuln-remediation", "--report", junk]);
+    expect(notJson.stderr).toMatch(/junk\.json is not a JSON report.*EVAL_REPORT_INVALID/);
+    await writeFile(junk, JSON.stringify({ schema_version: "evalgate.bench_run_report.v1" }));
+    expect((await invoke([...base(), "--task-class", "vuln-remediation", "--report", junk])).stderr).toMatch(/junk\.json: run_id: .*EVAL_REPORT_INVALID/);
+    const tiers = join(dir, "tiers.yaml");
+    await writeFile(tiers, (await readFile(TIERS, "utf8")).replace("vuln-remediation: untrusted", "vuln-remediation: diamond"));
+    const badTiers = await invoke(["promote-verdict", "--out", stateDir, "--bench-root", BENCH, "--trust-tiers", tiers, "--task-class", "vuln-remediation"]);
+    expect(badTiers.code).toBe(1);
+    expect(badTiers.stderr).toMatch(/tiers\.yaml: current\.vuln-remediation: unknown tier "diamond".*EVAL_TIER_CONFIG_INVALID/);
+    expect(await readdir(stateDir)).not.toContain("recommendations");
+  });
+});

@@ -1,0 +1,72 @@
+import { Command, Option } from "clipanion";
+import { EvalgateCommand } from "../base-command.ts";
+import { Settings } from "../config.ts";
+import { ExitCode } from "../exit-codes.ts";
+import { renderError } from "../render-error.ts";
+
+export class VerifyCommand extends EvalgateCommand {
+  static override paths = [["verify"]];
+  static override usage = Command.Usage({
+    category: "Audit",
+    description: "Verify the audit chain of recorded runs and name the first bad file",
+    details: `
+      Walks <state>/runs/ (one record file per run; per-run detail directories are skipped) and checks every
+      record's bytes, name and hashes and every link. Prints one JSON line (ok, records, complete, incomplete,
+      head, first_bad); --format human prints a sentence. Exit 0 when the chain verifies, 5 when it does not.
+
+      --expect-head takes a chain hash the chain must still contain (e.g. the head committed to git): without
+      it, deleting the newest records cannot be told from never having made them. --strict also validates
+      every report against its schema, requires mode 0600 and allows no foreign files (not even dotfiles).
+    `,
+    examples: [
+      ["Verify the whole chain", "evalgate verify"],
+      ["Verify the last 30 days against the head committed to git", "evalgate verify --strict --since 2026-10-23 --expect-head sha256:..."],
+    ],
+  });
+
+  since = Option.String("--since", { description: "Verify records recorded at or after this ISO 8601 time" });
+  strict = Option.Boolean("--strict", false, { description: "Also check schemas, permissions and foreign files" });
+  expectHead = Option.String("--expect-head", { description: "A chain hash the chain must contain (detects deleted newest records)" });
+  out = Option.String("--out", { description: "The state directory (default .evalgate)" });
+  format = Option.String("--format", { description: "jsonl (default) or human" });
+
+  protected async run(): Promise<number> {
+    const settings = new Settings({ flags: { state_dir: this.out, format: this.format }, env: this.context.env, cwd: this.context.cwd });
+    const format = settings.format();
+    const { join } = await import("node:path");
+    const runsDir = join(settings.path("state_dir", ".evalgate"), "runs");
+    const { ChainTampered, verifyChain } = await import("@eval/audit-chain");
+    const result = await verifyChain({
+      runsDir,
+      strict: this.strict,
+      ...(this.since === undefined ? {} : { since: this.since }),
+      ...(this.expectHead === undefined ? {} : { expectHead: this.expectHead }),
+    });
+    if (format === "human") {
+      const window = result.skipped > 0 ? ` (${result.skipped} earlier records not rechecked)` : "";
+      this.context.stdout.write(
+        result.ok
+          ? `audit chain OK: ${result.records} records (${result.complete} complete, ${result.incomplete} incomplete)${window}, head ${result.head}\n`
+          : `audit chain FAILED at ${result.firstBad!.file}: ${result.firstBad!.reason}\n  expected: ${result.firstBad!.expected}\n  found:    ${result.firstBad!.found}\n`,
+      );
+    } else {
+      this.emit({
+        type: "verify",
+        runs_dir: runsDir,
+        ok: result.ok,
+        records: result.records,
+        complete: result.complete,
+        incomplete: result.incomplete,
+        skipped: result.skipped,
+        head: result.head,
+        host_fingerprint: result.hostFingerprint,
+        strict: this.strict,
+        first_bad: result.firstBad,
+      });
+    }
+    if (result.ok) return ExitCode.ok;
+    const rendered = renderError(new ChainTampered(result.firstBad!, runsDir), false);
+    this.context.stderr.write(rendered.text);
+    return rendered.exitCode;
+  }
+}
