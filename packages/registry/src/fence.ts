@@ -9,8 +9,8 @@ import { entryKind, readText } from "./files.ts";
 import { finding, type FenceAssertion, type Finding } from "./findings.ts";
 import {
   breakdownKeyProblem,
-  buildTaskClass,
   importRegistration,
+  loadBreakdownKeys,
   listBenchDirs,
   loadFailureModes,
   requiredFiles,
@@ -147,12 +147,12 @@ export async function runFence(options: FenceOptions): Promise<FenceReport> {
       }
     }
     if (findings.length === before) {
-      // Whatever the checks above cannot see (a breakdown-keys.ts that throws on import, an unsafe file).
+      // The static check above reads the source; this also runs it (a module that throws on import).
       try {
-        await buildTaskClass(benchRoot, found);
+        await loadBreakdownKeys(keysPath);
       } catch (error) {
         if (!isEvalError(error)) throw error;
-        findings.push({ assertion: "registration", path: (error.details.path as string | undefined) ?? registrationPath, error });
+        findings.push(finding("breakdown-keys", keysPath, error));
       }
     }
     const taskClass = { name: registration.name, benchPath, registrationPath, minCases: registration.options.min_cases, minCasesForPromotion: registration.options.min_cases_for_promotion };

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, sep } from "node:path";
 import { parse } from "yaml";
 import { blake3Digest } from "./blake3.ts";
@@ -28,6 +28,19 @@ function findLockfile(dir: string): string | null {
   }
 }
 
+const parsedLockfiles = new Map<string, { readonly stamp: string; readonly lock: PnpmLock }>();
+
+/** Parses pnpm-lock.yaml once per process while its size and mtime stay the same (benches share it). */
+function readLockfile(path: string): PnpmLock {
+  const stat = statSync(path);
+  const stamp = `${stat.size}:${stat.mtimeMs}`;
+  const cached = parsedLockfiles.get(path);
+  if (cached?.stamp === stamp) return cached.lock;
+  const lock = (parse(readFileSync(path, "utf8")) ?? {}) as PnpmLock;
+  parsedLockfiles.set(path, { stamp, lock });
+  return lock;
+}
+
 /**
  * The bench package's third-party dependency closure from pnpm-lock.yaml: one line per resolved
  * package (`name@version integrity`), sorted. Workspace links (`link:`) are left out: their code is
@@ -36,7 +49,7 @@ function findLockfile(dir: string): string | null {
 export function lockedDependencyClosure(benchPath: string): string {
   const lockfile = findLockfile(benchPath);
   if (lockfile === null) return "";
-  const lock = (parse(readFileSync(lockfile, "utf8")) ?? {}) as PnpmLock;
+  const lock = readLockfile(lockfile);
   const importer = lock.importers?.[relative(dirname(lockfile), benchPath).split(sep).join("/")];
   if (importer === undefined) return "";
   const pending: string[] = [];
