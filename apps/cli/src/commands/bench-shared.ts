@@ -1,9 +1,10 @@
 import type { EvalWarning } from "@eval/errors";
 import type { EvalgateContext } from "../context.ts";
-import { Settings } from "../config.ts";
+import type { Settings } from "../config.ts";
 
-/** Settings for the bench and fence commands, from their --bench-root / --format flags. */
-export function benchSettings(context: EvalgateContext, flags: { benchRoot?: string | undefined; format?: string | undefined }): Settings {
+/** Settings for the bench and fence commands, from their --bench-root / --format flags (loaded lazily: zod). */
+export async function benchSettings(context: EvalgateContext, flags: { benchRoot?: string | undefined; format?: string | undefined }): Promise<Settings> {
+  const { Settings } = await import("../config.ts");
   return new Settings({ flags: { bench_root: flags.benchRoot, format: flags.format }, env: context.env, cwd: context.cwd });
 }
 

@@ -20,7 +20,7 @@ export class BenchShowCommand extends EvalgateCommand {
   format = Option.String("--format", { description: "jsonl (default) or human" });
 
   protected async run(): Promise<number> {
-    const settings = benchSettings(this.context, { benchRoot: this.benchRoot, format: this.format });
+    const settings = await benchSettings(this.context, { benchRoot: this.benchRoot, format: this.format });
     const format = settings.format();
     const onWarning = warningPrinter(this.context, format);
     const benchRoot = settings.path("bench_root", "bench");

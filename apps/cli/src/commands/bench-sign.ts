@@ -19,7 +19,7 @@ export class BenchSignCommand extends EvalgateCommand {
   format = Option.String("--format", { description: "jsonl (default) or human" });
 
   protected async run(): Promise<number> {
-    const settings = benchSettings(this.context, { benchRoot: this.benchRoot, format: this.format });
+    const settings = await benchSettings(this.context, { benchRoot: this.benchRoot, format: this.format });
     const format = settings.format();
     const { loadTaskClass, signBench, TaskClassRegistry } = await import("@eval/registry");
     const taskClass = await loadTaskClass(this.taskClass, { benchRoot: settings.path("bench_root", "bench"), registry: new TaskClassRegistry(), onWarning: warningPrinter(this.context, format), allowUnsigned: true });

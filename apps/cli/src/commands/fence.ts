@@ -25,7 +25,7 @@ export class FenceCommand extends EvalgateCommand {
   format = Option.String("--format", { description: "jsonl (default) or human" });
 
   protected async run(): Promise<number> {
-    const settings = benchSettings(this.context, { benchRoot: this.benchRoot, format: this.format });
+    const settings = await benchSettings(this.context, { benchRoot: this.benchRoot, format: this.format });
     const format = settings.format();
     const { runFence } = await import("@eval/registry");
     const trustTiersPath = this.trustTiers === undefined ? settings.path("trust_tiers", "docs/trust-tiers.yaml") : settings.path("trust_tiers", this.trustTiers);
