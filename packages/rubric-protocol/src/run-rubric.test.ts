@@ -88,6 +88,29 @@ describe("runRubric", () => {
   });
 });
 
+describe("runRubric as the process entry (no io given)", () => {
+  it("uses the process's streams and sets process.exitCode", async () => {
+    const stdin = new PassThrough();
+    const stdout = new PassThrough();
+    const written: string[] = [];
+    stdout.on("data", (chunk: Buffer) => written.push(chunk.toString("utf8")));
+    const saved = { stdin: Object.getOwnPropertyDescriptor(process, "stdin")!, stdout: Object.getOwnPropertyDescriptor(process, "stdout")!, exitCode: process.exitCode };
+    Object.defineProperty(process, "stdin", { value: stdin, configurable: true });
+    Object.defineProperty(process, "stdout", { value: stdout, configurable: true });
+    try {
+      const done = runRubric({ score: () => goodScore });
+      stdin.end(JSON.stringify(VALID_REQUEST));
+      expect(await done).toBe(0);
+      expect(process.exitCode).toBe(0);
+    } finally {
+      Object.defineProperty(process, "stdin", saved.stdin);
+      Object.defineProperty(process, "stdout", saved.stdout);
+      process.exitCode = saved.exitCode;
+    }
+    expect(JSON.parse(written.join(""))).toMatchObject({ schema_version: "evalgate.rubric_response.v1" });
+  });
+});
+
 describe("JSON Schemas for rubrics in other languages", () => {
   it("describe the request and the response, with stable ids", () => {
     const request = rubricRequestJsonSchema();
