@@ -2,10 +2,10 @@ import { EvalError } from "@eval/errors";
 
 /** No registration.ts under the bench root registers the requested name (exit 3). */
 export class TaskClassNotFound extends EvalError {
-  constructor(name: string, available: readonly string[], benchRoot: string) {
+  constructor(name: string, available: readonly string[], benchRoot: string | null) {
     super(
       "EVAL_TASK_CLASS_NOT_FOUND",
-      `no task class named "${name}" is registered under ${benchRoot} (available: ${available.length > 0 ? available.join(", ") : "none"})`,
+      `no task class named "${name}" is registered${benchRoot === null ? "" : ` under ${benchRoot}`} (available: ${available.length > 0 ? available.join(", ") : "none"})`,
       { details: { name, available: [...available], bench_root: benchRoot } },
     );
   }
@@ -66,5 +66,19 @@ export class CaseIdCollision extends EvalError {
 export class CaseDigestMismatch extends EvalError {
   constructor(caseId: string, casePath: string, reason: string, files: readonly string[]) {
     super("EVAL_CASE_DIGEST_MISMATCH", `case ${caseId} (${casePath}): ${reason}`, { details: { case_id: caseId, path: casePath, files: [...files] } });
+  }
+}
+
+/** A bench breaks a fence rule that no loader error covers (too few cases, too few held-out cases). */
+export class FenceAssertionFailed extends EvalError {
+  constructor(path: string, reason: string) {
+    super("EVAL_FENCE_FAILED", `${path}: ${reason}`, { details: { path } });
+  }
+}
+
+/** The trust tiers file the fence reads is not valid. */
+export class TrustTiersInvalid extends EvalError {
+  constructor(path: string, reason: string) {
+    super("EVAL_TIER_CONFIG_INVALID", `${path}: ${reason}`, { details: { path } });
   }
 }

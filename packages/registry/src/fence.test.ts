@@ -204,7 +204,9 @@ describe("runFence", () => {
     other.cleanup();
     expect(report.failures).toEqual([expect.objectContaining({ assertion: "curation-split", message: expect.stringContaining('names tier "gold"') })]);
     writeFileSync(tiers, "schema_version: nope\n");
-    await expect(runFence({ benchRoot: fixture.benchRoot, trustTiersPath: tiers })).rejects.toMatchObject({ code: "EVAL_CASE_LOAD_FAILED" });
+    await expect(runFence({ benchRoot: fixture.benchRoot, trustTiersPath: tiers })).rejects.toMatchObject({ code: "EVAL_TIER_CONFIG_INVALID" });
+    writeFileSync(tiers, "a: [\n");
+    await expect(runFence({ benchRoot: fixture.benchRoot, trustTiersPath: tiers })).rejects.toMatchObject({ code: "EVAL_TIER_CONFIG_INVALID", message: expect.stringContaining("YAML") });
     // An absent file falls back to the default policy (5 held-out from silver up), which this bench meets.
     expect((await runFence({ benchRoot: fixture.benchRoot, trustTiersPath: join(fixture.root, "absent.yaml") })).ok).toBe(true);
   });

@@ -4,7 +4,7 @@ import { formatIssues, safeParseWire, TrustTiersFileSchema, type TrustTiersFile 
 import { ignoreWarnings, isEvalError, type EvalErrorCode, type WarningSink } from "@eval/errors";
 import { parse as parseYaml } from "yaml";
 import { inspectCases } from "./case-loader.ts";
-import { BenchDirMissing, CaseLoadFailed, TaskClassAlreadyRegistered, TaskClassIncomplete, TaskClassInvalid } from "./errors.ts";
+import { BenchDirMissing, FenceAssertionFailed, TaskClassAlreadyRegistered, TaskClassIncomplete, TaskClassInvalid, TrustTiersInvalid } from "./errors.ts";
 import { entryKind, readText } from "./files.ts";
 import { finding, type FenceAssertion, type Finding } from "./findings.ts";
 import {
@@ -60,10 +60,10 @@ async function readTrustTiers(path: string): Promise<TrustTiersFile> {
   try {
     raw = parseYaml(await readText(path));
   } catch (error) {
-    throw new CaseLoadFailed(path, null, `cannot be read as YAML: ${(error as Error).message.split("\n")[0]}`);
+    throw new TrustTiersInvalid(path, `cannot be read as YAML: ${(error as Error).message.split("\n")[0]}`);
   }
   const parsed = safeParseWire(TrustTiersFileSchema, raw);
-  if (!parsed.success) throw new CaseLoadFailed(path, parsed.issues[0]!.path, formatIssues(parsed.issues));
+  if (!parsed.success) throw new TrustTiersInvalid(path, formatIssues(parsed.issues));
   return parsed.data;
 }
 
@@ -161,7 +161,7 @@ export async function runFence(options: FenceOptions): Promise<FenceReport> {
     const casesPath = join(benchPath, "cases");
     const heldOut = inspection.found.filter((entry) => entry.curationClass === "held-out").length;
     if (inspection.found.length < taskClass.minCases) {
-      findings.push(finding("min-cases", casesPath, new CaseLoadFailed(casesPath, null, `task class "${taskClass.name}" has ${inspection.found.length} cases; its registration asks for at least ${taskClass.minCases} (min_cases)`)));
+      findings.push(finding("min-cases", casesPath, new FenceAssertionFailed(casesPath, `task class "${taskClass.name}" has ${inspection.found.length} cases; its registration asks for at least ${taskClass.minCases} (min_cases)`)));
     }
     for (const tier of Object.keys(taskClass.minCasesForPromotion)) {
       let needed: number;
@@ -175,7 +175,7 @@ export async function runFence(options: FenceOptions): Promise<FenceReport> {
         needed = known.min_held_out;
       }
       if (heldOut < needed) {
-        findings.push(finding("curation-split", casesPath, new CaseLoadFailed(casesPath, null, `task class "${taskClass.name}" declares ${tier} in min_cases_for_promotion but has ${heldOut} held-out cases (need >= ${needed})`)));
+        findings.push(finding("curation-split", casesPath, new FenceAssertionFailed(casesPath, `task class "${taskClass.name}" declares ${tier} in min_cases_for_promotion but has ${heldOut} held-out cases (need >= ${needed})`)));
       }
     }
     summaries.push({

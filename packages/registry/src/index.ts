@@ -20,8 +20,10 @@ export {
   CaseIdCollision,
   CaseLoadFailed,
   CaseUnsafePath,
+  FenceAssertionFailed,
   TaskClassAlreadyRegistered,
   TaskClassIncomplete,
   TaskClassInvalid,
   TaskClassNotFound,
+  TrustTiersInvalid,
 } from "./errors.ts";

@@ -205,7 +205,7 @@ export async function loadAllTaskClasses(options: LoadTaskClassOptions): Promise
   const discovered: DiscoveredRegistration[] = [];
   for (const directory of registered) discovered.push(await importRegistration(root, directory));
   const loaded: TaskClass[] = [];
-  for (const found of discovered) loaded.push(registry.register(await buildTaskClass(root, found)));
+  for (const found of discovered) loaded.push(registry.register(await buildTaskClass(root, found, { allowUnsigned: options.allowUnsigned })));
   return loaded.sort((a, b) => (a.name < b.name ? -1 : 1));
 }
 

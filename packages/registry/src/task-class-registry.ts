@@ -22,7 +22,7 @@ export class TaskClassRegistry {
   /** The named class; throws TaskClassNotFound listing what is registered. */
   get(name: string): TaskClass {
     const found = this.#classes.get(name);
-    if (found === undefined) throw new TaskClassNotFound(name, [...this.#classes.keys()].sort(), "this registry");
+    if (found === undefined) throw new TaskClassNotFound(name, [...this.#classes.keys()].sort(), null);
     return found;
   }
 

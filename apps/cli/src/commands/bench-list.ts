@@ -29,7 +29,7 @@ export class BenchListCommand extends EvalgateCommand {
     const { loadAllTaskClasses, loadCases, loadTaskClass, TaskClassRegistry } = await import("@eval/registry");
     const registry = new TaskClassRegistry();
     if (this.taskClass !== undefined) {
-      const taskClass = await loadTaskClass(this.taskClass, { benchRoot, registry, onWarning });
+      const taskClass = await loadTaskClass(this.taskClass, { benchRoot, registry, onWarning, allowUnsigned: true });
       for (const benchCase of await loadCases(taskClass, { verify: false, onWarning })) {
         const row = {
           task_class: taskClass.name,
@@ -50,7 +50,7 @@ export class BenchListCommand extends EvalgateCommand {
       }
       return 0;
     }
-    for (const taskClass of await loadAllTaskClasses({ benchRoot, registry, onWarning })) {
+    for (const taskClass of await loadAllTaskClasses({ benchRoot, registry, onWarning, allowUnsigned: true })) {
       const cases = await loadCases(taskClass, { verify: false, onWarning });
       const row = {
         task_class: taskClass.name,

@@ -45,6 +45,16 @@ describe("evalgate bench sign", () => {
   });
 });
 
+describe("evalgate bench list before the first sign", () => {
+  it("lists a task class whose digests.yaml does not exist yet", async () => {
+    const result = await invoke(["bench", "list", "--task-class", "uppercase"], { cwd: root });
+    expect(result.code).toBe(0);
+    expect(lines(result.stdout)).toHaveLength(6);
+    expect(lines((await invoke(["bench", "list"], { cwd: root })).stdout)[0]).toMatchObject({ cases: 6 });
+    expect((await invoke(["bench", "show", "case-01"], { cwd: root })).code).toBe(1);
+  });
+});
+
 describe("evalgate bench list / show", () => {
   beforeEach(async () => {
     expect((await invoke(["bench", "sign", "--task-class", "uppercase"], { cwd: root })).code).toBe(0);
