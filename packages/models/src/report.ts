@@ -96,11 +96,15 @@ export const ChainRecordSchema = z.strictObject({
   /** 0 for the first record of this host's chain. */
   sequence: z.number().int().min(0),
   host_fingerprint: z.uuid(),
-  recorded_at: TimestampSchema,
+  /** UTC with milliseconds, strictly increasing along the chain; the record's file name starts with it. */
+  recorded_at: z.iso.datetime({ precision: 3 }),
   prev_hash: Sha256DigestSchema,
-  /** BLAKE3 of the RFC 8785 canonical JSON of `report` with `chain_head` set to null. */
+  /** BLAKE3 of the UTF-8 bytes of the RFC 8785 canonical JSON of `report` with `chain_head` set to null. */
   content_hash: Blake3DigestSchema,
-  /** SHA-256 of (prev_hash ‖ content_hash): this record's identity and the new chain head. */
+  /**
+   * SHA-256 of the UTF-8 bytes of `prev_hash + "\n" + content_hash` (both in their prefixed text form):
+   * this record's identity and the new chain head. Details: docs/audit-and-promotion.md.
+   */
   chain_hash: Sha256DigestSchema,
   report: BenchRunReportSchema,
 });
