@@ -79,6 +79,7 @@ export type {
   TrialClass,
   TrialClassification,
 } from "./types.ts";
+export { FenceAssertionSchema, FenceFailureSchema, FenceSummarySchema, SignResultSchema } from "./fence.ts";
 export { WIRE_SCHEMAS } from "./wire-schemas.ts";
 export { allJsonSchemas, toJsonSchema } from "./json-schema.ts";
 export type {
@@ -104,12 +105,15 @@ export type {
   FailureMode,
   FailureModeInput,
   FailureModesFile,
+  FenceFailure,
+  FenceSummary,
   HarnessOutput,
   IsolationClass,
   LowerBoundMethod,
   PromotionVerdict,
   RubricRequest,
   RubricResponse,
+  SignResultLine,
   Severity,
   TrustTiersFile,
 } from "./types.ts";

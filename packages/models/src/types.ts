@@ -12,6 +12,7 @@ import type {
 import type { HarnessOutputSchema, RubricRequestSchema, RubricResponseSchema } from "./rubric.ts";
 import type { BenchScoreSchema, FailureModeSchema } from "./score.ts";
 import type { SeveritySchema } from "./primitives.ts";
+import type { FenceFailureSchema, FenceSummarySchema, SignResultSchema } from "./fence.ts";
 import type { AgentAdapterNameSchema, CassetteMetaSchema } from "./cassette.ts";
 import type {
   CliBackendMetadataSchema,
@@ -69,3 +70,6 @@ export type CliBackendMetadata = DeepReadonly<z.output<typeof CliBackendMetadata
 export type ComplianceTrial = DeepReadonly<z.output<typeof ComplianceTrialSchema>>;
 export type ComplianceReport = DeepReadonly<z.output<typeof ComplianceReportSchema>>;
 export type SutRequest = DeepReadonly<z.output<typeof SutRequestSchema>>;
+export type FenceFailure = DeepReadonly<z.output<typeof FenceFailureSchema>>;
+export type FenceSummary = DeepReadonly<z.output<typeof FenceSummarySchema>>;
+export type SignResultLine = DeepReadonly<z.output<typeof SignResultSchema>>;

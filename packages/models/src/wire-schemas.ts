@@ -5,6 +5,7 @@ import { BenchRunReportSchema, ChainRecordSchema } from "./report.ts";
 import { HarnessOutputSchema, RubricRequestSchema, RubricResponseSchema } from "./rubric.ts";
 import { BenchScoreSchema, FailureModeSchema } from "./score.ts";
 import { CassetteMetaSchema } from "./cassette.ts";
+import { FenceFailureSchema, FenceSummarySchema, SignResultSchema } from "./fence.ts";
 import { CliBackendMetadataSchema, ComplianceReportSchema, ComplianceTrialSchema } from "./compliance.ts";
 import { TranscriptSchema } from "./transcript.ts";
 import { CacheEntrySchema, CaseDetailSchema, SutRequestSchema } from "./runner-files.ts";
@@ -29,6 +30,9 @@ export const WIRE_SCHEMAS: Readonly<Record<string, z.ZodType>> = Object.freeze({
   "rubric-request": RubricRequestSchema,
   "rubric-response": RubricResponseSchema,
   "cassette-meta": CassetteMetaSchema,
+  "fence-failure": FenceFailureSchema,
+  "fence-summary": FenceSummarySchema,
+  "sign-result": SignResultSchema,
   "cache-entry": CacheEntrySchema,
   "case-detail": CaseDetailSchema,
   "sut-request": SutRequestSchema,

@@ -25,7 +25,8 @@ export class BenchSignCommand extends EvalgateCommand {
     const taskClass = await loadTaskClass(this.taskClass, { benchRoot: settings.path("bench_root", "bench"), registry: new TaskClassRegistry(), onWarning: warningPrinter(this.context, format), allowUnsigned: true });
     const result = await signBench(taskClass);
     if (format !== "human") {
-      this.emit({ task_class: taskClass.name, ...result });
+      const { parseWire, SignResultSchema } = await import("@eval/models");
+      this.emit(parseWire(SignResultSchema, { schema_version: "evalgate.sign_result.v1", task_class: taskClass.name, ...result }));
       return 0;
     }
     const out = this.context.stdout;

@@ -2,6 +2,7 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writ
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { FenceFailureSchema, parseWire, SignResultSchema } from "@eval/models";
 import { invoke } from "../test-helpers.ts";
 
 // Fixture benches: a copy of @eval/registry's demo bench in a temp dir, whose node_modules resolves
@@ -27,7 +28,7 @@ describe("evalgate bench sign", () => {
     const first = await invoke(["bench", "sign", "--task-class", "uppercase"], { cwd: root });
     expect(first.stderr).toBe("");
     expect(first.code).toBe(0);
-    expect(lines(first.stdout)[0]).toMatchObject({ task_class: "uppercase", added: ["case-01", "case-02", "case-03", "case-04", "case-05", "case-06"], written: true });
+    expect(parseWire(SignResultSchema, lines(first.stdout)[0])).toMatchObject({ task_class: "uppercase", added: ["case-01", "case-02", "case-03", "case-04", "case-05", "case-06"], written: true });
     writeFileSync(join(benchPath, "cases", "case-02", "expected", "text.txt"), "changed");
     const second = await invoke(["bench", "sign", "--task-class", "uppercase", "--format", "human"], { cwd: root });
     expect(second.stdout).toBe(`changed  case-02: expected/text.txt (changed)\nwrote ${join(benchPath, "cases", "digests.yaml")} (5 cases unchanged)\n`);
@@ -107,7 +108,7 @@ describe("evalgate fence", () => {
     const result = await invoke(["fence"], { cwd: root });
     expect(result.stderr).toBe("");
     expect(result.code).toBe(0);
-    expect(lines(result.stdout)).toEqual([expect.objectContaining({ type: "fence_summary", ok: true, failures: 0 })]);
+    expect(lines(result.stdout)).toEqual([expect.objectContaining({ schema_version: "evalgate.fence_summary.v1", ok: true, failure_count: 0 })]);
   });
 
   it("prints every failure on its own line naming the path, then one error line, exit 1", async () => {
@@ -121,7 +122,9 @@ describe("evalgate fence", () => {
     expect(out.some((line) => line.startsWith(`${join(benchPath, "breakdown-keys.ts")}: BREAKDOWN_KEYS: "llm_confidence"`))).toBe(true);
     expect(result.stderr).toMatch(/^evalgate: fence failed: 2 problems .*\(EVAL_FENCE_FAILED\)/);
     const json = await invoke(["fence"], { cwd: root });
-    expect(lines(json.stdout).filter((line) => line.type === "fence_failure")).toHaveLength(2);
+    const failureLines = lines(json.stdout).filter((line) => line.schema_version === "evalgate.fence_failure.v1");
+    expect(failureLines).toHaveLength(2);
+    for (const line of failureLines) expect(parseWire(FenceFailureSchema, line).path.startsWith(benchPath)).toBe(true);
   });
 
   it("exit 4 when a registered task class has no bench directory", async () => {

@@ -27,17 +27,27 @@ export class FenceCommand extends EvalgateCommand {
   protected async run(): Promise<number> {
     const settings = await benchSettings(this.context, { benchRoot: this.benchRoot, format: this.format });
     const format = settings.format();
-    const { runFence } = await import("@eval/registry");
+    const [{ runFence }, { FenceFailureSchema, FenceSummarySchema, parseWire }] = await Promise.all([import("@eval/registry"), import("@eval/models")]);
     const trustTiersPath = this.trustTiers === undefined ? settings.path("trust_tiers", "docs/trust-tiers.yaml") : settings.path("trust_tiers", this.trustTiers);
     const report = await runFence({ benchRoot: settings.path("bench_root", "bench"), trustTiersPath, onWarning: warningPrinter(this.context, format) });
     for (const failure of report.failures) {
-      this.context.stdout.write(format === "human" ? `${failure.message.startsWith(failure.path) ? "" : `${failure.path}: `}${failure.message} [${failure.assertion}]\n` : `${JSON.stringify({ type: "fence_failure", ...failure })}\n`);
+      this.context.stdout.write(format === "human" ? `${failure.message.startsWith(failure.path) ? "" : `${failure.path}: `}${failure.message} [${failure.assertion}]\n` : `${JSON.stringify(parseWire(FenceFailureSchema, { schema_version: "evalgate.fence_failure.v1", ...failure }))}\n`);
     }
     if (format === "human") {
       for (const taskClass of report.task_classes) this.context.stdout.write(`${taskClass.name}: ${taskClass.cases} cases (${taskClass.held_out} held-out)\n`);
       for (const directory of report.unregistered_dirs) this.context.stderr.write(`evalgate: warning: ${directory} has no registration.ts, so it is not a task class\n`);
     } else {
-      this.emit({ type: "fence_summary", ok: report.ok, bench_root: report.bench_root, task_classes: report.task_classes, unregistered_dirs: report.unregistered_dirs, failures: report.failures.length, duration_ms: report.duration_ms });
+      this.emit(
+        parseWire(FenceSummarySchema, {
+          schema_version: "evalgate.fence_summary.v1",
+          ok: report.ok,
+          bench_root: report.bench_root,
+          task_classes: report.task_classes,
+          unregistered_dirs: report.unregistered_dirs,
+          failure_count: report.failures.length,
+          duration_ms: report.duration_ms,
+        }),
+      );
     }
     if (report.ok) return 0;
     const missingDir = report.failures.some((failure) => failure.code === "EVAL_BENCH_DIR_MISSING");
