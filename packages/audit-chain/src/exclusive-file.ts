@@ -14,7 +14,7 @@ import { join } from "node:path";
  */
 export async function writeFileExclusive(dir: string, name: string, data: string, options: { mode: number; stagingDir: string }): Promise<string> {
   await mkdir(options.stagingDir, { recursive: true, mode: 0o700 });
-  const temp = join(options.stagingDir, `${name}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
+  const temp = join(options.stagingDir, `.${name}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
   const target = join(dir, name);
   const handle = await open(temp, "wx", options.mode);
   try {

@@ -16,7 +16,7 @@ export async function getHostFingerprint(stateDir: string): Promise<string> {
   const existing = await readHostId(path);
   if (existing !== null) return existing;
   try {
-    await writeFileExclusive(stateDir, "host_id", `${randomUUID()}\n`, { mode: 0o600, stagingDir: join(stateDir, ".staging") });
+    await writeFileExclusive(stateDir, "host_id", `${randomUUID()}\n`, { mode: 0o600, stagingDir: stateDir });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "EEXIST") {
       throw new EvalError("EVAL_IO", `cannot create ${path}: ${(error as Error).message}`, { cause: error });

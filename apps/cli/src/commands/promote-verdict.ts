@@ -88,7 +88,7 @@ export class PromoteVerdictCommand extends EvalgateCommand {
     const lines = [
       `${verdict.task_class}: ${verdict.current_tier} -> ${verdict.target_tier}: evidence ${verdict.evidence_sufficient ? "SUFFICIENT" : "NOT sufficient"}`,
       ...verdict.reasons.map((reason) => `  - ${reason}`),
-      `lower_bound_95 ${verdict.lower_bound_95} (threshold ${verdict.threshold_at_target}), passed ${verdict.passed_count} (min ${verdict.min_cases_at_target}), held-out ${verdict.held_out_count} (min ${verdict.min_held_out_at_target}), isolation ${verdict.isolation_class}`,
+      `lower_bound_95 ${Number(verdict.lower_bound_95.toFixed(4))} (threshold ${verdict.threshold_at_target}), passed ${verdict.passed_count} (min ${verdict.min_cases_at_target}), held-out ${verdict.held_out_count} (min ${verdict.min_held_out_at_target}), isolation ${verdict.isolation_class}`,
       `run ${verdict.report_run_id}; thresholds ${verdict.thresholds_calibrated ? "calibrated" : "NOT calibrated"}`,
       `advisory only: a person promotes by a reviewed change to ${tiersFile}`,
       `verdict written to ${path}`,
