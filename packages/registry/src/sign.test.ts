@@ -48,6 +48,12 @@ describe("signBench", () => {
     await expect(signBench({ benchPath: fixture.benchPath })).rejects.toMatchObject({ code: "EVAL_CASE_UNSAFE_PATH", message: expect.stringContaining("case-link") });
   });
 
+  it("refuses a case directory whose name cannot be a case_id", async () => {
+    fixture = await makeFixtureBench();
+    mkdirSync(join(fixture.benchPath, "cases", "Bad Name"));
+    await expect(signBench({ benchPath: fixture.benchPath })).rejects.toMatchObject({ code: "EVAL_CASE_LOAD_FAILED", message: expect.stringContaining("Bad Name") });
+  });
+
   it("recovers from an unreadable digests.yaml and needs a cases/ directory", async () => {
     fixture = await makeFixtureBench();
     writeFileSync(join(fixture.benchPath, "cases", "digests.yaml"), "{ not yaml");

@@ -1,10 +1,10 @@
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
-import { DigestsFileSchema, parseWire, safeParseWire, type DigestsFile } from "@eval/models";
+import { CaseIdSchema, DigestsFileSchema, parseWire, safeParseWire, type DigestsFile } from "@eval/models";
 import { parse as parseYaml, stringify } from "yaml";
 import { CASE_TREE_SERIALIZATION, digestDirectory } from "./digest.ts";
 import { diffFiles } from "./case-loader.ts";
-import { CaseUnsafePath, TaskClassIncomplete } from "./errors.ts";
+import { CaseLoadFailed, CaseUnsafePath, TaskClassIncomplete } from "./errors.ts";
 import { entryKind, readText, writeFileAtomic } from "./files.ts";
 
 /** What `signBench` changed in cases/digests.yaml. */
@@ -46,6 +46,8 @@ export async function signBench(taskClass: { readonly benchPath: string; readonl
   for (const entry of (await readdir(casesPath, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : 1))) {
     if (entry.isSymbolicLink()) throw new CaseUnsafePath(join(casesPath, entry.name), "is a symlink; case directories must be real directories");
     if (!entry.isDirectory()) continue;
+    const name = CaseIdSchema.safeParse(entry.name);
+    if (!name.success) throw new CaseLoadFailed(join(casesPath, entry.name), null, `a case directory is named by its case_id: ${name.error.issues[0]?.message}`);
     const computed = await digestDirectory(join(casesPath, entry.name), { exclude: (path) => path === "case.toml" });
     next[entry.name] = { digest: computed.digest, files: { ...computed.files } };
   }
