@@ -109,6 +109,14 @@ describe("loadTaskClass", () => {
     expect(taskClass.rubricPath).toBeNull();
   });
 
+  it("makes a ./program rubric command absolute, and requires the program", async () => {
+    const bench = await setup();
+    edit(join(bench.benchPath, "registration.ts"), 'min_cases: 3,', 'min_cases: 3, rubric_command: ["./rubric.py", "--strict"],');
+    await expect(load(bench)).rejects.toMatchObject({ code: "EVAL_TASK_CLASS_INCOMPLETE", message: expect.stringContaining(join(bench.benchPath, "rubric.py")) });
+    writeFileSync(join(bench.benchPath, "rubric.py"), "#!/usr/bin/env python3\n");
+    expect((await load(bench)).rubricCommand).toEqual([join(bench.benchPath, "rubric.py"), "--strict"]);
+  });
+
   it.each([
     ["breakdown key llm_confidence", "breakdown-keys.ts", '"length_kept",', '"length_kept", "llm_confidence",', /llm_confidence" contains "(confidence|llm)"/],
     ["duplicate breakdown key", "breakdown-keys.ts", '"length_kept",', '"length_kept", "exact_match",', /appears twice/],

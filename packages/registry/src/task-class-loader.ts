@@ -120,6 +120,8 @@ export function requiredFiles(registration: TaskClassRegistration, options: { al
     "README.md",
     "registration.ts",
     ...(registration.options.rubric_command === undefined ? ["rubric.ts"] : []),
+    // A declared rubric program inside the bench (`./rubric.py`) must be there too.
+    ...(registration.options.rubric_command?.[0]?.startsWith("./") ? [registration.options.rubric_command[0].slice(2)] : []),
     "breakdown-keys.ts",
     "failure_modes.yaml",
     ...(options.allowUnsigned === true ? [] : ["cases/digests.yaml"]),
@@ -144,7 +146,10 @@ export async function buildTaskClass(benchRoot: string, discovered: DiscoveredRe
     loadFailureModes(join(benchPath, "failure_modes.yaml")),
     computeRubricDigest(benchPath),
   ]);
-  const rubricCommand = registration.options.rubric_command ?? null;
+  // `./program` in a declared command is the bench's own file: made absolute, since the rubric runs in a temp cwd.
+  const declared = registration.options.rubric_command;
+  const rubricCommand =
+    declared === undefined ? null : Object.freeze(declared.map((arg, index) => (index === 0 && arg.startsWith("./") ? join(benchPath, arg.slice(2)) : arg)));
   return Object.freeze({
     name: registration.name,
     benchPath,
