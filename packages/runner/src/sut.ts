@@ -9,6 +9,8 @@ import { EvalError } from "@eval/errors";
 import { formatIssues, HarnessOutputSchema, safeParseWire, SUT_REQUEST_SCHEMA_VERSION } from "@eval/models";
 import type { SutInvocation, SutOutput, SystemUnderTest } from "@eval/models";
 
+const MAX_HASHED_FILE_BYTES = 4 * 1024 * 1024;
+
 export const BENCH_INVOCATION_TAG_ENV = "EVALGATE_BENCH_INVOCATION_TAG";
 
 /** A SUT stopped because its signal aborted (timeout or cost cap). */
@@ -69,7 +71,13 @@ export function commandSut(argv: readonly string[], options: CommandSutOptions =
   const isFile = (arg: string): boolean => arg !== "" && !arg.startsWith("-") && existsSync(resolve(base, arg)) && statSync(resolve(base, arg)).isFile();
   const resolved = argv.map((arg) => (isFile(arg) ? resolve(base, arg) : arg));
   const fileParts: (string | Uint8Array)[] = [];
-  for (const arg of resolved) if (isFile(arg)) fileParts.push(`file:${arg}`, readFileSync(arg));
+  for (const arg of resolved) {
+    if (!isFile(arg)) continue;
+    // Scripts are hashed by content; a large file (an interpreter binary such as node itself) by its
+    // size and mtime, so building a SUT never spends seconds hashing 100 MB.
+    const info = statSync(arg);
+    fileParts.push(`file:${arg}`, info.size <= MAX_HASHED_FILE_BYTES ? readFileSync(arg) : `size=${info.size};mtime=${info.mtimeMs}`);
+  }
   const digest = options.digest ?? digestOf("evalgate.sut.command.v1", [...resolved.map((arg) => `arg:${arg}`), ...fileParts]);
   const maxStdout = options.maxStdoutBytes ?? 16 * 1024 * 1024;
   return {
