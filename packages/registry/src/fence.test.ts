@@ -198,10 +198,9 @@ describe("runFence", () => {
     expect(report.failures).toEqual([expect.objectContaining({ assertion: "curation-split", message: expect.stringContaining("need >= 6") })]);
     write(5);
     expect((await runFence({ benchRoot: fixture.benchRoot, trustTiersPath: tiers })).ok).toBe(true);
-    const other = await makeFixtureBench();
-    edit(join(other.benchPath, "registration.ts"), "silver: 5", "gold: 5");
-    report = await runFence({ benchRoot: other.benchRoot, trustTiersPath: tiers });
-    other.cleanup();
+    // Edited after this process imported it: the fence sees the edit.
+    edit(join(fixture.benchPath, "registration.ts"), "silver: 5", "gold: 5");
+    report = await runFence({ benchRoot: fixture.benchRoot, trustTiersPath: tiers });
     expect(report.failures).toEqual([expect.objectContaining({ assertion: "curation-split", message: expect.stringContaining('names tier "gold"') })]);
     writeFileSync(tiers, "schema_version: nope\n");
     await expect(runFence({ benchRoot: fixture.benchRoot, trustTiersPath: tiers })).rejects.toMatchObject({ code: "EVAL_TIER_CONFIG_INVALID" });

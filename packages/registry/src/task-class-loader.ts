@@ -1,3 +1,4 @@
+import { statSync } from "node:fs";
 import { readdir } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -51,7 +52,7 @@ export async function importRegistration(benchRoot: string, directory: string): 
   const registrationPath = join(resolve(benchRoot), directory, "registration.ts");
   let module: { default?: unknown };
   try {
-    module = (await import(pathToFileURL(registrationPath).href)) as { default?: unknown };
+    module = (await import(versionedUrl(registrationPath))) as { default?: unknown };
   } catch (error) {
     const reason = error instanceof RegistrationArgumentError ? error.message : `cannot be imported: ${firstLine(error)}`;
     throw new TaskClassInvalid(registrationPath, reason);
@@ -60,6 +61,15 @@ export async function importRegistration(benchRoot: string, directory: string): 
     throw new TaskClassInvalid(registrationPath, 'its default export must be registerTaskClass("<name>", {...}) from @eval/registry');
   }
   return { registrationPath, directory, registration: module.default };
+}
+
+/**
+ * The file's URL, tagged with its size and mtime: a file edited since this process last imported it is
+ * imported afresh instead of served from the module cache (a long-lived process sees the bench as it is).
+ */
+function versionedUrl(path: string): string {
+  const stat = statSync(path);
+  return `${pathToFileURL(path).href}?v=${stat.size}-${Math.round(stat.mtimeMs)}`;
 }
 
 function firstLine(error: unknown): string {
@@ -71,7 +81,7 @@ function firstLine(error: unknown): string {
 export async function loadBreakdownKeys(path: string): Promise<ReadonlySet<string>> {
   let module: { BREAKDOWN_KEYS?: unknown };
   try {
-    module = (await import(pathToFileURL(path).href)) as { BREAKDOWN_KEYS?: unknown };
+    module = (await import(versionedUrl(path))) as { BREAKDOWN_KEYS?: unknown };
   } catch (error) {
     throw new TaskClassInvalid(path, `cannot be imported: ${firstLine(error)}`);
   }
