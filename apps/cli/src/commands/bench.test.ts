@@ -127,6 +127,33 @@ describe("evalgate fence", () => {
     for (const line of failureLines) expect(parseWire(FenceFailureSchema, line).path.startsWith(benchPath)).toBe(true);
   });
 
+  const edit = (path: string, from: string, to: string) => {
+    const text = readFileSync(path, "utf8");
+    if (!text.includes(from)) throw new Error(`fixture edit: ${from} not in ${path}`);
+    writeFileSync(path, text.replace(from, to));
+  };
+  // The issue's planted defects, each through the command: non-zero, the offending path named.
+  it.each<[string, (bench: string) => void, (bench: string) => string]>([
+    ["a flipped byte in expected/", (bench) => writeFileSync(join(bench, "cases", "case-03", "expected", "text.txt"), "HELLO NUMBER 4\n"), (bench) => join(bench, "cases", "case-03")],
+    ["a symlink to /etc/passwd inside input/", (bench) => symlinkSync("/etc/passwd", join(bench, "cases", "case-01", "input", "passwd")), (bench) => join(bench, "cases", "case-01", "input", "passwd")],
+    ["a non-literal task-class name", (bench) => edit(join(bench, "registration.ts"), 'registerTaskClass("uppercase",', "registerTaskClass(`uppercase`,"), (bench) => join(bench, "registration.ts")],
+    ["a breakdown key llm_confidence", (bench) => edit(join(bench, "breakdown-keys.ts"), '"length_kept",', '"llm_confidence",'), (bench) => join(bench, "breakdown-keys.ts")],
+    ["a severity fatal", (bench) => edit(join(bench, "failure_modes.yaml"), "severity: block", "severity: fatal"), (bench) => join(bench, "failure_modes.yaml")],
+    [
+      "a silver-eligible class with 3 held-out cases",
+      (bench) => ["case-01", "case-02"].forEach((id) => edit(join(bench, "cases", id, "case.toml"), '"held-out"', '"rag-corpus-derived"')),
+      (bench) => join(bench, "cases"),
+    ],
+    ["a duplicated case id", (bench) => edit(join(bench, "cases", "case-02", "case.toml"), 'case_id = "case-02"', 'case_id = "case-01"'), (bench) => join(bench, "cases", "case-01", "case.toml")],
+  ])("exit 1 naming the path for %s", async (_label, plant, path) => {
+    await invoke(["bench", "sign", "--task-class", "uppercase"], { cwd: root });
+    plant(benchPath);
+    const result = await invoke(["fence", "--format", "human"], { cwd: root });
+    expect(result.code).toBe(1);
+    expect(result.stdout.split("\n").some((line) => line.startsWith(`${path(benchPath)}:`)), result.stdout).toBe(true);
+    expect(result.stderr.trim().split("\n")).toHaveLength(1);
+  });
+
   it("exit 4 when a registered task class has no bench directory", async () => {
     await invoke(["bench", "sign", "--task-class", "uppercase"], { cwd: root });
     mkdirSync(join(root, "bench", "agentic-recipe-authoring"));
