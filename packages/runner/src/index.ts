@@ -3,7 +3,7 @@ export type { CaseRunResult, RunEvalOptions, RunEvalResult, RunProgress } from "
 export { BENCH_INVOCATION_TAG_ENV, canarySeedFor, checkSutOutput, commandSut, digestOf, moduleSut, SutAborted } from "./sut.ts";
 export type { CommandSutOptions, SutFunction } from "./sut.ts";
 export { dependencyReadPaths, networkNamespaceWrapper, prepareRubricLauncher, scrubbedRubricEnv } from "./rubric-isolation.ts";
-export type { RubricLauncher, RubricLimits, RubricOutcome, RubricProcessReport, RubricRunInput, RubricSource, StreamExcerpt } from "./rubric-isolation.ts";
+export type { RubricLauncher, RubricLauncherOptions, RubricLimits, RubricOutcome, RubricProcessReport, RubricRunInput, RubricSource, StreamExcerpt } from "./rubric-isolation.ts";
 export { HARNESS_FAILURE_CODES, harnessFailureScore, resolveRubricScore } from "./scoring.ts";
 export type { HarnessFailureCode, Measured, ScoringContract } from "./scoring.ts";
 export {

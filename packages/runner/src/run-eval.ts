@@ -1,7 +1,7 @@
 // One eval run: plan, cache probe, bounded execution, aggregation, cost cap, audit append.
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
-import { cp, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { availableParallelism, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { appendRunRecord, ChainTampered, getHostFingerprint, verifyChain } from "@eval/audit-chain";
@@ -192,8 +192,13 @@ export async function runEval(taskClassName: string, options: RunEvalOptions): P
   if (options.signal?.aborted) onOuterAbort();
   options.signal?.addEventListener("abort", onOuterAbort, { once: true });
   let launcher: Promise<RubricLauncher> | null = null;
+  let casesDirReady: Promise<unknown> | null = null;
+  const casesDir = (): Promise<unknown> => (casesDirReady ??= mkdir(join(runDir, "cases"), { recursive: true }));
   const getLauncher = (): Promise<RubricLauncher> =>
-    (launcher ??= prepareRubricLauncher(taskClass, options.networkIsolation === undefined ? {} : { networkIsolation: options.networkIsolation }));
+    (launcher ??= prepareRubricLauncher(taskClass, {
+      ...(options.networkIsolation === undefined ? {} : { networkIsolation: options.networkIsolation }),
+      compileCacheDir: join(cacheDir, "node-compile", taskClass.rubricDigest.replace("blake3:", "")),
+    }));
   try {
     await runPool(
       misses,
@@ -210,6 +215,7 @@ export async function runEval(taskClassName: string, options: RunEvalOptions): P
           runId,
           runDir,
           cacheKey: keyOf.get(benchCase.case_id)!,
+          casesDir,
         });
         if (executed === null) return; // cancelled
         await cache.put(keyOf.get(benchCase.case_id)!, executed.score);
@@ -297,6 +303,25 @@ interface CaseContext {
   readonly runId: string;
   readonly runDir: string;
   readonly cacheKey: string;
+  /** Creates `<runDir>/cases` once per run. */
+  readonly casesDir: () => Promise<unknown>;
+}
+
+/**
+ * Copies a case's input tree into the scratch workspace: regular files and directories only (the
+ * loader has already refused symlinks and special files), without fs.cp's per-entry overhead.
+ */
+async function copyTree(from: string, to: string): Promise<void> {
+  for (const entry of await readdir(from, { withFileTypes: true })) {
+    const source = join(from, entry.name);
+    const target = join(to, entry.name);
+    if (entry.isDirectory()) {
+      await mkdir(target);
+      await copyTree(source, target);
+    } else if (entry.isFile()) {
+      await copyFile(source, target);
+    }
+  }
 }
 
 type SutResult = { kind: "ok"; output: SutOutput } | { kind: "error"; error: string } | { kind: "timeout" } | { kind: "cancelled" };
@@ -348,7 +373,7 @@ async function executeCase(benchCase: BenchCase, context: CaseContext): Promise<
   const started = performance.now();
   const workspacePath = await mkdtemp(join(tmpdir(), "evalgate-ws-"));
   try {
-    await cp(benchCase.input_path, workspacePath, { recursive: true });
+    await copyTree(benchCase.input_path, workspacePath);
     const sutResult = await callSut(benchCase, workspacePath, context);
     const sutMs = Math.round(performance.now() - started);
     if (sutResult.kind === "cancelled") return null;
@@ -380,7 +405,7 @@ async function executeCase(benchCase: BenchCase, context: CaseContext): Promise<
       else score = harnessFailureScore("rubric.malformed_output", outcome.detail, measured);
     }
     const detailPath = join(context.runDir, "cases", `${benchCase.case_id}.json`);
-    await mkdir(join(context.runDir, "cases"), { recursive: true });
+    await context.casesDir();
     const detail = {
       schema_version: CASE_DETAIL_SCHEMA_VERSION,
       run_id: context.runId,

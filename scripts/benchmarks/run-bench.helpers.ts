@@ -1,0 +1,60 @@
+// Generates throwaway task classes for the `evalgate run` benchmarks: N tiny cases, a trivial Node
+// rubric (reads its request, answers a fixed score, imports nothing), a no-op module SUT.
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+export const REPO = join(import.meta.dirname, "..", "..");
+export const BIN = join(REPO, "apps", "cli", "dist", "bin.js");
+
+const TRIVIAL_RUBRIC = `import { readFileSync } from "node:fs";
+const request = JSON.parse(readFileSync(0, "utf8"));
+const score = request.case.case_id.endsWith("0") ? 0.5 : 1;
+process.stdout.write(JSON.stringify({ schema_version: "evalgate.rubric_response.v1", score: { passed: score === 1, score, breakdown: { quality: score }, failure_modes: [], cost_usd: 0, wall_clock_ms: 0 } }));
+`;
+
+export interface GeneratedBench {
+  readonly root: string;
+  readonly benchRoot: string;
+  readonly stateDir: string;
+  /** argv after `node bin.js` for one run. */
+  runArgs(extra?: readonly string[]): string[];
+}
+
+export function generateBench(cases: number): GeneratedBench {
+  const root = mkdtempSync(join(tmpdir(), `evalgate-bench-run-${cases}-`));
+  const benchRoot = join(root, "bench");
+  const benchPath = join(benchRoot, "perf");
+  mkdirSync(join(root, "node_modules", "@eval"), { recursive: true });
+  for (const name of ["registry", "models", "errors", "rubric-protocol"]) symlinkSync(join(REPO, "packages", name), join(root, "node_modules", "@eval", name));
+  writeFileSync(join(root, "package.json"), JSON.stringify({ name: "perf-root", private: true, type: "module" }));
+  mkdirSync(join(benchPath, "cases"), { recursive: true });
+  writeFileSync(join(benchPath, "package.json"), JSON.stringify({ name: "bench-perf", private: true, type: "module" }));
+  writeFileSync(join(benchPath, "README.md"), "# perf\n\nGenerated for benchmarks.\n");
+  writeFileSync(join(benchPath, "registration.ts"), `import { registerTaskClass } from "@eval/registry";\nexport default registerTaskClass("perf", { min_cases_for_promotion: { bronze: 1 } });\n`);
+  writeFileSync(join(benchPath, "breakdown-keys.ts"), `export const BREAKDOWN_KEYS = ["quality"] as const;\n`);
+  writeFileSync(join(benchPath, "failure_modes.yaml"), "wrong:\n  severity: block\n  description: Wrong.\n");
+  writeFileSync(join(benchPath, "rubric.ts"), TRIVIAL_RUBRIC);
+  writeFileSync(join(root, "sut.mjs"), "export async function noop() { return {}; }\n");
+  for (let i = 0; i < cases; i += 1) {
+    const id = `case-${String(i).padStart(4, "0")}`;
+    const casePath = join(benchPath, "cases", id);
+    mkdirSync(join(casePath, "input"), { recursive: true });
+    mkdirSync(join(casePath, "expected"), { recursive: true });
+    writeFileSync(
+      join(casePath, "case.toml"),
+      `case_id = "${id}"\ntask_class = "perf"\ndisposition = "positive"\ndifficulty = "easy"\nsource = "curated"\ncuration_class = "held-out"\nadded_at = 2026-11-01T00:00:00Z\nlast_validated_at = 2026-11-20T00:00:00Z\ncassette_canary_pin = "${i.toString(16).padStart(32, "0")}"\n`,
+    );
+    writeFileSync(join(casePath, "input", "text.txt"), `input ${i}\n`);
+    writeFileSync(join(casePath, "expected", "text.txt"), `INPUT ${i}\n`);
+  }
+  execFileSync(process.execPath, [BIN, "bench", "sign", "--task-class", "perf", "--bench-root", benchRoot], { cwd: root, stdio: ["ignore", "ignore", "inherit"] });
+  const stateDir = join(root, "state");
+  return {
+    root,
+    benchRoot,
+    stateDir,
+    runArgs: (extra = []) => [BIN, "run", "--task-class", "perf", "--bench-root", benchRoot, "--out", stateDir, "--sut", "module:sut.mjs#noop", "--max-cost-usd", "1", ...extra],
+  };
+}
