@@ -60,6 +60,8 @@ describe("runEval end to end (real registry, rubric subprocesses, cache and chai
     expect(detail.sut_output?.tag).toBe(`bench:${report.started_at}:${bench.slug}:c-1`);
     expect(detail.sut_output?.seed).toMatch(/^[0-9a-f]{64}$/);
     expect(detail.rubric?.exit_code).toBe(0);
+    // Rubric start-up uses a compile cache kept per rubric digest.
+    expect(await readdir(join(stateDir, "cache", "node-compile", report.rubric_digest.slice(7)))).not.toEqual([]);
 
     const sut = counting((await options(stateDir)).systemUnderTest);
     const second = await runEval(bench.slug, { ...(await options(stateDir)), systemUnderTest: sut });

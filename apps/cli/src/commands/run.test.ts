@@ -96,4 +96,19 @@ describe("evalgate run", () => {
       await rm(poisoned.root, { recursive: true, force: true });
     }
   });
+
+  it("--with-verdict evaluates promotion read-only and writes the verdict under recommendations/", async () => {
+    const tiers = join(bench.root, "tiers.yaml");
+    await writeFile(
+      tiers,
+      "schema_version: evalgate.trust_tiers.v1\ncalibrated: false\ntiers:\n  - name: untrusted\n    threshold: 0.0\n    min_held_out: 0\n    description: Base.\n  - name: bronze\n    threshold: 0.6\n    min_held_out: 0\n    description: Next.\ncurrent:\n  upper: untrusted\n",
+    );
+    const result = await invoke([...base("s7"), "--sut", "module:sut.mjs#upper", "--with-verdict", "--trust-tiers", tiers], { cwd: bench.root });
+    expect(result.code, result.stderr).toBe(0);
+    const verdictLine = lines(result.stdout).at(-1)! as { type: string; verdict: { target_tier: string; evidence_sufficient: boolean }; verdict_path: string };
+    expect(verdictLine.type).toBe("verdict");
+    expect(verdictLine.verdict.target_tier).toBe("bronze");
+    expect(typeof verdictLine.verdict.evidence_sufficient).toBe("boolean");
+    expect(await readdir(join(bench.root, "s7", "recommendations"))).toHaveLength(1);
+  });
 });

@@ -1,6 +1,7 @@
 import { Command, Option } from "clipanion";
 import { EvalError } from "@eval/errors";
 import type { EvalWarning } from "@eval/errors";
+import type { BenchRunReport } from "@eval/models";
 import { EvalgateCommand } from "../base-command.ts";
 import { Settings } from "../config.ts";
 import { ExitCode } from "../exit-codes.ts";
@@ -124,15 +125,19 @@ export class RunCommand extends EvalgateCommand {
       chain_head: report.chain_head,
       record_path: result.recordPath,
     };
-    let verdict: unknown = null;
-    if (this.withVerdict) verdict = await this.verdict(settings, report, result.recordPath, benchRoot, stateDir);
+    let verdict: object | null = null;
+    if (this.withVerdict) {
+      const { loadTaskClass, TaskClassRegistry } = await import("@eval/registry");
+      const taskClass = await loadTaskClass(this.taskClass, { benchRoot, registry: new TaskClassRegistry(), onWarning });
+      verdict = await this.verdict(settings, report, stateDir, taskClass.minCasesForPromotion);
+    }
     if (format === "human") {
       this.printHuman(result.caseResults, summary);
     } else {
       for (const caseResult of result.caseResults) this.emit({ type: "case", case_id: caseResult.case_id, score: caseResult.score, cache_hit: caseResult.cacheHit });
       this.emit(summary);
     }
-    if (verdict !== null) this.emit({ type: "verdict", ...(verdict as object) });
+    if (verdict !== null) this.emit({ type: "verdict", ...verdict });
     if (result.costCapExceeded) {
       this.context.stderr.write(`evalgate: cost cap of $${maxCostUsd} reached: the run is recorded as incomplete (${report.run_id})\n`);
       return ExitCode.costCap;
@@ -153,23 +158,15 @@ export class RunCommand extends EvalgateCommand {
     });
   }
 
-  private async verdict(settings: Settings, report: unknown, recordPath: string, benchRoot: string, stateDir: string): Promise<unknown> {
-    const promotion = (await import("@eval/promotion")) as Record<string, unknown>;
-    const loadTierConfig = promotion.loadTierConfig as ((path: string) => Promise<unknown> | unknown) | undefined;
-    const Gate = promotion.PromotionGate as (new (config: unknown) => { evaluate(input: object): unknown }) | undefined;
-    const writeVerdict = promotion.writeVerdict as ((verdict: unknown, dir: string) => Promise<unknown>) | undefined;
-    if (loadTierConfig === undefined || Gate === undefined || writeVerdict === undefined) {
-      throw new EvalError("EVAL_USAGE", "--with-verdict is not available in this build (the promotion package has no gate yet)", {
-        hint: `the run itself is recorded at ${recordPath}; evaluate it later with \`evalgate promote-verdict\``,
-      });
-    }
-    const { loadTaskClass, TaskClassRegistry } = await import("@eval/registry");
-    const taskClass = await loadTaskClass(this.taskClass, { benchRoot, registry: new TaskClassRegistry() });
+  /** Evaluates promotion for this run (read-only) and writes the verdict under `<state>/recommendations/`. */
+  private async verdict(settings: Settings, report: BenchRunReport, stateDir: string, minCasesForPromotion: Readonly<Record<string, number>>): Promise<object> {
+    const { loadTierConfig, PromotionGate, writeVerdict } = await import("@eval/promotion");
     const config = await loadTierConfig(settings.path("trust_tiers", "docs/trust-tiers.yaml"));
-    const verdict = new Gate(config).evaluate({ taskClass: this.taskClass, report, minCasesForPromotion: taskClass.minCasesForPromotion, chainVerified: true });
+    // The run verified the whole chain before it started and appended under the chain's lock.
+    const verdict = new PromotionGate(config).evaluate({ taskClass: report.task_class, report, minCasesForPromotion, chainVerified: true });
     const { join } = await import("node:path");
-    const written = await writeVerdict(verdict, join(stateDir, "recommendations"));
-    return { verdict, written };
+    const path = await writeVerdict(verdict, join(stateDir, "recommendations"));
+    return { verdict, verdict_path: path };
   }
 
   private printHuman(
