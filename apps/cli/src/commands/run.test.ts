@@ -111,4 +111,13 @@ describe("evalgate run", () => {
     expect(typeof verdictLine.verdict.evidence_sufficient).toBe("boolean");
     expect(await readdir(join(bench.root, "s7", "recommendations"))).toHaveLength(1);
   });
+
+  it("runs the repository's own vuln-remediation bench, replaying its cassettes by default", async () => {
+    const repo = join(import.meta.dirname, "..", "..", "..", "..");
+    const result = await invoke(["run", "--task-class", "vuln-remediation", "--cases", "{braces,lodash}-*", "--bench-root", join(repo, "bench"), "--out", join(bench.root, "s-real")], { cwd: repo });
+    expect(result.code, result.stderr).toBe(0);
+    const out = lines(result.stdout);
+    expect(out.filter((l) => l.type === "case").map((l) => l.case_id)).toEqual(["braces-transitive-cve-2024-4068", "lodash-template-cve-2021-23337"]);
+    expect(out.at(-1)).toMatchObject({ type: "run", sut_label: "replay", complete: true, case_count: 2 });
+  });
 });
