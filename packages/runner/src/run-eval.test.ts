@@ -161,6 +161,23 @@ describe("runEval end to end (real registry, rubric subprocesses, cache and chai
     }
   });
 
+  it("a run of many cases leaves no listener build-up on its abort signal (no process warnings)", async () => {
+    const root5 = await mkdtemp(join(tmpdir(), "evalgate-run-many-"));
+    const warnings: string[] = [];
+    const onWarning = (warning: Error): void => void warnings.push(warning.message);
+    process.on("warning", onWarning);
+    try {
+      const many = await makeTaskClassBench(root5, { rubric: UPPER_RUBRIC, cases: Object.fromEntries(Array.from({ length: 14 }, (_, i) => [`m-${String(i).padStart(2, "0")}`, `t${i}`])) });
+      const result = await runEval(many.slug, { systemUnderTest: await moduleSut(`${sutFile}#noop`), benchRoot: many.benchRoot, stateDir: join(root5, "state"), concurrency: 4 });
+      expect(result.report.per_case).toHaveLength(14);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings).toEqual([]);
+    } finally {
+      process.off("warning", onWarning);
+      await rm(root5, { recursive: true, force: true });
+    }
+  });
+
   it("rejects bad options and an unknown task class with their codes", async () => {
     await expect(runEval(bench.slug, { ...(await options(join(root, "x"))), concurrency: 0 })).rejects.toMatchObject({ code: "EVAL_USAGE" });
     await expect(runEval(bench.slug, { ...(await options(join(root, "x"))), maxCostUsd: -1 })).rejects.toMatchObject({ code: "EVAL_USAGE" });

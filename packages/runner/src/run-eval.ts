@@ -328,18 +328,21 @@ type SutResult = { kind: "ok"; output: SutOutput } | { kind: "error"; error: str
 
 async function callSut(benchCase: BenchCase, workspacePath: string, context: CaseContext): Promise<SutResult> {
   const controller = new AbortController();
-  const onCancel = (): void => controller.abort(new SutAborted("cancelled"));
-  context.cancel.addEventListener("abort", onCancel, { once: true });
   let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<SutResult>((resolvePromise) => {
+  let onCancel: (() => void) | undefined;
+  // One listener per case on the run's signal, removed when the case is done (a 1,000-case run must
+  // not pile up listeners).
+  const stopped = new Promise<SutResult>((resolvePromise) => {
+    onCancel = (): void => {
+      controller.abort(new SutAborted("cancelled"));
+      resolvePromise({ kind: "cancelled" });
+    };
+    context.cancel.addEventListener("abort", onCancel, { once: true });
+    if (context.cancel.aborted) onCancel();
     timer = setTimeout(() => {
       controller.abort(new SutAborted("timeout"));
       resolvePromise({ kind: "timeout" });
     }, context.timeoutMs);
-  });
-  const cancelled = new Promise<SutResult>((resolvePromise) => {
-    if (context.cancel.aborted) resolvePromise({ kind: "cancelled" });
-    context.cancel.addEventListener("abort", () => resolvePromise({ kind: "cancelled" }), { once: true });
   });
   const call = (async (): Promise<SutResult> => {
     try {
@@ -360,10 +363,10 @@ async function callSut(benchCase: BenchCase, workspacePath: string, context: Cas
     }
   })();
   try {
-    return await Promise.race([call, deadline, cancelled]);
+    return await Promise.race([call, stopped]);
   } finally {
     clearTimeout(timer);
-    context.cancel.removeEventListener("abort", onCancel);
+    if (onCancel !== undefined) context.cancel.removeEventListener("abort", onCancel);
   }
 }
 
