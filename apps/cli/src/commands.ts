@@ -6,6 +6,8 @@ import { AdaptersListCommand } from "./commands/adapters-list.ts";
 import { BenchListCommand } from "./commands/bench-list.ts";
 import { BenchShowCommand } from "./commands/bench-show.ts";
 import { BenchSignCommand } from "./commands/bench-sign.ts";
+import { CacheGcCommand } from "./commands/cache-gc.ts";
+import { CacheStatsCommand } from "./commands/cache-stats.ts";
 import { FenceCommand } from "./commands/fence.ts";
 import { PromoteVerdictCommand } from "./commands/promote-verdict.ts";
 import { RunCommand } from "./commands/run.ts";
@@ -17,4 +19,4 @@ import { VerifyCommand } from "./commands/verify.ts";
  * Every command, one file each under commands/. Command modules import their libraries lazily inside
  * `run()`, so `evalgate --help` loads only clipanion and these classes.
  */
-export const COMMANDS: ReadonlyArray<CommandClass<EvalgateContext>> = [RunCommand, SchemasCommand, TranscriptImportCommand, FenceCommand, BenchListCommand, BenchShowCommand, BenchSignCommand, AdaptersListCommand, AdaptersDoctorCommand, AdaptersComplianceCheckCommand, VerifyCommand, PromoteVerdictCommand];
+export const COMMANDS: ReadonlyArray<CommandClass<EvalgateContext>> = [RunCommand, CacheStatsCommand, CacheGcCommand, SchemasCommand, TranscriptImportCommand, FenceCommand, BenchListCommand, BenchShowCommand, BenchSignCommand, AdaptersListCommand, AdaptersDoctorCommand, AdaptersComplianceCheckCommand, VerifyCommand, PromoteVerdictCommand];

@@ -1,0 +1,30 @@
+import { Command, Option } from "clipanion";
+import { EvalError } from "@eval/errors";
+import { EvalgateCommand } from "../base-command.ts";
+import { Settings } from "../config.ts";
+
+export class CacheGcCommand extends EvalgateCommand {
+  static override paths = [["cache", "gc"]];
+  static override usage = Command.Usage({
+    category: "Cache",
+    description: "Remove cache entries older than N days (default 90) and temp files left by killed writers",
+    examples: [["Keep the last 30 days", "evalgate cache gc --older-than-days 30"]],
+  });
+
+  out = Option.String("--out", { description: "The state directory (default .evalgate)" });
+  olderThanDays = Option.String("--older-than-days", { description: "Retention in days (default 90)" });
+
+  protected async run(): Promise<number> {
+    const settings = new Settings({ flags: { state_dir: this.out }, env: this.context.env, cwd: this.context.cwd });
+    const days = this.olderThanDays === undefined ? 90 : Number(this.olderThanDays);
+    if (!Number.isFinite(days) || days < 0) {
+      throw new EvalError("EVAL_USAGE", `--older-than-days must be a number >= 0, got "${this.olderThanDays}"`);
+    }
+    const { join } = await import("node:path");
+    const dir = join(settings.path("state_dir", ".evalgate"), "cache");
+    const { ScoreCache } = await import("@eval/cache");
+    const result = await new ScoreCache({ dir }).gc({ olderThanDays: days });
+    this.emit({ type: "cache_gc", dir, older_than_days: days, removed_entries: result.removedEntries, removed_temp_files: result.removedTempFiles, kept_entries: result.keptEntries });
+    return 0;
+  }
+}

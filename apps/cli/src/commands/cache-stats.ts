@@ -1,0 +1,39 @@
+import { Command, Option } from "clipanion";
+import { EvalgateCommand } from "../base-command.ts";
+import { Settings } from "../config.ts";
+
+export class CacheStatsCommand extends EvalgateCommand {
+  static override paths = [["cache", "stats"]];
+  static override usage = Command.Usage({
+    category: "Cache",
+    description: "Show the score cache: entries, bytes, oldest and newest entry, orphaned temp files",
+    examples: [["Show the cache under .evalgate/cache", "evalgate cache stats"]],
+  });
+
+  out = Option.String("--out", { description: "The state directory (default .evalgate)" });
+  format = Option.String("--format", { description: "jsonl (default) or human" });
+
+  protected async run(): Promise<number> {
+    const settings = new Settings({ flags: { state_dir: this.out, format: this.format }, env: this.context.env, cwd: this.context.cwd });
+    const format = settings.format();
+    const { join } = await import("node:path");
+    const dir = join(settings.path("state_dir", ".evalgate"), "cache");
+    const { ScoreCache } = await import("@eval/cache");
+    const stats = await new ScoreCache({ dir }).stats();
+    const row = {
+      type: "cache_stats",
+      dir,
+      entries: stats.entries,
+      bytes: stats.bytes,
+      orphaned_temp_files: stats.orphanedTempFiles,
+      oldest_stored_at: stats.oldestStoredAt?.toISOString() ?? null,
+      newest_stored_at: stats.newestStoredAt?.toISOString() ?? null,
+    };
+    if (format === "human") {
+      this.context.stdout.write(`${dir}: ${row.entries} entries, ${row.bytes} bytes, oldest ${row.oldest_stored_at ?? "-"}, newest ${row.newest_stored_at ?? "-"}, ${row.orphaned_temp_files} orphaned temp files\n`);
+    } else {
+      this.emit(row);
+    }
+    return 0;
+  }
+}
