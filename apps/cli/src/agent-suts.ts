@@ -13,7 +13,13 @@ export interface AgentSutOptions {
   readonly allowCliSubscription: boolean;
   readonly acknowledgeUnsandboxedCli: boolean;
   readonly allowStaleCompliance: boolean;
+  /** The extra stream log beside each transcript line (the transcript line itself is always written). */
+  readonly streamLog?: false | "summary" | "raw";
   readonly onWarning: WarningSink;
+}
+
+function transcriptLogOf(options: AgentSutOptions) {
+  return { transcriptsDir: join(options.stateDir, "transcripts"), streamLog: options.streamLog ?? false };
 }
 
 /** The adapters `cli:<adapter>` accepts (the keys of the package's ADAPTERS, kept here so --help stays light). */
@@ -37,7 +43,7 @@ export async function resolveAgentSut(spec: string, options: AgentSutOptions): P
       });
     }
     const { createReplaySut } = await import("@eval/cli-subscription-adapters");
-    return createReplaySut({ onWarning: options.onWarning });
+    return createReplaySut({ onWarning: options.onWarning, transcriptLog: transcriptLogOf(options) });
   }
   if (!spec.startsWith("cli:")) return null;
   const name = spec.slice("cli:".length) as AgentAdapterName;
@@ -54,6 +60,7 @@ export async function resolveAgentSut(spec: string, options: AgentSutOptions): P
     complianceDir: join(options.stateDir, "compliance"),
     env: options.env,
     record: options.record,
+    transcriptLog: transcriptLogOf(options),
     onWarning: options.onWarning,
     ...(binaryPath === undefined || binaryPath === "" ? {} : { binaryPath }),
   });

@@ -44,6 +44,7 @@ export { describeEnv, isSecretEnvName, REDACTED, redactArgv, scrubSecrets } from
 export type { WorkspaceSpec } from "./scratch.ts";
 export { cassetteDirOf, createLiveSut, createReplaySut } from "./suts.ts";
 export type { LiveSutOptions } from "./suts.ts";
+export type { TranscriptLogOptions } from "./transcript-log.ts";
 export { checkAuthStatus, executeTrial, judgeSession } from "./trial.ts";
 export type { TrialLimits, TrialRun } from "./trial.ts";
 export { applyUnifiedDiff, unifiedDiff } from "./workspace-diff.ts";

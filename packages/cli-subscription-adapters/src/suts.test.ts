@@ -105,7 +105,7 @@ describe("live SUT with --record, then replay", () => {
     expect(readFileSync(join(cassetteDir, "stdout.jsonl"), "utf8")).toBe(readStream("claude-success.stdout.jsonl"));
 
     const replayed = await createReplaySut().run(invocation({ ...benchCase, cassette_path: cassetteDir }));
-    expect(replayed).toMatchObject({ trial_class: "parse_success", cost_usd: 0.0213, replayed: true, synthetic_cassette: false, diff: output.diff });
+    expect(replayed).toMatchObject({ trial_class: "parse_success", cost_usd: 0, recorded_cost_usd: 0.0213, replayed: true, synthetic_cassette: false, diff: output.diff });
     expect(replayed.transcript).toEqual(output.transcript);
     expect(fake.invocations()).toHaveLength(1);
     const replayWorkspace = invocation(benchCase);
@@ -172,7 +172,8 @@ describe("live SUT with --record, then replay", () => {
     expect(readdirSync(caseDir).filter((name) => name.startsWith("cassette"))).toEqual(["cassette"]);
     const output = await createReplaySut().run(invocation(benchCase));
     expect(output).toMatchObject({ adapter: "gemini", trial_class: "parse_success", synthetic_cassette: true });
-    expect(output.cost_usd).toBeUndefined();
+    expect(output.cost_usd).toBe(0);
+    expect(output.recorded_cost_usd).toBeNull();
   });
 });
 
@@ -226,5 +227,38 @@ describe("secrets never reach recorded evidence; the prompt always does", () => 
     const meta = JSON.parse(readFileSync(join(caseDir, "cassette", "cassette.json"), "utf8")) as { argv_redacted: string[] };
     expect(meta.argv_redacted).toContain(prompt);
     expect(meta.argv_redacted.slice(-2)).toEqual(["--password", "<redacted>"]);
+  });
+});
+
+describe("transcript log", () => {
+  it("writes one transcript line per invocation, live or replayed, and the stream log when asked", async () => {
+    const { benchCase, caseDir } = makeCase();
+    const transcriptsDir = join(mkdtempSync(join(tmpdir(), "evalgate-transcripts-")), "transcripts");
+    const { sut } = liveSut(
+      "claude",
+      [{ modifyFile: { path: "src/app.js", content: "fixed\n" } }, { stdout: "file:claude-success.stdout.jsonl" }],
+      { record: true, transcriptLog: { transcriptsDir, streamLog: "raw" } },
+    );
+    await sut.run(invocation(benchCase));
+    const streams = readdirSync(join(transcriptsDir, "streams"));
+    expect(streams).toEqual(["bench_2026-11-22T03_00_00Z_vuln-remediation_demo-case.jsonl"]);
+    expect(readFileSync(join(transcriptsDir, "streams", streams[0]!), "utf8")).toBe(readStream("claude-success.stdout.jsonl"));
+
+    await createReplaySut({ transcriptLog: { transcriptsDir, streamLog: "summary" } }).run(invocation({ ...benchCase, cassette_path: join(caseDir, "cassette") }));
+    const lines = readFileSync(join(transcriptsDir, "vuln-remediation.jsonl"), "utf8").trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines).toHaveLength(2);
+    for (const line of lines) {
+      expect(line).toMatchObject({ schema_version: "evalgate.transcript.v1", case_id: "demo-case", invocation_tag: "bench:2026-11-22T03:00:00Z:vuln-remediation:demo-case" });
+    }
+    expect(readFileSync(join(transcriptsDir, "streams", "bench_2026-11-22T03_00_00Z_vuln-remediation_demo-case.summary.txt"), "utf8")).toContain("tool calls");
+  });
+
+  it("writes the transcript even when the live session ends in a CLI error", async () => {
+    const { benchCase } = makeCase();
+    const transcriptsDir = join(mkdtempSync(join(tmpdir(), "evalgate-transcripts-")), "transcripts");
+    const { sut } = liveSut("claude", [{ stdout: "file:claude-noauth.stdout.jsonl" }, { exit: 1 }], { transcriptLog: { transcriptsDir } });
+    await expect(sut.run(invocation(benchCase))).rejects.toThrow(/auth/);
+    expect(readFileSync(join(transcriptsDir, "vuln-remediation.jsonl"), "utf8").trim().split("\n")).toHaveLength(1);
+    expect(existsSync(join(transcriptsDir, "streams"))).toBe(false);
   });
 });

@@ -12,6 +12,8 @@ import { AgentTrialFailed, CassetteInvalid } from "./errors.ts";
 import { buildAgentPrompt, promptSha256 } from "./prompt.ts";
 import { judgeSession } from "./trial.ts";
 import { applyUnifiedDiff } from "./workspace-diff.ts";
+import { logTranscript } from "./transcript-log.ts";
+import type { TranscriptLogOptions } from "./transcript-log.ts";
 
 function blake3Digest(text: string): string {
   return `blake3:${bytesToHex(blake3(utf8ToBytes(text)))}`;
@@ -26,6 +28,8 @@ export interface LiveSutOptions extends Omit<CliSubscriptionBackendOptions, "ada
   readonly adapter: AgentAdapterName;
   /** Write each successful session as the case's cassette (what `replay` reads). */
   readonly record?: boolean;
+  /** Where each invocation's transcript line (and optional stream log) is written. */
+  readonly transcriptLog?: TranscriptLogOptions;
   readonly onWarning?: WarningSink;
 }
 
@@ -68,6 +72,7 @@ export function createLiveSut(options: LiveSutOptions): SystemUnderTest {
         labels: { case_id: invocation.benchCase.case_id },
       });
       const meta = result.backend_metadata;
+      if (options.transcriptLog !== undefined) await logTranscript(options.transcriptLog, invocation, result.transcript, result.stdout);
       if (result.classification.trial_class === "cli_error") {
         throw new AgentTrialFailed(adapter.name, result.classification.cli_error_kind ?? "cli_error", result.classification.reason, {
           exit_code: meta.exit_code,
@@ -106,7 +111,7 @@ export function createLiveSut(options: LiveSutOptions): SystemUnderTest {
  * missing or malformed (both throw: the runner records `sut.exception`; never a live call), applies the
  * recorded workspace diff to the invocation's workspace (a diff that does not apply throws).
  */
-export function createReplaySut(options: { readonly onWarning?: WarningSink } = {}): SystemUnderTest {
+export function createReplaySut(options: { readonly onWarning?: WarningSink; readonly transcriptLog?: TranscriptLogOptions } = {}): SystemUnderTest {
   const warn = options.onWarning ?? ignoreWarnings;
   return {
     label: "replay",
@@ -144,6 +149,7 @@ export function createReplaySut(options: { readonly onWarning?: WarningSink } = 
           details: { case_id: invocation.benchCase.case_id, trial_class: judged.classification.trial_class },
         });
       }
+      if (options.transcriptLog !== undefined) await logTranscript(options.transcriptLog, invocation, judged.transcript, cassette.stdout);
       try {
         applyUnifiedDiff(invocation.workspacePath, cassette.diff);
       } catch (error) {
@@ -156,10 +162,11 @@ export function createReplaySut(options: { readonly onWarning?: WarningSink } = 
           classification: judged.classification,
           safety: judged.safety,
           transcript: judged.transcript,
-          cost_usd: cassette.meta.cost_usd,
+          // Replaying spends nothing; what the recorded session cost is kept beside it.
+          cost_usd: 0,
           diff: cassette.diff,
         },
-        { replayed: true, synthetic_cassette: cassette.meta.synthetic },
+        { replayed: true, synthetic_cassette: cassette.meta.synthetic, recorded_cost_usd: cassette.meta.cost_usd },
       );
     },
   };

@@ -1,7 +1,7 @@
 import { Command, Option } from "clipanion";
 import { EvalError } from "@eval/errors";
 import { EvalgateCommand } from "../base-command.ts";
-import { Settings } from "../config.ts";
+import { loadSettings } from "../load-settings.ts";
 
 export class CacheGcCommand extends EvalgateCommand {
   static override paths = [["cache", "gc"]];
@@ -15,7 +15,7 @@ export class CacheGcCommand extends EvalgateCommand {
   olderThanDays = Option.String("--older-than-days", { description: "Retention in days (default 90)" });
 
   protected async run(): Promise<number> {
-    const settings = new Settings({ flags: { state_dir: this.out }, env: this.context.env, cwd: this.context.cwd });
+    const settings = await loadSettings({ flags: { state_dir: this.out }, env: this.context.env, cwd: this.context.cwd });
     const days = this.olderThanDays === undefined ? 90 : Number(this.olderThanDays);
     if (!Number.isFinite(days) || days < 0) {
       throw new EvalError("EVAL_USAGE", `--older-than-days must be a number >= 0, got "${this.olderThanDays}"`);

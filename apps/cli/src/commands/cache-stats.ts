@@ -1,6 +1,6 @@
 import { Command, Option } from "clipanion";
 import { EvalgateCommand } from "../base-command.ts";
-import { Settings } from "../config.ts";
+import { loadSettings } from "../load-settings.ts";
 
 export class CacheStatsCommand extends EvalgateCommand {
   static override paths = [["cache", "stats"]];
@@ -14,7 +14,7 @@ export class CacheStatsCommand extends EvalgateCommand {
   format = Option.String("--format", { description: "jsonl (default) or human" });
 
   protected async run(): Promise<number> {
-    const settings = new Settings({ flags: { state_dir: this.out, format: this.format }, env: this.context.env, cwd: this.context.cwd });
+    const settings = await loadSettings({ flags: { state_dir: this.out, format: this.format }, env: this.context.env, cwd: this.context.cwd });
     const format = settings.format();
     const { join } = await import("node:path");
     const dir = join(settings.path("state_dir", ".evalgate"), "cache");

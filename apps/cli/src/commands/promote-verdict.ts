@@ -2,7 +2,7 @@ import { Command, Option } from "clipanion";
 import { EvalError } from "@eval/errors";
 import type { BenchRunReport, PromotionVerdict } from "@eval/models";
 import { EvalgateCommand } from "../base-command.ts";
-import { Settings } from "../config.ts";
+import { loadSettings } from "../load-settings.ts";
 import { ExitCode } from "../exit-codes.ts";
 import { renderError } from "../render-error.ts";
 import { warningPrinter } from "./bench-shared.ts";
@@ -34,7 +34,7 @@ export class PromoteVerdictCommand extends EvalgateCommand {
   format = Option.String("--format", { description: "jsonl (default) or human" });
 
   protected async run(): Promise<number> {
-    const settings = new Settings({
+    const settings = await loadSettings({
       flags: { state_dir: this.out, bench_root: this.benchRoot, trust_tiers: this.trustTiers, format: this.format },
       env: this.context.env,
       cwd: this.context.cwd,

@@ -120,4 +120,26 @@ describe("evalgate run", () => {
     expect(out.filter((l) => l.type === "case").map((l) => l.case_id)).toEqual(["braces-transitive-cve-2024-4068", "lodash-template-cve-2021-23337"]);
     expect(out.at(-1)).toMatchObject({ type: "run", sut_label: "replay", complete: true, case_count: 2 });
   });
+
+  it("always writes a transcript line per agent invocation; --stream-log adds the raw stream, --log-format is mapped with a warning", async () => {
+    const repo = join(import.meta.dirname, "..", "..", "..", "..");
+    const state = join(bench.root, "s-transcripts");
+    const args = ["run", "--task-class", "vuln-remediation", "--cases", "lodash-*", "--bench-root", join(repo, "bench"), "--out", state, "--no-cache"];
+    const raw = await invoke([...args, "--stream-log", "raw"], { cwd: repo });
+    expect(raw.code, raw.stderr).toBe(0);
+    const transcripts = (await readFile(join(state, "transcripts", "vuln-remediation.jsonl"), "utf8")).trim().split("\n");
+    expect(transcripts).toHaveLength(1);
+    expect(JSON.parse(transcripts[0]!)).toMatchObject({ schema_version: "evalgate.transcript.v1", case_id: "lodash-template-cve-2021-23337" });
+    expect((await readdir(join(state, "transcripts", "streams"))).filter((name) => name.endsWith(".jsonl"))).toHaveLength(1);
+
+    const deprecated = await invoke([...args, "--log-format", "summary"], { cwd: repo });
+    expect(deprecated.code, deprecated.stderr).toBe(0);
+    expect(deprecated.stderr).toContain("log_format is deprecated");
+    expect((await readdir(join(state, "transcripts", "streams"))).filter((name) => name.endsWith(".summary.txt"))).toHaveLength(1);
+    expect((await readFile(join(state, "transcripts", "vuln-remediation.jsonl"), "utf8")).trim().split("\n")).toHaveLength(2);
+
+    const bad = await invoke([...args, "--stream-log", "verbose"], { cwd: repo });
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/^evalgate: stream_log must be false, "summary" or "raw"/);
+  });
 });

@@ -3,7 +3,8 @@ import { EvalError } from "@eval/errors";
 import type { EvalWarning } from "@eval/errors";
 import type { BenchRunReport } from "@eval/models";
 import { EvalgateCommand } from "../base-command.ts";
-import { Settings } from "../config.ts";
+import type { Settings } from "../config.ts";
+import { loadSettings } from "../load-settings.ts";
 import { ExitCode } from "../exit-codes.ts";
 
 export class RunCommand extends EvalgateCommand {
@@ -42,9 +43,11 @@ export class RunCommand extends EvalgateCommand {
   allowCliSubscription = Option.Boolean("--allow-cli-subscription", false, { description: "Opt in to driving an agent CLI (with --acknowledge-unsandboxed-cli)" });
   acknowledgeUnsandboxedCli = Option.Boolean("--acknowledge-unsandboxed-cli", false, { description: "Acknowledge the agent CLI runs unsandboxed" });
   allowStaleCompliance = Option.Boolean("--allow-stale-compliance", false, { description: "Accept a compliance report older than 30 days (loud warning)" });
+  streamLog = Option.String("--stream-log", { description: "Agent SUTs: extra stream log beside each transcript line: false (default), summary or raw" });
+  logFormat = Option.String("--log-format", { hidden: true, description: "Deprecated: use --stream-log (json = raw, summary = summary)" });
 
   protected async run(): Promise<number> {
-    const settings = new Settings({
+    const settings = await loadSettings({
       flags: {
         bench_root: this.benchRoot,
         state_dir: this.out,
@@ -69,6 +72,7 @@ export class RunCommand extends EvalgateCommand {
       this.context.stderr.write(format === "human" ? `evalgate: warning: ${warning.message}\n` : `${JSON.stringify({ level: "warn", ...warning })}\n`);
     };
 
+    const streamLog = await this.resolveStreamLog(onWarning);
     const spec = this.sut ?? (await this.defaultSut(benchRoot, onWarning));
     const { resolveSut } = await import("../sut-resolver.ts");
     const systemUnderTest = await resolveSut(spec, {
@@ -80,6 +84,7 @@ export class RunCommand extends EvalgateCommand {
       allowCliSubscription: this.allowCliSubscription,
       acknowledgeUnsandboxedCli: this.acknowledgeUnsandboxedCli,
       allowStaleCompliance: this.allowStaleCompliance,
+      streamLog,
       onWarning,
     });
 
@@ -146,6 +151,17 @@ export class RunCommand extends EvalgateCommand {
   }
 
   /** `replay` when any selected case ships a cassette; otherwise the user must say. */
+  /** `--stream-log`, or the deprecated `--log-format` mapped onto it with one warning. */
+  private async resolveStreamLog(onWarning: (warning: EvalWarning) => void): Promise<false | "summary" | "raw"> {
+    if (this.streamLog === undefined && this.logFormat === undefined) return false;
+    const streamLog = this.streamLog === undefined ? undefined : this.streamLog === "false" ? false : this.streamLog;
+    const { resolveStreamLogOption } = await import("@eval/tool-normalize");
+    return resolveStreamLogOption(
+      { ...(streamLog === undefined ? {} : { stream_log: streamLog as false | "summary" | "raw" }), ...(this.logFormat === undefined ? {} : { log_format: this.logFormat as "json" | "summary" }) },
+      onWarning,
+    );
+  }
+
   private async defaultSut(benchRoot: string, onWarning: (warning: EvalWarning) => void): Promise<string> {
     const { loadCases, loadTaskClass, TaskClassRegistry } = await import("@eval/registry");
     const taskClass = await loadTaskClass(this.taskClass, { benchRoot, registry: new TaskClassRegistry(), onWarning });

@@ -1,6 +1,6 @@
 import { Command, Option } from "clipanion";
 import { EvalgateCommand } from "../base-command.ts";
-import { Settings } from "../config.ts";
+import { loadSettings } from "../load-settings.ts";
 import { ExitCode } from "../exit-codes.ts";
 import { renderError } from "../render-error.ts";
 
@@ -31,7 +31,7 @@ export class VerifyCommand extends EvalgateCommand {
   format = Option.String("--format", { description: "jsonl (default) or human" });
 
   protected async run(): Promise<number> {
-    const settings = new Settings({ flags: { state_dir: this.out, format: this.format }, env: this.context.env, cwd: this.context.cwd });
+    const settings = await loadSettings({ flags: { state_dir: this.out, format: this.format }, env: this.context.env, cwd: this.context.cwd });
     const format = settings.format();
     const { join } = await import("node:path");
     const runsDir = join(settings.path("state_dir", ".evalgate"), "runs");
