@@ -22,9 +22,25 @@ const DATASETS: number[][] = [
   Array.from({ length: 40 }, (_, i) => ((i * 37) % 100) / 100),
 ];
 
+/** The first Python with scipy: EVALGATE_PYTHON, python3 on PATH, then pyenv's shim (PATH may be trimmed). */
+const python = (() => {
+  const home = process.env.HOME ?? "/root";
+  const candidates = [process.env.EVALGATE_PYTHON, "python3", join(home, ".pyenv", "shims", "python3"), "/usr/bin/python3"];
+  for (const candidate of candidates) {
+    if (candidate === undefined || candidate === "") continue;
+    try {
+      execFileSync(candidate, ["-c", "import scipy"], { stdio: "ignore" });
+      return candidate;
+    } catch {
+      // try the next one
+    }
+  }
+  throw new Error("these tests check BCa against scipy: install it (pip install scipy) or set EVALGATE_PYTHON to a python3 that has it");
+})();
+
 function scipy(datasets: Array<{ data: number[]; distribution: number[] | null }>): Array<number | null> {
   const script = join(import.meta.dirname, "__fixtures__", "scipy-bca.py");
-  return JSON.parse(execFileSync("python3", [script], { input: JSON.stringify({ datasets }), encoding: "utf8" }));
+  return JSON.parse(execFileSync(python, [script], { input: JSON.stringify({ datasets }), encoding: "utf8" }));
 }
 
 describe("normal distribution helpers", () => {
