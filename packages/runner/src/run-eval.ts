@@ -1,7 +1,7 @@
 // One eval run: plan, cache probe, bounded execution, aggregation, cost cap, audit append.
 import { randomBytes } from "node:crypto";
-import { existsSync } from "node:fs";
-import { copyFile, mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdir } from "node:fs/promises";
 import { availableParallelism, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { appendRunRecord, ChainTampered, getHostFingerprint, verifyChain } from "@eval/audit-chain";
@@ -199,6 +199,11 @@ export async function runEval(taskClassName: string, options: RunEvalOptions): P
       ...(options.networkIsolation === undefined ? {} : { networkIsolation: options.networkIsolation }),
       compileCacheDir: join(cacheDir, "node-compile", taskClass.rubricDigest.replace("blake3:", "")),
     }));
+  // A case's cache entry is written after its slot is free: the next case's SUT and rubric start
+  // while the write (temp file, lock, rename: a few ms of latency) completes. Writes are still atomic
+  // and all of them finish before the run is aggregated and appended.
+  const cacheWrites: Promise<void>[] = [];
+  let cacheWriteError: { error: unknown } | null = null;
   try {
     await runPool(
       misses,
@@ -218,25 +223,37 @@ export async function runEval(taskClassName: string, options: RunEvalOptions): P
           casesDir,
         });
         if (executed === null) return; // cancelled
-        await cache.put(keyOf.get(benchCase.case_id)!, executed.score);
-        const result: CaseRunResult = { case_id: benchCase.case_id, cacheKey: keyOf.get(benchCase.case_id)!, cacheHit: false, score: executed.score, detailPath: executed.detailPath };
-        results.set(benchCase.case_id, result);
         executedMs += performance.now() - started;
         executedCount += 1;
         costUsd += executed.score.cost_usd;
-        options.onCaseResult?.(result);
         if (costUsd > maxCostUsd && !costCapExceeded) {
           costCapExceeded = true;
           onWarning({ code: "run.cost_cap", message: `spent $${costUsd.toFixed(4)}, past the cap of $${maxCostUsd}: cancelling outstanding cases`, details: { costUsd, maxCostUsd } });
           cancel.abort(new Error("cost cap"));
         }
-        report();
+        const key = keyOf.get(benchCase.case_id)!;
+        cacheWrites.push(
+          cache.put(key, executed.score).then(
+            () => {
+              // A case counts as done (result, progress) once its cache entry is on disk.
+              const result: CaseRunResult = { case_id: benchCase.case_id, cacheKey: key, cacheHit: false, score: executed.score, detailPath: executed.detailPath };
+              results.set(benchCase.case_id, result);
+              options.onCaseResult?.(result);
+              report();
+            },
+            (error: unknown) => {
+              cacheWriteError ??= { error };
+            },
+          ),
+        );
       },
-      () => cancel.signal.aborted,
+      () => cancel.signal.aborted || cacheWriteError !== null,
     );
+    await Promise.all(cacheWrites);
   } finally {
     options.signal?.removeEventListener("abort", onOuterAbort);
   }
+  if (cacheWriteError !== null) throw (cacheWriteError as { error: unknown }).error;
   const cancelled = cancel.signal.aborted && !costCapExceeded;
 
   // 4. Aggregate in case_id order.
@@ -310,16 +327,18 @@ interface CaseContext {
 /**
  * Copies a case's input tree into the scratch workspace: regular files and directories only (the
  * loader has already refused symlinks and special files), without fs.cp's per-entry overhead.
+ * Synchronous, like the loader's digest walk: case inputs are trees of small files, where a direct
+ * syscall costs microseconds and a thread-pool round trip per entry costs far more.
  */
-async function copyTree(from: string, to: string): Promise<void> {
-  for (const entry of await readdir(from, { withFileTypes: true })) {
+function copyTree(from: string, to: string): void {
+  for (const entry of readdirSync(from, { withFileTypes: true })) {
     const source = join(from, entry.name);
     const target = join(to, entry.name);
     if (entry.isDirectory()) {
-      await mkdir(target);
-      await copyTree(source, target);
+      mkdirSync(target);
+      copyTree(source, target);
     } else if (entry.isFile()) {
-      await copyFile(source, target);
+      copyFileSync(source, target);
     }
   }
 }
@@ -374,9 +393,9 @@ async function callSut(benchCase: BenchCase, workspacePath: string, context: Cas
 async function executeCase(benchCase: BenchCase, context: CaseContext): Promise<{ score: BenchScore; detailPath: string } | null> {
   if (context.cancel.aborted) return null;
   const started = performance.now();
-  const workspacePath = await mkdtemp(join(tmpdir(), "evalgate-ws-"));
+  const workspacePath = mkdtempSync(join(tmpdir(), "evalgate-ws-"));
   try {
-    await copyTree(benchCase.input_path, workspacePath);
+    copyTree(benchCase.input_path, workspacePath);
     const sutResult = await callSut(benchCase, workspacePath, context);
     const sutMs = Math.round(performance.now() - started);
     if (sutResult.kind === "cancelled") return null;
@@ -434,9 +453,9 @@ async function executeCase(benchCase: BenchCase, context: CaseContext): Promise<
             },
       score,
     };
-    await writeFile(detailPath, `${JSON.stringify(detail, null, 2)}\n`, { mode: 0o600 });
+    writeFileSync(detailPath, `${JSON.stringify(detail, null, 2)}\n`, { mode: 0o600 });
     return { score, detailPath };
   } finally {
-    await rm(workspacePath, { recursive: true, force: true });
+    rmSync(workspacePath, { recursive: true, force: true });
   }
 }
