@@ -225,8 +225,11 @@ export class FactsCollector {
   finalText: string | null = null;
   costUsd: number | null = null;
 
-  /** Parses one line as a JSON object with a string `type`; counts it as drift or non-JSON otherwise. */
-  parse(line: string): Record<string, unknown> | null {
+  /**
+   * Parses one line as a JSON object whose string `type` is one of `knownTypes`; anything else is
+   * counted (non-JSON, a missing `type`, or an unknown type as drift) and gives null.
+   */
+  parse(line: string, knownTypes: ReadonlySet<string>): (Record<string, unknown> & { readonly type: string }) | null {
     if (line.trim() === "") return null;
     let value: unknown;
     try {
@@ -245,7 +248,11 @@ export class FactsCollector {
       this.missing("event.type");
       return null;
     }
-    return event;
+    if (!knownTypes.has(event.type)) {
+      this.unknownType(event.type);
+      return null;
+    }
+    return event as Record<string, unknown> & { readonly type: string };
   }
 
   unknownType(type: string): void {

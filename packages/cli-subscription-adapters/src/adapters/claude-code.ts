@@ -40,13 +40,9 @@ function observe(): StreamObserver {
   const facts = new FactsCollector();
   return {
     push(line) {
-      const event = facts.parse(line);
+      const event = facts.parse(line, KNOWN_TYPES);
       if (event === null) return false;
-      const type = event.type as string;
-      if (!KNOWN_TYPES.has(type)) {
-        facts.unknownType(type);
-        return false;
-      }
+      const type = event.type;
       switch (type) {
         case "system": {
           const subtype = event.subtype;

@@ -31,13 +31,9 @@ function observe(): StreamObserver {
   let assistantText = "";
   return {
     push(line) {
-      const event = facts.parse(line);
+      const event = facts.parse(line, KNOWN_TYPES);
       if (event === null) return false;
-      const type = event.type as string;
-      if (!KNOWN_TYPES.has(type)) {
-        facts.unknownType(type);
-        return false;
-      }
+      const type = event.type;
       switch (type) {
         case "init":
           if (typeof event.session_id !== "string") facts.missing("init.session_id");
