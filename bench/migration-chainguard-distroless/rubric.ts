@@ -2,9 +2,9 @@
 // its workspace and checks it against expected/facts.json: hardened final base, builder stage where
 // compilation happens, nothing but copied artifacts in the final stage, non-root, exec-form command,
 // same ports and artifacts, pinned images. Pure reads and parsing; no docker, no processes.
-import { readdirSync, readFileSync } from "node:fs";
-import { join, posix, relative } from "node:path";
-import { runRubric, type Rubric } from "@eval/rubric-protocol";
+import { readFileSync } from "node:fs";
+import { join, posix } from "node:path";
+import { agentErrorDetail, changedFiles, runRubric, type Rubric } from "@eval/rubric-protocol";
 import type { BenchCase, BenchScoreInput, HarnessOutput } from "@eval/models";
 import type { BREAKDOWN_KEYS } from "./breakdown-keys.ts";
 import { copySourceStage, parseDockerfile, type Dockerfile, type ImageRef, type Instruction, type Stage } from "./dockerfile.ts";
@@ -118,26 +118,7 @@ function artifactPresent(artifact: string, copies: ReturnType<typeof copiedPaths
   });
 }
 
-function listFiles(root: string): string[] {
-  const files: string[] = [];
-  const walk = (dir: string) => {
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      const full = join(dir, entry.name);
-      if (entry.isDirectory()) walk(full);
-      else files.push(relative(root, full).split("\\").join("/"));
-    }
-  };
-  walk(root);
-  return files.sort();
-}
 
-export function changedFiles(inputPath: string, workspacePath: string): string[] {
-  const before = new Set(listFiles(inputPath));
-  const after = new Set(listFiles(workspacePath));
-  return [...new Set([...before, ...after])]
-    .filter((path) => !before.has(path) || !after.has(path) || !readFileSync(join(inputPath, path)).equals(readFileSync(join(workspacePath, path))))
-    .sort();
-}
 
 const ZERO = Object.fromEntries(
   ["hardened_base", "images_pinned", "builder_stage", "final_stage_minimal", "non_root", "exec_form_command", "ports_preserved", "artifacts_preserved", "runtime_shell_ok", "scope_clean"].map((k) => [k, 0]),
@@ -232,7 +213,7 @@ export function scoreCase(benchCase: BenchCase, harnessOutput: HarnessOutput, wo
   const trialClass = typeof harnessOutput.trial_class === "string" ? harnessOutput.trial_class : null;
   const notes: Finding[] = [];
   if (trialClass === "cli_error") {
-    const why = cliErrorDetail(harnessOutput);
+    const why = agentErrorDetail(harnessOutput);
     return result(ZERO, [{ code: "agent_cli_error", severity: "block", detail: why }]);
   }
   if (trialClass === "model_refusal") notes.push({ code: "agent_refused", severity: "info", detail: "the agent declined the task" });
@@ -262,14 +243,6 @@ export function scoreCase(benchCase: BenchCase, harnessOutput: HarnessOutput, wo
   return result(breakdown, [...findings, ...notes]);
 }
 
-/** What the SUT said about a CLI error: the replay/live SUT's classification, else a plain `error`. */
-function cliErrorDetail(harnessOutput: HarnessOutput): string {
-  const classification = harnessOutput.classification as { reason?: unknown; cli_error_kind?: unknown } | undefined;
-  if (classification && typeof classification.reason === "string") {
-    return typeof classification.cli_error_kind === "string" ? `${classification.cli_error_kind}: ${classification.reason}` : classification.reason;
-  }
-  return typeof harnessOutput.error === "string" ? harnessOutput.error : "the agent CLI reported an error before working on the task";
-}
 
 const rubric: Rubric = {
   score(benchCase, harnessOutput, context) {

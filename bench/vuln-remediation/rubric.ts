@@ -2,9 +2,9 @@
 // against the case's untouched input/ and expected/remediation.json: is every advisory's affected
 // range gone from package.json and package-lock.json, is the lockfile consistent, did anything
 // unrelated change, was a major line crossed needlessly. Pure reads and semver; no processes.
-import { readdirSync, readFileSync } from "node:fs";
-import { join, relative } from "node:path";
-import { runRubric, type Rubric } from "@eval/rubric-protocol";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { agentErrorDetail, changedFiles, runRubric, type Rubric } from "@eval/rubric-protocol";
 import type { BenchCase, BenchScoreInput, HarnessOutput } from "@eval/models";
 import type { BREAKDOWN_KEYS } from "./breakdown-keys.ts";
 import {
@@ -56,30 +56,7 @@ export function readExpectation(expectedPath: string): Expectation {
   return value as Expectation;
 }
 
-function listFiles(root: string): string[] {
-  const files: string[] = [];
-  const walk = (dir: string) => {
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      const full = join(dir, entry.name);
-      if (entry.isDirectory()) walk(full);
-      else files.push(relative(root, full).split("\\").join("/"));
-    }
-  };
-  walk(root);
-  return files.sort();
-}
 
-/** Files added, removed or modified between the case's input and the workspace. */
-export function changedFiles(inputPath: string, workspacePath: string): string[] {
-  const before = new Set(listFiles(inputPath));
-  const after = new Set(listFiles(workspacePath));
-  const changed: string[] = [];
-  for (const path of new Set([...before, ...after])) {
-    if (!before.has(path) || !after.has(path)) changed.push(path);
-    else if (!readFileSync(join(inputPath, path)).equals(readFileSync(join(workspacePath, path)))) changed.push(path);
-  }
-  return changed.sort();
-}
 
 /** Every place the project declares the package: manifest sections and a top-level override. */
 function declarations(manifest: Manifest, name: string): Array<{ readonly where: string; readonly spec: string }> {
@@ -202,7 +179,7 @@ export function scoreCase(benchCase: BenchCase, harnessOutput: HarnessOutput, wo
   const trialClass = typeof harnessOutput.trial_class === "string" ? harnessOutput.trial_class : null;
   const findings: Finding[] = [];
   if (trialClass === "cli_error") {
-    const why = cliErrorDetail(harnessOutput);
+    const why = agentErrorDetail(harnessOutput);
     return result(ZERO, [{ code: "agent_cli_error", severity: "block", detail: why }], 0);
   }
   if (trialClass === "model_refusal") findings.push({ code: "agent_refused", severity: "info", detail: "the agent declined the task" });
@@ -247,14 +224,6 @@ export function scoreCase(benchCase: BenchCase, harnessOutput: HarnessOutput, wo
   return result(breakdown, findings, security * (0.5 + 0.5 * quality));
 }
 
-/** What the SUT said about a CLI error: the replay/live SUT's classification, else a plain `error`. */
-function cliErrorDetail(harnessOutput: HarnessOutput): string {
-  const classification = harnessOutput.classification as { reason?: unknown; cli_error_kind?: unknown } | undefined;
-  if (classification && typeof classification.reason === "string") {
-    return typeof classification.cli_error_kind === "string" ? `${classification.cli_error_kind}: ${classification.reason}` : classification.reason;
-  }
-  return typeof harnessOutput.error === "string" ? harnessOutput.error : "the agent CLI reported an error before working on the task";
-}
 
 const rubric: Rubric = {
   score(benchCase, harnessOutput, context) {

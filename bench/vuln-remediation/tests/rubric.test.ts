@@ -1,7 +1,8 @@
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import rubric, { changedFiles, readExpectation, scoreCase } from "../rubric.ts";
+import { changedFiles } from "@eval/rubric-protocol";
+import rubric, { readExpectation, scoreCase } from "../rubric.ts";
 import { BREAKDOWN_KEYS } from "../breakdown-keys.ts";
 import { caseIds, cleanupWorkspaces, freshWorkspace, harnessOutputFor, loadCase, replayedWorkspace } from "./case-fixtures.ts";
 
