@@ -1,6 +1,7 @@
 import { Command, Option } from "clipanion";
 import { EvalError } from "@eval/errors";
 import { EvalgateCommand } from "../base-command.ts";
+import { loadSettings } from "../load-settings.ts";
 
 export class AdaptersComplianceCheckCommand extends EvalgateCommand {
   static override paths = [["adapters", "compliance-check"]];
@@ -27,7 +28,6 @@ export class AdaptersComplianceCheckCommand extends EvalgateCommand {
   acknowledgeUnsandboxedCli = Option.Boolean("--acknowledge-unsandboxed-cli", false, { description: "Opt in: the CLI runs its own agent loop unsandboxed on this host" });
 
   protected async run(): Promise<number> {
-    const { Settings } = await import("../config.ts");
     const { parseAdapterName, binaryFor } = await import("./adapters-shared.ts");
     const adapter = parseAdapterName(this.adapter);
     const lib = await import("@eval/cli-subscription-adapters");
@@ -40,7 +40,7 @@ export class AdaptersComplianceCheckCommand extends EvalgateCommand {
     if (!Number.isFinite(seconds) || seconds <= 0) {
       throw new EvalError("EVAL_USAGE", `--timeout-per-task must be a number of seconds > 0, got "${this.timeoutPerTask}"`, { hint: "e.g. --timeout-per-task 120" });
     }
-    const stateDir = new Settings({ flags: { state_dir: this.out }, env: this.context.env, cwd: this.context.cwd }).path("state_dir", ".evalgate");
+    const stateDir = (await loadSettings({ flags: { state_dir: this.out }, env: this.context.env, cwd: this.context.cwd })).path("state_dir", ".evalgate");
     const binaryPath = binaryFor(this.context, adapter, this.binary);
     const result = await lib.runComplianceCheck({
       adapter,

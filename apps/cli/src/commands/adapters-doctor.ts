@@ -1,5 +1,6 @@
 import { Command, Option } from "clipanion";
 import { EvalgateCommand } from "../base-command.ts";
+import { loadSettings } from "../load-settings.ts";
 
 type Check = { ok: boolean | null; detail: string };
 
@@ -22,8 +23,7 @@ export class AdaptersDoctorCommand extends EvalgateCommand {
   format = Option.String("--format", { description: "jsonl (default) or human" });
 
   protected async run(): Promise<number> {
-    const { Settings } = await import("../config.ts");
-    const settings = new Settings({ flags: { state_dir: this.out, format: this.format }, env: this.context.env, cwd: this.context.cwd });
+    const settings = await loadSettings({ flags: { state_dir: this.out, format: this.format }, env: this.context.env, cwd: this.context.cwd });
     const format = settings.format();
     const stateDir = settings.path("state_dir", ".evalgate");
     const { ADAPTER_NAMES, binaryFor, parseAdapterName } = await import("./adapters-shared.ts");

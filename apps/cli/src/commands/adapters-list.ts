@@ -1,5 +1,6 @@
 import { Command, Option } from "clipanion";
 import { EvalgateCommand } from "../base-command.ts";
+import { loadSettings } from "../load-settings.ts";
 
 export class AdaptersListCommand extends EvalgateCommand {
   static override paths = [["adapters", "list"]];
@@ -12,8 +13,7 @@ export class AdaptersListCommand extends EvalgateCommand {
   format = Option.String("--format", { description: "jsonl (default) or human" });
 
   protected async run(): Promise<number> {
-    const { Settings } = await import("../config.ts");
-    const format = new Settings({ flags: { format: this.format }, env: this.context.env, cwd: this.context.cwd }).format();
+    const format = (await loadSettings({ flags: { format: this.format }, env: this.context.env, cwd: this.context.cwd })).format();
     const { ADAPTERS, resolveBinary } = await import("@eval/cli-subscription-adapters");
     const { binaryFor } = await import("./adapters-shared.ts");
     const rows = Object.values(ADAPTERS).map((adapter) => {

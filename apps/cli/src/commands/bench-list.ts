@@ -1,6 +1,7 @@
 import { Command, Option } from "clipanion";
 import { EvalgateCommand } from "../base-command.ts";
-import { benchSettings, warningPrinter } from "./bench-shared.ts";
+import { warningPrinter } from "../warnings.ts";
+import { benchSettings } from "./bench-shared.ts";
 
 export class BenchListCommand extends EvalgateCommand {
   static override paths = [["bench", "list"]];

@@ -1,7 +1,8 @@
 import { Command, Option } from "clipanion";
 import { EvalError } from "@eval/errors";
 import { EvalgateCommand } from "../base-command.ts";
-import { benchSettings, warningPrinter } from "./bench-shared.ts";
+import { warningPrinter } from "../warnings.ts";
+import { benchSettings } from "./bench-shared.ts";
 
 export class FenceCommand extends EvalgateCommand {
   static override paths = [["fence"]];

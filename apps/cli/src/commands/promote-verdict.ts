@@ -5,7 +5,7 @@ import { EvalgateCommand } from "../base-command.ts";
 import { loadSettings } from "../load-settings.ts";
 import { ExitCode } from "../exit-codes.ts";
 import { renderError } from "../render-error.ts";
-import { warningPrinter } from "./bench-shared.ts";
+import { warningPrinter } from "../warnings.ts";
 
 export class PromoteVerdictCommand extends EvalgateCommand {
   static override paths = [["promote-verdict"]];

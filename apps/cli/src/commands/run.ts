@@ -1,10 +1,11 @@
 import { Command, Option } from "clipanion";
 import { EvalError } from "@eval/errors";
-import type { EvalWarning } from "@eval/errors";
+import type { WarningSink } from "@eval/errors";
 import type { BenchRunReport } from "@eval/models";
 import { EvalgateCommand } from "../base-command.ts";
 import type { Settings } from "../config.ts";
 import { loadSettings } from "../load-settings.ts";
+import { warningPrinter } from "../warnings.ts";
 import { ExitCode } from "../exit-codes.ts";
 
 export class RunCommand extends EvalgateCommand {
@@ -68,9 +69,7 @@ export class RunCommand extends EvalgateCommand {
     const maxCostUsd = settings.number("max_cost_usd", 5);
     const timeoutPerCaseSeconds = settings.number("timeout_per_case_seconds", 600);
     if (timeoutPerCaseSeconds <= 0) throw new EvalError("EVAL_CONFIG_INVALID", "timeout_per_case_seconds must be > 0");
-    const onWarning = (warning: EvalWarning): void => {
-      this.context.stderr.write(format === "human" ? `evalgate: warning: ${warning.message}\n` : `${JSON.stringify({ level: "warn", ...warning })}\n`);
-    };
+    const onWarning = warningPrinter(this.context, format);
 
     const streamLog = await this.resolveStreamLog(onWarning);
     const spec = this.sut ?? (await this.defaultSut(benchRoot, onWarning));
@@ -152,7 +151,7 @@ export class RunCommand extends EvalgateCommand {
 
   /** `replay` when any selected case ships a cassette; otherwise the user must say. */
   /** `--stream-log`, or the deprecated `--log-format` mapped onto it with one warning. */
-  private async resolveStreamLog(onWarning: (warning: EvalWarning) => void): Promise<false | "summary" | "raw"> {
+  private async resolveStreamLog(onWarning: WarningSink): Promise<false | "summary" | "raw"> {
     if (this.streamLog === undefined && this.logFormat === undefined) return false;
     const streamLog = this.streamLog === undefined ? undefined : this.streamLog === "false" ? false : this.streamLog;
     const { resolveStreamLogOption } = await import("@eval/tool-normalize");
@@ -162,7 +161,7 @@ export class RunCommand extends EvalgateCommand {
     );
   }
 
-  private async defaultSut(benchRoot: string, onWarning: (warning: EvalWarning) => void): Promise<string> {
+  private async defaultSut(benchRoot: string, onWarning: WarningSink): Promise<string> {
     const { loadCases, loadTaskClass, TaskClassRegistry } = await import("@eval/registry");
     const taskClass = await loadTaskClass(this.taskClass, { benchRoot, registry: new TaskClassRegistry(), onWarning });
     const { caseFilterOf } = await import("@eval/runner");
