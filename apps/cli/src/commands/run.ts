@@ -72,7 +72,7 @@ export class RunCommand extends EvalgateCommand {
     const onWarning = warningPrinter(this.context, format);
 
     const streamLog = await this.resolveStreamLog(onWarning);
-    const spec = this.sut ?? (await this.defaultSut(benchRoot, onWarning));
+    const spec = this.sut ?? (await this.defaultSut(benchRoot));
     const { resolveSut } = await import("../sut-resolver.ts");
     const systemUnderTest = await resolveSut(spec, {
       cwd: this.context.cwd,
@@ -161,8 +161,13 @@ export class RunCommand extends EvalgateCommand {
     );
   }
 
-  private async defaultSut(benchRoot: string, onWarning: WarningSink): Promise<string> {
+  /**
+   * `replay` when a selected case has a cassette. This only picks the SUT: its load stays silent
+   * (runEval loads and verifies again, and says what is worth saying once).
+   */
+  private async defaultSut(benchRoot: string): Promise<string> {
     const { loadCases, loadTaskClass, TaskClassRegistry } = await import("@eval/registry");
+    const { ignoreWarnings: onWarning } = await import("@eval/errors");
     const taskClass = await loadTaskClass(this.taskClass, { benchRoot, registry: new TaskClassRegistry(), onWarning });
     const { caseFilterOf } = await import("@eval/runner");
     const filter = caseFilterOf(this.cases);
