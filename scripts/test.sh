@@ -9,10 +9,27 @@ pnpm run --silent build
 pnpm run --silent typecheck
 pnpm run --silent lint:deps
 status=0
+rm -f coverage/vitest-results.json
 pnpm exec vitest run --coverage --reporter=default --reporter=json --outputFile.json=coverage/vitest-results.json || status=$?
-# One plain closing line that any CI reader understands.
+# One plain closing line that any CI reader understands. "failed" counts failed tests plus test files
+# that failed without a failing test (an import error, a crashed worker), so it is never 0 when the
+# run failed; a run whose results file is missing or unreadable counts as one failure.
 node -e '
-const r = JSON.parse(require("fs").readFileSync("coverage/vitest-results.json", "utf8"));
-console.log(`${r.numPassedTests} passed, ${r.numFailedTests} failed, ${r.numPendingTests + r.numTodoTests} skipped`);
-' || true
+const status = Number(process.argv[1]);
+let r = null;
+try { r = JSON.parse(require("fs").readFileSync("coverage/vitest-results.json", "utf8")); } catch {}
+const files = r === null ? [] : r.testResults;
+const failedFiles = files.filter((file) => file.status === "failed");
+const filesWithoutFailedTest = failedFiles.filter((file) => !file.assertionResults.some((test) => test.status === "failed")).length;
+const passed = r === null ? 0 : r.numPassedTests;
+let failed = r === null ? 1 : r.numFailedTests + filesWithoutFailedTest;
+if (status !== 0 && failed === 0) {
+  failed = 1;
+  console.log("vitest exited non-zero with no failing test: a coverage threshold or the runner itself failed (see above)");
+}
+const skipped = r === null ? 0 : r.numPendingTests + r.numTodoTests;
+if (failedFiles.length > 0) console.log(`failed files: ${failedFiles.map((file) => require("path").relative(process.cwd(), file.name)).join(", ")}`);
+console.log(`${passed} passed, ${failed} failed, ${skipped} skipped`);
+process.exitCode = failed > 0 ? 1 : 0;
+' "$status" || status=1
 exit "$status"
