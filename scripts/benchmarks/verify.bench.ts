@@ -17,7 +17,7 @@ const GENESIS = `sha256:${"0".repeat(64)}`;
 function report(index: number, prevHash: string) {
   const digest = (seed: string) => `blake3:${seed.repeat(64).slice(0, 64)}`;
   return {
-    schema_version: "evalgate.bench_run_report.v1" as const,
+    schema_version: "evalgate.bench_run_report.v2" as const,
     run_id: `2026-11-22T03-00-00Z-${index.toString(16).padStart(6, "0")}`,
     task_class: "vuln-remediation",
     harness_version: "0.1.0",
@@ -30,6 +30,7 @@ function report(index: number, prevHash: string) {
     started_at: "2026-11-22T03:00:00Z",
     ended_at: "2026-11-22T03:00:05Z",
     complete: index % 50 !== 0,
+    selection: { scope: "full" as const, filter: null, task_class_case_count: CASES, selected_case_count: CASES, selected_case_ids_digest: digest("e5") },
     case_count: CASES,
     per_case: Array.from({ length: CASES }, (_, c) => ({
       case_id: `${String(c).padStart(3, "0")}-advisory-${c}`,
@@ -43,14 +44,13 @@ function report(index: number, prevHash: string) {
         wall_clock_ms: 1000 + c,
       },
     })),
+    score_kind: "graded" as const,
     mean_score: 0.61,
     score_stddev: 0.28,
     lower_bound_95: 0.47,
-    lower_bound_method: "bca_bootstrap" as const,
-    bca_lower_bound_95: 0.47,
-    wilson_lower_bound_95: null,
-    bootstrap_resamples: 1000,
-    bootstrap_seed: digest("d4"),
+    lower_bound_method: "betting" as const,
+    bound_quantity: "mean_score" as const,
+    informational: { bca_lower_bound_95: 0.5, bootstrap_resamples: 10_000, bootstrap_seed: digest("d4"), wilson_lower_bound_95: 0.42 },
     passed_count: 7,
     total_cost_usd: 0.123,
     block_severity_failure_modes: index % 4 === 0 ? ["still_vulnerable"] : [],

@@ -161,9 +161,34 @@ describe("evalgate end to end on the repository's bench", () => {
       const line = jsonLines(verdict.stdout).at(-1) as { verdict?: { reasons: string[]; requires_human_approval: boolean }; reasons?: string[] };
       const reasons = line.verdict?.reasons ?? line.reasons ?? [];
       expect(reasons.length, verdict.stdout).toBeGreaterThan(0);
-      for (const reason of reasons) if (reason !== "all conditions met") expect(reason).toMatch(/\d/);
+      for (const reason of reasons) if (reason !== "all conditions met" && !reason.includes("declares no min_cases_for_promotion")) expect(reason).toMatch(/\d/);
     }
     expect(readdirSync(join(scratch, ".evalgate", "recommendations")).length).toBeGreaterThanOrEqual(2);
+  }, 60_000);
+
+  it("a hand-picked subset of the cases that pass never supports a promotion; selecting no case records nothing", async () => {
+    const full = jsonLines((await evalgate("run", "--task-class", "vuln-remediation")).stdout);
+    const passing = full.filter((line) => line.type === "case" && (line.score as { passed: boolean }).passed).map((line) => line.case_id as string);
+    expect(passing.length).toBeGreaterThanOrEqual(10);
+    const picked = await evalgate("run", "--task-class", "vuln-remediation", "--cases", `{${passing.join(",")}}`);
+    expect(picked.code, picked.stderr).toBe(0);
+    expect(picked.stderr).toMatch(/cannot support a promotion/);
+    const pickedRun = jsonLines(picked.stdout).at(-1)!;
+    expect(pickedRun).toMatchObject({ scope: "subset", case_count: passing.length, task_class_case_count: 15, passed_count: passing.length });
+    // Named explicitly, the subset is refused, with how many cases it left out.
+    const named = jsonLines((await evalgate("promote-verdict", "--task-class", "vuln-remediation", "--run", pickedRun.run_id as string)).stdout).at(-1)!;
+    expect(named).toMatchObject({ evidence_sufficient: false, report_scope: "subset", report_run_id: pickedRun.run_id });
+    expect(named.reasons).toContain(`run ${pickedRun.run_id} scored a subset: ${passing.length} of 15 cases (filter "{${passing.join(",")}}"), ${15 - passing.length} left out; a promotion needs a run over the whole task class`);
+    // By default the verdict reads the newest full run and names the subset it passed over.
+    const latest = jsonLines((await evalgate("promote-verdict", "--task-class", "vuln-remediation")).stdout).at(-1)!;
+    expect(latest).toMatchObject({ report_scope: "full", evidence_sufficient: false, passed_over: [{ run_id: pickedRun.run_id, reason: expect.stringContaining("subset") }] });
+
+    const before = chainFiles();
+    const none = await evalgate("run", "--task-class", "vuln-remediation", "--cases", "nomatch*");
+    expect(none.code).toBe(7);
+    expect(none.stdout).toBe("");
+    expect(none.stderr.trim().split("\n")).toHaveLength(1);
+    expect(chainFiles()).toEqual(before);
   }, 60_000);
 
   it("refuses a poisoned case: a flipped byte in ANY expected/ file exits 6 naming the case and the file, before any SUT call, chain unchanged", async () => {

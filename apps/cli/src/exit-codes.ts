@@ -9,6 +9,7 @@ export const ExitCode = {
   benchDirectoryMissing: 4,
   chainTamper: 5,
   caseDigestMismatch: 6,
+  noCasesSelected: 7,
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 
@@ -52,4 +53,5 @@ export const ERROR_PRESENTATION: Readonly<Record<EvalErrorCode, ErrorPresentatio
   EVAL_BENCH_DIR_MISSING: { exitCode: 4, hint: "create the bench directory, or point --bench-root at it" },
   EVAL_CHAIN_TAMPERED: { exitCode: 5, hint: "restore the named file from a backup or git; `evalgate verify` rechecks" },
   EVAL_CASE_DIGEST_MISMATCH: { exitCode: 6, hint: "if the change is intended, run `evalgate bench sign` and commit digests.yaml" },
+  EVAL_NO_CASES_SELECTED: { exitCode: 7, hint: "`evalgate bench show --task-class <name>` lists the case ids; fix --cases, or add cases" },
 };

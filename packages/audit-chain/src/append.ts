@@ -1,7 +1,7 @@
 import { mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { BenchRunReportSchema, CHAIN_RECORD_SCHEMA_VERSION, ChainRecordSchema, GENESIS_PREV_HASH, formatIssues, parseWire, safeParseWire } from "@eval/models";
-import type { BenchRunReport, BenchRunReportInput, ChainRecord } from "@eval/models";
+import { AnyBenchRunReportSchema, BenchRunReportSchema, CHAIN_RECORD_SCHEMA_VERSION, ChainRecordSchema, GENESIS_PREV_HASH, formatIssues, parseWire, safeParseWire } from "@eval/models";
+import type { AnyBenchRunReport, BenchRunReport, BenchRunReportInput, ChainRecord } from "@eval/models";
 import { EvalError } from "@eval/errors";
 import lockfile from "proper-lockfile";
 import { ChainConflict, ChainTampered } from "./errors.ts";
@@ -53,9 +53,9 @@ export interface RecordPlacement {
  * The record a report becomes at a given place in a chain, its file name and its exact file bytes
  * (RFC 8785 canonical JSON + LF). Pure: `appendRunRecord` writes what this returns.
  */
-export async function buildChainRecord(report: BenchRunReportInput | BenchRunReport, placement: RecordPlacement): Promise<{ record: ChainRecord; fileName: string; text: string }> {
+export async function buildChainRecord(report: BenchRunReportInput | AnyBenchRunReport, placement: RecordPlacement): Promise<{ record: ChainRecord; fileName: string; text: string }> {
   await loadHashing();
-  const valid = parseWire(BenchRunReportSchema, report);
+  const valid = parseWire(AnyBenchRunReportSchema, report);
   const contentHash = blake3Digest(canonicalJson({ ...valid, chain_head: null }));
   const chainHash = chainHashOf(placement.prevHash, contentHash);
   const record = parseWire(ChainRecordSchema, {
@@ -91,7 +91,10 @@ const STAGING_DIR = ".staging";
  * concurrent runs never fork the chain. The record file is written exclusively and atomically, mode
  * 0600. Returns the record, whose `report.chain_head` is the new head.
  */
-export async function appendRunRecord(report: BenchRunReportInput, options: AppendOptions): Promise<{ record: ChainRecord; path: string }> {
+/** A record this version appended: its report is always the current version. */
+export type AppendedRecord = ChainRecord & { readonly report: BenchRunReport };
+
+export async function appendRunRecord(report: BenchRunReportInput, options: AppendOptions): Promise<{ record: AppendedRecord; path: string }> {
   const parsed = safeParseWire(BenchRunReportSchema, report);
   if (!parsed.success) throw new EvalError("EVAL_REPORT_INVALID", `cannot append an invalid report: ${formatIssues(parsed.issues)}`);
   const valid = parsed.data;
@@ -147,7 +150,8 @@ export async function appendRunRecord(report: BenchRunReportInput, options: Appe
     }).catch((error: unknown) => {
       throw new EvalError("EVAL_IO", `cannot write the audit record in ${runsDir}: ${(error as Error).message}`, { cause: error });
     });
-    return { record: built.record, path };
+    // Validated as the current report version above, and buildChainRecord keeps it.
+    return { record: built.record as AppendedRecord, path };
   } finally {
     await release().catch(() => {});
   }

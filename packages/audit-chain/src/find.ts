@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ChainRecordSchema, formatIssues, safeParseWire } from "@eval/models";
-import type { ChainRecord } from "@eval/models";
+import type { AnyBenchRunReport, ChainRecord } from "@eval/models";
 import { ChainTampered } from "./errors.ts";
 import { listRuns } from "./listing.ts";
 
@@ -12,25 +12,39 @@ export interface FindRecordOptions {
   readonly completeOnly?: boolean;
 }
 
+export interface FoundRecord {
+  readonly record: ChainRecord;
+  /** The record's file name in the runs directory. */
+  readonly file: string;
+}
+
 /**
- * The newest record of a task class's runs (complete ones only by default), schema-validated, with its
- * file name; null when there is none. It does not verify the chain: call `verifyChain` for that.
+ * A task class's records, newest first, schema-validated, read one file at a time (stop early and
+ * the older files are never read). It does not verify the chain: call `verifyChain` for that. A file
+ * that is not a valid record throws ChainTampered naming it.
  */
-export async function findLatestRecord(options: FindRecordOptions): Promise<{ record: ChainRecord; file: string } | null> {
-  const { records } = await listRuns(options.runsDir);
+export async function* recordsNewestFirst(runsDir: string, taskClass: string): AsyncGenerator<FoundRecord> {
+  const { records } = await listRuns(runsDir);
   for (const file of [...records].reverse()) {
     let value: unknown;
     try {
-      value = JSON.parse(readFileSync(join(options.runsDir, file), "utf8"));
+      value = JSON.parse(readFileSync(join(runsDir, file), "utf8"));
     } catch (error) {
-      throw new ChainTampered({ file, reason: "the file is not valid JSON (truncated or corrupted)", expected: "valid JSON", found: (error as Error).message }, options.runsDir);
+      throw new ChainTampered({ file, reason: "the file is not valid JSON (truncated or corrupted)", expected: "valid JSON", found: (error as Error).message }, runsDir);
     }
     const parsed = safeParseWire(ChainRecordSchema, value);
     if (!parsed.success) {
-      throw new ChainTampered({ file, reason: "the record does not match the chain-record schema", expected: "a valid evalgate.chain_record.v1", found: formatIssues(parsed.issues) }, options.runsDir);
+      throw new ChainTampered({ file, reason: "the record does not match the chain-record schema", expected: "a valid evalgate.chain_record.v1", found: formatIssues(parsed.issues) }, runsDir);
     }
-    const { report } = parsed.data;
-    if (report.task_class === options.taskClass && (report.complete || options.completeOnly === false)) return { record: parsed.data, file };
+    if (parsed.data.report.task_class === taskClass) yield { record: parsed.data, file };
+  }
+}
+
+/** The newest record of a task class's runs (complete ones only by default), or null when there is none. */
+export async function findLatestRecord(options: FindRecordOptions): Promise<FoundRecord | null> {
+  const wanted = (report: AnyBenchRunReport): boolean => report.complete || options.completeOnly === false;
+  for await (const found of recordsNewestFirst(options.runsDir, options.taskClass)) {
+    if (wanted(found.record.report)) return found;
   }
   return null;
 }

@@ -63,6 +63,8 @@ export const ERROR_CODES = [
   "EVAL_CHAIN_TAMPERED",
   // exit 6
   "EVAL_CASE_DIGEST_MISMATCH",
+  // exit 7
+  "EVAL_NO_CASES_SELECTED",
 ] as const;
 
 export type EvalErrorCode = (typeof ERROR_CODES)[number];

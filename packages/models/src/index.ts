@@ -26,16 +26,23 @@ export {
   FailureModesFileSchema,
 } from "./case.ts";
 export {
+  AnyBenchRunReportSchema,
   BenchRunReportSchema,
+  BenchRunReportV1Schema,
+  BoundQuantitySchema,
   CaseResultSchema,
   CHAIN_RECORD_SCHEMA_VERSION,
   ChainRecordSchema,
   GENESIS_PREV_HASH,
+  InformationalBoundsSchema,
   IsolationClassSchema,
   LowerBoundMethodSchema,
   RUN_REPORT_SCHEMA_VERSION,
+  RUN_REPORT_V1_SCHEMA_VERSION,
+  ScoreKindSchema,
+  SelectionSchema,
 } from "./report.ts";
-export { PromotionVerdictSchema, TrustTiersFileSchema } from "./promotion.ts";
+export { PassedOverRunSchema, PROMOTION_VERDICT_SCHEMA_VERSION, PromotionVerdictSchema, TrustTiersFileSchema } from "./promotion.ts";
 export {
   HarnessOutputSchema,
   RUBRIC_REQUEST_SCHEMA_VERSION,
@@ -94,8 +101,11 @@ export type {
   SutRequest,
   CassetteMeta,
   BenchCase,
+  AnyBenchRunReport,
   BenchRunReport,
   BenchRunReportInput,
+  BenchRunReportV1,
+  BoundQuantity,
   BenchScore,
   BenchScoreInput,
   CaseResult,
@@ -113,6 +123,8 @@ export type {
   PromotionVerdict,
   RubricRequest,
   RubricResponse,
+  ScoreKind,
+  Selection,
   SignResultLine,
   Severity,
   TrustTiersFile,

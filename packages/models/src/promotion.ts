@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { TaskClassNameSchema, TierNameSchema, TimestampSchema, UnitIntervalSchema } from "./primitives.ts";
-import { IsolationClassSchema } from "./report.ts";
+import { Blake3DigestSchema, TaskClassNameSchema, TierNameSchema, TimestampSchema, UnitIntervalSchema } from "./primitives.ts";
+import { BoundQuantitySchema, IsolationClassSchema } from "./report.ts";
 
 /** `docs/trust-tiers.yaml`: ordered tiers (lowest first), their thresholds, and each task class's tier. */
 export const TrustTiersFileSchema = z
@@ -14,6 +14,8 @@ export const TrustTiersFileSchema = z
           name: TierNameSchema,
           /** lower_bound_95 must reach this to promote into the tier. */
           threshold: UnitIntervalSchema,
+          /** Cases the evidence must hold (the whole task class, scored) to promote into the tier. */
+          min_cases: z.number().int().min(0),
           /** Held-out cases the evidence must include to promote into the tier. */
           min_held_out: z.number().int().min(0),
           description: z.string().optional(),
@@ -49,24 +51,44 @@ export const TrustTiersFileSchema = z
     }
   });
 
+/** A newer run the verdict did not read, and why. */
+export const PassedOverRunSchema = z.strictObject({
+  run_id: z.string().min(1),
+  reason: z.string().min(1),
+});
+
+export const PROMOTION_VERDICT_SCHEMA_VERSION = "evalgate.promotion_verdict.v2";
+
 /** An advisory verdict. Data only: nothing in evalgate acts on `evidence_sufficient`. */
 export const PromotionVerdictSchema = z.strictObject({
-  schema_version: z.literal("evalgate.promotion_verdict.v1"),
+  schema_version: z.literal(PROMOTION_VERDICT_SCHEMA_VERSION),
   task_class: TaskClassNameSchema,
   current_tier: TierNameSchema,
   target_tier: TierNameSchema,
   evidence_sufficient: z.boolean(),
   /** Every failing condition with the numbers behind it, or exactly `["all conditions met"]`. */
   reasons: z.array(z.string().min(1)).min(1),
+  /** The system under test the evidence is about. */
+  sut_label: z.string().min(1),
+  sut_digest: Blake3DigestSchema,
   lower_bound_95: UnitIntervalSchema,
+  /** The method and quantity of lower_bound_95; null for a report recorded before they were declared. */
+  lower_bound_method: z.string().min(1),
+  bound_quantity: BoundQuantitySchema.nullable(),
   threshold_at_target: UnitIntervalSchema,
-  passed_count: z.number().int().min(0),
+  /** `full`, `subset`, or `unknown` for a report recorded before runs recorded their selection. */
+  report_scope: z.enum(["full", "subset", "unknown"]),
+  case_count: z.number().int().min(0),
   min_cases_at_target: z.number().int().min(0),
+  passed_count: z.number().int().min(0),
+  min_passed_at_target: z.number().int().min(0),
   held_out_count: z.number().int().min(0),
   min_held_out_at_target: z.number().int().min(0),
   isolation_class: IsolationClassSchema,
   report_run_id: z.string().min(1),
   report_chain_head: z.string().nullable(),
+  /** Newer runs of the task class that were not read (subset, incomplete), newest first. */
+  passed_over: z.array(PassedOverRunSchema),
   thresholds_calibrated: z.boolean(),
   evaluated_at: TimestampSchema,
   /** Structural marker: only a human, through a reviewed change to docs/trust-tiers.yaml, promotes. */

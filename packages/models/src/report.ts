@@ -27,15 +27,19 @@ export const IsolationClassSchema = z.enum([
   "microvm",
 ]);
 
-/** Which statistic `lower_bound_95` holds. */
+/** How a task class's rubric scores: exactly 0/1 with passed iff 1, or anywhere in [0, 1]. */
+export const ScoreKindSchema = z.enum(["binary", "graded"]);
+
+/** The statistic `lower_bound_95` holds: one per score kind, never chosen from the data. */
 export const LowerBoundMethodSchema = z.enum([
-  /** BCa bootstrap over case scores. */
-  "bca_bootstrap",
-  /** Wilson score interval on the pass rate, used when scores are effectively binary. */
-  "wilson",
-  /** Too few cases or no spread: the bound is the minimum score (n = 1 or all scores equal). */
-  "degenerate",
+  /** Binary task classes: the exact one-sided Clopper-Pearson bound on the pass rate. */
+  "clopper_pearson",
+  /** Graded task classes: the betting bound on the mean score (Waudby-Smith & Ramdas 2024), valid at every n. */
+  "betting",
 ]);
+
+/** What `lower_bound_95` bounds from below, with 95% confidence. */
+export const BoundQuantitySchema = z.enum(["pass_rate", "mean_score"]);
 
 export const CaseResultSchema = z.strictObject({
   case_id: CaseIdSchema,
@@ -43,7 +47,35 @@ export const CaseResultSchema = z.strictObject({
   score: BenchScoreSchema,
 });
 
-export const RUN_REPORT_SCHEMA_VERSION = "evalgate.bench_run_report.v1";
+/**
+ * Which cases a run was asked to score. Evidence for a promotion must cover the whole task class:
+ * a run over a hand-picked subset says so here, and the promotion gate refuses it.
+ */
+export const SelectionSchema = z.strictObject({
+  /** `full` when every case of the task class was selected. */
+  scope: z.enum(["full", "subset"]),
+  /** The case filter as given (a glob on case_id), `(predicate)` for a library predicate, null for none. */
+  filter: z.string().max(2000).nullable(),
+  /** Cases the task class holds. */
+  task_class_case_count: z.number().int().min(0),
+  /** Cases the filter selected (the run's plan). */
+  selected_case_count: z.number().int().min(1),
+  /** BLAKE3 over the domain tag `evalgate.case_selection.v1` and the sorted case ids, each length-prefixed: the exact set. */
+  selected_case_ids_digest: Blake3DigestSchema,
+});
+
+/** Figures a report carries for people to read. Never a gate's input. */
+export const InformationalBoundsSchema = z.strictObject({
+  /** BCa bootstrap of the mean with `bootstrap_resamples` seeded resamples; null when undefined (n < 2, no spread). */
+  bca_lower_bound_95: UnitIntervalSchema.nullable(),
+  bootstrap_resamples: z.number().int().min(0),
+  /** Derived from the run's inputs (its cache keys), so identical inputs give identical figures. */
+  bootstrap_seed: z.string().min(1),
+  /** Wilson score bound on passed_count / n; null with no cases. */
+  wilson_lower_bound_95: UnitIntervalSchema.nullable(),
+});
+
+export const RUN_REPORT_SCHEMA_VERSION = "evalgate.bench_run_report.v2";
 
 /** The aggregate of one run: what the audit chain records and the promotion gate reads. */
 export const BenchRunReportSchema = z.strictObject({
@@ -62,20 +94,19 @@ export const BenchRunReportSchema = z.strictObject({
   started_at: TimestampSchema,
   ended_at: TimestampSchema,
   complete: z.boolean(),
-  /** Cases the plan selected; `per_case` is shorter when the run was cut short. */
+  selection: SelectionSchema,
+  /** Cases the plan selected (= selection.selected_case_count); `per_case` is shorter when the run was cut short. */
   case_count: z.number().int().min(0),
   /** In case_id order. */
   per_case: z.array(CaseResultSchema),
+  score_kind: ScoreKindSchema,
   mean_score: UnitIntervalSchema,
   score_stddev: z.number().min(0),
-  /** The one-sided 95% lower bound a promotion gate reads; `lower_bound_method` says which statistic. */
+  /** The one-sided 95% lower bound a promotion gate reads: of `bound_quantity`, by `lower_bound_method`. */
   lower_bound_95: UnitIntervalSchema,
   lower_bound_method: LowerBoundMethodSchema,
-  bca_lower_bound_95: UnitIntervalSchema.nullable(),
-  wilson_lower_bound_95: UnitIntervalSchema.nullable(),
-  bootstrap_resamples: z.number().int().min(0),
-  /** Derived from the run's inputs (its cache keys), so identical inputs give identical statistics. */
-  bootstrap_seed: z.string().min(1),
+  bound_quantity: BoundQuantitySchema,
+  informational: InformationalBoundsSchema,
   passed_count: z.number().int().min(0),
   total_cost_usd: UsdSchema,
   /** Deduplicated, sorted. */
@@ -84,7 +115,51 @@ export const BenchRunReportSchema = z.strictObject({
   prev_hash: Sha256DigestSchema,
   /** Filled in by the audit chain after appending; null in the hashed content. */
   chain_head: Sha256DigestSchema.nullable(),
+})
+  .refine((report) => report.case_count === report.selection.selected_case_count, {
+    message: "case_count must equal selection.selected_case_count",
+    path: ["case_count"],
+  });
+
+export const RUN_REPORT_V1_SCHEMA_VERSION = "evalgate.bench_run_report.v1";
+
+/**
+ * Reports recorded before v2 (no selection, a data-dependent Wilson/BCa bound). Read so that old chains
+ * still verify and old runs can be shown; they can never support a promotion.
+ */
+export const BenchRunReportV1Schema = z.strictObject({
+  schema_version: z.literal(RUN_REPORT_V1_SCHEMA_VERSION),
+  run_id: z.string().min(1).max(200),
+  task_class: TaskClassNameSchema,
+  harness_version: z.string().min(1),
+  sut_label: z.string().min(1).max(500),
+  sut_digest: Blake3DigestSchema,
+  rubric_digest: Blake3DigestSchema,
+  cassette_corpus_digest: Blake3DigestSchema,
+  host_fingerprint: z.uuid(),
+  isolation_class: IsolationClassSchema,
+  started_at: TimestampSchema,
+  ended_at: TimestampSchema,
+  complete: z.boolean(),
+  case_count: z.number().int().min(0),
+  per_case: z.array(CaseResultSchema),
+  mean_score: UnitIntervalSchema,
+  score_stddev: z.number().min(0),
+  lower_bound_95: UnitIntervalSchema,
+  lower_bound_method: z.enum(["bca_bootstrap", "wilson", "degenerate"]),
+  bca_lower_bound_95: UnitIntervalSchema.nullable(),
+  wilson_lower_bound_95: UnitIntervalSchema.nullable(),
+  bootstrap_resamples: z.number().int().min(0),
+  bootstrap_seed: z.string().min(1),
+  passed_count: z.number().int().min(0),
+  total_cost_usd: UsdSchema,
+  block_severity_failure_modes: z.array(FailureModeCodeSchema),
+  prev_hash: Sha256DigestSchema,
+  chain_head: Sha256DigestSchema.nullable(),
 });
+
+/** Any report a chain may hold, told apart by `schema_version`. */
+export const AnyBenchRunReportSchema = z.discriminatedUnion("schema_version", [BenchRunReportSchema, BenchRunReportV1Schema]);
 
 export const GENESIS_PREV_HASH = `sha256:${"0".repeat(64)}`;
 
@@ -106,5 +181,6 @@ export const ChainRecordSchema = z.strictObject({
    * this record's identity and the new chain head. Details: docs/audit-and-promotion.md.
    */
   chain_hash: Sha256DigestSchema,
-  report: BenchRunReportSchema,
+  /** Any report version: a chain keeps the records it was given. */
+  report: AnyBenchRunReportSchema,
 });

@@ -3,11 +3,16 @@ import type { DeepReadonly } from "./freeze.ts";
 import type { BenchCaseSchema, CaseTomlSchema, DigestsFileSchema, FailureModesFileSchema } from "./case.ts";
 import type { PromotionVerdictSchema, TrustTiersFileSchema } from "./promotion.ts";
 import type {
+  AnyBenchRunReportSchema,
   BenchRunReportSchema,
+  BenchRunReportV1Schema,
+  BoundQuantitySchema,
   CaseResultSchema,
   ChainRecordSchema,
   IsolationClassSchema,
   LowerBoundMethodSchema,
+  ScoreKindSchema,
+  SelectionSchema,
 } from "./report.ts";
 import type { HarnessOutputSchema, RubricRequestSchema, RubricResponseSchema } from "./rubric.ts";
 import type { BenchScoreSchema, FailureModeSchema } from "./score.ts";
@@ -40,6 +45,12 @@ export type IsolationClass = z.output<typeof IsolationClassSchema>;
 export type LowerBoundMethod = z.output<typeof LowerBoundMethodSchema>;
 export type CaseResult = DeepReadonly<z.output<typeof CaseResultSchema>>;
 export type BenchRunReport = DeepReadonly<z.output<typeof BenchRunReportSchema>>;
+/** A report recorded before v2: verifiable and readable, never promotion evidence. */
+export type BenchRunReportV1 = DeepReadonly<z.output<typeof BenchRunReportV1Schema>>;
+export type AnyBenchRunReport = DeepReadonly<z.output<typeof AnyBenchRunReportSchema>>;
+export type ScoreKind = z.output<typeof ScoreKindSchema>;
+export type BoundQuantity = z.output<typeof BoundQuantitySchema>;
+export type Selection = DeepReadonly<z.output<typeof SelectionSchema>>;
 export type ChainRecord = DeepReadonly<z.output<typeof ChainRecordSchema>>;
 export type TrustTiersFile = DeepReadonly<z.output<typeof TrustTiersFileSchema>>;
 export type PromotionVerdict = DeepReadonly<z.output<typeof PromotionVerdictSchema>>;

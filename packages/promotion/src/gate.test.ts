@@ -7,16 +7,16 @@ import { PromotionVerdictSchema } from "@eval/models";
 import { PromotionGate, PromotionMustBeHumanAuthorized } from "./gate.ts";
 import type { TierConfig } from "./tier-config.ts";
 import { writeVerdict } from "./write-verdict.ts";
-import { reportWith } from "./__fixtures__/reports.ts";
+import { legacyReportWith, reportWith } from "./__fixtures__/reports.ts";
 
 const CONFIG: TierConfig = Object.freeze({
   schema_version: "evalgate.trust_tiers.v1",
   calibrated: false,
   tiers: [
-    { name: "untrusted", threshold: 0, min_held_out: 0 },
-    { name: "bronze", threshold: 0.6, min_held_out: 0 },
-    { name: "silver", threshold: 0.8, min_held_out: 5 },
-    { name: "gold", threshold: 0.9, min_held_out: 10 },
+    { name: "untrusted", threshold: 0, min_cases: 0, min_held_out: 0 },
+    { name: "bronze", threshold: 0.6, min_cases: 10, min_held_out: 5 },
+    { name: "silver", threshold: 0.8, min_cases: 10, min_held_out: 5 },
+    { name: "gold", threshold: 0.9, min_cases: 20, min_held_out: 10 },
   ],
   current: { "vuln-remediation": "bronze", "migration-chainguard-distroless": "untrusted", "top-class": "gold" },
   source: "docs/trust-tiers.yaml",
@@ -38,7 +38,7 @@ describe("PromotionGate.evaluate", () => {
     // Day 14: mean 0.85, stddev 0.12, lower bound 0.78. Day 15: a new case; lower bound 0.80.
     const day14 = gate.evaluate({ taskClass: "vuln-remediation", report: reportWith({ lowerBound: 0.78, passed: 14, heldOut: 8, ragDerived: 7 }), minCasesForPromotion: MIN_CASES, chainVerified: true, now: NOW });
     expect(day14).toMatchObject({ current_tier: "bronze", target_tier: "silver", evidence_sufficient: false, threshold_at_target: 0.8, requires_human_approval: true });
-    expect(day14.reasons).toEqual(["lower_bound_95 0.78 < 0.8 required for silver (bca_bootstrap)"]);
+    expect(day14.reasons).toEqual(["lower_bound_95 0.78 < 0.8 required for silver (betting)"]);
 
     const day15 = gate.evaluate({ taskClass: "vuln-remediation", report: reportWith({ lowerBound: 0.8, passed: 15, heldOut: 9, ragDerived: 7 }), minCasesForPromotion: MIN_CASES, chainVerified: true, now: NOW });
     expect(day15).toMatchObject({ target_tier: "silver", evidence_sufficient: true, reasons: ["all conditions met"], thresholds_calibrated: false, held_out_count: 9 });
@@ -64,7 +64,8 @@ describe("PromotionGate.evaluate", () => {
     });
     expect(verdict.evidence_sufficient).toBe(false);
     expect(verdict.reasons).toEqual([
-      "lower_bound_95 0.5 < 0.8 required for silver (bca_bootstrap)",
+      "lower_bound_95 0.5 < 0.8 required for silver (betting)",
+      "cases 6 < 10 required for silver",
       "passed_count 3 < 14 min_cases_for_promotion for silver",
       "held-out cases 2 < 5 required for silver",
       "block-severity failure modes present (2): still_vulnerable, sut.timeout",
@@ -74,14 +75,37 @@ describe("PromotionGate.evaluate", () => {
     ]);
   });
 
+  it("refuses a run over a hand-picked subset, naming how many cases were left out", () => {
+    // Every other condition holds: the 10 cases that pass, out of a task class of 15.
+    const verdict = gate.evaluate({ taskClass: "vuln-remediation", report: reportWith({ lowerBound: 0.85, passed: 14, heldOut: 8, ragDerived: 6, subsetOf: 20 }), minCasesForPromotion: MIN_CASES, chainVerified: true, now: NOW });
+    expect(verdict.evidence_sufficient).toBe(false);
+    expect(verdict.report_scope).toBe("subset");
+    expect(verdict.reasons).toEqual(['run run-1 scored a subset: 14 of 20 cases (filter "0*"), 6 left out; a promotion needs a run over the whole task class']);
+  });
+
+  it("never finds a report recorded before v2 sufficient, and says why", () => {
+    const verdict = gate.evaluate({ taskClass: "vuln-remediation", report: legacyReportWith({ lowerBound: 0.95, passed: 14, heldOut: 8, ragDerived: 6 }), minCasesForPromotion: MIN_CASES, chainVerified: true, now: NOW });
+    expect(verdict.evidence_sufficient).toBe(false);
+    expect(verdict).toMatchObject({ report_scope: "unknown", bound_quantity: null, lower_bound_method: "bca_bootstrap" });
+    expect(verdict.reasons).toEqual([
+      "run run-1 was recorded as evalgate.bench_run_report.v1, whose bound (bca_bootstrap) is not valid at small n and which does not record its case selection: it cannot support a promotion; run the whole bench again",
+    ]);
+  });
+
+  it("names the SUT it judges and the newer runs passed over", () => {
+    const passedOver = [{ run_id: "partial:run-9", reason: "incomplete (3 of 14 cases)" }];
+    const verdict = gate.evaluate({ taskClass: "vuln-remediation", report: reportWith({ lowerBound: 0.85, passed: 14, heldOut: 8 }), minCasesForPromotion: MIN_CASES, chainVerified: true, passedOver, now: NOW });
+    expect(verdict).toMatchObject({ sut_label: "replay", sut_digest: `blake3:${"d".repeat(64)}`, passed_over: passedOver, bound_quantity: "mean_score", lower_bound_method: "betting" });
+  });
+
   it("fails a target tier the task class declares no case minimum for", () => {
-    const verdict = gate.evaluate({ taskClass: "vuln-remediation", targetTier: "gold", report: reportWith({ lowerBound: 0.95, passed: 15, heldOut: 10 }), minCasesForPromotion: MIN_CASES, chainVerified: true, now: NOW });
-    expect(verdict.reasons).toEqual(['task class "vuln-remediation" declares no min_cases_for_promotion for gold']);
-    expect(verdict.min_cases_at_target).toBe(0);
+    const verdict = gate.evaluate({ taskClass: "vuln-remediation", targetTier: "gold", report: reportWith({ lowerBound: 0.95, passed: 20, heldOut: 10 }), minCasesForPromotion: MIN_CASES, chainVerified: true, now: NOW });
+    expect(verdict.reasons).toEqual(['task class "vuln-remediation" declares no min_cases_for_promotion for gold: it cannot reach that tier']);
+    expect(verdict.min_passed_at_target).toBe(0);
   });
 
   it("defaults the target to the tier above the current one", () => {
-    const verdict = gate.evaluate({ taskClass: "migration-chainguard-distroless", report: reportWith({ lowerBound: 0.7, passed: 6, heldOut: 7, taskClass: "migration-chainguard-distroless" }), minCasesForPromotion: { bronze: 5 }, chainVerified: true });
+    const verdict = gate.evaluate({ taskClass: "migration-chainguard-distroless", report: reportWith({ lowerBound: 0.7, passed: 9, heldOut: 10, taskClass: "migration-chainguard-distroless" }), minCasesForPromotion: { bronze: 5 }, chainVerified: true });
     expect(verdict).toMatchObject({ current_tier: "untrusted", target_tier: "bronze", evidence_sufficient: true });
     expect(Date.parse(verdict.evaluated_at)).toBeGreaterThan(Date.parse("2026-01-01"));
   });
@@ -108,6 +132,7 @@ describe("PromotionGate.evaluate", () => {
           blockCodes: fc.uniqueArray(fc.constantFrom("sut.timeout", "still_vulnerable", "rubric.timeout"), { maxLength: 2 }),
           complete: fc.boolean(),
           isolation,
+          subsetOf: fc.option(fc.integer({ min: 21, max: 30 }), { nil: undefined }),
         }),
         fc.boolean(),
         fc.array(isolation, { maxLength: 3 }),
@@ -120,7 +145,9 @@ describe("PromotionGate.evaluate", () => {
           const verdict = gate.evaluate({ taskClass: "vuln-remediation", report, minCasesForPromotion: minCases, chainVerified, targetTier, evidence, now: NOW });
           const tier = CONFIG.tiers.find((candidate) => candidate.name === targetTier)!;
           const conditions = [
+            shape.subsetOf === undefined,
             report.lower_bound_95 >= tier.threshold,
+            report.case_count >= tier.min_cases,
             minAtTarget !== undefined && shape.passed >= minAtTarget,
             shape.heldOut >= tier.min_held_out,
             shape.blockCodes.length === 0,

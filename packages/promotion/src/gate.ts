@@ -1,12 +1,12 @@
-import { PromotionVerdictSchema, parseWire } from "@eval/models";
-import type { BenchRunReport, PromotionVerdict } from "@eval/models";
+import { PROMOTION_VERDICT_SCHEMA_VERSION, PromotionVerdictSchema, parseWire } from "@eval/models";
+import type { AnyBenchRunReport, PromotionVerdict } from "@eval/models";
 import { EvalError } from "@eval/errors";
 import type { TierConfig } from "./tier-config.ts";
 
 export interface EvaluateInput {
   readonly taskClass: string;
-  /** The run the verdict is about. */
-  readonly report: BenchRunReport;
+  /** The run the verdict is about (a report recorded before v2 is read, and never suffices). */
+  readonly report: AnyBenchRunReport;
   /** From the task class's registration: passed cases required per target tier. */
   readonly minCasesForPromotion: Readonly<Record<string, number>>;
   /** Whether the audit chain holding the report verified. */
@@ -14,7 +14,9 @@ export interface EvaluateInput {
   /** Default: the tier just above the task class's current tier. */
   readonly targetTier?: string;
   /** Further reports weighed with `report`: all must share its isolation_class. */
-  readonly evidence?: readonly BenchRunReport[];
+  readonly evidence?: readonly AnyBenchRunReport[];
+  /** Newer runs that were not chosen as evidence, and why (shown on the verdict). */
+  readonly passedOver?: readonly { readonly run_id: string; readonly reason: string }[];
   /** When the verdict is made (recorded in it); default now. */
   readonly now?: Date;
 }
@@ -83,12 +85,23 @@ export class PromotionGate {
     const isolation = new Map<string, number>();
     for (const other of evidence) isolation.set(other.isolation_class, (isolation.get(other.isolation_class) ?? 0) + 1);
 
+    const v2 = report.schema_version === "evalgate.bench_run_report.v2" ? report : null;
+    const scope = v2 === null ? "unknown" : v2.selection.scope;
     const reasons: string[] = [];
+    if (v2 === null) {
+      reasons.push(
+        `run ${report.run_id} was recorded as ${report.schema_version}, whose bound (${report.lower_bound_method}) is not valid at small n and which does not record its case selection: it cannot support a promotion; run the whole bench again`,
+      );
+    } else if (v2.selection.scope === "subset") {
+      const { selected_case_count: selected, task_class_case_count: total, filter } = v2.selection;
+      reasons.push(`run ${report.run_id} scored a subset: ${selected} of ${total} cases (filter ${JSON.stringify(filter)}), ${total - selected} left out; a promotion needs a run over the whole task class`);
+    }
     if (!(report.lower_bound_95 >= tier.threshold)) {
       reasons.push(`lower_bound_95 ${format(report.lower_bound_95)} < ${format(tier.threshold)} required for ${targetTier} (${report.lower_bound_method})`);
     }
+    if (report.case_count < tier.min_cases) reasons.push(`cases ${report.case_count} < ${tier.min_cases} required for ${targetTier}`);
     if (minCases === undefined) {
-      reasons.push(`task class "${taskClass}" declares no min_cases_for_promotion for ${targetTier}`);
+      reasons.push(`task class "${taskClass}" declares no min_cases_for_promotion for ${targetTier}: it cannot reach that tier`);
     } else if (report.passed_count < minCases) {
       reasons.push(`passed_count ${report.passed_count} < ${minCases} min_cases_for_promotion for ${targetTier}`);
     }
@@ -102,21 +115,29 @@ export class PromotionGate {
     }
 
     return parseWire(PromotionVerdictSchema, {
-      schema_version: "evalgate.promotion_verdict.v1",
+      schema_version: PROMOTION_VERDICT_SCHEMA_VERSION,
       task_class: taskClass,
       current_tier: currentTier,
       target_tier: targetTier,
       evidence_sufficient: reasons.length === 0,
       reasons: reasons.length === 0 ? ["all conditions met"] : reasons,
+      sut_label: report.sut_label,
+      sut_digest: report.sut_digest,
       lower_bound_95: report.lower_bound_95,
+      lower_bound_method: report.lower_bound_method,
+      bound_quantity: v2?.bound_quantity ?? null,
       threshold_at_target: tier.threshold,
+      report_scope: scope,
+      case_count: report.case_count,
+      min_cases_at_target: tier.min_cases,
       passed_count: report.passed_count,
-      min_cases_at_target: minCases ?? 0,
+      min_passed_at_target: minCases ?? 0,
       held_out_count: heldOut,
       min_held_out_at_target: tier.min_held_out,
       isolation_class: report.isolation_class,
       report_run_id: report.run_id,
       report_chain_head: report.chain_head,
+      passed_over: input.passedOver ?? [],
       thresholds_calibrated: config.calibrated,
       evaluated_at: (input.now ?? new Date()).toISOString(),
       requires_human_approval: true,

@@ -22,9 +22,9 @@ async function load(text: string) {
 const VALID = `schema_version: evalgate.trust_tiers.v1
 calibrated: false
 tiers:
-  - { name: untrusted, threshold: 0, min_held_out: 0 }
-  - { name: bronze, threshold: 0.6, min_held_out: 0 }
-  - { name: silver, threshold: 0.8, min_held_out: 5 }
+  - { name: untrusted, threshold: 0, min_cases: 0, min_held_out: 0 }
+  - { name: bronze, threshold: 0.6, min_cases: 0, min_held_out: 0 }
+  - { name: silver, threshold: 0.8, min_cases: 0, min_held_out: 5 }
 current:
   vuln-remediation: bronze
 `;

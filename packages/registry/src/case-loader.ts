@@ -247,16 +247,30 @@ export async function inspectCases(taskClass: CaseOwner, options: LoadCasesOptio
 /** Exit-code order for a loader that can report one problem: malformed first, then tampering. */
 const SEVERITY_ORDER = ["EVAL_TASK_CLASS_INCOMPLETE", "EVAL_CASE_UNSAFE_PATH", "EVAL_CASE_LOAD_FAILED", "EVAL_CASE_ID_COLLISION", "EVAL_CASE_DIGEST_MISMATCH"];
 
+/** The cases a filter selected, and how many cases the task class holds in all. */
+export interface CaseSelection {
+  /** Sorted by case_id, digest-verified. */
+  readonly selected: readonly BenchCase[];
+  /** Every case directory of the task class (all of them valid: a problem anywhere throws). */
+  readonly taskClassCaseCount: number;
+}
+
 /**
  * The task class's cases, sorted by case_id and digest-verified against cases/digests.yaml before
- * they are returned. Throws on the first problem (CaseLoadFailed, CaseUnsafePath, CaseIdCollision:
- * exit 1; CaseDigestMismatch: exit 6); `evalgate fence` lists all of them.
+ * they are returned, with the task class's total case count (a run records both, so a subset is
+ * never mistaken for the whole). Throws on the first problem (CaseLoadFailed, CaseUnsafePath,
+ * CaseIdCollision: exit 1; CaseDigestMismatch: exit 6); `evalgate fence` lists all of them.
  */
-export async function loadCases(taskClass: TaskClass, options: LoadCasesOptions = {}): Promise<readonly BenchCase[]> {
+export async function selectCases(taskClass: TaskClass, options: LoadCasesOptions = {}): Promise<CaseSelection> {
   const inspection = await inspectCases(taskClass, options);
   if (inspection.findings.length > 0) {
     const ranked = [...inspection.findings].sort((a, b) => SEVERITY_ORDER.indexOf(a.error.code) - SEVERITY_ORDER.indexOf(b.error.code));
     throw ranked[0]!.error;
   }
-  return Object.freeze(inspection.cases);
+  return { selected: Object.freeze(inspection.cases), taskClassCaseCount: inspection.found.length };
+}
+
+/** The selected cases alone: `selectCases(...).selected`. */
+export async function loadCases(taskClass: TaskClass, options: LoadCasesOptions = {}): Promise<readonly BenchCase[]> {
+  return (await selectCases(taskClass, options)).selected;
 }

@@ -25,7 +25,7 @@ describe("runFence", () => {
     expect(report.failures).toEqual([]);
     expect(report.ok).toBe(true);
     expect(report.task_classes).toEqual([
-      { name: "uppercase", bench_path: fixture!.benchPath, cases: 6, held_out: 5, min_cases: 3, min_cases_for_promotion: { bronze: 2, silver: 5 } },
+      { name: "uppercase", bench_path: fixture!.benchPath, cases: 6, held_out: 5, min_cases: 3, min_cases_for_promotion: {} },
     ]);
     expect(report.unregistered_dirs).toEqual([]);
   });
@@ -89,11 +89,19 @@ describe("runFence", () => {
     [
       "a silver-eligible class with 3 held-out cases",
       (bench) => {
+        edit(join(bench.benchPath, "registration.ts"), "min_cases_for_promotion: {}", "min_cases_for_promotion: { silver: 5 }");
         for (const id of ["case-04", "case-05"]) edit(join(bench.benchPath, "cases", id, "case.toml"), 'curation_class = "held-out"', 'curation_class = "rag-corpus-derived"');
       },
       "curation-split",
       (bench) => join(bench.benchPath, "cases"),
-      /declares silver in min_cases_for_promotion but has 3 held-out cases \(need >= 5\)/,
+      /declares silver in min_cases_for_promotion but has 6 cases \(need >= 10\) and 3 held-out cases \(need >= 5\): grow the bench or drop the tier/,
+    ],
+    [
+      "a tier that asks for more passes than the bench has cases",
+      (bench) => edit(join(bench.benchPath, "registration.ts"), "min_cases_for_promotion: {}", "min_cases_for_promotion: { bronze: 12 }"),
+      "curation-split",
+      (bench) => join(bench.benchPath, "cases"),
+      /declares bronze in min_cases_for_promotion but has 6 cases \(need >= 10\) and fewer cases \(6\) than the 12 passes it asks for/,
     ],
     [
       "a duplicated case id",
@@ -179,6 +187,7 @@ describe("runFence", () => {
 
   it("takes held-out minimums and tier names from a trust tiers file", async () => {
     fixture = await makeFixtureBench();
+    edit(join(fixture.benchPath, "registration.ts"), "min_cases_for_promotion: {}", "min_cases_for_promotion: { bronze: 2, silver: 5 }");
     const tiers = join(fixture.root, "trust-tiers.yaml");
     const write = (silverHeldOut: number) =>
       writeFileSync(
@@ -187,8 +196,8 @@ describe("runFence", () => {
           "schema_version: evalgate.trust_tiers.v1",
           "calibrated: false",
           "tiers:",
-          "  - { name: bronze, threshold: 0.5, min_held_out: 0 }",
-          `  - { name: silver, threshold: 0.8, min_held_out: ${silverHeldOut} }`,
+          "  - { name: bronze, threshold: 0.5, min_cases: 0, min_held_out: 0 }",
+          `  - { name: silver, threshold: 0.8, min_cases: 0, min_held_out: ${silverHeldOut} }`,
           "current: {}",
           "",
         ].join("\n"),
@@ -206,8 +215,10 @@ describe("runFence", () => {
     await expect(runFence({ benchRoot: fixture.benchRoot, trustTiersPath: tiers })).rejects.toMatchObject({ code: "EVAL_TIER_CONFIG_INVALID" });
     writeFileSync(tiers, "a: [\n");
     await expect(runFence({ benchRoot: fixture.benchRoot, trustTiersPath: tiers })).rejects.toMatchObject({ code: "EVAL_TIER_CONFIG_INVALID", message: expect.stringContaining("YAML") });
-    // An absent file falls back to the default policy (5 held-out from silver up), which this bench meets.
-    expect((await runFence({ benchRoot: fixture.benchRoot, trustTiersPath: join(fixture.root, "absent.yaml") })).ok).toBe(true);
+    // An absent file falls back to the seed's floor (10 cases, 5 held out), which this 6-case bench misses.
+    report = await runFence({ benchRoot: fixture.benchRoot, trustTiersPath: join(fixture.root, "absent.yaml") });
+    expect(report.ok).toBe(false);
+    expect(report.failures).toEqual(expect.arrayContaining([expect.objectContaining({ assertion: "curation-split", message: expect.stringContaining("has 6 cases (need >= 10)") })]));
   });
 
   it("throws BenchDirMissing when the bench root itself is missing", async () => {

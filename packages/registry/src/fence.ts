@@ -17,8 +17,8 @@ import {
   type DiscoveredRegistration,
 } from "./task-class-loader.ts";
 
-/** Held-out cases a tier needs when no trust-tiers file says otherwise: none for bronze, 5 above. */
-export const DEFAULT_MIN_HELD_OUT = 5;
+/** The seed's floor for every tier a task class declares, when no trust-tiers file says otherwise: 10 cases, 5 held out. */
+export const DEFAULT_TIER_FLOOR = Object.freeze({ min_cases: 10, min_held_out: 5 });
 
 export interface FenceFailure {
   readonly assertion: FenceAssertion | "registration";
@@ -49,7 +49,7 @@ export interface FenceReport {
 
 export interface FenceOptions {
   readonly benchRoot: string;
-  /** docs/trust-tiers.yaml: each tier's min_held_out decides assertion 3. Default: 5 above bronze. */
+  /** docs/trust-tiers.yaml: each tier's min_cases and min_held_out decide assertion 3. Default: DEFAULT_TIER_FLOOR. */
   readonly trustTiersPath?: string;
   readonly onWarning?: WarningSink;
   readonly now?: Date;
@@ -163,19 +163,20 @@ export async function runFence(options: FenceOptions): Promise<FenceReport> {
     if (inspection.found.length < taskClass.minCases) {
       findings.push(finding("min-cases", casesPath, new FenceAssertionFailed(casesPath, `task class "${taskClass.name}" has ${inspection.found.length} cases; its registration asks for at least ${taskClass.minCases} (min_cases)`)));
     }
-    for (const tier of Object.keys(taskClass.minCasesForPromotion)) {
-      let needed: number;
-      if (trustTiers === null) needed = tier === "bronze" ? 0 : DEFAULT_MIN_HELD_OUT;
-      else {
-        const known = trustTiers.tiers.find((candidate) => candidate.name === tier);
-        if (known === undefined) {
-          findings.push(finding("curation-split", taskClass.registrationPath, new TaskClassInvalid(taskClass.registrationPath, `min_cases_for_promotion names tier "${tier}", which the trust tiers file does not define (tiers: ${trustTiers.tiers.map((t) => t.name).join(", ")})`)));
-          continue;
-        }
-        needed = known.min_held_out;
+    for (const [tier, minPassed] of Object.entries(taskClass.minCasesForPromotion)) {
+      const floor = trustTiers === null ? DEFAULT_TIER_FLOOR : trustTiers.tiers.find((candidate) => candidate.name === tier);
+      if (floor === undefined) {
+        findings.push(finding("curation-split", taskClass.registrationPath, new TaskClassInvalid(taskClass.registrationPath, `min_cases_for_promotion names tier "${tier}", which the trust tiers file does not define (tiers: ${trustTiers!.tiers.map((t) => t.name).join(", ")})`)));
+        continue;
       }
-      if (heldOut < needed) {
-        findings.push(finding("curation-split", casesPath, new FenceAssertionFailed(casesPath, `task class "${taskClass.name}" declares ${tier} in min_cases_for_promotion but has ${heldOut} held-out cases (need >= ${needed})`)));
+      const cases = inspection.found.length;
+      const unreachable = [
+        ...(cases < floor.min_cases ? [`${cases} cases (need >= ${floor.min_cases})`] : []),
+        ...(heldOut < floor.min_held_out ? [`${heldOut} held-out cases (need >= ${floor.min_held_out})`] : []),
+        ...(minPassed > cases ? [`fewer cases (${cases}) than the ${minPassed} passes it asks for`] : []),
+      ];
+      if (unreachable.length > 0) {
+        findings.push(finding("curation-split", casesPath, new FenceAssertionFailed(casesPath, `task class "${taskClass.name}" declares ${tier} in min_cases_for_promotion but has ${unreachable.join(" and ")}: grow the bench or drop the tier`)));
       }
     }
     summaries.push({

@@ -4,14 +4,14 @@ export type { TaskClass } from "./task-class.ts";
 export { TaskClassRegistry, defaultRegistry } from "./task-class-registry.ts";
 export { loadTaskClass, loadAllTaskClasses, listBenchDirs, BANNED_KEY_SUBSTRINGS } from "./task-class-loader.ts";
 export type { LoadTaskClassOptions } from "./task-class-loader.ts";
-export { loadCases, STALE_AFTER_DAYS } from "./case-loader.ts";
-export type { LoadCasesOptions } from "./case-loader.ts";
+export { loadCases, selectCases, STALE_AFTER_DAYS } from "./case-loader.ts";
+export type { CaseSelection, LoadCasesOptions } from "./case-loader.ts";
 export { digestDirectory, CASE_TREE_SERIALIZATION } from "./digest.ts";
 export type { DigestOptions, DirectoryDigest } from "./digest.ts";
 export { lockedDependencyClosure } from "./rubric-digest.ts";
 export { signBench } from "./sign.ts";
 export type { SignResult } from "./sign.ts";
-export { runFence, DEFAULT_MIN_HELD_OUT } from "./fence.ts";
+export { runFence, DEFAULT_TIER_FLOOR } from "./fence.ts";
 export type { FenceFailure, FenceOptions, FenceReport, FenceTaskClassSummary } from "./fence.ts";
 export type { FenceAssertion } from "./findings.ts";
 export {

@@ -33,7 +33,7 @@ describe("loadTaskClass", () => {
       name: "uppercase",
       benchPath: bench.benchPath,
       registrationPath: join(bench.benchPath, "registration.ts"),
-      minCasesForPromotion: { bronze: 2, silver: 5 },
+      minCasesForPromotion: {},
       minCases: 3,
       rubricCommand: null,
       rubricPath: join(bench.benchPath, "rubric.ts"),

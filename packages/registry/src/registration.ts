@@ -1,4 +1,5 @@
-import { TaskClassNameSchema, TierNameSchema } from "@eval/models";
+import { ScoreKindSchema, TaskClassNameSchema, TierNameSchema } from "@eval/models";
+import type { ScoreKind } from "@eval/models";
 import { z } from "zod";
 
 /** What `registerTaskClass` accepts. Snake_case: it is data, checked by the fence. */
@@ -7,6 +8,13 @@ export interface TaskClassOptions {
   readonly min_cases_for_promotion: Readonly<Record<string, number>>;
   /** The fewest cases the bench may hold (fence assertion 2); default 1. */
   readonly min_cases?: number;
+  /**
+   * How the rubric scores, which decides the promotion gate's bound (docs/runner.md): `binary` rubrics
+   * report exactly 0 or 1 with passed exactly when the score is 1 (the gate bounds the pass rate,
+   * Clopper-Pearson); `graded` rubrics report any score in [0, 1] (the gate bounds the mean score,
+   * betting bound). Default `graded`.
+   */
+  readonly score_kind?: ScoreKind;
   /**
    * A rubric in another language: the argv the runner spawns (cwd = a fresh temp dir). Relative
    * program paths starting with `./` resolve against the bench directory. Default: `node rubric.ts`.
@@ -21,13 +29,14 @@ const BRAND = Symbol.for("evalgate.task-class-registration.v1");
 export interface TaskClassRegistration {
   readonly [BRAND]: true;
   readonly name: string;
-  readonly options: Readonly<Required<Pick<TaskClassOptions, "min_cases_for_promotion" | "min_cases">>> &
+  readonly options: Readonly<Required<Pick<TaskClassOptions, "min_cases_for_promotion" | "min_cases" | "score_kind">>> &
     Readonly<Pick<TaskClassOptions, "rubric_command" | "description">>;
 }
 
 const OptionsSchema = z.strictObject({
   min_cases_for_promotion: z.record(TierNameSchema, z.number().int().min(1)),
   min_cases: z.number().int().min(1).default(1),
+  score_kind: ScoreKindSchema.default("graded"),
   rubric_command: z.array(z.string().min(1)).min(1).optional(),
   description: z.string().min(1).max(2000).optional(),
 });

@@ -12,6 +12,7 @@ function taskClass(name: string, registrationPath: string): TaskClass {
     description: null,
     minCasesForPromotion: {},
     minCases: 1,
+    scoreKind: "graded",
     breakdownKeys: new Set(),
     failureModeTaxonomy: {},
     rubricCommand: null,
@@ -25,7 +26,7 @@ describe("registerTaskClass", () => {
     const registration = registerTaskClass("demo-class", { min_cases_for_promotion: { bronze: 3 } });
     expect(isTaskClassRegistration(registration)).toBe(true);
     expect(registration.name).toBe("demo-class");
-    expect(registration.options).toEqual({ min_cases_for_promotion: { bronze: 3 }, min_cases: 1 });
+    expect(registration.options).toEqual({ min_cases_for_promotion: { bronze: 3 }, min_cases: 1, score_kind: "graded" });
     expect(Object.isFrozen(registration.options.min_cases_for_promotion)).toBe(true);
     expect(isTaskClassRegistration({ name: "x" })).toBe(false);
     expect(isTaskClassRegistration(null)).toBe(false);
@@ -33,7 +34,7 @@ describe("registerTaskClass", () => {
 
   it("keeps a rubric command and a description", () => {
     const registration = registerTaskClass("py", { min_cases_for_promotion: {}, rubric_command: ["python3", "rubric.py"], description: "d", min_cases: 4 });
-    expect(registration.options).toEqual({ min_cases_for_promotion: {}, min_cases: 4, rubric_command: ["python3", "rubric.py"], description: "d" });
+    expect(registration.options).toEqual({ min_cases_for_promotion: {}, min_cases: 4, score_kind: "graded", rubric_command: ["python3", "rubric.py"], description: "d" });
   });
 
   it.each([

@@ -167,6 +167,7 @@ export async function buildTaskClass(benchRoot: string, discovered: DiscoveredRe
     description: registration.options.description ?? null,
     minCasesForPromotion: registration.options.min_cases_for_promotion,
     minCases: registration.options.min_cases,
+    scoreKind: registration.options.score_kind,
     breakdownKeys,
     failureModeTaxonomy,
     rubricCommand,

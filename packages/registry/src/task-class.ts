@@ -1,4 +1,4 @@
-import type { FailureModesFile } from "@eval/models";
+import type { FailureModesFile, ScoreKind } from "@eval/models";
 
 /** A loaded task class: its registration plus what the loader read from its bench directory. */
 export interface TaskClass {
@@ -10,6 +10,8 @@ export interface TaskClass {
   readonly description: string | null;
   readonly minCasesForPromotion: Readonly<Record<string, number>>;
   readonly minCases: number;
+  /** How the rubric scores, which decides the gate's bound: `binary` (0/1) or `graded` ([0, 1]). */
+  readonly scoreKind: ScoreKind;
   /** From breakdown-keys.ts `export const BREAKDOWN_KEYS = [...] as const`. */
   readonly breakdownKeys: ReadonlySet<string>;
   /** From failure_modes.yaml. */

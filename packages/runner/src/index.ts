@@ -6,8 +6,9 @@ export { dependencyReadPaths, networkNamespaceWrapper, prepareRubricLauncher, sc
 export type { RubricLauncher, RubricLauncherOptions, RubricLimits, RubricOutcome, RubricProcessReport, RubricRunInput, RubricSource, StreamExcerpt } from "./rubric-isolation.ts";
 export { HARNESS_FAILURE_CODES, harnessFailureScore, resolveRubricScore } from "./scoring.ts";
 export type { HarnessFailureCode, Measured, ScoringContract } from "./scoring.ts";
+export { bettingLowerBound, clopperPearsonLowerBound } from "./bounds.ts";
+export { NoCasesSelected } from "./errors.ts";
 export {
-  BINARY_SHARE,
   bcaLowerBound,
   bcaLowerBoundFromDistribution,
   bootstrapMeans,

@@ -47,8 +47,11 @@ describe("runEval end to end (real registry, rubric subprocesses, cache and chai
     expect(report.case_count).toBe(4);
     expect(report.per_case.map((c) => c.case_id)).toEqual(["c-1", "c-2", "c-3", "c-4"]);
     expect(report.per_case.every((c) => c.score.score > 0 && c.score.score < 1), JSON.stringify(report.per_case)).toBe(true);
-    expect(report.lower_bound_method).toBe("bca_bootstrap");
+    // A graded task class: the betting bound on the mean score, BCa and Wilson only as information.
+    expect(report).toMatchObject({ score_kind: "graded", lower_bound_method: "betting", bound_quantity: "mean_score" });
+    expect(report.informational.bootstrap_resamples).toBe(10_000);
     expect(report.lower_bound_95).toBeLessThanOrEqual(report.mean_score);
+    expect(report.selection).toMatchObject({ scope: "full", filter: null, task_class_case_count: 4, selected_case_count: 4 });
     expect(report.total_cost_usd).toBeCloseTo(0.04, 10);
     expect(report.block_severity_failure_modes).toEqual(["wrong_text"]);
     expect(report.chain_head).toMatch(/^sha256:/);
@@ -68,7 +71,7 @@ describe("runEval end to end (real registry, rubric subprocesses, cache and chai
     expect(sut.calls).toBe(0);
     expect(second.caseResults.every((r) => r.cacheHit && r.detailPath === null)).toBe(true);
     expect(second.report.total_cost_usd).toBe(0);
-    for (const field of ["mean_score", "score_stddev", "lower_bound_95", "bootstrap_seed", "passed_count", "rubric_digest", "sut_digest"] as const) {
+    for (const field of ["mean_score", "score_stddev", "lower_bound_95", "informational", "passed_count", "rubric_digest", "sut_digest", "selection"] as const) {
       expect(second.report[field]).toEqual(report[field]);
     }
     expect(second.report.prev_hash).toBe(report.chain_head);
@@ -102,8 +105,26 @@ describe("runEval end to end (real registry, rubric subprocesses, cache and chai
     expect(boom.report.complete).toBe(true);
     const hang = await runEval(bench.slug, { ...(await options(join(root, "state-hang"), "hang")), caseFilter: "c-[12]", timeoutPerCaseSeconds: 0.3 });
     expect(hang.report.per_case.map((c) => c.score.failure_modes[0]?.code)).toEqual(["sut.timeout", "sut.timeout"]);
-    expect(hang.report.lower_bound_method).toBe("wilson");
+    expect(hang.report.lower_bound_method).toBe("betting");
     expect(hang.report.lower_bound_95).toBe(0);
+  });
+
+  it("records a filtered run as a subset and says so; selecting no case throws before anything runs or is written", async () => {
+    const warnings: string[] = [];
+    const stateDir = join(root, "state-subset");
+    const subset = await runEval(bench.slug, { ...(await options(stateDir)), caseFilter: "c-[12]", onWarning: (w) => warnings.push(w.code) });
+    expect(subset.report.selection).toMatchObject({ scope: "subset", filter: "c-[12]", task_class_case_count: 4, selected_case_count: 2 });
+    expect(warnings).toContain("run.subset");
+    const predicate = await runEval(bench.slug, { ...(await options(stateDir)), caseFilter: () => true });
+    expect(predicate.report.selection).toMatchObject({ scope: "full", filter: "(predicate)" });
+    const before = await readdir(join(stateDir, "runs"));
+    const sut = counting((await options(stateDir)).systemUnderTest);
+    await expect(runEval(bench.slug, { ...(await options(stateDir)), systemUnderTest: sut, caseFilter: "nomatch*" })).rejects.toMatchObject({
+      code: "EVAL_NO_CASES_SELECTED",
+      message: expect.stringContaining('--cases "nomatch*" matches none of the 4 cases'),
+    });
+    expect(sut.calls).toBe(0);
+    expect(await readdir(join(stateDir, "runs"))).toEqual(before);
   });
 
   it("an invalid SUT output (negative cost) is a sut.exception", async () => {

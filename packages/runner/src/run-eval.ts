@@ -13,10 +13,11 @@ import {
   RUBRIC_REQUEST_SCHEMA_VERSION,
   RUN_REPORT_SCHEMA_VERSION,
 } from "@eval/models";
-import type { BenchCase, BenchRunReport, BenchRunReportInput, BenchScore, IsolationClass, RubricRequest, SutOutput, SystemUnderTest } from "@eval/models";
-import { digestDirectory, loadCases, loadTaskClass, TaskClassRegistry } from "@eval/registry";
+import type { BenchCase, BenchRunReport, BenchRunReportInput, BenchScore, IsolationClass, RubricRequest, Selection, SutOutput, SystemUnderTest } from "@eval/models";
+import { digestDirectory, loadTaskClass, selectCases, TaskClassRegistry } from "@eval/registry";
 import type { TaskClass } from "@eval/registry";
 import picomatch from "picomatch";
+import { NoCasesSelected } from "./errors.ts";
 import { runPool } from "./pool.ts";
 import { networkNamespaceWrapper, prepareRubricLauncher } from "./rubric-isolation.ts";
 import type { RubricLauncher, RubricOutcome } from "./rubric-isolation.ts";
@@ -98,6 +99,36 @@ function compactTimestamp(date: Date): string {
   return date.toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z");
 }
 
+/** How a report names a caseFilter: the glob as given, `(predicate)` for a function, null for none. */
+function filterLabel(filter: RunEvalOptions["caseFilter"]): string | null {
+  if (filter === undefined) return null;
+  return typeof filter === "function" ? "(predicate)" : filter;
+}
+
+/**
+ * What a run selected, for its report. Throws NoCasesSelected (before anything runs or is written)
+ * when nothing was. A subset is reported to `onWarning`: it cannot support a promotion.
+ */
+function describeSelection(taskClass: string, selected: readonly BenchCase[], taskClassCaseCount: number, filter: RunEvalOptions["caseFilter"], onWarning: WarningSink): Selection {
+  const label = filterLabel(filter);
+  if (selected.length === 0) throw new NoCasesSelected(taskClass, label, taskClassCaseCount);
+  const scope = selected.length === taskClassCaseCount ? "full" : "subset";
+  if (scope === "subset") {
+    onWarning({
+      code: "run.subset",
+      message: `this run scores ${selected.length} of the ${taskClassCaseCount} cases of ${taskClass} (${label ?? "no filter"}): it is recorded as a subset and cannot support a promotion`,
+      details: { selected: selected.length, taskClassCaseCount, filter: label },
+    });
+  }
+  return {
+    scope,
+    filter: label,
+    task_class_case_count: taskClassCaseCount,
+    selected_case_count: selected.length,
+    selected_case_ids_digest: digestOf("evalgate.case_selection.v1", selected.map((c) => c.case_id).sort()),
+  };
+}
+
 /** A case predicate from a caseFilter option: a picomatch glob on case_id, or the predicate itself. */
 export function caseFilterOf(filter: RunEvalOptions["caseFilter"]): ((benchCase: BenchCase) => boolean) | undefined {
   if (filter === undefined) return undefined;
@@ -130,7 +161,8 @@ export async function runEval(taskClassName: string, options: RunEvalOptions): P
   const startedAt = new Date();
   const taskClass = await loadTaskClass(taskClassName, { benchRoot: resolve(options.benchRoot ?? "bench"), registry: new TaskClassRegistry(), onWarning });
   const filter = caseFilterOf(options.caseFilter);
-  const cases = await loadCases(taskClass, { ...(filter === undefined ? {} : { filter }), onWarning });
+  const { selected: cases, taskClassCaseCount } = await selectCases(taskClass, { ...(filter === undefined ? {} : { filter }), onWarning });
+  const selection = describeSelection(taskClass.name, cases, taskClassCaseCount, options.caseFilter, onWarning);
   const chain = await verifyChain({ runsDir });
   if (!chain.ok) throw new ChainTampered(chain.firstBad!, runsDir);
   const hostFingerprint = await getHostFingerprint(stateDir);
@@ -259,7 +291,7 @@ export async function runEval(taskClassName: string, options: RunEvalOptions): P
   // 4. Aggregate in case_id order.
   const ordered = cases.filter((c) => results.has(c.case_id)).map((c) => ({ benchCase: c, result: results.get(c.case_id)! }));
   const seed = digestOf("evalgate.bootstrap_seed.v1", ordered.map(({ result }) => result.cacheKey));
-  const statistics = runStatistics(ordered.map(({ result }) => result.score), { seed });
+  const statistics = runStatistics(ordered.map(({ result }) => result.score), { scoreKind: taskClass.scoreKind, seed, orderSeed: selection.selected_case_ids_digest });
   const blockCodes = [...new Set(ordered.flatMap(({ result }) => result.score.failure_modes.filter((m) => m.severity === "block").map((m) => m.code)))].sort();
   const complete = !costCapExceeded && !cancelled && ordered.length === cases.length;
   const unsigned: BenchRunReportInput = {
@@ -276,16 +308,21 @@ export async function runEval(taskClassName: string, options: RunEvalOptions): P
     started_at: startedAt.toISOString(),
     ended_at: new Date().toISOString(),
     complete,
+    selection,
     case_count: cases.length,
     per_case: ordered.map(({ benchCase, result }) => ({ case_id: benchCase.case_id, curation_class: benchCase.curation_class, score: result.score })) as BenchRunReportInput["per_case"],
+    score_kind: statistics.scoreKind,
     mean_score: statistics.mean,
     score_stddev: statistics.stddev,
     lower_bound_95: statistics.lowerBound95,
     lower_bound_method: statistics.lowerBoundMethod,
-    bca_lower_bound_95: statistics.bcaLowerBound95,
-    wilson_lower_bound_95: statistics.wilsonLowerBound95,
-    bootstrap_resamples: statistics.bootstrapResamples,
-    bootstrap_seed: seed,
+    bound_quantity: statistics.boundQuantity,
+    informational: {
+      bca_lower_bound_95: statistics.bcaLowerBound95,
+      bootstrap_resamples: statistics.bootstrapResamples,
+      bootstrap_seed: seed,
+      wilson_lower_bound_95: statistics.wilsonLowerBound95,
+    },
     passed_count: statistics.passedCount,
     total_cost_usd: costUsd,
     block_severity_failure_modes: blockCodes,

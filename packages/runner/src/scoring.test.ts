@@ -5,7 +5,9 @@ import { harnessFailureScore, resolveRubricScore } from "./scoring.ts";
 const contract = {
   breakdownKeys: new Set(["quality"]),
   failureModeTaxonomy: { still_vulnerable: { severity: "block" as const, description: "x" }, noisy_diff: { severity: "warn" as const, description: "y" } },
+  scoreKind: "graded" as const,
 };
+const binary = { ...contract, scoreKind: "binary" as const };
 const measured = { wallClockMs: 1234.4, costUsd: 0.02 };
 const rubricSaid = (extra: Partial<BenchScore> = {}): BenchScore =>
   ({ passed: true, score: 0.9, breakdown: { quality: 0.9 }, failure_modes: [], cost_usd: 50, wall_clock_ms: 1, ...extra }) as BenchScore;
@@ -42,6 +44,31 @@ describe("resolveRubricScore", () => {
   it("does not resolve inherited object keys as taxonomy codes", () => {
     const score = resolveRubricScore(rubricSaid({ failure_modes: [{ code: "constructor", severity: "info", detail: null }] }), contract, measured);
     expect(score.failure_modes[0]?.code).toBe("rubric.unknown_failure_mode");
+  });
+});
+
+describe("resolveRubricScore for a binary task class", () => {
+  it("keeps a 0 or 1 whose passed agrees", () => {
+    expect(resolveRubricScore(rubricSaid({ score: 1, passed: true }), binary, measured)).toMatchObject({ score: 1, passed: true, failure_modes: [] });
+    expect(resolveRubricScore(rubricSaid({ score: 0, passed: false }), binary, measured)).toMatchObject({ score: 0, passed: false, failure_modes: [] });
+  });
+
+  it.each([
+    [{ score: 0.9, passed: true }, "score must be 0 or 1, got 0.9"],
+    [{ score: 1, passed: false }, "passed must be true exactly when score is 1"],
+    [{ score: 0, passed: true }, "passed must be true exactly when score is 1"],
+  ])("turns %o into rubric.malformed_output", (said, detail) => {
+    const score = resolveRubricScore(rubricSaid(said), binary, measured);
+    expect(score).toMatchObject({ score: 0, passed: false });
+    expect(score.failure_modes).toHaveLength(1);
+    expect(score.failure_modes[0]).toMatchObject({ code: "rubric.malformed_output", severity: "block" });
+    expect(score.failure_modes[0]?.detail).toContain(detail);
+  });
+
+  it("scores 0 a case the harness fails, so the pass rate is the mean score", () => {
+    const score = resolveRubricScore(rubricSaid({ score: 1, passed: true, breakdown: { smuggled: 1 } }), binary, measured);
+    expect(score).toMatchObject({ score: 0, passed: false });
+    expect(score.failure_modes[0]?.code).toBe("rubric.unknown_breakdown_key");
   });
 });
 

@@ -1,6 +1,6 @@
 // Turns what a rubric said (or what went wrong) into the BenchScore the harness records.
 import { parseWire, BenchScoreSchema } from "@eval/models";
-import type { BenchScore, FailureMode, FailureModesFile } from "@eval/models";
+import type { BenchScore, FailureMode, FailureModesFile, ScoreKind } from "@eval/models";
 
 /** The failure modes the harness itself records; all block severity. */
 export const HARNESS_FAILURE_CODES = [
@@ -38,6 +38,14 @@ export function harnessFailureScore(code: HarnessFailureCode, detail: string, me
 export interface ScoringContract {
   readonly breakdownKeys: ReadonlySet<string>;
   readonly failureModeTaxonomy: FailureModesFile;
+  readonly scoreKind: ScoreKind;
+}
+
+/** Why a binary task class's score is not one, or null when it is (score 0 or 1, passed exactly when 1). */
+function binaryViolation(score: BenchScore): string | null {
+  if (score.score !== 0 && score.score !== 1) return `score_kind is binary: score must be 0 or 1, got ${score.score}`;
+  if (score.passed !== (score.score === 1)) return `score_kind is binary: passed must be true exactly when score is 1, got passed=${score.passed} with score ${score.score}`;
+  return null;
 }
 
 /**
@@ -48,9 +56,14 @@ export interface ScoringContract {
  *   rubric's own severity is not trusted); an unknown code becomes `rubric.unknown_failure_mode`
  *   with the original code in `detail`;
  * - `wall_clock_ms` and `cost_usd` are replaced by the measured values;
- * - any block-severity problem the harness adds makes the case not passed (its score is kept).
+ * - any block-severity problem the harness adds makes the case not passed (its score is kept, except
+ *   that a binary task class's case then scores 0);
+ * - a binary task class's score must be 0 or 1 with passed exactly when it is 1, otherwise the case is
+ *   `rubric.malformed_output`.
  */
 export function resolveRubricScore(score: BenchScore, contract: ScoringContract, measured: Measured): BenchScore {
+  const violation = contract.scoreKind === "binary" ? binaryViolation(score) : null;
+  if (violation !== null) return harnessFailureScore("rubric.malformed_output", violation, measured);
   const breakdown: Record<string, number> = {};
   const unknownKeys: string[] = [];
   for (const [key, value] of Object.entries(score.breakdown)) {
@@ -72,9 +85,11 @@ export function resolveRubricScore(score: BenchScore, contract: ScoringContract,
     harnessBlock = true;
     failureModes.push({ code: "rubric.unknown_breakdown_key", severity: "block", detail: clip(unknownKeys.sort().join(", ")) });
   }
+  const passed = score.passed && !harnessBlock;
   return parseWire(BenchScoreSchema, {
-    passed: score.passed && !harnessBlock,
-    score: score.score,
+    passed,
+    // A binary score stays one: a case the harness fails scores 0, so the pass rate is the mean score.
+    score: contract.scoreKind === "binary" && !passed ? 0 : score.score,
     breakdown,
     failure_modes: failureModes,
     cost_usd: measured.costUsd,

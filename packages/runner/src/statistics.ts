@@ -1,8 +1,10 @@
-// Aggregate statistics of one run: Welford mean/stddev, BCa bootstrap and Wilson lower bounds.
-// BCa is implemented here because no maintained JS library has it; statistics.test.ts checks it
+// Aggregate statistics of one run: Welford mean/stddev, the gate's lower bound (bounds.ts: Clopper-Pearson
+// for binary task classes, the betting bound for graded ones), and two informational bounds, BCa bootstrap
+// and Wilson. BCa is implemented here because no maintained JS library has it; statistics.test.ts checks it
 // against scipy.stats.bootstrap, exactly when both are given the same bootstrap distribution.
 import { blake3 } from "@noble/hashes/blake3.js";
 import { utf8ToBytes } from "@noble/hashes/utils.js";
+import { bettingLowerBound, clopperPearsonLowerBound, compensatedSum } from "./bounds.ts";
 
 export interface WelfordResult {
   readonly n: number;
@@ -96,58 +98,57 @@ export function normalQuantile(p: number): number {
   return x;
 }
 
-/** A small seeded PRNG (sfc32) whose 128-bit state comes from BLAKE3 of the seed string. */
+/**
+ * A small seeded PRNG (sfc32) whose 128-bit state comes from BLAKE3 of the seed string. The state lives in an
+ * Int32Array: as closure variables, 32-bit values outside V8's small-integer range are boxed on every
+ * update, which made each draw ~3x slower (the bootstrap draws 10^7 of them at n = 1,000).
+ */
 export function seededRandom(seed: string): () => number {
   const bytes = blake3(utf8ToBytes(`evalgate.bootstrap.v1:${seed}`), { dkLen: 16 });
   const view = new DataView(bytes.buffer, bytes.byteOffset, 16);
-  let a = view.getUint32(0);
-  let b = view.getUint32(4);
-  let c = view.getUint32(8);
-  let d = view.getUint32(12);
+  const state = Int32Array.of(view.getUint32(0), view.getUint32(4), view.getUint32(8), view.getUint32(12));
   const next = (): number => {
+    const a = state[0]!;
+    const b = state[1]!;
+    const c = state[2]!;
+    const d = state[3]!;
     const t = (((a + b) | 0) + d) | 0;
-    d = (d + 1) | 0;
-    a = b ^ (b >>> 9);
-    b = (c + (c << 3)) | 0;
-    c = (c << 21) | (c >>> 11);
-    c = (c + t) | 0;
+    state[3] = (d + 1) | 0;
+    state[0] = b ^ (b >>> 9);
+    state[1] = (c + (c << 3)) | 0;
+    state[2] = (((c << 21) | (c >>> 11)) + t) | 0;
     return (t >>> 0) / 4294967296;
   };
   for (let i = 0; i < 12; i += 1) next();
   return next;
 }
 
-/**
- * Neumaier-compensated sum: nearly correctly rounded, so sums that are equal in real arithmetic
- * (a bootstrap resample whose mean equals the sample mean) compare equal, as BCa's tie count needs.
- */
-function compensatedSum(values: Iterable<number>): number {
-  let sum = 0;
-  let compensation = 0;
-  for (const value of values) {
-    const t = sum + value;
-    compensation += Math.abs(sum) >= Math.abs(value) ? sum - t + value : value - t + sum;
-    sum = t;
-  }
-  return sum + compensation;
-}
-
 const mean = (values: readonly number[]): number => compensatedSum(values) / values.length;
 
-/** The bootstrap distribution of the mean: `resamples` means of n draws with replacement. */
+/**
+ * The bootstrap distribution of the mean: `resamples` means of n draws with replacement. Each resample is
+ * summed with Neumaier compensation (as compensatedSum, inlined), so a resample whose mean equals the sample
+ * mean ties with it exactly, as BCa's tie count needs.
+ */
 export function bootstrapMeans(values: readonly number[], resamples: number, random: () => number): number[] {
   const n = values.length;
   const out = new Array<number>(resamples);
-  const draw = new Array<number>(n);
   for (let b = 0; b < resamples; b += 1) {
-    for (let i = 0; i < n; i += 1) draw[i] = values[Math.floor(random() * n)]!;
-    out[b] = compensatedSum(draw) / n;
+    let sum = 0;
+    let compensation = 0;
+    for (let i = 0; i < n; i += 1) {
+      const value = values[Math.floor(random() * n)]!;
+      const t = sum + value;
+      compensation += Math.abs(sum) >= Math.abs(value) ? sum - t + value : value - t + sum;
+      sum = t;
+    }
+    out[b] = (sum + compensation) / n;
   }
   return out;
 }
 
 /** Linear-interpolation quantile of sorted values (numpy/scipy "linear", Hyndman-Fan type 7). */
-function quantileSorted(sorted: readonly number[], p: number): number {
+function quantileSorted(sorted: Float64Array, p: number): number {
   const h = (sorted.length - 1) * p;
   const lo = Math.floor(h);
   const hi = Math.min(lo + 1, sorted.length - 1);
@@ -181,7 +182,9 @@ export function bcaLowerBoundFromDistribution(values: readonly number[], distrib
     if (theta <= thetaHat) belowOrEqual += 1;
   }
   const z0 = normalQuantile((below + belowOrEqual) / (2 * distribution.length));
-  const jackknife = values.map((_, skip) => compensatedSum(values.filter((__, i) => i !== skip)) / (n - 1));
+  // Leave-one-out means in O(n): (sum - x_i) / (n - 1) from one compensated sum (scipy recomputes each).
+  const total = compensatedSum(values);
+  const jackknife = values.map((value) => (total - value) / (n - 1));
   const jackMean = mean(jackknife);
   let num = 0;
   let den = 0;
@@ -196,17 +199,23 @@ export function bcaLowerBoundFromDistribution(values: readonly number[], distrib
   const zAlpha = normalQuantile(alpha);
   const shifted = z0 + zAlpha;
   const adjustedAlpha = normalCdf(z0 + shifted / (1 - acceleration * shifted));
-  if (n < 2 || !Number.isFinite(z0) || !Number.isFinite(acceleration) || !Number.isFinite(adjustedAlpha)) {
+  // No spread is checked directly: rounding in the jackknife can leave a tiny nonzero u for equal scores
+  // (ten scores of 0.95 did), which would otherwise "define" a bound equal to the score.
+  const spread = values.some((value) => value !== values[0]);
+  if (n < 2 || !spread || !Number.isFinite(z0) || !Number.isFinite(acceleration) || !Number.isFinite(adjustedAlpha)) {
     return { lower: null, z0, acceleration, adjustedAlpha };
   }
-  const sorted = [...distribution].sort((x, y) => x - y);
+  const sorted = Float64Array.from(distribution).sort();
   return { lower: quantileSorted(sorted, adjustedAlpha), z0, acceleration, adjustedAlpha };
 }
+
+/** Bootstrap resamples of the informational BCa bound unless a caller says otherwise. */
+export const DEFAULT_RESAMPLES = 10_000;
 
 /** BCa bootstrap lower bound of the mean with `resamples` seeded resamples (null when undefined). */
 export function bcaLowerBound(values: readonly number[], options: { seed: string; resamples?: number; alpha?: number }): number | null {
   if (values.length < 2) return null;
-  const distribution = bootstrapMeans(values, options.resamples ?? 1000, seededRandom(options.seed));
+  const distribution = bootstrapMeans(values, options.resamples ?? DEFAULT_RESAMPLES, seededRandom(options.seed));
   return bcaLowerBoundFromDistribution(values, distribution, options.alpha ?? 0.05).lower;
 }
 
@@ -221,65 +230,93 @@ export function wilsonLowerBound(successes: number, trials: number, alpha = 0.05
   return Math.max(0, (centre - margin) / (1 + z2 / trials));
 }
 
-/** Share of scores that must be exactly 0 or 1 for a rubric to count as binary (seed gap 6). */
-export const BINARY_SHARE = 0.8;
+/** How a task class's rubric scores: exactly 0/1 with passed iff 1, or anywhere in [0, 1]. */
+export type ScoreKind = "binary" | "graded";
 
 export interface RunStatistics {
   readonly n: number;
+  /** The mean score, clamped to [0, 1]. */
   readonly mean: number;
+  /** Sample standard deviation (n - 1); 0 for n < 2. */
   readonly stddev: number;
   readonly passedCount: number;
+  readonly scoreKind: ScoreKind;
+  /**
+   * The gate's input: Clopper-Pearson on passedCount/n for binary, the betting bound on the mean score for
+   * graded. 0 when n = 0. Never above mean. Deterministic.
+   */
   readonly lowerBound95: number;
-  readonly lowerBoundMethod: "bca_bootstrap" | "wilson" | "degenerate";
+  readonly lowerBoundMethod: "clopper_pearson" | "betting";
+  /** What lowerBound95 bounds. */
+  readonly boundQuantity: "pass_rate" | "mean_score";
+  /**
+   * Informational only, never the gate's input: BCa with `resamples` (default 10,000) seeded resamples;
+   * null when undefined (n < 2 or no spread).
+   */
   readonly bcaLowerBound95: number | null;
-  readonly wilsonLowerBound95: number | null;
+  /** 0 when BCa is undefined. */
   readonly bootstrapResamples: number;
+  /** Informational only: Wilson on passedCount/n; null when n = 0. */
+  readonly wilsonLowerBound95: number | null;
 }
 
 const clampUnit = (value: number): number => Math.min(1, Math.max(0, value));
 
 /**
- * The statistics a report carries. Which bound the gate reads:
- * - no cases: "degenerate", 0;
- * - effectively binary scores (>= 80% in {0, 1}): "wilson", the Wilson bound on passed/total;
- * - n = 1 or every score equal: "degenerate", the minimum score (the bootstrap has no spread);
- * - otherwise "bca_bootstrap", never above the mean.
- * The BCa and Wilson bounds are both reported whenever they are defined.
+ * The scores in the order the betting bound reads them: sorted, then a Fisher-Yates shuffle seeded by
+ * `orderSeed`, so the order depends on the multiset of scores and the seed alone, never on case names or on
+ * the order the caller lists them in. The betting bound is valid only when its order does not follow the
+ * scores (cases named easy-first and read in case_id order make it miss 10-31% of the time:
+ * coverage.test.ts); a shuffle independent of the scores restores exchangeability. runEval passes the
+ * selection's digest (recorded on the report): the SUT cannot steer it, and reruns give the same bound.
  */
-export function runStatistics(scores: readonly { score: number; passed: boolean }[], options: { seed: string; resamples?: number }): RunStatistics {
+export function bettingOrder(values: readonly number[], orderSeed: string): number[] {
+  const random = seededRandom(`evalgate.betting_order.v1:${orderSeed}`);
+  const order = [...values].sort((a, b) => a - b);
+  for (let i = order.length - 1; i > 0; i -= 1) {
+    const j = Math.floor(random() * (i + 1));
+    [order[i], order[j]] = [order[j]!, order[i]!];
+  }
+  return order;
+}
+
+/** The gate's bound for a score kind, chosen by the task class and never by the data (bounds.ts). */
+export function gateLowerBound(values: readonly number[], passedCount: number, scoreKind: ScoreKind, orderSeed: string): number {
+  if (values.length === 0) return 0;
+  return scoreKind === "binary" ? clopperPearsonLowerBound(passedCount, values.length) : bettingLowerBound(bettingOrder(values, orderSeed));
+}
+
+/**
+ * The statistics a report carries. The gate reads lowerBound95, whose method follows the task class's score
+ * kind alone: binary, the exact Clopper-Pearson bound on the pass rate; graded, the betting bound on the mean
+ * score. Both are valid at every n (coverage.test.ts). It is clamped to the mean: for a binary rubric (passed
+ * iff score 1) the mean is the pass rate and the clamp is a no-op; otherwise it keeps "never above the mean".
+ * The betting bound reads the scores in an order shuffled by `orderSeed` (bettingOrder).
+ * BCa (10,000 resamples unless `resamples` says otherwise, seeded by `seed`) and Wilson are reported for
+ * comparison only: both under-cover at small n.
+ */
+export function runStatistics(
+  scores: readonly { score: number; passed: boolean }[],
+  options: { scoreKind: ScoreKind; seed: string; orderSeed: string; resamples?: number },
+): RunStatistics {
   const values = scores.map((s) => s.score);
   const { n, mean: average, stddev } = welford(values);
   const passedCount = scores.filter((s) => s.passed).length;
-  const resamples = options.resamples ?? 1000;
-  const allEqual = values.every((value) => value === values[0]);
-  const bca = n >= 2 && !allEqual ? bcaLowerBound(values, { seed: options.seed, resamples }) : null;
-  const bcaBound = bca === null ? null : clampUnit(Math.min(bca, average));
-  const wilson = n === 0 ? null : wilsonLowerBound(passedCount, n);
-  const binary = n > 0 && values.filter((value) => value === 0 || value === 1).length >= BINARY_SHARE * n;
-  let method: RunStatistics["lowerBoundMethod"];
-  let bound: number;
-  if (n === 0) {
-    method = "degenerate";
-    bound = 0;
-  } else if (binary) {
-    method = "wilson";
-    bound = wilson!;
-  } else if (bcaBound === null) {
-    method = "degenerate";
-    bound = Math.min(...values);
-  } else {
-    method = "bca_bootstrap";
-    bound = bcaBound;
-  }
+  const resamples = options.resamples ?? DEFAULT_RESAMPLES;
+  const spread = values.some((value) => value !== values[0]);
+  const bca = n >= 2 && spread ? bcaLowerBound(values, { seed: options.seed, resamples }) : null;
+  const binary = options.scoreKind === "binary";
   return {
     n,
     mean: clampUnit(average),
     stddev,
     passedCount,
-    lowerBound95: clampUnit(bound),
-    lowerBoundMethod: method,
-    bcaLowerBound95: bcaBound,
-    wilsonLowerBound95: wilson,
+    scoreKind: options.scoreKind,
+    lowerBound95: clampUnit(Math.min(gateLowerBound(values, passedCount, options.scoreKind, options.orderSeed), average)),
+    lowerBoundMethod: binary ? "clopper_pearson" : "betting",
+    boundQuantity: binary ? "pass_rate" : "mean_score",
+    bcaLowerBound95: bca === null ? null : clampUnit(Math.min(bca, average)),
     bootstrapResamples: bca === null ? 0 : resamples,
+    wilsonLowerBound95: n === 0 ? null : wilsonLowerBound(passedCount, n),
   };
 }

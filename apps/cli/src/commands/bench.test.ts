@@ -141,7 +141,10 @@ describe("evalgate fence", () => {
     ["a severity fatal", (bench) => edit(join(bench, "failure_modes.yaml"), "severity: block", "severity: fatal"), (bench) => join(bench, "failure_modes.yaml")],
     [
       "a silver-eligible class with 3 held-out cases",
-      (bench) => ["case-01", "case-02"].forEach((id) => edit(join(bench, "cases", id, "case.toml"), '"held-out"', '"rag-corpus-derived"')),
+      (bench) => {
+        edit(join(bench, "registration.ts"), "min_cases_for_promotion: {}", "min_cases_for_promotion: { silver: 5 }");
+        ["case-01", "case-02"].forEach((id) => edit(join(bench, "cases", id, "case.toml"), '"held-out"', '"rag-corpus-derived"'));
+      },
       (bench) => join(bench, "cases"),
     ],
     ["a duplicated case id", (bench) => edit(join(bench, "cases", "case-02", "case.toml"), 'case_id = "case-02"', 'case_id = "case-01"'), (bench) => join(bench, "cases", "case-01", "case.toml")],

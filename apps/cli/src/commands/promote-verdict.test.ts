@@ -22,9 +22,9 @@ const base = () => ["promote-verdict", "--out", stateDir, "--bench-root", BENCH,
 const line = (text: string) => JSON.parse(text.trim().split("\n").at(-1)!) as Record<string, unknown>;
 
 describe("evalgate promote-verdict", () => {
-  it("evaluates the newest complete run against the next tier and writes the verdict (exit 0)", async () => {
+  it("evaluates the newest complete full run against the next tier, naming newer runs it passed over (exit 0)", async () => {
     // vuln-remediation registers bronze: 10; docs/trust-tiers.yaml has it at untrusted, bronze threshold 0.6.
-    await recordRuns(stateDir, [{ lowerBound: 0.3 }, { lowerBound: 0.72, passed: 11 }, { lowerBound: 0.1, complete: false }]);
+    await recordRuns(stateDir, [{ lowerBound: 0.3 }, { lowerBound: 0.72, passed: 11 }, { lowerBound: 0.1, complete: false }, { lowerBound: 0.95, cases: 10, subsetOf: 15 }]);
     const result = await invoke([...base(), "--task-class", "vuln-remediation"]);
     expect(result.stderr).toBe("");
     expect(result.code).toBe(0);
@@ -37,6 +37,12 @@ describe("evalgate promote-verdict", () => {
       evidence_sufficient: true,
       reasons: ["all conditions met"],
       report_run_id: "run-1",
+      report_scope: "full",
+      sut_label: "replay",
+      passed_over: [
+        { run_id: "run-3", reason: 'subset (10 of 15 cases, filter "*-case")' },
+        { run_id: "partial:run-2", reason: "incomplete (12 of 12 cases)" },
+      ],
       min_cases_at_target: 10,
       thresholds_calibrated: false,
       requires_human_approval: true,
@@ -55,29 +61,51 @@ describe("evalgate promote-verdict", () => {
     const result = await invoke([...base(), "--task-class", "vuln-remediation", "--target-tier", "silver", "--format", "human"]);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("vuln-remediation: untrusted -> silver: evidence NOT sufficient");
-    expect(result.stdout).toContain("  - lower_bound_95 0.75 < 0.8 required for silver (bca_bootstrap)");
+    expect(result.stdout).toContain("  - lower_bound_95 0.75 < 0.8 required for silver (betting)");
+    expect(result.stdout).toContain("  - cases 12 < 15 required for silver");
+    expect(result.stdout).toContain("one-sided 95% lower bound 0.75 of the mean score (betting; threshold 0.8)");
+    expect(result.stdout).toMatch(/sut replay \(blake3:f{64}\)/);
     expect(result.stdout).toContain("  - passed_count 11 < 14 min_cases_for_promotion for silver");
     expect(result.stdout).toContain("  - held-out cases 3 < 5 required for silver");
     expect(result.stdout).toMatch(/thresholds NOT calibrated/);
     expect(result.stdout).toMatch(/a person promotes by a reviewed change to .*trust-tiers\.yaml/);
   });
 
-  it("evaluates a given record file, counting it as chained only if the chain holds it", async () => {
+  it("--run judges the named run; a subset run is never sufficient and the verdict names what it left out", async () => {
+    await recordRuns(stateDir, [{ lowerBound: 0.9 }, { lowerBound: 0.95, passed: 10, cases: 10, heldOut: 5, subsetOf: 15 }, { lowerBound: 0.2 }]);
+    const named = await invoke([...base(), "--task-class", "vuln-remediation", "--run", "run-0"]);
+    expect(line(named.stdout)).toMatchObject({ report_run_id: "run-0", evidence_sufficient: true, passed_over: [] });
+    const subset = await invoke([...base(), "--task-class", "vuln-remediation", "--run", "run-1", "--format", "human"]);
+    expect(subset.code).toBe(0);
+    expect(subset.stdout).toContain("evidence NOT sufficient");
+    expect(subset.stdout).toContain('  - run run-1 scored a subset: 10 of 15 cases (filter "*-case"), 5 left out; a promotion needs a run over the whole task class');
+    const missing = await invoke([...base(), "--task-class", "vuln-remediation", "--run", "run-9"]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/^evalgate: no run run-9 of vuln-remediation in .*EVAL_REPORT_NOT_FOUND/);
+  });
+
+  it("reads a run recorded before report v2, and never finds it sufficient", async () => {
+    await recordRuns(stateDir, [{ lowerBound: 0.99, legacy: true }]);
+    expect((await invoke(["verify", "--out", stateDir])).code).toBe(0);
+    const verdict = line((await invoke([...base(), "--task-class", "vuln-remediation"])).stdout);
+    expect(verdict).toMatchObject({ evidence_sufficient: false, report_scope: "unknown", bound_quantity: null });
+    expect(verdict.reasons).toEqual([expect.stringMatching(/^run run-0 was recorded as evalgate\.bench_run_report\.v1, .* cannot support a promotion/)]);
+  });
+
+  it("--report names a run by its record file: the verdict reads the chained record, never the file", async () => {
     const paths = await recordRuns(stateDir, [{ lowerBound: 0.9 }]);
     const given = await invoke([...base(), "--task-class", "vuln-remediation", "--report", paths[0]!]);
-    expect(line(given.stdout)).toMatchObject({ evidence_sufficient: true });
-    // The same report copied out of the chain, into a chain that does not hold it.
+    expect(line(given.stdout)).toMatchObject({ evidence_sufficient: true, report_run_id: "run-0" });
+    // A copy with a forged bound is only a pointer to run-0: the chained 0.9 is what counts.
+    const forged = join(dir, "forged.json");
+    await writeFile(forged, JSON.stringify({ ...JSON.parse(await readFile(paths[0]!, "utf8")).report, lower_bound_95: 0.1 }));
+    expect(line((await invoke([...base(), "--task-class", "vuln-remediation", "--report", forged])).stdout)).toMatchObject({ lower_bound_95: 0.9 });
+    // In a state directory whose chain does not hold it, there is no such run.
     const outside = join(dir, "copied.json");
     await copyFile(paths[0]!, outside);
     const other = await invoke(["promote-verdict", "--out", join(dir, "other-state"), "--bench-root", BENCH, "--trust-tiers", TIERS, "--task-class", "vuln-remediation", "--report", outside]);
-    expect(other.code).toBe(5);
-    expect(line(other.stdout)).toMatchObject({ evidence_sufficient: false, reasons: ["the audit chain does not verify (run `evalgate verify`)"] });
-    // A bare report (no chain head) is never chained evidence.
-    const bare = join(dir, "bare.json");
-    await writeFile(bare, JSON.stringify({ ...JSON.parse(await readFile(paths[0]!, "utf8")).report, chain_head: null }));
-    const unchained = await invoke([...base(), "--task-class", "vuln-remediation", "--report", bare]);
-    expect(unchained.code).toBe(0);
-    expect(line(unchained.stdout)).toMatchObject({ evidence_sufficient: false, reasons: ["the audit chain does not verify (run `evalgate verify`)"] });
+    expect(other.code).toBe(1);
+    expect(other.stderr).toMatch(/no run run-0 of vuln-remediation .*EVAL_REPORT_NOT_FOUND/);
   });
 
   it("writes an insufficient verdict and exits 5 when the chain is tampered", async () => {
@@ -90,7 +118,9 @@ describe("evalgate promote-verdict", () => {
   });
 
   it.each([
-    ["no run recorded", [], ["--task-class", "vuln-remediation"], 1, /no complete run of vuln-remediation .*EVAL_REPORT_NOT_FOUND/],
+    ["no run recorded", [], ["--task-class", "vuln-remediation"], 1, /no complete run of the whole task class of vuln-remediation .*EVAL_REPORT_NOT_FOUND/],
+    ["only subset runs recorded", [{ cases: 10, subsetOf: 15 }], ["--task-class", "vuln-remediation"], 1, /no complete run of the whole task class of vuln-remediation .*\(1 subset or incomplete runs passed over\).*EVAL_REPORT_NOT_FOUND/],
+    ["both --run and --report", [{}], ["--task-class", "vuln-remediation", "--run", "run-0", "--report", "x.json"], 1, /pass --run or --report, not both.*EVAL_USAGE/],
     ["an unknown task class", [{}], ["--task-class", "no-such-class"], 3, /EVAL_TASK_CLASS_NOT_FOUND/],
     ["an unknown target tier", [{}], ["--task-class", "vuln-remediation", "--target-tier", "platinum"], 1, /unknown target tier "platinum".*EVAL_USAGE/],
     ["a missing report file", [{}], ["--task-class", "vuln-remediation", "--report", "/nonexistent/report.json"], 1, /no report at .*EVAL_REPORT_NOT_FOUND/],
@@ -109,8 +139,8 @@ describe("evalgate promote-verdict", () => {
     await writeFile(junk, "{ not json");
     const notJson = await invoke([...base(), "--task-class", "vuln-remediation", "--report", junk]);
     expect(notJson.stderr).toMatch(/junk\.json is not a JSON report.*EVAL_REPORT_INVALID/);
-    await writeFile(junk, JSON.stringify({ schema_version: "evalgate.bench_run_report.v1" }));
-    expect((await invoke([...base(), "--task-class", "vuln-remediation", "--report", junk])).stderr).toMatch(/junk\.json: run_id: .*EVAL_REPORT_INVALID/);
+    await writeFile(junk, JSON.stringify({ schema_version: "evalgate.bench_run_report.v2" }));
+    expect((await invoke([...base(), "--task-class", "vuln-remediation", "--report", junk])).stderr).toMatch(/junk\.json names no run_id.*EVAL_REPORT_INVALID/);
     const tiers = join(dir, "tiers.yaml");
     await writeFile(tiers, (await readFile(TIERS, "utf8")).replace("vuln-remediation: untrusted", "vuln-remediation: diamond"));
     const badTiers = await invoke(["promote-verdict", "--out", stateDir, "--bench-root", BENCH, "--trust-tiers", tiers, "--task-class", "vuln-remediation"]);

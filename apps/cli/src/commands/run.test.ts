@@ -36,8 +36,20 @@ describe("evalgate run", () => {
     const result = await invoke([...base("s2"), "--sut", "command:node upper.mjs", "--cases", "a-*", "--format", "human", "--max-cost-usd", "10"], { cwd: bench.root, env: { PATH: process.env.PATH } });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout, result.stdout).toMatch(/a-1\s+1\.000\s+yes\s+miss/);
-    expect(result.stdout).toMatch(/2\/2 cases, 2 passed/);
+    expect(result.stdout).toMatch(/2\/2 cases \(SUBSET of 3: cannot support a promotion\), 2 passed/);
+    expect(result.stdout).toMatch(/mean 1\.000, sd 0\.000, one-sided 95% lower bound 0\.\d{3} of the mean score \(betting\)/);
     expect(result.stdout).not.toMatch(/b-1/);
+    expect(result.stderr).toMatch(/scores 2 of the 3 cases of upper \(a-\*\): it is recorded as a subset and cannot support a promotion/);
+  });
+
+  it("exits 7 in one line, recording nothing, when --cases selects no case", async () => {
+    const result = await invoke([...base("s-none"), "--sut", "command:node upper.mjs", "--cases", "nomatch*"], { cwd: bench.root, env: { PATH: process.env.PATH } });
+    expect(result.code).toBe(7);
+    expect(result.stdout).toBe("");
+    expect(result.stderr.trim().split("\n")).toHaveLength(1);
+    expect(result.stderr).toMatch(/--cases "nomatch\*" matches none of the 3 cases of "upper": nothing to run, nothing recorded.*EVAL_NO_CASES_SELECTED/);
+    const runs = await readdir(join(bench.root, "s-none", "runs")).catch(() => []);
+    expect(runs.filter((name) => name.endsWith(".json"))).toEqual([]);
   });
 
   it("exits 2 at the cost cap with the run recorded as incomplete", async () => {
@@ -101,15 +113,28 @@ describe("evalgate run", () => {
     const tiers = join(bench.root, "tiers.yaml");
     await writeFile(
       tiers,
-      "schema_version: evalgate.trust_tiers.v1\ncalibrated: false\ntiers:\n  - name: untrusted\n    threshold: 0.0\n    min_held_out: 0\n    description: Base.\n  - name: bronze\n    threshold: 0.6\n    min_held_out: 0\n    description: Next.\ncurrent:\n  upper: untrusted\n",
+      "schema_version: evalgate.trust_tiers.v1\ncalibrated: false\ntiers:\n  - name: untrusted\n    threshold: 0.0\n    min_cases: 0\n    min_held_out: 0\n    description: Base.\n  - name: bronze\n    threshold: 0.6\n    min_cases: 0\n    min_held_out: 0\n    description: Next.\ncurrent:\n  upper: untrusted\n",
     );
     const result = await invoke([...base("s7"), "--sut", "module:sut.mjs#upper", "--with-verdict", "--trust-tiers", tiers], { cwd: bench.root });
     expect(result.code, result.stderr).toBe(0);
-    const verdictLine = lines(result.stdout).at(-1)! as { type: string; verdict: { target_tier: string; evidence_sufficient: boolean }; verdict_path: string };
+    const out = lines(result.stdout);
+    const verdictLine = out.at(-1)! as { type: string; target_tier: string; evidence_sufficient: boolean; report_run_id: string; path: string };
     expect(verdictLine.type).toBe("verdict");
-    expect(verdictLine.verdict.target_tier).toBe("bronze");
-    expect(typeof verdictLine.verdict.evidence_sufficient).toBe("boolean");
+    expect(verdictLine.target_tier).toBe("bronze");
+    expect(verdictLine.report_run_id).toBe(out.at(-2)!.run_id);
+    expect(typeof verdictLine.evidence_sufficient).toBe("boolean");
     expect(await readdir(join(bench.root, "s7", "recommendations"))).toHaveLength(1);
+    // Human form prints the verdict as promote-verdict does, not as JSON.
+    const human = await invoke([...base("s7"), "--sut", "module:sut.mjs#upper", "--with-verdict", "--trust-tiers", tiers, "--format", "human"], { cwd: bench.root });
+    expect(human.stdout).toMatch(/upper: untrusted -> bronze: evidence (NOT )?sufficient/i);
+    expect(human.stdout).not.toMatch(/"type":"verdict"/);
+  });
+
+  it("--with-verdict checks the trust-tier file before running anything", async () => {
+    const result = await invoke([...base("s7b"), "--sut", "module:sut.mjs#upper", "--with-verdict", "--trust-tiers", join(bench.root, "missing.yaml")], { cwd: bench.root });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/cannot read the trust-tiers file .*missing\.yaml.*EVAL_TIER_CONFIG_INVALID/);
+    expect(await readdir(join(bench.root, "s7b")).catch(() => [])).not.toContain("runs");
   });
 
   it("runs the repository's own vuln-remediation bench, replaying its cassettes by default", async () => {

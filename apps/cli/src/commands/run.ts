@@ -1,12 +1,13 @@
 import { Command, Option } from "clipanion";
 import { EvalError } from "@eval/errors";
 import type { WarningSink } from "@eval/errors";
-import type { BenchRunReport } from "@eval/models";
+import type { PromotionVerdict } from "@eval/models";
+import type { TierConfig } from "@eval/promotion";
 import { EvalgateCommand } from "../base-command.ts";
-import type { Settings } from "../config.ts";
 import { loadSettings } from "../load-settings.ts";
 import { warningPrinter } from "../warnings.ts";
 import { ExitCode } from "../exit-codes.ts";
+import { formatVerdictHuman } from "../format-verdict.ts";
 
 export class RunCommand extends EvalgateCommand {
   static override paths = [["run"]];
@@ -71,6 +72,8 @@ export class RunCommand extends EvalgateCommand {
     if (timeoutPerCaseSeconds <= 0) throw new EvalError("EVAL_CONFIG_INVALID", "timeout_per_case_seconds must be > 0");
     const onWarning = warningPrinter(this.context, format);
 
+    // A verdict's trust-tier file is read before anything runs: a bad one must not cost a whole run.
+    const tiers = this.withVerdict ? await (await import("@eval/promotion")).loadTierConfig(settings.path("trust_tiers", "docs/trust-tiers.yaml")) : null;
     const streamLog = await this.resolveStreamLog(onWarning);
     const spec = this.sut ?? (await this.defaultSut(benchRoot));
     const { resolveSut } = await import("../sut-resolver.ts");
@@ -116,12 +119,17 @@ export class RunCommand extends EvalgateCommand {
       sut_label: report.sut_label,
       complete: report.complete,
       case_count: report.case_count,
+      scope: report.selection.scope,
+      task_class_case_count: report.selection.task_class_case_count,
       scored: report.per_case.length,
       cache_hits: hits,
       mean_score: report.mean_score,
       score_stddev: report.score_stddev,
+      score_kind: report.score_kind,
       lower_bound_95: report.lower_bound_95,
       lower_bound_method: report.lower_bound_method,
+      bound_quantity: report.bound_quantity,
+      informational: report.informational,
       passed_count: report.passed_count,
       total_cost_usd: report.total_cost_usd,
       block_severity_failure_modes: report.block_severity_failure_modes,
@@ -129,19 +137,15 @@ export class RunCommand extends EvalgateCommand {
       chain_head: report.chain_head,
       record_path: result.recordPath,
     };
-    let verdict: object | null = null;
-    if (this.withVerdict) {
-      const { loadTaskClass, TaskClassRegistry } = await import("@eval/registry");
-      const taskClass = await loadTaskClass(this.taskClass, { benchRoot, registry: new TaskClassRegistry(), onWarning });
-      verdict = await this.verdict(settings, report, stateDir, taskClass.minCasesForPromotion);
-    }
+    const verdict = tiers === null ? null : await this.verdict(tiers, report.run_id, stateDir, benchRoot, onWarning);
     if (format === "human") {
       this.printHuman(result.caseResults, summary);
+      if (verdict !== null) this.context.stdout.write(`\n${formatVerdictHuman(verdict.verdict, verdict.path, verdict.tiersFile)}`);
     } else {
       for (const caseResult of result.caseResults) this.emit({ type: "case", case_id: caseResult.case_id, score: caseResult.score, cache_hit: caseResult.cacheHit });
       this.emit(summary);
+      if (verdict !== null) this.emit({ type: "verdict", ...verdict.verdict, path: verdict.path });
     }
-    if (verdict !== null) this.emit({ type: "verdict", ...verdict });
     if (result.costCapExceeded) {
       this.context.stderr.write(`evalgate: cost cap of $${maxCostUsd} reached: the run is recorded as incomplete (${report.run_id})\n`);
       return ExitCode.costCap;
@@ -172,26 +176,24 @@ export class RunCommand extends EvalgateCommand {
     const { caseFilterOf } = await import("@eval/runner");
     const filter = caseFilterOf(this.cases);
     const cases = await loadCases(taskClass, { verify: false, onWarning, ...(filter === undefined ? {} : { filter }) });
-    if (cases.some((c) => c.cassette_path !== null)) return "replay";
+    // No case selected: runEval says so (EVAL_NO_CASES_SELECTED) before anything runs.
+    if (cases.length === 0 || cases.some((c) => c.cassette_path !== null)) return "replay";
     throw new EvalError("EVAL_SUT_INVALID", `no --sut given and no selected case of ${this.taskClass} has a cassette to replay`, {
       hint: "pass --sut module:<path>#<export> | command:<argv> | cli:<adapter>",
     });
   }
 
-  /** Evaluates promotion for this run (read-only) and writes the verdict under `<state>/recommendations/`. */
-  private async verdict(settings: Settings, report: BenchRunReport, stateDir: string, minCasesForPromotion: Readonly<Record<string, number>>): Promise<object> {
-    const { loadTierConfig, PromotionGate, writeVerdict } = await import("@eval/promotion");
-    const config = await loadTierConfig(settings.path("trust_tiers", "docs/trust-tiers.yaml"));
-    // The run verified the whole chain before it started and appended under the chain's lock.
-    const verdict = new PromotionGate(config).evaluate({ taskClass: report.task_class, report, minCasesForPromotion, chainVerified: true });
-    const { join } = await import("node:path");
-    const path = await writeVerdict(verdict, join(stateDir, "recommendations"));
-    return { verdict, verdict_path: path };
+  /** The read-only verdict on this run (the gate verifies the chain itself), written under `<state>/recommendations/`. */
+  private async verdict(config: TierConfig, runId: string, stateDir: string, benchRoot: string, onWarning: WarningSink): Promise<{ verdict: PromotionVerdict; path: string; tiersFile: string }> {
+    const [{ issueVerdict }, { loadTaskClass, TaskClassRegistry }, { join }] = await Promise.all([import("@eval/promotion"), import("@eval/registry"), import("node:path")]);
+    const taskClass = await loadTaskClass(this.taskClass, { benchRoot, registry: new TaskClassRegistry(), onWarning });
+    const { verdict, path } = await issueVerdict({ config, runsDir: join(stateDir, "runs"), recommendationsDir: join(stateDir, "recommendations"), taskClass, runId });
+    return { verdict, path, tiersFile: config.source };
   }
 
   private printHuman(
     caseResults: ReadonlyArray<{ case_id: string; cacheHit: boolean; score: { score: number; passed: boolean; failure_modes: ReadonlyArray<{ code: string }> } }>,
-    summary: Record<string, unknown> & { lower_bound_95: number; lower_bound_method: string; mean_score: number; score_stddev: number; total_cost_usd: number },
+    summary: Record<string, unknown> & { lower_bound_95: number; lower_bound_method: string; bound_quantity: string; mean_score: number; score_stddev: number; total_cost_usd: number },
   ): void {
     const width = Math.max(7, ...caseResults.map((r) => r.case_id.length));
     const lines = [`${"case".padEnd(width)}  score  pass  cache  failure modes`];
@@ -202,8 +204,8 @@ export class RunCommand extends EvalgateCommand {
     }
     lines.push(
       "",
-      `task class ${summary.task_class}: ${summary.scored}/${summary.case_count} cases${summary.complete ? "" : " (INCOMPLETE)"}, ${summary.passed_count} passed, ${summary.cache_hits} from cache`,
-      `mean ${summary.mean_score.toFixed(3)} ± ${summary.score_stddev.toFixed(3)}, lower bound 95% ${summary.lower_bound_95.toFixed(3)} (${summary.lower_bound_method}), cost $${summary.total_cost_usd.toFixed(4)}`,
+      `task class ${summary.task_class}: ${summary.scored}/${summary.case_count} cases${summary.complete ? "" : " (INCOMPLETE)"}${summary.scope === "subset" ? ` (SUBSET of ${summary.task_class_case_count}: cannot support a promotion)` : ""}, ${summary.passed_count} passed, ${summary.cache_hits} from cache`,
+      `mean ${summary.mean_score.toFixed(3)}, sd ${summary.score_stddev.toFixed(3)}, one-sided 95% lower bound ${summary.lower_bound_95.toFixed(3)} of the ${summary.bound_quantity.replace("_", " ")} (${summary.lower_bound_method}), cost $${summary.total_cost_usd.toFixed(4)}`,
       `block failure modes: ${(summary.block_severity_failure_modes as string[]).join(", ") || "none"}`,
       `isolation ${summary.isolation_class}; run ${summary.run_id}; chain head ${summary.chain_head}`,
       `record ${summary.record_path}`,

@@ -7,7 +7,7 @@ const HEX = "c".repeat(64);
 export function makeReport(overrides: Partial<BenchRunReportInput> & { prev_hash: string }): BenchRunReportInput {
   const cases = 3;
   return {
-    schema_version: "evalgate.bench_run_report.v1",
+    schema_version: "evalgate.bench_run_report.v2",
     run_id: "run-0",
     task_class: "vuln-remediation",
     harness_version: "0.1.0",
@@ -20,6 +20,7 @@ export function makeReport(overrides: Partial<BenchRunReportInput> & { prev_hash
     started_at: "2026-11-22T03:00:00Z",
     ended_at: "2026-11-22T03:00:05Z",
     complete: true,
+    selection: { scope: "full", filter: null, task_class_case_count: cases, selected_case_count: cases, selected_case_ids_digest: `blake3:${HEX}` },
     case_count: cases,
     per_case: Array.from({ length: cases }, (_, index) => ({
       case_id: `00${index}-case`,
@@ -33,14 +34,13 @@ export function makeReport(overrides: Partial<BenchRunReportInput> & { prev_hash
         wall_clock_ms: 1200 + index,
       },
     })),
+    score_kind: "graded",
     mean_score: 0.9,
     score_stddev: 0,
     lower_bound_95: 0.9,
-    lower_bound_method: "degenerate",
-    bca_lower_bound_95: null,
-    wilson_lower_bound_95: null,
-    bootstrap_resamples: 0,
-    bootstrap_seed: `blake3:${HEX}`,
+    lower_bound_method: "betting",
+    bound_quantity: "mean_score",
+    informational: { bca_lower_bound_95: null, bootstrap_resamples: 0, bootstrap_seed: `blake3:${HEX}`, wilson_lower_bound_95: null },
     passed_count: cases,
     total_cost_usd: 0.03,
     block_severity_failure_modes: [],

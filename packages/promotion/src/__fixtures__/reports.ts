@@ -1,6 +1,6 @@
 // A report builder for this package's tests.
-import { BenchRunReportSchema, parseWire } from "@eval/models";
-import type { BenchRunReport, BenchRunReportInput } from "@eval/models";
+import { BenchRunReportSchema, BenchRunReportV1Schema, parseWire } from "@eval/models";
+import type { BenchRunReport, BenchRunReportInput, BenchRunReportV1 } from "@eval/models";
 
 const HEX = "d".repeat(64);
 
@@ -14,6 +14,8 @@ export interface ReportShape {
   readonly isolation?: BenchRunReportInput["isolation_class"];
   readonly taskClass?: string;
   readonly runId?: string;
+  /** The task class's size when this run scored a subset of it (default: the run covers it all). */
+  readonly subsetOf?: number;
 }
 
 /** A valid report with the given numbers: `passed` of the cases pass; block codes sit on the first case. */
@@ -35,7 +37,7 @@ export function reportWith(shape: ReportShape): BenchRunReport {
   }));
   const complete = shape.complete ?? true;
   return parseWire(BenchRunReportSchema, {
-    schema_version: "evalgate.bench_run_report.v1",
+    schema_version: "evalgate.bench_run_report.v2",
     run_id: `${complete ? "" : "partial:"}${shape.runId ?? "run-1"}`,
     task_class: shape.taskClass ?? "vuln-remediation",
     harness_version: "0.1.0",
@@ -48,20 +50,40 @@ export function reportWith(shape: ReportShape): BenchRunReport {
     started_at: "2026-11-22T03:00:00Z",
     ended_at: "2026-11-22T03:00:05Z",
     complete,
+    selection: {
+      scope: shape.subsetOf === undefined ? "full" : "subset",
+      filter: shape.subsetOf === undefined ? null : "0*",
+      task_class_case_count: shape.subsetOf ?? (complete ? total : total + 3),
+      selected_case_count: complete ? total : total + 3,
+      selected_case_ids_digest: `blake3:${HEX}`,
+    },
     case_count: complete ? total : total + 3,
     per_case: perCase,
+    score_kind: "graded",
     mean_score: 0.85,
     score_stddev: 0.1,
     lower_bound_95: shape.lowerBound,
-    lower_bound_method: "bca_bootstrap",
-    bca_lower_bound_95: shape.lowerBound,
-    wilson_lower_bound_95: null,
-    bootstrap_resamples: 1000,
-    bootstrap_seed: `blake3:${HEX}`,
+    lower_bound_method: "betting",
+    bound_quantity: "mean_score",
+    informational: { bca_lower_bound_95: shape.lowerBound, bootstrap_resamples: 1000, bootstrap_seed: `blake3:${HEX}`, wilson_lower_bound_95: null },
     passed_count: shape.passed,
     total_cost_usd: 0,
     block_severity_failure_modes: blockCodes,
     prev_hash: `sha256:${"0".repeat(64)}`,
     chain_head: `sha256:${"e".repeat(64)}`,
+  });
+}
+
+/** The same run as recorded before report v2: a data-dependent bound and no selection. */
+export function legacyReportWith(shape: ReportShape): BenchRunReportV1 {
+  const { selection: _selection, score_kind: _kind, bound_quantity: _quantity, informational, ...rest } = reportWith(shape);
+  return parseWire(BenchRunReportV1Schema, {
+    ...rest,
+    schema_version: "evalgate.bench_run_report.v1",
+    lower_bound_method: "bca_bootstrap",
+    bca_lower_bound_95: informational.bca_lower_bound_95,
+    wilson_lower_bound_95: informational.wilson_lower_bound_95,
+    bootstrap_resamples: informational.bootstrap_resamples,
+    bootstrap_seed: informational.bootstrap_seed,
   });
 }

@@ -1,0 +1,19 @@
+import type { PromotionVerdict } from "@eval/models";
+
+const round = (value: number): number => Number(value.toFixed(4));
+
+/** A verdict as people read it: the decision, every failing reason, the numbers, the run and SUT it judged. */
+export function formatVerdictHuman(verdict: PromotionVerdict, path: string, tiersFile: string): string {
+  const lines = [
+    `${verdict.task_class}: ${verdict.current_tier} -> ${verdict.target_tier}: evidence ${verdict.evidence_sufficient ? "SUFFICIENT" : "NOT sufficient"}`,
+    ...verdict.reasons.map((reason) => `  - ${reason}`),
+    `one-sided 95% lower bound ${round(verdict.lower_bound_95)} of the ${verdict.bound_quantity?.replace("_", " ") ?? "score"} (${verdict.lower_bound_method}; threshold ${verdict.threshold_at_target})`,
+    `cases ${verdict.case_count} (min ${verdict.min_cases_at_target}, scope ${verdict.report_scope}), passed ${verdict.passed_count} (min ${verdict.min_passed_at_target}), held-out ${verdict.held_out_count} (min ${verdict.min_held_out_at_target}), isolation ${verdict.isolation_class}`,
+    `sut ${verdict.sut_label} (${verdict.sut_digest})`,
+    `run ${verdict.report_run_id}; thresholds ${verdict.thresholds_calibrated ? "calibrated" : "NOT calibrated"}`,
+    ...(verdict.passed_over.length === 0 ? [] : [`passed over ${verdict.passed_over.length} newer run(s): ${verdict.passed_over.map((run) => `${run.run_id} (${run.reason})`).join("; ")}`]),
+    `advisory only: a person promotes by a reviewed change to ${tiersFile}`,
+    `verdict written to ${path}`,
+  ];
+  return `${lines.join("\n")}\n`;
+}

@@ -1,0 +1,70 @@
+// Which recorded run a verdict reads, and whether the chain that holds it verifies.
+import { recordsNewestFirst, verifyChain } from "@eval/audit-chain";
+import type { FoundRecord, VerifyResult } from "@eval/audit-chain";
+import type { AnyBenchRunReport } from "@eval/models";
+import { EvalError } from "@eval/errors";
+
+export interface ChosenEvidence {
+  readonly report: AnyBenchRunReport;
+  /** The record's file name in the runs directory. */
+  readonly file: string;
+  /** Newer runs of the task class that were not chosen, newest first, each with the reason. */
+  readonly passedOver: readonly { readonly run_id: string; readonly reason: string }[];
+  /** The whole chain, verified now. */
+  readonly chain: VerifyResult;
+  /** True when the chain verifies (the chosen record is in it by construction). */
+  readonly chainVerified: boolean;
+}
+
+export interface ChooseEvidenceOptions {
+  readonly runsDir: string;
+  readonly taskClass: string;
+  /** A run id (with or without its `partial:` prefix); default: the newest complete full-scope run. */
+  readonly runId?: string;
+}
+
+/** Why a run cannot be the default evidence, or null when it can (complete, whole task class). */
+function notDefaultEvidence(report: AnyBenchRunReport): string | null {
+  if (!report.complete) return `incomplete (${report.per_case.length} of ${report.case_count} cases)`;
+  if (report.schema_version === "evalgate.bench_run_report.v2" && report.selection.scope === "subset") {
+    return `subset (${report.selection.selected_case_count} of ${report.selection.task_class_case_count} cases, filter ${JSON.stringify(report.selection.filter)})`;
+  }
+  return null;
+}
+
+const sameRun = (report: AnyBenchRunReport, runId: string): boolean => report.run_id === runId || report.run_id === `partial:${runId}`;
+
+/**
+ * Picks the run a verdict is about, from the audit chain only: the named run, or by default the
+ * newest complete run over the whole task class (newer subset or incomplete runs are listed as passed
+ * over). Verifies the whole chain, so the verdict can say whether its evidence is intact. Throws
+ * EVAL_REPORT_NOT_FOUND when no such run exists.
+ */
+export async function chooseEvidence(options: ChooseEvidenceOptions): Promise<ChosenEvidence> {
+  const chain = await verifyChain({ runsDir: options.runsDir });
+  const passedOver: { run_id: string; reason: string }[] = [];
+  let chosen: FoundRecord | null = null;
+  for await (const found of recordsNewestFirst(options.runsDir, options.taskClass)) {
+    const { report } = found.record;
+    if (options.runId !== undefined) {
+      if (sameRun(report, options.runId)) {
+        chosen = found;
+        break;
+      }
+      continue;
+    }
+    const reason = notDefaultEvidence(report);
+    if (reason === null) {
+      chosen = found;
+      break;
+    }
+    passedOver.push({ run_id: report.run_id, reason });
+  }
+  if (chosen === null) {
+    const what = options.runId === undefined ? "no complete run of the whole task class" : `no run ${options.runId}`;
+    throw new EvalError("EVAL_REPORT_NOT_FOUND", `${what} of ${options.taskClass} in ${options.runsDir}${passedOver.length > 0 ? ` (${passedOver.length} subset or incomplete runs passed over)` : ""}`, {
+      hint: options.runId === undefined ? `run \`evalgate run --task-class ${options.taskClass}\` without --cases first` : "`evalgate verify --format human` lists the chain; pass a run_id from it",
+    });
+  }
+  return { report: chosen.record.report, file: chosen.file, passedOver, chain, chainVerified: chain.ok };
+}

@@ -1,0 +1,45 @@
+import type { VerifyResult } from "@eval/audit-chain";
+import type { PromotionVerdict } from "@eval/models";
+import { chooseEvidence } from "./evidence.ts";
+import { PromotionGate } from "./gate.ts";
+import type { TierConfig } from "./tier-config.ts";
+import { writeVerdict } from "./write-verdict.ts";
+
+export interface IssueVerdictOptions {
+  readonly config: TierConfig;
+  readonly runsDir: string;
+  /** Where the verdict is written (`<state>/recommendations`). */
+  readonly recommendationsDir: string;
+  /** The task class's name and its registration's min_cases_for_promotion. */
+  readonly taskClass: { readonly name: string; readonly minCasesForPromotion: Readonly<Record<string, number>> };
+  /** The run to judge; default the newest complete run over the whole task class. */
+  readonly runId?: string;
+  readonly targetTier?: string;
+  readonly now?: Date;
+}
+
+export interface IssuedVerdict {
+  readonly verdict: PromotionVerdict;
+  readonly path: string;
+  /** The chain as verified for this verdict: a caller reports a tampered chain (the verdict already says so). */
+  readonly chain: VerifyResult;
+}
+
+/**
+ * The whole read-only verdict step: choose the evidence from the audit chain (verifying it), evaluate
+ * it against the target tier, and write the verdict under `recommendationsDir`. Never changes a tier.
+ */
+export async function issueVerdict(options: IssueVerdictOptions): Promise<IssuedVerdict> {
+  const evidence = await chooseEvidence({ runsDir: options.runsDir, taskClass: options.taskClass.name, ...(options.runId === undefined ? {} : { runId: options.runId }) });
+  const verdict = new PromotionGate(options.config).evaluate({
+    taskClass: options.taskClass.name,
+    report: evidence.report,
+    minCasesForPromotion: options.taskClass.minCasesForPromotion,
+    chainVerified: evidence.chainVerified,
+    passedOver: evidence.passedOver,
+    ...(options.targetTier === undefined ? {} : { targetTier: options.targetTier }),
+    ...(options.now === undefined ? {} : { now: options.now }),
+  });
+  const path = await writeVerdict(verdict, options.recommendationsDir);
+  return { verdict, path, chain: evidence.chain };
+}
