@@ -27,15 +27,16 @@ const LLM_SDK_PATH = `(^|node_modules/)(${LLM_SDKS.map(escape).join("|")})(/|$)`
 // Which of our packages each package may import (besides itself). Lower layers know nothing of higher ones.
 const ALLOWED = {
   errors: [],
+  sandbox: ["errors"],
   models: [],
   "rubric-protocol": ["models"],
   registry: ["models", "errors"],
   cache: ["models", "errors"],
   "audit-chain": ["models", "errors"],
   "tool-normalize": ["models", "errors"],
-  runner: ["models", "errors", "registry", "cache", "audit-chain", "rubric-protocol"],
+  runner: ["models", "errors", "registry", "cache", "audit-chain", "rubric-protocol", "sandbox"],
   promotion: ["models", "errors", "audit-chain"],
-  "cli-subscription-adapters": ["models", "errors", "tool-normalize"],
+  "cli-subscription-adapters": ["models", "errors", "tool-normalize", "sandbox"],
 };
 
 const layerRules = Object.entries(ALLOWED).map(([name, allowed]) => ({

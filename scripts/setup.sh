@@ -2,6 +2,8 @@
 # Sets everything up on a fresh machine: toolchain (see toolchain.sh), dependencies, build.
 set -eu
 . "$(dirname -- "$0")/toolchain.sh"
+. "$(dirname -- "$0")/system-packages.sh"
+ensure_system_packages
 cd "$EVALGATE_ROOT"
 pnpm install --frozen-lockfile --reporter=append-only >&2
 pnpm run --silent build >&2

@@ -3,6 +3,8 @@
 # then vitest with per-package coverage thresholds. Works from a fresh clone (it sets up what it needs).
 set -eu
 . "$(dirname -- "$0")/toolchain.sh"
+. "$(dirname -- "$0")/system-packages.sh"
+ensure_system_packages
 cd "$EVALGATE_ROOT"
 pnpm install --frozen-lockfile --reporter=append-only >&2
 pnpm run --silent build

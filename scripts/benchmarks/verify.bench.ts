@@ -27,9 +27,11 @@ function report(index: number, prevHash: string) {
     cassette_corpus_digest: digest("c3"),
     host_fingerprint: HOST,
     isolation_class: "subprocess-permission" as const,
+    sut_isolation: "harness" as const,
     started_at: "2026-11-22T03:00:00Z",
     ended_at: "2026-11-22T03:00:05Z",
     complete: index % 50 !== 0,
+    incomplete_reason: (index % 50 !== 0) ? null : ("cancelled" as const),
     selection: { scope: "full" as const, filter: null, task_class_case_count: CASES, selected_case_count: CASES, selected_case_ids_digest: digest("e5") },
     case_count: CASES,
     per_case: Array.from({ length: CASES }, (_, c) => ({

@@ -12,6 +12,8 @@ export interface AgentSutOptions {
   readonly record: boolean;
   readonly allowCliSubscription: boolean;
   readonly acknowledgeUnsandboxedCli: boolean;
+  /** How untrusted code runs: `bwrap` (default) or `none`; an agent CLI without the sandbox needs both opt-ins. */
+  readonly sandbox?: "bwrap" | "none";
   readonly allowStaleCompliance: boolean;
   /** The extra stream log beside each transcript line (the transcript line itself is always written). */
   readonly streamLog?: false | "summary" | "raw";
@@ -43,7 +45,7 @@ export async function resolveAgentSut(spec: string, options: AgentSutOptions): P
       });
     }
     const { createReplaySut } = await import("@eval/cli-subscription-adapters");
-    return createReplaySut({ onWarning: options.onWarning, transcriptLog: transcriptLogOf(options) });
+    return createReplaySut({ benchRoot: options.benchRoot, onWarning: options.onWarning, transcriptLog: transcriptLogOf(options) });
   }
   if (!spec.startsWith("cli:")) return null;
   const name = spec.slice("cli:".length) as AgentAdapterName;
@@ -54,8 +56,10 @@ export async function resolveAgentSut(spec: string, options: AgentSutOptions): P
   const binaryPath = options.env[binaryEnvName(name)];
   return createLiveSut({
     adapter: name,
+    benchRoot: options.benchRoot,
     allow_cli_subscription: options.allowCliSubscription,
     acknowledge_unsandboxed_cli: options.acknowledgeUnsandboxedCli,
+    sandbox: options.sandbox ?? "bwrap",
     allow_stale_compliance: options.allowStaleCompliance,
     complianceDir: join(options.stateDir, "compliance"),
     env: options.env,

@@ -10,6 +10,9 @@ export const ExitCode = {
   chainTamper: 5,
   caseDigestMismatch: 6,
   noCasesSelected: 7,
+  /** 128 + the signal's number: the run was stopped by Ctrl-C or SIGTERM and recorded as incomplete. */
+  interruptedSigint: 130,
+  interruptedSigterm: 143,
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 
@@ -48,6 +51,7 @@ export const ERROR_PRESENTATION: Readonly<Record<EvalErrorCode, ErrorPresentatio
   EVAL_ADAPTER_TRIAL_FAILED: { exitCode: 1, hint: "see the trial's backend_metadata and the CLI's stderr; `evalgate adapters doctor` checks login" },
   EVAL_CASSETTE_INVALID: { exitCode: 1, hint: "re-record the cassette with `evalgate run --sut cli:<adapter> --record`" },
   EVAL_IO: { exitCode: 1, hint: "check the path exists and is readable/writable" },
+  EVAL_SANDBOX_UNAVAILABLE: { exitCode: 1, hint: "install bubblewrap (apt-get install bubblewrap), or pass --sandbox none to accept weaker isolation" },
   EVAL_COST_CAP_EXCEEDED: { exitCode: 2, hint: "raise --max-cost-usd, or narrow --cases" },
   EVAL_TASK_CLASS_NOT_FOUND: { exitCode: 3, hint: "`evalgate bench list` shows the registered task classes" },
   EVAL_BENCH_DIR_MISSING: { exitCode: 4, hint: "create the bench directory, or point --bench-root at it" },

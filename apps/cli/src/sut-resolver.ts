@@ -7,6 +7,8 @@ export interface SutResolverOptions extends AgentSutOptions {
   /** Resolves relative paths in `module:` and `command:` specs. */
   readonly cwd: string;
   readonly onWarning: WarningSink;
+  /** Give a sandboxed `command:` SUT the host's network. */
+  readonly sutNetwork?: boolean;
 }
 
 /**
@@ -57,7 +59,16 @@ export async function resolveSut(spec: string, options: SutResolverOptions): Pro
     const argv = splitCommand(spec.slice("command:".length));
     if (argv.length === 0) throw new EvalError("EVAL_SUT_INVALID", "command SUT needs a program: --sut 'command:<program> [args...]'");
     const { commandSut } = await import("@eval/runner");
-    return commandSut(argv, { cwd: options.cwd, env: options.env as NodeJS.ProcessEnv });
+    const sandbox = options.sandbox ?? "bwrap";
+    return commandSut(argv, {
+      cwd: options.cwd,
+      sandbox,
+      network: options.sutNetwork === true,
+      // In the sandbox the SUT gets an allowlisted environment, never the harness's; and whatever its
+      // project holds, the bench and evalgate's state are hidden from it.
+      ...(sandbox === "none" ? { env: options.env as NodeJS.ProcessEnv } : {}),
+      hide: [options.benchRoot, options.stateDir],
+    });
   }
   if (spec === "replay" || spec.startsWith("cli:")) {
     const { resolveAgentSut } = await import("./agent-suts.ts");

@@ -83,6 +83,11 @@ export interface AgentAdapter {
   readonly capabilities: AdapterCapabilities;
   /** Environment variable names (exact, or prefixes ending in `_`) the CLI needs from the host env. */
   readonly envPassthrough: readonly string[];
+  /**
+   * The CLI's own login and config files, relative to HOME: in the sandbox the CLI gets a temporary
+   * HOME holding copies of exactly these (when they exist), and nothing else of the user's home.
+   */
+  readonly homeFiles: readonly string[];
   /** argv for `<binary> <args>` printing the version. */
   readonly versionArgs: readonly string[];
   /** Picks the version number out of the version command's output (null when it is not there). */

@@ -21,6 +21,7 @@ function backend(fake: { binaryPath: string }, complianceDir: string, extra: Par
     adapter: "claude-code",
     allow_cli_subscription: true,
     acknowledge_unsandboxed_cli: true,
+    sandbox: "none",
     complianceDir,
     binaryPath: fake.binaryPath,
     env: { PATH: process.env.PATH },
@@ -50,10 +51,12 @@ describe("CliSubscriptionBackend construction: the gate", () => {
     chmodSync(join(dir, "claude"), 0o755);
     expect(() => backend({ binaryPath: join(dir, "claude") }, complianceDir)).toThrow(expect.objectContaining({ code: "EVAL_ADAPTER_INVALID" }));
     expect(() =>
-      new CliSubscriptionBackend({ adapter: "claude-code", allow_cli_subscription: true, acknowledge_unsandboxed_cli: true, complianceDir, env: { PATH: dir } }),
+      new CliSubscriptionBackend({ adapter: "claude-code", allow_cli_subscription: true, acknowledge_unsandboxed_cli: true,
+    sandbox: "none", complianceDir, env: { PATH: dir } }),
     ).toThrow(expect.objectContaining({ code: "EVAL_ADAPTER_INVALID" }));
     expect(() =>
-      new CliSubscriptionBackend({ adapter: "claude-code", allow_cli_subscription: true, acknowledge_unsandboxed_cli: true, complianceDir, env: { PATH: "/nonexistent" } }),
+      new CliSubscriptionBackend({ adapter: "claude-code", allow_cli_subscription: true, acknowledge_unsandboxed_cli: true,
+    sandbox: "none", complianceDir, env: { PATH: "/nonexistent" } }),
     ).toThrow(/no executable "claude" on PATH/);
   });
 
@@ -64,6 +67,7 @@ describe("CliSubscriptionBackend construction: the gate", () => {
       adapter: "claude-code",
       allow_cli_subscription: true,
       acknowledge_unsandboxed_cli: true,
+    sandbox: "none",
       complianceDir,
       env: { PATH: `${fake.dir}:${process.env.PATH}` },
       now: () => NOW,

@@ -10,19 +10,27 @@ import { AgentAdapterInvalid, CliSubscriptionNotOptedIn } from "./errors.ts";
 import { describeEnv, redactArgv } from "./redaction.ts";
 import type { WorkspaceSpec } from "./scratch.ts";
 import { executeTrial } from "./trial.ts";
+import { SandboxUnavailable, sandboxSupport } from "@eval/sandbox";
 
 /** Flags that would hand the agent more power than a reviewed eval may: never passed, whoever asks. */
 const FORBIDDEN_ARG = /(dangerously|yolo|bypass|^--(shell|bash|eval|repl|code-act)\b|^-y$)/i;
 
-export const ISOLATION_TAG = "cli_subscription_unsandboxed";
+/** The backend metadata's isolation for each sandbox mode. */
+export const ISOLATION_TAGS = { bwrap: "cli_subscription_bwrap", none: "cli_subscription_unsandboxed" } as const;
 export const BACKEND_CAPABILITIES = Object.freeze(["agent_loop_external", "host_fs_visible"] as const);
 
 export interface CliSubscriptionBackendOptions {
   readonly adapter: AgentAdapterName;
   /** Acknowledges the backend is experimental. */
   readonly allow_cli_subscription: boolean;
-  /** Acknowledges the CLI runs its own agent loop unsandboxed on this host. */
+  /** Acknowledges the CLI runs its own agent loop unsandboxed on this host (required with `sandbox: "none"`). */
   readonly acknowledge_unsandboxed_cli: boolean;
+  /**
+   * `bwrap` (default): the CLI runs in the bubblewrap sandbox, seeing its workspace, a temporary HOME with
+   * copies of its own login files (the adapter's `homeFiles`), its installation and the network; refused
+   * (SandboxUnavailable) where the sandbox cannot run. `none`: on the host, as the user.
+   */
+  readonly sandbox?: "bwrap" | "none";
   /** Run without a fresh passing compliance report (a loud warning is emitted). */
   readonly allow_stale_compliance?: boolean;
   /** `<state>/compliance`: where `runComplianceCheck` wrote its reports. */
@@ -55,7 +63,7 @@ export interface BackendTask {
 export interface TrialResult {
   readonly adapter: AgentAdapterName;
   readonly cli_version: string;
-  readonly isolation: typeof ISOLATION_TAG;
+  readonly isolation: (typeof ISOLATION_TAGS)[keyof typeof ISOLATION_TAGS];
   readonly capabilities: readonly string[];
   readonly classification: TrialClassification;
   readonly safety: SafetyDetection;
@@ -81,15 +89,22 @@ export class CliSubscriptionBackend {
   readonly cliVersion: string;
   readonly complianceReportPath: string | null;
   readonly staleOverride: boolean;
+  /** Where the CLI runs its sessions. */
+  readonly sandbox: "bwrap" | "none";
   readonly #options: CliSubscriptionBackendOptions;
   readonly #hostEnv: Readonly<Record<string, string | undefined>>;
 
   constructor(options: CliSubscriptionBackendOptions) {
+    this.sandbox = options.sandbox ?? "bwrap";
     const missing = [
       ...(options.allow_cli_subscription === true ? [] : ["allow_cli_subscription"]),
-      ...(options.acknowledge_unsandboxed_cli === true ? [] : ["acknowledge_unsandboxed_cli"]),
+      ...(options.acknowledge_unsandboxed_cli === true || this.sandbox === "bwrap" ? [] : ["acknowledge_unsandboxed_cli"]),
     ];
     if (missing.length > 0) throw new CliSubscriptionNotOptedIn(missing);
+    if (this.sandbox === "bwrap") {
+      const support = sandboxSupport();
+      if (!support.available) throw new SandboxUnavailable(`the ${options.adapter} CLI`, support.reason);
+    }
     this.#options = options;
     this.adapter = getAdapter(options.adapter);
     for (const arg of options.extra_args ?? []) {
@@ -142,6 +157,7 @@ export class CliSubscriptionBackend {
       workspace: task.workspace,
       env,
       extraArgs: this.#options.extra_args ?? [],
+      sandbox: this.sandbox === "bwrap" ? { hostHome: this.#hostEnv.HOME } : null,
       ...(task.labels === undefined ? {} : { labels: task.labels }),
       limits: {
         timeoutMs: task.timeoutMs,
@@ -153,7 +169,7 @@ export class CliSubscriptionBackend {
     });
     const metadata = parseWire(CliBackendMetadataSchema, {
       backend_kind: "cli_subscription",
-      isolation: ISOLATION_TAG,
+      isolation: ISOLATION_TAGS[this.sandbox],
       capabilities: [...BACKEND_CAPABILITIES],
       adapter: this.adapter.name,
       cli_binary_path: this.binaryPath,
@@ -181,7 +197,7 @@ export class CliSubscriptionBackend {
     return {
       adapter: this.adapter.name,
       cli_version: this.cliVersion,
-      isolation: ISOLATION_TAG,
+      isolation: ISOLATION_TAGS[this.sandbox],
       capabilities: [...BACKEND_CAPABILITIES],
       classification: run.classification,
       safety: run.safety,

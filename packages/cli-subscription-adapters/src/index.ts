@@ -12,7 +12,8 @@ export type {
 export { classifyTrial, COMMON_REFUSAL_PHRASES, detectSafetyWith, FactsCollector, parseSemver } from "./adapter.ts";
 export { ADAPTERS, getAdapter } from "./adapters.ts";
 export { buildCliEnv, readVersion, resolveBinary } from "./binary.ts";
-export { BACKEND_CAPABILITIES, CliSubscriptionBackend, ISOLATION_TAG } from "./backend.ts";
+export { BACKEND_CAPABILITIES, CliSubscriptionBackend, ISOLATION_TAGS } from "./backend.ts";
+export { installationOf, prepareAgentSandbox } from "./agent-sandbox.ts";
 export type { BackendTask, CliSubscriptionBackendOptions, TrialResult } from "./backend.ts";
 export { CASSETTE_FILES, readCassette, writeCassette } from "./cassette-files.ts";
 export type { Cassette } from "./cassette-files.ts";
@@ -37,8 +38,6 @@ export {
   ComplianceReportMissing,
   WorkspaceInvalid,
 } from "./errors.ts";
-export { DEFAULT_GRACE_MS, DEFAULT_STDOUT_CAP_BYTES, processGroupAlive, runProcess } from "./process-runner.ts";
-export type { ProcessOutcome, ProcessSpec, StopReason } from "./process-runner.ts";
 export { buildAgentPrompt, promptSha256 } from "./prompt.ts";
 export { describeEnv, isSecretEnvName, REDACTED, redactArgv, scrubSecrets } from "./redaction.ts";
 export type { WorkspaceSpec } from "./scratch.ts";

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { BenchCase } from "@eval/models";
+import type { SutCase } from "@eval/models";
 
 /**
  * The prompt an agent receives for a case: the case's instruction plus one canary line derived from
@@ -7,7 +7,7 @@ import type { BenchCase } from "@eval/models";
  * and pin always give the same prompt, so its SHA-256 (recorded in cassettes) detects a stale cassette;
  * the canary lets leaks of bench content into training data or other sessions be traced.
  */
-export function buildAgentPrompt(benchCase: BenchCase, canarySeed: string): string {
+export function buildAgentPrompt(benchCase: SutCase, canarySeed: string): string {
   if (!/^[0-9a-f]{64}$/.test(canarySeed)) throw new Error("canarySeed must be 64 lowercase hex characters");
   const instruction = benchCase.prompt ?? benchCase.title ?? `Complete the task in this workspace (case ${benchCase.case_id}).`;
   const canary = createHash("sha256").update(`evalgate.canary.v1\0${benchCase.case_id}\0${canarySeed}`).digest("hex").slice(0, 32);

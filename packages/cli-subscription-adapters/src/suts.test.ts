@@ -1,10 +1,10 @@
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { EvalWarning } from "@eval/errors";
-import type { BenchCase, SutInvocation } from "@eval/models";
-import { BenchCaseSchema, CassetteMetaSchema, parseWire } from "@eval/models";
+import type { BenchCase, SutCase, SutInvocation } from "@eval/models";
+import { BenchCaseSchema, CassetteMetaSchema, parseWire, sutCaseOf } from "@eval/models";
 import { readCassette, writeCassette } from "./cassette-files.ts";
 import { writeReport } from "./compliance.test-helpers.ts";
 import { createFakeCli, readStream } from "./fake-cli.test-helpers.ts";
@@ -15,8 +15,11 @@ import { createLiveSut, createReplaySut } from "./suts.ts";
 const SEED = "ab".repeat(32);
 const OTHER_SEED = "cd".repeat(32);
 
+/** The bench root of the newest case makeCase built: where a recording live SUT writes its cassette. */
+let latestBenchRoot = "/nonexistent";
+
 function makeCase(prompt = "Fix the vulnerable dependency in src/app.js."): { benchCase: BenchCase; caseDir: string } {
-  const caseDir = join(mkdtempSync(join(tmpdir(), "evalgate-case-")), "demo-case");
+  const caseDir = join(mkdtempSync(join(tmpdir(), "evalgate-bench-")), "vuln-remediation", "cases", "demo-case");
   mkdirSync(join(caseDir, "input", "src"), { recursive: true });
   writeFileSync(join(caseDir, "input", "src", "app.js"), "broken\n");
   const benchCase = parseWire(BenchCaseSchema, {
@@ -36,14 +39,18 @@ function makeCase(prompt = "Fix the vulnerable dependency in src/app.js."): { be
     cassette_path: null,
     case_digest: `blake3:${"0".repeat(64)}`,
   });
+  latestBenchRoot = dirname(dirname(dirname(caseDir)));
   return { benchCase, caseDir };
 }
+
+/** The bench root of a case made by makeCase: `<root>/<task-class>/cases/<id>`. */
+const benchRootOf = (benchCase: BenchCase): string => dirname(dirname(dirname(benchCase.case_path)));
 
 function invocation(benchCase: BenchCase, seed = SEED): SutInvocation {
   const workspacePath = mkdtempSync(join(tmpdir(), "evalgate-ws-"));
   cpSync(benchCase.input_path, workspacePath, { recursive: true });
   return {
-    benchCase,
+    benchCase: sutCaseOf(benchCase) as SutCase,
     workspacePath,
     canarySeed: seed,
     signal: new AbortController().signal,
@@ -62,11 +69,13 @@ function liveSut(name: "claude" | "codex", steps: FakeStep[], extra: Record<stri
     adapter,
     allow_cli_subscription: true,
     acknowledge_unsandboxed_cli: true,
+    sandbox: "none",
     complianceDir,
     binaryPath: fake.binaryPath,
     env: { PATH: process.env.PATH },
     graceMs: 1_000,
     record: true,
+    benchRoot: latestBenchRoot,
     ...extra,
   });
   return { sut, fake };
@@ -104,12 +113,12 @@ describe("live SUT with --record, then replay", () => {
     expect(meta).toMatchObject({ adapter: "claude-code", cli_version: "2.1.330", exit_code: 0, timed_out: false, synthetic: false });
     expect(readFileSync(join(cassetteDir, "stdout.jsonl"), "utf8")).toBe(readStream("claude-success.stdout.jsonl"));
 
-    const replayed = await createReplaySut().run(invocation({ ...benchCase, cassette_path: cassetteDir }));
+    const replayed = await createReplaySut({ benchRoot: benchRootOf(benchCase) }).run(invocation(benchCase));
     expect(replayed).toMatchObject({ trial_class: "parse_success", cost_usd: 0, recorded_cost_usd: 0.0213, replayed: true, synthetic_cassette: false, diff: output.diff });
     expect(replayed.transcript).toEqual(output.transcript);
     expect(fake.invocations()).toHaveLength(1);
     const replayWorkspace = invocation(benchCase);
-    await createReplaySut().run(replayWorkspace);
+    await createReplaySut({ benchRoot: benchRootOf(benchCase) }).run(replayWorkspace);
     expect(readFileSync(join(replayWorkspace.workspacePath, "src", "app.js"), "utf8")).toBe("fixed\n");
   });
 
@@ -122,7 +131,7 @@ describe("live SUT with --record, then replay", () => {
 
   it("replay refuses a stale cassette (other canary seed), a missing one, a malformed one, and a diff that does not apply", async () => {
     const { benchCase, caseDir } = makeCase();
-    const replay = createReplaySut();
+    const replay = createReplaySut({ benchRoot: benchRootOf(benchCase) });
     await expect(replay.run(invocation(benchCase))).rejects.toThrow(expect.objectContaining({ code: "EVAL_CASSETTE_INVALID", message: expect.stringMatching(/cassette.json is missing/) }));
     const { sut } = liveSut("claude", [{ modifyFile: { path: "src/app.js", content: "fixed\n" } }, { stdout: "file:claude-success.stdout.jsonl" }]);
     await sut.run(invocation(benchCase));
@@ -164,13 +173,13 @@ describe("live SUT with --record, then replay", () => {
     const warnings: EvalWarning[] = [];
     const drifted = readCassette(join(caseDir, "cassette"));
     writeCassette(join(caseDir, "cassette"), { ...drifted, stdout: `${drifted.stdout}{"type":"hologram"}\n` });
-    expect((await createReplaySut({ onWarning: (warning) => warnings.push(warning) }).run(invocation(benchCase))).trial_class).toBe("format_drift");
+    expect((await createReplaySut({ benchRoot: benchRootOf(benchCase), onWarning: (warning) => warnings.push(warning) }).run(invocation(benchCase))).trial_class).toBe("format_drift");
     expect(warnings.map((warning) => warning.code)).toEqual(["replay.cassette_not_clean"]);
     writeCassette(join(caseDir, "cassette"), drifted);
     // Writing again replaces the old cassette atomically.
     writeCassette(join(caseDir, "cassette"), { ...readCassette(join(caseDir, "cassette")) });
     expect(readdirSync(caseDir).filter((name) => name.startsWith("cassette"))).toEqual(["cassette"]);
-    const output = await createReplaySut().run(invocation(benchCase));
+    const output = await createReplaySut({ benchRoot: benchRootOf(benchCase) }).run(invocation(benchCase));
     expect(output).toMatchObject({ adapter: "gemini", trial_class: "parse_success", synthetic_cassette: true });
     expect(output.cost_usd).toBe(0);
     expect(output.recorded_cost_usd).toBeNull();
@@ -244,7 +253,7 @@ describe("transcript log", () => {
     expect(streams).toEqual(["bench_2026-11-22T03_00_00Z_vuln-remediation_demo-case.jsonl"]);
     expect(readFileSync(join(transcriptsDir, "streams", streams[0]!), "utf8")).toBe(readStream("claude-success.stdout.jsonl"));
 
-    await createReplaySut({ transcriptLog: { transcriptsDir, streamLog: "summary" } }).run(invocation({ ...benchCase, cassette_path: join(caseDir, "cassette") }));
+    await createReplaySut({ benchRoot: benchRootOf(benchCase), transcriptLog: { transcriptsDir, streamLog: "summary" } }).run(invocation(benchCase));
     const lines = readFileSync(join(transcriptsDir, "vuln-remediation.jsonl"), "utf8").trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(lines).toHaveLength(2);
     for (const line of lines) {

@@ -19,13 +19,19 @@ function blake3Digest(text: string): string {
   return `blake3:${bytesToHex(blake3(utf8ToBytes(text)))}`;
 }
 
-/** The cassette directory of a case: `cases/<id>/cassette/`. */
-export function cassetteDirOf(invocation: SutInvocation): string {
-  return invocation.benchCase.cassette_path ?? join(invocation.benchCase.case_path, "cassette");
+/**
+ * The cassette directory of a case: `<benchRoot>/<task-class>/cases/<id>/cassette/`. The invocation
+ * carries no path into the bench (a SUT must not learn where expected/ is), so replay and recording,
+ * which are harness code, find it from the bench root they were built with.
+ */
+export function cassetteDirOf(benchRoot: string, invocation: SutInvocation): string {
+  return join(benchRoot, invocation.benchCase.task_class, "cases", invocation.benchCase.case_id, "cassette");
 }
 
 export interface LiveSutOptions extends Omit<CliSubscriptionBackendOptions, "adapter"> {
   readonly adapter: AgentAdapterName;
+  /** Where `--record` writes each case's cassette (`<benchRoot>/<task-class>/cases/<id>/cassette`). */
+  readonly benchRoot: string;
   /** Write each successful session as the case's cassette (what `replay` reads). */
   readonly record?: boolean;
   /** Where each invocation's transcript line (and optional stream log) is written. */
@@ -61,6 +67,8 @@ export function createLiveSut(options: LiveSutOptions): SystemUnderTest {
   return {
     label: `cli:${adapter.name}`,
     digest,
+    // In the sandbox the agent has the network (its API); with `--sandbox none` it runs on the host.
+    isolation: backend.sandbox === "bwrap" ? "bwrap-network" : "process",
     async run(invocation) {
       const prompt = buildAgentPrompt(invocation.benchCase, invocation.canarySeed);
       const result = await backend.run({
@@ -80,7 +88,7 @@ export function createLiveSut(options: LiveSutOptions): SystemUnderTest {
         });
       }
       if (options.record === true) {
-        writeCassette(cassetteDirOf(invocation), {
+        writeCassette(cassetteDirOf(options.benchRoot, invocation), {
           meta: {
             schema_version: "evalgate.cassette.v1",
             adapter: adapter.name,
@@ -111,13 +119,15 @@ export function createLiveSut(options: LiveSutOptions): SystemUnderTest {
  * missing or malformed (both throw: the runner records `sut.exception`; never a live call), applies the
  * recorded workspace diff to the invocation's workspace (a diff that does not apply throws).
  */
-export function createReplaySut(options: { readonly onWarning?: WarningSink; readonly transcriptLog?: TranscriptLogOptions } = {}): SystemUnderTest {
+export function createReplaySut(options: { readonly benchRoot: string; readonly onWarning?: WarningSink; readonly transcriptLog?: TranscriptLogOptions }): SystemUnderTest {
   const warn = options.onWarning ?? ignoreWarnings;
   return {
     label: "replay",
+    // evalgate's own code reading recorded sessions: nothing untrusted runs.
+    isolation: "harness",
     digest: blake3Digest("evalgate.replay-sut.v1"),
     async run(invocation) {
-      const dir = cassetteDirOf(invocation);
+      const dir = cassetteDirOf(options.benchRoot, invocation);
       const cassette = readCassette(dir);
       const expected = promptSha256(buildAgentPrompt(invocation.benchCase, invocation.canarySeed));
       if (cassette.meta.prompt_sha256 !== expected) {

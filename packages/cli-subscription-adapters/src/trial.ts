@@ -1,8 +1,9 @@
 import type { SafetyDetection, Transcript, TrialClassification } from "@eval/models";
 import { createTranscriptParser } from "@eval/tool-normalize";
 import type { AgentAdapter, AuthStatus, ProcessFacts, StreamFacts } from "./adapter.ts";
-import { runProcess } from "./process-runner.ts";
-import type { ProcessOutcome } from "./process-runner.ts";
+import { runProcess } from "@eval/sandbox";
+import type { ProcessOutcome, SandboxPolicy } from "@eval/sandbox";
+import { prepareAgentSandbox } from "./agent-sandbox.ts";
 import { redactArgv, scrubSecrets, secretValuesInArgv, secretValuesInEnv } from "./redaction.ts";
 import { collectChanges, copyBack, prepareScratch, removeScratch } from "./scratch.ts";
 import type { WorkspaceSpec } from "./scratch.ts";
@@ -62,6 +63,7 @@ export async function checkAuthStatus(
   cwd: string,
   timeoutMs: number,
   signal?: AbortSignal,
+  sandbox: SandboxPolicy | null = null,
 ): Promise<AuthStatus | null> {
   if (adapter.authStatus === undefined) return null;
   const outcome = await runProcess({
@@ -73,6 +75,7 @@ export async function checkAuthStatus(
     graceMs: 1_000,
     stdoutCapBytes: 1024 * 1024,
     ...(signal === undefined ? {} : { signal }),
+    sandbox,
   });
   if (outcome.spawnError !== null || outcome.timedOut || outcome.aborted) return "unknown";
   return adapter.authStatus.interpret({ stdout: outcome.stdout.toString("utf8"), stderr: outcome.stderr, exitCode: outcome.exitCode }, env);
@@ -97,9 +100,16 @@ export async function executeTrial(options: {
   readonly extraArgs?: readonly string[];
   /** Copied into the transcript's `source.labels` (e.g. the case id). */
   readonly labels?: Readonly<Record<string, string>>;
+  /**
+   * Run the CLI in the bubblewrap sandbox (see agent-sandbox.ts), with copies of its login files from
+   * this HOME; null: a plain subprocess on the host (the two opt-ins' "unsandboxed" mode).
+   */
+  readonly sandbox?: { readonly hostHome: string | undefined } | null;
 }): Promise<TrialRun> {
-  const { adapter, binaryPath, env, limits } = options;
+  const { adapter, binaryPath, limits } = options;
   const scratch = prepareScratch(options.workspace);
+  const sandbox = options.sandbox == null ? null : prepareAgentSandbox(adapter, binaryPath, scratch.dir, options.env, options.sandbox.hostHome);
+  const env = sandbox?.env ?? options.env;
   try {
     const base = adapter.buildArgv(options.prompt, { workspaceDir: scratch.dir });
     const built = { ...base, args: [...base.args, ...(options.extraArgs ?? [])] };
@@ -117,7 +127,7 @@ export async function executeTrial(options: {
 
     const authCheck = adapter.capabilities.auth_visible_in_stream
       ? Promise.resolve(null)
-      : checkAuthStatus(adapter, binaryPath, cliEnv, scratch.dir, Math.min(AUTH_CHECK_TIMEOUT_MS, limits.timeoutMs), stopAuthCheck.signal).then((status) => {
+      : checkAuthStatus(adapter, binaryPath, cliEnv, scratch.dir, Math.min(AUTH_CHECK_TIMEOUT_MS, limits.timeoutMs), stopAuthCheck.signal, sandbox?.policy ?? null).then((status) => {
           if (status === "logged_out") stopEarly.abort();
           return status;
         });
@@ -133,6 +143,7 @@ export async function executeTrial(options: {
       ...(limits.lingerAfterTerminalMs === undefined ? {} : { lingerAfterTerminalMs: limits.lingerAfterTerminalMs }),
       signal: stopEarly.signal,
       onStdoutLine: (line) => observer.push(line),
+      sandbox: sandbox?.policy ?? null,
     });
     // A session that reached its success result needs no login verdict: do not wait for one.
     if (observer.facts().terminal?.success === true) stopAuthCheck.abort();
@@ -174,5 +185,6 @@ export async function executeTrial(options: {
     };
   } finally {
     removeScratch(scratch);
+    sandbox?.remove();
   }
 }

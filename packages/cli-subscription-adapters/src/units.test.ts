@@ -2,7 +2,6 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { LineBuffer } from "./line-buffer.ts";
 import { describeEnv, isSecretEnvName, redactArgv, scrubSecrets, secretValuesInArgv, secretValuesInEnv } from "./redaction.ts";
 import { applyUnifiedDiff, unifiedDiff } from "./workspace-diff.ts";
 
@@ -46,19 +45,6 @@ describe("env redaction", () => {
   it("scrubs secret values out of text, longest first", () => {
     expect(scrubSecrets("key sk-abcdef and sk-abc", ["sk-abc", "sk-abcdef"])).toBe("key <redacted> and <redacted>");
     expect(scrubSecrets("nothing", [])).toBe("nothing");
-  });
-});
-
-describe("LineBuffer", () => {
-  it("reassembles lines split across chunks, including a split multi-byte character", () => {
-    const buffer = new LineBuffer();
-    const bytes = Buffer.from('{"a":"é"}\r\n{"b":2}\n{"c"');
-    expect(buffer.push(bytes.subarray(0, 8))).toEqual([]);
-    expect(buffer.push(bytes.subarray(8, 15))).toEqual(['{"a":"é"}']);
-    expect(buffer.push(bytes.subarray(15))).toEqual(['{"b":2}']);
-    expect(buffer.push(":3}")).toEqual([]);
-    expect(buffer.end()).toBe('{"c":3}');
-    expect(buffer.end()).toBeNull();
   });
 });
 

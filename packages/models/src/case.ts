@@ -63,6 +63,24 @@ export const BenchCaseSchema = z
   })
   .superRefine(commitShaMatchesSource);
 
+/**
+ * A case as a system under test sees it: the task, without a path into the bench. A SUT gets its input
+ * as the scratch workspace; where the case lives (and so its `expected/`) is never given to it.
+ */
+export const SutCaseSchema = z
+  .strictObject({
+    ...caseFields,
+    commit_sha: CommitShaSchema.nullable().default(null),
+    case_digest: Blake3DigestSchema,
+  })
+  .superRefine(commitShaMatchesSource);
+
+/** The SUT's view of a bench case: every field but the paths into the bench. */
+export function sutCaseOf(benchCase: { readonly case_path: string; readonly input_path: string; readonly expected_path: string; readonly cassette_path: string | null }): Record<string, unknown> {
+  const { case_path: _case, input_path: _input, expected_path: _expected, cassette_path: _cassette, ...rest } = benchCase;
+  return rest;
+}
+
 /** `failure_modes.yaml`: the task class's taxonomy of failure codes. */
 export const FailureModesFileSchema = z.record(
   FailureModeCodeSchema,

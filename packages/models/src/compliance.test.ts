@@ -28,9 +28,9 @@ describe("compliance and CLI-backend wire schemas", () => {
     expect(ComplianceTrialSchema.safeParse({ ...line, api_key: "x" }).success).toBe(false);
   });
 
-  it("backend metadata is always labelled unsandboxed and never carries env values", () => {
+  it("backend metadata says whether the CLI ran sandboxed and never carries env values", () => {
     const shape = CliBackendMetadataSchema.shape;
-    expect(shape.isolation.value).toBe("cli_subscription_unsandboxed");
+    expect(shape.isolation.options).toEqual(["cli_subscription_bwrap", "cli_subscription_unsandboxed"]);
     expect(Object.keys(shape.env_allowlist.element.shape).sort()).toEqual(["name", "secret"]);
   });
 });

@@ -66,8 +66,12 @@ export const EnvNameEntrySchema = z.strictObject({
  */
 export const CliBackendMetadataSchema = z.strictObject({
   backend_kind: z.literal("cli_subscription"),
-  /** The CLI runs its own agent loop on the host: evalgate's isolation does not apply to it. */
-  isolation: z.literal("cli_subscription_unsandboxed"),
+  /**
+   * Where the CLI ran its agent loop: `cli_subscription_bwrap`, in the bubblewrap sandbox (its workspace,
+   * a temporary HOME with its login files, network); `cli_subscription_unsandboxed`, on the host
+   * (`--sandbox none`, behind the two opt-ins).
+   */
+  isolation: z.enum(["cli_subscription_bwrap", "cli_subscription_unsandboxed"]),
   capabilities: z.array(z.enum(["agent_loop_external", "host_fs_visible"])),
   adapter: AgentAdapterNameSchema,
   cli_binary_path: z.string().min(1),

@@ -24,6 +24,8 @@ export {
   DigestsFileSchema,
   DispositionSchema,
   FailureModesFileSchema,
+  SutCaseSchema,
+  sutCaseOf,
 } from "./case.ts";
 export {
   AnyBenchRunReportSchema,
@@ -39,8 +41,10 @@ export {
   LowerBoundMethodSchema,
   RUN_REPORT_SCHEMA_VERSION,
   RUN_REPORT_V1_SCHEMA_VERSION,
+  SANDBOXED_ISOLATION_CLASSES,
   ScoreKindSchema,
   SelectionSchema,
+  SutIsolationSchema,
 } from "./report.ts";
 export { PassedOverRunSchema, PROMOTION_VERDICT_SCHEMA_VERSION, PromotionVerdictSchema, TrustTiersFileSchema } from "./promotion.ts";
 export {
@@ -126,6 +130,8 @@ export type {
   ScoreKind,
   Selection,
   SignResultLine,
+  SutCase,
+  SutIsolation,
   Severity,
   TrustTiersFile,
 } from "./types.ts";

@@ -15,17 +15,35 @@ import {
 /**
  * How rubrics were isolated when the run scored its cases. Promotion refuses to mix evidence across
  * classes: scores are not invariant under an isolation change.
- * - `subprocess`: own process group, scrubbed env, temporary cwd, capped output.
+ * - `bwrap`: a bubblewrap sandbox (user, PID, IPC, UTS and network namespaces; a read-only view of the
+ *   system, its bench without other cases, this case and the SUT's workspace; its temp dir writable).
+ * - `bwrap-permission`: the above with Node's permission model inside (Node rubrics).
+ * - `subprocess`: own process group, scrubbed env, temporary cwd, capped output (`--sandbox none`).
  * - `subprocess-permission`: the above plus Node's permission model (fs read/write limits, no child processes).
  * - `subprocess-permission-netns`: the above plus an empty network namespace.
  * - `microvm`: reserved for a stronger future sandbox.
  */
 export const IsolationClassSchema = z.enum([
+  "bwrap",
+  "bwrap-permission",
   "subprocess",
   "subprocess-permission",
   "subprocess-permission-netns",
   "microvm",
 ]);
+
+/** The isolation classes the bubblewrap sandbox gives (what a tier's `require_sandbox` asks for). */
+export const SANDBOXED_ISOLATION_CLASSES = ["bwrap", "bwrap-permission", "microvm"] as const;
+
+/**
+ * How the system under test ran.
+ * - `bwrap`: a program (command SUT, agent CLI) in the bubblewrap sandbox, no network;
+ * - `bwrap-network`: the same with the host's network (an agent CLI calling its API, `--sut-network`);
+ * - `process`: a program as a plain subprocess (`--sandbox none`): it can see the host;
+ * - `in-process`: a `module:` SUT, trusted code in the harness's process (its deadline is enforced);
+ * - `harness`: evalgate's own code (`replay` of recorded cassettes): nothing untrusted runs.
+ */
+export const SutIsolationSchema = z.enum(["bwrap", "bwrap-network", "process", "in-process", "harness"]);
 
 /** How a task class's rubric scores: exactly 0/1 with passed iff 1, or anywhere in [0, 1]. */
 export const ScoreKindSchema = z.enum(["binary", "graded"]);
@@ -90,10 +108,15 @@ export const BenchRunReportSchema = z.strictObject({
   rubric_digest: Blake3DigestSchema,
   cassette_corpus_digest: Blake3DigestSchema,
   host_fingerprint: z.uuid(),
+  /** How the rubric ran. */
   isolation_class: IsolationClassSchema,
+  /** How the system under test ran. */
+  sut_isolation: SutIsolationSchema,
   started_at: TimestampSchema,
   ended_at: TimestampSchema,
   complete: z.boolean(),
+  /** Why an incomplete run stopped early (null for a complete run). */
+  incomplete_reason: z.enum(["cost_cap", "interrupted", "cancelled"]).nullable(),
   selection: SelectionSchema,
   /** Cases the plan selected (= selection.selected_case_count); `per_case` is shorter when the run was cut short. */
   case_count: z.number().int().min(0),

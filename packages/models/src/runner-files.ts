@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { BenchScoreSchema } from "./score.ts";
-import { BenchCaseSchema } from "./case.ts";
+import { SutCaseSchema } from "./case.ts";
 import { Blake3DigestSchema, CaseIdSchema, TaskClassNameSchema, TimestampSchema } from "./primitives.ts";
 
 export const CACHE_ENTRY_SCHEMA_VERSION = "evalgate.cache_entry.v1";
@@ -55,7 +55,7 @@ export const CaseDetailSchema = z.strictObject({
   score: BenchScoreSchema,
 });
 
-export const SUT_REQUEST_SCHEMA_VERSION = "evalgate.sut_request.v1";
+export const SUT_REQUEST_SCHEMA_VERSION = "evalgate.sut_request.v2";
 
 /**
  * The one JSON document a `command:` system under test reads on stdin. It answers with one JSON
@@ -64,7 +64,8 @@ export const SUT_REQUEST_SCHEMA_VERSION = "evalgate.sut_request.v1";
  */
 export const SutRequestSchema = z.strictObject({
   schema_version: z.literal(SUT_REQUEST_SCHEMA_VERSION),
-  case: BenchCaseSchema,
+  /** The task without any path into the bench (v2: no case_path, input_path, expected_path, cassette_path). */
+  case: SutCaseSchema,
   workspace_path: z.string().min(1),
   /** 64 hex characters derived from the case's cassette_canary_pin. */
   canary_seed: z.string().regex(/^[0-9a-f]{64}$/),

@@ -1,11 +1,12 @@
-import type { BenchCase } from "./types.ts";
+import type { SutCase, SutIsolation } from "./types.ts";
 
 /**
  * What a system under test receives for one case. The runner owns the scratch workspace and the
  * deadline; a SUT must stop when `signal` aborts (timeout or cost cap) and release what it started.
  */
 export interface SutInvocation {
-  readonly benchCase: BenchCase;
+  /** The task, without any path into the bench: a SUT never learns where the answers are. */
+  readonly benchCase: SutCase;
   /** A scratch copy of the case's `input/`, which the SUT may change; the rubric sees it afterwards. */
   readonly workspacePath: string;
   /** 64 hex characters derived from the case's `cassette_canary_pin`: the same pin gives the same seed. */
@@ -25,5 +26,7 @@ export interface SystemUnderTest {
   readonly label: string;
   /** `blake3:<hex>` identifying the SUT's behaviour; part of every cache key. */
   readonly digest: string;
+  /** How it runs (recorded on the report); absent means in the harness's process (`in-process`). */
+  readonly isolation?: SutIsolation;
   run(invocation: SutInvocation): Promise<SutOutput>;
 }

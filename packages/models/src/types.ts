@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import type { DeepReadonly } from "./freeze.ts";
-import type { BenchCaseSchema, CaseTomlSchema, DigestsFileSchema, FailureModesFileSchema } from "./case.ts";
+import type { BenchCaseSchema, CaseTomlSchema, DigestsFileSchema, FailureModesFileSchema, SutCaseSchema } from "./case.ts";
 import type { PromotionVerdictSchema, TrustTiersFileSchema } from "./promotion.ts";
 import type {
   AnyBenchRunReportSchema,
@@ -13,6 +13,7 @@ import type {
   LowerBoundMethodSchema,
   ScoreKindSchema,
   SelectionSchema,
+  SutIsolationSchema,
 } from "./report.ts";
 import type { HarnessOutputSchema, RubricRequestSchema, RubricResponseSchema } from "./rubric.ts";
 import type { BenchScoreSchema, FailureModeSchema } from "./score.ts";
@@ -49,6 +50,9 @@ export type BenchRunReport = DeepReadonly<z.output<typeof BenchRunReportSchema>>
 export type BenchRunReportV1 = DeepReadonly<z.output<typeof BenchRunReportV1Schema>>;
 export type AnyBenchRunReport = DeepReadonly<z.output<typeof AnyBenchRunReportSchema>>;
 export type ScoreKind = z.output<typeof ScoreKindSchema>;
+export type SutIsolation = z.output<typeof SutIsolationSchema>;
+/** A case as a system under test sees it: no path into the bench. */
+export type SutCase = DeepReadonly<z.output<typeof SutCaseSchema>>;
 export type BoundQuantity = z.output<typeof BoundQuantitySchema>;
 export type Selection = DeepReadonly<z.output<typeof SelectionSchema>>;
 export type ChainRecord = DeepReadonly<z.output<typeof ChainRecordSchema>>;

@@ -1,9 +1,12 @@
-export { caseFilterOf, cassetteCorpusDigest, runEval } from "./run-eval.ts";
+export { caseFilterOf, cassetteCorpusDigest, HARNESS_SIDE_FAILURES, runEval, RunInterrupted } from "./run-eval.ts";
+export { removeAbandonedRunTemps } from "./run-temp.ts";
 export type { CaseRunResult, RunEvalOptions, RunEvalResult, RunProgress } from "./run-eval.ts";
-export { BENCH_INVOCATION_TAG_ENV, canarySeedFor, checkSutOutput, commandSut, digestOf, moduleSut, SutAborted } from "./sut.ts";
-export type { CommandSutOptions, SutFunction } from "./sut.ts";
-export { dependencyReadPaths, networkNamespaceWrapper, prepareRubricLauncher, scrubbedRubricEnv } from "./rubric-isolation.ts";
-export type { RubricLauncher, RubricLauncherOptions, RubricLimits, RubricOutcome, RubricProcessReport, RubricRunInput, RubricSource, StreamExcerpt } from "./rubric-isolation.ts";
+export { BENCH_INVOCATION_TAG_ENV, canarySeedFor, checkSutOutput, digestOf, moduleSut, SutAborted } from "./sut.ts";
+export type { SutFunction } from "./sut.ts";
+export { commandSut, resolveProgram } from "./command-sut.ts";
+export type { CommandSutOptions } from "./command-sut.ts";
+export { dependencyReadPaths, networkNamespaceWrapper, prepareRubricLauncher, rubricIsolationClass, scrubbedRubricEnv } from "./rubric-isolation.ts";
+export type { RubricLauncher, RubricLauncherOptions, SandboxMode, RubricLimits, RubricOutcome, RubricProcessReport, RubricRunInput, RubricSource, StreamExcerpt } from "./rubric-isolation.ts";
 export { HARNESS_FAILURE_CODES, harnessFailureScore, resolveRubricScore } from "./scoring.ts";
 export type { HarnessFailureCode, Measured, ScoringContract } from "./scoring.ts";
 export { bettingLowerBound, clopperPearsonLowerBound } from "./bounds.ts";

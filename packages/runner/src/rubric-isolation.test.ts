@@ -33,13 +33,13 @@ function groupAlive(pgid: number): boolean {
 
 beforeAll(async () => {
   benchPath = await makeRubricBench(ADVERSARIAL_RUBRIC);
-  launcher = await prepareRubricLauncher({ benchPath, rubricCommand: null, rubricPath: null });
+  launcher = await prepareRubricLauncher({ benchPath, rubricCommand: null, rubricPath: null }, { sandbox: "none" });
 });
 afterAll(async () => {
   await rm(join(benchPath, ".."), { recursive: true, force: true });
 });
 
-describe("rubric isolation (real subprocesses, Node permission model)", () => {
+describe("rubric isolation without the sandbox (--sandbox none: real subprocesses, Node permission model)", () => {
   it("records the isolation that applies here", () => {
     expect(launcher.isolationClass).toBe(networkNamespaceWrapper() === null ? "subprocess-permission" : "subprocess-permission-netns");
   });
@@ -53,7 +53,7 @@ describe("rubric isolation (real subprocesses, Node permission model)", () => {
   it("a rubric using @eval/rubric-protocol imports it through the allowed dependency paths", async () => {
     const protocolBench = await makeRubricBench(PROTOCOL_RUBRIC);
     try {
-      const protocolLauncher = await prepareRubricLauncher({ benchPath: protocolBench, rubricCommand: null, rubricPath: null });
+      const protocolLauncher = await prepareRubricLauncher({ benchPath: protocolBench, rubricCommand: null, rubricPath: null }, { sandbox: "none" });
       const benchCase = await makeCase(protocolBench, "uses-protocol");
       const outcome = await protocolLauncher.run({ request: request(benchCase, { value: 0.8 }), readablePaths: [benchCase.case_path], timeoutMs: 20_000 });
       expect(outcome.kind, JSON.stringify(outcome.process.stderr)).toBe("ok");
@@ -157,7 +157,7 @@ describe("declared rubric commands (other languages)", () => {
   it("get process isolation: scrubbed env, own group killed with its children on timeout", async () => {
     const declared = await prepareRubricLauncher(
       { benchPath, rubricCommand: ["/bin/sh", "-c", "sleep 30 & sleep 30 & echo $$ >&2; wait"], rubricPath: null },
-      { networkIsolation: false },
+      { sandbox: "none", networkIsolation: false },
     );
     expect(declared.isolationClass).toBe("subprocess");
     const benchCase = await makeCase(benchPath, "shell");
@@ -167,19 +167,19 @@ describe("declared rubric commands (other languages)", () => {
   });
 
   it("a command that exits non-zero is malformed with its stderr's first line", async () => {
-    const declared = await prepareRubricLauncher({ benchPath, rubricCommand: ["/bin/sh", "-c", "echo boom >&2; exit 3"], rubricPath: null }, { networkIsolation: false });
+    const declared = await prepareRubricLauncher({ benchPath, rubricCommand: ["/bin/sh", "-c", "echo boom >&2; exit 3"], rubricPath: null }, { sandbox: "none", networkIsolation: false });
     const outcome = await declared.run({ request: request(await makeCase(benchPath, "shell2")), readablePaths: [], timeoutMs: 5000 });
     expect(outcome).toMatchObject({ kind: "malformed", detail: "rubric exited 3: boom" });
   });
 
   it("a command that cannot start is malformed", async () => {
-    const declared = await prepareRubricLauncher({ benchPath, rubricCommand: ["/nonexistent/rubric"], rubricPath: null }, { networkIsolation: false });
+    const declared = await prepareRubricLauncher({ benchPath, rubricCommand: ["/nonexistent/rubric"], rubricPath: null }, { sandbox: "none", networkIsolation: false });
     const outcome = await declared.run({ request: request(await makeCase(benchPath, "shell3")), readablePaths: [], timeoutMs: 5000 });
     expect(outcome.kind).toBe("malformed");
   });
 
   it("a valid JSON document that is not a RubricResponse is malformed", async () => {
-    const declared = await prepareRubricLauncher({ benchPath, rubricCommand: ["/bin/sh", "-c", "cat >/dev/null; echo '{\"score\": 2}'"], rubricPath: null }, { networkIsolation: false });
+    const declared = await prepareRubricLauncher({ benchPath, rubricCommand: ["/bin/sh", "-c", "cat >/dev/null; echo '{\"score\": 2}'"], rubricPath: null }, { sandbox: "none", networkIsolation: false });
     const outcome = await declared.run({ request: request(await makeCase(benchPath, "shell4")), readablePaths: [], timeoutMs: 5000 });
     expect(outcome.kind).toBe("malformed");
     if (outcome.kind === "malformed") expect(outcome.detail).toMatch(/rubric response is invalid/);

@@ -1,11 +1,13 @@
 // Runs a task class's rubric as an isolated subprocess: the runner never imports a rubric.
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { mkdir, readdir, realpath } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { formatIssues, RubricResponseSchema, safeParseWire } from "@eval/models";
 import type { IsolationClass, RubricRequest, RubricResponse } from "@eval/models";
+import { nodeInstallDir, runProcess, SandboxUnavailable, sandboxSupport } from "@eval/sandbox";
+import type { ProcessOutcome, SandboxPolicy } from "@eval/sandbox";
 
 /** What a rubric launch needs from the task class (a subset of @eval/registry's TaskClass). */
 export interface RubricSource {
@@ -159,8 +161,18 @@ export interface RubricLauncher {
  * process-level isolation only. Either way, where `unshare --net` works the rubric runs in an empty
  * network namespace. `isolationClass` says what applied.
  */
+/**
+ * How untrusted code runs: `bwrap`, inside the bubblewrap sandbox (the default; refused when it cannot
+ * run here); `none`, as a plain subprocess with the weaker isolation described for each component.
+ */
+export type SandboxMode = "bwrap" | "none";
+
 export interface RubricLauncherOptions {
-  /** Run in an empty network namespace where possible (default true). */
+  /** Default `bwrap`. */
+  readonly sandbox?: SandboxMode;
+  /** Where each case's rubric cwd is created (default the OS temp dir); runEval passes the run's own. */
+  readonly tempRoot?: string;
+  /** Without the sandbox: run in an empty network namespace where possible (default true). */
   readonly networkIsolation?: boolean;
   readonly limits?: RubricLimits;
   /**
@@ -172,8 +184,37 @@ export interface RubricLauncherOptions {
   readonly compileCacheDir?: string | null;
 }
 
+/** The isolation a launcher with these options gives, or SandboxUnavailable when it cannot be had here. */
+export function rubricIsolationClass(source: Pick<RubricSource, "rubricCommand">, options: Pick<RubricLauncherOptions, "sandbox" | "networkIsolation"> = {}): IsolationClass {
+  const usesPermissionModel = source.rubricCommand === null;
+  if ((options.sandbox ?? "bwrap") === "bwrap") {
+    const support = sandboxSupport();
+    if (!support.available) throw new SandboxUnavailable("the rubric", support.reason);
+    return usesPermissionModel ? "bwrap-permission" : "bwrap";
+  }
+  if (!usesPermissionModel) return "subprocess";
+  return options.networkIsolation !== false && networkNamespaceWrapper() !== null ? "subprocess-permission-netns" : "subprocess-permission";
+}
+
+/**
+ * In the sandbox a rubric sees: the read-only system, its bench directory with `cases/` emptied, the
+ * case it scores and the SUT's workspace (read-only, named per case), its dependencies, and its own temp
+ * dir as the only writable place (plus, for Node, the compile cache of this exact rubric). No network,
+ * no host process, no environment but the scrubbed one.
+ */
+function rubricPolicy(benchReal: string, staticReads: readonly string[], readablePaths: readonly string[], cwd: string, compileCacheDir: string | null): SandboxPolicy {
+  return {
+    readOnly: [nodeInstallDir(), benchReal, ...staticReads, ...readablePaths],
+    writable: [cwd, ...(compileCacheDir === null ? [] : [compileCacheDir])],
+    hidden: [join(benchReal, "cases")],
+    network: false,
+  };
+}
+
 export async function prepareRubricLauncher(source: RubricSource, options: RubricLauncherOptions = {}): Promise<RubricLauncher> {
-  const wrapper = options.networkIsolation === false ? null : networkNamespaceWrapper();
+  const isolationClass = rubricIsolationClass(source, options);
+  const sandboxed = isolationClass.startsWith("bwrap");
+  const wrapper = sandboxed || options.networkIsolation === false ? null : networkNamespaceWrapper();
   const limits = { maxStdoutBytes: options.limits?.maxStdoutBytes ?? 8 * 1024 * 1024, maxStderrBytes: options.limits?.maxStderrBytes ?? 1024 * 1024 };
   const usesPermissionModel = source.rubricCommand === null;
   const benchReal = await realpath(source.benchPath);
@@ -184,25 +225,23 @@ export async function prepareRubricLauncher(source: RubricSource, options: Rubri
     await mkdir(options.compileCacheDir, { recursive: true });
     compileCacheDir = await realpath(options.compileCacheDir);
   }
-  const isolationClass: IsolationClass = usesPermissionModel
-    ? wrapper === null
-      ? "subprocess-permission"
-      : "subprocess-permission-netns"
-    : "subprocess";
   return {
     isolationClass,
     async run(input) {
       // Per-case filesystem work is synchronous: a fresh empty directory, a few realpaths and its
       // removal cost tens of microseconds as direct syscalls, against a libuv thread-pool round trip
       // each (about 2 ms per case in all, measured), time in which no rubric of this slot runs.
-      const cwd = realpathSync(mkdtempSync(join(tmpdir(), "evalgate-rubric-")));
+      const cwd = realpathSync(mkdtempSync(join(options.tempRoot ?? tmpdir(), "rubric-")));
       try {
+        const readablePaths = input.readablePaths.map(realpathOrSelf);
         let argv: string[];
         if (usesPermissionModel) {
-          const reads = [cwd, ...staticReads, ...input.readablePaths.map(realpathOrSelf)];
+          const reads = [cwd, ...staticReads, ...readablePaths];
           argv = [
             process.execPath,
             "--permission",
+            // node:sqlite opens files outside the permission model: a rubric gets no such module.
+            "--no-experimental-sqlite",
             ...reads.map((path) => `--allow-fs-read=${path}`),
             `--allow-fs-write=${cwd}`,
             ...(compileCacheDir === null ? [] : [`--allow-fs-read=${compileCacheDir}`, `--allow-fs-write=${compileCacheDir}`]),
@@ -213,14 +252,31 @@ export async function prepareRubricLauncher(source: RubricSource, options: Rubri
           argv = [...source.rubricCommand!];
         }
         if (wrapper !== null) argv = [wrapper, "--net", "--", ...argv];
-        return await runIsolated(argv, cwd, scrubbedRubricEnv(cwd, compileCacheDir), input, limits);
+        const outcome = await runProcess({
+          command: argv[0]!,
+          args: argv.slice(1),
+          cwd,
+          env: scrubbedRubricEnv(cwd, compileCacheDir),
+          stdin: JSON.stringify(input.request),
+          timeoutMs: input.timeoutMs,
+          graceMs: RUBRIC_GRACE_MS,
+          stdoutCapBytes: limits.maxStdoutBytes,
+          stderrCapBytes: limits.maxStderrBytes,
+          stderrKeepBytes: EXCERPT_BYTES,
+          ...(input.signal === undefined ? {} : { signal: input.signal }),
+          sandbox: sandboxed ? rubricPolicy(benchReal, staticReads, readablePaths, cwd, compileCacheDir) : null,
+        });
+        return classify(processReport(outcome), outcome.stdout.toString("utf8"), outcome.spawnError);
       } finally {
-        // The process group is dead by now (runIsolated kills it on close), so nothing refills the cwd.
+        // The process group is dead by now (runProcess waits for it), so nothing refills the cwd.
         rmSync(cwd, { recursive: true, force: true });
       }
     },
   };
 }
+
+/** A rubric past its deadline gets SIGTERM, then SIGKILL this much later. */
+const RUBRIC_GRACE_MS = 500;
 
 function realpathOrSelf(path: string): string {
   try {
@@ -230,107 +286,24 @@ function realpathOrSelf(path: string): string {
   }
 }
 
-function killGroup(pid: number | undefined): void {
-  if (pid === undefined) return;
-  try {
-    process.kill(-pid, "SIGKILL");
-  } catch {
-    // Already gone.
-  }
+function excerpt(bytes: Buffer | string, total: number): StreamExcerpt {
+  const buffer = typeof bytes === "string" ? Buffer.from(bytes, "utf8") : bytes;
+  return { text: buffer.subarray(0, EXCERPT_BYTES).toString("utf8"), bytes: total, truncated: total > EXCERPT_BYTES };
 }
 
-class Capture {
-  private readonly chunks: Buffer[] = [];
-  private kept = 0;
-  private readonly keep: number;
-  bytes = 0;
-  constructor(keep: number) {
-    this.keep = keep;
-  }
-  push(chunk: Buffer): void {
-    this.bytes += chunk.length;
-    if (this.kept < this.keep) {
-      const slice = chunk.subarray(0, this.keep - this.kept);
-      this.chunks.push(slice);
-      this.kept += slice.length;
-    }
-  }
-  text(): string {
-    return Buffer.concat(this.chunks).toString("utf8");
-  }
-  excerpt(limit = EXCERPT_BYTES): StreamExcerpt {
-    const full = Buffer.concat(this.chunks);
-    return { text: full.subarray(0, limit).toString("utf8"), bytes: this.bytes, truncated: this.bytes > limit };
-  }
-}
-
-function runIsolated(argv: readonly string[], cwd: string, env: Record<string, string>, input: RubricRunInput, limits: Required<RubricLimits>): Promise<RubricOutcome> {
-  return new Promise((resolve) => {
-    const started = performance.now();
-    const stdout = new Capture(limits.maxStdoutBytes);
-    const stderr = new Capture(EXCERPT_BYTES);
-    let timedOut = false;
-    let outputCapped = false;
-    let aborted = false;
-    let spawnError: Error | null = null;
-    const child = spawn(argv[0]!, argv.slice(1), {
-      cwd,
-      env,
-      detached: true,
-      stdio: ["pipe", "pipe", "pipe"],
-    });
-    const stop = (): void => killGroup(child.pid);
-    const timer = setTimeout(() => {
-      timedOut = true;
-      stop();
-    }, input.timeoutMs);
-    const onAbort = (): void => {
-      aborted = true;
-      stop();
-    };
-    if (input.signal?.aborted) onAbort();
-    input.signal?.addEventListener("abort", onAbort, { once: true });
-    child.stdout.on("data", (chunk: Buffer) => {
-      stdout.push(chunk);
-      if (stdout.bytes > limits.maxStdoutBytes && !outputCapped) {
-        outputCapped = true;
-        stop();
-      }
-    });
-    child.stderr.on("data", (chunk: Buffer) => {
-      stderr.push(chunk);
-      if (stderr.bytes > limits.maxStderrBytes && !outputCapped) {
-        outputCapped = true;
-        stop();
-      }
-    });
-    child.stdin.on("error", () => {
-      // The rubric may exit without reading its request; that shows in its exit code and output.
-    });
-    child.on("error", (error) => {
-      spawnError = error;
-    });
-    child.stdin.end(JSON.stringify(input.request));
-    child.on("close", (exitCode, signal) => {
-      clearTimeout(timer);
-      input.signal?.removeEventListener("abort", onAbort);
-      // The rubric has exited; anything it left in its process group goes with it.
-      stop();
-      const process: RubricProcessReport = {
-        argv,
-        pid: child.pid ?? null,
-        exitCode,
-        signal,
-        timedOut,
-        outputCapped,
-        aborted,
-        wallClockMs: Math.round(performance.now() - started),
-        stdout: stdout.excerpt(),
-        stderr: stderr.excerpt(),
-      };
-      resolve(classify(process, stdout.text(), spawnError));
-    });
-  });
+function processReport(outcome: ProcessOutcome): RubricProcessReport {
+  return {
+    argv: outcome.argv,
+    pid: outcome.pgid,
+    exitCode: outcome.exitCode,
+    signal: outcome.exitSignal,
+    timedOut: outcome.timedOut,
+    outputCapped: outcome.stdoutCapped || outcome.stderrCapped,
+    aborted: outcome.aborted,
+    wallClockMs: outcome.durationMs,
+    stdout: excerpt(outcome.stdout, outcome.stdoutBytes),
+    stderr: excerpt(outcome.stderr, outcome.stderrBytes),
+  };
 }
 
 /** The line of stderr that says most: an error message if there is one (Node prints the source line first). */
@@ -340,10 +313,10 @@ function telling(text: string): string {
   return (error ?? lines[0] ?? "").slice(0, 300);
 }
 
-function classify(process: RubricProcessReport, stdout: string, spawnError: Error | null): RubricOutcome {
+function classify(process: RubricProcessReport, stdout: string, spawnError: string | null): RubricOutcome {
   if (process.aborted) return { kind: "aborted", process };
   if (process.timedOut) return { kind: "timeout", process };
-  if (spawnError !== null) return { kind: "malformed", detail: `could not start the rubric: ${spawnError.message}`, process };
+  if (spawnError !== null) return { kind: "malformed", detail: `could not start the rubric: ${spawnError}`, process };
   if (process.outputCapped) {
     return { kind: "malformed", detail: `rubric output exceeded its cap (stdout ${process.stdout.bytes} bytes, stderr ${process.stderr.bytes} bytes); killed`, process };
   }

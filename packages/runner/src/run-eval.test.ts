@@ -3,6 +3,7 @@ import { appendFile, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/p
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sandboxSupport } from "@eval/sandbox";
 import { CaseDetailSchema, ChainRecordSchema, parseWire } from "@eval/models";
 import type { SystemUnderTest } from "@eval/models";
 import { signBench } from "@eval/registry";
@@ -55,7 +56,10 @@ describe("runEval end to end (real registry, rubric subprocesses, cache and chai
     expect(report.total_cost_usd).toBeCloseTo(0.04, 10);
     expect(report.block_severity_failure_modes).toEqual(["wrong_text"]);
     expect(report.chain_head).toMatch(/^sha256:/);
-    expect(report.isolation_class).toMatch(/^subprocess-permission/);
+    // Rubrics run in the sandbox by default; the SUT here is a module (trusted, in-process).
+    expect(report.isolation_class).toBe(sandboxSupport().available ? "bwrap-permission" : "subprocess-permission-netns");
+    expect(report.sut_isolation).toBe("in-process");
+    expect(report.incomplete_reason).toBeNull();
     expect(progress.at(-1)).toBe(4);
     const record = parseWire(ChainRecordSchema, JSON.parse(await readFile(first.recordPath, "utf8")));
     expect(record.chain_hash).toBe(report.chain_head);

@@ -12,15 +12,17 @@ import {
   CASE_DETAIL_SCHEMA_VERSION,
   RUBRIC_REQUEST_SCHEMA_VERSION,
   RUN_REPORT_SCHEMA_VERSION,
+  sutCaseOf,
 } from "@eval/models";
-import type { BenchCase, BenchRunReport, BenchRunReportInput, BenchScore, IsolationClass, RubricRequest, Selection, SutOutput, SystemUnderTest } from "@eval/models";
+import type { BenchCase, BenchRunReport, BenchRunReportInput, BenchScore, RubricRequest, Selection, SutCase, SutOutput, SystemUnderTest } from "@eval/models";
 import { digestDirectory, loadTaskClass, selectCases, TaskClassRegistry } from "@eval/registry";
 import type { TaskClass } from "@eval/registry";
 import picomatch from "picomatch";
 import { NoCasesSelected } from "./errors.ts";
 import { runPool } from "./pool.ts";
-import { networkNamespaceWrapper, prepareRubricLauncher } from "./rubric-isolation.ts";
-import type { RubricLauncher, RubricOutcome } from "./rubric-isolation.ts";
+import { prepareRubricLauncher, rubricIsolationClass } from "./rubric-isolation.ts";
+import type { RubricLauncher, RubricOutcome, SandboxMode } from "./rubric-isolation.ts";
+import { createRunTempRoot } from "./run-temp.ts";
 import { harnessFailureScore, resolveRubricScore } from "./scoring.ts";
 import { runStatistics } from "./statistics.ts";
 import { canarySeedFor, checkSutOutput, digestOf, SutAborted } from "./sut.ts";
@@ -64,7 +66,12 @@ export interface RunEvalOptions {
   /** Default `bench`. */
   readonly benchRoot?: string;
   readonly harnessVersion?: string;
-  /** Run rubrics in an empty network namespace where possible (default true). */
+  /**
+   * How rubrics run: `bwrap` (default), in the bubblewrap sandbox, refused with SandboxUnavailable when
+   * it cannot run here; `none`, as plain subprocesses (Node's permission model for Node rubrics).
+   */
+  readonly sandbox?: SandboxMode;
+  /** With `sandbox: "none"`: run rubrics in an empty network namespace where possible (default true). */
   readonly networkIsolation?: boolean;
   readonly onWarning?: WarningSink;
   readonly onProgress?: (progress: RunProgress) => void;
@@ -129,6 +136,27 @@ function describeSelection(taskClass: string, selected: readonly BenchCase[], ta
   };
 }
 
+/**
+ * Failure codes that say the harness or the environment failed, not the case: a SUT past its deadline,
+ * a SUT that could not run or crashed (a missing program, a CLI login error, a transient fault), a rubric
+ * past its deadline. Their scores are recorded in the run but never cached, so the next run retries them.
+ */
+export const HARNESS_SIDE_FAILURES: ReadonlySet<string> = new Set(["sut.timeout", "sut.exception", "rubric.timeout"]);
+
+function isHarnessSideFailure(score: BenchScore): boolean {
+  return score.failure_modes.some((mode) => HARNESS_SIDE_FAILURES.has(mode.code));
+}
+
+/** The abort reason of a run stopped by SIGINT or SIGTERM: the report says `incomplete_reason: "interrupted"`. */
+export class RunInterrupted extends Error {
+  override readonly name = "RunInterrupted";
+  readonly signal: string;
+  constructor(signal: string) {
+    super(`interrupted by ${signal}`);
+    this.signal = signal;
+  }
+}
+
 /** A case predicate from a caseFilter option: a picomatch glob on case_id, or the predicate itself. */
 export function caseFilterOf(filter: RunEvalOptions["caseFilter"]): ((benchCase: BenchCase) => boolean) | undefined {
   if (filter === undefined) return undefined;
@@ -166,7 +194,9 @@ export async function runEval(taskClassName: string, options: RunEvalOptions): P
   const chain = await verifyChain({ runsDir });
   if (!chain.ok) throw new ChainTampered(chain.firstBad!, runsDir);
   const hostFingerprint = await getHostFingerprint(stateDir);
-  const isolationClass = expectedIsolationClass(taskClass, options.networkIsolation);
+  // Refuses here, before any SUT call, when the sandbox is asked for and cannot run.
+  const isolationClass = rubricIsolationClass(taskClass, { sandbox: options.sandbox ?? "bwrap", ...(options.networkIsolation === undefined ? {} : { networkIsolation: options.networkIsolation }) });
+  const sutIsolation = sut.isolation ?? "in-process";
   const corpusDigest = await cassetteCorpusDigest(taskClass.benchPath);
   const keyOf = new Map<string, string>();
   for (const benchCase of cases) {
@@ -178,7 +208,7 @@ export async function runEval(taskClassName: string, options: RunEvalOptions): P
         rubric_digest: taskClass.rubricDigest,
         cassette_corpus_digest: corpusDigest,
         // Scores are not invariant under an isolation change, so it is part of the key.
-        harness_version: `${harnessVersion}+${isolationClass}`,
+        harness_version: `${harnessVersion}+${isolationClass}+sut:${sutIsolation}`,
         cassette_canary_pin: benchCase.cassette_canary_pin,
       }),
     );
@@ -186,6 +216,7 @@ export async function runEval(taskClassName: string, options: RunEvalOptions): P
   const runId = `${compactTimestamp(startedAt)}-${randomBytes(4).toString("hex")}`;
   const runDir = join(runsDir, runId);
   const cache = new ScoreCache({ dir: cacheDir, onWarning });
+  const tempRoot = createRunTempRoot(runId);
 
   // 2. Cache probe.
   const results = new Map<string, CaseRunResult>();
@@ -228,6 +259,8 @@ export async function runEval(taskClassName: string, options: RunEvalOptions): P
   const casesDir = (): Promise<unknown> => (casesDirReady ??= mkdir(join(runDir, "cases"), { recursive: true }));
   const getLauncher = (): Promise<RubricLauncher> =>
     (launcher ??= prepareRubricLauncher(taskClass, {
+      sandbox: options.sandbox ?? "bwrap",
+      tempRoot: tempRoot.path,
       ...(options.networkIsolation === undefined ? {} : { networkIsolation: options.networkIsolation }),
       compileCacheDir: join(cacheDir, "node-compile", taskClass.rubricDigest.replace("blake3:", "")),
     }));
@@ -253,6 +286,7 @@ export async function runEval(taskClassName: string, options: RunEvalOptions): P
           runDir,
           cacheKey: keyOf.get(benchCase.case_id)!,
           casesDir,
+          tempRoot: tempRoot.path,
         });
         if (executed === null) return; // cancelled
         executedMs += performance.now() - started;
@@ -264,8 +298,10 @@ export async function runEval(taskClassName: string, options: RunEvalOptions): P
           cancel.abort(new Error("cost cap"));
         }
         const key = keyOf.get(benchCase.case_id)!;
+        // A failure of the harness or its environment is not the case's result: the next run retries it.
+        const stored = isHarnessSideFailure(executed.score) ? Promise.resolve() : cache.put(key, executed.score);
         cacheWrites.push(
-          cache.put(key, executed.score).then(
+          stored.then(
             () => {
               // A case counts as done (result, progress) once its cache entry is on disk.
               const result: CaseRunResult = { case_id: benchCase.case_id, cacheKey: key, cacheHit: false, score: executed.score, detailPath: executed.detailPath };
@@ -284,9 +320,11 @@ export async function runEval(taskClassName: string, options: RunEvalOptions): P
     await Promise.all(cacheWrites);
   } finally {
     options.signal?.removeEventListener("abort", onOuterAbort);
+    tempRoot.remove();
   }
   if (cacheWriteError !== null) throw (cacheWriteError as { error: unknown }).error;
   const cancelled = cancel.signal.aborted && !costCapExceeded;
+  const interrupted = cancelled && options.signal?.reason instanceof RunInterrupted;
 
   // 4. Aggregate in case_id order.
   const ordered = cases.filter((c) => results.has(c.case_id)).map((c) => ({ benchCase: c, result: results.get(c.case_id)! }));
@@ -305,9 +343,11 @@ export async function runEval(taskClassName: string, options: RunEvalOptions): P
     cassette_corpus_digest: corpusDigest,
     host_fingerprint: hostFingerprint,
     isolation_class: isolationClass,
+    sut_isolation: sutIsolation,
     started_at: startedAt.toISOString(),
     ended_at: new Date().toISOString(),
     complete,
+    incomplete_reason: complete ? null : costCapExceeded ? "cost_cap" : interrupted ? "interrupted" : "cancelled",
     selection,
     case_count: cases.length,
     per_case: ordered.map(({ benchCase, result }) => ({ case_id: benchCase.case_id, curation_class: benchCase.curation_class, score: result.score })) as BenchRunReportInput["per_case"],
@@ -342,11 +382,6 @@ export async function runEval(taskClassName: string, options: RunEvalOptions): P
   };
 }
 
-function expectedIsolationClass(taskClass: TaskClass, networkIsolation: boolean | undefined): IsolationClass {
-  if (taskClass.rubricCommand !== null) return "subprocess";
-  return networkIsolation !== false && networkNamespaceWrapper() !== null ? "subprocess-permission-netns" : "subprocess-permission";
-}
-
 interface CaseContext {
   readonly taskClass: TaskClass;
   readonly sut: SystemUnderTest;
@@ -359,6 +394,8 @@ interface CaseContext {
   readonly cacheKey: string;
   /** Creates `<runDir>/cases` once per run. */
   readonly casesDir: () => Promise<unknown>;
+  /** The run's own temp directory: every workspace lives below it. */
+  readonly tempRoot: string;
 }
 
 /**
@@ -403,7 +440,8 @@ async function callSut(benchCase: BenchCase, workspacePath: string, context: Cas
   const call = (async (): Promise<SutResult> => {
     try {
       const output = await context.sut.run({
-        benchCase,
+        // The task alone: no path into the bench, so the SUT never learns where expected/ is.
+        benchCase: sutCaseOf(benchCase) as SutCase,
         workspacePath,
         canarySeed: canarySeedFor(benchCase.cassette_canary_pin),
         signal: controller.signal,
@@ -430,7 +468,7 @@ async function callSut(benchCase: BenchCase, workspacePath: string, context: Cas
 async function executeCase(benchCase: BenchCase, context: CaseContext): Promise<{ score: BenchScore; detailPath: string } | null> {
   if (context.cancel.aborted) return null;
   const started = performance.now();
-  const workspacePath = mkdtempSync(join(tmpdir(), "evalgate-ws-"));
+  const workspacePath = mkdtempSync(join(context.tempRoot, "ws-"));
   try {
     copyTree(benchCase.input_path, workspacePath);
     const sutResult = await callSut(benchCase, workspacePath, context);

@@ -2,9 +2,10 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { SutInvocation } from "@eval/models";
+import type { SutCase, SutInvocation } from "@eval/models";
+import { sutCaseOf } from "@eval/models";
 import { makeCase } from "./bench.test-helpers.ts";
-import { canarySeedFor, checkSutOutput, commandSut, moduleSut, SutAborted } from "./sut.ts";
+import { canarySeedFor, checkSutOutput, moduleSut } from "./sut.ts";
 
 let dir: string;
 let invocation: (overrides?: Partial<SutInvocation>) => Promise<SutInvocation>;
@@ -26,7 +27,7 @@ beforeAll(async () => {
   await writeFile(join(dir, "throws.mjs"), `throw new Error("cannot load me");\n`);
   const benchCase = await makeCase(dir, "sut-case");
   invocation = async (overrides = {}) => ({
-    benchCase,
+    benchCase: sutCaseOf(benchCase) as SutCase,
     workspacePath: await mkdtemp(join(tmpdir(), "evalgate-sut-ws-")),
     canarySeed: canarySeedFor(benchCase.cassette_canary_pin),
     signal: new AbortController().signal,
@@ -37,44 +38,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
-});
-
-describe("commandSut", () => {
-  it("sends a SutRequest on stdin, runs in the workspace with the invocation tag, returns its JSON", async () => {
-    const sut = commandSut([process.execPath, "echo.mjs"], { cwd: dir });
-    const call = await invocation();
-    const output = await sut.run(call);
-    expect(output).toMatchObject({ cost_usd: 0.5, tag: call.invocationTag, seed: call.canarySeed, case_id: "sut-case", schema: "evalgate.sut_request.v1" });
-    expect(output.cwd).toBe(call.workspacePath);
-    expect(sut.label).toBe(`command:${process.execPath} echo.mjs`);
-  });
-
-  it("has a digest that follows the script's bytes", async () => {
-    const before = commandSut([process.execPath, "echo.mjs"], { cwd: dir }).digest;
-    expect(commandSut([process.execPath, "echo.mjs"], { cwd: dir }).digest).toBe(before);
-    await writeFile(join(dir, "copy.mjs"), "// other\n");
-    expect(commandSut([process.execPath, "copy.mjs"], { cwd: dir }).digest).not.toBe(before);
-    expect(commandSut(["x"], { digest: "blake3:given" }).digest).toBe("blake3:given");
-  });
-
-  it("reports a non-zero exit with the last stderr line, invalid JSON, an overlong stdout and a missing program", async () => {
-    await expect(commandSut([process.execPath, "echo.mjs", "fail"], { cwd: dir }).run(await invocation())).rejects.toThrow("exited 4: the real reason");
-    await expect(commandSut([process.execPath, "echo.mjs", "garbage"], { cwd: dir }).run(await invocation())).rejects.toThrow(/not one JSON document/);
-    await expect(commandSut([process.execPath, "echo.mjs", "flood"], { cwd: dir, maxStdoutBytes: 100 }).run(await invocation())).rejects.toThrow(/exceeded 100 bytes/);
-    await expect(commandSut(["/nonexistent/program"]).run(await invocation())).rejects.toThrow(/cannot start/);
-    expect(() => commandSut([])).toThrow(/needs a program/);
-  });
-
-  it("kills its whole process group on abort", async () => {
-    const controller = new AbortController();
-    const sut = commandSut([process.execPath, "echo.mjs", "hang"], { cwd: dir, env: { PATH: process.env.PATH } });
-    const running = sut.run(await invocation({ signal: controller.signal }));
-    setTimeout(() => controller.abort(), 500);
-    await expect(running).rejects.toBeInstanceOf(SutAborted);
-    const aborted = new AbortController();
-    aborted.abort();
-    await expect(sut.run(await invocation({ signal: aborted.signal }))).rejects.toBeInstanceOf(SutAborted);
-  });
 });
 
 describe("moduleSut", () => {

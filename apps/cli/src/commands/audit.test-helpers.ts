@@ -34,9 +34,11 @@ export function reportOf(shape: RunShape, prevHash: string, host: string, runId:
     cassette_corpus_digest: digest,
     host_fingerprint: host,
     isolation_class: "subprocess-permission",
+    sut_isolation: "harness",
     started_at: "2026-11-22T03:00:00Z",
     ended_at: "2026-11-22T03:00:05Z",
     complete: shape.complete ?? true,
+    incomplete_reason: (shape.complete ?? true) ? null : ("cancelled" as const),
     selection: {
       scope: shape.subsetOf === undefined ? "full" : "subset",
       filter: shape.subsetOf === undefined ? null : "*-case",
@@ -67,7 +69,7 @@ export function reportOf(shape: RunShape, prevHash: string, host: string, runId:
 
 /** The same report as evalgate wrote it before report v2. */
 function legacyReportOf(report: BenchRunReportInput): Record<string, unknown> {
-  const { selection: _selection, score_kind: _kind, bound_quantity: _quantity, informational, ...rest } = report;
+  const { selection: _selection, score_kind: _kind, bound_quantity: _quantity, sut_isolation: _sut, incomplete_reason: _why, informational, ...rest } = report;
   return { ...rest, schema_version: "evalgate.bench_run_report.v1", lower_bound_method: "bca_bootstrap", ...informational };
 }
 

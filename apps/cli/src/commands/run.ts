@@ -45,6 +45,8 @@ export class RunCommand extends EvalgateCommand {
   allowCliSubscription = Option.Boolean("--allow-cli-subscription", false, { description: "Opt in to driving an agent CLI (with --acknowledge-unsandboxed-cli)" });
   acknowledgeUnsandboxedCli = Option.Boolean("--acknowledge-unsandboxed-cli", false, { description: "Acknowledge the agent CLI runs unsandboxed" });
   allowStaleCompliance = Option.Boolean("--allow-stale-compliance", false, { description: "Accept a compliance report older than 30 days (loud warning)" });
+  sandbox = Option.String("--sandbox", { description: "How rubrics and command SUTs run: bwrap (default; refused where it cannot run) or none (weaker, recorded in the report)" });
+  sutNetwork = Option.Boolean("--sut-network", false, { description: "Give a sandboxed command SUT the host's network (recorded as sut_isolation bwrap-network)" });
   streamLog = Option.String("--stream-log", { description: "Agent SUTs: extra stream log beside each transcript line: false (default), summary or raw" });
   logFormat = Option.String("--log-format", { hidden: true, description: "Deprecated: use --stream-log (json = raw, summary = summary)" });
 
@@ -75,6 +77,10 @@ export class RunCommand extends EvalgateCommand {
     // A verdict's trust-tier file is read before anything runs: a bad one must not cost a whole run.
     const tiers = this.withVerdict ? await (await import("@eval/promotion")).loadTierConfig(settings.path("trust_tiers", "docs/trust-tiers.yaml")) : null;
     const streamLog = await this.resolveStreamLog(onWarning);
+    if (this.sandbox !== undefined && this.sandbox !== "bwrap" && this.sandbox !== "none") {
+      throw new EvalError("EVAL_USAGE", `--sandbox must be bwrap or none, got "${this.sandbox}"`);
+    }
+    const sandbox = (this.sandbox ?? "bwrap") as "bwrap" | "none";
     const spec = this.sut ?? (await this.defaultSut(benchRoot));
     const { resolveSut } = await import("../sut-resolver.ts");
     const systemUnderTest = await resolveSut(spec, {
@@ -88,14 +94,19 @@ export class RunCommand extends EvalgateCommand {
       allowStaleCompliance: this.allowStaleCompliance,
       streamLog,
       onWarning,
+      sandbox,
+      sutNetwork: this.sutNetwork,
     });
 
     const { terminalProgress } = await import("../progress.ts");
     const progress = terminalProgress(this.context);
     const { runEval } = await import("@eval/runner");
+    const { exitCodeForSignal, watchInterrupts } = await import("../interrupt.ts");
+    const interrupt = watchInterrupts(this.context.stderr);
     let result;
     try {
       result = await runEval(this.taskClass, {
+        signal: interrupt.signal,
         systemUnderTest,
         ...(this.cases === undefined ? {} : { caseFilter: this.cases }),
         concurrency,
@@ -104,10 +115,12 @@ export class RunCommand extends EvalgateCommand {
         noCache: !this.cache,
         stateDir,
         benchRoot,
+        sandbox,
         onWarning,
         ...(progress === null ? {} : { onProgress: (state) => progress.update(state) }),
       });
     } finally {
+      interrupt.dispose();
       progress?.finish();
     }
     const { report } = result;
@@ -145,6 +158,11 @@ export class RunCommand extends EvalgateCommand {
       for (const caseResult of result.caseResults) this.emit({ type: "case", case_id: caseResult.case_id, score: caseResult.score, cache_hit: caseResult.cacheHit });
       this.emit(summary);
       if (verdict !== null) this.emit({ type: "verdict", ...verdict.verdict, path: verdict.path });
+    }
+    const signal = interrupt.received();
+    if (signal !== null) {
+      this.context.stderr.write(`evalgate: interrupted by ${signal}: ${report.per_case.length} of ${report.case_count} cases finished, recorded as incomplete run ${report.run_id}\n`);
+      return exitCodeForSignal(signal);
     }
     if (result.costCapExceeded) {
       this.context.stderr.write(`evalgate: cost cap of $${maxCostUsd} reached: the run is recorded as incomplete (${report.run_id})\n`);

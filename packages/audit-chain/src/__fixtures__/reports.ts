@@ -17,9 +17,11 @@ export function makeReport(overrides: Partial<BenchRunReportInput> & { prev_hash
     cassette_corpus_digest: `blake3:${HEX}`,
     host_fingerprint: HOST,
     isolation_class: "subprocess-permission",
+    sut_isolation: "harness" as const,
     started_at: "2026-11-22T03:00:00Z",
     ended_at: "2026-11-22T03:00:05Z",
     complete: true,
+    incomplete_reason: null,
     selection: { scope: "full", filter: null, task_class_case_count: cases, selected_case_count: cases, selected_case_ids_digest: `blake3:${HEX}` },
     case_count: cases,
     per_case: Array.from({ length: cases }, (_, index) => ({

@@ -139,6 +139,7 @@ export const claudeCodeAdapter: AgentAdapter = {
   streamFormat: "claude-stream-json",
   capabilities: { prompt_via: "flag", reports_cost: true, auth_visible_in_stream: true, auth_status_command: true },
   envPassthrough: ["ANTHROPIC_", "CLAUDE_CODE_", "CLAUDE_CONFIG_DIR"],
+  homeFiles: [".claude.json", ".claude/.credentials.json", ".claude/settings.json"],
   versionArgs: ["--version"],
   parseVersion: parseSemver,
   buildArgv(prompt) {

@@ -105,6 +105,7 @@ export const codexAdapter: AgentAdapter = {
   streamFormat: "codex-exec-json",
   capabilities: { prompt_via: "stdin", reports_cost: false, auth_visible_in_stream: false, auth_status_command: true },
   envPassthrough: ["OPENAI_", "CODEX_"],
+  homeFiles: [".codex/auth.json", ".codex/config.toml"],
   versionArgs: ["--version"],
   parseVersion: parseSemver,
   buildArgv(prompt, { workspaceDir }) {

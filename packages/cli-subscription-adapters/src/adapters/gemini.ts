@@ -101,6 +101,7 @@ export const geminiAdapter: AgentAdapter = {
   streamFormat: "gemini-stream-json",
   capabilities: { prompt_via: "flag", reports_cost: false, auth_visible_in_stream: true, auth_status_command: false },
   envPassthrough: ["GEMINI_", "GOOGLE_"],
+  homeFiles: [".gemini/oauth_creds.json", ".gemini/google_accounts.json", ".gemini/settings.json"],
   versionArgs: ["--version"],
   parseVersion: parseSemver,
   buildArgv(prompt) {

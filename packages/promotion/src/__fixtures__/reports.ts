@@ -20,7 +20,7 @@ export interface ReportShape {
 
 /** A valid report with the given numbers: `passed` of the cases pass; block codes sit on the first case. */
 export function reportWith(shape: ReportShape): BenchRunReport {
-  const total = Math.max(shape.heldOut + (shape.ragDerived ?? 0), shape.passed);
+  const total = Math.max(shape.heldOut + (shape.ragDerived ?? 0), shape.passed, 1);
   const heldOut = shape.heldOut;
   const blockCodes = [...(shape.blockCodes ?? [])].sort();
   const perCase = Array.from({ length: total }, (_, index) => ({
@@ -47,9 +47,11 @@ export function reportWith(shape: ReportShape): BenchRunReport {
     cassette_corpus_digest: `blake3:${HEX}`,
     host_fingerprint: "5f0c7e1a-3b7d-4c1e-9a55-0b6f6f0f2a11",
     isolation_class: shape.isolation ?? "subprocess-permission",
+    sut_isolation: "harness" as const,
     started_at: "2026-11-22T03:00:00Z",
     ended_at: "2026-11-22T03:00:05Z",
     complete,
+    incomplete_reason: (complete) ? null : ("cancelled" as const),
     selection: {
       scope: shape.subsetOf === undefined ? "full" : "subset",
       filter: shape.subsetOf === undefined ? null : "0*",
@@ -76,7 +78,7 @@ export function reportWith(shape: ReportShape): BenchRunReport {
 
 /** The same run as recorded before report v2: a data-dependent bound and no selection. */
 export function legacyReportWith(shape: ReportShape): BenchRunReportV1 {
-  const { selection: _selection, score_kind: _kind, bound_quantity: _quantity, informational, ...rest } = reportWith(shape);
+  const { selection: _selection, score_kind: _kind, bound_quantity: _quantity, sut_isolation: _sut, incomplete_reason: _why, informational, ...rest } = reportWith(shape);
   return parseWire(BenchRunReportV1Schema, {
     ...rest,
     schema_version: "evalgate.bench_run_report.v1",

@@ -1,11 +1,14 @@
+// The one place evalgate starts a process it does not trust (a rubric, a SUT program, an agent CLI).
 import { spawn } from "node:child_process";
 import { performance } from "node:perf_hooks";
 import { LineBuffer } from "./line-buffer.ts";
+import { sandboxArgv } from "./bwrap.ts";
+import type { SandboxPolicy } from "./bwrap.ts";
 
 export const DEFAULT_GRACE_MS = 5_000;
 export const DEFAULT_STDOUT_CAP_BYTES = 10 * 1024 * 1024;
 /** stderr is diagnostics: keep its first MiB, count the rest. */
-const STDERR_KEEP_BYTES = 1024 * 1024;
+const DEFAULT_STDERR_KEEP_BYTES = 1024 * 1024;
 /** How long a CLI may linger after its stream said it is done before its group is stopped. */
 export const DEFAULT_LINGER_AFTER_TERMINAL_MS = 3_000;
 /** After SIGKILL, how long to wait for the pipes to close (a process that left the group may hold them). */
@@ -17,18 +20,27 @@ export interface ProcessSpec {
   readonly args: readonly string[];
   readonly cwd: string;
   readonly env: Readonly<Record<string, string>>;
-  /** Written to the CLI's stdin, which is then closed (closed at once when absent). */
-  readonly stdin?: string;
+  /** Written to the process's stdin, which is then closed (closed at once when absent). */
+  readonly stdin?: string | Uint8Array;
   readonly timeoutMs: number;
   readonly graceMs?: number;
   readonly stdoutCapBytes?: number;
+  /** stderr beyond this stops the group (default: never; only the first `stderrKeepBytes` are kept). */
+  readonly stderrCapBytes?: number;
+  /** How much of stderr to keep (default 1 MiB). */
+  readonly stderrKeepBytes?: number;
+  /**
+   * Run inside a bubblewrap sandbox with this view of the host (see bwrap.ts); `env` is then set inside
+   * it and the sandbox process itself gets none. Null or absent: an ordinary process (own group only).
+   */
+  readonly sandbox?: SandboxPolicy | null;
   readonly lingerAfterTerminalMs?: number;
   readonly signal?: AbortSignal;
   /** Each complete stdout line, in order; return true when the line ends the session (a result event). */
   readonly onStdoutLine?: (line: string) => boolean;
 }
 
-export type StopReason = "timeout" | "stdout_cap" | "aborted" | "after_terminal" | "leader_exited";
+export type StopReason = "timeout" | "stdout_cap" | "stderr_cap" | "aborted" | "after_terminal" | "leader_exited";
 
 export interface ProcessOutcome {
   /** stdout as received, up to the cap (partial output is kept for forensics). */
@@ -40,6 +52,7 @@ export interface ProcessOutcome {
   readonly exitSignal: string | null;
   readonly timedOut: boolean;
   readonly stdoutCapped: boolean;
+  readonly stderrCapped: boolean;
   readonly aborted: boolean;
   /** Why evalgate signalled the process group, if it did. */
   readonly stopReason: StopReason | null;
@@ -48,8 +61,27 @@ export interface ProcessOutcome {
   readonly durationMs: number;
   /** Set when the binary could not be started at all (ENOENT, EACCES...). */
   readonly spawnError: string | null;
-  /** The process group id the CLI ran in (its pid): gone by the time this outcome exists. */
+  /** The process group id the process ran in (its pid): gone by the time this outcome exists. */
   readonly pgid: number | null;
+  /** The argv actually started (with the sandbox's wrapper when there is one). */
+  readonly argv: readonly string[];
+}
+
+/** Process groups started by runProcess that have not finished yet: what cancellation must stop. */
+const liveGroups = new Set<number>();
+
+/** The process groups of every runProcess call still in flight in this process. */
+export function liveProcessGroups(): readonly number[] {
+  return [...liveGroups];
+}
+
+/**
+ * SIGKILLs every process group runProcess started that is still running (each call then resolves as
+ * usual, its outcome saying `killed`). For a harness that was interrupted: nothing it started outlives it.
+ */
+export function killAllProcessGroups(): number {
+  for (const pgid of liveGroups) signalGroup(pgid, "SIGKILL");
+  return liveGroups.size;
 }
 
 /** True while any process of group `pgid` exists. */
@@ -80,6 +112,10 @@ function signalGroup(pgid: number, signal: NodeJS.Signals): void {
 export function runProcess(spec: ProcessSpec): Promise<ProcessOutcome> {
   const graceMs = spec.graceMs ?? DEFAULT_GRACE_MS;
   const cap = spec.stdoutCapBytes ?? DEFAULT_STDOUT_CAP_BYTES;
+  const stderrKeep = spec.stderrKeepBytes ?? DEFAULT_STDERR_KEEP_BYTES;
+  const stderrCap = spec.stderrCapBytes ?? Number.POSITIVE_INFINITY;
+  const sandboxed = spec.sandbox == null ? null : sandboxArgv(spec.sandbox, [spec.command, ...spec.args], { cwd: spec.cwd, env: spec.env });
+  const argv = sandboxed ?? [spec.command, ...spec.args];
   const lingerMs = spec.lingerAfterTerminalMs ?? DEFAULT_LINGER_AFTER_TERMINAL_MS;
   const started = performance.now();
 
@@ -103,21 +139,24 @@ export function runProcess(spec: ProcessSpec): Promise<ProcessOutcome> {
 
     let child;
     try {
-      child = spawn(spec.command, [...spec.args], {
+      child = spawn(argv[0]!, argv.slice(1), {
         cwd: spec.cwd,
-        env: { ...spec.env },
+        // Inside a sandbox the environment is set by bwrap (--setenv), after --clearenv.
+        env: sandboxed === null ? { ...spec.env } : {},
         detached: true,
         stdio: ["pipe", "pipe", "pipe"],
       });
     } catch (error) {
-      resolve(failedToSpawn((error as Error).message, started));
+      resolve(failedToSpawn((error as Error).message, started, argv));
       return;
     }
     const pgid = child.pid ?? null;
+    if (pgid !== null) liveGroups.add(pgid);
 
     const finish = (spawnError: string | null = null): void => {
       if (settled) return;
       settled = true;
+      if (pgid !== null) liveGroups.delete(pgid);
       for (const timer of timers) clearTimeout(timer);
       spec.signal?.removeEventListener("abort", onAbort);
       const tail = lines.end();
@@ -131,12 +170,14 @@ export function runProcess(spec: ProcessSpec): Promise<ProcessOutcome> {
         exitSignal,
         timedOut: stopReason === "timeout",
         stdoutCapped: stopReason === "stdout_cap",
+        stderrCapped: stopReason === "stderr_cap",
         aborted: stopReason === "aborted",
         stopReason,
         killed,
         durationMs: Math.round(performance.now() - started),
         spawnError,
         pgid,
+        argv,
       });
     };
 
@@ -180,7 +221,7 @@ export function runProcess(spec: ProcessSpec): Promise<ProcessOutcome> {
         settled = true;
         for (const timer of timers) clearTimeout(timer);
         spec.signal?.removeEventListener("abort", onAbort);
-        resolve(failedToSpawn(error.message, started));
+        resolve(failedToSpawn(error.message, started, argv));
       }
     });
 
@@ -201,11 +242,12 @@ export function runProcess(spec: ProcessSpec): Promise<ProcessOutcome> {
     });
     child.stderr.on("data", (chunk: Buffer) => {
       stderrBytes += chunk.length;
-      if (stderrKept < STDERR_KEEP_BYTES) {
-        const kept = chunk.subarray(0, STDERR_KEEP_BYTES - stderrKept);
+      if (stderrKept < stderrKeep) {
+        const kept = chunk.subarray(0, stderrKeep - stderrKept);
         stderrChunks.push(kept);
         stderrKept += kept.length;
       }
+      if (stderrBytes > stderrCap) stop("stderr_cap");
     });
     child.stdin.on("error", () => {
       // EPIPE: the CLI exited without reading its stdin; its stream says why.
@@ -229,7 +271,7 @@ export function runProcess(spec: ProcessSpec): Promise<ProcessOutcome> {
   });
 }
 
-function failedToSpawn(message: string, started: number): ProcessOutcome {
+function failedToSpawn(message: string, started: number, argv: readonly string[]): ProcessOutcome {
   return {
     stdout: Buffer.alloc(0),
     stderr: "",
@@ -239,11 +281,13 @@ function failedToSpawn(message: string, started: number): ProcessOutcome {
     exitSignal: null,
     timedOut: false,
     stdoutCapped: false,
+    stderrCapped: false,
     aborted: false,
     stopReason: null,
     killed: false,
     durationMs: Math.round(performance.now() - started),
     spawnError: message,
     pgid: null,
+    argv,
   };
 }

@@ -1,0 +1,54 @@
+// The sandbox an agent CLI runs in: its workspace, a temporary HOME with only its own login files,
+// its installation, the network (it calls its API), and nothing else of the host.
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { basename, dirname, join } from "node:path";
+import { nodeInstallDir } from "@eval/sandbox";
+import type { SandboxPolicy } from "@eval/sandbox";
+import type { AgentAdapter } from "./adapter.ts";
+
+/**
+ * Where a CLI is installed, as the sandbox must show it: for an npm CLI (`.../node_modules/<pkg>/...`)
+ * the package directory with its dependencies (the enclosing node_modules), for a native binary in a
+ * `bin/` directory its prefix, otherwise the file itself.
+ */
+export function installationOf(binaryPath: string): string {
+  const real = realpathSync(binaryPath);
+  const parts = real.split("/");
+  const modules = parts.lastIndexOf("node_modules");
+  if (modules > 0) return parts.slice(0, modules + 1).join("/");
+  return basename(dirname(real)) === "bin" ? dirname(dirname(real)) : real;
+}
+
+export interface AgentSandbox {
+  readonly policy: SandboxPolicy;
+  /** The CLI's environment inside: `cliEnv` with HOME the temporary home and PATH finding node and the system. */
+  readonly env: Record<string, string>;
+  readonly home: string;
+  /** Removes the temporary HOME. */
+  remove(): void;
+}
+
+/**
+ * A temporary HOME holding copies of the adapter's declared login and config files (those that exist
+ * in `hostHome`), and the policy: read-only installation and Node, the scratch workspace and the temp
+ * HOME writable, network on. The bench, the harness's state and the rest of the host are invisible.
+ */
+export function prepareAgentSandbox(adapter: AgentAdapter, binaryPath: string, workspace: string, cliEnv: Readonly<Record<string, string>>, hostHome: string | undefined): AgentSandbox {
+  const home = realpathSync(mkdtempSync(join(tmpdir(), "evalgate-agent-home-")));
+  if (hostHome !== undefined && hostHome !== "") {
+    for (const file of adapter.homeFiles) {
+      const source = join(hostHome, file);
+      if (!existsSync(source)) continue;
+      mkdirSync(dirname(join(home, file)), { recursive: true, mode: 0o700 });
+      copyFileSync(source, join(home, file));
+    }
+  }
+  const nodeBin = dirname(realpathSync(process.execPath));
+  return {
+    policy: { readOnly: [installationOf(binaryPath), nodeInstallDir()], writable: [workspace, home], network: true },
+    env: { ...cliEnv, HOME: home, PATH: `${nodeBin}:/usr/local/bin:/usr/bin:/bin`, TMPDIR: "/tmp" },
+    home,
+    remove: () => rmSync(home, { recursive: true, force: true }),
+  };
+}

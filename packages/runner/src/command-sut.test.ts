@@ -1,0 +1,131 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { SutCase, SutInvocation } from "@eval/models";
+import { sutCaseOf } from "@eval/models";
+import { sandboxSupport } from "@eval/sandbox";
+import { makeCase } from "./bench.test-helpers.ts";
+import { commandSut, resolveProgram } from "./command-sut.ts";
+import { canarySeedFor, SutAborted } from "./sut.ts";
+
+const sandboxed = sandboxSupport().available;
+let dir: string;
+let invocation: (overrides?: Partial<SutInvocation>) => SutInvocation;
+let expectedFile: string;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "evalgate-command-sut-"));
+  writeFileSync(
+    join(dir, "echo.mjs"),
+    `import { readFileSync } from "node:fs";
+     const request = JSON.parse(readFileSync(0, "utf8"));
+     const mode = process.argv[2];
+     if (mode === "fail") { console.error("first line\\nthe real reason"); process.exit(4); }
+     if (mode === "garbage") { process.stdout.write("not json"); process.exit(0); }
+     if (mode === "flood") { process.stdout.write("x".repeat(4096)); process.exit(0); }
+     if (mode === "hang") { const { spawn } = await import("node:child_process"); spawn("sleep", ["30"], { stdio: "ignore" }); setInterval(() => {}, 1000); }
+     else process.stdout.write(JSON.stringify({ cost_usd: 0.5, tag: process.env.EVALGATE_BENCH_INVOCATION_TAG, cwd: process.cwd(), seed: request.canary_seed, case_id: request.case.case_id, schema: request.schema_version, keys: Object.keys(request.case), env: Object.keys(process.env).sort() }));`,
+  );
+  // A SUT that cheats: it looks for the answers through the request, at the bench's known place
+  // (it runs from the repository), and in the harness's state directory.
+  writeFileSync(
+    join(dir, "cheat.mjs"),
+    `import { readFileSync } from "node:fs";
+     const request = JSON.parse(readFileSync(0, "utf8"));
+     const tries = [request.case.expected_path && request.case.expected_path + "/answer.txt", process.argv[2], process.argv[3]].filter(Boolean);
+     const found = tries.map((path) => { try { return readFileSync(path, "utf8") } catch (error) { return error.code } });
+     process.stdout.write(JSON.stringify({ found }));`,
+  );
+  const benchRoot = join(dir, "bench");
+  const benchCase = await makeCase(join(benchRoot, "adversarial"), "sut-case");
+  mkdirSync(benchCase.expected_path, { recursive: true });
+  expectedFile = join(benchCase.expected_path, "answer.txt");
+  writeFileSync(expectedFile, "THE ANSWER");
+  mkdirSync(join(dir, ".evalgate", "cache"), { recursive: true });
+  writeFileSync(join(dir, ".evalgate", "cache", "entry.json"), "a cached score");
+  invocation = (overrides = {}) => ({
+    benchCase: sutCaseOf(benchCase) as SutCase,
+    workspacePath: mkdtempSync(join(tmpdir(), "evalgate-sut-ws-")),
+    canarySeed: canarySeedFor(benchCase.cassette_canary_pin),
+    signal: new AbortController().signal,
+    timeoutMs: 5000,
+    invocationTag: "bench:2026-01-01T00:00:00.000Z:adversarial:sut-case",
+    ...overrides,
+  });
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const hide = () => [join(dir, "bench"), join(dir, ".evalgate")];
+
+describe.each(sandboxed ? (["bwrap", "none"] as const) : (["none"] as const))("commandSut (sandbox %s)", (sandbox) => {
+  it("sends a SutRequest (v2: no path into the bench) on stdin, runs in the workspace with the invocation tag, returns its JSON", async () => {
+    const sut = commandSut([process.execPath, "echo.mjs"], { cwd: dir, sandbox, hide: hide() });
+    const call = invocation();
+    const output = await sut.run(call);
+    expect(output).toMatchObject({ cost_usd: 0.5, tag: call.invocationTag, seed: call.canarySeed, case_id: "sut-case", schema: "evalgate.sut_request.v2" });
+    expect(output.keys).not.toEqual(expect.arrayContaining(["expected_path"]));
+    for (const key of ["case_path", "input_path", "expected_path", "cassette_path"]) expect(output.keys).not.toContain(key);
+    expect(output.cwd).toBe(call.workspacePath);
+    expect(sut.label).toBe(`command:${process.execPath} echo.mjs`);
+    expect(sut.isolation).toBe(sandbox === "bwrap" ? "bwrap" : "process");
+    // In the sandbox the environment is an allowlist, none of the harness's.
+    if (sandbox === "bwrap") expect(output.env).toEqual(["EVALGATE_BENCH_INVOCATION_TAG", "HOME", "LANG", "PATH", "PWD", "TMPDIR", "TZ"]);
+  });
+
+  it("reports a non-zero exit with the last stderr line, invalid JSON, an overlong stdout", async () => {
+    const options = { cwd: dir, sandbox, hide: hide() };
+    await expect(commandSut([process.execPath, "echo.mjs", "fail"], options).run(invocation())).rejects.toThrow("exited 4: the real reason");
+    await expect(commandSut([process.execPath, "echo.mjs", "garbage"], options).run(invocation())).rejects.toThrow(/not one JSON document/);
+    await expect(commandSut([process.execPath, "echo.mjs", "flood"], { ...options, maxStdoutBytes: 100 }).run(invocation())).rejects.toThrow(/exceeded 100 bytes/);
+  });
+
+  it("kills its whole process group on abort", async () => {
+    const controller = new AbortController();
+    const sut = commandSut([process.execPath, "echo.mjs", "hang"], { cwd: dir, sandbox, hide: hide() });
+    const running = sut.run(invocation({ signal: controller.signal }));
+    setTimeout(() => controller.abort(), 500);
+    await expect(running).rejects.toBeInstanceOf(SutAborted);
+    const aborted = new AbortController();
+    aborted.abort();
+    await expect(sut.run(invocation({ signal: aborted.signal }))).rejects.toBeInstanceOf(SutAborted);
+  });
+});
+
+describe("a cheating SUT", () => {
+  it.runIf(sandboxed)("in the sandbox finds no answer: no expected_path, the bench and the state directory hidden", async () => {
+    const sut = commandSut([process.execPath, "cheat.mjs", expectedFile, join(dir, ".evalgate", "cache", "entry.json")], { cwd: dir, hide: hide() });
+    expect((await sut.run(invocation())).found).toEqual(["ENOENT", "ENOENT"]);
+  });
+
+  it("without the sandbox (--sandbox none) reads the answers at their known place: why the sandbox is the default", async () => {
+    const sut = commandSut([process.execPath, "cheat.mjs", expectedFile], { cwd: dir, sandbox: "none" });
+    expect((await sut.run(invocation())).found).toEqual(["THE ANSWER"]);
+  });
+});
+
+describe("commandSut digests and programs", () => {
+  it("digests the program found on PATH by content, and each file argument", () => {
+    const bin = join(dir, "bin");
+    mkdirSync(bin, { recursive: true });
+    writeFileSync(join(bin, "fixer"), "#!/bin/sh\necho '{}'\n", { mode: 0o755 });
+    const env = { PATH: `${bin}:/usr/bin:/bin` };
+    const before = commandSut(["fixer"], { cwd: dir, env, sandbox: "none" }).digest;
+    expect(commandSut(["fixer"], { cwd: dir, env, sandbox: "none" }).digest).toBe(before);
+    // The program replaced under the same name: a different SUT, so no cached score carries over.
+    writeFileSync(join(bin, "fixer"), "#!/bin/sh\necho '{\"cheat\":1}'\n", { mode: 0o755 });
+    expect(commandSut(["fixer"], { cwd: dir, env, sandbox: "none" }).digest).not.toBe(before);
+    expect(resolveProgram("fixer", dir, env.PATH)).toBe(join(bin, "fixer"));
+    const script = commandSut([process.execPath, "echo.mjs"], { cwd: dir, sandbox: "none" }).digest;
+    writeFileSync(join(dir, "copy.mjs"), "// other\n");
+    expect(commandSut([process.execPath, "copy.mjs"], { cwd: dir, sandbox: "none" }).digest).not.toBe(script);
+    expect(commandSut([process.execPath], { digest: "blake3:given", sandbox: "none" }).digest).toBe("blake3:given");
+  });
+
+  it("refuses a program that does not exist, or no program, at once", () => {
+    expect(() => commandSut(["/nonexistent/program"], { sandbox: "none" })).toThrow(/is not an executable file/);
+    expect(() => commandSut(["no-such-program-here"], { sandbox: "none" })).toThrow(/not an executable file on PATH/);
+    expect(() => commandSut([])).toThrow(/needs a program/);
+    expect(resolveProgram("no-such-program-here", dir, "")).toBeNull();
+  });
+});

@@ -1,0 +1,166 @@
+// A program as the system under test (`command:`): untrusted, so it runs in the sandbox by default.
+import { accessSync, constants, existsSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { basename, delimiter, dirname, join, resolve } from "node:path";
+import { EvalError } from "@eval/errors";
+import { SUT_REQUEST_SCHEMA_VERSION } from "@eval/models";
+import type { SutInvocation, SutIsolation, SutOutput, SystemUnderTest } from "@eval/models";
+import { runProcess, SandboxUnavailable, sandboxSupport } from "@eval/sandbox";
+import type { SandboxPolicy } from "@eval/sandbox";
+import type { SandboxMode } from "./rubric-isolation.ts";
+import { BENCH_INVOCATION_TAG_ENV, checkSutOutput, digestOf, SutAborted } from "./sut.ts";
+
+const MAX_HASHED_FILE_BYTES = 4 * 1024 * 1024;
+const SUT_GRACE_MS = 2_000;
+
+export interface CommandSutOptions {
+  /** Resolves relative program paths in argv (default process.cwd()); in the sandbox, the SUT's project (read-only). */
+  readonly cwd?: string;
+  /**
+   * The SUT's environment. Default in the sandbox: PATH, LANG, TZ, HOME (its workspace) and the
+   * invocation tag, nothing of the harness's; with `--sandbox none`, the harness's own environment.
+   */
+  readonly env?: NodeJS.ProcessEnv;
+  /** Overrides the computed digest (e.g. a release version of the program). */
+  readonly digest?: string;
+  /** stdout beyond this kills the SUT (default 16 MiB). */
+  readonly maxStdoutBytes?: number;
+  /** Default `bwrap`: refused (SandboxUnavailable) when the sandbox cannot run here. */
+  readonly sandbox?: SandboxMode;
+  /** In the sandbox, give the SUT the host's network (default false: none). */
+  readonly network?: boolean;
+  /**
+   * Paths inside `cwd` the SUT must not see (emptied in its view): the bench root and the state
+   * directory, so a SUT run from the repository cannot read `expected/`, the cache or the chain.
+   */
+  readonly hide?: readonly string[];
+}
+
+/** The absolute, real path of a program named on PATH (or relative to `base`), or null when there is none. */
+export function resolveProgram(program: string, base: string, pathVariable = process.env.PATH ?? ""): string | null {
+  const executable = (path: string): boolean => {
+    try {
+      accessSync(path, constants.X_OK);
+      return statSync(path).isFile();
+    } catch {
+      return false;
+    }
+  };
+  if (program.includes("/")) {
+    const path = resolve(base, program);
+    return executable(path) ? realpathSync(path) : null;
+  }
+  for (const dir of pathVariable.split(delimiter)) {
+    if (dir === "") continue;
+    const candidate = join(dir, program);
+    if (executable(candidate)) return realpathSync(candidate);
+  }
+  return null;
+}
+
+/** A file's bytes, or for a large one (an interpreter binary) its size and mtime: building a SUT must stay fast. */
+function fileDigestPart(path: string): string | Uint8Array {
+  const info = statSync(path);
+  return info.size <= MAX_HASHED_FILE_BYTES ? readFileSync(path) : `size=${info.size};mtime=${info.mtimeMs}`;
+}
+
+const isUnder = (path: string, dir: string): boolean => path === dir || path.startsWith(dir.endsWith("/") ? dir : `${dir}/`);
+
+/** What a program needs to be seen in the sandbox: its installation (`<prefix>` of `<prefix>/bin/x`) or the file. */
+function programView(program: string): string {
+  return basename(dirname(program)) === "bin" ? dirname(dirname(program)) : program;
+}
+
+/**
+ * A program as a SUT. Per case it is started in the scratch workspace (its cwd), in its own process
+ * group, reads one SutRequest JSON document on stdin (the task, never a path into the bench) and
+ * writes one JSON object on stdout. At the deadline or on abort its group gets SIGTERM, then SIGKILL.
+ *
+ * In the sandbox (default) it sees the read-only system, its project directory (`cwd`) with the bench
+ * and the state directory hidden, its own program, and its workspace, the only writable place; no
+ * network unless `network`, no host process, an allowlisted environment. The digest covers argv, the
+ * program as resolved on PATH, and every argument that names a file, by content.
+ */
+export function commandSut(argv: readonly string[], options: CommandSutOptions = {}): SystemUnderTest {
+  if (argv.length === 0 || argv[0] === "") throw new EvalError("EVAL_SUT_INVALID", "command SUT needs a program: command:<program> [args...]");
+  const base = options.cwd ?? process.cwd();
+  const mode = options.sandbox ?? "bwrap";
+  if (mode === "bwrap") {
+    const support = sandboxSupport();
+    if (!support.available) throw new SandboxUnavailable("the command SUT", support.reason);
+  }
+  const isFile = (arg: string): boolean => arg !== "" && !arg.startsWith("-") && existsSync(resolve(base, arg)) && statSync(resolve(base, arg)).isFile();
+  const program = resolveProgram(argv[0]!, base, options.env?.PATH ?? process.env.PATH);
+  if (program === null) throw new EvalError("EVAL_SUT_INVALID", `command SUT program "${argv[0]}" is not an executable file${argv[0]!.includes("/") ? ` (resolved against ${base})` : " on PATH"}`);
+  // The SUT runs in its scratch workspace, so arguments naming existing files are made absolute first.
+  const resolved = [program, ...argv.slice(1).map((arg) => (isFile(arg) ? resolve(base, arg) : arg))];
+  const files = [...new Set(resolved.filter(isFile))];
+  const digest =
+    options.digest ?? digestOf("evalgate.sut.command.v2", [...resolved.map((arg) => `arg:${arg}`), ...files.flatMap((file) => [`file:${file}`, fileDigestPart(file)])]);
+  const isolation: SutIsolation = mode === "none" ? "process" : options.network === true ? "bwrap-network" : "bwrap";
+  const hidden = (options.hide ?? []).filter((path) => existsSync(path)).map((path) => realpathSync(path));
+  // Files named in argv outside the project (an interpreter, a tool) are shown with their installation;
+  // nothing under a hidden path ever is, even when argv names it (it would be shown again otherwise).
+  const extraViews = files.filter((file) => !isUnder(file, realpathSync(base))).map(programView).filter((view) => !hidden.some((path) => isUnder(view, path) || isUnder(path, view)));
+  const policy = (workspace: string): SandboxPolicy => ({
+    readOnly: [base, ...extraViews],
+    writable: [workspace],
+    hidden,
+    network: options.network === true,
+  });
+  const maxStdout = options.maxStdoutBytes ?? 16 * 1024 * 1024;
+  return {
+    label: `command:${argv.join(" ")}`,
+    digest,
+    isolation,
+    async run(invocation) {
+      const env = options.env ?? (mode === "none" ? process.env : sandboxEnv(invocation.workspacePath));
+      return runCommand(resolved, invocation, { ...env, [BENCH_INVOCATION_TAG_ENV]: invocation.invocationTag }, maxStdout, mode === "bwrap" ? policy(invocation.workspacePath) : null);
+    },
+  };
+}
+
+/** What a sandboxed SUT's environment holds when the caller does not say: nothing of the harness's. */
+function sandboxEnv(workspace: string): Record<string, string> {
+  return { PATH: "/usr/local/bin:/usr/bin:/bin", LANG: "C.UTF-8", TZ: "UTC", HOME: workspace, TMPDIR: "/tmp" };
+}
+
+async function runCommand(argv: readonly string[], invocation: SutInvocation, env: NodeJS.ProcessEnv, maxStdout: number, sandbox: SandboxPolicy | null): Promise<SutOutput> {
+  if (invocation.signal.aborted) throw new SutAborted("aborted before start");
+  const definedEnv = Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined));
+  const outcome = await runProcess({
+    command: argv[0]!,
+    args: argv.slice(1),
+    cwd: invocation.workspacePath,
+    env: definedEnv,
+    stdin: JSON.stringify({
+      schema_version: SUT_REQUEST_SCHEMA_VERSION,
+      case: invocation.benchCase,
+      workspace_path: invocation.workspacePath,
+      canary_seed: invocation.canarySeed,
+      invocation_tag: invocation.invocationTag,
+      timeout_ms: Math.max(1, Math.round(invocation.timeoutMs)),
+    }),
+    // The runner's own deadline aborts the signal; this one only bounds a SUT that ignores it.
+    timeoutMs: invocation.timeoutMs + SUT_GRACE_MS,
+    graceMs: SUT_GRACE_MS,
+    stdoutCapBytes: maxStdout,
+    stderrKeepBytes: 8192,
+    signal: invocation.signal,
+    sandbox,
+  });
+  if (outcome.aborted) throw new SutAborted("aborted");
+  if (outcome.spawnError !== null) throw new Error(`cannot start ${argv[0]}: ${outcome.spawnError}`);
+  if (outcome.stdoutCapped) throw new Error(`stdout exceeded ${maxStdout} bytes`);
+  if (outcome.timedOut) throw new SutAborted("deadline");
+  if (outcome.exitCode !== 0) {
+    const line = outcome.stderr.trim().split("\n").at(-1)?.slice(0, 300) ?? "";
+    throw new Error(`${outcome.exitSignal === null ? `exited ${outcome.exitCode}` : `killed by ${outcome.exitSignal}`}${line === "" ? "" : `: ${line}`}`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(outcome.stdout.toString("utf8"));
+  } catch (error) {
+    throw new Error(`stdout is not one JSON document (${(error as Error).message.slice(0, 160)})`);
+  }
+  return checkSutOutput(json);
+}

@@ -1,0 +1,174 @@
+// Attacks on the sandbox, each written as what an untrusted rubric, SUT or agent would try. Each runs a
+// real process in a real bubblewrap sandbox and asserts the attempt fails.
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, mkdirSync, existsSync } from "node:fs";
+import { createServer } from "node:net";
+import type { Server } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { nodeInstallDir, sandboxArgv, sandboxSupport } from "./bwrap.ts";
+import type { SandboxPolicy } from "./bwrap.ts";
+import { runProcess } from "./process-runner.ts";
+
+const support = sandboxSupport();
+if (!support.available) console.warn(`sandbox tests skipped: ${support.reason}`);
+
+let root: string;
+let work: string;
+let secretDir: string;
+beforeAll(() => {
+  root = mkdtempSync(join(tmpdir(), "sandbox-test-"));
+  work = join(root, "work");
+  secretDir = join(root, "secret");
+  mkdirSync(work);
+  mkdirSync(secretDir);
+  writeFileSync(join(secretDir, "answer.txt"), "the expected answer");
+});
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+/** Runs a Node script inside the sandbox with `work` writable; resolves its stdout (trimmed). */
+async function inSandbox(script: string, policy: SandboxPolicy = {}, env: Record<string, string> = {}): Promise<{ stdout: string; exitCode: number | null; stderr: string }> {
+  const outcome = await runProcess({
+    command: process.execPath,
+    args: ["-e", script],
+    cwd: work,
+    env: { PATH: "/usr/bin:/bin", ...env },
+    timeoutMs: 15_000,
+    graceMs: 500,
+    sandbox: { readOnly: [nodeInstallDir(), ...(policy.readOnly ?? [])], writable: [work, ...(policy.writable ?? [])], ...(policy.hidden === undefined ? {} : { hidden: policy.hidden }), ...(policy.network === undefined ? {} : { network: policy.network }) },
+  });
+  return { stdout: outcome.stdout.toString("utf8").trim(), exitCode: outcome.exitCode, stderr: outcome.stderr };
+}
+
+const tryRead = (path: string): string => `try { console.log(require("fs").readFileSync(${JSON.stringify(path)}, "utf8")) } catch (e) { console.log(e.code) }`;
+
+describe.skipIf(!support.available)("the bubblewrap sandbox, attacked", () => {
+  it("runs a program and returns its output and exit code", async () => {
+    const result = await inSandbox('console.log("hello"); process.exit(3)');
+    expect(result).toMatchObject({ stdout: "hello", exitCode: 3 });
+  });
+
+  it("a host file outside the policy does not exist inside (the answers, the harness's state)", async () => {
+    expect((await inSandbox(tryRead(join(secretDir, "answer.txt")))).stdout).toBe("ENOENT");
+    expect((await inSandbox(tryRead("/root/.bashrc"))).stdout).toBe("ENOENT");
+    expect((await inSandbox(tryRead("/etc/shadow"))).stdout).toBe("ENOENT");
+  });
+
+  it("a hidden directory is empty, and a path named below it shows again", async () => {
+    const bench = join(root, "bench");
+    mkdirSync(join(bench, "cases", "a", "expected"), { recursive: true });
+    mkdirSync(join(bench, "cases", "b", "expected"), { recursive: true });
+    writeFileSync(join(bench, "rubric.ts"), "rubric");
+    writeFileSync(join(bench, "cases", "a", "expected", "x"), "answer a");
+    writeFileSync(join(bench, "cases", "b", "expected", "x"), "answer b");
+    const policy = { readOnly: [bench, join(bench, "cases", "a")], hidden: [join(bench, "cases")] };
+    const script = `const fs = require("fs"); console.log(JSON.stringify([fs.readFileSync(${JSON.stringify(join(bench, "rubric.ts"))}, "utf8"), fs.readdirSync(${JSON.stringify(join(bench, "cases"))}), fs.readFileSync(${JSON.stringify(join(bench, "cases", "a", "expected", "x"))}, "utf8")]))`;
+    expect(JSON.parse((await inSandbox(script, policy)).stdout)).toEqual(["rubric", ["a"], "answer a"]);
+    expect((await inSandbox(tryRead(join(bench, "cases", "b", "expected", "x")), policy)).stdout).toBe("ENOENT");
+  });
+
+  it("read-only paths cannot be written; the writable one can", async () => {
+    const readOnly = join(root, "ro");
+    mkdirSync(readOnly);
+    const script = `const fs = require("fs"); for (const p of [${JSON.stringify(join(readOnly, "x"))}, "/usr/evil", ${JSON.stringify(join(work, "ok"))}]) { try { fs.writeFileSync(p, "x"); console.log("wrote") } catch (e) { console.log(e.code) } }`;
+    expect((await inSandbox(script, { readOnly: [readOnly] })).stdout.split("\n")).toEqual(["EROFS", "EROFS", "wrote"]);
+    expect(existsSync(join(readOnly, "x"))).toBe(false);
+  });
+
+  describe("no network, no host sockets", () => {
+    let server: Server;
+    let port: number;
+    const socketDir = () => join(root, "sockets");
+    beforeAll(async () => {
+      server = createServer((socket) => socket.end("hello from the host\n"));
+      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+      port = (server.address() as { port: number }).port;
+    });
+    afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+    const connect = (target: string) =>
+      `const net = require("net"); const s = net.connect(${target}); s.on("data", (d) => { console.log("connected"); process.exit(0) }); s.on("error", (e) => { console.log(e.code); process.exit(0) }); setTimeout(() => { console.log("timeout"); process.exit(0) }, 3000)`;
+
+    it("cannot reach a TCP server on the host's loopback", async () => {
+      const outside = await runProcess({ command: process.execPath, args: ["-e", connect(String(port))], cwd: work, env: {}, timeoutMs: 10_000 });
+      expect(outside.stdout.toString().trim()).toBe("connected");
+      expect((await inSandbox(connect(String(port)))).stdout).toMatch(/^(ECONNREFUSED|ENETUNREACH|EADDRNOTAVAIL)$/);
+    });
+
+    it("cannot connect to a host unix socket (none is visible), nor an abstract one (own network namespace)", async () => {
+      mkdirSync(socketDir(), { recursive: true });
+      const path = join(socketDir(), "host.sock");
+      const unix = createServer((socket) => socket.end("hi\n"));
+      await new Promise<void>((resolve) => unix.listen(path, resolve));
+      const abstract = createServer((socket) => socket.end("hi\n"));
+      await new Promise<void>((resolve) => abstract.listen("\0evalgate-test-abstract", resolve));
+      try {
+        const outside = await runProcess({ command: process.execPath, args: ["-e", connect(JSON.stringify(path))], cwd: work, env: {}, timeoutMs: 10_000 });
+        expect(outside.stdout.toString().trim()).toBe("connected");
+        expect((await inSandbox(connect(JSON.stringify(path)))).stdout).toBe("ENOENT");
+        expect((await inSandbox(connect(JSON.stringify("\0evalgate-test-abstract")))).stdout).toBe("ECONNREFUSED");
+      } finally {
+        unix.close();
+        abstract.close();
+      }
+    });
+
+    it("with network: true, the host's network is there (an agent calling its API)", async () => {
+      expect((await inSandbox(connect(String(port)), { network: true })).stdout).toBe("connected");
+    });
+  });
+
+  it("sees no host process: cannot read the harness's environment through /proc, cannot signal it", async () => {
+    process.env.EVALGATE_SANDBOX_TEST_SECRET = "hunter2";
+    try {
+      const script = `const fs = require("fs"); const pids = fs.readdirSync("/proc").filter((p) => /^\\d+$/.test(p)); let env = "none"; try { env = fs.readFileSync("/proc/${process.pid}/environ", "utf8") } catch (e) { env = e.code } let kill; try { process.kill(${process.pid}, "SIGKILL"); kill = "sent" } catch (e) { kill = e.code } console.log(JSON.stringify({ pids: pids.length, env, kill, mine: JSON.stringify(process.env) }))`;
+      const result = JSON.parse((await inSandbox(script)).stdout) as { pids: number; env: string; kill: string; mine: string };
+      expect(result.pids).toBeLessThanOrEqual(3);
+      expect(result.env).toBe("ENOENT");
+      expect(result.kill).toBe("ESRCH");
+      expect(result.mine).not.toContain("hunter2");
+    } finally {
+      delete process.env.EVALGATE_SANDBOX_TEST_SECRET;
+    }
+  });
+
+  it("gets exactly the environment it is given (bwrap adds only PWD)", async () => {
+    const result = await inSandbox("console.log(JSON.stringify(process.env))", {}, { ONLY: "this" });
+    expect(JSON.parse(result.stdout)).toEqual({ PATH: "/usr/bin:/bin", ONLY: "this", PWD: work });
+  });
+
+  it("a setsid daemon does not outlive its sandbox", async () => {
+    const marker = join(work, "daemon-alive");
+    // The daemon leaves the process group and the session, then touches the marker every 100 ms.
+    const script = `const { spawn } = require("child_process"); spawn("/bin/sh", ["-c", "while true; do date +%s%N > ${marker}; sleep 0.1; done"], { detached: true, stdio: "ignore" }).unref(); setTimeout(() => process.exit(0), 300)`;
+    await inSandbox(script);
+    expect(existsSync(marker)).toBe(true);
+    const before = readFileSync(marker, "utf8");
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect(readFileSync(marker, "utf8")).toBe(before);
+    expect(statSync(marker).isFile()).toBe(true);
+  });
+
+  it("is killed at its deadline with everything it started", async () => {
+    const started = performance.now();
+    const outcome = await runProcess({
+      command: "/bin/sh",
+      args: ["-c", "trap '' TERM; sleep 60 & sleep 60"],
+      cwd: work,
+      env: {},
+      timeoutMs: 300,
+      graceMs: 300,
+      sandbox: { writable: [work] },
+    });
+    expect(outcome.timedOut).toBe(true);
+    expect(performance.now() - started).toBeLessThan(5_000);
+  });
+
+  it("builds the argv it documents: namespaces, no network by default, cwd and a clean environment", () => {
+    const argv = sandboxArgv({ readOnly: ["/usr/share"], writable: [work] }, ["/bin/true"], { cwd: work, env: { A: "1" } });
+    expect(argv.slice(0, 2)).toEqual([support.available ? support.bwrap : "", "--unshare-all"]);
+    expect(argv).not.toContain("--share-net");
+    expect(argv).toEqual(expect.arrayContaining(["--die-with-parent", "--new-session", "--clearenv", "--chdir"]));
+    expect(argv.slice(-4)).toEqual(["A", "1", "--", "/bin/true"]);
+  });
+});
