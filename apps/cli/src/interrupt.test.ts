@@ -69,6 +69,21 @@ async function interruptedRun(signal: NodeJS.Signals, state: string) {
 }
 
 describe("evalgate run, interrupted", () => {
+  it("SIGTERM stops a run whose module: SUT loops without yielding (its worker is terminated): exit 143", async () => {
+    writeFileSync(join(bench.root, "spin.mjs"), "export function spin() { for (;;) {} }\n");
+    const child = spawn(process.execPath, [bin, "run", "--task-class", "upper", "--sut", "module:spin.mjs#spin", "--out", join(bench.root, "state-spin"), "--bench-root", bench.benchRoot], {
+      cwd: bench.root,
+      env: { PATH: process.env.PATH, TMPDIR: bench.root },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    child.kill("SIGTERM");
+    const code = await new Promise<number | null>((resolve) => child.on("exit", (exitCode) => resolve(exitCode)));
+    expect(code).toBe(143);
+    const records = readdirSync(join(bench.root, "state-spin", "runs")).filter((name) => name.endsWith(".json"));
+    expect(JSON.parse(readFileSync(join(bench.root, "state-spin", "runs", records[0]!), "utf8")).report).toMatchObject({ complete: false, incomplete_reason: "interrupted" });
+  }, 60_000);
+
   it.each([
     ["SIGINT", 130],
     ["SIGTERM", 143],

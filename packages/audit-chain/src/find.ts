@@ -19,11 +19,11 @@ export interface FoundRecord {
 }
 
 /**
- * A task class's records, newest first, schema-validated, read one file at a time (stop early and
+ * A task class's records (every record for `null`), newest first, schema-validated, read one file at a time (stop early and
  * the older files are never read). It does not verify the chain: call `verifyChain` for that. A file
  * that is not a valid record throws ChainTampered naming it.
  */
-export async function* recordsNewestFirst(runsDir: string, taskClass: string): AsyncGenerator<FoundRecord> {
+export async function* recordsNewestFirst(runsDir: string, taskClass: string | null): AsyncGenerator<FoundRecord> {
   const { records } = await listRuns(runsDir);
   for (const file of [...records].reverse()) {
     let value: unknown;
@@ -36,7 +36,7 @@ export async function* recordsNewestFirst(runsDir: string, taskClass: string): A
     if (!parsed.success) {
       throw new ChainTampered({ file, reason: "the record does not match the chain-record schema", expected: "a valid evalgate.chain_record.v1", found: formatIssues(parsed.issues) }, runsDir);
     }
-    if (parsed.data.report.task_class === taskClass) yield { record: parsed.data, file };
+    if (taskClass === null || parsed.data.report.task_class === taskClass) yield { record: parsed.data, file };
   }
 }
 
@@ -47,4 +47,11 @@ export async function findLatestRecord(options: FindRecordOptions): Promise<Foun
     if (wanted(found.record.report)) return found;
   }
   return null;
+}
+
+/** The run ids the chain holds, without the `partial:` prefix of incomplete runs (their detail directories' names). */
+export async function chainedRunIds(runsDir: string): Promise<Set<string>> {
+  const ids = new Set<string>();
+  for await (const { record } of recordsNewestFirst(runsDir, null)) ids.add(record.report.run_id.replace(/^partial:/, ""));
+  return ids;
 }

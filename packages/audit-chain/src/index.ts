@@ -1,7 +1,7 @@
 export { appendRunRecord, buildChainRecord, readChainHead } from "./append.ts";
 export type { AppendedRecord, AppendOptions, ChainHead, RecordPlacement } from "./append.ts";
 export { ChainConflict, ChainTampered } from "./errors.ts";
-export { findLatestRecord, recordsNewestFirst } from "./find.ts";
+export { chainedRunIds, findLatestRecord, recordsNewestFirst } from "./find.ts";
 export type { FindRecordOptions, FoundRecord } from "./find.ts";
 export type { ChainFault } from "./errors.ts";
 export { chainHashOf, contentHashOfReport } from "./hashing.ts";

@@ -77,7 +77,7 @@ describe.skipIf(!available)(available ? "real agent CLIs, no credentials, no net
     console.info(`[real-cli] compliance gemini ${check.report.cli_version}: pass_rate ${check.report.pass_rate}, ran ${check.report.ran_count}/20 -> ${check.reportPath}`);
     expect(check.report.passed).toBe(false);
     const options = { adapter: "gemini" as const, allow_cli_subscription: true, acknowledge_unsandboxed_cli: true,
-    sandbox: "none", complianceDir: join(stateDir, "compliance"), env };
+    sandbox: "none" as const, complianceDir: join(stateDir, "compliance"), env };
     expect(() => new CliSubscriptionBackend(options)).toThrow(expect.objectContaining({ code: "EVAL_ADAPTER_COMPLIANCE_FAILED" }));
     const backend = new CliSubscriptionBackend({ ...options, allow_stale_compliance: true });
     const root = mkdtempSync(join(tmpdir(), "evalgate-real-ws-"));

@@ -18,6 +18,11 @@ export const TrustTiersFileSchema = z
           min_cases: z.number().int().min(0),
           /** Held-out cases the evidence must include to promote into the tier. */
           min_held_out: z.number().int().min(0),
+          /**
+           * The evidence must come from a run whose rubrics ran in the sandbox and whose SUT was not a plain
+           * host process (`--sandbox none`). Default false.
+           */
+          require_sandbox: z.boolean().default(false),
           description: z.string().optional(),
         }),
       )

@@ -13,10 +13,10 @@ const CONFIG: TierConfig = Object.freeze({
   schema_version: "evalgate.trust_tiers.v1",
   calibrated: false,
   tiers: [
-    { name: "untrusted", threshold: 0, min_cases: 0, min_held_out: 0 },
-    { name: "bronze", threshold: 0.6, min_cases: 10, min_held_out: 5 },
-    { name: "silver", threshold: 0.8, min_cases: 10, min_held_out: 5 },
-    { name: "gold", threshold: 0.9, min_cases: 20, min_held_out: 10 },
+    { name: "untrusted", threshold: 0, min_cases: 0, min_held_out: 0, require_sandbox: false },
+    { name: "bronze", threshold: 0.6, min_cases: 10, min_held_out: 5, require_sandbox: false },
+    { name: "silver", threshold: 0.8, min_cases: 10, min_held_out: 5, require_sandbox: false },
+    { name: "gold", threshold: 0.9, min_cases: 20, min_held_out: 10, require_sandbox: false },
   ],
   current: { "vuln-remediation": "bronze", "migration-chainguard-distroless": "untrusted", "top-class": "gold" },
   source: "docs/trust-tiers.yaml",
@@ -90,6 +90,15 @@ describe("PromotionGate.evaluate", () => {
     expect(verdict.reasons).toEqual([
       "run run-1 was recorded as evalgate.bench_run_report.v1, whose bound (bca_bootstrap) is not valid at small n and which does not record its case selection: it cannot support a promotion; run the whole bench again",
     ]);
+  });
+
+  it("a tier that requires the sandbox refuses evidence from rubrics or a SUT that ran outside it", () => {
+    const strict = new PromotionGate({ ...CONFIG, tiers: CONFIG.tiers.map((tier) => (tier.name === "silver" ? { ...tier, require_sandbox: true } : tier)) });
+    const base = { taskClass: "vuln-remediation", minCasesForPromotion: MIN_CASES, chainVerified: true, now: NOW };
+    const outside = strict.evaluate({ ...base, report: reportWith({ lowerBound: 0.85, passed: 14, heldOut: 8 }) });
+    expect(outside.reasons).toEqual(["silver requires the sandbox: the run's rubric isolation is subprocess-permission and its SUT ran as harness"]);
+    const inside = strict.evaluate({ ...base, report: reportWith({ lowerBound: 0.85, passed: 14, heldOut: 8, isolation: "bwrap-permission" }) });
+    expect(inside.evidence_sufficient).toBe(true);
   });
 
   it("names the SUT it judges and the newer runs passed over", () => {

@@ -1,4 +1,4 @@
-import { PROMOTION_VERDICT_SCHEMA_VERSION, PromotionVerdictSchema, parseWire } from "@eval/models";
+import { PROMOTION_VERDICT_SCHEMA_VERSION, PromotionVerdictSchema, parseWire, SANDBOXED_ISOLATION_CLASSES } from "@eval/models";
 import type { AnyBenchRunReport, PromotionVerdict } from "@eval/models";
 import { EvalError } from "@eval/errors";
 import type { TierConfig } from "./tier-config.ts";
@@ -106,6 +106,13 @@ export class PromotionGate {
       reasons.push(`passed_count ${report.passed_count} < ${minCases} min_cases_for_promotion for ${targetTier}`);
     }
     if (heldOut < tier.min_held_out) reasons.push(`held-out cases ${heldOut} < ${tier.min_held_out} required for ${targetTier}`);
+    if (tier.require_sandbox) {
+      const rubricSandboxed = (SANDBOXED_ISOLATION_CLASSES as readonly string[]).includes(report.isolation_class);
+      const sutIsolation = v2?.sut_isolation ?? "unknown";
+      if (!rubricSandboxed || sutIsolation === "process" || sutIsolation === "unknown") {
+        reasons.push(`${targetTier} requires the sandbox: the run's rubric isolation is ${report.isolation_class} and its SUT ran as ${sutIsolation}`);
+      }
+    }
     if (blockCodes.length > 0) reasons.push(`block-severity failure modes present (${blockCodes.length}): ${blockCodes.join(", ")}`);
     if (!input.chainVerified) reasons.push("the audit chain does not verify (run `evalgate verify`)");
     if (!report.complete) reasons.push(`the report is incomplete (${report.per_case.length} of ${report.case_count} cases; run ${report.run_id})`);

@@ -1,5 +1,7 @@
 export { caseFilterOf, cassetteCorpusDigest, HARNESS_SIDE_FAILURES, runEval, RunInterrupted } from "./run-eval.ts";
 export { removeAbandonedRunTemps } from "./run-temp.ts";
+export { collectGarbage } from "./gc.ts";
+export type { GarbageOptions, GarbageResult } from "./gc.ts";
 export type { CaseRunResult, RunEvalOptions, RunEvalResult, RunProgress } from "./run-eval.ts";
 export { BENCH_INVOCATION_TAG_ENV, canarySeedFor, checkSutOutput, digestOf, moduleSut, SutAborted } from "./sut.ts";
 export type { SutFunction } from "./sut.ts";

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SutCase, SutInvocation } from "@eval/models";
 import { sutCaseOf } from "@eval/models";
 import { makeCase } from "./bench.test-helpers.ts";
-import { canarySeedFor, checkSutOutput, moduleSut } from "./sut.ts";
+import { canarySeedFor, checkSutOutput, moduleSut, SutAborted } from "./sut.ts";
 
 let dir: string;
 let invocation: (overrides?: Partial<SutInvocation>) => Promise<SutInvocation>;
@@ -25,6 +25,7 @@ beforeAll(async () => {
   );
   await writeFile(join(dir, "mod.mjs"), `export const asObject = { label: "custom", digest: "blake3:${"c".repeat(64)}", run: async () => ({ ok: true }) };\nexport const broken = { run: 1 };\nexport default async () => [];\n`);
   await writeFile(join(dir, "throws.mjs"), `throw new Error("cannot load me");\n`);
+  await writeFile(join(dir, "spin.mjs"), "export function spin() { for (;;) {} }\nexport async function tagged(invocation) { return { tag: invocation.invocationTag, case_id: invocation.benchCase.case_id, aborted: invocation.signal.aborted }; }\nexport async function fails() { throw new RangeError('the SUT fell over'); }\n");
   const benchCase = await makeCase(dir, "sut-case");
   invocation = async (overrides = {}) => ({
     benchCase: sutCaseOf(benchCase) as SutCase,
@@ -53,6 +54,26 @@ describe("moduleSut", () => {
     await expect(moduleSut("mod.mjs#broken", { cwd: dir })).rejects.toMatchObject({ code: "EVAL_SUT_INVALID" });
     await expect(moduleSut("throws.mjs#x", { cwd: dir })).rejects.toThrow(/cannot import module SUT .*cannot load me/);
     await expect(moduleSut(join(dir, "nope.mjs"))).rejects.toThrow(/does not exist/);
+  });
+});
+
+describe("moduleSut deadlines (a worker per case)", () => {
+  it("passes the invocation (tag, case, a live signal) and returns the export's output", async () => {
+    const sut = await moduleSut("spin.mjs#tagged", { cwd: dir });
+    const call = await invocation();
+    expect(await sut.run(call)).toEqual({ tag: call.invocationTag, case_id: "sut-case", aborted: false });
+    // The same worker serves the next case.
+    expect((await sut.run(await invocation())).case_id).toBe("sut-case");
+    await expect((await moduleSut("spin.mjs#fails", { cwd: dir })).run(await invocation())).rejects.toThrow(/the SUT fell over/);
+  });
+
+  it("stops a SUT that loops without ever yielding when its signal aborts (the harness thread stays free)", async () => {
+    const sut = await moduleSut("spin.mjs#spin", { cwd: dir });
+    const controller = new AbortController();
+    const started = performance.now();
+    setTimeout(() => controller.abort(), 300);
+    await expect(sut.run(await invocation({ signal: controller.signal }))).rejects.toBeInstanceOf(SutAborted);
+    expect(performance.now() - started).toBeLessThan(3_000);
   });
 });
 

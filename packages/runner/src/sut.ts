@@ -1,5 +1,6 @@
 // What every system under test shares (digests, the canary seed, output checks), and the `module:` SUT.
 import { existsSync, readFileSync, statSync } from "node:fs";
+import { Worker } from "node:worker_threads";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { blake3 } from "@noble/hashes/blake3.js";
@@ -43,12 +44,54 @@ export function checkSutOutput(value: unknown): SutOutput {
 
 export type SutFunction = (invocation: SutInvocation) => Promise<SutOutput> | SutOutput;
 
+/** Runs a module SUT's export in a worker per case, reused across cases, terminated at a deadline or abort. */
+class ModuleSutWorkers {
+  readonly #idle: Worker[] = [];
+  readonly #file: string;
+  readonly #exportName: string;
+
+  constructor(file: string, exportName: string) {
+    this.#file = file;
+    this.#exportName = exportName;
+  }
+
+  async run(invocation: SutInvocation): Promise<SutOutput> {
+    if (invocation.signal.aborted) throw new SutAborted("aborted before start");
+    const worker = this.#idle.pop() ?? new Worker(new URL(`./module-sut-worker${import.meta.url.endsWith(".ts") ? ".ts" : ".js"}`, import.meta.url));
+    worker.ref();
+    const { signal, ...data } = invocation;
+    try {
+      const output = await new Promise<unknown>((resolvePromise, reject) => {
+        const onAbort = (): void => reject(new SutAborted("aborted"));
+        signal.addEventListener("abort", onAbort, { once: true });
+        worker.once("error", reject);
+        worker.once("message", (message: { type: "ok"; output: unknown } | { type: "error"; name: string; message: string }) => {
+          signal.removeEventListener("abort", onAbort);
+          worker.removeListener("error", reject);
+          if (message.type === "ok") resolvePromise(message.output);
+          else reject(Object.assign(new Error(message.message), { name: message.name }));
+        });
+        worker.postMessage({ type: "run", file: this.#file, exportName: this.#exportName, invocation: data });
+      });
+      worker.unref();
+      this.#idle.push(worker);
+      return checkSutOutput(output);
+    } catch (error) {
+      // Past its deadline or failed: this worker may still be running the SUT's code; it is not reused.
+      await worker.terminate();
+      throw error;
+    }
+  }
+}
+
 /**
  * A module's export as a SUT: `module:<path>#<export>` (export defaults to `default`). The export is
- * either a function of a SutInvocation or an object implementing SystemUnderTest. Runs in the
- * harness's process: the invocation tag reaches it as `invocation.invocationTag` (the process-wide
- * environment cannot hold one tag per concurrent case), and it must honour `invocation.signal`.
- * The digest covers the module file's bytes and the export name, not the files it imports.
+ * either a function of a SutInvocation or an object implementing SystemUnderTest. It is trusted code
+ * (it runs inside the harness's process, with the harness's rights), but its deadline is enforced: each
+ * case runs in a worker thread that is terminated at the deadline, even in a loop that never yields.
+ * It receives its invocation as structured data plus a fresh `signal`; the invocation tag reaches it as
+ * `invocation.invocationTag`. The digest covers the module file's bytes and the export name, not the
+ * files it imports.
  */
 export async function moduleSut(specifier: string, options: { cwd?: string; digest?: string } = {}): Promise<SystemUnderTest> {
   const hash = specifier.lastIndexOf("#");
@@ -66,13 +109,12 @@ export async function moduleSut(specifier: string, options: { cwd?: string; dige
   const exported = module[exportName];
   const digest = options.digest ?? digestOf("evalgate.sut.module.v1", [readFileSync(file), `export:${exportName}`]);
   const label = `module:${path}#${exportName}`;
-  if (typeof exported === "function") {
-    const fn = exported as SutFunction;
-    return { label, digest, isolation: "in-process", run: async (invocation) => checkSutOutput(await fn(invocation)) };
-  }
+  const workers = new ModuleSutWorkers(file, exportName);
+  const run = (invocation: SutInvocation): Promise<SutOutput> => workers.run(invocation);
+  if (typeof exported === "function") return { label, digest, isolation: "in-process", run };
   if (exported !== null && typeof exported === "object" && typeof (exported as SystemUnderTest).run === "function") {
     const sut = exported as SystemUnderTest;
-    return { label: typeof sut.label === "string" ? sut.label : label, digest: typeof sut.digest === "string" ? sut.digest : digest, isolation: "in-process", run: async (invocation) => checkSutOutput(await sut.run(invocation)) };
+    return { label: typeof sut.label === "string" ? sut.label : label, digest: typeof sut.digest === "string" ? sut.digest : digest, isolation: "in-process", run };
   }
   const available = Object.keys(module).join(", ") || "(none)";
   throw new EvalError("EVAL_SUT_INVALID", `module SUT ${file} has no function export "${exportName}" (exports: ${available})`);

@@ -1,0 +1,38 @@
+import { Command, Option } from "clipanion";
+import { EvalError } from "@eval/errors";
+import { EvalgateCommand } from "../base-command.ts";
+import { loadSettings } from "../load-settings.ts";
+import { warningPrinter } from "../warnings.ts";
+
+export class GcCommand extends EvalgateCommand {
+  static override paths = [["gc"]];
+  static override usage = Command.Usage({
+    category: "Cache",
+    description: "Remove what killed runs left: temp dirs, detail directories of runs never chained, stale cache files",
+    details: `
+      Removes per-run temp directories whose evalgate process is gone, \`runs/<run-id>/\` detail directories
+      of runs that have no record in the audit chain (the run was killed before it appended), the cache's
+      stale temp files, and cache entries older than --older-than-days (default 90). Never touches a record.
+    `,
+    examples: [["Clean up after killed runs", "evalgate gc"]],
+  });
+
+  out = Option.String("--out", { description: "The state directory (default .evalgate)" });
+  olderThanDays = Option.String("--older-than-days", { description: "Cache retention in days (default 90)" });
+
+  protected async run(): Promise<number> {
+    const settings = await loadSettings({ flags: { state_dir: this.out }, env: this.context.env, cwd: this.context.cwd });
+    const days = this.olderThanDays === undefined ? 90 : Number(this.olderThanDays);
+    if (!Number.isFinite(days) || days < 0) throw new EvalError("EVAL_USAGE", `--older-than-days must be a number >= 0, got "${this.olderThanDays}"`);
+    const { collectGarbage } = await import("@eval/runner");
+    const result = await collectGarbage({ stateDir: settings.path("state_dir", ".evalgate"), cacheOlderThanDays: days, onWarning: warningPrinter(this.context, settings.format()) });
+    this.emit({
+      type: "gc",
+      removed_temp_dirs: result.removedTempDirs,
+      removed_detail_dirs: result.removedDetailDirs,
+      removed_cache_entries: result.removedCacheEntries,
+      removed_cache_temp_files: result.removedCacheTempFiles,
+    });
+    return 0;
+  }
+}
