@@ -41,14 +41,17 @@ describe("ScoreCache", () => {
     expect(warnings).toEqual([]);
   });
 
-  it("leaves no temporary file behind and stores the key inside the entry", async () => {
+  it("leaves no temporary file behind and stores the key inside the entry, then its MAC", async () => {
     const key = keyFor(2);
     await cache.put(key, score);
     const shard = dirname(cache.entryPath(key));
     expect(await readdir(shard)).toEqual([`${key.slice(7)}.json`]);
-    const stored = JSON.parse(await readFile(cache.entryPath(key), "utf8"));
+    const [json, mac, end] = (await readFile(cache.entryPath(key), "utf8")).split("\n");
+    const stored = JSON.parse(json!);
     expect(stored.cache_key).toBe(key);
     expect(stored.schema_version).toBe("evalgate.cache_entry.v1");
+    expect(mac).toMatch(/^hmac-sha256:[0-9a-f]{64}$/);
+    expect(end).toBe("");
   });
 
   it("treats a truncated entry as a miss with a warning, and a later put repairs it", async () => {
@@ -62,14 +65,15 @@ describe("ScoreCache", () => {
     expect(await cache.get(key)).not.toBeNull();
   });
 
-  it("treats a schema-invalid entry (a smuggled field) as a miss", async () => {
+  it("treats an entry with a smuggled field as a miss (its MAC no longer matches)", async () => {
     const key = keyFor(4);
     await cache.put(key, score);
-    const stored = JSON.parse(await readFile(cache.entryPath(key), "utf8"));
+    const [json, mac] = (await readFile(cache.entryPath(key), "utf8")).split("\n");
+    const stored = JSON.parse(json!);
     stored.score.llm_confidence = 0.9;
-    await writeFile(cache.entryPath(key), JSON.stringify(stored));
+    await writeFile(cache.entryPath(key), `${JSON.stringify(stored)}\n${mac}\n`);
     expect(await cache.get(key)).toBeNull();
-    expect(warnings[0]?.message).toMatch(/llm_confidence|Unrecognized/);
+    expect(warnings.map((w) => w.code)).toEqual(["cache.mac_mismatch"]);
   });
 
   it("treats an entry filed under the wrong key as a miss", async () => {
@@ -78,7 +82,7 @@ describe("ScoreCache", () => {
     await mkdir(dirname(cache.entryPath(b)), { recursive: true });
     await writeFile(cache.entryPath(b), await readFile(cache.entryPath(a)));
     expect(await cache.get(b)).toBeNull();
-    expect(warnings[0]?.message).toMatch(/holds the entry for/);
+    expect(warnings[0]?.code).toBe("cache.mac_mismatch");
   });
 
   it("rejects a malformed key and an invalid score as programmer errors", async () => {
@@ -108,7 +112,7 @@ describe("ScoreCache", () => {
     await writeFile(youngOrphan, "{");
     expect((await cache.stats()).orphanedTempFiles).toBe(2);
     const result = await cache.gc();
-    expect(result).toEqual({ removedEntries: 1, removedTempFiles: 1, keptEntries: 1 });
+    expect(result).toEqual({ removedEntries: 1, removedTempFiles: 1, keptEntries: 1, unverifiedEntries: 0 });
     expect(await cache.get(old)).toBeNull();
     expect(await cache.get(fresh)).not.toBeNull();
     const stats = await cache.stats();
@@ -119,7 +123,7 @@ describe("ScoreCache", () => {
   });
 
   it("reports empty stats for a cache that does not exist yet", async () => {
-    expect(await cache.stats()).toEqual({ entries: 0, bytes: 0, orphanedTempFiles: 0, oldestStoredAt: null, newestStoredAt: null });
+    expect(await cache.stats()).toEqual({ entries: 0, unverified: 0, bytes: 0, orphanedTempFiles: 0, oldestStoredAt: null, newestStoredAt: null });
   });
 
   it("survives writers killed with SIGKILL at random moments: every entry left is complete", async () => {

@@ -1,20 +1,34 @@
 import { randomBytes } from "node:crypto";
+import type { KeyObject } from "node:crypto";
 import { mkdir, readdir, readFile, rename, stat, unlink, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { CACHE_ENTRY_SCHEMA_VERSION, CacheEntrySchema, formatIssues, safeParseWire } from "@eval/models";
 import type { BenchScore, BenchScoreInput } from "@eval/models";
 import { EvalError, ignoreWarnings } from "@eval/errors";
-import type { WarningSink } from "@eval/errors";
+import type { EvalWarning, WarningSink } from "@eval/errors";
 import lockfile from "proper-lockfile";
+import { assertKeyOutside, defaultKeyPath, KEY_TEMP_INFIX, loadOrCreateMacKey, readMacKey, sealEntry, splitEntry, verifyEntry } from "./entry-mac.ts";
 
 export interface ScoreCacheOptions {
   /** The cache directory (created on first write), e.g. `.evalgate/cache`. */
   readonly dir: string;
+  /**
+   * The secret that authenticates entries (HMAC-SHA256): 32 random bytes as 64 hex digits and a newline,
+   * mode 0600, created on first `get` of an existing entry or first `put`. Default `<dir>/../cache.key`
+   * (`.evalgate/cache.key` for `.evalgate/cache`); it must not be inside `dir`. Whoever can read it can
+   * forge entries; whoever deletes or replaces it turns every entry into a miss.
+   */
+  readonly keyPath?: string;
   readonly onWarning?: WarningSink;
 }
 
 export interface CacheStats {
   readonly entries: number;
+  /**
+   * Entries (counted in `entries` too) that `get` would ignore: no MAC, a wrong MAC (edited, copied from
+   * another key, or written under another key file) or unreadable. All of them when no key file exists.
+   */
+  readonly unverified: number;
   readonly bytes: number;
   /** Temporary files left by writers that died mid-write (gc removes them once an hour old). */
   readonly orphanedTempFiles: number;
@@ -26,6 +40,8 @@ export interface GcResult {
   readonly removedEntries: number;
   readonly removedTempFiles: number;
   readonly keptEntries: number;
+  /** Kept entries that do not verify (see `CacheStats.unverified`): left as evidence until a put overwrites them or they age out. */
+  readonly unverifiedEntries: number;
 }
 
 const KEY_PATTERN = /^blake3:([0-9a-f]{64})$/;
@@ -43,15 +59,25 @@ const DAY_MS = 24 * 60 * 60 * 1000;
  * died is taken over once stale). Readers take no lock. A file that does not parse, or whose stored
  * key differs from its name, is a miss with a `cache.corrupt_entry` warning; the next put replaces it.
  * No fsync: a crash of the process cannot expose a torn entry; a power loss may lose recent entries,
- * which then read as corrupt (a miss), never as a wrong score.
+ * which then read as corrupt or fail their MAC (a miss), never as a wrong score.
+ *
+ * Authentication: every entry carries an HMAC-SHA256 over the key it is filed under and its exact bytes,
+ * keyed by the secret in `keyPath` (see entry-mac.ts). An entry whose MAC is missing or wrong is a miss with
+ * a `cache.mac_mismatch` warning, never a score, so editing or copying entries cannot turn a failure into
+ * a pass without the key file. The key is read (or created) once per ScoreCache.
  */
 export class ScoreCache {
   readonly dir: string;
+  /** Where the MAC key lives (`options.keyPath`, default `<dir>/../cache.key`, resolved). */
+  readonly keyPath: string;
   private readonly onWarning: WarningSink;
   private queue: Promise<void> = Promise.resolve();
+  private secret: Promise<KeyObject> | null = null;
 
   constructor(options: ScoreCacheOptions) {
     this.dir = options.dir;
+    this.keyPath = options.keyPath === undefined ? defaultKeyPath(options.dir) : resolve(options.keyPath);
+    assertKeyOutside(this.dir, this.keyPath);
     this.onWarning = options.onWarning ?? ignoreWarnings;
   }
 
@@ -63,30 +89,19 @@ export class ScoreCache {
 
   async get(key: string): Promise<BenchScore | null> {
     const path = this.entryPath(key);
-    let text: string;
+    let bytes: Buffer;
     try {
-      text = await readFile(path, "utf8");
+      bytes = await readFile(path);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
       throw new EvalError("EVAL_IO", `cannot read cache entry ${path}: ${(error as Error).message}`, { cause: error });
     }
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch (error) {
-      this.corrupt(path, `not JSON (${(error as Error).message})`);
+    const checked = this.check(key, path, bytes, await this.macKey());
+    if ("warning" in checked) {
+      this.onWarning(checked.warning);
       return null;
     }
-    const parsed = safeParseWire(CacheEntrySchema, json);
-    if (!parsed.success) {
-      this.corrupt(path, formatIssues(parsed.issues));
-      return null;
-    }
-    if (parsed.data.cache_key !== key) {
-      this.corrupt(path, `it holds the entry for ${parsed.data.cache_key}`);
-      return null;
-    }
-    return parsed.data.score;
+    return checked.score;
   }
 
   async put(key: string, score: BenchScore | BenchScoreInput): Promise<void> {
@@ -95,9 +110,10 @@ export class ScoreCache {
     const entry = { schema_version: CACHE_ENTRY_SCHEMA_VERSION, cache_key: key, stored_at: new Date().toISOString(), score };
     const checked = safeParseWire(CacheEntrySchema, entry);
     if (!checked.success) throw new Error(`ScoreCache.put: not a valid BenchScore: ${formatIssues(checked.issues)}`);
+    const content = sealEntry(await this.macKey(), key, JSON.stringify(checked.data));
     await mkdir(shard, { recursive: true });
     const temp = join(shard, `${TEMP_PREFIX}${process.pid}-${randomBytes(6).toString("hex")}`);
-    await writeFile(temp, `${JSON.stringify(checked.data)}\n`, { flag: "wx", mode: 0o600 });
+    await writeFile(temp, content, { flag: "wx", mode: 0o600 });
     try {
       await this.withLock(() => rename(temp, path));
     } catch (error) {
@@ -106,7 +122,11 @@ export class ScoreCache {
     }
   }
 
-  /** Removes entries stored more than `olderThanDays` ago (by file mtime) and stale temporary files. */
+  /**
+   * Removes entries stored more than `olderThanDays` ago (by file mtime) and stale temporary files (in
+   * the cache, and key files half-created beside `keyPath`), and counts kept entries that do not verify.
+   * Never creates the key file.
+   */
   async gc(options: { olderThanDays?: number; now?: Date } = {}): Promise<GcResult> {
     const olderThanDays = options.olderThanDays ?? 90;
     if (!(olderThanDays >= 0)) throw new EvalError("EVAL_USAGE", `olderThanDays must be >= 0, got ${olderThanDays}`);
@@ -114,6 +134,8 @@ export class ScoreCache {
     let removedEntries = 0;
     let removedTempFiles = 0;
     let keptEntries = 0;
+    let unverifiedEntries = 0;
+    const secret = await this.existingMacKey();
     await this.withLock(async () => {
       for (const file of await this.files()) {
         if (file.kind === "entry" && now - file.mtimeMs > olderThanDays * DAY_MS) {
@@ -124,14 +146,18 @@ export class ScoreCache {
           removedTempFiles += 1;
         } else if (file.kind === "entry") {
           keptEntries += 1;
+          if (!(await this.verifies(file.path, secret))) unverifiedEntries += 1;
         }
       }
     });
-    return { removedEntries, removedTempFiles, keptEntries };
+    return { removedEntries, removedTempFiles, keptEntries, unverifiedEntries };
   }
 
+  /** Counts what is there; reads every entry to count those that do not verify. Never creates the key file. */
   async stats(): Promise<CacheStats> {
+    const secret = await this.existingMacKey();
     let entries = 0;
+    let unverified = 0;
     let bytes = 0;
     let orphanedTempFiles = 0;
     let oldest: number | null = null;
@@ -142,12 +168,14 @@ export class ScoreCache {
         continue;
       }
       entries += 1;
+      if (!(await this.verifies(file.path, secret))) unverified += 1;
       bytes += file.size;
       oldest = oldest === null ? file.mtimeMs : Math.min(oldest, file.mtimeMs);
       newest = newest === null ? file.mtimeMs : Math.max(newest, file.mtimeMs);
     }
     return {
       entries,
+      unverified,
       bytes,
       orphanedTempFiles,
       oldestStoredAt: oldest === null ? null : new Date(oldest),
@@ -174,7 +202,75 @@ export class ScoreCache {
         if (info !== null) out.push({ path, kind, mtimeMs: info.mtimeMs, size: info.size });
       }
     }
+    // Key files a process died while creating (a pid-unique name, never read as a key).
+    const keyTempPrefix = `${basename(this.keyPath)}${KEY_TEMP_INFIX}`;
+    const keyDir = dirname(this.keyPath);
+    for (const name of (await readdir(keyDir).catch(() => [] as string[])).sort()) {
+      if (!name.startsWith(keyTempPrefix)) continue;
+      const path = join(keyDir, name);
+      const info = await stat(path).catch(() => null);
+      if (info !== null) out.push({ path, kind: "temp", mtimeMs: info.mtimeMs, size: info.size });
+    }
     return out;
+  }
+
+  /**
+   * A stored entry's score, or why it is a miss. The MAC is checked over the stored bytes first; only an
+   * authentic entry is parsed, and even then it must be a valid entry for `key` (defense in depth).
+   */
+  private check(key: string, path: string, bytes: Buffer, secret: KeyObject): { score: BenchScore } | { warning: EvalWarning } {
+    const stored = splitEntry(bytes);
+    if (stored.kind === "malformed") return { warning: corrupt(path, stored.reason) };
+    if (stored.kind === "unsealed") {
+      // Truncated garbage is corrupt; a complete entry without a MAC line predates authentication.
+      if (parseJson(stored.body) === undefined) return { warning: corrupt(path, "not JSON, and no MAC") };
+      return {
+        warning: macWarning(
+          path,
+          "missing",
+          `cache entry ${path} has no MAC (an entry written before cache entries were authenticated, or one made by hand); ignored it, treating it as a miss`,
+        ),
+      };
+    }
+    if (!verifyEntry(secret, key, stored)) {
+      return {
+        warning: macWarning(
+          path,
+          "mismatch",
+          `cache entry ${path} failed MAC verification (changed after it was written, copied from another key, or written under another key file than ${this.keyPath}); ignored it, treating it as a miss`,
+        ),
+      };
+    }
+    const json = parseJson(stored.body);
+    if (json === undefined) return { warning: corrupt(path, "not JSON") };
+    const parsed = safeParseWire(CacheEntrySchema, json);
+    if (!parsed.success) return { warning: corrupt(path, formatIssues(parsed.issues)) };
+    if (parsed.data.cache_key !== key) return { warning: corrupt(path, `it holds the entry for ${parsed.data.cache_key}`) };
+    return { score: parsed.data.score };
+  }
+
+  /** Whether the entry at `path` (named for its key) would be a hit; false for all when there is no key yet. */
+  private async verifies(path: string, secret: KeyObject | null): Promise<boolean> {
+    if (secret === null) return false;
+    const bytes = await readFile(path).catch(() => null);
+    return bytes !== null && "score" in this.check(`blake3:${basename(path, ".json")}`, path, bytes, secret);
+  }
+
+  /** The MAC key, read or created once per ScoreCache (a failure is not cached: the next call retries). */
+  private macKey(): Promise<KeyObject> {
+    this.secret ??= loadOrCreateMacKey(this.keyPath).catch((error: unknown) => {
+      this.secret = null;
+      throw error;
+    });
+    return this.secret;
+  }
+
+  /** The MAC key if the key file exists, without creating it (for stats and gc). */
+  private async existingMacKey(): Promise<KeyObject | null> {
+    if (this.secret !== null) return this.secret;
+    const secret = await readMacKey(this.keyPath);
+    if (secret !== null) this.secret ??= Promise.resolve(secret);
+    return secret;
   }
 
   /**
@@ -213,13 +309,21 @@ export class ScoreCache {
       await release().catch(() => {});
     }
   }
+}
 
-  private corrupt(path: string, reason: string): void {
-    this.onWarning({
-      code: "cache.corrupt_entry",
-      message: `cache entry ${path} is unreadable (${reason}); treating it as a miss`,
-      details: { path },
-    });
+function corrupt(path: string, reason: string): EvalWarning {
+  return { code: "cache.corrupt_entry", message: `cache entry ${path} is unreadable (${reason}); treating it as a miss`, details: { path } };
+}
+
+function macWarning(path: string, reason: "missing" | "mismatch", message: string): EvalWarning {
+  return { code: "cache.mac_mismatch", message, details: { path, reason } };
+}
+
+function parseJson(bytes: Buffer): unknown {
+  try {
+    return JSON.parse(bytes.toString("utf8")) as unknown;
+  } catch {
+    return undefined;
   }
 }
 

@@ -45,7 +45,7 @@ export async function collectGarbage(options: GarbageOptions): Promise<GarbageRe
     rmSync(join(runsDir, runId), { recursive: true, force: true });
     removedDetailDirs.push(join(runsDir, runId));
   }
-  const cache = new ScoreCache({ dir: join(options.stateDir, "cache"), ...(options.onWarning === undefined ? {} : { onWarning: options.onWarning }) });
+  const cache = new ScoreCache({ dir: join(options.stateDir, "cache"), keyPath: join(options.stateDir, "cache.key"), ...(options.onWarning === undefined ? {} : { onWarning: options.onWarning }) });
   const swept = await cache.gc({ olderThanDays: options.cacheOlderThanDays ?? 90 });
   return { removedTempDirs, removedDetailDirs, removedCacheEntries: swept.removedEntries, removedCacheTempFiles: swept.removedTempFiles };
 }

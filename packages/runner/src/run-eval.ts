@@ -215,7 +215,9 @@ export async function runEval(taskClassName: string, options: RunEvalOptions): P
   }
   const runId = `${compactTimestamp(startedAt)}-${randomBytes(4).toString("hex")}`;
   const runDir = join(runsDir, runId);
-  const cache = new ScoreCache({ dir: cacheDir, onWarning });
+  // The MAC key lives in the state directory, outside the cache (a copied cache never carries its key),
+  // and no sandbox ever shows it.
+  const cache = new ScoreCache({ dir: cacheDir, keyPath: join(stateDir, "cache.key"), onWarning });
   const tempRoot = createRunTempRoot(runId);
 
   // 2. Cache probe.

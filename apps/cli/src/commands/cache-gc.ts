@@ -21,10 +21,19 @@ export class CacheGcCommand extends EvalgateCommand {
       throw new EvalError("EVAL_USAGE", `--older-than-days must be a number >= 0, got "${this.olderThanDays}"`);
     }
     const { join } = await import("node:path");
-    const dir = join(settings.path("state_dir", ".evalgate"), "cache");
+    const stateDir = settings.path("state_dir", ".evalgate");
+    const dir = join(stateDir, "cache");
     const { ScoreCache } = await import("@eval/cache");
-    const result = await new ScoreCache({ dir }).gc({ olderThanDays: days });
-    this.emit({ type: "cache_gc", dir, older_than_days: days, removed_entries: result.removedEntries, removed_temp_files: result.removedTempFiles, kept_entries: result.keptEntries });
+    const result = await new ScoreCache({ dir, keyPath: join(stateDir, "cache.key") }).gc({ olderThanDays: days });
+    this.emit({
+      type: "cache_gc",
+      dir,
+      older_than_days: days,
+      removed_entries: result.removedEntries,
+      removed_temp_files: result.removedTempFiles,
+      kept_entries: result.keptEntries,
+      unverified_entries: result.unverifiedEntries,
+    });
     return 0;
   }
 }

@@ -17,13 +17,15 @@ export class CacheStatsCommand extends EvalgateCommand {
     const settings = await loadSettings({ flags: { state_dir: this.out, format: this.format }, env: this.context.env, cwd: this.context.cwd });
     const format = settings.format();
     const { join } = await import("node:path");
-    const dir = join(settings.path("state_dir", ".evalgate"), "cache");
+    const stateDir = settings.path("state_dir", ".evalgate");
+    const dir = join(stateDir, "cache");
     const { ScoreCache } = await import("@eval/cache");
-    const stats = await new ScoreCache({ dir }).stats();
+    const stats = await new ScoreCache({ dir, keyPath: join(stateDir, "cache.key") }).stats();
     const row = {
       type: "cache_stats",
       dir,
       entries: stats.entries,
+      unverified: stats.unverified,
       bytes: stats.bytes,
       orphaned_temp_files: stats.orphanedTempFiles,
       oldest_stored_at: stats.oldestStoredAt?.toISOString() ?? null,

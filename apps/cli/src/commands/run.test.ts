@@ -42,6 +42,25 @@ describe("evalgate run", () => {
     expect(result.stderr).toMatch(/scores 2 of the 3 cases of upper \(a-\*\): it is recorded as a subset and cannot support a promotion/);
   });
 
+  it("adversary: a cache entry edited to pass is not believed: the case is scored again, with a warning", async () => {
+    const first = await invoke([...base("s-forge"), "--sut", "module:sut.mjs#same", "--cases", "a-1"], { cwd: bench.root });
+    expect(lines(first.stdout).at(-1)).toMatchObject({ passed_count: 0 });
+    const cacheDir = join(bench.root, "s-forge", "cache");
+    const entries = (await readdir(cacheDir, { recursive: true })).filter((name) => /^[0-9a-f]{2}\/[0-9a-f]{64}\.json$/.test(name));
+    expect(entries).toHaveLength(1);
+    const path = join(cacheDir, entries[0]!);
+    const [entry, mac] = (await readFile(path, "utf8")).split("\n");
+    const forged = JSON.parse(entry!) as { score: { passed: boolean; score: number; failure_modes: unknown[] } };
+    forged.score = { ...forged.score, passed: true, score: 1, failure_modes: [] };
+    await writeFile(path, `${JSON.stringify(forged)}\n${mac}\n`);
+    const second = await invoke([...base("s-forge"), "--sut", "module:sut.mjs#same", "--cases", "a-1"], { cwd: bench.root });
+    expect(second.stderr).toMatch(/cache\.mac_mismatch|ignored/);
+    const out = lines(second.stdout);
+    expect(out[0]).toMatchObject({ type: "case", cache_hit: false });
+    expect(out.at(-1)).toMatchObject({ passed_count: 0 });
+    expect((await invoke(["verify", "--out", join(bench.root, "s-forge")])).code).toBe(0);
+  });
+
   it("exits 7 in one line, recording nothing, when --cases selects no case", async () => {
     const result = await invoke([...base("s-none"), "--sut", "command:node upper.mjs", "--cases", "nomatch*"], { cwd: bench.root, env: { PATH: process.env.PATH } });
     expect(result.code).toBe(7);
