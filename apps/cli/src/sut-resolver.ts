@@ -9,6 +9,8 @@ export interface SutResolverOptions extends AgentSutOptions {
   readonly onWarning: WarningSink;
   /** Give a sandboxed `command:` SUT the host's network. */
   readonly sutNetwork?: boolean;
+  /** More paths a sandboxed `command:` SUT may read. */
+  readonly sutRead?: readonly string[];
 }
 
 /**
@@ -68,6 +70,7 @@ export async function resolveSut(spec: string, options: SutResolverOptions): Pro
       // project holds, the bench and evalgate's state are hidden from it.
       ...(sandbox === "none" ? { env: options.env as NodeJS.ProcessEnv } : {}),
       hide: [options.benchRoot, options.stateDir],
+      readable: options.sutRead ?? [],
     });
   }
   if (spec === "replay" || spec.startsWith("cli:")) {

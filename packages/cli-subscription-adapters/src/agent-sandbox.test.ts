@@ -1,6 +1,6 @@
 // A cheating agent CLI, driven live through the backend: in the sandbox (the default) it sees its
 // workspace and its own login files, nothing else of the host; with `--sandbox none` it sees everything.
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -49,8 +49,7 @@ process.stdout.write(${JSON.stringify(stream)});
   );
   chmodSync(join(packageDir, "cli.mjs"), 0o755);
   binaryPath = join(root, "prefix", "bin", "claude");
-  writeFileSync(binaryPath, `#!/bin/sh\nexec ${join(packageDir, "cli.mjs")} "$@"\n`);
-  chmodSync(binaryPath, 0o755);
+  symlinkSync(join(packageDir, "cli.mjs"), binaryPath);
   complianceDir = join(root, "state", "compliance");
   writeReport(complianceDir, { adapter: "claude-code", binaryPath, version: "2.1.330" });
 });
@@ -95,8 +94,12 @@ describe("an agent CLI that cheats", () => {
     expect(() => new CliSubscriptionBackend({ ...options, sandbox: "none" })).toThrow(/acknowledge_unsandboxed_cli/);
   });
 
-  it("shows an npm CLI with its node_modules, a native one with its prefix", () => {
-    expect(installationOf(join(root, "prefix", "node_modules", "fake-claude", "cli.mjs"))).toBe(join(root, "prefix", "node_modules"));
-    expect(installationOf(binaryPath)).toBe(join(root, "prefix"));
+  it("shows an npm CLI with its node_modules, any other program as its own file (never a home directory)", () => {
+    expect(installationOf(binaryPath)).toBe(join(root, "prefix", "node_modules"));
+    // A native binary in ~/bin: before, the sandbox showed its parent, the whole home directory.
+    const native = join(hostHome, "bin", "agent");
+    mkdirSync(join(hostHome, "bin"), { recursive: true });
+    writeFileSync(native, "#!/bin/sh\n", { mode: 0o755 });
+    expect(installationOf(native)).toBe(native);
   });
 });

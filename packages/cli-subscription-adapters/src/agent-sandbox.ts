@@ -2,26 +2,20 @@
 // its installation, the network (it calls its API), and nothing else of the host.
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { basename, dirname, join } from "node:path";
-import { nodeInstallDir } from "@eval/sandbox";
+import { dirname, join } from "node:path";
+import { nodeInstallDir, programFootprint } from "@eval/sandbox";
 import type { SandboxPolicy } from "@eval/sandbox";
 import type { AgentAdapter } from "./adapter.ts";
 
-/**
- * Where a CLI is installed, as the sandbox must show it: for an npm CLI (`.../node_modules/<pkg>/...`)
- * the package directory with its dependencies (the enclosing node_modules), for a native binary in a
- * `bin/` directory its prefix, otherwise the file itself.
- */
+/** Where a CLI is installed, as the sandbox must show it (`programFootprint`: never a home directory). */
 export function installationOf(binaryPath: string): string {
-  const real = realpathSync(binaryPath);
-  const parts = real.split("/");
-  const modules = parts.lastIndexOf("node_modules");
-  if (modules > 0) return parts.slice(0, modules + 1).join("/");
-  return basename(dirname(real)) === "bin" ? dirname(dirname(real)) : real;
+  return programFootprint(binaryPath);
 }
 
 export interface AgentSandbox {
   readonly policy: SandboxPolicy;
+  /** The CLI as started inside: its real path (a link such as `bin/claude` is not in the sandbox's view). */
+  readonly command: string;
   /** The CLI's environment inside: `cliEnv` with HOME the temporary home and PATH finding node and the system. */
   readonly env: Record<string, string>;
   readonly home: string;
@@ -47,6 +41,7 @@ export function prepareAgentSandbox(adapter: AgentAdapter, binaryPath: string, w
   const nodeBin = dirname(realpathSync(process.execPath));
   return {
     policy: { readOnly: [installationOf(binaryPath), nodeInstallDir()], writable: [workspace, home], network: true },
+    command: realpathSync(binaryPath),
     env: { ...cliEnv, HOME: home, PATH: `${nodeBin}:/usr/local/bin:/usr/bin:/bin`, TMPDIR: "/tmp" },
     home,
     remove: () => rmSync(home, { recursive: true, force: true }),

@@ -127,12 +127,12 @@ export async function executeTrial(options: {
 
     const authCheck = adapter.capabilities.auth_visible_in_stream
       ? Promise.resolve(null)
-      : checkAuthStatus(adapter, binaryPath, cliEnv, scratch.dir, Math.min(AUTH_CHECK_TIMEOUT_MS, limits.timeoutMs), stopAuthCheck.signal, sandbox?.policy ?? null).then((status) => {
+      : checkAuthStatus(adapter, sandbox?.command ?? binaryPath, cliEnv, scratch.dir, Math.min(AUTH_CHECK_TIMEOUT_MS, limits.timeoutMs), stopAuthCheck.signal, sandbox?.policy ?? null).then((status) => {
           if (status === "logged_out") stopEarly.abort();
           return status;
         });
     const outcome = await runProcess({
-      command: binaryPath,
+      command: sandbox?.command ?? binaryPath,
       args: built.args,
       cwd: scratch.dir,
       env: cliEnv,

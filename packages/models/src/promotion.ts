@@ -19,8 +19,8 @@ export const TrustTiersFileSchema = z
           /** Held-out cases the evidence must include to promote into the tier. */
           min_held_out: z.number().int().min(0),
           /**
-           * The evidence must come from a run whose rubrics ran in the sandbox and whose SUT was not a plain
-           * host process (`--sandbox none`). Default false.
+           * The evidence must come from a run whose rubrics ran in the sandbox and whose SUT ran in it too (or
+           * was evalgate's replay): not a host process (`--sandbox none`), not an in-process module. Default false.
            */
           require_sandbox: z.boolean().default(false),
           description: z.string().optional(),

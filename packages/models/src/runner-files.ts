@@ -40,6 +40,8 @@ export const CaseDetailSchema = z.strictObject({
   sut_output: z.record(z.string(), z.unknown()).nullable(),
   sut_error: z.string().nullable(),
   sut_wall_clock_ms: z.number().int().min(0),
+  /** Symlinks and special files the SUT left in its workspace, removed before the rubric ran (first 100). */
+  removed_from_workspace: z.array(z.string()).max(100).optional(),
   rubric: z
     .strictObject({
       argv: z.array(z.string()),

@@ -99,6 +99,9 @@ describe("PromotionGate.evaluate", () => {
     expect(outside.reasons).toEqual(["silver requires the sandbox: the run's rubric isolation is subprocess-permission and its SUT ran as harness"]);
     const inside = strict.evaluate({ ...base, report: reportWith({ lowerBound: 0.85, passed: 14, heldOut: 8, isolation: "bwrap-permission" }) });
     expect(inside.evidence_sufficient).toBe(true);
+    // A module SUT is in-process code, whatever the rubric's isolation (red-team finding).
+    const module = strict.evaluate({ ...base, report: { ...reportWith({ lowerBound: 0.85, passed: 14, heldOut: 8, isolation: "bwrap-permission" }), sut_isolation: "in-process" } });
+    expect(module.reasons).toEqual(["silver requires the sandbox: the run's rubric isolation is bwrap-permission and its SUT ran as in-process"]);
   });
 
   it("names the SUT it judges and the newer runs passed over", () => {

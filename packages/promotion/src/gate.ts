@@ -109,7 +109,8 @@ export class PromotionGate {
     if (tier.require_sandbox) {
       const rubricSandboxed = (SANDBOXED_ISOLATION_CLASSES as readonly string[]).includes(report.isolation_class);
       const sutIsolation = v2?.sut_isolation ?? "unknown";
-      if (!rubricSandboxed || sutIsolation === "process" || sutIsolation === "unknown") {
+      // A SUT counts as contained in the sandbox, or as evalgate's own replay; not as a host process or in-process code.
+      if (!rubricSandboxed || !["bwrap", "bwrap-network", "harness"].includes(sutIsolation)) {
         reasons.push(`${targetTier} requires the sandbox: the run's rubric isolation is ${report.isolation_class} and its SUT ran as ${sutIsolation}`);
       }
     }

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -93,9 +93,35 @@ describe.each(sandboxed ? (["bwrap", "none"] as const) : (["none"] as const))("c
 });
 
 describe("a cheating SUT", () => {
-  it.runIf(sandboxed)("in the sandbox finds no answer: no expected_path, the bench and the state directory hidden", async () => {
-    const sut = commandSut([process.execPath, "cheat.mjs", expectedFile, join(dir, ".evalgate", "cache", "entry.json")], { cwd: dir, hide: hide() });
+  it.runIf(sandboxed)("in the sandbox finds no answer: no expected_path, the bench and the state directory never shown", async () => {
+    // It knows where the bench and the state are (it was written for this repository) and tries them.
+    writeFileSync(join(dir, "cheat-known.mjs"), readFileSync(join(dir, "cheat.mjs"), "utf8").replace("process.argv[2], process.argv[3]", `${JSON.stringify(expectedFile)}, ${JSON.stringify(join(dir, ".evalgate", "cache", "entry.json"))}`));
+    const sut = commandSut([process.execPath, "cheat-known.mjs"], { cwd: dir, hide: hide() });
     expect((await sut.run(invocation())).found).toEqual(["ENOENT", "ENOENT"]);
+    // Naming an answer file in argv does not show it either: such a SUT is refused.
+    expect(() => commandSut([process.execPath, "cheat.mjs", expectedFile], { cwd: dir, hide: hide() })).toThrow(/must never see/);
+  });
+
+  it.runIf(sandboxed)("run from a repository does not see its .git, nor files beside its script there (red-team finding)", async () => {
+    const repo = join(dir, "repo");
+    mkdirSync(join(repo, ".git"), { recursive: true });
+    writeFileSync(join(repo, ".git", "HEAD"), "ref: refs/heads/main\n");
+    writeFileSync(join(repo, "secret.txt"), "beside the script");
+    writeFileSync(
+      join(repo, "reader.mjs"),
+      `import { readFileSync } from "node:fs"; JSON.parse(readFileSync(0, "utf8")); const read = (p) => { try { return readFileSync(p, "utf8") } catch (e) { return e.code } }; process.stdout.write(JSON.stringify({ git: read(${JSON.stringify(join(repo, ".git", "HEAD"))}), sibling: read(${JSON.stringify(join(repo, "secret.txt"))}) }));`,
+    );
+    expect(await commandSut([process.execPath, "reader.mjs"], { cwd: repo, hide: hide() }).run(invocation())).toEqual({ git: "ENOENT", sibling: "ENOENT" });
+    // Without the sandbox, both are there: the attack is real.
+    expect(await commandSut([process.execPath, "reader.mjs"], { cwd: repo, sandbox: "none" }).run(invocation())).toEqual({ git: "ref: refs/heads/main\n", sibling: "beside the script" });
+    // A script in a clean directory keeps its directory (its own modules), and --sut-read adds a path.
+    expect(await commandSut([process.execPath, "reader.mjs"], { cwd: repo, hide: hide(), readable: [join(repo, "secret.txt")] }).run(invocation())).toMatchObject({ sibling: "beside the script" });
+  });
+
+  it("refuses a SUT whose script lies inside the bench or the state directory (red-team finding: run from below the bench)", () => {
+    writeFileSync(join(dir, "bench", "inside.mjs"), "");
+    if (sandboxed) expect(() => commandSut([process.execPath, join(dir, "bench", "inside.mjs")], { cwd: dir, hide: hide() })).toThrow(/lies inside .*bench.*must never see/);
+    expect(() => commandSut([process.execPath, "x.mjs"], { cwd: dir, hide: hide(), readable: [join(dir, "bench", "adversarial")] })).toThrow(/--sut-read .* overlaps/);
   });
 
   it("without the sandbox (--sandbox none) reads the answers at their known place: why the sandbox is the default", async () => {

@@ -1,10 +1,10 @@
 // A program as the system under test (`command:`): untrusted, so it runs in the sandbox by default.
 import { accessSync, constants, existsSync, readFileSync, realpathSync, statSync } from "node:fs";
-import { basename, delimiter, dirname, join, resolve } from "node:path";
+import { delimiter, dirname, join, resolve } from "node:path";
 import { EvalError } from "@eval/errors";
 import { SUT_REQUEST_SCHEMA_VERSION } from "@eval/models";
 import type { SutInvocation, SutIsolation, SutOutput, SystemUnderTest } from "@eval/models";
-import { runProcess, SandboxUnavailable, sandboxSupport } from "@eval/sandbox";
+import { programFootprint, runProcess, SandboxUnavailable, sandboxSupport } from "@eval/sandbox";
 import type { SandboxPolicy } from "@eval/sandbox";
 import type { SandboxMode } from "./rubric-isolation.ts";
 import { BENCH_INVOCATION_TAG_ENV, checkSutOutput, digestOf, SutAborted } from "./sut.ts";
@@ -29,10 +29,12 @@ export interface CommandSutOptions {
   /** In the sandbox, give the SUT the host's network (default false: none). */
   readonly network?: boolean;
   /**
-   * Paths inside `cwd` the SUT must not see (emptied in its view): the bench root and the state
-   * directory, so a SUT run from the repository cannot read `expected/`, the cache or the chain.
+   * Paths the SUT must never see, nor any directory containing or inside them: the bench root and the
+   * state directory. A readable path that overlaps one is refused (EVAL_SUT_INVALID).
    */
   readonly hide?: readonly string[];
+  /** More paths the sandboxed SUT may read (`--sut-read`), e.g. the directory its script imports from. */
+  readonly readable?: readonly string[];
 }
 
 /** The absolute, real path of a program named on PATH (or relative to `base`), or null when there is none. */
@@ -64,10 +66,17 @@ function fileDigestPart(path: string): string | Uint8Array {
 }
 
 const isUnder = (path: string, dir: string): boolean => path === dir || path.startsWith(dir.endsWith("/") ? dir : `${dir}/`);
+const overlaps = (a: string, b: string): boolean => isUnder(a, b) || isUnder(b, a);
 
-/** What a program needs to be seen in the sandbox: its installation (`<prefix>` of `<prefix>/bin/x`) or the file. */
-function programView(program: string): string {
-  return basename(dirname(program)) === "bin" ? dirname(dirname(program)) : program;
+/**
+ * What of a script named in argv the sandbox shows: its directory when that holds nothing the SUT must not
+ * see (no `.git`, not the home directory or the root, no hidden path inside or around it), else the file.
+ */
+function scriptView(file: string, hidden: readonly string[]): string {
+  const dir = dirname(file);
+  const home = process.env.HOME === undefined ? null : realpathSync(process.env.HOME);
+  const unsafe = dir === "/" || (home !== null && isUnder(home, dir)) || existsSync(join(dir, ".git")) || hidden.some((path) => overlaps(dir, path));
+  return unsafe ? file : dir;
 }
 
 /**
@@ -75,9 +84,10 @@ function programView(program: string): string {
  * group, reads one SutRequest JSON document on stdin (the task, never a path into the bench) and
  * writes one JSON object on stdout. At the deadline or on abort its group gets SIGTERM, then SIGKILL.
  *
- * In the sandbox (default) it sees the read-only system, its project directory (`cwd`) with the bench
- * and the state directory hidden, its own program, and its workspace, the only writable place; no
- * network unless `network`, no host process, an allowlisted environment. The digest covers argv, the
+ * In the sandbox (default) it sees the read-only system, its program (`programFootprint`), each script
+ * named in argv with its directory when that directory is safe to show (else the file alone), any
+ * `readable` paths, and its workspace, the only writable place; never the bench root, the state directory,
+ * a `.git` or a home directory; no network unless `network`, no host process, an allowlisted environment. The digest covers argv, the
  * program as resolved on PATH, and every argument that names a file, by content.
  */
 export function commandSut(argv: readonly string[], options: CommandSutOptions = {}): SystemUnderTest {
@@ -93,18 +103,25 @@ export function commandSut(argv: readonly string[], options: CommandSutOptions =
   if (program === null) throw new EvalError("EVAL_SUT_INVALID", `command SUT program "${argv[0]}" is not an executable file${argv[0]!.includes("/") ? ` (resolved against ${base})` : " on PATH"}`);
   // The SUT runs in its scratch workspace, so arguments naming existing files are made absolute first.
   const resolved = [program, ...argv.slice(1).map((arg) => (isFile(arg) ? resolve(base, arg) : arg))];
-  const files = [...new Set(resolved.filter(isFile))];
+  // The program first, then the files argv names (scripts, data), each once.
+  const files = [...new Set([program, ...resolved.slice(1).filter(isFile)])];
   const digest =
     options.digest ?? digestOf("evalgate.sut.command.v2", [...resolved.map((arg) => `arg:${arg}`), ...files.flatMap((file) => [`file:${file}`, fileDigestPart(file)])]);
   const isolation: SutIsolation = mode === "none" ? "process" : options.network === true ? "bwrap-network" : "bwrap";
-  const hidden = (options.hide ?? []).filter((path) => existsSync(path)).map((path) => realpathSync(path));
-  // Files named in argv outside the project (an interpreter, a tool) are shown with their installation;
-  // nothing under a hidden path ever is, even when argv names it (it would be shown again otherwise).
-  const extraViews = files.filter((file) => !isUnder(file, realpathSync(base))).map(programView).filter((view) => !hidden.some((path) => isUnder(view, path) || isUnder(path, view)));
+  const hidden = (options.hide ?? []).map((path) => resolve(base, path)).map((path) => (existsSync(path) ? realpathSync(path) : path));
+  const readable = (options.readable ?? []).map((path) => resolve(base, path));
+  for (const path of readable) {
+    const clash = hidden.find((hiddenPath) => overlaps(existsSync(path) ? realpathSync(path) : path, hiddenPath));
+    if (clash !== undefined) throw new EvalError("EVAL_SUT_INVALID", `--sut-read ${path} overlaps ${clash}, which a SUT must never see (the bench or evalgate's state)`);
+  }
+  for (const file of files) {
+    const inside = hidden.find((path) => isUnder(realpathSync(file), path));
+    if (inside !== undefined && mode === "bwrap") throw new EvalError("EVAL_SUT_INVALID", `the command SUT's file ${file} lies inside ${inside}, which a SUT must never see: move the SUT out of the bench and the state directory`);
+  }
+  const scripts = files.slice(1).map((file) => scriptView(realpathSync(file), hidden));
   const policy = (workspace: string): SandboxPolicy => ({
-    readOnly: [base, ...extraViews],
+    readOnly: [programFootprint(program), ...scripts, ...readable],
     writable: [workspace],
-    hidden,
     network: options.network === true,
   });
   const maxStdout = options.maxStdoutBytes ?? 16 * 1024 * 1024;

@@ -206,9 +206,24 @@ function rubricPolicy(benchReal: string, staticReads: readonly string[], readabl
   return {
     readOnly: [nodeInstallDir(), benchReal, ...staticReads, ...readablePaths],
     writable: [cwd, ...(compileCacheDir === null ? [] : [compileCacheDir])],
-    hidden: [join(benchReal, "cases")],
+    hidden: answersIn([benchReal, ...staticReads]),
     network: false,
   };
+}
+
+/**
+ * The directories holding answers among what a rubric can read: its own bench's `cases/`, and those of any
+ * other task class or test fixture its dependencies reach (a bench that depends on another bench's package
+ * must not read that bench's `expected/`).
+ */
+function answersIn(paths: readonly string[]): string[] {
+  const answers = new Set<string>();
+  for (const path of paths) {
+    for (const candidate of [join(path, "cases"), join(path, "src", "__fixtures__"), join(path, "__fixtures__")]) {
+      if (existsSync(candidate)) answers.add(candidate);
+    }
+  }
+  return [...answers];
 }
 
 export async function prepareRubricLauncher(source: RubricSource, options: RubricLauncherOptions = {}): Promise<RubricLauncher> {

@@ -3,7 +3,7 @@
 // bubblewrap sandbox (the default) it fails.
 import { spawn, spawnSync } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -141,6 +141,20 @@ describe("rubric attacks", () => {
         // gone meanwhile
       }
     }
+  });
+
+  it.runIf(sandboxed)("cannot read another task class's answers through a dependency on that bench's package (red-team finding)", async () => {
+    // A bench that depends on another bench's package: its node_modules links that bench's directory.
+    const otherBench = join(benchPath, "..", "other-bench");
+    mkdirSync(join(otherBench, "cases", "x", "expected"), { recursive: true });
+    writeFileSync(join(otherBench, "package.json"), JSON.stringify({ name: "@eval-bench/other", type: "module" }));
+    writeFileSync(join(otherBench, "registration.ts"), "export default {};\n");
+    writeFileSync(join(otherBench, "cases", "x", "expected", "answer.txt"), "the other bench's answer");
+    mkdirSync(join(benchPath, "node_modules", "@eval-bench"), { recursive: true });
+    symlinkSync(otherBench, join(benchPath, "node_modules", "@eval-bench", "other"));
+    const target = join(otherBench, "cases", "x", "expected", "answer.txt");
+    expect(await attack("none", "node", "read", target)).toBe(1);
+    expect(await attack("bwrap", "node", "read", target)).toBe(0);
   });
 
   it.runIf(sandboxed)("records the sandbox as the rubric's isolation class", async () => {

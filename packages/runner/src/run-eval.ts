@@ -406,6 +406,24 @@ interface CaseContext {
  * Synchronous, like the loader's digest walk: case inputs are trees of small files, where a direct
  * syscall costs microseconds and a thread-pool round trip per entry costs far more.
  */
+/**
+ * Removes from a workspace the SUT left behind everything that is not a regular file or a directory:
+ * a symlink could point the rubric at files the SUT may not read (the case's `expected/`, whose path a
+ * sandboxed SUT can still learn from its mount table), a FIFO could hang it. Returns the removed paths.
+ */
+function removeUnsafeEntries(root: string, relative = ""): string[] {
+  const removed: string[] = [];
+  for (const entry of readdirSync(join(root, relative), { withFileTypes: true })) {
+    const path = relative === "" ? entry.name : `${relative}/${entry.name}`;
+    if (entry.isDirectory()) removed.push(...removeUnsafeEntries(root, path));
+    else if (!entry.isFile()) {
+      rmSync(join(root, path), { force: true });
+      removed.push(path);
+    }
+  }
+  return removed;
+}
+
 function copyTree(from: string, to: string): void {
   for (const entry of readdirSync(from, { withFileTypes: true })) {
     const source = join(from, entry.name);
@@ -479,11 +497,13 @@ async function executeCase(benchCase: BenchCase, context: CaseContext): Promise<
     const costUsd = sutResult.kind === "ok" ? (sutResult.output.cost_usd ?? 0) : 0;
     let score: BenchScore;
     let outcome: RubricOutcome | null = null;
+    let removedFromWorkspace: string[] = [];
     if (sutResult.kind === "timeout") {
       score = harnessFailureScore("sut.timeout", `no result within ${context.timeoutMs} ms`, { wallClockMs: sutMs, costUsd });
     } else if (sutResult.kind === "error") {
       score = harnessFailureScore("sut.exception", sutResult.error, { wallClockMs: sutMs, costUsd });
     } else {
+      removedFromWorkspace = removeUnsafeEntries(workspacePath);
       const request = {
         schema_version: RUBRIC_REQUEST_SCHEMA_VERSION,
         case: benchCase,
@@ -515,6 +535,8 @@ async function executeCase(benchCase: BenchCase, context: CaseContext): Promise<
       sut_output: sutResult.kind === "ok" ? sutResult.output : null,
       sut_error: sutResult.kind === "error" ? sutResult.error : sutResult.kind === "timeout" ? "timeout" : null,
       sut_wall_clock_ms: sutMs,
+      // Symlinks and special files the SUT left, removed before the rubric looked (recorded here).
+      ...(removedFromWorkspace.length === 0 ? {} : { removed_from_workspace: removedFromWorkspace.slice(0, 100) }),
       rubric:
         outcome === null
           ? null

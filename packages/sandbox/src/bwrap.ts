@@ -2,7 +2,7 @@
 // a private /tmp, /proc and /dev, no host processes, and no network unless the policy grants it.
 import { spawnSync } from "node:child_process";
 import { existsSync, lstatSync, readlinkSync, realpathSync } from "node:fs";
-import { dirname, sep } from "node:path";
+import { sep } from "node:path";
 
 /** What a sandboxed process may see of the host, besides the read-only system directories. */
 export interface SandboxPolicy {
@@ -127,9 +127,19 @@ export function sandboxArgv(policy: SandboxPolicy, argv: readonly string[], opti
 }
 
 /**
- * The directory holding the running Node installation (`<prefix>` of `<prefix>/bin/node`), which a
- * sandboxed Node process must be able to read. For a system Node that is /usr, already visible.
+ * What must be visible for a program to run, and no more: for a program installed by npm or pnpm (its real
+ * path passes through a `node_modules` directory) the first such `node_modules` directory, which holds the
+ * package and its dependencies; otherwise the program's own file. Never a `bin/` directory's parent, which
+ * may be a home directory (`~/bin/tool` must not show `~`).
  */
+export function programFootprint(program: string): string {
+  const real = realOrSelf(program);
+  const parts = real.split(sep);
+  const modules = parts.indexOf("node_modules");
+  return modules > 0 ? parts.slice(0, modules + 1).join(sep) : real;
+}
+
+/** What a sandboxed Node process must be able to read of the running Node installation. */
 export function nodeInstallDir(): string {
-  return dirname(dirname(realOrSelf(process.execPath)));
+  return programFootprint(process.execPath);
 }

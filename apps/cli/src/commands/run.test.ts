@@ -61,6 +61,25 @@ describe("evalgate run", () => {
     expect((await invoke(["verify", "--out", join(bench.root, "s-forge")])).code).toBe(0);
   });
 
+  it("adversary (red-team finding): a SUT that replaces its output with a symlink to expected/ scores nothing", async () => {
+    // The SUT knows (or reads from its mount table) where the case lives and links its answer there.
+    await writeFile(
+      join(bench.root, "forge.mjs"),
+      `import { readFileSync, rmSync, symlinkSync } from "node:fs";
+       const request = JSON.parse(readFileSync(0, "utf8"));
+       const path = request.workspace_path + "/text.txt";
+       rmSync(path);
+       symlinkSync(${JSON.stringify(bench.benchPath)} + "/cases/" + request.case.case_id + "/expected/text.txt", path);
+       process.stdout.write("{}");`,
+    );
+    const result = await invoke([...base("s-forge-link"), "--sut", "command:node forge.mjs", "--cases", "a-*", "--no-cache"], { cwd: bench.root, env: { PATH: process.env.PATH } });
+    expect(result.code, result.stderr).toBe(0);
+    expect(lines(result.stdout).at(-1)).toMatchObject({ passed_count: 0 });
+    const runDir = (await readdir(join(bench.root, "s-forge-link", "runs"), { withFileTypes: true })).find((entry) => entry.isDirectory() && !entry.name.startsWith("."))!;
+    const detail = JSON.parse(await readFile(join(bench.root, "s-forge-link", "runs", runDir.name, "cases", "a-1.json"), "utf8"));
+    expect(detail.removed_from_workspace).toEqual(["text.txt"]);
+  });
+
   it("exits 7 in one line, recording nothing, when --cases selects no case", async () => {
     const result = await invoke([...base("s-none"), "--sut", "command:node upper.mjs", "--cases", "nomatch*"], { cwd: bench.root, env: { PATH: process.env.PATH } });
     expect(result.code).toBe(7);

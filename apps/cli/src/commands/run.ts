@@ -46,6 +46,7 @@ export class RunCommand extends EvalgateCommand {
   acknowledgeUnsandboxedCli = Option.Boolean("--acknowledge-unsandboxed-cli", false, { description: "Acknowledge the agent CLI runs unsandboxed" });
   allowStaleCompliance = Option.Boolean("--allow-stale-compliance", false, { description: "Accept a compliance report older than 30 days (loud warning)" });
   sandbox = Option.String("--sandbox", { description: "How rubrics and command SUTs run: bwrap (default; refused where it cannot run) or none (weaker, recorded in the report)" });
+  sutRead = Option.Array("--sut-read", { description: "A path a sandboxed command SUT may read besides its program and scripts (repeatable)" });
   sutNetwork = Option.Boolean("--sut-network", false, { description: "Give a sandboxed command SUT the host's network (recorded as sut_isolation bwrap-network)" });
   streamLog = Option.String("--stream-log", { description: "Agent SUTs: extra stream log beside each transcript line: false (default), summary or raw" });
   logFormat = Option.String("--log-format", { hidden: true, description: "Deprecated: use --stream-log (json = raw, summary = summary)" });
@@ -96,6 +97,7 @@ export class RunCommand extends EvalgateCommand {
       onWarning,
       sandbox,
       sutNetwork: this.sutNetwork,
+      sutRead: this.sutRead ?? [],
     });
 
     const { terminalProgress } = await import("../progress.ts");
