@@ -93,11 +93,8 @@ export const InformationalBoundsSchema = z.strictObject({
   wilson_lower_bound_95: UnitIntervalSchema.nullable(),
 });
 
-export const RUN_REPORT_SCHEMA_VERSION = "evalgate.bench_run_report.v2";
-
-/** The aggregate of one run: what the audit chain records and the promotion gate reads. */
-export const BenchRunReportSchema = z.strictObject({
-  schema_version: z.literal(RUN_REPORT_SCHEMA_VERSION),
+/** What identifies a run and what it ran: the same in every report version. */
+const runIdentityFields = {
   /** Unique per run; prefixed `partial:` when the run was cut short (then `complete` is false). */
   run_id: z.string().min(1).max(200),
   task_class: TaskClassNameSchema,
@@ -108,6 +105,26 @@ export const BenchRunReportSchema = z.strictObject({
   rubric_digest: Blake3DigestSchema,
   cassette_corpus_digest: Blake3DigestSchema,
   host_fingerprint: z.uuid(),
+};
+
+/** The run's totals and its place in the chain: the same in every report version. */
+const runTotalsFields = {
+  passed_count: z.number().int().min(0),
+  total_cost_usd: UsdSchema,
+  /** Deduplicated, sorted. */
+  block_severity_failure_modes: z.array(FailureModeCodeSchema),
+  /** The chain head this run extended (`sha256:` + zeros for the first record). */
+  prev_hash: Sha256DigestSchema,
+  /** Filled in by the audit chain after appending; null in the hashed content. */
+  chain_head: Sha256DigestSchema.nullable(),
+};
+
+export const RUN_REPORT_SCHEMA_VERSION = "evalgate.bench_run_report.v2";
+
+/** The aggregate of one run: what the audit chain records and the promotion gate reads. */
+export const BenchRunReportSchema = z.strictObject({
+  schema_version: z.literal(RUN_REPORT_SCHEMA_VERSION),
+  ...runIdentityFields,
   /** How the rubric ran. */
   isolation_class: IsolationClassSchema,
   /** How the system under test ran. */
@@ -130,14 +147,7 @@ export const BenchRunReportSchema = z.strictObject({
   lower_bound_method: LowerBoundMethodSchema,
   bound_quantity: BoundQuantitySchema,
   informational: InformationalBoundsSchema,
-  passed_count: z.number().int().min(0),
-  total_cost_usd: UsdSchema,
-  /** Deduplicated, sorted. */
-  block_severity_failure_modes: z.array(FailureModeCodeSchema),
-  /** The chain head this run extended (`sha256:` + zeros for the first record). */
-  prev_hash: Sha256DigestSchema,
-  /** Filled in by the audit chain after appending; null in the hashed content. */
-  chain_head: Sha256DigestSchema.nullable(),
+  ...runTotalsFields,
 })
   .refine((report) => report.case_count === report.selection.selected_case_count, {
     message: "case_count must equal selection.selected_case_count",
@@ -152,14 +162,7 @@ export const RUN_REPORT_V1_SCHEMA_VERSION = "evalgate.bench_run_report.v1";
  */
 export const BenchRunReportV1Schema = z.strictObject({
   schema_version: z.literal(RUN_REPORT_V1_SCHEMA_VERSION),
-  run_id: z.string().min(1).max(200),
-  task_class: TaskClassNameSchema,
-  harness_version: z.string().min(1),
-  sut_label: z.string().min(1).max(500),
-  sut_digest: Blake3DigestSchema,
-  rubric_digest: Blake3DigestSchema,
-  cassette_corpus_digest: Blake3DigestSchema,
-  host_fingerprint: z.uuid(),
+  ...runIdentityFields,
   isolation_class: IsolationClassSchema,
   started_at: TimestampSchema,
   ended_at: TimestampSchema,
@@ -174,11 +177,7 @@ export const BenchRunReportV1Schema = z.strictObject({
   wilson_lower_bound_95: UnitIntervalSchema.nullable(),
   bootstrap_resamples: z.number().int().min(0),
   bootstrap_seed: z.string().min(1),
-  passed_count: z.number().int().min(0),
-  total_cost_usd: UsdSchema,
-  block_severity_failure_modes: z.array(FailureModeCodeSchema),
-  prev_hash: Sha256DigestSchema,
-  chain_head: Sha256DigestSchema.nullable(),
+  ...runTotalsFields,
 });
 
 /** Any report a chain may hold, told apart by `schema_version`. */

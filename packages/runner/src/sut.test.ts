@@ -12,17 +12,6 @@ let invocation: (overrides?: Partial<SutInvocation>) => Promise<SutInvocation>;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "evalgate-sut-test-"));
-  await writeFile(
-    join(dir, "echo.mjs"),
-    `import { readFileSync } from "node:fs";
-     const request = JSON.parse(readFileSync(0, "utf8"));
-     const mode = process.argv[2];
-     if (mode === "fail") { console.error("first line\\nthe real reason"); process.exit(4); }
-     if (mode === "garbage") { process.stdout.write("not json"); process.exit(0); }
-     if (mode === "flood") { process.stdout.write("x".repeat(4096)); process.exit(0); }
-     if (mode === "hang") { const { spawn } = await import("node:child_process"); const child = spawn("sleep", ["30"], { stdio: "ignore" }); console.error("CHILD=" + child.pid); setInterval(() => {}, 1000); }
-     else process.stdout.write(JSON.stringify({ cost_usd: 0.5, tag: process.env.EVALGATE_BENCH_INVOCATION_TAG, cwd: process.cwd(), seed: request.canary_seed, case_id: request.case.case_id, schema: request.schema_version }));`,
-  );
   await writeFile(join(dir, "mod.mjs"), `export const asObject = { label: "custom", digest: "blake3:${"c".repeat(64)}", run: async () => ({ ok: true }) };\nexport const broken = { run: 1 };\nexport default async () => [];\n`);
   await writeFile(join(dir, "throws.mjs"), `throw new Error("cannot load me");\n`);
   await writeFile(join(dir, "spin.mjs"), "export function spin() { for (;;) {} }\nexport async function tagged(invocation) { return { tag: invocation.invocationTag, case_id: invocation.benchCase.case_id, aborted: invocation.signal.aborted }; }\nexport async function fails() { throw new RangeError('the SUT fell over'); }\n");
