@@ -202,11 +202,11 @@ export function rubricIsolationClass(source: Pick<RubricSource, "rubricCommand">
  * dir as the only writable place (plus, for Node, the compile cache of this exact rubric). No network,
  * no host process, no environment but the scrubbed one.
  */
-function rubricPolicy(benchReal: string, staticReads: readonly string[], readablePaths: readonly string[], cwd: string, compileCacheDir: string | null): SandboxPolicy {
+function rubricPolicy(benchReal: string, staticReads: readonly string[], hidden: readonly string[], readablePaths: readonly string[], cwd: string, compileCacheDir: string | null): SandboxPolicy {
   return {
     readOnly: [nodeInstallDir(), benchReal, ...staticReads, ...readablePaths],
     writable: [cwd, ...(compileCacheDir === null ? [] : [compileCacheDir])],
-    hidden: answersIn([benchReal, ...staticReads]),
+    hidden,
     network: false,
   };
 }
@@ -235,6 +235,8 @@ export async function prepareRubricLauncher(source: RubricSource, options: Rubri
   const benchReal = await realpath(source.benchPath);
   const staticReads = usesPermissionModel ? [benchReal, ...(await dependencyReadPaths(benchReal))] : [];
   const rubricPath = source.rubricPath ?? join(benchReal, "rubric.ts");
+  // What the rubric must not see among what it can read: computed once per run, not per case.
+  const hidden = sandboxed ? answersIn([benchReal, ...staticReads]) : [];
   let compileCacheDir: string | null = null;
   if (usesPermissionModel && options.compileCacheDir != null) {
     await mkdir(options.compileCacheDir, { recursive: true });
@@ -279,7 +281,7 @@ export async function prepareRubricLauncher(source: RubricSource, options: Rubri
           stderrCapBytes: limits.maxStderrBytes,
           stderrKeepBytes: EXCERPT_BYTES,
           ...(input.signal === undefined ? {} : { signal: input.signal }),
-          sandbox: sandboxed ? rubricPolicy(benchReal, staticReads, readablePaths, cwd, compileCacheDir) : null,
+          sandbox: sandboxed ? rubricPolicy(benchReal, staticReads, hidden, readablePaths, cwd, compileCacheDir) : null,
         });
         return classify(processReport(outcome), outcome.stdout.toString("utf8"), outcome.spawnError);
       } finally {

@@ -66,8 +66,18 @@ export function sandboxSupport(): SandboxSupport {
   return support;
 }
 
-/** Namespaces, the read-only system, private /proc, /dev and /tmp. */
-function systemArgs(network: boolean): string[] {
+const systemArgsCache = new Map<boolean, readonly string[]>();
+
+/** Namespaces, the read-only system, private /proc, /dev and /tmp (built once per process and network mode). */
+function systemArgs(network: boolean): readonly string[] {
+  const cached = systemArgsCache.get(network);
+  if (cached !== undefined) return cached;
+  const args = buildSystemArgs(network);
+  systemArgsCache.set(network, args);
+  return args;
+}
+
+function buildSystemArgs(network: boolean): string[] {
   const args = ["--unshare-all", ...(network ? ["--share-net"] : []), "--die-with-parent", "--new-session"];
   // As root, bwrap would keep capabilities inside the sandbox: drop them all.
   if (process.getuid?.() === 0) args.push("--cap-drop", "ALL");
