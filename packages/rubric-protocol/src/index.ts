@@ -1,5 +1,4 @@
 export type { Rubric, RubricContext } from "./rubric.ts";
-export { RUBRIC_EXIT, runRubric } from "./run-rubric.ts";
-export type { RubricIo } from "./run-rubric.ts";
-export { rubricRequestJsonSchema, rubricResponseJsonSchema } from "./json-schemas.ts";
-export { agentErrorDetail, changedFiles } from "./helpers.ts";
+export type { RubricIo } from "./runtime.ts";
+// One module behind this index, and nothing else loaded at run time: see runtime.ts.
+export { agentErrorDetail, changedFiles, RUBRIC_EXIT, rubricRequestJsonSchema, rubricResponseJsonSchema, runRubric } from "./runtime.ts";

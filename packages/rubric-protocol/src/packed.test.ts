@@ -74,6 +74,23 @@ describe("a task class outside the workspace, with only the packed @eval/rubric-
     });
   });
 
+  it("loads only the rubric, the package's index and its one runtime module: no zod, no @eval/models, no builtin namespaces", () => {
+    writeFileSync(
+      join(project, "record-loads.mjs"),
+      [
+        'import { registerHooks } from "node:module";',
+        "const loaded = [];",
+        "registerHooks({ resolve(specifier, context, nextResolve) { const result = nextResolve(specifier, context); loaded.push(result.url); return result; } });",
+        'process.on("exit", () => process.stderr.write(JSON.stringify(loaded)));',
+        "",
+      ].join("\n"),
+    );
+    const result = spawnSync(process.execPath, ["--import", "./record-loads.mjs", "rubric.ts"], { cwd: project, input: JSON.stringify(VALID_REQUEST), encoding: "utf8" });
+    expect(result.status).toBe(0);
+    const loaded = (JSON.parse(result.stderr) as string[]).map((url) => url.replace(/^file:\/\/.*?\/third-party-task-class\//, ""));
+    expect(loaded).toEqual(["rubric.ts", "node_modules/@eval/rubric-protocol/dist/index.js", "node_modules/@eval/rubric-protocol/dist/runtime.js"]);
+  });
+
   it("exits non-zero with exactly one stderr line on bad input", () => {
     const result = spawnSync(process.execPath, ["rubric.ts"], { cwd: project, input: '{"schema_version": "x"}', encoding: "utf8" });
     expect(result.status).toBe(2);

@@ -1,9 +1,8 @@
 import { PassThrough } from "node:stream";
-import { RubricResponseSchema, parseWire, type BenchScoreInput } from "@eval/models";
+import { RubricRequestSchema, RubricResponseSchema, parseWire, toJsonSchema, type BenchScoreInput } from "@eval/models";
 import { describe, expect, it } from "vitest";
-import { rubricRequestJsonSchema, rubricResponseJsonSchema } from "./json-schemas.ts";
 import type { Rubric } from "./rubric.ts";
-import { RUBRIC_EXIT, runRubric } from "./run-rubric.ts";
+import { RUBRIC_EXIT, rubricRequestJsonSchema, rubricResponseJsonSchema, runRubric } from "./runtime.ts";
 import { VALID_REQUEST } from "./valid-request.test-helpers.ts";
 
 const goodScore: BenchScoreInput = { passed: true, score: 1, breakdown: { exact: 1 }, failure_modes: [], cost_usd: 0, wall_clock_ms: 0 };
@@ -23,13 +22,13 @@ describe("runRubric", () => {
     const seen: unknown[] = [];
     const rubric: Rubric = {
       score(benchCase, harnessOutput, context) {
-        seen.push(benchCase.case_id, harnessOutput.answer, context.workspacePath, Object.isFrozen(benchCase));
+        seen.push(benchCase.case_id, harnessOutput.answer, context.workspacePath, Object.isFrozen(benchCase), benchCase.commit_sha);
         return { ...goodScore, failure_modes: [{ code: "minor", severity: "info" }] };
       },
     };
     const result = await run(rubric, JSON.stringify(VALID_REQUEST));
     expect(result).toMatchObject({ code: 0, err: "" });
-    expect(seen).toEqual(["case-01", "HELLO", "/tmp/ws", true]);
+    expect(seen).toEqual(["case-01", "HELLO", "/tmp/ws", true, null]);
     expect(result.out.endsWith("\n")).toBe(true);
     expect(result.out.trim().split("\n")).toHaveLength(1);
     const response = parseWire(RubricResponseSchema, JSON.parse(result.out));
@@ -71,6 +70,32 @@ describe("runRubric", () => {
     expect(result.err.trimEnd()).toMatch(message);
   });
 
+  it("writes the score exactly as the full schema parses it: -0 as 0, failure-mode detail defaulted, schema key order", async () => {
+    const produced = { wall_clock_ms: 0, cost_usd: -0, failure_modes: [{ severity: "warn" as const, code: "scope" }], breakdown: { exact: -0 }, score: 0.5, passed: false };
+    const result = await run({ score: () => produced }, JSON.stringify(VALID_REQUEST));
+    expect(result.code).toBe(0);
+    expect(result.out).toBe(`${JSON.stringify(parseWire(RubricResponseSchema, { schema_version: "evalgate.rubric_response.v1", score: produced }))}\n`);
+  });
+
+  it("asks the full schema about what the hand check leaves to it, and accepts what it accepts", async () => {
+    class Score {
+      passed = true;
+      score = 1;
+      breakdown = { exact: 1 };
+      failure_modes = [];
+      cost_usd = 0;
+      wall_clock_ms = 0;
+    }
+    const fromClass = await run({ score: () => new Score() }, JSON.stringify(VALID_REQUEST));
+    expect(fromClass).toMatchObject({ code: 0, err: "" });
+    expect(JSON.parse(fromClass.out)).toEqual({ schema_version: "evalgate.rubric_response.v1", score: { ...goodScore, breakdown: { exact: 1 } } });
+    // A "__proto__" key (JSON can carry one) is left to zod, which accepts a loose harness output.
+    const seen: unknown[] = [];
+    const protoKey = await run({ score: (benchCase) => (seen.push(benchCase.commit_sha), goodScore) }, JSON.stringify(VALID_REQUEST).replace('"harness_output":{', '"harness_output":{"__proto__":{"x":1},'));
+    expect(protoKey).toMatchObject({ code: 0, err: "" });
+    expect(seen).toEqual([null]);
+  });
+
   it("refuses an oversized request without buffering it all", async () => {
     const stdin = new PassThrough();
     let err = "";
@@ -82,9 +107,18 @@ describe("runRubric", () => {
     expect(err).toMatch(/larger than/);
   });
 
-  it("accepts string chunks", async () => {
-    const result = await run(failing, JSON.stringify(VALID_REQUEST));
-    expect(result.code).toBe(0);
+  it("accepts string, Buffer and Uint8Array chunks from any async iterable", async () => {
+    const text = JSON.stringify(VALID_REQUEST);
+    const third = Math.floor(text.length / 3);
+    async function* chunks() {
+      yield text.slice(0, third);
+      yield Buffer.from(text.slice(third, 2 * third), "utf8");
+      yield new TextEncoder().encode(text.slice(2 * third));
+    }
+    let out = "";
+    const code = await runRubric(failing, { stdin: chunks(), stdout: { write: (chunk: string) => (out += chunk) }, stderr: { write: () => true } });
+    expect(code).toBe(0);
+    expect(JSON.parse(out)).toMatchObject({ schema_version: "evalgate.rubric_response.v1" });
   });
 });
 
@@ -119,5 +153,11 @@ describe("JSON Schemas for rubrics in other languages", () => {
     expect(response.$id).toBe("urn:evalgate:schema:rubric-response");
     expect(request).toMatchObject({ type: "object", additionalProperties: false, required: expect.arrayContaining(["schema_version", "case", "harness_output", "context"]) });
     expect(JSON.stringify(response)).toContain("evalgate.rubric_response.v1");
+  });
+
+  it("are the ones the zod schemas generate (read from @eval/models' shipped files, a fresh copy per call)", () => {
+    expect(rubricRequestJsonSchema()).toEqual(toJsonSchema(RubricRequestSchema, "urn:evalgate:schema:rubric-request"));
+    expect(rubricResponseJsonSchema()).toEqual(toJsonSchema(RubricResponseSchema, "urn:evalgate:schema:rubric-response"));
+    expect(rubricRequestJsonSchema()).not.toBe(rubricRequestJsonSchema());
   });
 });
