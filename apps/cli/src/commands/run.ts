@@ -149,6 +149,7 @@ export class RunCommand extends EvalgateCommand {
       total_cost_usd: report.total_cost_usd,
       block_severity_failure_modes: report.block_severity_failure_modes,
       isolation_class: report.isolation_class,
+      sut_isolation: report.sut_isolation,
       chain_head: report.chain_head,
       record_path: result.recordPath,
     };
@@ -227,7 +228,7 @@ export class RunCommand extends EvalgateCommand {
       `task class ${summary.task_class}: ${summary.scored}/${summary.case_count} cases${summary.complete ? "" : " (INCOMPLETE)"}${summary.scope === "subset" ? ` (SUBSET of ${summary.task_class_case_count}: cannot support a promotion)` : ""}, ${summary.passed_count} passed, ${summary.cache_hits} from cache`,
       `mean ${summary.mean_score.toFixed(3)}, sd ${summary.score_stddev.toFixed(3)}, one-sided 95% lower bound ${summary.lower_bound_95.toFixed(3)} of the ${summary.bound_quantity.replace("_", " ")} (${summary.lower_bound_method}), cost $${summary.total_cost_usd.toFixed(4)}`,
       `block failure modes: ${(summary.block_severity_failure_modes as string[]).join(", ") || "none"}`,
-      `isolation ${summary.isolation_class}; run ${summary.run_id}; chain head ${summary.chain_head}`,
+      `isolation: rubric ${summary.isolation_class}, SUT ${summary.sut_isolation}; run ${summary.run_id}; chain head ${summary.chain_head}`,
       `record ${summary.record_path}`,
     );
     this.context.stdout.write(`${lines.join("\n")}\n`);
