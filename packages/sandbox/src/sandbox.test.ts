@@ -172,3 +172,13 @@ describe.skipIf(!support.available)("the bubblewrap sandbox, attacked", () => {
     expect(argv.slice(-4)).toEqual(["A", "1", "--", "/bin/true"]);
   });
 });
+
+describe("SandboxUnavailable", () => {
+  it("says in one line what cannot run and how to get the sandbox or opt out", async () => {
+    const { SandboxUnavailable } = await import("./errors.ts");
+    const error = new SandboxUnavailable("the rubric", "bubblewrap (bwrap) is not installed");
+    expect(error).toMatchObject({ code: "EVAL_SANDBOX_UNAVAILABLE", message: "cannot sandbox the rubric: bubblewrap (bwrap) is not installed" });
+    expect(error.hint).toMatch(/apt-get install bubblewrap.*--sandbox none/);
+    expect(error.message).not.toContain("\n");
+  });
+});
