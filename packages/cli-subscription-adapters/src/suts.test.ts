@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { EvalWarning } from "@eval/errors";
-import type { BenchCase, SutCase, SutInvocation } from "@eval/models";
+import type { BenchCase, SutInvocation } from "@eval/models";
 import { BenchCaseSchema, CassetteMetaSchema, parseWire, sutCaseOf } from "@eval/models";
 import { readCassette, writeCassette } from "./cassette-files.ts";
 import { writeReport } from "./compliance.test-helpers.ts";
@@ -50,7 +50,7 @@ function invocation(benchCase: BenchCase, seed = SEED): SutInvocation {
   const workspacePath = mkdtempSync(join(tmpdir(), "evalgate-ws-"));
   cpSync(benchCase.input_path, workspacePath, { recursive: true });
   return {
-    benchCase: sutCaseOf(benchCase) as SutCase,
+    benchCase: sutCaseOf(benchCase),
     workspacePath,
     canarySeed: seed,
     signal: new AbortController().signal,

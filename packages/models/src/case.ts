@@ -75,8 +75,10 @@ export const SutCaseSchema = z
   })
   .superRefine(commitShaMatchesSource);
 
-/** The SUT's view of a bench case: every field but the paths into the bench. */
-export function sutCaseOf(benchCase: { readonly case_path: string; readonly input_path: string; readonly expected_path: string; readonly cassette_path: string | null }): Record<string, unknown> {
+type BenchPaths = "case_path" | "input_path" | "expected_path" | "cassette_path";
+
+/** The SUT's view of a bench case (a `SutCase`): every field but the paths into the bench. */
+export function sutCaseOf<Case extends Readonly<Record<BenchPaths, string | null>>>(benchCase: Case): Omit<Case, BenchPaths> {
   const { case_path: _case, input_path: _input, expected_path: _expected, cassette_path: _cassette, ...rest } = benchCase;
   return rest;
 }

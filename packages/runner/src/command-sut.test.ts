@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { SutCase, SutInvocation } from "@eval/models";
+import type { SutInvocation } from "@eval/models";
 import { sutCaseOf } from "@eval/models";
 import { sandboxSupport } from "@eval/sandbox";
 import { makeCase } from "./bench.test-helpers.ts";
@@ -45,7 +45,7 @@ beforeAll(async () => {
   mkdirSync(join(dir, ".evalgate", "cache"), { recursive: true });
   writeFileSync(join(dir, ".evalgate", "cache", "entry.json"), "a cached score");
   invocation = (overrides = {}) => ({
-    benchCase: sutCaseOf(benchCase) as SutCase,
+    benchCase: sutCaseOf(benchCase),
     workspacePath: mkdtempSync(join(tmpdir(), "evalgate-sut-ws-")),
     canarySeed: canarySeedFor(benchCase.cassette_canary_pin),
     signal: new AbortController().signal,

@@ -4,7 +4,7 @@ import { delimiter, dirname, join, resolve } from "node:path";
 import { EvalError } from "@eval/errors";
 import { SUT_REQUEST_SCHEMA_VERSION } from "@eval/models";
 import type { SutInvocation, SutIsolation, SutOutput, SystemUnderTest } from "@eval/models";
-import { programFootprint, runProcess, SandboxUnavailable, sandboxSupport } from "@eval/sandbox";
+import { programFootprint, realOrSelf, runProcess, SandboxUnavailable, sandboxSupport } from "@eval/sandbox";
 import type { SandboxPolicy } from "@eval/sandbox";
 import type { SandboxMode } from "./rubric-isolation.ts";
 import { BENCH_INVOCATION_TAG_ENV, checkSutOutput, digestOf, SutAborted } from "./sut.ts";
@@ -80,6 +80,25 @@ function scriptView(file: string, hidden: readonly string[]): string {
 }
 
 /**
+ * The read-only paths a sandboxed command SUT sees: its program, its scripts (with their directories when
+ * safe), the `readable` paths. Refuses (EVAL_SUT_INVALID) a readable path or a file that overlaps a path
+ * it must never see.
+ */
+function sandboxView(program: string, scripts: readonly string[], base: string, options: CommandSutOptions): string[] {
+  const hidden = (options.hide ?? []).map((path) => realOrSelf(resolve(base, path)));
+  const readable = (options.readable ?? []).map((path) => resolve(base, path));
+  for (const path of readable) {
+    const clash = hidden.find((hiddenPath) => overlaps(realOrSelf(path), hiddenPath));
+    if (clash !== undefined) throw new EvalError("EVAL_SUT_INVALID", `--sut-read ${path} overlaps ${clash}, which a SUT must never see (the bench or evalgate's state)`);
+  }
+  for (const file of [program, ...scripts]) {
+    const inside = hidden.find((path) => isUnder(realpathSync(file), path));
+    if (inside !== undefined) throw new EvalError("EVAL_SUT_INVALID", `the command SUT's file ${file} lies inside ${inside}, which a SUT must never see: move the SUT out of the bench and the state directory`);
+  }
+  return [programFootprint(program), ...scripts.map((file) => scriptView(realpathSync(file), hidden)), ...readable];
+}
+
+/**
  * A program as a SUT. Per case it is started in the scratch workspace (its cwd), in its own process
  * group, reads one SutRequest JSON document on stdin (the task, never a path into the bench) and
  * writes one JSON object on stdout. At the deadline or on abort its group gets SIGTERM, then SIGKILL.
@@ -87,8 +106,8 @@ function scriptView(file: string, hidden: readonly string[]): string {
  * In the sandbox (default) it sees the read-only system, its program (`programFootprint`), each script
  * named in argv with its directory when that directory is safe to show (else the file alone), any
  * `readable` paths, and its workspace, the only writable place; never the bench root, the state directory,
- * a `.git` or a home directory; no network unless `network`, no host process, an allowlisted environment. The digest covers argv, the
- * program as resolved on PATH, and every argument that names a file, by content.
+ * a `.git` or a home directory; no network unless `network`, no host process, an allowlisted environment.
+ * The digest covers argv, the program as resolved on PATH, and every argument that names a file, by content.
  */
 export function commandSut(argv: readonly string[], options: CommandSutOptions = {}): SystemUnderTest {
   if (argv.length === 0 || argv[0] === "") throw new EvalError("EVAL_SUT_INVALID", "command SUT needs a program: command:<program> [args...]");
@@ -108,22 +127,7 @@ export function commandSut(argv: readonly string[], options: CommandSutOptions =
   const digest =
     options.digest ?? digestOf("evalgate.sut.command.v2", [...resolved.map((arg) => `arg:${arg}`), ...files.flatMap((file) => [`file:${file}`, fileDigestPart(file)])]);
   const isolation: SutIsolation = mode === "none" ? "process" : options.network === true ? "bwrap-network" : "bwrap";
-  const hidden = (options.hide ?? []).map((path) => resolve(base, path)).map((path) => (existsSync(path) ? realpathSync(path) : path));
-  const readable = (options.readable ?? []).map((path) => resolve(base, path));
-  for (const path of readable) {
-    const clash = hidden.find((hiddenPath) => overlaps(existsSync(path) ? realpathSync(path) : path, hiddenPath));
-    if (clash !== undefined) throw new EvalError("EVAL_SUT_INVALID", `--sut-read ${path} overlaps ${clash}, which a SUT must never see (the bench or evalgate's state)`);
-  }
-  for (const file of files) {
-    const inside = hidden.find((path) => isUnder(realpathSync(file), path));
-    if (inside !== undefined && mode === "bwrap") throw new EvalError("EVAL_SUT_INVALID", `the command SUT's file ${file} lies inside ${inside}, which a SUT must never see: move the SUT out of the bench and the state directory`);
-  }
-  const scripts = files.slice(1).map((file) => scriptView(realpathSync(file), hidden));
-  const policy = (workspace: string): SandboxPolicy => ({
-    readOnly: [programFootprint(program), ...scripts, ...readable],
-    writable: [workspace],
-    network: options.network === true,
-  });
+  const view = mode === "bwrap" ? sandboxView(program, files.slice(1), base, options) : null;
   const maxStdout = options.maxStdoutBytes ?? 16 * 1024 * 1024;
   return {
     label: `command:${argv.join(" ")}`,
@@ -131,7 +135,8 @@ export function commandSut(argv: readonly string[], options: CommandSutOptions =
     isolation,
     async run(invocation) {
       const env = options.env ?? (mode === "none" ? process.env : sandboxEnv(invocation.workspacePath));
-      return runCommand(resolved, invocation, { ...env, [BENCH_INVOCATION_TAG_ENV]: invocation.invocationTag }, maxStdout, mode === "bwrap" ? policy(invocation.workspacePath) : null);
+      const policy = view === null ? null : { readOnly: view, writable: [invocation.workspacePath], network: options.network === true };
+      return runCommand(resolved, invocation, { ...env, [BENCH_INVOCATION_TAG_ENV]: invocation.invocationTag }, maxStdout, policy);
     },
   };
 }

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { formatIssues, RubricResponseSchema, safeParseWire } from "@eval/models";
 import type { IsolationClass, RubricRequest, RubricResponse } from "@eval/models";
-import { nodeInstallDir, runProcess, SandboxUnavailable, sandboxSupport } from "@eval/sandbox";
+import { nodeInstallDir, realOrSelf, runProcess, SandboxUnavailable, sandboxSupport } from "@eval/sandbox";
 import type { ProcessOutcome, SandboxPolicy } from "@eval/sandbox";
 
 /** What a rubric launch needs from the task class (a subset of @eval/registry's TaskClass). */
@@ -250,7 +250,7 @@ export async function prepareRubricLauncher(source: RubricSource, options: Rubri
       // each (about 2 ms per case in all, measured), time in which no rubric of this slot runs.
       const cwd = realpathSync(mkdtempSync(join(options.tempRoot ?? tmpdir(), "rubric-")));
       try {
-        const readablePaths = input.readablePaths.map(realpathOrSelf);
+        const readablePaths = input.readablePaths.map(realOrSelf);
         let argv: string[];
         if (usesPermissionModel) {
           const reads = [cwd, ...staticReads, ...readablePaths];
@@ -295,13 +295,6 @@ export async function prepareRubricLauncher(source: RubricSource, options: Rubri
 /** A rubric past its deadline gets SIGTERM, then SIGKILL this much later. */
 const RUBRIC_GRACE_MS = 500;
 
-function realpathOrSelf(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return path;
-  }
-}
 
 function excerpt(bytes: Buffer | string, total: number): StreamExcerpt {
   const buffer = typeof bytes === "string" ? Buffer.from(bytes, "utf8") : bytes;

@@ -14,7 +14,7 @@ import {
   RUN_REPORT_SCHEMA_VERSION,
   sutCaseOf,
 } from "@eval/models";
-import type { BenchCase, BenchRunReport, BenchRunReportInput, BenchScore, RubricRequest, Selection, SutCase, SutOutput, SystemUnderTest } from "@eval/models";
+import type { BenchCase, BenchRunReport, BenchRunReportInput, BenchScore, RubricRequest, Selection, SutOutput, SystemUnderTest } from "@eval/models";
 import { digestDirectory, loadTaskClass, selectCases, TaskClassRegistry } from "@eval/registry";
 import type { TaskClass } from "@eval/registry";
 import picomatch from "picomatch";
@@ -218,7 +218,6 @@ export async function runEval(taskClassName: string, options: RunEvalOptions): P
   // The MAC key lives in the state directory, outside the cache (a copied cache never carries its key),
   // and no sandbox ever shows it.
   const cache = new ScoreCache({ dir: cacheDir, keyPath: join(stateDir, "cache.key"), onWarning });
-  const tempRoot = createRunTempRoot(runId);
 
   // 2. Cache probe.
   const results = new Map<string, CaseRunResult>();
@@ -256,6 +255,8 @@ export async function runEval(taskClassName: string, options: RunEvalOptions): P
   const onOuterAbort = (): void => cancel.abort(options.signal?.reason);
   if (options.signal?.aborted) onOuterAbort();
   options.signal?.addEventListener("abort", onOuterAbort, { once: true });
+  // Every workspace and rubric cwd of this run lives below one temp dir, removed when execution ends.
+  const tempRoot = createRunTempRoot(runId);
   let launcher: Promise<RubricLauncher> | null = null;
   let casesDirReady: Promise<unknown> | null = null;
   const casesDir = (): Promise<unknown> => (casesDirReady ??= mkdir(join(runDir, "cases"), { recursive: true }));
@@ -401,12 +402,6 @@ interface CaseContext {
 }
 
 /**
- * Copies a case's input tree into the scratch workspace: regular files and directories only (the
- * loader has already refused symlinks and special files), without fs.cp's per-entry overhead.
- * Synchronous, like the loader's digest walk: case inputs are trees of small files, where a direct
- * syscall costs microseconds and a thread-pool round trip per entry costs far more.
- */
-/**
  * Removes from a workspace the SUT left behind everything that is not a regular file or a directory:
  * a symlink could point the rubric at files the SUT may not read (the case's `expected/`, whose path a
  * sandboxed SUT can still learn from its mount table), a FIFO could hang it. Returns the removed paths.
@@ -424,6 +419,12 @@ function removeUnsafeEntries(root: string, relative = ""): string[] {
   return removed;
 }
 
+/**
+ * Copies a case's input tree into the scratch workspace: regular files and directories only (the
+ * loader has already refused symlinks and special files), without fs.cp's per-entry overhead.
+ * Synchronous, like the loader's digest walk: case inputs are trees of small files, where a direct
+ * syscall costs microseconds and a thread-pool round trip per entry costs far more.
+ */
 function copyTree(from: string, to: string): void {
   for (const entry of readdirSync(from, { withFileTypes: true })) {
     const source = join(from, entry.name);
@@ -461,7 +462,7 @@ async function callSut(benchCase: BenchCase, workspacePath: string, context: Cas
     try {
       const output = await context.sut.run({
         // The task alone: no path into the bench, so the SUT never learns where expected/ is.
-        benchCase: sutCaseOf(benchCase) as SutCase,
+        benchCase: sutCaseOf(benchCase),
         workspacePath,
         canarySeed: canarySeedFor(benchCase.cassette_canary_pin),
         signal: controller.signal,

@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { SutCase, SutInvocation } from "@eval/models";
+import type { SutInvocation } from "@eval/models";
 import { sutCaseOf } from "@eval/models";
 import { makeCase } from "./bench.test-helpers.ts";
 import { canarySeedFor, checkSutOutput, moduleSut, SutAborted } from "./sut.ts";
@@ -17,7 +17,7 @@ beforeAll(async () => {
   await writeFile(join(dir, "spin.mjs"), "export function spin() { for (;;) {} }\nexport async function tagged(invocation) { return { tag: invocation.invocationTag, case_id: invocation.benchCase.case_id, aborted: invocation.signal.aborted }; }\nexport async function fails() { throw new RangeError('the SUT fell over'); }\n");
   const benchCase = await makeCase(dir, "sut-case");
   invocation = async (overrides = {}) => ({
-    benchCase: sutCaseOf(benchCase) as SutCase,
+    benchCase: sutCaseOf(benchCase),
     workspacePath: await mkdtemp(join(tmpdir(), "evalgate-sut-ws-")),
     canarySeed: canarySeedFor(benchCase.cassette_canary_pin),
     signal: new AbortController().signal,

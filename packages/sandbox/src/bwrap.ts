@@ -98,7 +98,8 @@ function buildSystemArgs(network: boolean): string[] {
 
 const depth = (path: string): number => path.split(sep).length;
 
-function realOrSelf(path: string): string {
+/** A path resolved through symlinks, or the path itself when it does not exist (yet). */
+export function realOrSelf(path: string): string {
   try {
     return realpathSync(path);
   } catch {

@@ -3,6 +3,13 @@ import { EvalError } from "@eval/errors";
 import { EvalgateCommand } from "../base-command.ts";
 import { loadSettings } from "../load-settings.ts";
 
+/** `--older-than-days`: a number >= 0, default 90 (shared by `cache gc` and `gc`). */
+export function retentionDays(flag: string | undefined): number {
+  const days = flag === undefined ? 90 : Number(flag);
+  if (!Number.isFinite(days) || days < 0) throw new EvalError("EVAL_USAGE", `--older-than-days must be a number >= 0, got "${flag}"`);
+  return days;
+}
+
 export class CacheGcCommand extends EvalgateCommand {
   static override paths = [["cache", "gc"]];
   static override usage = Command.Usage({
@@ -16,10 +23,7 @@ export class CacheGcCommand extends EvalgateCommand {
 
   protected async run(): Promise<number> {
     const settings = await loadSettings({ flags: { state_dir: this.out }, env: this.context.env, cwd: this.context.cwd });
-    const days = this.olderThanDays === undefined ? 90 : Number(this.olderThanDays);
-    if (!Number.isFinite(days) || days < 0) {
-      throw new EvalError("EVAL_USAGE", `--older-than-days must be a number >= 0, got "${this.olderThanDays}"`);
-    }
+    const days = retentionDays(this.olderThanDays);
     const { join } = await import("node:path");
     const stateDir = settings.path("state_dir", ".evalgate");
     const dir = join(stateDir, "cache");

@@ -1,6 +1,6 @@
 import { Command, Option } from "clipanion";
-import { EvalError } from "@eval/errors";
 import { EvalgateCommand } from "../base-command.ts";
+import { retentionDays } from "./cache-gc.ts";
 import { loadSettings } from "../load-settings.ts";
 import { warningPrinter } from "../warnings.ts";
 
@@ -22,8 +22,7 @@ export class GcCommand extends EvalgateCommand {
 
   protected async run(): Promise<number> {
     const settings = await loadSettings({ flags: { state_dir: this.out }, env: this.context.env, cwd: this.context.cwd });
-    const days = this.olderThanDays === undefined ? 90 : Number(this.olderThanDays);
-    if (!Number.isFinite(days) || days < 0) throw new EvalError("EVAL_USAGE", `--older-than-days must be a number >= 0, got "${this.olderThanDays}"`);
+    const days = retentionDays(this.olderThanDays);
     const { collectGarbage } = await import("@eval/runner");
     const result = await collectGarbage({ stateDir: settings.path("state_dir", ".evalgate"), cacheOlderThanDays: days, onWarning: warningPrinter(this.context, settings.format()) });
     this.emit({
