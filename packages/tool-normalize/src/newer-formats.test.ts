@@ -200,3 +200,155 @@ describe("built tool-call streams (built/*.built.jsonl, typed against the protoc
     expect(await detectTranscriptFormat("pi", fixture("built", "pi.json-mode.tools.built.jsonl"))).toBe("pi-json");
   });
 });
+
+const j = (value: unknown): string => JSON.stringify(value);
+const parse = (format: TranscriptFormat, events: readonly unknown[]): Transcript => parseLines(format, events.map((event) => (typeof event === "string" ? event : j(event)))).transcript;
+
+describe("usage settled or partial", () => {
+  const claudeAssistant = (id: string, input: number, output: number) => ({ type: "assistant", session_id: "s", message: { id, content: [{ type: "text", text: id }], usage: { input_tokens: input, output_tokens: output } } });
+
+  it("a Claude stream cut before its `result`: usage from the last report per message, marked partial", () => {
+    const lines = [j({ type: "system", subtype: "init", session_id: "s" }), j(claudeAssistant("m1", 100, 5)), j(claudeAssistant("m1", 100, 9)), j(claudeAssistant("m2", 140, 20))];
+    const cut = parseLines("claude-stream-json", [...lines, '{"type":"result","subtype":"success","usage":{"input_tok']).transcript;
+    expect(cut.usage).toEqual({ input_tokens: 240, output_tokens: 29, cache_read_tokens: null, cache_write_tokens: null, partial: true });
+    expect(cut.drift.truncated_last_line).toBe(true);
+    const whole = parseLines("claude-stream-json", [...lines, j({ type: "result", session_id: "s", usage: { input_tokens: 240, output_tokens: 31 } })]).transcript;
+    expect(whole.usage).toEqual({ input_tokens: 240, output_tokens: 31, cache_read_tokens: null, cache_write_tokens: null });
+  });
+
+  it("a Claude stream without a result is still a stream: detection no longer picks the session format", async () => {
+    const { mkdtempSync, writeFileSync } = await import("node:fs");
+    const { tmpdir } = await import("node:os");
+    const path = join(mkdtempSync(join(tmpdir(), "cut-claude-")), "cut.jsonl");
+    const text = readFileSync(fixture("claude.stream-json.sample.jsonl"), "utf8").trimEnd();
+    writeFileSync(path, text.slice(0, text.lastIndexOf("\n") + 60));
+    expect(await detectTranscriptFormat("claude-code", path)).toBe("claude-stream-json");
+    const transcript = await parseTranscriptFile("claude-stream-json", path);
+    // python over the sample: the last usage per message.id, msg_01A 1200/48 and msg_01B 1290/9, sums to 2490/57.
+    expect(transcript.usage).toMatchObject({ input_tokens: 2490, output_tokens: 57, partial: true });
+    // The session file, read as a stream, is not one (its lines spell the id `sessionId`).
+    await expect(parseTranscriptFile("claude-stream-json", fixture("claude-code.session.jsonl"))).rejects.toThrow(/is not a claude-stream-json log: 0 of/);
+  });
+
+  it("Pi cut before agent_end, the app-server before turn/completed: partial; nothing counted: not partial", () => {
+    const pi = readFileSync(fixture("agentv-recorded", "pi.json-mode.live-marker.jsonl"), "utf8").trimEnd().split("\n");
+    expect(parse("pi-json", pi.slice(0, -1)).usage.partial).toBe(true);
+    expect(parse("pi-json", pi.slice(0, 4)).usage).toEqual({ input_tokens: null, output_tokens: null, cache_read_tokens: null, cache_write_tokens: null });
+    const codex = readFileSync(fixture("agentv-recorded", "codex.app-server.live-marker.jsonl"), "utf8").trimEnd().split("\n");
+    expect(parse("codex-app-server", codex.slice(0, -1)).usage).toMatchObject({ input_tokens: 17_564, partial: true });
+    expect(parse("codex-app-server", codex).usage.partial).toBeUndefined();
+  });
+});
+
+describe("a log of another format is the same error whichever provider is named", () => {
+  it.each(["claude-code", "codex", "copilot", "pi", "gemini"] as const)("a Gemini stream imported as %s", async (provider) => {
+    const path = fixture("gemini.stream-json.sample.jsonl");
+    const format = await detectTranscriptFormat(provider, path);
+    const outcome = await parseTranscriptFile(format, path).then(
+      () => "parsed",
+      (error: unknown) => (error as Error).message,
+    );
+    if (provider === "gemini") expect(outcome).toBe("parsed");
+    // Before: as claude-code it parsed (its `result` line is a Claude event type too) and exited 0.
+    // (Codex's app-server format wins the detection: no Gemini line is JSON-RPC, so none counts against it.)
+    else expect(outcome).toMatch(new RegExp(`is not a ${format} log: [01] of [07] events are ${format} events \\(7 lines read, 0 not JSON\\)$`));
+  });
+});
+
+describe("drift and odd input in the newer formats", () => {
+  it("Pi: unknown events counted; errors, retries, model changes and tool results without an id", () => {
+    const transcript = parse("pi-json", [
+      { type: "brand_new" },
+      { type: "message_end" },
+      { type: "message_end", message: { role: "custom", content: "ui only" } },
+      { type: "message_end", message: { role: "assistant", content: "plain text", model: "m1", stopReason: "error", errorMessage: "rate limited", usage: { input: 5, output: 1, cacheRead: 0, cacheWrite: 0, cost: { total: 1e400 } } } },
+      { type: "message_end", message: { role: "toolResult", content: [] } },
+      { type: "tool_execution_end", toolCallId: "x", result: "late", isError: "maybe" },
+      { type: "auto_retry_start", attempt: 1 },
+      { type: "auto_retry_end", success: false, finalError: "gave up" },
+      { type: "auto_retry_end", success: false },
+      { type: "auto_retry_end", success: true },
+      { type: "model_changed", model: { id: "m2" } },
+      { type: "message_end", message: { role: "assistant", content: [{ type: "toolCall", id: "c", arguments: {} }], stopReason: "aborted" } },
+    ]);
+    expect(transcript.drift.unknown_event_types).toEqual({ brand_new: 1 });
+    // message_end without a message, a tool result without an id, a call without a name, a result never paired.
+    expect(transcript.drift.missing_fields).toBe(4);
+    expect(transcript.errors).toEqual(["rate limited", "gave up", "retries exhausted", "aborted"]);
+    expect(transcript.source.model).toBe("m2");
+    expect(transcript.cost_usd).toBeNull();
+    expect(transcript.messages).toEqual([{ role: "assistant", text: "plain text", truncated: false }]);
+  });
+
+  it("Codex app-server: unknown methods and items, error notifications, failed turns, replies with errors", () => {
+    const transcript = parse("codex-app-server", [
+      { method: "brand/new", params: {} },
+      { id: 1 },
+      { jsonrpc: "2.0" },
+      { method: "item/completed", params: { item: { type: "brandNewItem", id: "i1" } } },
+      { method: "item/completed", params: { item: { type: "reasoning" } } },
+      { method: "item/completed", params: {} },
+      { method: "thread/tokenUsage/updated", params: {} },
+      { method: "turn/start", params: { input: [{ type: "text", text: "hello", text_elements: [] }, { type: "localImage", path: "/i.png" }] } },
+      { method: "error", params: { error: { message: "stream disconnected" }, willRetry: true } },
+      { id: 4, error: { code: -32001, message: "Server overloaded; retry later." } },
+      { method: "turn/completed", params: { turn: { status: "failed", error: { message: "usage limit" } } } },
+      { method: "turn/completed", params: { turn: { status: "failed" } } },
+      { method: "turn/completed", params: {} },
+      { method: "item/completed", params: { item: { type: "mcpToolCall", id: "m", status: "completed" } } },
+      { method: "item/completed", params: { item: { type: "dynamicToolCall", id: "d", success: false } } },
+      { method: "item/completed", params: { item: { type: "collabAgentToolCall", id: "c", tool: "spawnAgent", prompt: "review", status: "completed" } } },
+      { method: "item/started", params: { item: { type: "commandExecution", id: "x", command: "ls", status: "inProgress" } } },
+    ]);
+    expect(transcript.drift.unknown_event_types).toEqual({ "brand/new": 1, "item:brandNewItem": 1 });
+    // `{id: 1}` (a reply with neither result nor error) and `{jsonrpc}` have no type; two items lack an id; usage lacks
+    // its total; the dynamic tool call has no tool name, so its result pairs with nothing.
+    expect(transcript.drift.missing_fields).toBe(7);
+    expect(transcript.errors).toEqual(["stream disconnected", "Server overloaded; retry later.", "usage limit", "turn failed"]);
+    expect(transcript.messages).toEqual([{ role: "user", text: "hello", truncated: false }]);
+    expect(transcript.tool_calls.map((call) => [call.name, call.status])).toEqual([
+      ["mcp:/", "ok"],
+      ["Task", "ok"],
+      ["Bash", "unknown"],
+    ]);
+  });
+
+  it("ACP: bare updates as recorders write them, prompt replies with usage, errors, unknown update kinds", () => {
+    const transcript = parse("copilot-acp", [
+      { sessionUpdate: "user_message_chunk", content: { type: "text", text: "hi" } },
+      { type: "agent_message_chunk", sessionUpdate: "agent_message_chunk", content: { type: "image", data: "", mimeType: "image/png" } },
+      { sessionUpdate: "agent_message_chunk", content: [{ type: "text", text: "a" }, { type: "text", text: "b" }] },
+      { sessionUpdate: "brand_new_update" },
+      { type: "tool_call", sessionUpdate: "tool_call", toolCallId: "t1", title: "ls", kind: "execute", rawInput: { command: "ls" }, status: "completed", rawOutput: { output: "a.txt" } },
+      { sessionUpdate: "tool_call_update", toolCallId: "t1", kind: "execute", rawInput: { command: "ls -la" } },
+      { sessionUpdate: "tool_call_update", toolCallId: "t9", status: "completed" },
+      { sessionUpdate: "tool_call" },
+      { sessionUpdate: "tool_call", toolCallId: "t2", title: "x" },
+      { sessionUpdate: "config_option_update", configOptions: [{ id: "mode", currentValue: "agent" }, { category: "model", currentValue: "claude-sonnet-5" }] },
+      { type: "assistant_message", content: [{ type: "text", text: "whole" }] },
+      { jsonrpc: "2.0", method: "session/update", params: { sessionId: "s1" } },
+      { jsonrpc: "2.0", method: "session/request_permission", id: 9, params: {} },
+      { jsonrpc: "2.0", id: 1, result: { sessionId: "s1", models: { currentModelId: "gpt-5" } } },
+      { jsonrpc: "2.0", id: 3, result: { stopReason: "end_turn", usage: { inputTokens: 100, outputTokens: 7, cachedReadTokens: 50, totalTokens: 157 } } },
+      { jsonrpc: "2.0", id: 5, result: { stopReason: "end_turn", usage: { inputTokens: 10, outputTokens: 3 } } },
+      { jsonrpc: "2.0", id: 6, error: { code: -32603, message: "model unavailable" } },
+      { jsonrpc: "2.0", id: 7, error: {} },
+    ]);
+    expect(transcript.drift.unknown_event_types).toEqual({ brand_new_update: 1 });
+    // a tool_call without an id, a session/update without its update, a result for a call never seen.
+    expect(transcript.drift.missing_fields).toBe(3);
+    expect(transcript.messages).toEqual([
+      { role: "user", text: "hi", truncated: false },
+      { role: "assistant", text: "ab", truncated: false },
+      { role: "assistant", text: "whole", truncated: false },
+    ]);
+    expect(transcript.tool_calls.map((call) => [call.name, call.status, call.input.command ?? null])).toEqual([
+      ["Bash", "ok", "ls"],
+      ["acp:other", "unknown", null],
+    ]);
+    expect(transcript.tool_calls[0]?.result_excerpt).toBe("a.txt");
+    expect(transcript.usage).toEqual({ input_tokens: 110, output_tokens: 10, cache_read_tokens: 50, cache_write_tokens: null });
+    expect(transcript.source).toMatchObject({ session_id: "s1", model: "gpt-5" });
+    expect(transcript.errors).toEqual(["model unavailable", "error"]);
+  });
+});
