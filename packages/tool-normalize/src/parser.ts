@@ -77,8 +77,9 @@ export interface TranscriptParser {
   /** Flushes a buffered partial line (a truncated last line is tolerated) and returns the transcript. */
   end(): Transcript;
   /**
-   * Lines seen, events of a type this format knows, and events of a type it does not know (none
-   * known, or more unknown than known, means the file is not in this format).
+   * Lines seen, events of a type this format knows, and events it does not know (of an unknown
+   * type, or with no type at all): none known, or more unknown than known, means the file is not
+   * in this format.
    */
   readonly stats: { readonly lines: number; readonly recognized_events: number; readonly unrecognized_events: number };
 }
@@ -118,7 +119,9 @@ export function createTranscriptParser(format: TranscriptFormat, options: Transc
     lastLineBroken = false;
     const type = (spec.eventType ?? typeField)(event);
     if (type === undefined) {
+      // Drift in a log of this format, and evidence against the format when a log is not.
       builder.missingFields += 1;
+      unrecognized += 1;
       return;
     }
     if (spec.handler(event, builder, type)) builder.recognizedEvents += 1;

@@ -72,7 +72,7 @@ describe("evalgate transcript import", () => {
   it("a Gemini log named as any other agent's: the same one-line error and exit 1 (claude-code used to exit 0)", async () => {
     const gemini = join(fixtures, "gemini.stream-json.sample.jsonl");
     for (const provider of ["claude-code", "codex", "copilot", "pi"]) {
-      await oneLineError(["transcript", "import", "--provider", provider, gemini], /gemini\.stream-json\.sample\.jsonl is not a [a-z-]+ log: \d of \d events are [a-z-]+ events \(7 lines read, 0 not JSON\) \(EVAL_TRANSCRIPT_INVALID\)/);
+      await oneLineError(["transcript", "import", "--provider", provider, gemini], /gemini\.stream-json\.sample\.jsonl is not a [a-z-]+ log: [01] of 7 events are [a-z-]+ events \(7 lines read, 0 not JSON\) \(EVAL_TRANSCRIPT_INVALID\)/);
     }
   });
 
