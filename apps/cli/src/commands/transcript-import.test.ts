@@ -83,7 +83,7 @@ describe("evalgate transcript import", () => {
     expect(JSON.parse(pi.stdout)).toMatchObject({ source: { format: "pi-json", provider: "pi" }, usage: { input_tokens: 8556, output_tokens: 191 }, turns: 1 });
     const appServer = await invoke(["transcript", "import", "--provider", "codex", join(recorded, "codex.app-server.live-marker.jsonl")]);
     expect(JSON.parse(appServer.stdout)).toMatchObject({ source: { format: "codex-app-server", provider: "codex" }, usage: { input_tokens: 17_564, output_tokens: 37, cache_read_tokens: 3456 } });
-    expect(appServer.stderr).toContain("tokens in 17564 out 37 cache read 3456 write ?; 1 turns; duration 5814 ms");
+    expect(appServer.stderr).toContain("tokens in 17564 out 37 cache read 3456 write ?; 1 turn; duration 5814 ms");
     const acp = await invoke(["transcript", "import", "--provider", "copilot-acp", join(recorded, "copilot.acp.live-marker.jsonl")]);
     expect(JSON.parse(acp.stdout)).toMatchObject({ source: { format: "copilot-acp", provider: "copilot", model: "gpt-5.4-mini" } });
     const built = await invoke(["transcript", "import", "--provider", "codex-app-server", "--format", "codex-app-server", join(fixtures, "built", "codex.app-server.tools.built.jsonl")]);
