@@ -136,6 +136,8 @@ const APP_SERVER_IGNORED = new Set([
   "initialized",
   "thread/start",
   "thread/resume",
+  // The client's turn/start input comes back as a userMessage item: taken from there, once.
+  "turn/start",
   "thread/status/changed",
   "thread/name/updated",
   "thread/archived",
@@ -188,9 +190,6 @@ export const codexAppServer: EventHandler = (event, builder, type) => {
       return true;
     case "thread/started":
       response(params, builder);
-      return true;
-    case "turn/start":
-      builder.message("user", userText(params.input));
       return true;
     case "turn/started":
       builder.open();
