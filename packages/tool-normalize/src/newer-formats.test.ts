@@ -230,6 +230,16 @@ describe("usage settled or partial", () => {
     await expect(parseTranscriptFile("claude-stream-json", fixture("claude-code.session.jsonl"))).rejects.toThrow(/is not a claude-stream-json log: 0 of/);
   });
 
+  it("codex exec --json cut inside its second turn: the first turn's totals, marked partial", () => {
+    const turn = (input: number) => [{ type: "turn.started" }, { type: "turn.completed", usage: { input_tokens: input, cached_input_tokens: 0, output_tokens: 10 } }];
+    const two = parse("codex-exec-json", [{ type: "thread.started", thread_id: "t" }, ...turn(100), ...turn(50)]);
+    expect(two).toMatchObject({ usage: { input_tokens: 150, output_tokens: 20 }, turns: 2 });
+    expect(two.usage.partial).toBeUndefined();
+    const cut = parse("codex-exec-json", [{ type: "thread.started", thread_id: "t" }, ...turn(100), { type: "turn.started" }]);
+    expect(cut).toMatchObject({ usage: { input_tokens: 100, output_tokens: 10, partial: true }, turns: 2 });
+    expect(parse("codex-exec-json", [{ type: "turn.started" }, { type: "turn.failed", error: { message: "quota" } }]).usage.partial).toBeUndefined();
+  });
+
   it("Pi cut before agent_end, the app-server before turn/completed: partial; nothing counted: not partial", () => {
     const pi = readFileSync(fixture("agentv-recorded", "pi.json-mode.live-marker.jsonl"), "utf8").trimEnd().split("\n");
     expect(parse("pi-json", pi.slice(0, -1)).usage.partial).toBe(true);
