@@ -14,6 +14,9 @@ export const TranscriptFormatSchema = z.enum([
   "codex-rollout-jsonl",
   "gemini-stream-json",
   "copilot-events-jsonl",
+  "pi-json",
+  "codex-app-server",
+  "copilot-acp",
 ]);
 
 /** `unknown`: no result event was seen for the call (the stream ended or was cut first). */
@@ -59,6 +62,11 @@ export const TranscriptUsageSchema = z.strictObject({
   output_tokens: tokens,
   cache_read_tokens: tokens,
   cache_write_tokens: tokens,
+  /**
+   * True when the stream ended before the event that reports the session's totals (a killed
+   * process): the counts are what the per-response reports add up to so far, a lower bound.
+   */
+  partial: z.boolean().optional(),
 });
 
 /** What the parser met but could not use: evidence that the agent's output format moved. */
@@ -88,6 +96,8 @@ export const TranscriptSchema = z.strictObject({
   messages: z.array(TranscriptMessageSchema),
   tool_calls: z.array(TranscriptToolCallSchema),
   usage: TranscriptUsageSchema,
+  /** Agent turns (one model response and the tool calls it made), where the log marks them; else null. */
+  turns: count.nullable().optional(),
   /** As the agent reported it, else the span of the event timestamps, else null. */
   duration_ms: count.nullable(),
   /** What the agent reported the session cost; null when it did not say. */

@@ -112,6 +112,9 @@ export class TranscriptBuilder {
   private readonly pendingResults = new Map<string, { status: Status; text: string | null }>();
   private readonly perMessageUsage = new Map<string, UsageParts>();
   private reportedUsage: Required<UsageParts> | null = null;
+  /** Open while the stream is inside a session (or turn) whose closing event reports or settles totals. */
+  private awaitingClose = false;
+  private turnCount: number | null = null;
   private reportedDurationMs: number | null = null;
   private firstTimestamp: number | null = null;
   private lastTimestamp: number | null = null;
@@ -254,6 +257,21 @@ export class TranscriptBuilder {
     this.invokedSkills.push(skill);
   }
 
+  /** A session or turn began whose closing event settles the usage (Claude `result`, Pi `agent_end`...). */
+  open(): void {
+    this.awaitingClose = true;
+  }
+
+  /** The closing event arrived: the usage reported so far is the session's, not a partial count. */
+  close(): void {
+    this.awaitingClose = false;
+  }
+
+  /** One agent turn began. Formats that mark turns call this; the others leave `turns` out. */
+  turn(): void {
+    this.turnCount = (this.turnCount ?? 0) + 1;
+  }
+
   /** Usage of one model response; a later report for the same key replaces the earlier one. */
   messageUsage(key: string, usage: UsageParts): void {
     this.perMessageUsage.set(key, usage);
@@ -290,14 +308,17 @@ export class TranscriptBuilder {
     return summed;
   }
 
-  private finalUsage(): Required<UsageParts> {
+  /** The usage, marked `partial` when the stream stopped before the event that settles it. */
+  private finalUsage(): Required<UsageParts> & { partial?: true } {
     const usage = this.usage();
-    return {
+    const counts = {
       input_tokens: safeCount(usage.input_tokens ?? null),
       output_tokens: safeCount(usage.output_tokens ?? null),
       cache_read_tokens: safeCount(usage.cache_read_tokens ?? null),
       cache_write_tokens: safeCount(usage.cache_write_tokens ?? null),
     };
+    const known = USAGE_KEYS.some((key) => counts[key] !== null);
+    return this.awaitingClose && known ? { ...counts, partial: true } : counts;
   }
 
   build(): Transcript {
@@ -335,6 +356,7 @@ export class TranscriptBuilder {
       messages: this.messages.map(({ role, text, truncated }) => ({ role, text, truncated })),
       tool_calls: calls.map(({ id, name, original_name, canonical, input, status, result_excerpt }) => ({ id, name, original_name, canonical, input, status, result_excerpt })),
       usage: this.finalUsage(),
+      ...(this.turnCount === null ? {} : { turns: this.turnCount }),
       duration_ms: this.reportedDurationMs !== null ? safeCount(this.reportedDurationMs) : safeCount(spanMs),
       cost_usd: this.costUsd,
       counts: Object.fromEntries(counts),

@@ -49,6 +49,12 @@ const ROWS: readonly Row[] = [
   { provider: "codex", name: "update_plan", input: { plan: [] }, canonical: "TodoWrite" },
   { provider: "codex", name: "view_image", input: { path: "/r/shot.png" }, canonical: "Read", expect: { file_path: "/r/shot.png" } },
   { provider: "codex", name: "web_search_call", input: { query: "q" }, canonical: "WebSearch", expect: { query: "q" } },
+  // Codex app-server items (ThreadItem types).
+  { provider: "codex", name: "commandExecution", input: { command: "npm test", cwd: "/r" }, canonical: "Bash", expect: { command: "npm test" } },
+  { provider: "codex", name: "fileChange", input: { changes: [{ path: "/r/n.ts", kind: "add" }] }, canonical: "Write", expect: { file_path: "/r/n.ts" } },
+  { provider: "codex", name: "webSearch", input: { query: "acp schema" }, canonical: "WebSearch", expect: { query: "acp schema" } },
+  { provider: "codex", name: "imageView", input: { path: "/r/shot.png" }, canonical: "Read", expect: { file_path: "/r/shot.png" } },
+  { provider: "codex", name: "collab:spawnAgent", input: { prompt: "review the diff", model: null }, canonical: "Task", expect: { prompt: "review the diff" } },
 
   // Copilot CLI: the seed's names and the real lowercase ones.
   { provider: "copilot", name: "Skill", input: { skill: "pdf" }, canonical: "Skill", expect: { skill: "pdf" } },
@@ -75,6 +81,11 @@ const ROWS: readonly Row[] = [
   { provider: "copilot", name: "web_fetch", input: { url: "https://x.test" }, canonical: "WebFetch", expect: { url: "https://x.test" } },
   { provider: "copilot", name: "task", input: { prompt: "go" }, canonical: "Task", expect: { prompt: "go" } },
   { provider: "copilot", name: "update_todo", input: { todos: "- [ ] a" }, canonical: "TodoWrite" },
+  // Copilot over ACP: tool calls named by their ToolKind.
+  { provider: "copilot", name: "acp:read", input: { title: "Viewing /r/a", path: "/r/a" }, canonical: "Read", expect: { file_path: "/r/a" } },
+  { provider: "copilot", name: "acp:edit", input: { path: "/r/e", old_str: "a", new_str: "b" }, canonical: "Edit", expect: { file_path: "/r/e" } },
+  { provider: "copilot", name: "acp:execute", input: { command: "npm test" }, canonical: "Bash", expect: { command: "npm test" } },
+  { provider: "copilot", name: "acp:fetch", input: { url: "https://x.test" }, canonical: "WebFetch", expect: { url: "https://x.test" } },
 
   // Gemini CLI.
   { provider: "gemini", name: "read_file", input: { absolute_path: "/r/a" }, canonical: "Read", expect: { file_path: "/r/a" } },
@@ -96,6 +107,8 @@ const ROWS: readonly Row[] = [
   { provider: "pi", name: "bash", input: { command: "ls" }, canonical: "Bash", expect: { command: "ls" } },
   { provider: "pi", name: "write", input: { path: "/r/w", content: "x" }, canonical: "Write", expect: { file_path: "/r/w" } },
   { provider: "pi", name: "edit", input: { path: "/r/e", oldText: "a", newText: "b" }, canonical: "Edit", expect: { file_path: "/r/e" } },
+  { provider: "pi", name: "grep", input: { pattern: "TODO", path: "src", glob: "*.ts" }, canonical: "Grep", expect: { pattern: "TODO" } },
+  { provider: "pi", name: "find", input: { pattern: "**/*.json", path: "." }, canonical: "Glob", expect: { pattern: "**/*.json" } },
 ];
 
 describe("normalizeToolCall: every table row", () => {

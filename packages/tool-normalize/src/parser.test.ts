@@ -153,7 +153,7 @@ describe("streaming", () => {
     const parser = createTranscriptParser("claude-stream-json");
     parser.push(j({ type: "thread.started" }));
     parser.push(j({ type: "result" }));
-    expect(parser.stats).toEqual({ lines: 2, recognized_events: 1 });
+    expect(parser.stats).toEqual({ lines: 2, recognized_events: 1, unrecognized_events: 1 });
   });
 });
 
@@ -363,7 +363,7 @@ describe("parseTranscriptFile errors", () => {
     writeFileSync(codex, `${j({ type: "thread.started", thread_id: "x" })}\n`);
     const wrong = await parseTranscriptFile("copilot-events-jsonl", codex).catch((caught: unknown) => caught);
     expect(isEvalError(wrong) && wrong.code).toBe("EVAL_TRANSCRIPT_INVALID");
-    expect((wrong as Error).message).toBe(`${codex} holds no copilot-events-jsonl events (1 lines read, 0 not JSON)`);
+    expect((wrong as Error).message).toBe(`${codex} is not a copilot-events-jsonl log: 0 of 1 events are copilot-events-jsonl events (1 lines read, 0 not JSON)`);
     const binary = join(dir, "binary.bin");
     writeFileSync(binary, Buffer.from([0, 255, 10, 1, 2, 3, 10]));
     const notLog = await parseTranscriptFile("claude-stream-json", binary).catch((caught: unknown) => caught);
@@ -389,10 +389,9 @@ describe("detectTranscriptFormat", () => {
     expect(await detectTranscriptFormat("codex", many, 400)).toBe("codex-exec-json");
   });
 
-  it("refuses pi (no native log format) and unreadable files", async () => {
+  it("reads pi's one format without a look, and refuses unreadable files", async () => {
     const { detectTranscriptFormat } = await import("./index.ts");
-    const pi = await detectTranscriptFormat("pi", "x").catch((caught: unknown) => caught);
-    expect(isEvalError(pi) && pi.code).toBe("EVAL_USAGE");
+    expect(await detectTranscriptFormat("pi", join(dir, "never-read.jsonl"))).toBe("pi-json");
     const missing = await detectTranscriptFormat("codex", join(dir, "absent")).catch((caught: unknown) => caught);
     expect(isEvalError(missing) && missing.code).toBe("EVAL_IO");
     const directory = await detectTranscriptFormat("codex", dir).catch((caught: unknown) => caught);

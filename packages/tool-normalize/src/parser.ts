@@ -7,8 +7,11 @@ import { TranscriptBuilder } from "./builder.ts";
 import { claudeSessionJsonl, claudeStreamJson } from "./parsers/claude.ts";
 import { codexExecJson, codexRolloutJsonl } from "./parsers/codex.ts";
 import { isObject } from "./parsers/fields.ts";
-import type { EventHandler } from "./parsers/fields.ts";
+import type { EventHandler, JsonObject } from "./parsers/fields.ts";
 import { copilotEventsJsonl, geminiStreamJson } from "./parsers/gemini-copilot.ts";
+import { acpEventType, copilotAcp } from "./parsers/acp.ts";
+import { codexAppServer, jsonRpcEventType } from "./parsers/codex-app-server.ts";
+import { piJson } from "./parsers/pi.ts";
 import type { Provider } from "./tool-table.ts";
 
 export type { TranscriptFormat };
@@ -16,6 +19,12 @@ export type { TranscriptFormat };
 interface FormatSpec {
   readonly provider: Provider;
   readonly handler: EventHandler;
+  /** What an event's type is called in this format (default: its `type` field); undefined = no type. */
+  readonly eventType?: (event: JsonObject) => string | undefined;
+}
+
+function typeField(event: JsonObject): string | undefined {
+  return typeof event.type === "string" ? event.type : undefined;
 }
 
 const FORMATS: Readonly<Record<TranscriptFormat, FormatSpec>> = {
@@ -25,6 +34,9 @@ const FORMATS: Readonly<Record<TranscriptFormat, FormatSpec>> = {
   "codex-rollout-jsonl": { provider: "codex", handler: codexRolloutJsonl },
   "gemini-stream-json": { provider: "gemini", handler: geminiStreamJson },
   "copilot-events-jsonl": { provider: "copilot", handler: copilotEventsJsonl },
+  "pi-json": { provider: "pi", handler: piJson },
+  "codex-app-server": { provider: "codex", handler: codexAppServer, eventType: jsonRpcEventType },
+  "copilot-acp": { provider: "copilot", handler: copilotAcp, eventType: acpEventType },
 };
 
 export const TRANSCRIPT_FORMATS = Object.keys(FORMATS) as readonly TranscriptFormat[];
@@ -32,10 +44,10 @@ export const TRANSCRIPT_FORMATS = Object.keys(FORMATS) as readonly TranscriptFor
 /** The formats each provider writes; the first is what `transcript import --provider` assumes. */
 export const PROVIDER_FORMATS: Readonly<Record<Provider, readonly TranscriptFormat[]>> = {
   "claude-code": ["claude-session-jsonl", "claude-stream-json"],
-  codex: ["codex-rollout-jsonl", "codex-exec-json"],
-  copilot: ["copilot-events-jsonl"],
+  codex: ["codex-rollout-jsonl", "codex-exec-json", "codex-app-server"],
+  copilot: ["copilot-events-jsonl", "copilot-acp"],
   gemini: ["gemini-stream-json"],
-  pi: [],
+  pi: ["pi-json"],
 };
 
 function spec(format: TranscriptFormat): FormatSpec {
@@ -64,8 +76,12 @@ export interface TranscriptParser {
   write(chunk: string): void;
   /** Flushes a buffered partial line (a truncated last line is tolerated) and returns the transcript. */
   end(): Transcript;
-  /** Lines seen, and events of a type this format knows (zero suggests the wrong format). */
-  readonly stats: { readonly lines: number; readonly recognized_events: number };
+  /**
+   * Lines seen, events of a type this format knows, and events it does not know (of an unknown
+   * type, or with no type at all): none known, or more unknown than known, means the file is not
+   * in this format.
+   */
+  readonly stats: { readonly lines: number; readonly recognized_events: number; readonly unrecognized_events: number };
 }
 
 /**
@@ -80,6 +96,7 @@ export function createTranscriptParser(format: TranscriptFormat, options: Transc
   let buffered = "";
   let overlong = false;
   let lines = 0;
+  let unrecognized = 0;
   let ended = false;
   let lastLineBroken = false;
 
@@ -100,12 +117,18 @@ export function createTranscriptParser(format: TranscriptFormat, options: Transc
       return;
     }
     lastLineBroken = false;
-    if (typeof event.type !== "string") {
+    const type = (spec.eventType ?? typeField)(event);
+    if (type === undefined) {
+      // Drift in a log of this format, and evidence against the format when a log is not.
       builder.missingFields += 1;
+      unrecognized += 1;
       return;
     }
-    if (spec.handler(event, builder)) builder.recognizedEvents += 1;
-    else builder.unknownEvent(event.type);
+    if (spec.handler(event, builder, type)) builder.recognizedEvents += 1;
+    else {
+      builder.unknownEvent(type);
+      unrecognized += 1;
+    }
   };
 
   const write = (chunk: string): void => {
@@ -143,7 +166,7 @@ export function createTranscriptParser(format: TranscriptFormat, options: Transc
       return builder.build();
     },
     get stats() {
-      return { lines, recognized_events: builder.recognizedEvents };
+      return { lines, recognized_events: builder.recognizedEvents, unrecognized_events: unrecognized };
     },
   };
 }
@@ -164,12 +187,14 @@ export async function parseTranscriptFile(format: TranscriptFormat, path: string
     throw new EvalError("EVAL_IO", `cannot read transcript ${path}: ${reason}`, { cause: error });
   }
   const transcript = parser.end();
-  if (parser.stats.recognized_events === 0) {
+  const { lines, recognized_events: recognized, unrecognized_events: unrecognized } = parser.stats;
+  if (recognized === 0 || unrecognized > recognized) {
+    const provider = spec(format).provider;
     throw new EvalError(
       "EVAL_TRANSCRIPT_INVALID",
-      `${path} holds no ${format} events (${parser.stats.lines} lines read, ${transcript.drift.unparseable_lines} not JSON)`,
+      `${path} is not a ${format} log: ${recognized} of ${recognized + unrecognized} events are ${format} events (${lines} lines read, ${transcript.drift.unparseable_lines} not JSON)`,
       {
-        hint: `check that the file is a ${spec(format).provider} log; its formats: ${PROVIDER_FORMATS[spec(format).provider].join(", ")} (pass --format if detection chose wrong)`,
+        hint: `check that the file is a ${provider} log; its formats: ${PROVIDER_FORMATS[provider].join(", ")} (pass --format if detection chose wrong)`,
         details: { path, format },
       },
     );
@@ -208,8 +233,7 @@ export async function detectTranscriptFormat(provider: Provider, path: string, s
   for (const format of candidates) {
     const parser = createTranscriptParser(format);
     for (const line of lines) parser.push(line);
-    const unknown = Object.values(parser.end().drift.unknown_event_types).reduce((sum, count) => sum + count, 0);
-    const score = parser.stats.recognized_events - unknown;
+    const score = parser.stats.recognized_events - parser.stats.unrecognized_events;
     if (score > bestScore) {
       best = format;
       bestScore = score;

@@ -49,7 +49,7 @@ export function summarizeTranscript(transcript: Transcript): string[] {
   const lines = [
     `${source.provider} ${source.format}${source.session_id === null ? "" : ` session ${source.session_id}`}${source.model === null ? "" : ` model ${source.model}`}`,
     `${transcript.messages.length} messages, ${transcript.tool_calls.length} tool calls${counts.length === 0 ? "" : `: ${counts.map(([name, count]) => `${name} ${count}`).join(", ")}`}`,
-    `tokens in ${usage.input_tokens ?? "?"} out ${usage.output_tokens ?? "?"} cache read ${usage.cache_read_tokens ?? "?"} write ${usage.cache_write_tokens ?? "?"}; duration ${transcript.duration_ms === null ? "?" : `${transcript.duration_ms} ms`}; cost ${transcript.cost_usd === null ? "?" : `$${transcript.cost_usd}`}`,
+    `tokens in ${usage.input_tokens ?? "?"} out ${usage.output_tokens ?? "?"} cache read ${usage.cache_read_tokens ?? "?"} write ${usage.cache_write_tokens ?? "?"}${usage.partial === true ? " (partial: the stream ended before its totals)" : ""}${transcript.turns === undefined || transcript.turns === null ? "" : `; ${transcript.turns} turn${transcript.turns === 1 ? "" : "s"}`}; duration ${transcript.duration_ms === null ? "?" : `${transcript.duration_ms} ms`}; cost ${transcript.cost_usd === null ? "?" : `$${transcript.cost_usd}`}`,
   ];
   if (unknownTypes.length > 0 || drift.unparseable_lines > 0 || drift.missing_fields > 0) {
     lines.push(

@@ -102,6 +102,12 @@ export const TOOL_TABLE: readonly ToolRule[] = [
   { provider: "codex", native: "update_plan", canonical: "TodoWrite" },
   { provider: "codex", native: "view_image", canonical: "Read", fields: { file_path: FILE_PATH } },
   { provider: "codex", native: "web_search_call", canonical: "WebSearch", fields: { query: QUERY } },
+  // Codex app-server `ThreadItem` types (the parser names a tool call after its item type).
+  { provider: "codex", native: "commandExecution", canonical: "Bash", fields: { command: COMMAND } },
+  { provider: "codex", native: "fileChange", canonical: "Edit", derive: "file_changes" },
+  { provider: "codex", native: "webSearch", canonical: "WebSearch", fields: { query: QUERY } },
+  { provider: "codex", native: "imageView", canonical: "Read", fields: { file_path: FILE_PATH } },
+  { provider: "codex", native: "collab:spawnAgent", canonical: "Task", fields: { prompt: PROMPT } },
 
   // GitHub Copilot CLI: the names in the seed, and the lowercase ones real sessions show.
   { provider: "copilot", native: "Skill", canonical: "Skill", fields: { skill: SKILL } },
@@ -128,6 +134,12 @@ export const TOOL_TABLE: readonly ToolRule[] = [
   { provider: "copilot", native: "web_fetch", canonical: "WebFetch", fields: { url: URL } },
   { provider: "copilot", native: "task", canonical: "Task", fields: { prompt: PROMPT } },
   { provider: "copilot", native: "update_todo", canonical: "TodoWrite" },
+  // Copilot over ACP: the protocol names a tool call's kind only (`ToolKind`). Kinds that are not one
+  // canonical tool (`search` is a glob or a grep, `delete`, `move`, `think`, `other`) pass through.
+  { provider: "copilot", native: "acp:read", canonical: "Read", fields: { file_path: FILE_PATH } },
+  { provider: "copilot", native: "acp:edit", canonical: "Edit", fields: { file_path: FILE_PATH } },
+  { provider: "copilot", native: "acp:execute", canonical: "Bash", fields: { command: COMMAND } },
+  { provider: "copilot", native: "acp:fetch", canonical: "WebFetch", fields: { url: URL } },
 
   // Gemini CLI.
   { provider: "gemini", native: "read_file", canonical: "Read", fields: { file_path: FILE_PATH } },
@@ -144,9 +156,11 @@ export const TOOL_TABLE: readonly ToolRule[] = [
   { provider: "gemini", native: "write_todos", canonical: "TodoWrite" },
   { provider: "gemini", native: "activate_skill", canonical: "Skill", fields: { skill: SKILL } },
 
-  // Pi coding agent.
+  // Pi coding agent (packages/coding-agent/src/core/tools). `ls` lists a directory: no canonical kind.
   { provider: "pi", native: "read", canonical: "Read", fields: { file_path: FILE_PATH } },
   { provider: "pi", native: "bash", canonical: "Bash", fields: { command: COMMAND } },
   { provider: "pi", native: "write", canonical: "Write", fields: { file_path: FILE_PATH, content: CONTENT } },
   { provider: "pi", native: "edit", canonical: "Edit", fields: { file_path: FILE_PATH } },
+  { provider: "pi", native: "grep", canonical: "Grep", fields: { pattern: PATTERN } },
+  { provider: "pi", native: "find", canonical: "Glob", fields: { pattern: PATTERN } },
 ];

@@ -84,18 +84,31 @@ function result(event: JsonObject, builder: TranscriptBuilder): void {
 /** Events the stream carries that hold nothing a transcript keeps. */
 const STREAM_IGNORED = new Set(["stream_event", "rate_limit_event", "tool_progress", "auth_status", "keep_alive", "control_request", "control_response", "control_cancel_request"]);
 
+/**
+ * The two Claude formats share event types; the session id's spelling tells them apart (`session_id`
+ * in the stream, `sessionId` in the session file), so a line of the other format is not claimed.
+ */
+function isOtherFormat(event: JsonObject, own: "session_id" | "sessionId"): boolean {
+  const other = own === "session_id" ? "sessionId" : "session_id";
+  return event[other] !== undefined && event[own] === undefined;
+}
+
 export const claudeStreamJson: EventHandler = (event, builder) => {
+  if (isOtherFormat(event, "session_id")) return false;
   switch (event.type) {
     case "system":
       system(event, builder);
       return true;
     case "assistant":
+      // Until the `result` arrives, usage is the per-message sum: partial if the stream stops here.
+      builder.open();
       assistant(event, builder);
       return true;
     case "user":
       user(event, builder);
       return true;
     case "result":
+      builder.close();
       result(event, builder);
       return true;
     default:
@@ -106,6 +119,7 @@ export const claudeStreamJson: EventHandler = (event, builder) => {
 const SESSION_IGNORED = new Set(["progress", "file-history-snapshot", "summary", "pr-link", "system", "queue-operation", "attachment", "custom-title", "tag"]);
 
 export const claudeSessionJsonl: EventHandler = (event, builder) => {
+  if (isOtherFormat(event, "sessionId")) return false;
   builder.timestamp(event.timestamp);
   if (event.type === "assistant" || event.type === "user") {
     builder.sessionId = str(event.sessionId) ?? builder.sessionId;

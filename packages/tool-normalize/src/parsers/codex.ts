@@ -66,8 +66,11 @@ export const codexExecJson: EventHandler = (event, builder) => {
       builder.sessionId = str(event.thread_id) ?? builder.sessionId;
       return true;
     case "turn.started":
+      builder.open();
+      builder.turn();
       return true;
     case "turn.completed": {
+      builder.close();
       const usage = obj(event.usage);
       if (usage !== undefined) {
         builder.reportUsage(
@@ -83,6 +86,7 @@ export const codexExecJson: EventHandler = (event, builder) => {
       return true;
     }
     case "turn.failed":
+      builder.close();
       builder.error(str(obj(event.error)?.message) ?? "turn failed");
       return true;
     case "error":

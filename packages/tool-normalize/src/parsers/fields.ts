@@ -18,5 +18,8 @@ export function arr(value: unknown): unknown[] {
   return Array.isArray(value) ? value : [];
 }
 
-/** One format's handling of one event: true when the event type is known (even if nothing is kept). */
-export type EventHandler = (event: JsonObject, builder: import("../builder.ts").TranscriptBuilder) => boolean;
+/**
+ * One format's handling of one event: true when the event type is known (even if nothing is kept).
+ * `type` is the event's type as the format names it (its `type` field, or a JSON-RPC method).
+ */
+export type EventHandler = (event: JsonObject, builder: import("../builder.ts").TranscriptBuilder, type: string) => boolean;
