@@ -10,6 +10,8 @@ export const ExitCode = {
   chainTamper: 5,
   caseDigestMismatch: 6,
   noCasesSelected: 7,
+  /** Every case of a recorded run failed for a harness or SUT-infrastructure reason: nothing was scored. */
+  allCasesErrored: 8,
   /** 128 + the signal's number: the run was stopped by Ctrl-C or SIGTERM and recorded as incomplete. */
   interruptedSigint: 130,
   interruptedSigterm: 143,
@@ -52,10 +54,13 @@ export const ERROR_PRESENTATION: Readonly<Record<EvalErrorCode, ErrorPresentatio
   EVAL_CASSETTE_INVALID: { exitCode: 1, hint: "re-record the cassette with `evalgate run --sut cli:<adapter> --record`" },
   EVAL_IO: { exitCode: 1, hint: "check the path exists and is readable/writable" },
   EVAL_SANDBOX_UNAVAILABLE: { exitCode: 1, hint: "install bubblewrap (apt-get install bubblewrap), or pass --sandbox none to accept weaker isolation" },
+  EVAL_STATE_DIR_NOT_A_DIRECTORY: { exitCode: 1, hint: "point --out (or EVALGATE_STATE_DIR) at a directory, or at a path that does not exist yet" },
+  EVAL_STATE_DIR_READ_ONLY: { exitCode: 1, hint: "make the state directory writable, or point --out (or EVALGATE_STATE_DIR) at a writable directory" },
   EVAL_COST_CAP_EXCEEDED: { exitCode: 2, hint: "raise --max-cost-usd, or narrow --cases" },
   EVAL_TASK_CLASS_NOT_FOUND: { exitCode: 3, hint: "`evalgate bench list` shows the registered task classes" },
   EVAL_BENCH_DIR_MISSING: { exitCode: 4, hint: "create the bench directory, or point --bench-root at it" },
   EVAL_CHAIN_TAMPERED: { exitCode: 5, hint: "restore the named file from a backup or git; `evalgate verify` rechecks" },
   EVAL_CASE_DIGEST_MISMATCH: { exitCode: 6, hint: "if the change is intended, run `evalgate bench sign` and commit digests.yaml" },
-  EVAL_NO_CASES_SELECTED: { exitCode: 7, hint: "`evalgate bench show --task-class <name>` lists the case ids; fix --cases, or add cases" },
+  EVAL_NO_CASES_SELECTED: { exitCode: 7, hint: "`evalgate bench list --task-class <name>` lists the case ids; fix --cases, or add cases" },
+  EVAL_RUN_ALL_CASES_ERRORED: { exitCode: 8, hint: "the run is recorded; fix the SUT (`evalgate schemas sut-request`, docs/runner.md) and see runs/<run-id>/cases/ for each case's error" },
 };

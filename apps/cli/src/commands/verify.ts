@@ -34,7 +34,7 @@ export class VerifyCommand extends EvalgateCommand {
     const settings = await loadSettings({ flags: { state_dir: this.out, format: this.format }, env: this.context.env, cwd: this.context.cwd });
     const format = settings.format();
     const { join } = await import("node:path");
-    const runsDir = join(settings.path("state_dir", ".evalgate"), "runs");
+    const runsDir = join((await import("@eval/runner")).checkStateDir(settings.path("state_dir", ".evalgate"), { write: false }), "runs");
     const { ChainTampered, verifyChain } = await import("@eval/audit-chain");
     const result = await verifyChain({
       runsDir,
