@@ -19,14 +19,16 @@ export class RunCommand extends EvalgateCommand {
       Prints one JSON line per case (case_id, score, cache_hit) and one aggregate line (the report summary,
       its chain_head and record path); --format human prints a table instead. Exit codes: 0 ok, 2 cost cap
       reached (the run is recorded as incomplete), 3 unknown task class, 4 bench directory missing,
-      5 audit chain tampered, 6 case digest mismatch, 1 anything else.
+      5 audit chain tampered, 6 case digest mismatch, 7 no case selected, 8 every case failed in the SUT or
+      the harness (the run is recorded), 1 anything else.
 
-      --sut: module:<path>#<export> | command:<argv> | replay | cli:<adapter>. Without --sut, replay is used
-      when any selected case has a cassette.
+      The system under test (--sut) is module:<path>#<export>, command:<argv>, replay or cli:<adapter>;
+      without --sut, replay is used when any selected case has a cassette. docs/runner.md describes what a
+      command or module SUT is given and must answer, with examples.
     `,
     examples: [
       ["Run a task class from its cassettes", "evalgate run --task-class vuln-remediation"],
-      ["Run a program against two cases", "evalgate run --task-class vuln-remediation --cases 'lodash-*' --sut 'command:./fix.sh'"],
+      ["Run the Python SUT of docs/runner.md (fix.py) against one case", "evalgate run --task-class vuln-remediation --cases 'lodash-*' --sut 'command:python3 fix.py'"],
     ],
   });
 
