@@ -26,6 +26,8 @@ const EXCLUDED: ReadonlyArray<{ readonly pattern: RegExp; readonly reason: strin
   { pattern: /evalgate promote-verdict .*--run \d{8}T/, reason: "names a run id from the author's state directory" },
   { pattern: /evalgate transcript import --provider/, reason: "reads the reader's own session log; transcript-import.test.ts imports captured streams" },
   { pattern: /--expect-head sha256:\.\.\./, reason: "names the chain head a reader committed to git" },
+  { pattern: /^\.\/evalgate\/scripts\/setup\.sh$/, reason: "sets up a fresh clone; scripts/quick-start.test.ts checks the set-up" },
+  { pattern: /^cd my-project$|^pnpm add (-D )?link:\.\.\/evalgate\/|^pnpm exec evalgate --version$/, reason: "run by scripts/link-packages.test.ts in a scratch project beside a link to this clone" },
   { pattern: /^npm install --prefix \/tmp\/agent-clis/, reason: "downloads the vendors' agent CLIs (hundreds of MB)" },
   { pattern: /^EVALGATE_REAL_CLIS_DIR=/, reason: "the opt-in test of the real agent CLIs, which needs the download above" },
 ];
