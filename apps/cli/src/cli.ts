@@ -1,7 +1,8 @@
 import { Builtins, Cli } from "clipanion";
 import { COMMANDS } from "./commands.ts";
 import type { EvalgateContext } from "./context.ts";
-import { ExitCode } from "./exit-codes.ts";
+import { renderError } from "./render-error.ts";
+import { usageError } from "./usage-error.ts";
 import { HARNESS_VERSION } from "./version.ts";
 
 export interface RunCliOptions {
@@ -31,13 +32,14 @@ export async function runCli(argv: readonly string[], options: RunCliOptions = {
     cwd: options.cwd ?? process.cwd(),
     colorDepth: 1,
   };
-  // Usage errors are diagnostics, not data: they go to stderr (clipanion would print them on stdout).
+  // Usage errors are diagnostics, not data: one line on stderr (clipanion would print pages of usage on stdout).
   let command;
   try {
     command = cli.process([...argv], context);
   } catch (error) {
-    context.stderr.write(cli.error(error as Error));
-    return ExitCode.harnessError;
+    const rendered = renderError(usageError(argv, cli.definitions(), (error as Error).message), false);
+    context.stderr.write(rendered.text);
+    return rendered.exitCode;
   }
   return cli.run(command, context);
 }

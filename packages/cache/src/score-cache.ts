@@ -298,8 +298,10 @@ export class ScoreCache {
         realpath: false,
       });
     } catch (error) {
+      // ELOCKED: a live holder kept the lock; anything else (EROFS, EACCES) is this directory, not another process.
+      const held = (error as NodeJS.ErrnoException).code === "ELOCKED";
       throw new EvalError("EVAL_IO", `cannot lock the cache at ${this.dir}: ${(error as Error).message}`, {
-        hint: "another evalgate process is writing the cache; if none is, remove the .lock directory",
+        hint: held ? "another evalgate process is writing the cache; if none is, remove the .lock directory" : `${this.dir} is not writable: fix its permissions, or point --out at a writable state directory`,
         cause: error,
       });
     }

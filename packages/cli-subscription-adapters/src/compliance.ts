@@ -13,6 +13,7 @@ import {
 } from "@eval/models";
 import { getAdapter } from "./adapters.ts";
 import { buildCliEnv, readVersion, resolveBinary } from "./binary.ts";
+import { classificationOf, trialsInReportFile } from "./compliance-failure.ts";
 import { ComplianceReportFailed, ComplianceReportMissing } from "./errors.ts";
 import { promptSha256 } from "./prompt.ts";
 import { executeTrial } from "./trial.ts";
@@ -263,7 +264,7 @@ export function verifyRecentCompliance(lookup: ComplianceLookup): ComplianceGate
     throw new ComplianceReportMissing(lookup.adapter, lookup.binaryPath, lookup.cliVersion, `the newest report (${found.reportPath}) is ${days} days old; at most ${maxAgeDays} are accepted`);
   }
   if (found.report.pass_rate < threshold) {
-    throw new ComplianceReportFailed(lookup.adapter, found.reportPath, found.report.pass_rate, threshold);
+    throw new ComplianceReportFailed(lookup.adapter, found.reportPath, found.report.pass_rate, threshold, classificationOf(found.report, trialsInReportFile(found.reportPath)));
   }
   return found;
 }

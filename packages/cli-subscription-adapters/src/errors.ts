@@ -1,4 +1,6 @@
 import { EvalError } from "@eval/errors";
+import { complianceFailureHint, describeClassification } from "./compliance-failure.ts";
+import type { ComplianceClassification } from "./compliance-failure.ts";
 
 /** The backend was asked to run without both opt-in flags. */
 export class CliSubscriptionNotOptedIn extends EvalError {
@@ -40,12 +42,13 @@ export class ComplianceReportMissing extends EvalError {
   }
 }
 
+/** A compliance report below the threshold; with its classification, the message says what the trials were and the hint what to do. */
 export class ComplianceReportFailed extends EvalError {
-  constructor(adapter: string, reportPath: string, passRate: number, threshold: number) {
+  constructor(adapter: string, reportPath: string, passRate: number, threshold: number, classification?: ComplianceClassification) {
     super(
       "EVAL_ADAPTER_COMPLIANCE_FAILED",
-      `the newest compliance report for ${adapter} (${reportPath}) passed ${(passRate * 100).toFixed(1)}% of benign tasks; at least ${(threshold * 100).toFixed(0)}% is required`,
-      { details: { adapter, reportPath, passRate, threshold } },
+      `the newest compliance report for ${adapter} (${reportPath}) passed ${(passRate * 100).toFixed(1)}% of benign tasks; at least ${(threshold * 100).toFixed(0)}% is required${classification === undefined ? "" : `; classified: ${describeClassification(classification)}`}`,
+      { details: { adapter, reportPath, passRate, threshold }, ...(classification === undefined ? {} : { hint: complianceFailureHint(classification) }) },
     );
   }
 }

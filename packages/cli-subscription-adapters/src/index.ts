@@ -48,3 +48,5 @@ export { checkAuthStatus, executeTrial, judgeSession } from "./trial.ts";
 export type { TrialLimits, TrialRun } from "./trial.ts";
 export { applyUnifiedDiff, unifiedDiff } from "./workspace-diff.ts";
 export type { FileChange } from "./workspace-diff.ts";
+export { classificationOf, complianceFailureHint, describeClassification, trialsInReportFile } from "./compliance-failure.ts";
+export type { ComplianceClassification } from "./compliance-failure.ts";

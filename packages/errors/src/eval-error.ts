@@ -54,6 +54,8 @@ export const ERROR_CODES = [
   "EVAL_CASSETTE_INVALID",
   "EVAL_IO",
   "EVAL_SANDBOX_UNAVAILABLE",
+  "EVAL_STATE_DIR_NOT_A_DIRECTORY",
+  "EVAL_STATE_DIR_READ_ONLY",
   // exit 2
   "EVAL_COST_CAP_EXCEEDED",
   // exit 3
@@ -66,6 +68,8 @@ export const ERROR_CODES = [
   "EVAL_CASE_DIGEST_MISMATCH",
   // exit 7
   "EVAL_NO_CASES_SELECTED",
+  // exit 8
+  "EVAL_RUN_ALL_CASES_ERRORED",
 ] as const;
 
 export type EvalErrorCode = (typeof ERROR_CODES)[number];

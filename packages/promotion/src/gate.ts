@@ -46,15 +46,25 @@ export class PromotionGate {
     this.config = config;
   }
 
+  /**
+   * The task class's current tier. Throws EVAL_TIER_CONFIG_INVALID when the file has no line for it
+   * under `current:` (a new task class needs one, added by a reviewed change), so callers can check
+   * this before spending a run on a verdict that cannot be issued.
+   */
+  currentTier(taskClass: string): string {
+    const currentTier = this.config.current[taskClass];
+    if (currentTier === undefined) {
+      throw new EvalError("EVAL_TIER_CONFIG_INVALID", `${this.config.source} has no current tier for task class "${taskClass}"`, {
+        hint: `add "${taskClass}: ${this.config.tiers[0]?.name ?? "untrusted"}" under current: in ${this.config.source} (a reviewed change; docs/bench-authoring.md)`,
+      });
+    }
+    return currentTier;
+  }
+
   evaluate(input: EvaluateInput): PromotionVerdict {
     const { taskClass, report, config } = { ...input, config: this.config };
     const names = config.tiers.map((tier) => tier.name);
-    const currentTier = config.current[taskClass];
-    if (currentTier === undefined) {
-      throw new EvalError("EVAL_TIER_CONFIG_INVALID", `${config.source} has no current tier for task class "${taskClass}"`, {
-        hint: `add "${taskClass}: ${names[0]}" under current: in ${config.source} (a reviewed change)`,
-      });
-    }
+    const currentTier = this.currentTier(taskClass);
     const currentIndex = names.indexOf(currentTier);
     const targetTier = input.targetTier ?? names[currentIndex + 1];
     if (targetTier === undefined) {

@@ -34,11 +34,24 @@ export class TaskClassIncomplete extends EvalError {
   }
 }
 
-/** registration.ts, breakdown-keys.ts or failure_modes.yaml breaks the contract. */
+/**
+ * registration.ts, breakdown-keys.ts or failure_modes.yaml breaks the contract. The hint names the file
+ * at fault; when a bench file cannot import a package (a task class created since the last
+ * `pnpm install`), it names that command instead.
+ */
 export class TaskClassInvalid extends EvalError {
   constructor(path: string, reason: string) {
-    super("EVAL_TASK_CLASS_INVALID", `${path}: ${reason}`, { details: { path } });
+    super("EVAL_TASK_CLASS_INVALID", `${path}: ${reason}`, { details: { path }, hint: taskClassInvalidHint(path, reason) });
   }
+}
+
+function taskClassInvalidHint(path: string, reason: string): string {
+  const missingPackage = /Cannot find (?:package|module) '([^']+)'/.exec(reason)?.[1];
+  if (missingPackage !== undefined && !missingPackage.startsWith(".") && !missingPackage.startsWith("/")) {
+    return `run \`pnpm install\` at the repository root: a task class's package.json dependencies (${missingPackage}) are linked by install; docs/bench-authoring.md`;
+  }
+  const file = path.split(/[\\/]/).at(-1) ?? path;
+  return `fix ${file} as described; docs/bench-authoring.md lists the contract`;
 }
 
 /** A case file is missing or malformed: names the file, the field and the reason. */

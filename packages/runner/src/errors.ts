@@ -7,3 +7,32 @@ export class NoCasesSelected extends EvalError {
     super("EVAL_NO_CASES_SELECTED", `${what}: nothing to run, nothing recorded`, { details: { taskClass, filter, taskClassCaseCount } });
   }
 }
+
+/**
+ * A recorded run in which every case failed in the SUT's infrastructure or the harness (a SUT that
+ * could not run, crashed or timed out): the set-up is broken, so the run measured nothing.
+ */
+export class AllCasesErrored extends EvalError {
+  constructor(runId: string, caseCount: number, code: string, exampleCaseId: string, exampleReason: string) {
+    const every = `${caseCount === 1 ? "the only case" : `all ${caseCount} cases`} failed in the SUT or the harness, not on ${caseCount === 1 ? "its" : "their"} merits`;
+    super("EVAL_RUN_ALL_CASES_ERRORED", `run ${runId} measured nothing: ${every} (${code}; ${exampleCaseId}: ${exampleReason || "no detail"})`, {
+      details: { runId, caseCount, code, exampleCaseId },
+    });
+  }
+}
+
+/** The state directory (`--out`) is, or lies below, something that is not a directory. */
+export class StateDirNotADirectory extends EvalError {
+  constructor(stateDir: string, culprit: string) {
+    const where = culprit === stateDir ? "" : ` (${culprit} is not a directory)`;
+    super("EVAL_STATE_DIR_NOT_A_DIRECTORY", `the state directory ${stateDir} cannot be used: it is not a directory${where}`, { details: { stateDir, culprit } });
+  }
+}
+
+/** evalgate cannot write into the state directory (a read-only mount, or no permission). */
+export class StateDirReadOnly extends EvalError {
+  constructor(stateDir: string, dir: string, errno: string) {
+    const why = errno === "EROFS" ? "read-only file system" : "permission denied";
+    super("EVAL_STATE_DIR_READ_ONLY", `the state directory ${stateDir} is not writable: ${dir}: ${why} (${errno})`, { details: { stateDir, dir, errno } });
+  }
+}

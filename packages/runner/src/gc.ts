@@ -6,6 +6,7 @@ import { chainedRunIds } from "@eval/audit-chain";
 import { ScoreCache } from "@eval/cache";
 import type { WarningSink } from "@eval/errors";
 import { removeAbandonedRunTemps } from "./run-temp.ts";
+import { checkStateDir } from "./state-dir.ts";
 
 export interface GarbageOptions {
   /** The state directory (runs/ and cache/ below it). */
@@ -30,6 +31,7 @@ export interface GarbageResult {
  * cache's stale temp files and entries older than `cacheOlderThanDays`. The chain itself is never touched.
  */
 export async function collectGarbage(options: GarbageOptions): Promise<GarbageResult> {
+  checkStateDir(options.stateDir, { write: true });
   const runsDir = join(options.stateDir, "runs");
   const removedTempDirs = removeAbandonedRunTemps(options.tempParent === undefined ? {} : { parent: options.tempParent });
   const chained = await chainedRunIds(runsDir);

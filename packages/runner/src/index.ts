@@ -12,7 +12,9 @@ export type { RubricLauncher, RubricLauncherOptions, SandboxMode, RubricLimits, 
 export { HARNESS_FAILURE_CODES, harnessFailureScore, resolveRubricScore } from "./scoring.ts";
 export type { HarnessFailureCode, Measured, ScoringContract } from "./scoring.ts";
 export { bettingLowerBound, clopperPearsonLowerBound } from "./bounds.ts";
-export { NoCasesSelected } from "./errors.ts";
+export { AllCasesErrored, NoCasesSelected, StateDirNotADirectory, StateDirReadOnly } from "./errors.ts";
+export { assertSomeCaseScored, shortReason, UNSCORED_FAILURE_CODES, unscoredReason } from "./run-health.ts";
+export { checkStateDir } from "./state-dir.ts";
 export {
   bcaLowerBound,
   bcaLowerBoundFromDistribution,

@@ -147,6 +147,17 @@ describe("runEval end to end (real registry, rubric subprocesses, cache and chai
     expect(result.report.total_cost_usd).toBe(2);
   });
 
+  it("checks the cap before a case starts: a cap of 0 pays for no case (was: one case paid for)", async () => {
+    const sut = counting((await options(join(root, "state-cap0"), "full")).systemUnderTest);
+    const warnings: string[] = [];
+    const result = await runEval(bench.slug, { ...(await options(join(root, "state-cap0"), "full")), systemUnderTest: sut, concurrency: 1, maxCostUsd: 0, onWarning: (w) => warnings.push(w.code) });
+    expect(sut.calls).toBe(0);
+    expect(result.costCapExceeded).toBe(true);
+    expect(result.report).toMatchObject({ complete: false, incomplete_reason: "cost_cap", total_cost_usd: 0 });
+    expect(result.report.per_case).toHaveLength(0);
+    expect(warnings).toContain("run.cost_cap");
+  });
+
   it("an external abort cancels the run and records it as incomplete", async () => {
     const controller = new AbortController();
     const sut: SystemUnderTest = {

@@ -20,6 +20,7 @@ import type { TaskClass } from "@eval/registry";
 import picomatch from "picomatch";
 import { NoCasesSelected } from "./errors.ts";
 import { runPool } from "./pool.ts";
+import { checkStateDir } from "./state-dir.ts";
 import { prepareRubricLauncher, rubricIsolationClass } from "./rubric-isolation.ts";
 import type { RubricLauncher, RubricOutcome, SandboxMode } from "./rubric-isolation.ts";
 import { createRunTempRoot } from "./run-temp.ts";
@@ -169,7 +170,8 @@ export function caseFilterOf(filter: RunEvalOptions["caseFilter"]): ((benchCase:
  * Runs every selected case of a task class against a SUT and appends the run to the audit chain.
  * Throws (before any SUT call, writing nothing) on a tampered chain, a digest mismatch, or an
  * unknown/missing task class. Per-case problems never throw: they become block-severity failure
- * modes. Past `maxCostUsd` outstanding cases are cancelled and the report says `complete: false`.
+ * modes. A case starts only while the spend so far is below `maxCostUsd` (so 0 starts none); past it,
+ * outstanding cases are cancelled and the report says `complete: false`.
  */
 export async function runEval(taskClassName: string, options: RunEvalOptions): Promise<RunEvalResult> {
   const onWarning = options.onWarning ?? ignoreWarnings;
@@ -186,6 +188,7 @@ export async function runEval(taskClassName: string, options: RunEvalOptions): P
   const sut = options.systemUnderTest;
 
   // 1. Plan. Everything that can refuse the run does so here, before any SUT call.
+  checkStateDir(stateDir, { write: true });
   const startedAt = new Date();
   const taskClass = await loadTaskClass(taskClassName, { benchRoot: resolve(options.benchRoot ?? "bench"), registry: new TaskClassRegistry(), onWarning });
   const filter = caseFilterOf(options.caseFilter);
@@ -252,6 +255,12 @@ export async function runEval(taskClassName: string, options: RunEvalOptions): P
   // 3. Execute the misses in a bounded pool; 5. the cost cap cancels what is outstanding.
   const cancel = new AbortController();
   let costCapExceeded = false;
+  const stopAtCostCap = (): void => {
+    if (costCapExceeded) return;
+    costCapExceeded = true;
+    onWarning({ code: "run.cost_cap", message: `spent $${costUsd.toFixed(4)} of the cap of $${maxCostUsd}: no further case starts, outstanding cases are cancelled`, details: { costUsd, maxCostUsd } });
+    cancel.abort(new Error("cost cap"));
+  };
   const onOuterAbort = (): void => cancel.abort(options.signal?.reason);
   if (options.signal?.aborted) onOuterAbort();
   options.signal?.addEventListener("abort", onOuterAbort, { once: true });
@@ -277,6 +286,11 @@ export async function runEval(taskClassName: string, options: RunEvalOptions): P
       misses,
       concurrency,
       async (benchCase) => {
+        // The cap is checked before a case starts: once the spend so far has reached it, nothing new is paid for.
+        if (costUsd >= maxCostUsd) {
+          stopAtCostCap();
+          return;
+        }
         const started = performance.now();
         const executed = await executeCase(benchCase, {
           taskClass,
@@ -295,11 +309,7 @@ export async function runEval(taskClassName: string, options: RunEvalOptions): P
         executedMs += performance.now() - started;
         executedCount += 1;
         costUsd += executed.score.cost_usd;
-        if (costUsd > maxCostUsd && !costCapExceeded) {
-          costCapExceeded = true;
-          onWarning({ code: "run.cost_cap", message: `spent $${costUsd.toFixed(4)}, past the cap of $${maxCostUsd}: cancelling outstanding cases`, details: { costUsd, maxCostUsd } });
-          cancel.abort(new Error("cost cap"));
-        }
+        if (costUsd > maxCostUsd) stopAtCostCap();
         const key = keyOf.get(benchCase.case_id)!;
         // A failure of the harness or its environment is not the case's result: the next run retries it.
         const stored = isHarnessSideFailure(executed.score) ? Promise.resolve() : cache.put(key, executed.score);

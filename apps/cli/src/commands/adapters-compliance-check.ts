@@ -57,7 +57,7 @@ export class AdaptersComplianceCheckCommand extends EvalgateCommand {
     });
     this.emit(result.report);
     this.context.stderr.write(`compliance ${adapter} ${result.report.cli_version}: report written to ${result.reportPath}\n`);
-    if (!result.report.passed) throw new lib.ComplianceReportFailed(adapter, result.reportPath, result.report.pass_rate, result.report.threshold);
+    if (!result.report.passed) throw new lib.ComplianceReportFailed(adapter, result.reportPath, result.report.pass_rate, result.report.threshold, lib.classificationOf(result.report, result.trials));
     return 0;
   }
 }

@@ -11,7 +11,7 @@ export class BenchShowCommand extends EvalgateCommand {
     description: "Show one case: its case.toml, paths and verified digest",
     examples: [
       ["Show a case", "evalgate bench show cross-spawn-redos-cve-2024-21538"],
-      ["Show a case of a given task class, readable", "evalgate bench show my-case --task-class vuln-remediation --format human"],
+      ["Show a case of a given task class, readable", "evalgate bench show lodash-template-cve-2021-23337 --task-class vuln-remediation --format human"],
     ],
   });
 

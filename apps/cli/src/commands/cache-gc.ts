@@ -26,6 +26,7 @@ export class CacheGcCommand extends EvalgateCommand {
     const days = retentionDays(this.olderThanDays);
     const { join } = await import("node:path");
     const stateDir = settings.path("state_dir", ".evalgate");
+    (await import("@eval/runner")).checkStateDir(stateDir, { write: true });
     const dir = join(stateDir, "cache");
     const { ScoreCache } = await import("@eval/cache");
     const result = await new ScoreCache({ dir, keyPath: join(stateDir, "cache.key") }).gc({ olderThanDays: days });

@@ -18,6 +18,7 @@ export class CacheStatsCommand extends EvalgateCommand {
     const format = settings.format();
     const { join } = await import("node:path");
     const stateDir = settings.path("state_dir", ".evalgate");
+    (await import("@eval/runner")).checkStateDir(stateDir, { write: false });
     const dir = join(stateDir, "cache");
     const { ScoreCache } = await import("@eval/cache");
     const stats = await new ScoreCache({ dir, keyPath: join(stateDir, "cache.key") }).stats();

@@ -45,6 +45,7 @@ export class PromoteVerdictCommand extends EvalgateCommand {
     const format = settings.format();
     const { join, resolve } = await import("node:path");
     const stateDir = settings.path("state_dir", ".evalgate");
+    (await import("@eval/runner")).checkStateDir(stateDir, { write: true });
     const runsDir = join(stateDir, "runs");
     const [{ ChainTampered }, { loadTierConfig, issueVerdict }, { loadTaskClass, TaskClassRegistry }] = await Promise.all([
       import("@eval/audit-chain"),

@@ -8,6 +8,7 @@ import { loadSettings } from "../load-settings.ts";
 import { warningPrinter } from "../warnings.ts";
 import { ExitCode } from "../exit-codes.ts";
 import { formatVerdictHuman } from "../format-verdict.ts";
+import { failureModesCell } from "../failure-modes-cell.ts";
 
 export class RunCommand extends EvalgateCommand {
   static override paths = [["run"]];
@@ -18,14 +19,16 @@ export class RunCommand extends EvalgateCommand {
       Prints one JSON line per case (case_id, score, cache_hit) and one aggregate line (the report summary,
       its chain_head and record path); --format human prints a table instead. Exit codes: 0 ok, 2 cost cap
       reached (the run is recorded as incomplete), 3 unknown task class, 4 bench directory missing,
-      5 audit chain tampered, 6 case digest mismatch, 1 anything else.
+      5 audit chain tampered, 6 case digest mismatch, 7 no case selected, 8 every case failed in the SUT or
+      the harness (the run is recorded), 1 anything else.
 
-      --sut: module:<path>#<export> | command:<argv> | replay | cli:<adapter>. Without --sut, replay is used
-      when any selected case has a cassette.
+      The system under test (--sut) is module:<path>#<export>, command:<argv>, replay or cli:<adapter>;
+      without --sut, replay is used when any selected case has a cassette. docs/runner.md describes what a
+      command or module SUT is given and must answer, with examples.
     `,
     examples: [
       ["Run a task class from its cassettes", "evalgate run --task-class vuln-remediation"],
-      ["Run a program against two cases", "evalgate run --task-class vuln-remediation --cases 'lodash-*' --sut 'command:./fix.sh'"],
+      ["Run the Python SUT of docs/runner.md (fix.py) against one case", "evalgate run --task-class vuln-remediation --cases 'lodash-*' --sut 'command:python3 fix.py'"],
     ],
   });
 
@@ -76,7 +79,9 @@ export class RunCommand extends EvalgateCommand {
     const onWarning = warningPrinter(this.context, format);
 
     // A verdict's trust-tier file is read before anything runs: a bad one must not cost a whole run.
-    const tiers = this.withVerdict ? await (await import("@eval/promotion")).loadTierConfig(settings.path("trust_tiers", "docs/trust-tiers.yaml")) : null;
+    const tiers = this.withVerdict ? await this.loadTiers(settings.path("trust_tiers", "docs/trust-tiers.yaml")) : null;
+    const runner = await import("@eval/runner");
+    runner.checkStateDir(stateDir, { write: true });
     const streamLog = await this.resolveStreamLog(onWarning);
     if (this.sandbox !== undefined && this.sandbox !== "bwrap" && this.sandbox !== "none") {
       throw new EvalError("EVAL_USAGE", `--sandbox must be bwrap or none, got "${this.sandbox}"`);
@@ -102,7 +107,7 @@ export class RunCommand extends EvalgateCommand {
 
     const { terminalProgress } = await import("../progress.ts");
     const progress = terminalProgress(this.context);
-    const { runEval } = await import("@eval/runner");
+    const { runEval } = runner;
     const { exitCodeForSignal, watchInterrupts } = await import("../interrupt.ts");
     const interrupt = watchInterrupts(this.context.stderr);
     let result;
@@ -155,7 +160,7 @@ export class RunCommand extends EvalgateCommand {
     };
     const verdict = tiers === null ? null : await this.verdict(tiers, report.run_id, stateDir, benchRoot, onWarning);
     if (format === "human") {
-      this.printHuman(result.caseResults, summary);
+      this.printHuman(result.caseResults, summary, (modes) => failureModesCell(modes, runner));
       if (verdict !== null) this.context.stdout.write(`\n${formatVerdictHuman(verdict.verdict, verdict.path, verdict.tiersFile)}`);
     } else {
       for (const caseResult of result.caseResults) this.emit({ type: "case", case_id: caseResult.case_id, score: caseResult.score, cache_hit: caseResult.cacheHit });
@@ -171,10 +176,22 @@ export class RunCommand extends EvalgateCommand {
       this.context.stderr.write(`evalgate: cost cap of $${maxCostUsd} reached: the run is recorded as incomplete (${report.run_id})\n`);
       return ExitCode.costCap;
     }
+    // A run that judged no case measured nothing: recorded (it is evidence), but it must not pass as a run.
+    runner.assertSomeCaseScored(report.run_id, report.per_case);
     return ExitCode.ok;
   }
 
-  /** `replay` when any selected case ships a cassette; otherwise the user must say. */
+  /**
+   * The trust tiers for --with-verdict, checked before anything runs: the file must load and name the
+   * task class's current tier, or the verdict after a whole run could not be issued.
+   */
+  private async loadTiers(path: string): Promise<TierConfig> {
+    const { loadTierConfig, PromotionGate } = await import("@eval/promotion");
+    const tiers = await loadTierConfig(path);
+    new PromotionGate(tiers).currentTier(this.taskClass);
+    return tiers;
+  }
+
   /** `--stream-log`, or the deprecated `--log-format` mapped onto it with one warning. */
   private async resolveStreamLog(onWarning: WarningSink): Promise<false | "summary" | "raw"> {
     if (this.streamLog === undefined && this.logFormat === undefined) return false;
@@ -213,14 +230,15 @@ export class RunCommand extends EvalgateCommand {
   }
 
   private printHuman(
-    caseResults: ReadonlyArray<{ case_id: string; cacheHit: boolean; score: { score: number; passed: boolean; failure_modes: ReadonlyArray<{ code: string }> } }>,
+    caseResults: ReadonlyArray<{ case_id: string; cacheHit: boolean; score: { score: number; passed: boolean; failure_modes: ReadonlyArray<{ code: string; detail?: string | null }> } }>,
     summary: Record<string, unknown> & { lower_bound_95: number; lower_bound_method: string; bound_quantity: string; mean_score: number; score_stddev: number; total_cost_usd: number },
+    cell: (modes: ReadonlyArray<{ code: string; detail?: string | null }>) => string,
   ): void {
     const width = Math.max(7, ...caseResults.map((r) => r.case_id.length));
     const lines = [`${"case".padEnd(width)}  score  pass  cache  failure modes`];
     for (const r of caseResults) {
       lines.push(
-        `${r.case_id.padEnd(width)}  ${r.score.score.toFixed(3)}  ${r.score.passed ? "yes " : "no  "}  ${r.cacheHit ? "hit  " : "miss "}  ${r.score.failure_modes.map((m) => m.code).join(", ")}`,
+        `${r.case_id.padEnd(width)}  ${r.score.score.toFixed(3)}  ${r.score.passed ? "yes " : "no  "}  ${r.cacheHit ? "hit  " : "miss "}  ${cell(r.score.failure_modes)}`,
       );
     }
     lines.push(

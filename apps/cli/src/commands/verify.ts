@@ -14,9 +14,10 @@ export class VerifyCommand extends EvalgateCommand {
       record's bytes, name and hashes and every link. Prints one JSON line (ok, records, complete, incomplete,
       head, first_bad); --format human prints a sentence. Exit 0 when the chain verifies, 5 when it does not.
 
-      --expect-head takes a chain hash the chain must still contain (e.g. the head committed to git): without
-      it, deleting the newest records cannot be told from never having made them. --strict also validates
-      every report against its schema, requires mode 0600 and allows no foreign files (not even dotfiles).
+      With --expect-head, the chain must still contain the given chain hash (e.g. the head committed to
+      git): without it, deleting the newest records cannot be told from never having made them.
+      Under --strict every report is also validated against its schema, mode 0600 is required and no
+      foreign file is allowed (not even a dotfile).
     `,
     examples: [
       ["Verify the whole chain", "evalgate verify"],
@@ -34,7 +35,7 @@ export class VerifyCommand extends EvalgateCommand {
     const settings = await loadSettings({ flags: { state_dir: this.out, format: this.format }, env: this.context.env, cwd: this.context.cwd });
     const format = settings.format();
     const { join } = await import("node:path");
-    const runsDir = join(settings.path("state_dir", ".evalgate"), "runs");
+    const runsDir = join((await import("@eval/runner")).checkStateDir(settings.path("state_dir", ".evalgate"), { write: false }), "runs");
     const { ChainTampered, verifyChain } = await import("@eval/audit-chain");
     const result = await verifyChain({
       runsDir,

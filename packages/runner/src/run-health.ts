@@ -1,0 +1,40 @@
+// Whether a recorded run measured anything: a run in which every case failed in the SUT's
+// infrastructure or the harness (not on its merits) is evidence of a broken set-up, not of the SUT's
+// quality, and must not look like a successful run.
+import type { BenchScore } from "@eval/models";
+import { AllCasesErrored } from "./errors.ts";
+import { HARNESS_SIDE_FAILURES } from "./run-eval.ts";
+
+/**
+ * The failure codes that mean the SUT or the harness failed, not the case (the SUT could not run,
+ * crashed or timed out; the rubric timed out): the run's HARNESS_SIDE_FAILURES, which are never cached.
+ */
+export const UNSCORED_FAILURE_CODES: ReadonlySet<string> = HARNESS_SIDE_FAILURES;
+
+/** The harness-side failure of one case (its code and detail), or null when it failed (or passed) on its merits. */
+export function unscoredReason(score: { readonly failure_modes: ReadonlyArray<{ readonly code: string; readonly detail?: string | null }> }): { code: string; detail: string | null } | null {
+  const mode = score.failure_modes.find((m) => UNSCORED_FAILURE_CODES.has(m.code));
+  return mode === undefined ? null : { code: mode.code, detail: mode.detail ?? null };
+}
+
+/** A reason cut to one short line, for tables and one-line messages. */
+export function shortReason(detail: string | null, max = 80): string {
+  // A SUT's thrown plain Error is recorded as "Error: <message>": the message is the reason.
+  const line = ((detail ?? "").split("\n").find((l) => l.trim() !== "")?.trim() ?? "").replace(/^Error: /, "");
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
+
+/**
+ * Throws AllCasesErrored when a run scored at least one case and every one of them failed for a
+ * harness-side reason. The message names how many, the most common code and one case's reason.
+ */
+export function assertSomeCaseScored(runId: string, cases: ReadonlyArray<{ readonly case_id: string; readonly score: BenchScore }>): void {
+  if (cases.length === 0) return;
+  const reasons = cases.map((c) => ({ caseId: c.case_id, reason: unscoredReason(c.score) }));
+  if (reasons.some((r) => r.reason === null)) return;
+  const byCode = new Map<string, number>();
+  for (const { reason } of reasons) byCode.set(reason!.code, (byCode.get(reason!.code) ?? 0) + 1);
+  const [code] = [...byCode].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))[0]!;
+  const example = reasons.find((r) => r.reason!.code === code)!;
+  throw new AllCasesErrored(runId, cases.length, code, example.caseId, shortReason(example.reason!.detail, 160));
+}
