@@ -85,16 +85,18 @@ export interface AppendOptions {
 const LOCK_FILE = ".append.lock";
 const STAGING_DIR = ".staging";
 
-/**
- * Appends one run to the chain. Under an exclusive lock it re-reads the head and refuses with
- * `ChainConflict` unless `report.prev_hash` is that head (the head this run saw when it planned), so
- * concurrent runs never fork the chain. The record file is written exclusively and atomically, mode
- * 0600. Returns the record, whose `report.chain_head` is the new head.
- */
 /** A record this version appended: its report is always the current version. */
 export type AppendedRecord = ChainRecord & { readonly report: BenchRunReport };
 
-export async function appendRunRecord(report: BenchRunReportInput, options: AppendOptions): Promise<{ record: AppendedRecord; path: string }> {
+/**
+ * Appends one run to the chain. Under an exclusive lock it reads the current head and links the run
+ * to it: a run is an event, so its content does not depend on the record before it, and concurrent
+ * runs all land, in the order they take the lock (`report.prev_hash` as given is ignored and replaced
+ * by the head). A fork can only come from outside this function, and `verifyChain` reports it. The
+ * record file is written exclusively and atomically, mode 0600. Returns the record, whose
+ * `report.chain_head` is the new head, and the head it linked to.
+ */
+export async function appendRunRecord(report: BenchRunReportInput, options: AppendOptions): Promise<{ record: AppendedRecord; path: string; previous: ChainHead }> {
   const parsed = safeParseWire(BenchRunReportSchema, report);
   if (!parsed.success) throw new EvalError("EVAL_REPORT_INVALID", `cannot append an invalid report: ${formatIssues(parsed.issues)}`);
   const valid = parsed.data;
@@ -131,18 +133,11 @@ export async function appendRunRecord(report: BenchRunReportInput, options: Appe
     if (head.hostFingerprint !== null && head.hostFingerprint !== options.hostFingerprint) {
       throw new ChainConflict(`the audit chain in ${runsDir} belongs to host ${head.hostFingerprint}, not this host (${options.hostFingerprint})`, { runsDir });
     }
-    if (valid.prev_hash !== head.head) {
-      throw new ChainConflict(`another run appended first; rerun (this run extended ${valid.prev_hash}, the head is now ${head.head})`, {
-        runsDir,
-        expected: head.head,
-        found: valid.prev_hash,
-      });
-    }
     const now = (options.now ?? (() => new Date()))().getTime();
     // Strictly increasing, even if the clock steps back: name order must stay chain order.
     const recordedAtMs = head.recordedAt === null ? now : Math.max(now, Date.parse(head.recordedAt) + 1);
     const recordedAt = new Date(recordedAtMs).toISOString();
-    const built = await buildChainRecord(valid, { prevHash: head.head, sequence: head.nextSequence, recordedAt, hostFingerprint: options.hostFingerprint });
+    const built = await buildChainRecord({ ...valid, prev_hash: head.head }, { prevHash: head.head, sequence: head.nextSequence, recordedAt, hostFingerprint: options.hostFingerprint });
     if (lockState.compromised !== null) throw new ChainConflict(`lost the audit-chain lock while appending: ${lockState.compromised.message}`, { runsDir });
     const path = await writeFileExclusive(runsDir, built.fileName, built.text, {
       mode: 0o600,
@@ -151,7 +146,7 @@ export async function appendRunRecord(report: BenchRunReportInput, options: Appe
       throw new EvalError("EVAL_IO", `cannot write the audit record in ${runsDir}: ${(error as Error).message}`, { cause: error });
     });
     // Validated as the current report version above, and buildChainRecord keeps it.
-    return { record: built.record as AppendedRecord, path };
+    return { record: built.record as AppendedRecord, path, previous: head };
   } finally {
     await release().catch(() => {});
   }

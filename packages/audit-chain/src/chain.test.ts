@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import canonicalize from "canonicalize";
 import { blake3 } from "@noble/hashes/blake3.js";
 import { GENESIS_PREV_HASH } from "@eval/models";
-import { appendRunRecord, ChainConflict, ChainTampered, getHostFingerprint, readChainHead, RECORD_FILE_PATTERN, verifyChain } from "./index.ts";
+import { appendRunRecord, ChainTampered, getHostFingerprint, readChainHead, RECORD_FILE_PATTERN, verifyChain } from "./index.ts";
 import { HOST, makeReport, steppingClock } from "./__fixtures__/reports.ts";
 
 let dir: string;
@@ -63,12 +63,15 @@ describe("appendRunRecord", () => {
     expect((await verifyChain({ runsDir })).ok).toBe(true);
   });
 
-  it("refuses a report whose prev_hash is not the head, with a clear conflict", async () => {
+  it("links a report planned against an older head to the current head instead of refusing it", async () => {
     await appendN(1);
-    const stale = appendRunRecord(makeReport({ prev_hash: GENESIS_PREV_HASH, run_id: "late" }), { runsDir, hostFingerprint: HOST });
-    await expect(stale).rejects.toBeInstanceOf(ChainConflict);
-    await expect(stale).rejects.toThrow(/another run appended first; rerun/);
-    expect((await readChainHead(runsDir)).records).toBe(1);
+    const { head } = await readChainHead(runsDir);
+    const { record, previous } = await appendRunRecord(makeReport({ prev_hash: GENESIS_PREV_HASH, run_id: "late" }), { runsDir, hostFingerprint: HOST });
+    expect(previous.head).toBe(head);
+    expect(record.prev_hash).toBe(head);
+    expect(record.report.prev_hash).toBe(head);
+    expect(record.sequence).toBe(1);
+    expect(await verifyChain({ runsDir, strict: true })).toMatchObject({ ok: true, records: 2 });
   });
 
   it("rejects invalid reports, a filled chain_head, and a foreign host", async () => {
