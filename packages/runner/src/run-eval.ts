@@ -4,27 +4,24 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, 
 import { mkdir } from "node:fs/promises";
 import { availableParallelism, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { appendRunRecord, ChainTampered, getHostFingerprint, verifyChain } from "@eval/audit-chain";
+import { appendRunRecord, ChainTampered, getHostFingerprint } from "@eval/audit-chain";
+import type { VerifyResult } from "@eval/audit-chain";
 import { cacheKey, ScoreCache } from "@eval/cache";
 import { EvalError, ignoreWarnings } from "@eval/errors";
 import type { WarningSink } from "@eval/errors";
-import {
-  CASE_DETAIL_SCHEMA_VERSION,
-  RUBRIC_REQUEST_SCHEMA_VERSION,
-  RUN_REPORT_SCHEMA_VERSION,
-  sutCaseOf,
-} from "@eval/models";
+import { CASE_DETAIL_SCHEMA_VERSION, GENESIS_PREV_HASH, RUBRIC_REQUEST_SCHEMA_VERSION, sutCaseOf } from "@eval/models";
 import type { BenchCase, BenchRunReport, BenchRunReportInput, BenchScore, RubricRequest, Selection, SutOutput, SystemUnderTest } from "@eval/models";
 import { digestDirectory, loadTaskClass, selectCases, TaskClassRegistry } from "@eval/registry";
 import type { TaskClass } from "@eval/registry";
 import picomatch from "picomatch";
+import { buildRunReport } from "./aggregate.ts";
+import { verifyChainForRun } from "./chain-checkpoint.ts";
 import { NoCasesSelected } from "./errors.ts";
 import { runPool } from "./pool.ts";
 import { prepareRubricLauncher, rubricIsolationClass } from "./rubric-isolation.ts";
 import type { RubricLauncher, RubricOutcome, SandboxMode } from "./rubric-isolation.ts";
 import { createRunTempRoot } from "./run-temp.ts";
 import { harnessFailureScore, resolveRubricScore } from "./scoring.ts";
-import { runStatistics } from "./statistics.ts";
 import { canarySeedFor, checkSutOutput, digestOf, SutAborted } from "./sut.ts";
 import { HARNESS_VERSION } from "./version.ts";
 
@@ -78,6 +75,11 @@ export interface RunEvalOptions {
   readonly onCaseResult?: (result: CaseRunResult) => void;
   /** Aborting cancels outstanding cases; the run is then recorded as incomplete. */
   readonly signal?: AbortSignal;
+  /**
+   * Execute only these of the selected cases (a shard's units). The report still describes the whole
+   * selection; a run given this is a shard's, scored by `scoreRun` and never appended.
+   */
+  readonly onlyCases?: ReadonlySet<string>;
 }
 
 export interface RunEvalResult {
@@ -87,6 +89,25 @@ export interface RunEvalResult {
   readonly costCapExceeded: boolean;
   readonly cancelled: boolean;
   readonly runDir: string;
+  /** The chain as verified after the append (from the checkpoint: only the newest records were read). */
+  readonly chain: VerifyResult;
+}
+
+/** A run scored but not appended: what `runEval` appends, and what a shard writes into its bundle. */
+export interface ScoredRun {
+  /** The unsigned report (`prev_hash` is the head verified at planning, or the genesis hash for a shard). */
+  readonly report: BenchRunReportInput;
+  readonly caseResults: readonly CaseRunResult[];
+  readonly costCapExceeded: boolean;
+  readonly cancelled: boolean;
+  readonly runId: string;
+  readonly runDir: string;
+  readonly runsDir: string;
+  readonly stateDir: string;
+  readonly hostFingerprint: string;
+  readonly taskClass: TaskClass;
+  /** The selected cases (every one, also those `onlyCases` left out). */
+  readonly cases: readonly BenchCase[];
 }
 
 const DEFAULT_RUBRIC_TIMEOUT_S = 60;
@@ -170,8 +191,22 @@ export function caseFilterOf(filter: RunEvalOptions["caseFilter"]): ((benchCase:
  * Throws (before any SUT call, writing nothing) on a tampered chain, a digest mismatch, or an
  * unknown/missing task class. Per-case problems never throw: they become block-severity failure
  * modes. Past `maxCostUsd` outstanding cases are cancelled and the report says `complete: false`.
+ * The chain is verified from its checkpoint (chain-checkpoint.ts), before the run and after the append.
  */
 export async function runEval(taskClassName: string, options: RunEvalOptions): Promise<RunEvalResult> {
+  const scored = await scoreRun(taskClassName, options, { verifyChain: true });
+  // 6. Append to the chain: under its lock, linked to whatever the head is then.
+  const { record, path } = await appendRunRecord(scored.report, { runsDir: scored.runsDir, hostFingerprint: scored.hostFingerprint });
+  const chain = await verifyChainForRun({ stateDir: scored.stateDir, runsDir: scored.runsDir, onWarning: options.onWarning ?? ignoreWarnings });
+  return { report: record.report, recordPath: path, caseResults: scored.caseResults, costCapExceeded: scored.costCapExceeded, cancelled: scored.cancelled, runDir: scored.runDir, chain };
+}
+
+/**
+ * Plans, probes the cache, executes and aggregates a run without appending it. With `verifyChain`
+ * (a run on its way to the chain) a chain that does not verify stops it before any SUT call; a shard
+ * (`verifyChain: false`) never reads a chain.
+ */
+export async function scoreRun(taskClassName: string, options: RunEvalOptions, mode: { readonly verifyChain: boolean }): Promise<ScoredRun> {
   const onWarning = options.onWarning ?? ignoreWarnings;
   const stateDir = resolve(options.stateDir ?? ".evalgate");
   const runsDir = resolve(options.outDir ?? join(stateDir, "runs"));
@@ -189,10 +224,12 @@ export async function runEval(taskClassName: string, options: RunEvalOptions): P
   const startedAt = new Date();
   const taskClass = await loadTaskClass(taskClassName, { benchRoot: resolve(options.benchRoot ?? "bench"), registry: new TaskClassRegistry(), onWarning });
   const filter = caseFilterOf(options.caseFilter);
-  const { selected: cases, taskClassCaseCount } = await selectCases(taskClass, { ...(filter === undefined ? {} : { filter }), onWarning });
-  const selection = describeSelection(taskClass.name, cases, taskClassCaseCount, options.caseFilter, onWarning);
-  const chain = await verifyChain({ runsDir });
-  if (!chain.ok) throw new ChainTampered(chain.firstBad!, runsDir);
+  const { selected: selectedCases, taskClassCaseCount } = await selectCases(taskClass, { ...(filter === undefined ? {} : { filter }), onWarning });
+  const selection = describeSelection(taskClass.name, selectedCases, taskClassCaseCount, options.caseFilter, onWarning);
+  const only = options.onlyCases;
+  const cases = only === undefined ? selectedCases : selectedCases.filter((benchCase) => only.has(benchCase.case_id));
+  const chain = mode.verifyChain ? await verifyChainForRun({ stateDir, runsDir, onWarning }) : null;
+  if (chain !== null && !chain.ok) throw new ChainTampered(chain.firstBad!, runsDir);
   const hostFingerprint = await getHostFingerprint(stateDir);
   // Refuses here, before any SUT call, when the sandbox is asked for and cannot run.
   const isolationClass = rubricIsolationClass(taskClass, { sandbox: options.sandbox ?? "bwrap", ...(options.networkIsolation === undefined ? {} : { networkIsolation: options.networkIsolation }) });
@@ -331,58 +368,31 @@ export async function runEval(taskClassName: string, options: RunEvalOptions): P
 
   // 4. Aggregate in case_id order.
   const ordered = cases.filter((c) => results.has(c.case_id)).map((c) => ({ benchCase: c, result: results.get(c.case_id)! }));
-  const seed = digestOf("evalgate.bootstrap_seed.v1", ordered.map(({ result }) => result.cacheKey));
-  const statistics = runStatistics(ordered.map(({ result }) => result.score), { scoreKind: taskClass.scoreKind, seed, orderSeed: selection.selected_case_ids_digest });
-  const blockCodes = [...new Set(ordered.flatMap(({ result }) => result.score.failure_modes.filter((m) => m.severity === "block").map((m) => m.code)))].sort();
   const complete = !costCapExceeded && !cancelled && ordered.length === cases.length;
-  const unsigned: BenchRunReportInput = {
-    schema_version: RUN_REPORT_SCHEMA_VERSION,
-    run_id: complete ? runId : `partial:${runId}`,
-    task_class: taskClass.name,
-    harness_version: harnessVersion,
-    sut_label: sut.label.slice(0, 500),
-    sut_digest: sut.digest,
-    rubric_digest: taskClass.rubricDigest,
-    cassette_corpus_digest: corpusDigest,
-    host_fingerprint: hostFingerprint,
-    isolation_class: isolationClass,
-    sut_isolation: sutIsolation,
-    started_at: startedAt.toISOString(),
-    ended_at: new Date().toISOString(),
-    complete,
-    incomplete_reason: complete ? null : costCapExceeded ? "cost_cap" : interrupted ? "interrupted" : "cancelled",
-    selection,
-    case_count: cases.length,
-    per_case: ordered.map(({ benchCase, result }) => ({ case_id: benchCase.case_id, curation_class: benchCase.curation_class, score: result.score })) as BenchRunReportInput["per_case"],
-    score_kind: statistics.scoreKind,
-    mean_score: statistics.mean,
-    score_stddev: statistics.stddev,
-    lower_bound_95: statistics.lowerBound95,
-    lower_bound_method: statistics.lowerBoundMethod,
-    bound_quantity: statistics.boundQuantity,
-    informational: {
-      bca_lower_bound_95: statistics.bcaLowerBound95,
-      bootstrap_resamples: statistics.bootstrapResamples,
-      bootstrap_seed: seed,
-      wilson_lower_bound_95: statistics.wilsonLowerBound95,
+  const unsigned = buildRunReport(
+    {
+      runId,
+      taskClass: taskClass.name,
+      scoreKind: taskClass.scoreKind,
+      harnessVersion,
+      sut,
+      rubricDigest: taskClass.rubricDigest,
+      corpusDigest,
+      hostFingerprint,
+      isolationClass,
+      sutIsolation,
+      startedAt: startedAt.toISOString(),
+      endedAt: new Date().toISOString(),
+      selection,
+      caseCount: cases.length,
+      incompleteReason: complete ? null : costCapExceeded ? "cost_cap" : interrupted ? "interrupted" : "cancelled",
+      costUsd,
+      prevHash: chain?.head ?? GENESIS_PREV_HASH,
     },
-    passed_count: statistics.passedCount,
-    total_cost_usd: costUsd,
-    block_severity_failure_modes: blockCodes,
-    prev_hash: chain.head,
-    chain_head: null,
-  };
-
-  // 6. Append to the chain (ChainConflict if another run appended since this one planned).
-  const { record, path } = await appendRunRecord(unsigned, { runsDir, hostFingerprint });
-  return {
-    report: record.report,
-    recordPath: path,
-    caseResults: ordered.map(({ result }) => result),
-    costCapExceeded,
-    cancelled,
-    runDir,
-  };
+    ordered.map(({ benchCase, result }) => ({ case_id: benchCase.case_id, curation_class: benchCase.curation_class, cacheKey: result.cacheKey, score: result.score })),
+  );
+  const caseResults = ordered.map(({ result }) => result);
+  return { report: unsigned, caseResults, costCapExceeded, cancelled, runId, runDir, runsDir, stateDir, hostFingerprint, taskClass, cases: selectedCases };
 }
 
 interface CaseContext {

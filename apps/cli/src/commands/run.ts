@@ -3,6 +3,7 @@ import { EvalError } from "@eval/errors";
 import type { WarningSink } from "@eval/errors";
 import type { PromotionVerdict } from "@eval/models";
 import type { TierConfig } from "@eval/promotion";
+import type { VerifyResult } from "@eval/audit-chain";
 import { EvalgateCommand } from "../base-command.ts";
 import { loadSettings } from "../load-settings.ts";
 import { warningPrinter } from "../warnings.ts";
@@ -153,7 +154,7 @@ export class RunCommand extends EvalgateCommand {
       chain_head: report.chain_head,
       record_path: result.recordPath,
     };
-    const verdict = tiers === null ? null : await this.verdict(tiers, report.run_id, stateDir, benchRoot, onWarning);
+    const verdict = tiers === null ? null : await this.verdict(tiers, report.run_id, { stateDir, benchRoot, chain: result.chain }, onWarning);
     if (format === "human") {
       this.printHuman(result.caseResults, summary);
       if (verdict !== null) this.context.stdout.write(`\n${formatVerdictHuman(verdict.verdict, verdict.path, verdict.tiersFile)}`);
@@ -204,11 +205,17 @@ export class RunCommand extends EvalgateCommand {
     });
   }
 
-  /** The read-only verdict on this run (the gate verifies the chain itself), written under `<state>/recommendations/`. */
-  private async verdict(config: TierConfig, runId: string, stateDir: string, benchRoot: string, onWarning: WarningSink): Promise<{ verdict: PromotionVerdict; path: string; tiersFile: string }> {
+  /** The read-only verdict on this run (on the chain as the run verified it after its append), written under `<state>/recommendations/`. */
+  private async verdict(
+    config: TierConfig,
+    runId: string,
+    where: { stateDir: string; benchRoot: string; chain: VerifyResult },
+    onWarning: WarningSink,
+  ): Promise<{ verdict: PromotionVerdict; path: string; tiersFile: string }> {
+    const { stateDir, benchRoot } = where;
     const [{ issueVerdict }, { loadTaskClass, TaskClassRegistry }, { join }] = await Promise.all([import("@eval/promotion"), import("@eval/registry"), import("node:path")]);
     const taskClass = await loadTaskClass(this.taskClass, { benchRoot, registry: new TaskClassRegistry(), onWarning });
-    const { verdict, path } = await issueVerdict({ config, runsDir: join(stateDir, "runs"), recommendationsDir: join(stateDir, "recommendations"), taskClass, runId });
+    const { verdict, path } = await issueVerdict({ config, runsDir: join(stateDir, "runs"), recommendationsDir: join(stateDir, "recommendations"), taskClass, runId, verified: where.chain });
     return { verdict, path, tiersFile: config.source };
   }
 
