@@ -10,6 +10,12 @@ export const ExitCode = {
   chainTamper: 5,
   caseDigestMismatch: 6,
   noCasesSelected: 7,
+  /** Shard bundles that cannot make one run: edited, from different plans, or conflicting. */
+  bundlesRejected: 8,
+  /** A merge without every unit of its plan (rerun the missing shards, or --allow-incomplete). */
+  unitsMissing: 9,
+  /** A merge's --expect-head is no longer the chain's head. */
+  chainMoved: 10,
   /** 128 + the signal's number: the run was stopped by Ctrl-C or SIGTERM and recorded as incomplete. */
   interruptedSigint: 130,
   interruptedSigterm: 143,
@@ -57,5 +63,10 @@ export const ERROR_PRESENTATION: Readonly<Record<EvalErrorCode, ErrorPresentatio
   EVAL_BENCH_DIR_MISSING: { exitCode: 4, hint: "create the bench directory, or point --bench-root at it" },
   EVAL_CHAIN_TAMPERED: { exitCode: 5, hint: "restore the named file from a backup or git; `evalgate verify` rechecks" },
   EVAL_CASE_DIGEST_MISMATCH: { exitCode: 6, hint: "if the change is intended, run `evalgate bench sign` and commit digests.yaml" },
+  EVAL_BUNDLE_TAMPERED: { exitCode: 8, hint: "rerun the named shard and merge its fresh bundle; never edit a bundle" },
+  EVAL_PLAN_MISMATCH: { exitCode: 8, hint: "run every shard from the same plan file, on the same bench, SUT and evalgate version" },
+  EVAL_UNIT_CONFLICT: { exitCode: 8, hint: "a shard ran twice with different results: keep one of its bundles (the SUT or rubric is not deterministic)" },
+  EVAL_UNITS_MISSING: { exitCode: 9, hint: "run the missing shards and merge again, or pass --allow-incomplete (an incomplete run never supports a verdict)" },
+  EVAL_CHAIN_MOVED: { exitCode: 10, hint: "another run appended since the head you expected: check it, then merge with the new head or without --expect-head" },
   EVAL_NO_CASES_SELECTED: { exitCode: 7, hint: "`evalgate bench show --task-class <name>` lists the case ids; fix --cases, or add cases" },
 };

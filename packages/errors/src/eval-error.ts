@@ -66,6 +66,14 @@ export const ERROR_CODES = [
   "EVAL_CASE_DIGEST_MISMATCH",
   // exit 7
   "EVAL_NO_CASES_SELECTED",
+  // exit 8: shard bundles that cannot make one run
+  "EVAL_BUNDLE_TAMPERED",
+  "EVAL_PLAN_MISMATCH",
+  "EVAL_UNIT_CONFLICT",
+  // exit 9
+  "EVAL_UNITS_MISSING",
+  // exit 10
+  "EVAL_CHAIN_MOVED",
 ] as const;
 
 export type EvalErrorCode = (typeof ERROR_CODES)[number];

@@ -29,8 +29,7 @@ export interface RunFacts {
   readonly selection: Selection;
   readonly caseCount: number;
   /** null for a complete run. */
-  readonly incompleteReason: "cost_cap" | "interrupted" | "cancelled" | null;
-  readonly costUsd: number;
+  readonly incompleteReason: "cost_cap" | "interrupted" | "cancelled" | "units_missing" | null;
   readonly prevHash: string;
 }
 
@@ -76,7 +75,8 @@ export function buildRunReport(facts: RunFacts, scored: readonly ScoredCase[]): 
       wilson_lower_bound_95: statistics.wilsonLowerBound95,
     },
     passed_count: statistics.passedCount,
-    total_cost_usd: facts.costUsd,
+    // Summed in case order, so a run and a merge of its shards add the same floats in the same order.
+    total_cost_usd: scored.reduce((sum, unit) => sum + unit.score.cost_usd, 0),
     block_severity_failure_modes: blockCodes,
     prev_hash: facts.prevHash,
     chain_head: null,

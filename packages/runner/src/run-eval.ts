@@ -6,7 +6,7 @@ import { availableParallelism, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { appendRunRecord, ChainTampered, getHostFingerprint } from "@eval/audit-chain";
 import type { VerifyResult } from "@eval/audit-chain";
-import { cacheKey, ScoreCache } from "@eval/cache";
+import { ScoreCache } from "@eval/cache";
 import { EvalError, ignoreWarnings } from "@eval/errors";
 import type { WarningSink } from "@eval/errors";
 import { CASE_DETAIL_SCHEMA_VERSION, GENESIS_PREV_HASH, RUBRIC_REQUEST_SCHEMA_VERSION, sutCaseOf } from "@eval/models";
@@ -15,6 +15,7 @@ import { digestDirectory, loadTaskClass, selectCases, TaskClassRegistry } from "
 import type { TaskClass } from "@eval/registry";
 import picomatch from "picomatch";
 import { buildRunReport } from "./aggregate.ts";
+import { caseCacheKey } from "./case-keys.ts";
 import { verifyChainForRun } from "./chain-checkpoint.ts";
 import { NoCasesSelected } from "./errors.ts";
 import { runPool } from "./pool.ts";
@@ -80,6 +81,8 @@ export interface RunEvalOptions {
    * selection; a run given this is a shard's, scored by `scoreRun` and never appended.
    */
   readonly onlyCases?: ReadonlySet<string>;
+  /** The cache's MAC key; default `<stateDir>/cache.key`. Shards sharing a cache share its key. */
+  readonly cacheKeyPath?: string;
 }
 
 export interface RunEvalResult {
@@ -236,25 +239,12 @@ export async function scoreRun(taskClassName: string, options: RunEvalOptions, m
   const sutIsolation = sut.isolation ?? "in-process";
   const corpusDigest = await cassetteCorpusDigest(taskClass.benchPath);
   const keyOf = new Map<string, string>();
-  for (const benchCase of cases) {
-    keyOf.set(
-      benchCase.case_id,
-      cacheKey({
-        case_digest: benchCase.case_digest,
-        sut_digest: sut.digest,
-        rubric_digest: taskClass.rubricDigest,
-        cassette_corpus_digest: corpusDigest,
-        // Scores are not invariant under an isolation change, so it is part of the key.
-        harness_version: `${harnessVersion}+${isolationClass}+sut:${sutIsolation}`,
-        cassette_canary_pin: benchCase.cassette_canary_pin,
-      }),
-    );
-  }
+  for (const benchCase of cases) keyOf.set(benchCase.case_id, caseCacheKey(benchCase, { sut, taskClass, corpusDigest, harnessVersion, isolationClass, sutIsolation }));
   const runId = `${compactTimestamp(startedAt)}-${randomBytes(4).toString("hex")}`;
   const runDir = join(runsDir, runId);
   // The MAC key lives in the state directory, outside the cache (a copied cache never carries its key),
   // and no sandbox ever shows it.
-  const cache = new ScoreCache({ dir: cacheDir, keyPath: join(stateDir, "cache.key"), onWarning });
+  const cache = new ScoreCache({ dir: cacheDir, keyPath: resolve(options.cacheKeyPath ?? join(stateDir, "cache.key")), onWarning });
 
   // 2. Cache probe.
   const results = new Map<string, CaseRunResult>();
@@ -386,7 +376,6 @@ export async function scoreRun(taskClassName: string, options: RunEvalOptions, m
       selection,
       caseCount: cases.length,
       incompleteReason: complete ? null : costCapExceeded ? "cost_cap" : interrupted ? "interrupted" : "cancelled",
-      costUsd,
       prevHash: chain?.head ?? GENESIS_PREV_HASH,
     },
     ordered.map(({ benchCase, result }) => ({ case_id: benchCase.case_id, curation_class: benchCase.curation_class, cacheKey: result.cacheKey, score: result.score })),

@@ -4,6 +4,7 @@ import type { WarningSink } from "@eval/errors";
 import type { PromotionVerdict } from "@eval/models";
 import type { TierConfig } from "@eval/promotion";
 import type { VerifyResult } from "@eval/audit-chain";
+import type { RunEvalOptions } from "@eval/runner";
 import { EvalgateCommand } from "../base-command.ts";
 import { loadSettings } from "../load-settings.ts";
 import { warningPrinter } from "../warnings.ts";
@@ -30,7 +31,7 @@ export class RunCommand extends EvalgateCommand {
     ],
   });
 
-  taskClass = Option.String("--task-class", { required: true, description: "The task class to run" });
+  taskClass = Option.String("--task-class", { description: "The task class to run (with --plan: the plan's)" });
   cases = Option.String("--cases", { description: "Only cases whose case_id matches this glob" });
   sut = Option.String("--sut", { description: "The system under test (see details)" });
   concurrency = Option.String("--concurrency", { description: "Cases in flight at once (default min(cpus, 4))" });
@@ -51,6 +52,10 @@ export class RunCommand extends EvalgateCommand {
   sutNetwork = Option.Boolean("--sut-network", false, { description: "Give a sandboxed command SUT the host's network (recorded as sut_isolation bwrap-network)" });
   streamLog = Option.String("--stream-log", { description: "Agent SUTs: extra stream log beside each transcript line: false (default), summary or raw" });
   logFormat = Option.String("--log-format", { hidden: true, description: "Deprecated: use --stream-log (json = raw, summary = summary)" });
+  plan = Option.String("--plan", { description: "With --shard: the plan file (evalgate plan) whose units to run" });
+  shard = Option.String("--shard", { description: "Run shard i/N of the plan's units and write a bundle instead of appending (see docs/scale-out.md)" });
+  bundle = Option.String("--bundle", { description: "With --shard: the new bundle directory (default shard-<i>-of-<N>)" });
+  cacheDir = Option.String("--cache-dir", { description: "The score cache directory (default <state>/cache); its key is <cache-dir>/../cache.key, so shards can share both" });
 
   protected async run(): Promise<number> {
     const settings = await loadSettings({
@@ -75,6 +80,11 @@ export class RunCommand extends EvalgateCommand {
     const timeoutPerCaseSeconds = settings.number("timeout_per_case_seconds", 600);
     if (timeoutPerCaseSeconds <= 0) throw new EvalError("EVAL_CONFIG_INVALID", "timeout_per_case_seconds must be > 0");
     const onWarning = warningPrinter(this.context, format);
+    const scaleOut = this.plan !== undefined || this.shard !== undefined ? await import("./run-shard.ts") : null;
+    const shardJob = scaleOut === null ? null : await scaleOut.prepareShard({ plan: this.plan, shard: this.shard, bundle: this.bundle, taskClass: this.taskClass, withVerdict: this.withVerdict, cases: this.cases, cwd: this.context.cwd });
+    if (shardJob !== null) this.taskClass = shardJob.taskClass;
+    if (this.taskClass === undefined) throw new EvalError("EVAL_USAGE", "run needs --task-class <name> (or --plan <file> with --shard i/N)");
+    const taskClassName = this.taskClass;
 
     // A verdict's trust-tier file is read before anything runs: a bad one must not cost a whole run.
     const tiers = this.withVerdict ? await (await import("@eval/promotion")).loadTierConfig(settings.path("trust_tiers", "docs/trust-tiers.yaml")) : null;
@@ -83,7 +93,7 @@ export class RunCommand extends EvalgateCommand {
       throw new EvalError("EVAL_USAGE", `--sandbox must be bwrap or none, got "${this.sandbox}"`);
     }
     const sandbox = (this.sandbox ?? "bwrap") as "bwrap" | "none";
-    const spec = this.sut ?? (await this.defaultSut(benchRoot));
+    const spec = shardJob?.plan?.sut.spec ?? this.sut ?? (await this.defaultSut(benchRoot, taskClassName));
     const { resolveSut } = await import("../sut-resolver.ts");
     const systemUnderTest = await resolveSut(spec, {
       cwd: this.context.cwd,
@@ -101,6 +111,8 @@ export class RunCommand extends EvalgateCommand {
       sutRead: this.sutRead ?? [],
     });
 
+    const { join: joinPath, resolve: resolvePath } = await import("node:path");
+    const cacheOptions = this.cacheDir === undefined ? {} : { cacheDir: resolvePath(this.context.cwd, this.cacheDir), cacheKeyPath: joinPath(resolvePath(this.context.cwd, this.cacheDir), "..", "cache.key") };
     const { terminalProgress } = await import("../progress.ts");
     const progress = terminalProgress(this.context);
     const { runEval } = await import("@eval/runner");
@@ -108,7 +120,7 @@ export class RunCommand extends EvalgateCommand {
     const interrupt = watchInterrupts(this.context.stderr);
     let result;
     try {
-      result = await runEval(this.taskClass, {
+      const runOptions = {
         signal: interrupt.signal,
         systemUnderTest,
         ...(this.cases === undefined ? {} : { caseFilter: this.cases }),
@@ -120,8 +132,15 @@ export class RunCommand extends EvalgateCommand {
         benchRoot,
         sandbox,
         onWarning,
-        ...(progress === null ? {} : { onProgress: (state) => progress.update(state) }),
-      });
+        ...cacheOptions,
+        ...(progress === null ? {} : { onProgress: (state: Parameters<NonNullable<RunEvalOptions["onProgress"]>>[0]) => progress.update(state) }),
+      };
+      if (shardJob !== null && scaleOut !== null) {
+        const done = await scaleOut.runShardJob(shardJob, { ...runOptions, sutSpec: spec });
+        this.emit(done.line);
+        return done.exitCode;
+      }
+      result = await runEval(taskClassName, runOptions);
     } finally {
       interrupt.dispose();
       progress?.finish();
@@ -191,16 +210,16 @@ export class RunCommand extends EvalgateCommand {
    * `replay` when a selected case has a cassette. This only picks the SUT: its load stays silent
    * (runEval loads and verifies again, and says what is worth saying once).
    */
-  private async defaultSut(benchRoot: string): Promise<string> {
+  private async defaultSut(benchRoot: string, taskClassName: string): Promise<string> {
     const { loadCases, loadTaskClass, TaskClassRegistry } = await import("@eval/registry");
     const { ignoreWarnings: onWarning } = await import("@eval/errors");
-    const taskClass = await loadTaskClass(this.taskClass, { benchRoot, registry: new TaskClassRegistry(), onWarning });
+    const taskClass = await loadTaskClass(taskClassName, { benchRoot, registry: new TaskClassRegistry(), onWarning });
     const { caseFilterOf } = await import("@eval/runner");
     const filter = caseFilterOf(this.cases);
     const cases = await loadCases(taskClass, { verify: false, onWarning, ...(filter === undefined ? {} : { filter }) });
     // No case selected: runEval says so (EVAL_NO_CASES_SELECTED) before anything runs.
     if (cases.length === 0 || cases.some((c) => c.cassette_path !== null)) return "replay";
-    throw new EvalError("EVAL_SUT_INVALID", `no --sut given and no selected case of ${this.taskClass} has a cassette to replay`, {
+    throw new EvalError("EVAL_SUT_INVALID", `no --sut given and no selected case of ${taskClassName} has a cassette to replay`, {
       hint: "pass --sut module:<path>#<export> | command:<argv> | cli:<adapter>",
     });
   }
@@ -214,7 +233,7 @@ export class RunCommand extends EvalgateCommand {
   ): Promise<{ verdict: PromotionVerdict; path: string; tiersFile: string }> {
     const { stateDir, benchRoot } = where;
     const [{ issueVerdict }, { loadTaskClass, TaskClassRegistry }, { join }] = await Promise.all([import("@eval/promotion"), import("@eval/registry"), import("node:path")]);
-    const taskClass = await loadTaskClass(this.taskClass, { benchRoot, registry: new TaskClassRegistry(), onWarning });
+    const taskClass = await loadTaskClass(this.taskClass ?? "", { benchRoot, registry: new TaskClassRegistry(), onWarning });
     const { verdict, path } = await issueVerdict({ config, runsDir: join(stateDir, "runs"), recommendationsDir: join(stateDir, "recommendations"), taskClass, runId, verified: where.chain });
     return { verdict, path, tiersFile: config.source };
   }
