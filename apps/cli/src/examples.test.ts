@@ -16,7 +16,7 @@ function parser(): Cli<EvalgateContext> {
 
 /** The command's path (e.g. "run") and the flags given, as the CLI parsed them; throws on an unknown command or flag. */
 function accepted(command: ExampleCommand): string {
-  const parsed = parser().process(command.argv);
+  const parsed = parser().process(command.argv, {} as EvalgateContext);
   return (parsed.constructor as { paths?: string[][] }).paths![0]!.join(" ");
 }
 

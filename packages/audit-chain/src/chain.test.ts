@@ -250,3 +250,20 @@ describe("findLatestRecord", () => {
     await expect(findLatestRecord({ runsDir, taskClass: "vuln-remediation" })).rejects.toThrow(/chain-record schema/);
   });
 });
+
+describe("verifyChainFrom", () => {
+  it("checks only the records after a verified prefix, and the prefix's last record in its place", async () => {
+    const { verifyChainFrom } = await import("./index.ts");
+    await appendN(6);
+    const full = await verifyChain({ runsDir });
+    const names = (await readdir(runsDir)).filter((name) => name.endsWith(".json")).sort();
+    const fourth = JSON.parse(await readFile(join(runsDir, names[3]!), "utf8")) as { chain_hash: string };
+    expect(await verifyChainFrom(runsDir, { records: 4, head: fourth.chain_hash })).toMatchObject({ ok: true, records: 2, skipped: 4, head: full.head, complete: 2 });
+    expect(await verifyChainFrom(runsDir, { records: 0, head: GENESIS_PREV_HASH })).toMatchObject({ ok: true, records: 6, skipped: 0 });
+    expect(await verifyChainFrom(runsDir, { records: 6, head: full.head })).toMatchObject({ ok: true, records: 0, head: full.head });
+    // A prefix whose head is not the record at that position: something before it changed.
+    const wrong = await verifyChainFrom(runsDir, { records: 3, head: fourth.chain_hash });
+    expect(wrong).toMatchObject({ ok: false, firstBad: { file: names[2], expected: fourth.chain_hash } });
+    expect(await verifyChainFrom(runsDir, { records: 9, head: full.head })).toMatchObject({ ok: false, firstBad: { reason: expect.stringMatching(/fewer records than were verified/) } });
+  });
+});

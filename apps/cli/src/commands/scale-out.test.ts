@@ -157,8 +157,29 @@ describe("bad input: one line, a documented exit code, nothing written", () => {
     const missing = await evalgate(["run", "--plan", "nope.json", "--shard", "1/2", "--bench-root", bench.benchRoot], dir);
     expect(missing.code).toBe(1);
     oneLine(missing, /cannot read the plan file .*nope\.json: ENOENT/);
+    const verdict = await evalgate(["run", "--plan", "plan.json", "--shard", "1/2", "--with-verdict", "--bench-root", bench.benchRoot], dir);
+    expect(verdict.code).toBe(1);
+    oneLine(verdict, /a shard never writes a verdict/);
     expect((await readdir(dir)).sort()).toEqual(["plan.json"]);
   }, 60_000);
+
+  it("--shard without --plan plans first; shards in separate state directories share one cache with --cache-dir", async () => {
+    const shared = join(bench.root, "shared-volume");
+    const shardArgs = ["run", "--task-class", "upper", "--shard", "1/1", "--bench-root", bench.benchRoot, "--sut", sutSpec, "--cache-dir", join(shared, "cache")];
+    const first = join(bench.root, "cache-host-1");
+    const second = join(bench.root, "cache-host-2");
+    await mkdir(first, { recursive: true });
+    await mkdir(second, { recursive: true });
+    const a = await evalgate(shardArgs, first);
+    expect(a.code, a.stderr).toBe(0);
+    expect(lastJson(a)).toMatchObject({ type: "shard", shard: "1/1", units: 12, cache_hits: 0, complete: true });
+    const b = await evalgate(shardArgs, second);
+    expect(b.code, b.stderr).toBe(0);
+    expect(lastJson(b)).toMatchObject({ units: 12, cache_hits: 12 });
+    expect(b.stderr).toBe("");
+    expect((await readdir(shared)).sort()).toEqual(["cache", "cache.key"]);
+    expect((await readdir(join(second, "shard-1-of-1"))).sort()).toEqual(["manifest.json", "plan.json", "units"]);
+  }, 120_000);
 
   it("bundles from different plans, an edited bundle, a missing shard, a shard run twice with different results, a chain that moved", async () => {
     const planDir = join(bench.root, "bad-plan");
