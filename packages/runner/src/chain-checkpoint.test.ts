@@ -135,3 +135,22 @@ describe("verifyChainForRun", () => {
     expect(await verifyChain({ runsDir })).toMatchObject({ ok: false, firstBad: { file: oldest } });
   });
 });
+
+describe("verifyAfterAppend", () => {
+  it("moves the checkpoint past this run's own record without rereading, and verifies records others appended in between", async () => {
+    const { verifyAfterAppend } = await import("./chain-checkpoint.ts");
+    await append(3);
+    const verified = await verifyChainForRun(options());
+    const own = await appendRunRecord(smallReport(host, "own"), { runsDir, hostFingerprint: host });
+    const after = await verifyAfterAppend(options(), verified, { previous: own.previous, chainHash: own.record.chain_hash, complete: true });
+    expect(after).toMatchObject({ ok: true, head: own.record.chain_hash, records: 4, complete: 4 });
+    expect(await readCheckpoint(options())).toEqual({ records: 4, head: own.record.chain_hash });
+    // Another run appended between this run's check and its append: the newer records are read.
+    const stale = await verifyChainForRun(options());
+    await append(1);
+    const mine = await appendRunRecord(smallReport(host, "mine"), { runsDir, hostFingerprint: host });
+    const caughtUp = await verifyAfterAppend(options(), stale, { previous: mine.previous, chainHash: mine.record.chain_hash, complete: true });
+    expect(caughtUp).toMatchObject({ ok: true, head: mine.record.chain_hash, records: 2, skipped: 4 });
+    expect(await readCheckpoint(options())).toEqual({ records: 6, head: mine.record.chain_hash });
+  });
+});

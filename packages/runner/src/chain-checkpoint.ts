@@ -45,6 +45,28 @@ export async function verifyChainForRun(options: ChainCheckpointOptions): Promis
   return result;
 }
 
+/**
+ * The chain after this process appended one record: when the record was linked to the very head this
+ * process had verified, the new prefix is that one plus the record (built under the lock by us, so
+ * nothing needs rereading); otherwise other runs appended in between and their records are verified now.
+ */
+export async function verifyAfterAppend(
+  options: ChainCheckpointOptions,
+  verified: VerifyResult,
+  appended: { readonly previous: VerifiedPrefix; readonly chainHash: string; readonly complete: boolean },
+): Promise<VerifyResult> {
+  const verifiedRecords = verified.skipped + verified.records;
+  if (!verified.ok || verified.head !== appended.previous.head || verifiedRecords !== appended.previous.records) return verifyChainForRun(options);
+  await writeCheckpoint(options, { records: verifiedRecords + 1, head: appended.chainHash });
+  return {
+    ...verified,
+    records: verified.records + 1,
+    head: appended.chainHash,
+    complete: verified.complete + (appended.complete ? 1 : 0),
+    incomplete: verified.incomplete + (appended.complete ? 0 : 1),
+  };
+}
+
 function checkpointPath(stateDir: string): string {
   return join(stateDir, CHECKPOINT_FILE);
 }

@@ -11,7 +11,7 @@ import { buildRunReport } from "./aggregate.ts";
 import type { ScoredCase } from "./aggregate.ts";
 import { readBundle } from "./bundle.ts";
 import type { ReadBundle } from "./bundle.ts";
-import { verifyChainForRun } from "./chain-checkpoint.ts";
+import { verifyAfterAppend, verifyChainForRun } from "./chain-checkpoint.ts";
 import { planUnits } from "./shard.ts";
 import type { PlanUnit } from "./shard.ts";
 import { digestOf } from "./sut.ts";
@@ -155,8 +155,8 @@ export async function mergeBundles(dirs: readonly string[], options: MergeOption
     scored,
   );
   await writeDetails(join(runsDir, runId), units);
-  const { record, path } = await appendRunRecord(report, { runsDir, hostFingerprint: report.host_fingerprint });
-  const chain = await verifyChainForRun({ stateDir, runsDir, onWarning });
+  const { record, path, previous: linked } = await appendRunRecord(report, { runsDir, hostFingerprint: report.host_fingerprint });
+  const chain = await verifyAfterAppend({ stateDir, runsDir, onWarning }, before, { previous: { records: linked.records, head: linked.head }, chainHash: record.chain_hash, complete: record.report.complete });
   return { plan, report: record.report, recordPath: path, appended: true, missing, duplicates, chain };
 }
 

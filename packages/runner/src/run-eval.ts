@@ -16,7 +16,7 @@ import type { TaskClass } from "@eval/registry";
 import picomatch from "picomatch";
 import { buildRunReport } from "./aggregate.ts";
 import { caseCacheKey } from "./case-keys.ts";
-import { verifyChainForRun } from "./chain-checkpoint.ts";
+import { verifyAfterAppend, verifyChainForRun } from "./chain-checkpoint.ts";
 import { NoCasesSelected } from "./errors.ts";
 import { runPool } from "./pool.ts";
 import { prepareRubricLauncher, rubricIsolationClass } from "./rubric-isolation.ts";
@@ -111,6 +111,8 @@ export interface ScoredRun {
   readonly taskClass: TaskClass;
   /** The selected cases (every one, also those `onlyCases` left out). */
   readonly cases: readonly BenchCase[];
+  /** The chain as verified before the run (null for a shard, which reads no chain). */
+  readonly chain: VerifyResult | null;
 }
 
 const DEFAULT_RUBRIC_TIMEOUT_S = 60;
@@ -199,8 +201,12 @@ export function caseFilterOf(filter: RunEvalOptions["caseFilter"]): ((benchCase:
 export async function runEval(taskClassName: string, options: RunEvalOptions): Promise<RunEvalResult> {
   const scored = await scoreRun(taskClassName, options, { verifyChain: true });
   // 6. Append to the chain: under its lock, linked to whatever the head is then.
-  const { record, path } = await appendRunRecord(scored.report, { runsDir: scored.runsDir, hostFingerprint: scored.hostFingerprint });
-  const chain = await verifyChainForRun({ stateDir: scored.stateDir, runsDir: scored.runsDir, onWarning: options.onWarning ?? ignoreWarnings });
+  const { record, path, previous } = await appendRunRecord(scored.report, { runsDir: scored.runsDir, hostFingerprint: scored.hostFingerprint });
+  const chain = await verifyAfterAppend({ stateDir: scored.stateDir, runsDir: scored.runsDir, onWarning: options.onWarning ?? ignoreWarnings }, scored.chain!, {
+    previous: { records: previous.records, head: previous.head },
+    chainHash: record.chain_hash,
+    complete: record.report.complete,
+  });
   return { report: record.report, recordPath: path, caseResults: scored.caseResults, costCapExceeded: scored.costCapExceeded, cancelled: scored.cancelled, runDir: scored.runDir, chain };
 }
 
@@ -381,7 +387,7 @@ export async function scoreRun(taskClassName: string, options: RunEvalOptions, m
     ordered.map(({ benchCase, result }) => ({ case_id: benchCase.case_id, curation_class: benchCase.curation_class, cacheKey: result.cacheKey, score: result.score })),
   );
   const caseResults = ordered.map(({ result }) => result);
-  return { report: unsigned, caseResults, costCapExceeded, cancelled, runId, runDir, runsDir, stateDir, hostFingerprint, taskClass, cases: selectedCases };
+  return { report: unsigned, caseResults, costCapExceeded, cancelled, runId, runDir, runsDir, stateDir, hostFingerprint, taskClass, cases: selectedCases, chain };
 }
 
 interface CaseContext {
