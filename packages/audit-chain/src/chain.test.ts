@@ -124,7 +124,7 @@ describe("appendRunRecord", () => {
 
 describe("verifyChain", () => {
   it("verifies an empty or missing chain", async () => {
-    expect(await verifyChain({ runsDir })).toEqual({ ok: true, records: 0, complete: 0, incomplete: 0, head: GENESIS_PREV_HASH, firstBad: null, skipped: 0, hostFingerprint: null });
+    expect(await verifyChain({ runsDir })).toEqual({ ok: true, records: 0, complete: 0, incomplete: 0, head: GENESIS_PREV_HASH, headFile: null, firstBad: null, skipped: 0, hostFingerprint: null });
     expect((await verifyChain({ runsDir, expectHead: GENESIS_PREV_HASH })).ok).toBe(true);
     const missing = await verifyChain({ runsDir, expectHead: `sha256:${"1".repeat(64)}` });
     expect(missing.ok).toBe(false);
@@ -265,5 +265,24 @@ describe("verifyChainFrom", () => {
     const wrong = await verifyChainFrom(runsDir, { records: 3, head: fourth.chain_hash });
     expect(wrong).toMatchObject({ ok: false, firstBad: { file: names[2], expected: fourth.chain_hash } });
     expect(await verifyChainFrom(runsDir, { records: 9, head: full.head })).toMatchObject({ ok: false, firstBad: { reason: expect.stringMatching(/fewer records than were verified/) } });
+  });
+});
+
+describe("the head pointer", () => {
+  it("names the newest record after every append; a pointer to nothing valid falls back to listing", async () => {
+    const { INDEX_DIR } = await import("./head-pointer.ts");
+    await appendN(3);
+    const listed = await readChainHead(runsDir);
+    expect(await readChainHead(runsDir, { usePointer: true })).toEqual(listed);
+    expect(JSON.parse(await readFile(join(runsDir, INDEX_DIR, "head.json"), "utf8"))).toEqual({ file: listed.file, records: 3 });
+    await writeFile(join(runsDir, INDEX_DIR, "head.json"), JSON.stringify({ file: "2020-01-01T00-00-00.000Z-000000000000.json", records: 3 }));
+    expect(await readChainHead(runsDir, { usePointer: true })).toEqual(listed);
+    await writeFile(join(runsDir, INDEX_DIR, "head.json"), "not json");
+    expect(await readChainHead(runsDir, { usePointer: true })).toEqual(listed);
+    // An append trusting a valid pointer links to the head it names, and the chain stays linear.
+    await appendN(1);
+    const { record } = await appendRunRecord(makeReport({ prev_hash: GENESIS_PREV_HASH, run_id: "pointer" }), { runsDir, hostFingerprint: HOST, trustHeadPointer: true });
+    expect(record.sequence).toBe(4);
+    expect(await verifyChain({ runsDir, strict: true })).toMatchObject({ ok: true, records: 5 });
   });
 });

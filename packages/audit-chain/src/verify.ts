@@ -26,6 +26,8 @@ export interface VerifyResult {
   readonly incomplete: number;
   /** The newest record's chain_hash (GENESIS_PREV_HASH when the chain is empty). */
   readonly head: string;
+  /** The newest record's file name (null when the chain is empty or did not verify). */
+  readonly headFile: string | null;
   readonly firstBad: ChainFault | null;
   /** Records before the `since` window, not rehashed. */
   readonly skipped: number;
@@ -93,9 +95,33 @@ export async function verifyChainFrom(runsDir: string, prefix: VerifiedPrefix, o
   const listing = await listRuns(runsDir);
   if (prefix.records > listing.records.length) {
     const fault = { file: listing.records.at(-1) ?? "(empty chain)", reason: "the chain has fewer records than were verified before: records were deleted", expected: `>= ${prefix.records} records`, found: String(listing.records.length) };
-    return { ok: false, records: 0, complete: 0, incomplete: 0, head: GENESIS_PREV_HASH, firstBad: fault, skipped: 0, hostFingerprint: null };
+    return { ok: false, records: 0, complete: 0, incomplete: 0, head: GENESIS_PREV_HASH, headFile: null, firstBad: fault, skipped: 0, hostFingerprint: null };
   }
   return walkChain(runsDir, listing, { windowStart: prefix.records, strict: options.strict === true, expectHead: undefined, anchorHash: prefix.records === 0 ? null : prefix.head });
+}
+
+/**
+ * The O(1) check for a runs directory known not to have changed since a prefix was verified (the
+ * runner compares the directory's modification time): the prefix's last record, read on its own, is
+ * still there with that chain hash and sequence. It cannot see a record added, removed or renamed; that
+ * is what the caller's unchanged-directory test is for.
+ */
+export async function verifyHeadRecord(runsDir: string, prefix: VerifiedPrefix & { readonly file: string }): Promise<VerifyResult> {
+  await loadHashing();
+  const base = { records: 0, complete: 0, incomplete: 0, skipped: prefix.records };
+  const failed = (fault: ChainFault): VerifyResult => ({ ok: false, ...base, skipped: 0, head: GENESIS_PREV_HASH, headFile: null, firstBad: fault, hostFingerprint: null });
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(join(runsDir, prefix.file));
+  } catch {
+    return failed({ file: prefix.file, reason: "the last verified record is missing", expected: prefix.file, found: "no such file" });
+  }
+  const check = checkRecordFile(prefix.file, bytes, false);
+  if (!check.ok) return failed(check.fault);
+  if (check.record.chainHash !== prefix.head || check.record.sequence !== prefix.records - 1) {
+    return failed({ file: prefix.file, reason: "the last verified record is no longer at its place in the chain", expected: `${prefix.head} at ${prefix.records - 1}`, found: `${check.record.chainHash} at ${check.record.sequence}` });
+  }
+  return { ok: true, ...base, head: prefix.head, headFile: prefix.file, firstBad: null, hostFingerprint: check.record.hostFingerprint };
 }
 
 interface Walk {
@@ -133,6 +159,7 @@ async function walkChain(runsDir: string, listing: Listing, walk: Walk): Promise
     skipped: walk.windowStart,
     ...(firstBad === null ? counts : { complete: 0, incomplete: 0 }),
     head: previous?.chainHash ?? GENESIS_PREV_HASH,
+    headFile: firstBad === null ? (previous?.file ?? null) : null,
     firstBad,
     hostFingerprint: host,
   });

@@ -1,9 +1,9 @@
 // The chain checkpoint: a run reads only the records appended since it, and editing it is detected.
 import { mkdtemp, readdir, readFile, rm, unlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { appendRunRecord, getHostFingerprint, verifyChain } from "@eval/audit-chain";
+import { appendRunRecord, buildChainRecord, getHostFingerprint, readChainHead, verifyChain } from "@eval/audit-chain";
 import type { EvalWarning } from "@eval/errors";
 import { GENESIS_PREV_HASH } from "@eval/models";
 import type { BenchRunReportInput } from "@eval/models";
@@ -142,15 +142,36 @@ describe("verifyAfterAppend", () => {
     await append(3);
     const verified = await verifyChainForRun(options());
     const own = await appendRunRecord(smallReport(host, "own"), { runsDir, hostFingerprint: host });
-    const after = await verifyAfterAppend(options(), verified, { previous: own.previous, chainHash: own.record.chain_hash, complete: true });
+    const after = await verifyAfterAppend(options(), verified, { previous: own.previous, chainHash: own.record.chain_hash, file: basename(own.path), complete: true });
     expect(after).toMatchObject({ ok: true, head: own.record.chain_hash, records: 4, complete: 4 });
-    expect(await readCheckpoint(options())).toEqual({ records: 4, head: own.record.chain_hash });
+    expect(await readCheckpoint(options())).toMatchObject({ records: 4, head: own.record.chain_hash, headFile: basename(own.path) });
     // Another run appended between this run's check and its append: the newer records are read.
     const stale = await verifyChainForRun(options());
     await append(1);
     const mine = await appendRunRecord(smallReport(host, "mine"), { runsDir, hostFingerprint: host });
-    const caughtUp = await verifyAfterAppend(options(), stale, { previous: mine.previous, chainHash: mine.record.chain_hash, complete: true });
+    const caughtUp = await verifyAfterAppend(options(), stale, { previous: mine.previous, chainHash: mine.record.chain_hash, file: basename(mine.path), complete: true });
     expect(caughtUp).toMatchObject({ ok: true, head: mine.record.chain_hash, records: 2, skipped: 4 });
-    expect(await readCheckpoint(options())).toEqual({ records: 6, head: mine.record.chain_hash });
+    expect(await readCheckpoint(options())).toMatchObject({ records: 6, head: mine.record.chain_hash });
+  });
+});
+
+describe("an untouched runs directory", () => {
+  it("costs one file read: the checkpoint's head record; any change at the top of the directory brings back the walk", async () => {
+    await append(4);
+    expect(await verifyChainForRun(options())).toMatchObject({ ok: true, records: 4, directoryUnchanged: false });
+    expect(await verifyChainForRun(options())).toMatchObject({ ok: true, records: 0, skipped: 4, directoryUnchanged: true });
+    // A record written by something that does not keep the head pointer (an older evalgate, a copy):
+    // the directory's mtime moved, so the run lists the directory and verifies the new record.
+    const head = await readChainHead(runsDir);
+    const built = await buildChainRecord({ ...smallReport(host, "foreign"), prev_hash: head.head }, { prevHash: head.head, sequence: 4, recordedAt: new Date(Date.parse(head.recordedAt!) + 1000).toISOString(), hostFingerprint: host });
+    await new Promise((resolve) => setTimeout(resolve, 20)); // past the file system's timestamp granularity
+    await writeFile(join(runsDir, built.fileName), built.text, { mode: 0o600 });
+    expect(await verifyChainForRun(options())).toMatchObject({ ok: true, records: 1, skipped: 4, head: built.record.chain_hash, directoryUnchanged: false });
+    // An edited head record is caught even on the one-read path.
+    expect(await verifyChainForRun(options())).toMatchObject({ directoryUnchanged: true });
+    const path = join(runsDir, built.fileName);
+    const text = await readFile(path, "utf8");
+    await writeFile(path, text.replace('"mean_score":1', '"mean_score":0'));
+    expect(await verifyChainForRun(options())).toMatchObject({ ok: false, firstBad: { file: built.fileName } });
   });
 });

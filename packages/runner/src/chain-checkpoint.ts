@@ -1,8 +1,9 @@
 // The chain checkpoint: how far the chain in a runs directory has been verified, so a run checks only
 // what was appended since, not the whole history.
+import { statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import { verifyChain, verifyChainFrom } from "@eval/audit-chain";
+import { verifyChain, verifyChainFrom, verifyHeadRecord } from "@eval/audit-chain";
 import type { VerifiedPrefix, VerifyResult } from "@eval/audit-chain";
 import { loadOrCreateMacKey, sealEntry, splitEntry, verifyEntry } from "@eval/cache";
 import type { WarningSink } from "@eval/errors";
@@ -29,6 +30,34 @@ interface CheckpointBody {
   readonly runs_dir: string;
   readonly records: number;
   readonly head: string;
+  /** The head record's file name (null for an empty chain). */
+  readonly head_file: string | null;
+  /**
+   * The runs directory's modification time (ns) when the prefix was known to be the whole chain: equal
+   * at the next run means nothing was added, removed or renamed at its top level since.
+   */
+  readonly dir_mtime_ns: string | null;
+}
+
+/** What the checkpoint vouches for. */
+export interface Checkpoint extends VerifiedPrefix {
+  readonly headFile: string | null;
+  readonly dirMtimeNs: string | null;
+}
+
+/** A run's chain check: the verification, and whether the runs directory was untouched since the checkpoint. */
+export type RunChainCheck = VerifyResult & {
+  /** True when no record can have been added since the checkpoint: an append may trust the head pointer. */
+  readonly directoryUnchanged: boolean;
+};
+
+/** The runs directory's mtime in nanoseconds, or null when it does not exist. */
+export function runsDirMtime(runsDir: string): string | null {
+  try {
+    return statSync(runsDir, { bigint: true }).mtimeNs.toString();
+  } catch {
+    return null;
+  }
 }
 
 /**
@@ -38,11 +67,18 @@ interface CheckpointBody {
  * the full walk then checks everything it would have vouched for. A successful result moves the
  * checkpoint forward.
  */
-export async function verifyChainForRun(options: ChainCheckpointOptions): Promise<VerifyResult> {
-  const prefix = await readCheckpoint(options);
-  const result = prefix === null ? await verifyChain({ runsDir: options.runsDir }) : await verifyChainFrom(options.runsDir, prefix);
-  if (result.ok) await writeCheckpoint(options, { records: result.skipped + result.records, head: result.head });
-  return result;
+export async function verifyChainForRun(options: ChainCheckpointOptions): Promise<RunChainCheck> {
+  // Taken before anything is read: a change made while verifying shows up as a mismatch next time.
+  const mtime = runsDirMtime(options.runsDir);
+  const checkpoint = await readCheckpoint(options);
+  if (checkpoint !== null && checkpoint.headFile !== null && mtime !== null && checkpoint.dirMtimeNs === mtime) {
+    // Nothing at the top of the runs directory changed since the checkpoint: one file is read.
+    const result = await verifyHeadRecord(options.runsDir, { records: checkpoint.records, head: checkpoint.head, file: checkpoint.headFile });
+    if (result.ok) return { ...result, directoryUnchanged: true };
+  }
+  const result = checkpoint === null ? await verifyChain({ runsDir: options.runsDir }) : await verifyChainFrom(options.runsDir, checkpoint);
+  if (result.ok) await writeCheckpoint(options, { records: result.skipped + result.records, head: result.head, headFile: result.headFile, dirMtimeNs: mtime });
+  return { ...result, directoryUnchanged: false };
 }
 
 /**
@@ -53,15 +89,17 @@ export async function verifyChainForRun(options: ChainCheckpointOptions): Promis
 export async function verifyAfterAppend(
   options: ChainCheckpointOptions,
   verified: VerifyResult,
-  appended: { readonly previous: VerifiedPrefix; readonly chainHash: string; readonly complete: boolean },
+  appended: { readonly previous: VerifiedPrefix; readonly chainHash: string; readonly file: string; readonly complete: boolean },
 ): Promise<VerifyResult> {
+  const mtime = runsDirMtime(options.runsDir); // after the append released its lock
   const verifiedRecords = verified.skipped + verified.records;
   if (!verified.ok || verified.head !== appended.previous.head || verifiedRecords !== appended.previous.records) return verifyChainForRun(options);
-  await writeCheckpoint(options, { records: verifiedRecords + 1, head: appended.chainHash });
+  await writeCheckpoint(options, { records: verifiedRecords + 1, head: appended.chainHash, headFile: appended.file, dirMtimeNs: mtime });
   return {
     ...verified,
     records: verified.records + 1,
     head: appended.chainHash,
+    headFile: appended.file,
     complete: verified.complete + (appended.complete ? 1 : 0),
     incomplete: verified.incomplete + (appended.complete ? 0 : 1),
   };
@@ -72,7 +110,7 @@ function checkpointPath(stateDir: string): string {
 }
 
 /** The verified prefix the checkpoint vouches for, or null (none, or one that does not verify: warned). */
-export async function readCheckpoint(options: ChainCheckpointOptions): Promise<VerifiedPrefix | null> {
+export async function readCheckpoint(options: ChainCheckpointOptions): Promise<Checkpoint | null> {
   const path = checkpointPath(options.stateDir);
   let bytes: Buffer;
   try {
@@ -92,12 +130,19 @@ export async function readCheckpoint(options: ChainCheckpointOptions): Promise<V
   const body = JSON.parse(stored.body.toString("utf8")) as CheckpointBody;
   if (body.schema_version !== SCHEMA_VERSION) return invalid(`has an unknown schema_version`);
   if (body.runs_dir !== resolve(options.runsDir)) return invalid(`describes another runs directory (${body.runs_dir})`);
-  return { records: body.records, head: body.head };
+  return { records: body.records, head: body.head, headFile: body.head_file ?? null, dirMtimeNs: body.dir_mtime_ns ?? null };
 }
 
 /** Seals and writes the checkpoint atomically (readers see the old or the new one, never half). */
-export async function writeCheckpoint(options: ChainCheckpointOptions, prefix: VerifiedPrefix): Promise<void> {
-  const body: CheckpointBody = { schema_version: SCHEMA_VERSION, runs_dir: resolve(options.runsDir), records: prefix.records, head: prefix.head };
+export async function writeCheckpoint(options: ChainCheckpointOptions, prefix: Checkpoint): Promise<void> {
+  const body: CheckpointBody = {
+    schema_version: SCHEMA_VERSION,
+    runs_dir: resolve(options.runsDir),
+    records: prefix.records,
+    head: prefix.head,
+    head_file: prefix.headFile,
+    dir_mtime_ns: prefix.dirMtimeNs,
+  };
   const key = await loadOrCreateMacKey(join(options.stateDir, "cache.key"));
   await writeFileAtomic(checkpointPath(options.stateDir), sealEntry(key, MAC_LABEL, JSON.stringify(body)));
 }

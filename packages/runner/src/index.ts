@@ -29,7 +29,7 @@ export { HARNESS_VERSION } from "./version.ts";
 export { buildRunReport } from "./aggregate.ts";
 export type { RunFacts, ScoredCase } from "./aggregate.ts";
 export { CHECKPOINT_FILE, readCheckpoint, verifyAfterAppend, verifyChainForRun, writeCheckpoint } from "./chain-checkpoint.ts";
-export type { ChainCheckpointOptions } from "./chain-checkpoint.ts";
+export type { ChainCheckpointOptions, Checkpoint, RunChainCheck } from "./chain-checkpoint.ts";
 export { readBundle, writeBundle } from "./bundle.ts";
 export type { BundleContent, BundleUnit, ReadBundle } from "./bundle.ts";
 export { mergeBundles } from "./merge.ts";

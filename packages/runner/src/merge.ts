@@ -1,7 +1,7 @@
 // `evalgate merge`: shard bundles of one plan become one run, with the statistics a one-machine run
 // of the plan computes, appended as exactly one record.
 import { mkdir, writeFile } from "node:fs/promises";
-import { join, resolve } from "node:path";
+import { basename, join, resolve } from "node:path";
 import { appendRunRecord, ChainTampered, getHostFingerprint, normalizeExpectedHead, recordsNewestFirst } from "@eval/audit-chain";
 import type { VerifyResult } from "@eval/audit-chain";
 import { EvalError, ignoreWarnings } from "@eval/errors";
@@ -155,8 +155,8 @@ export async function mergeBundles(dirs: readonly string[], options: MergeOption
     scored,
   );
   await writeDetails(join(runsDir, runId), units);
-  const { record, path, previous: linked } = await appendRunRecord(report, { runsDir, hostFingerprint: report.host_fingerprint });
-  const chain = await verifyAfterAppend({ stateDir, runsDir, onWarning }, before, { previous: { records: linked.records, head: linked.head }, chainHash: record.chain_hash, complete: record.report.complete });
+  const { record, path, previous: linked } = await appendRunRecord(report, { runsDir, hostFingerprint: report.host_fingerprint, trustHeadPointer: before.directoryUnchanged });
+  const chain = await verifyAfterAppend({ stateDir, runsDir, onWarning }, before, { previous: { records: linked.records, head: linked.head }, chainHash: record.chain_hash, file: basename(path), complete: record.report.complete });
   return { plan, report: record.report, recordPath: path, appended: true, missing, duplicates, chain };
 }
 

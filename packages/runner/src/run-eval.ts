@@ -3,7 +3,7 @@ import { randomBytes } from "node:crypto";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { availableParallelism, tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { basename, join, resolve } from "node:path";
 import { appendRunRecord, ChainTampered, getHostFingerprint } from "@eval/audit-chain";
 import type { VerifyResult } from "@eval/audit-chain";
 import { ScoreCache } from "@eval/cache";
@@ -17,6 +17,7 @@ import picomatch from "picomatch";
 import { buildRunReport } from "./aggregate.ts";
 import { caseCacheKey } from "./case-keys.ts";
 import { verifyAfterAppend, verifyChainForRun } from "./chain-checkpoint.ts";
+import type { RunChainCheck } from "./chain-checkpoint.ts";
 import { NoCasesSelected } from "./errors.ts";
 import { runPool } from "./pool.ts";
 import { prepareRubricLauncher, rubricIsolationClass } from "./rubric-isolation.ts";
@@ -112,7 +113,7 @@ export interface ScoredRun {
   /** The selected cases (every one, also those `onlyCases` left out). */
   readonly cases: readonly BenchCase[];
   /** The chain as verified before the run (null for a shard, which reads no chain). */
-  readonly chain: VerifyResult | null;
+  readonly chain: RunChainCheck | null;
 }
 
 const DEFAULT_RUBRIC_TIMEOUT_S = 60;
@@ -201,10 +202,12 @@ export function caseFilterOf(filter: RunEvalOptions["caseFilter"]): ((benchCase:
 export async function runEval(taskClassName: string, options: RunEvalOptions): Promise<RunEvalResult> {
   const scored = await scoreRun(taskClassName, options, { verifyChain: true });
   // 6. Append to the chain: under its lock, linked to whatever the head is then.
-  const { record, path, previous } = await appendRunRecord(scored.report, { runsDir: scored.runsDir, hostFingerprint: scored.hostFingerprint });
+  // The head pointer is trusted only when nothing touched the runs directory since the checkpoint.
+  const { record, path, previous } = await appendRunRecord(scored.report, { runsDir: scored.runsDir, hostFingerprint: scored.hostFingerprint, trustHeadPointer: scored.chain!.directoryUnchanged });
   const chain = await verifyAfterAppend({ stateDir: scored.stateDir, runsDir: scored.runsDir, onWarning: options.onWarning ?? ignoreWarnings }, scored.chain!, {
     previous: { records: previous.records, head: previous.head },
     chainHash: record.chain_hash,
+    file: basename(path),
     complete: record.report.complete,
   });
   return { report: record.report, recordPath: path, caseResults: scored.caseResults, costCapExceeded: scored.costCapExceeded, cancelled: scored.cancelled, runDir: scored.runDir, chain };
