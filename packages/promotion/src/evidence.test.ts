@@ -7,6 +7,7 @@ import { afterEach, beforeEach, expect, it } from "vitest";
 import { appendRunRecord, getHostFingerprint } from "@eval/audit-chain";
 import type { VerifyResult } from "@eval/audit-chain";
 import { GENESIS_PREV_HASH } from "@eval/models";
+import type { BenchRunReportInput } from "@eval/models";
 import { chooseEvidence } from "./index.ts";
 import { reportWith } from "./__fixtures__/reports.ts";
 
@@ -21,7 +22,7 @@ afterEach(async () => {
 it("walks the chain itself, or uses the caller's verification without walking it again", async () => {
   const runsDir = join(stateDir, "runs");
   const host = await getHostFingerprint(stateDir);
-  const report = { ...reportWith({ lowerBound: 0.7, passed: 10, heldOut: 6, taskClass: "vuln-remediation" }), host_fingerprint: host, prev_hash: GENESIS_PREV_HASH, chain_head: null };
+  const report: BenchRunReportInput = JSON.parse(JSON.stringify({ ...reportWith({ lowerBound: 0.7, passed: 10, heldOut: 6, taskClass: "vuln-remediation" }), host_fingerprint: host, prev_hash: GENESIS_PREV_HASH, chain_head: null })) as BenchRunReportInput;
   await appendRunRecord(report, { runsDir, hostFingerprint: host });
   const walked = await chooseEvidence({ runsDir, taskClass: "vuln-remediation" });
   expect(walked).toMatchObject({ chainVerified: true, chain: { ok: true, records: 1 } });
