@@ -14,7 +14,7 @@ const HOST = "5f0c7e1a-3b7d-4c1e-9a55-0b6f6f0f2a11";
 const GENESIS = `sha256:${"0".repeat(64)}`;
 
 /** A report shaped like a real 10-case run: breakdowns, failure modes, mixed curation classes. */
-function report(index: number, prevHash: string) {
+export function report(index: number, prevHash: string, host = HOST) {
   const digest = (seed: string) => `blake3:${seed.repeat(64).slice(0, 64)}`;
   return {
     schema_version: "evalgate.bench_run_report.v2" as const,
@@ -25,7 +25,7 @@ function report(index: number, prevHash: string) {
     sut_digest: digest("a1"),
     rubric_digest: digest("b2"),
     cassette_corpus_digest: digest("c3"),
-    host_fingerprint: HOST,
+    host_fingerprint: host,
     isolation_class: "subprocess-permission" as const,
     sut_isolation: "harness" as const,
     started_at: "2026-11-22T03:00:00Z",

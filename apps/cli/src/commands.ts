@@ -10,6 +10,8 @@ import { CacheGcCommand } from "./commands/cache-gc.ts";
 import { GcCommand } from "./commands/gc.ts";
 import { CacheStatsCommand } from "./commands/cache-stats.ts";
 import { FenceCommand } from "./commands/fence.ts";
+import { MergeCommand } from "./commands/merge.ts";
+import { PlanCommand } from "./commands/plan.ts";
 import { PromoteVerdictCommand } from "./commands/promote-verdict.ts";
 import { RunCommand } from "./commands/run.ts";
 import { SchemasCommand } from "./commands/schemas.ts";
@@ -20,4 +22,4 @@ import { VerifyCommand } from "./commands/verify.ts";
  * Every command, one file each under commands/. Command modules import their libraries lazily inside
  * `run()`, so `evalgate --help` loads only clipanion and these classes.
  */
-export const COMMANDS: ReadonlyArray<CommandClass<EvalgateContext>> = [RunCommand, CacheStatsCommand, CacheGcCommand, GcCommand, SchemasCommand, TranscriptImportCommand, FenceCommand, BenchListCommand, BenchShowCommand, BenchSignCommand, AdaptersListCommand, AdaptersDoctorCommand, AdaptersComplianceCheckCommand, VerifyCommand, PromoteVerdictCommand];
+export const COMMANDS: ReadonlyArray<CommandClass<EvalgateContext>> = [RunCommand, PlanCommand, MergeCommand, CacheStatsCommand, CacheGcCommand, GcCommand, SchemasCommand, TranscriptImportCommand, FenceCommand, BenchListCommand, BenchShowCommand, BenchSignCommand, AdaptersListCommand, AdaptersDoctorCommand, AdaptersComplianceCheckCommand, VerifyCommand, PromoteVerdictCommand];

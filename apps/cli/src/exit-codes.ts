@@ -12,6 +12,12 @@ export const ExitCode = {
   noCasesSelected: 7,
   /** Every case of a recorded run failed for a harness or SUT-infrastructure reason: nothing was scored. */
   allCasesErrored: 8,
+  /** Shard bundles that cannot make one run: edited, from different plans, or conflicting. */
+  bundlesRejected: 9,
+  /** A merge without every unit of its plan (rerun the missing shards, or --allow-incomplete). */
+  unitsMissing: 10,
+  /** A merge's --expect-head is no longer the chain's head. */
+  chainMoved: 11,
   /** 128 + the signal's number: the run was stopped by Ctrl-C or SIGTERM and recorded as incomplete. */
   interruptedSigint: 130,
   interruptedSigterm: 143,
@@ -63,4 +69,9 @@ export const ERROR_PRESENTATION: Readonly<Record<EvalErrorCode, ErrorPresentatio
   EVAL_CASE_DIGEST_MISMATCH: { exitCode: 6, hint: "if the change is intended, run `evalgate bench sign` and commit digests.yaml" },
   EVAL_NO_CASES_SELECTED: { exitCode: 7, hint: "`evalgate bench list --task-class <name>` lists the case ids; fix --cases, or add cases" },
   EVAL_RUN_ALL_CASES_ERRORED: { exitCode: 8, hint: "the run is recorded; fix the SUT (`evalgate schemas sut-request`, docs/runner.md) and see runs/<run-id>/cases/ for each case's error" },
+  EVAL_BUNDLE_TAMPERED: { exitCode: 9, hint: "rerun the named shard and merge its fresh bundle; never edit a bundle" },
+  EVAL_PLAN_MISMATCH: { exitCode: 9, hint: "run every shard from the same plan file, on the same bench, SUT and evalgate version" },
+  EVAL_UNIT_CONFLICT: { exitCode: 9, hint: "a shard ran twice with different results: keep one of its bundles (the SUT or rubric is not deterministic)" },
+  EVAL_UNITS_MISSING: { exitCode: 10, hint: "run the missing shards and merge again, or pass --allow-incomplete (an incomplete run never supports a verdict)" },
+  EVAL_CHAIN_MOVED: { exitCode: 11, hint: "another run appended since the head you expected: check it, then merge with the new head or without --expect-head" },
 };

@@ -20,7 +20,7 @@ describe("a command line clipanion cannot match", () => {
   });
 
   it("a command missing a required option says which (was: \"Command not found\")", async () => {
-    expect(await oneLine(["run"])).toBe("evalgate: `evalgate run` needs --task-class (EVAL_USAGE); run `evalgate run --help` for the accepted flags");
+    expect(await oneLine(["run"])).toBe("evalgate: `evalgate run` needs --task-class (or --plan <file> with --shard i/N) (EVAL_USAGE); run `evalgate run --help` for the accepted flags");
     expect(await oneLine(["transcript", "import"])).toMatch(/`evalgate transcript import` needs --provider/);
     expect(await oneLine(["promote-verdict", "--format", "human"])).toMatch(/`evalgate promote-verdict` needs --task-class/);
   });

@@ -1,4 +1,5 @@
-import { mkdir, readFile } from "node:fs/promises";
+import { readFileSync } from "node:fs";
+import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { AnyBenchRunReportSchema, BenchRunReportSchema, CHAIN_RECORD_SCHEMA_VERSION, ChainRecordSchema, GENESIS_PREV_HASH, formatIssues, parseWire, safeParseWire } from "@eval/models";
 import type { AnyBenchRunReport, BenchRunReport, BenchRunReportInput, ChainRecord } from "@eval/models";
@@ -7,12 +8,15 @@ import lockfile from "proper-lockfile";
 import { ChainConflict, ChainTampered } from "./errors.ts";
 import { writeFileExclusive } from "./exclusive-file.ts";
 import { blake3Digest, canonicalJson, chainHashOf, loadHashing } from "./hashing.ts";
+import { readHeadPointer, removeHeadPointer, writeHeadPointer } from "./head-pointer.ts";
 import { listRuns } from "./listing.ts";
 import { checkRecordFile, recordFileName } from "./record-file.ts";
 
 export interface ChainHead {
   /** The newest record's chain_hash, or GENESIS_PREV_HASH for an empty chain. */
   readonly head: string;
+  /** The newest record's file name (null for an empty chain). */
+  readonly file: string | null;
   readonly nextSequence: number;
   readonly records: number;
   /** The newest record's recorded_at (null for an empty chain). */
@@ -22,23 +26,46 @@ export interface ChainHead {
 }
 
 /**
- * The current head, from the newest record alone (O(1) reads): that record must check out on its own
- * and its sequence must equal the number of records before it. `verifyChain` walks the whole chain.
+ * The current head, from the newest record alone: that record must check out on its own and its
+ * sequence must equal the number of records before it. `verifyChain` walks the whole chain. Lists the
+ * runs directory, unless `usePointer` and the head pointer (kept by every append under its lock) names
+ * a record that checks out at its place: O(1) reads whatever the chain's length.
  */
-export async function readChainHead(runsDir: string): Promise<ChainHead> {
+export async function readChainHead(runsDir: string, options: { readonly usePointer?: boolean } = {}): Promise<ChainHead> {
   await loadHashing();
+  if (options.usePointer === true) {
+    const pointer = readHeadPointer(runsDir);
+    const head = pointer === null ? null : checkNewest(runsDir, pointer.file, pointer.records, false);
+    if (head !== null) return head;
+  }
   const { records } = await listRuns(runsDir);
   const newest = records.at(-1);
-  if (newest === undefined) return { head: GENESIS_PREV_HASH, nextSequence: 0, records: 0, recordedAt: null, hostFingerprint: null };
-  const check = checkRecordFile(newest, await readFile(join(runsDir, newest)), false);
-  if (!check.ok) throw new ChainTampered(check.fault, runsDir);
-  if (check.record.sequence !== records.length - 1) {
+  if (newest === undefined) return { head: GENESIS_PREV_HASH, file: null, nextSequence: 0, records: 0, recordedAt: null, hostFingerprint: null };
+  return checkNewest(runsDir, newest, records.length, true)!;
+}
+
+/** The head if `file` is a record that checks out with sequence `records - 1`; else null, or ChainTampered when `strict`. */
+function checkNewest(runsDir: string, file: string, records: number, strict: boolean): ChainHead | null {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(join(runsDir, file));
+  } catch (error) {
+    if (!strict) return null;
+    throw error;
+  }
+  const check = checkRecordFile(file, bytes, false);
+  if (!check.ok) {
+    if (!strict) return null;
+    throw new ChainTampered(check.fault, runsDir);
+  }
+  if (check.record.sequence !== records - 1) {
+    if (!strict) return null;
     throw new ChainTampered(
-      { file: newest, reason: "the newest record's sequence does not match the number of records (a record was added or removed)", expected: String(records.length - 1), found: String(check.record.sequence) },
+      { file, reason: "the newest record's sequence does not match the number of records (a record was added or removed)", expected: String(records - 1), found: String(check.record.sequence) },
       runsDir,
     );
   }
-  return { head: check.record.chainHash, nextSequence: records.length, records: records.length, recordedAt: check.record.recordedAt, hostFingerprint: check.record.hostFingerprint };
+  return { head: check.record.chainHash, file, nextSequence: records, records, recordedAt: check.record.recordedAt, hostFingerprint: check.record.hostFingerprint };
 }
 
 export interface RecordPlacement {
@@ -80,21 +107,29 @@ export interface AppendOptions {
   readonly lockWaitMs?: number;
   /** The clock (tests). */
   readonly now?: () => Date;
+  /**
+   * Find the head from the head pointer instead of listing the runs directory. Only for a caller that
+   * knows nothing but this version's appends (which all keep the pointer under the lock) wrote to the
+   * directory since it last verified it; otherwise (the default) the directory is listed.
+   */
+  readonly trustHeadPointer?: boolean;
 }
 
 const LOCK_FILE = ".append.lock";
 const STAGING_DIR = ".staging";
 
-/**
- * Appends one run to the chain. Under an exclusive lock it re-reads the head and refuses with
- * `ChainConflict` unless `report.prev_hash` is that head (the head this run saw when it planned), so
- * concurrent runs never fork the chain. The record file is written exclusively and atomically, mode
- * 0600. Returns the record, whose `report.chain_head` is the new head.
- */
 /** A record this version appended: its report is always the current version. */
 export type AppendedRecord = ChainRecord & { readonly report: BenchRunReport };
 
-export async function appendRunRecord(report: BenchRunReportInput, options: AppendOptions): Promise<{ record: AppendedRecord; path: string }> {
+/**
+ * Appends one run to the chain. Under an exclusive lock it reads the current head and links the run
+ * to it: a run is an event, so its content does not depend on the record before it, and concurrent
+ * runs all land, in the order they take the lock (`report.prev_hash` as given is ignored and replaced
+ * by the head). A fork can only come from outside this function, and `verifyChain` reports it. The
+ * record file is written exclusively and atomically, mode 0600. Returns the record, whose
+ * `report.chain_head` is the new head, and the head it linked to.
+ */
+export async function appendRunRecord(report: BenchRunReportInput, options: AppendOptions): Promise<{ record: AppendedRecord; path: string; previous: ChainHead }> {
   const parsed = safeParseWire(BenchRunReportSchema, report);
   if (!parsed.success) throw new EvalError("EVAL_REPORT_INVALID", `cannot append an invalid report: ${formatIssues(parsed.issues)}`);
   const valid = parsed.data;
@@ -127,31 +162,29 @@ export async function appendRunRecord(report: BenchRunReportInput, options: Appe
     throw new EvalError("EVAL_IO", `cannot lock ${lockPath}: ${(error as Error).message}`, { cause: error });
   }
   try {
-    const head = await readChainHead(runsDir);
+    const head = await readChainHead(runsDir, { usePointer: options.trustHeadPointer === true });
     if (head.hostFingerprint !== null && head.hostFingerprint !== options.hostFingerprint) {
       throw new ChainConflict(`the audit chain in ${runsDir} belongs to host ${head.hostFingerprint}, not this host (${options.hostFingerprint})`, { runsDir });
-    }
-    if (valid.prev_hash !== head.head) {
-      throw new ChainConflict(`another run appended first; rerun (this run extended ${valid.prev_hash}, the head is now ${head.head})`, {
-        runsDir,
-        expected: head.head,
-        found: valid.prev_hash,
-      });
     }
     const now = (options.now ?? (() => new Date()))().getTime();
     // Strictly increasing, even if the clock steps back: name order must stay chain order.
     const recordedAtMs = head.recordedAt === null ? now : Math.max(now, Date.parse(head.recordedAt) + 1);
     const recordedAt = new Date(recordedAtMs).toISOString();
-    const built = await buildChainRecord(valid, { prevHash: head.head, sequence: head.nextSequence, recordedAt, hostFingerprint: options.hostFingerprint });
+    const built = await buildChainRecord({ ...valid, prev_hash: head.head }, { prevHash: head.head, sequence: head.nextSequence, recordedAt, hostFingerprint: options.hostFingerprint });
     if (lockState.compromised !== null) throw new ChainConflict(`lost the audit-chain lock while appending: ${lockState.compromised.message}`, { runsDir });
+    await removeHeadPointer(runsDir).catch((error: unknown) => {
+      throw new EvalError("EVAL_IO", `cannot update the head pointer in ${runsDir}: ${(error as Error).message}`, { cause: error });
+    });
     const path = await writeFileExclusive(runsDir, built.fileName, built.text, {
       mode: 0o600,
       stagingDir: join(runsDir, STAGING_DIR),
     }).catch((error: unknown) => {
       throw new EvalError("EVAL_IO", `cannot write the audit record in ${runsDir}: ${(error as Error).message}`, { cause: error });
     });
+    // A pointer that fails to be written is only a missed shortcut: with none, the next append lists.
+    await writeHeadPointer(runsDir, { file: built.fileName, records: head.records + 1 }).catch(() => {});
     // Validated as the current report version above, and buildChainRecord keeps it.
-    return { record: built.record as AppendedRecord, path };
+    return { record: built.record as AppendedRecord, path, previous: head };
   } finally {
     await release().catch(() => {});
   }

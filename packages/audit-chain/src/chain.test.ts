@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import canonicalize from "canonicalize";
 import { blake3 } from "@noble/hashes/blake3.js";
 import { GENESIS_PREV_HASH } from "@eval/models";
-import { appendRunRecord, ChainConflict, ChainTampered, getHostFingerprint, readChainHead, RECORD_FILE_PATTERN, verifyChain } from "./index.ts";
+import { appendRunRecord, ChainTampered, getHostFingerprint, readChainHead, RECORD_FILE_PATTERN, verifyChain } from "./index.ts";
 import { HOST, makeReport, steppingClock } from "./__fixtures__/reports.ts";
 
 let dir: string;
@@ -63,12 +63,15 @@ describe("appendRunRecord", () => {
     expect((await verifyChain({ runsDir })).ok).toBe(true);
   });
 
-  it("refuses a report whose prev_hash is not the head, with a clear conflict", async () => {
+  it("links a report planned against an older head to the current head instead of refusing it", async () => {
     await appendN(1);
-    const stale = appendRunRecord(makeReport({ prev_hash: GENESIS_PREV_HASH, run_id: "late" }), { runsDir, hostFingerprint: HOST });
-    await expect(stale).rejects.toBeInstanceOf(ChainConflict);
-    await expect(stale).rejects.toThrow(/another run appended first; rerun/);
-    expect((await readChainHead(runsDir)).records).toBe(1);
+    const { head } = await readChainHead(runsDir);
+    const { record, previous } = await appendRunRecord(makeReport({ prev_hash: GENESIS_PREV_HASH, run_id: "late" }), { runsDir, hostFingerprint: HOST });
+    expect(previous.head).toBe(head);
+    expect(record.prev_hash).toBe(head);
+    expect(record.report.prev_hash).toBe(head);
+    expect(record.sequence).toBe(1);
+    expect(await verifyChain({ runsDir, strict: true })).toMatchObject({ ok: true, records: 2 });
   });
 
   it("rejects invalid reports, a filled chain_head, and a foreign host", async () => {
@@ -121,7 +124,7 @@ describe("appendRunRecord", () => {
 
 describe("verifyChain", () => {
   it("verifies an empty or missing chain", async () => {
-    expect(await verifyChain({ runsDir })).toEqual({ ok: true, records: 0, complete: 0, incomplete: 0, head: GENESIS_PREV_HASH, firstBad: null, skipped: 0, hostFingerprint: null });
+    expect(await verifyChain({ runsDir })).toEqual({ ok: true, records: 0, complete: 0, incomplete: 0, head: GENESIS_PREV_HASH, headFile: null, firstBad: null, skipped: 0, hostFingerprint: null });
     expect((await verifyChain({ runsDir, expectHead: GENESIS_PREV_HASH })).ok).toBe(true);
     const missing = await verifyChain({ runsDir, expectHead: `sha256:${"1".repeat(64)}` });
     expect(missing.ok).toBe(false);
@@ -245,5 +248,41 @@ describe("findLatestRecord", () => {
     await expect(findLatestRecord({ runsDir, taskClass: "vuln-remediation" })).rejects.toBeInstanceOf(ChainTampered);
     await writeFile(paths[1]!, "{}\n");
     await expect(findLatestRecord({ runsDir, taskClass: "vuln-remediation" })).rejects.toThrow(/chain-record schema/);
+  });
+});
+
+describe("verifyChainFrom", () => {
+  it("checks only the records after a verified prefix, and the prefix's last record in its place", async () => {
+    const { verifyChainFrom } = await import("./index.ts");
+    await appendN(6);
+    const full = await verifyChain({ runsDir });
+    const names = (await readdir(runsDir)).filter((name) => name.endsWith(".json")).sort();
+    const fourth = JSON.parse(await readFile(join(runsDir, names[3]!), "utf8")) as { chain_hash: string };
+    expect(await verifyChainFrom(runsDir, { records: 4, head: fourth.chain_hash })).toMatchObject({ ok: true, records: 2, skipped: 4, head: full.head, complete: 2 });
+    expect(await verifyChainFrom(runsDir, { records: 0, head: GENESIS_PREV_HASH })).toMatchObject({ ok: true, records: 6, skipped: 0 });
+    expect(await verifyChainFrom(runsDir, { records: 6, head: full.head })).toMatchObject({ ok: true, records: 0, head: full.head });
+    // A prefix whose head is not the record at that position: something before it changed.
+    const wrong = await verifyChainFrom(runsDir, { records: 3, head: fourth.chain_hash });
+    expect(wrong).toMatchObject({ ok: false, firstBad: { file: names[2], expected: fourth.chain_hash } });
+    expect(await verifyChainFrom(runsDir, { records: 9, head: full.head })).toMatchObject({ ok: false, firstBad: { reason: expect.stringMatching(/fewer records than were verified/) } });
+  });
+});
+
+describe("the head pointer", () => {
+  it("names the newest record after every append; a pointer to nothing valid falls back to listing", async () => {
+    const { INDEX_DIR } = await import("./head-pointer.ts");
+    await appendN(3);
+    const listed = await readChainHead(runsDir);
+    expect(await readChainHead(runsDir, { usePointer: true })).toEqual(listed);
+    expect(JSON.parse(await readFile(join(runsDir, INDEX_DIR, "head.json"), "utf8"))).toEqual({ file: listed.file, records: 3 });
+    await writeFile(join(runsDir, INDEX_DIR, "head.json"), JSON.stringify({ file: "2020-01-01T00-00-00.000Z-000000000000.json", records: 3 }));
+    expect(await readChainHead(runsDir, { usePointer: true })).toEqual(listed);
+    await writeFile(join(runsDir, INDEX_DIR, "head.json"), "not json");
+    expect(await readChainHead(runsDir, { usePointer: true })).toEqual(listed);
+    // An append trusting a valid pointer links to the head it names, and the chain stays linear.
+    await appendN(1);
+    const { record } = await appendRunRecord(makeReport({ prev_hash: GENESIS_PREV_HASH, run_id: "pointer" }), { runsDir, hostFingerprint: HOST, trustHeadPointer: true });
+    expect(record.sequence).toBe(4);
+    expect(await verifyChain({ runsDir, strict: true })).toMatchObject({ ok: true, records: 5 });
   });
 });

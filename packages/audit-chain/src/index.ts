@@ -7,5 +7,5 @@ export type { ChainFault } from "./errors.ts";
 export { chainHashOf, contentHashOfReport } from "./hashing.ts";
 export { getHostFingerprint } from "./host.ts";
 export { RECORD_FILE_PATTERN, recordFileName } from "./record-file.ts";
-export { normalizeExpectedHead, verifyChain } from "./verify.ts";
-export type { VerifyOptions, VerifyResult } from "./verify.ts";
+export { normalizeExpectedHead, verifyChain, verifyChainFrom, verifyHeadRecord } from "./verify.ts";
+export type { VerifiedPrefix, VerifyOptions, VerifyResult } from "./verify.ts";

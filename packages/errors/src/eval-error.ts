@@ -70,6 +70,14 @@ export const ERROR_CODES = [
   "EVAL_NO_CASES_SELECTED",
   // exit 8
   "EVAL_RUN_ALL_CASES_ERRORED",
+  // exit 9: shard bundles that cannot make one run
+  "EVAL_BUNDLE_TAMPERED",
+  "EVAL_PLAN_MISMATCH",
+  "EVAL_UNIT_CONFLICT",
+  // exit 10
+  "EVAL_UNITS_MISSING",
+  // exit 11
+  "EVAL_CHAIN_MOVED",
 ] as const;
 
 export type EvalErrorCode = (typeof ERROR_CODES)[number];

@@ -65,6 +65,16 @@ export {
   SUT_REQUEST_SCHEMA_VERSION,
   SutRequestSchema,
 } from "./runner-files.ts";
+export {
+  BundleFileSchema,
+  PlanCaseSchema,
+  RUN_PLAN_SCHEMA_VERSION,
+  RunPlanSchema,
+  SHARD_MANIFEST_SCHEMA_VERSION,
+  SHARD_UNIT_SCHEMA_VERSION,
+  ShardManifestSchema,
+  ShardUnitSchema,
+} from "./scale-out.ts";
 export type { SutInvocation, SutOutput, SystemUnderTest } from "./sut.ts";
 export {
   CliBackendMetadataSchema,
@@ -102,6 +112,9 @@ export type {
   AgentAdapterName,
   CacheEntry,
   CaseDetail,
+  RunPlan,
+  ShardManifest,
+  ShardUnit,
   SutRequest,
   CassetteMeta,
   BenchCase,

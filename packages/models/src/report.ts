@@ -133,7 +133,7 @@ export const BenchRunReportSchema = z.strictObject({
   ended_at: TimestampSchema,
   complete: z.boolean(),
   /** Why an incomplete run stopped early (null for a complete run). */
-  incomplete_reason: z.enum(["cost_cap", "interrupted", "cancelled"]).nullable(),
+  incomplete_reason: z.enum(["cost_cap", "interrupted", "cancelled", "units_missing"]).nullable(),
   selection: SelectionSchema,
   /** Cases the plan selected (= selection.selected_case_count); `per_case` is shorter when the run was cut short. */
   case_count: z.number().int().min(0),

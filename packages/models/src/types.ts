@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import type { DeepReadonly } from "./freeze.ts";
+import type { RunPlanSchema, ShardManifestSchema, ShardUnitSchema } from "./scale-out.ts";
 import type { BenchCaseSchema, CaseTomlSchema, DigestsFileSchema, FailureModesFileSchema, SutCaseSchema } from "./case.ts";
 import type { PromotionVerdictSchema, TrustTiersFileSchema } from "./promotion.ts";
 import type {
@@ -70,6 +71,9 @@ export type AgentAdapterName = z.output<typeof AgentAdapterNameSchema>;
 export type CassetteMeta = DeepReadonly<z.output<typeof CassetteMetaSchema>>;
 export type CacheEntry = DeepReadonly<z.output<typeof CacheEntrySchema>>;
 export type CaseDetail = DeepReadonly<z.output<typeof CaseDetailSchema>>;
+export type RunPlan = DeepReadonly<z.output<typeof RunPlanSchema>>;
+export type ShardUnit = DeepReadonly<z.output<typeof ShardUnitSchema>>;
+export type ShardManifest = DeepReadonly<z.output<typeof ShardManifestSchema>>;
 export type Transcript = DeepReadonly<z.output<typeof TranscriptSchema>>;
 export type TranscriptInput = z.input<typeof TranscriptSchema>;
 export type TranscriptToolCall = DeepReadonly<z.output<typeof TranscriptToolCallSchema>>;

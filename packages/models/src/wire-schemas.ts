@@ -9,6 +9,7 @@ import { FenceFailureSchema, FenceSummarySchema, SignResultSchema } from "./fenc
 import { CliBackendMetadataSchema, ComplianceReportSchema, ComplianceTrialSchema } from "./compliance.ts";
 import { TranscriptSchema } from "./transcript.ts";
 import { CacheEntrySchema, CaseDetailSchema, SutRequestSchema } from "./runner-files.ts";
+import { RunPlanSchema, ShardManifestSchema, ShardUnitSchema } from "./scale-out.ts";
 
 /**
  * Every document that crosses a process or disk boundary, by the file name of its JSON Schema
@@ -38,6 +39,9 @@ export const WIRE_SCHEMAS: Readonly<Record<string, z.ZodType>> = Object.freeze({
   "case-detail": CaseDetailSchema,
   "sut-request": SutRequestSchema,
   transcript: TranscriptSchema,
+  "run-plan": RunPlanSchema,
+  "shard-unit": ShardUnitSchema,
+  "shard-manifest": ShardManifestSchema,
   "compliance-trial": ComplianceTrialSchema,
   "compliance-report": ComplianceReportSchema,
   "cli-backend-metadata": CliBackendMetadataSchema,

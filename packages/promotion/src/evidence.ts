@@ -21,6 +21,8 @@ export interface ChooseEvidenceOptions {
   readonly taskClass: string;
   /** A run id (with or without its `partial:` prefix); default: the newest complete full-scope run. */
   readonly runId?: string;
+  /** The chain as the caller just verified it (e.g. a run, from its checkpoint): not walked again. */
+  readonly verified?: VerifyResult;
 }
 
 /** Why a run cannot be the default evidence, or null when it can (complete, whole task class). */
@@ -41,7 +43,7 @@ const sameRun = (report: AnyBenchRunReport, runId: string): boolean => report.ru
  * EVAL_REPORT_NOT_FOUND when no such run exists.
  */
 export async function chooseEvidence(options: ChooseEvidenceOptions): Promise<ChosenEvidence> {
-  const chain = await verifyChain({ runsDir: options.runsDir });
+  const chain = options.verified ?? (await verifyChain({ runsDir: options.runsDir }));
   const passedOver: { run_id: string; reason: string }[] = [];
   let chosen: FoundRecord | null = null;
   for await (const found of recordsNewestFirst(options.runsDir, options.taskClass)) {

@@ -16,6 +16,8 @@ export interface IssueVerdictOptions {
   readonly runId?: string;
   readonly targetTier?: string;
   readonly now?: Date;
+  /** The chain as the caller just verified it (`run --with-verdict`: the run's own check): not walked again. */
+  readonly verified?: VerifyResult;
 }
 
 export interface IssuedVerdict {
@@ -30,7 +32,7 @@ export interface IssuedVerdict {
  * it against the target tier, and write the verdict under `recommendationsDir`. Never changes a tier.
  */
 export async function issueVerdict(options: IssueVerdictOptions): Promise<IssuedVerdict> {
-  const evidence = await chooseEvidence({ runsDir: options.runsDir, taskClass: options.taskClass.name, ...(options.runId === undefined ? {} : { runId: options.runId }) });
+  const evidence = await chooseEvidence({ runsDir: options.runsDir, taskClass: options.taskClass.name, ...(options.runId === undefined ? {} : { runId: options.runId }), ...(options.verified === undefined ? {} : { verified: options.verified }) });
   const verdict = new PromotionGate(options.config).evaluate({
     taskClass: options.taskClass.name,
     report: evidence.report,

@@ -1,8 +1,8 @@
-export { caseFilterOf, cassetteCorpusDigest, HARNESS_SIDE_FAILURES, runEval, RunInterrupted } from "./run-eval.ts";
+export { caseFilterOf, cassetteCorpusDigest, HARNESS_SIDE_FAILURES, runEval, RunInterrupted, scoreRun } from "./run-eval.ts";
 export { removeAbandonedRunTemps } from "./run-temp.ts";
 export { collectGarbage } from "./gc.ts";
 export type { GarbageOptions, GarbageResult } from "./gc.ts";
-export type { CaseRunResult, RunEvalOptions, RunEvalResult, RunProgress } from "./run-eval.ts";
+export type { CaseRunResult, RunEvalOptions, RunEvalResult, RunProgress, ScoredRun } from "./run-eval.ts";
 export { BENCH_INVOCATION_TAG_ENV, canarySeedFor, checkSutOutput, digestOf, moduleSut, SutAborted } from "./sut.ts";
 export type { SutFunction } from "./sut.ts";
 export { commandSut, resolveProgram } from "./command-sut.ts";
@@ -28,3 +28,15 @@ export {
 } from "./statistics.ts";
 export type { BcaResult, RunStatistics, WelfordResult } from "./statistics.ts";
 export { HARNESS_VERSION } from "./version.ts";
+export { buildRunReport } from "./aggregate.ts";
+export type { RunFacts, ScoredCase } from "./aggregate.ts";
+export { CHECKPOINT_FILE, readCheckpoint, verifyAfterAppend, verifyChainForRun, writeCheckpoint } from "./chain-checkpoint.ts";
+export type { ChainCheckpointOptions, Checkpoint, RunChainCheck } from "./chain-checkpoint.ts";
+export { readBundle, writeBundle } from "./bundle.ts";
+export type { BundleContent, BundleUnit, ReadBundle } from "./bundle.ts";
+export { mergeBundles } from "./merge.ts";
+export type { MergeOptions, MergeResult } from "./merge.ts";
+export { parsePlan, planDifference, planIdOf, planRun } from "./plan.ts";
+export type { PlanOptions } from "./plan.ts";
+export { parseShard, planUnits, runShard, shardUnits } from "./shard.ts";
+export type { PlanUnit, RunShardOptions, ShardResult, ShardSpec } from "./shard.ts";

@@ -3,21 +3,21 @@ import { randomBytes } from "node:crypto";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { availableParallelism, tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import { appendRunRecord, ChainTampered, getHostFingerprint, verifyChain } from "@eval/audit-chain";
-import { cacheKey, ScoreCache } from "@eval/cache";
+import { basename, join, resolve } from "node:path";
+import { appendRunRecord, ChainTampered, getHostFingerprint } from "@eval/audit-chain";
+import type { VerifyResult } from "@eval/audit-chain";
+import { ScoreCache } from "@eval/cache";
 import { EvalError, ignoreWarnings } from "@eval/errors";
 import type { WarningSink } from "@eval/errors";
-import {
-  CASE_DETAIL_SCHEMA_VERSION,
-  RUBRIC_REQUEST_SCHEMA_VERSION,
-  RUN_REPORT_SCHEMA_VERSION,
-  sutCaseOf,
-} from "@eval/models";
+import { CASE_DETAIL_SCHEMA_VERSION, GENESIS_PREV_HASH, RUBRIC_REQUEST_SCHEMA_VERSION, sutCaseOf } from "@eval/models";
 import type { BenchCase, BenchRunReport, BenchRunReportInput, BenchScore, RubricRequest, Selection, SutOutput, SystemUnderTest } from "@eval/models";
 import { digestDirectory, loadTaskClass, selectCases, TaskClassRegistry } from "@eval/registry";
 import type { TaskClass } from "@eval/registry";
 import picomatch from "picomatch";
+import { buildRunReport } from "./aggregate.ts";
+import { caseCacheKey } from "./case-keys.ts";
+import { verifyAfterAppend, verifyChainForRun } from "./chain-checkpoint.ts";
+import type { RunChainCheck } from "./chain-checkpoint.ts";
 import { NoCasesSelected } from "./errors.ts";
 import { runPool } from "./pool.ts";
 import { checkStateDir } from "./state-dir.ts";
@@ -25,7 +25,6 @@ import { prepareRubricLauncher, rubricIsolationClass } from "./rubric-isolation.
 import type { RubricLauncher, RubricOutcome, SandboxMode } from "./rubric-isolation.ts";
 import { createRunTempRoot } from "./run-temp.ts";
 import { harnessFailureScore, resolveRubricScore } from "./scoring.ts";
-import { runStatistics } from "./statistics.ts";
 import { canarySeedFor, checkSutOutput, digestOf, SutAborted } from "./sut.ts";
 import { HARNESS_VERSION } from "./version.ts";
 
@@ -79,6 +78,13 @@ export interface RunEvalOptions {
   readonly onCaseResult?: (result: CaseRunResult) => void;
   /** Aborting cancels outstanding cases; the run is then recorded as incomplete. */
   readonly signal?: AbortSignal;
+  /**
+   * Execute only these of the selected cases (a shard's units). The report still describes the whole
+   * selection; a run given this is a shard's, scored by `scoreRun` and never appended.
+   */
+  readonly onlyCases?: ReadonlySet<string>;
+  /** The cache's MAC key; default `<stateDir>/cache.key`. Shards sharing a cache share its key. */
+  readonly cacheKeyPath?: string;
 }
 
 export interface RunEvalResult {
@@ -88,6 +94,27 @@ export interface RunEvalResult {
   readonly costCapExceeded: boolean;
   readonly cancelled: boolean;
   readonly runDir: string;
+  /** The chain as verified after the append (from the checkpoint: only the newest records were read). */
+  readonly chain: VerifyResult;
+}
+
+/** A run scored but not appended: what `runEval` appends, and what a shard writes into its bundle. */
+export interface ScoredRun {
+  /** The unsigned report (`prev_hash` is the head verified at planning, or the genesis hash for a shard). */
+  readonly report: BenchRunReportInput;
+  readonly caseResults: readonly CaseRunResult[];
+  readonly costCapExceeded: boolean;
+  readonly cancelled: boolean;
+  readonly runId: string;
+  readonly runDir: string;
+  readonly runsDir: string;
+  readonly stateDir: string;
+  readonly hostFingerprint: string;
+  readonly taskClass: TaskClass;
+  /** The selected cases (every one, also those `onlyCases` left out). */
+  readonly cases: readonly BenchCase[];
+  /** The chain as verified before the run (null for a shard, which reads no chain). */
+  readonly chain: RunChainCheck | null;
 }
 
 const DEFAULT_RUBRIC_TIMEOUT_S = 60;
@@ -172,8 +199,28 @@ export function caseFilterOf(filter: RunEvalOptions["caseFilter"]): ((benchCase:
  * unknown/missing task class. Per-case problems never throw: they become block-severity failure
  * modes. A case starts only while the spend so far is below `maxCostUsd` (so 0 starts none); past it,
  * outstanding cases are cancelled and the report says `complete: false`.
+ * The chain is verified from its checkpoint (chain-checkpoint.ts), before the run and after the append.
  */
 export async function runEval(taskClassName: string, options: RunEvalOptions): Promise<RunEvalResult> {
+  const scored = await scoreRun(taskClassName, options, { verifyChain: true });
+  // 6. Append to the chain: under its lock, linked to whatever the head is then.
+  // The head pointer is trusted only when nothing touched the runs directory since the checkpoint.
+  const { record, path, previous } = await appendRunRecord(scored.report, { runsDir: scored.runsDir, hostFingerprint: scored.hostFingerprint, trustHeadPointer: scored.chain!.directoryUnchanged });
+  const chain = await verifyAfterAppend({ stateDir: scored.stateDir, runsDir: scored.runsDir, onWarning: options.onWarning ?? ignoreWarnings }, scored.chain!, {
+    previous: { records: previous.records, head: previous.head },
+    chainHash: record.chain_hash,
+    file: basename(path),
+    complete: record.report.complete,
+  });
+  return { report: record.report, recordPath: path, caseResults: scored.caseResults, costCapExceeded: scored.costCapExceeded, cancelled: scored.cancelled, runDir: scored.runDir, chain };
+}
+
+/**
+ * Plans, probes the cache, executes and aggregates a run without appending it. With `verifyChain`
+ * (a run on its way to the chain) a chain that does not verify stops it before any SUT call; a shard
+ * (`verifyChain: false`) never reads a chain.
+ */
+export async function scoreRun(taskClassName: string, options: RunEvalOptions, mode: { readonly verifyChain: boolean }): Promise<ScoredRun> {
   const onWarning = options.onWarning ?? ignoreWarnings;
   const stateDir = resolve(options.stateDir ?? ".evalgate");
   const runsDir = resolve(options.outDir ?? join(stateDir, "runs"));
@@ -192,35 +239,24 @@ export async function runEval(taskClassName: string, options: RunEvalOptions): P
   const startedAt = new Date();
   const taskClass = await loadTaskClass(taskClassName, { benchRoot: resolve(options.benchRoot ?? "bench"), registry: new TaskClassRegistry(), onWarning });
   const filter = caseFilterOf(options.caseFilter);
-  const { selected: cases, taskClassCaseCount } = await selectCases(taskClass, { ...(filter === undefined ? {} : { filter }), onWarning });
-  const selection = describeSelection(taskClass.name, cases, taskClassCaseCount, options.caseFilter, onWarning);
-  const chain = await verifyChain({ runsDir });
-  if (!chain.ok) throw new ChainTampered(chain.firstBad!, runsDir);
+  const { selected: selectedCases, taskClassCaseCount } = await selectCases(taskClass, { ...(filter === undefined ? {} : { filter }), onWarning });
+  const selection = describeSelection(taskClass.name, selectedCases, taskClassCaseCount, options.caseFilter, onWarning);
+  const only = options.onlyCases;
+  const cases = only === undefined ? selectedCases : selectedCases.filter((benchCase) => only.has(benchCase.case_id));
+  const chain = mode.verifyChain ? await verifyChainForRun({ stateDir, runsDir, onWarning }) : null;
+  if (chain !== null && !chain.ok) throw new ChainTampered(chain.firstBad!, runsDir);
   const hostFingerprint = await getHostFingerprint(stateDir);
   // Refuses here, before any SUT call, when the sandbox is asked for and cannot run.
   const isolationClass = rubricIsolationClass(taskClass, { sandbox: options.sandbox ?? "bwrap", ...(options.networkIsolation === undefined ? {} : { networkIsolation: options.networkIsolation }) });
   const sutIsolation = sut.isolation ?? "in-process";
   const corpusDigest = await cassetteCorpusDigest(taskClass.benchPath);
   const keyOf = new Map<string, string>();
-  for (const benchCase of cases) {
-    keyOf.set(
-      benchCase.case_id,
-      cacheKey({
-        case_digest: benchCase.case_digest,
-        sut_digest: sut.digest,
-        rubric_digest: taskClass.rubricDigest,
-        cassette_corpus_digest: corpusDigest,
-        // Scores are not invariant under an isolation change, so it is part of the key.
-        harness_version: `${harnessVersion}+${isolationClass}+sut:${sutIsolation}`,
-        cassette_canary_pin: benchCase.cassette_canary_pin,
-      }),
-    );
-  }
+  for (const benchCase of cases) keyOf.set(benchCase.case_id, caseCacheKey(benchCase, { sut, taskClass, corpusDigest, harnessVersion, isolationClass, sutIsolation }));
   const runId = `${compactTimestamp(startedAt)}-${randomBytes(4).toString("hex")}`;
   const runDir = join(runsDir, runId);
   // The MAC key lives in the state directory, outside the cache (a copied cache never carries its key),
   // and no sandbox ever shows it.
-  const cache = new ScoreCache({ dir: cacheDir, keyPath: join(stateDir, "cache.key"), onWarning });
+  const cache = new ScoreCache({ dir: cacheDir, keyPath: resolve(options.cacheKeyPath ?? join(stateDir, "cache.key")), onWarning });
 
   // 2. Cache probe.
   const results = new Map<string, CaseRunResult>();
@@ -341,58 +377,30 @@ export async function runEval(taskClassName: string, options: RunEvalOptions): P
 
   // 4. Aggregate in case_id order.
   const ordered = cases.filter((c) => results.has(c.case_id)).map((c) => ({ benchCase: c, result: results.get(c.case_id)! }));
-  const seed = digestOf("evalgate.bootstrap_seed.v1", ordered.map(({ result }) => result.cacheKey));
-  const statistics = runStatistics(ordered.map(({ result }) => result.score), { scoreKind: taskClass.scoreKind, seed, orderSeed: selection.selected_case_ids_digest });
-  const blockCodes = [...new Set(ordered.flatMap(({ result }) => result.score.failure_modes.filter((m) => m.severity === "block").map((m) => m.code)))].sort();
   const complete = !costCapExceeded && !cancelled && ordered.length === cases.length;
-  const unsigned: BenchRunReportInput = {
-    schema_version: RUN_REPORT_SCHEMA_VERSION,
-    run_id: complete ? runId : `partial:${runId}`,
-    task_class: taskClass.name,
-    harness_version: harnessVersion,
-    sut_label: sut.label.slice(0, 500),
-    sut_digest: sut.digest,
-    rubric_digest: taskClass.rubricDigest,
-    cassette_corpus_digest: corpusDigest,
-    host_fingerprint: hostFingerprint,
-    isolation_class: isolationClass,
-    sut_isolation: sutIsolation,
-    started_at: startedAt.toISOString(),
-    ended_at: new Date().toISOString(),
-    complete,
-    incomplete_reason: complete ? null : costCapExceeded ? "cost_cap" : interrupted ? "interrupted" : "cancelled",
-    selection,
-    case_count: cases.length,
-    per_case: ordered.map(({ benchCase, result }) => ({ case_id: benchCase.case_id, curation_class: benchCase.curation_class, score: result.score })) as BenchRunReportInput["per_case"],
-    score_kind: statistics.scoreKind,
-    mean_score: statistics.mean,
-    score_stddev: statistics.stddev,
-    lower_bound_95: statistics.lowerBound95,
-    lower_bound_method: statistics.lowerBoundMethod,
-    bound_quantity: statistics.boundQuantity,
-    informational: {
-      bca_lower_bound_95: statistics.bcaLowerBound95,
-      bootstrap_resamples: statistics.bootstrapResamples,
-      bootstrap_seed: seed,
-      wilson_lower_bound_95: statistics.wilsonLowerBound95,
+  const unsigned = buildRunReport(
+    {
+      runId,
+      taskClass: taskClass.name,
+      scoreKind: taskClass.scoreKind,
+      harnessVersion,
+      sut,
+      rubricDigest: taskClass.rubricDigest,
+      corpusDigest,
+      hostFingerprint,
+      isolationClass,
+      sutIsolation,
+      startedAt: startedAt.toISOString(),
+      endedAt: new Date().toISOString(),
+      selection,
+      caseCount: cases.length,
+      incompleteReason: complete ? null : costCapExceeded ? "cost_cap" : interrupted ? "interrupted" : "cancelled",
+      prevHash: chain?.head ?? GENESIS_PREV_HASH,
     },
-    passed_count: statistics.passedCount,
-    total_cost_usd: costUsd,
-    block_severity_failure_modes: blockCodes,
-    prev_hash: chain.head,
-    chain_head: null,
-  };
-
-  // 6. Append to the chain (ChainConflict if another run appended since this one planned).
-  const { record, path } = await appendRunRecord(unsigned, { runsDir, hostFingerprint });
-  return {
-    report: record.report,
-    recordPath: path,
-    caseResults: ordered.map(({ result }) => result),
-    costCapExceeded,
-    cancelled,
-    runDir,
-  };
+    ordered.map(({ benchCase, result }) => ({ case_id: benchCase.case_id, curation_class: benchCase.curation_class, cacheKey: result.cacheKey, score: result.score })),
+  );
+  const caseResults = ordered.map(({ result }) => result);
+  return { report: unsigned, caseResults, costCapExceeded, cancelled, runId, runDir, runsDir, stateDir, hostFingerprint, taskClass, cases: selectedCases, chain };
 }
 
 interface CaseContext {

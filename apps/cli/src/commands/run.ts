@@ -3,6 +3,8 @@ import { EvalError } from "@eval/errors";
 import type { WarningSink } from "@eval/errors";
 import type { PromotionVerdict } from "@eval/models";
 import type { TierConfig } from "@eval/promotion";
+import type { VerifyResult } from "@eval/audit-chain";
+import type { RunEvalOptions } from "@eval/runner";
 import { EvalgateCommand } from "../base-command.ts";
 import { loadSettings } from "../load-settings.ts";
 import { warningPrinter } from "../warnings.ts";
@@ -29,10 +31,12 @@ export class RunCommand extends EvalgateCommand {
     examples: [
       ["Run a task class from its cassettes", "evalgate run --task-class vuln-remediation"],
       ["Run the Python SUT of docs/runner.md (fix.py) against one case", "evalgate run --task-class vuln-remediation --cases 'lodash-*' --sut 'command:python3 fix.py'"],
+      ["Run shard 1 of 2 (plans first; `evalgate merge` joins the bundles)", "evalgate run --task-class vuln-remediation --shard 1/2"],
+      ["Run shard 2 of 2, on any machine", "evalgate run --task-class vuln-remediation --shard 2/2"],
     ],
   });
 
-  taskClass = Option.String("--task-class", { required: true, description: "The task class to run" });
+  taskClass = Option.String("--task-class", { description: "The task class to run (with --plan: the plan's)" });
   cases = Option.String("--cases", { description: "Only cases whose case_id matches this glob" });
   sut = Option.String("--sut", { description: "The system under test (see details)" });
   concurrency = Option.String("--concurrency", { description: "Cases in flight at once (default min(cpus, 4))" });
@@ -53,6 +57,10 @@ export class RunCommand extends EvalgateCommand {
   sutNetwork = Option.Boolean("--sut-network", false, { description: "Give a sandboxed command SUT the host's network (recorded as sut_isolation bwrap-network)" });
   streamLog = Option.String("--stream-log", { description: "Agent SUTs: extra stream log beside each transcript line: false (default), summary or raw" });
   logFormat = Option.String("--log-format", { hidden: true, description: "Deprecated: use --stream-log (json = raw, summary = summary)" });
+  plan = Option.String("--plan", { description: "With --shard: the plan file (evalgate plan) whose units to run" });
+  shard = Option.String("--shard", { description: "Run shard i/N of the plan's units and write a bundle instead of appending (see docs/scale-out.md)" });
+  bundle = Option.String("--bundle", { description: "With --shard: the new bundle directory (default shard-<i>-of-<N>)" });
+  cacheDir = Option.String("--cache-dir", { description: "The score cache directory (default <state>/cache); its key is <cache-dir>/../cache.key, so shards can share both" });
 
   protected async run(): Promise<number> {
     const settings = await loadSettings({
@@ -77,9 +85,14 @@ export class RunCommand extends EvalgateCommand {
     const timeoutPerCaseSeconds = settings.number("timeout_per_case_seconds", 600);
     if (timeoutPerCaseSeconds <= 0) throw new EvalError("EVAL_CONFIG_INVALID", "timeout_per_case_seconds must be > 0");
     const onWarning = warningPrinter(this.context, format);
+    const scaleOut = this.plan !== undefined || this.shard !== undefined ? await import("./run-shard.ts") : null;
+    const shardJob = scaleOut === null ? null : await scaleOut.prepareShard({ plan: this.plan, shard: this.shard, bundle: this.bundle, taskClass: this.taskClass, withVerdict: this.withVerdict, cases: this.cases, cwd: this.context.cwd });
+    if (shardJob !== null) this.taskClass = shardJob.taskClass;
+    if (this.taskClass === undefined) throw new EvalError("EVAL_USAGE", "`evalgate run` needs --task-class (or --plan <file> with --shard i/N)", { hint: "run `evalgate run --help` for the accepted flags" });
+    const taskClassName = this.taskClass;
 
     // A verdict's trust-tier file is read before anything runs: a bad one must not cost a whole run.
-    const tiers = this.withVerdict ? await this.loadTiers(settings.path("trust_tiers", "docs/trust-tiers.yaml")) : null;
+    const tiers = this.withVerdict ? await this.loadTiers(settings.path("trust_tiers", "docs/trust-tiers.yaml"), taskClassName) : null;
     const runner = await import("@eval/runner");
     runner.checkStateDir(stateDir, { write: true });
     const streamLog = await this.resolveStreamLog(onWarning);
@@ -87,7 +100,7 @@ export class RunCommand extends EvalgateCommand {
       throw new EvalError("EVAL_USAGE", `--sandbox must be bwrap or none, got "${this.sandbox}"`);
     }
     const sandbox = (this.sandbox ?? "bwrap") as "bwrap" | "none";
-    const spec = this.sut ?? (await this.defaultSut(benchRoot));
+    const spec = shardJob?.plan?.sut.spec ?? this.sut ?? (await this.defaultSut(benchRoot, taskClassName));
     const { resolveSut } = await import("../sut-resolver.ts");
     const systemUnderTest = await resolveSut(spec, {
       cwd: this.context.cwd,
@@ -105,6 +118,8 @@ export class RunCommand extends EvalgateCommand {
       sutRead: this.sutRead ?? [],
     });
 
+    const { join: joinPath, resolve: resolvePath } = await import("node:path");
+    const cacheOptions = this.cacheDir === undefined ? {} : { cacheDir: resolvePath(this.context.cwd, this.cacheDir), cacheKeyPath: joinPath(resolvePath(this.context.cwd, this.cacheDir), "..", "cache.key") };
     const { terminalProgress } = await import("../progress.ts");
     const progress = terminalProgress(this.context);
     const { runEval } = runner;
@@ -112,7 +127,7 @@ export class RunCommand extends EvalgateCommand {
     const interrupt = watchInterrupts(this.context.stderr);
     let result;
     try {
-      result = await runEval(this.taskClass, {
+      const runOptions = {
         signal: interrupt.signal,
         systemUnderTest,
         ...(this.cases === undefined ? {} : { caseFilter: this.cases }),
@@ -124,8 +139,15 @@ export class RunCommand extends EvalgateCommand {
         benchRoot,
         sandbox,
         onWarning,
-        ...(progress === null ? {} : { onProgress: (state) => progress.update(state) }),
-      });
+        ...cacheOptions,
+        ...(progress === null ? {} : { onProgress: (state: Parameters<NonNullable<RunEvalOptions["onProgress"]>>[0]) => progress.update(state) }),
+      };
+      if (shardJob !== null && scaleOut !== null) {
+        const done = await scaleOut.runShardJob(shardJob, { ...runOptions, sutSpec: spec });
+        this.emit(done.line);
+        return done.exitCode;
+      }
+      result = await runEval(taskClassName, runOptions);
     } finally {
       interrupt.dispose();
       progress?.finish();
@@ -158,7 +180,7 @@ export class RunCommand extends EvalgateCommand {
       chain_head: report.chain_head,
       record_path: result.recordPath,
     };
-    const verdict = tiers === null ? null : await this.verdict(tiers, report.run_id, stateDir, benchRoot, onWarning);
+    const verdict = tiers === null ? null : await this.verdict(tiers, report.run_id, { stateDir, benchRoot, chain: result.chain }, onWarning);
     if (format === "human") {
       this.printHuman(result.caseResults, summary, (modes) => failureModesCell(modes, runner));
       if (verdict !== null) this.context.stdout.write(`\n${formatVerdictHuman(verdict.verdict, verdict.path, verdict.tiersFile)}`);
@@ -185,10 +207,10 @@ export class RunCommand extends EvalgateCommand {
    * The trust tiers for --with-verdict, checked before anything runs: the file must load and name the
    * task class's current tier, or the verdict after a whole run could not be issued.
    */
-  private async loadTiers(path: string): Promise<TierConfig> {
+  private async loadTiers(path: string, taskClassName: string): Promise<TierConfig> {
     const { loadTierConfig, PromotionGate } = await import("@eval/promotion");
     const tiers = await loadTierConfig(path);
-    new PromotionGate(tiers).currentTier(this.taskClass);
+    new PromotionGate(tiers).currentTier(taskClassName);
     return tiers;
   }
 
@@ -207,25 +229,31 @@ export class RunCommand extends EvalgateCommand {
    * `replay` when a selected case has a cassette. This only picks the SUT: its load stays silent
    * (runEval loads and verifies again, and says what is worth saying once).
    */
-  private async defaultSut(benchRoot: string): Promise<string> {
+  private async defaultSut(benchRoot: string, taskClassName: string): Promise<string> {
     const { loadCases, loadTaskClass, TaskClassRegistry } = await import("@eval/registry");
     const { ignoreWarnings: onWarning } = await import("@eval/errors");
-    const taskClass = await loadTaskClass(this.taskClass, { benchRoot, registry: new TaskClassRegistry(), onWarning });
+    const taskClass = await loadTaskClass(taskClassName, { benchRoot, registry: new TaskClassRegistry(), onWarning });
     const { caseFilterOf } = await import("@eval/runner");
     const filter = caseFilterOf(this.cases);
     const cases = await loadCases(taskClass, { verify: false, onWarning, ...(filter === undefined ? {} : { filter }) });
     // No case selected: runEval says so (EVAL_NO_CASES_SELECTED) before anything runs.
     if (cases.length === 0 || cases.some((c) => c.cassette_path !== null)) return "replay";
-    throw new EvalError("EVAL_SUT_INVALID", `no --sut given and no selected case of ${this.taskClass} has a cassette to replay`, {
+    throw new EvalError("EVAL_SUT_INVALID", `no --sut given and no selected case of ${taskClassName} has a cassette to replay`, {
       hint: "pass --sut module:<path>#<export> | command:<argv> | cli:<adapter>",
     });
   }
 
-  /** The read-only verdict on this run (the gate verifies the chain itself), written under `<state>/recommendations/`. */
-  private async verdict(config: TierConfig, runId: string, stateDir: string, benchRoot: string, onWarning: WarningSink): Promise<{ verdict: PromotionVerdict; path: string; tiersFile: string }> {
+  /** The read-only verdict on this run (on the chain as the run verified it after its append), written under `<state>/recommendations/`. */
+  private async verdict(
+    config: TierConfig,
+    runId: string,
+    where: { stateDir: string; benchRoot: string; chain: VerifyResult },
+    onWarning: WarningSink,
+  ): Promise<{ verdict: PromotionVerdict; path: string; tiersFile: string }> {
+    const { stateDir, benchRoot } = where;
     const [{ issueVerdict }, { loadTaskClass, TaskClassRegistry }, { join }] = await Promise.all([import("@eval/promotion"), import("@eval/registry"), import("node:path")]);
-    const taskClass = await loadTaskClass(this.taskClass, { benchRoot, registry: new TaskClassRegistry(), onWarning });
-    const { verdict, path } = await issueVerdict({ config, runsDir: join(stateDir, "runs"), recommendationsDir: join(stateDir, "recommendations"), taskClass, runId });
+    const taskClass = await loadTaskClass(this.taskClass ?? "", { benchRoot, registry: new TaskClassRegistry(), onWarning });
+    const { verdict, path } = await issueVerdict({ config, runsDir: join(stateDir, "runs"), recommendationsDir: join(stateDir, "recommendations"), taskClass, runId, verified: where.chain });
     return { verdict, path, tiersFile: config.source };
   }
 

@@ -1,0 +1,71 @@
+import { Command, Option } from "clipanion";
+import { EvalgateCommand } from "../base-command.ts";
+import { loadSettings } from "../load-settings.ts";
+import { warningPrinter } from "../warnings.ts";
+import { ExitCode } from "../exit-codes.ts";
+
+export class MergeCommand extends EvalgateCommand {
+  static override paths = [["merge"]];
+  static override usage = Command.Usage({
+    category: "Run",
+    description: "Merge shard bundles of one plan into one run and append it to the audit chain",
+    details: `
+      Checks every bundle (its manifest's digests), that all belong to one plan, and that every unit is there
+      exactly once (identical duplicates are fine), then computes the run's statistics as a one-machine run
+      of the plan would and appends exactly one record. Merging the same bundles again appends nothing.
+      Exit codes: 0 ok, 8 bundles rejected (edited, different plans, conflicting units), 9 units missing
+      (--allow-incomplete records an incomplete run instead, which never supports a verdict), 10 the chain's
+      head is not --expect-head, 5 the chain does not verify.
+    `,
+    examples: [["Merge the two shards of `evalgate run --help`", "evalgate merge shard-1-of-2 shard-2-of-2"]],
+  });
+
+  bundles = Option.Rest({ required: 1 });
+  allowIncomplete = Option.Boolean("--allow-incomplete", false, { description: "Record missing units as an incomplete run instead of refusing" });
+  expectHead = Option.String("--expect-head", { description: "Refuse unless the chain's head is this chain hash" });
+  out = Option.String("--out", { description: "The state directory (default .evalgate)" });
+  format = Option.String("--format", { description: "jsonl (default) or human" });
+
+  protected async run(): Promise<number> {
+    const settings = await loadSettings({ flags: { state_dir: this.out, format: this.format }, env: this.context.env, cwd: this.context.cwd });
+    const format = settings.format();
+    const onWarning = warningPrinter(this.context, format);
+    const [{ mergeBundles }, { resolve }] = await Promise.all([import("@eval/runner"), import("node:path")]);
+    const result = await mergeBundles(
+      this.bundles.map((bundle) => resolve(this.context.cwd, bundle)),
+      {
+        stateDir: settings.path("state_dir", ".evalgate"),
+        allowIncomplete: this.allowIncomplete,
+        onWarning,
+        ...(this.expectHead === undefined ? {} : { expectHead: this.expectHead }),
+      },
+    );
+    const { report } = result;
+    const summary = {
+      type: "merge",
+      plan_id: result.plan.plan_id,
+      run_id: report.run_id,
+      appended: result.appended,
+      bundles: this.bundles.length,
+      duplicates: result.duplicates,
+      missing: result.missing.map((unit) => `${unit.case_id}#t${unit.trial}`),
+      complete: report.complete,
+      case_count: report.case_count,
+      scored: report.per_case.length,
+      mean_score: report.mean_score,
+      score_stddev: report.score_stddev,
+      lower_bound_95: report.lower_bound_95,
+      lower_bound_method: report.lower_bound_method,
+      passed_count: report.passed_count,
+      chain_head: report.chain_head,
+      record_path: result.recordPath,
+    };
+    if (format === "human") {
+      this.context.stdout.write(
+        `${result.appended ? "merged" : "already recorded"} run ${report.run_id}: ${report.per_case.length}/${report.case_count} cases${report.complete ? "" : " (INCOMPLETE)"}, ` +
+          `${report.passed_count} passed, mean ${report.mean_score.toFixed(3)}, lower bound ${report.lower_bound_95.toFixed(3)} (${report.lower_bound_method})\nrecord ${result.recordPath}\n`,
+      );
+    } else this.emit(summary);
+    return ExitCode.ok;
+  }
+}

@@ -1,0 +1,66 @@
+import { Command, Option } from "clipanion";
+import { EvalError } from "@eval/errors";
+import { EvalgateCommand } from "../base-command.ts";
+import { loadSettings } from "../load-settings.ts";
+import { warningPrinter } from "../warnings.ts";
+import { ExitCode } from "../exit-codes.ts";
+
+export class PlanCommand extends EvalgateCommand {
+  static override paths = [["plan"]];
+  static override usage = Command.Usage({
+    category: "Run",
+    description: "Write a deterministic run plan that shards can run on any machine",
+    details: `
+      Loads the task class (verifying every case digest), resolves the SUT, and writes a plan file: the task
+      class, its case ids and digests, the SUT, rubric and harness digests, the trials, and plan_id, the run's
+      identity (it does not depend on how many shards run it). Runs nothing. Then run the shards with
+      \`evalgate run --plan <file> --shard i/N\` and merge their bundles with \`evalgate merge\`
+      (docs/scale-out.md). Prints one JSON line (plan_id, units, path).
+    `,
+    examples: [["Plan a run of the replay SUT", "evalgate plan --task-class vuln-remediation --output plan.json"]],
+  });
+
+  taskClass = Option.String("--task-class", { required: true, description: "The task class to plan" });
+  sut = Option.String("--sut", { description: "The system under test (as for run; default replay)" });
+  trials = Option.String("--trials", { description: "Trials per case (default 1)" });
+  output = Option.String("--output", { description: "The plan file to write (default plan.json)" });
+  benchRoot = Option.String("--bench-root", { description: "The directory holding the task classes (default bench)" });
+  sandbox = Option.String("--sandbox", { description: "bwrap (default) or none: part of the plan (it changes the cache key)" });
+  out = Option.String("--out", { description: "The state directory (default .evalgate)" });
+  format = Option.String("--format", { description: "jsonl (default) or human" });
+
+  protected async run(): Promise<number> {
+    const settings = await loadSettings({ flags: { bench_root: this.benchRoot, state_dir: this.out, format: this.format }, env: this.context.env, cwd: this.context.cwd });
+    const format = settings.format();
+    const onWarning = warningPrinter(this.context, format);
+    const benchRoot = settings.path("bench_root", "bench");
+    const trials = this.trials === undefined ? 1 : Number(this.trials);
+    if (this.sandbox !== undefined && this.sandbox !== "bwrap" && this.sandbox !== "none") throw new EvalError("EVAL_USAGE", `--sandbox must be bwrap or none, got "${this.sandbox}"`);
+    const sandbox = (this.sandbox ?? "bwrap") as "bwrap" | "none";
+    const spec = this.sut ?? "replay";
+    const { resolveSut } = await import("../sut-resolver.ts");
+    const systemUnderTest = await resolveSut(spec, {
+      cwd: this.context.cwd,
+      env: this.context.env,
+      stateDir: settings.path("state_dir", ".evalgate"),
+      benchRoot,
+      record: false,
+      allowCliSubscription: false,
+      acknowledgeUnsandboxedCli: false,
+      allowStaleCompliance: false,
+      streamLog: false,
+      onWarning,
+      sandbox,
+      sutNetwork: false,
+      sutRead: [],
+    });
+    const [{ planRun }, { writeFileAtomic }, { resolve }] = await Promise.all([import("@eval/runner"), import("@eval/registry"), import("node:path")]);
+    const plan = await planRun(this.taskClass, { systemUnderTest, sutSpec: spec, trials, benchRoot, sandbox, onWarning });
+    const path = resolve(this.context.cwd, this.output ?? "plan.json");
+    await writeFileAtomic(path, `${JSON.stringify(plan, null, 2)}\n`);
+    const units = plan.cases.length * plan.trials;
+    if (format === "human") this.context.stdout.write(`plan ${plan.plan_id}: ${plan.task_class}, ${plan.cases.length} cases x ${plan.trials} trials = ${units} units, SUT ${plan.sut.label}\nwrote ${path}\n`);
+    else this.emit({ type: "plan", plan_id: plan.plan_id, task_class: plan.task_class, cases: plan.cases.length, trials: plan.trials, units, path });
+    return ExitCode.ok;
+  }
+}

@@ -1,0 +1,136 @@
+// A shard bundle on disk: manifest.json, plan.json, units/<case_id>.t<trial>.json and, when an agent
+// SUT wrote any, transcripts.jsonl. The manifest holds the BLAKE3 of every other file.
+import { randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
+import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { basename, dirname, join, resolve } from "node:path";
+import { blake3 } from "@noble/hashes/blake3.js";
+import { bytesToHex } from "@noble/hashes/utils.js";
+import { EvalError } from "@eval/errors";
+import { formatIssues, SHARD_MANIFEST_SCHEMA_VERSION, SHARD_UNIT_SCHEMA_VERSION, ShardManifestSchema, ShardUnitSchema, safeParseWire } from "@eval/models";
+import type { BenchScore, RunPlan, ShardManifest, ShardUnit } from "@eval/models";
+import { parsePlan } from "./plan.ts";
+
+export interface BundleUnit {
+  readonly case_id: string;
+  readonly trial: number;
+  readonly cache_key: string;
+  readonly cache_hit: boolean;
+  readonly score: BenchScore;
+  readonly detail: Record<string, unknown> | null;
+}
+
+export interface BundleContent {
+  readonly plan: RunPlan;
+  readonly shard: { readonly index: number; readonly count: number };
+  readonly hostFingerprint: string;
+  readonly startedAt: string;
+  readonly endedAt: string;
+  readonly complete: boolean;
+  readonly units: readonly BundleUnit[];
+  readonly transcripts: string | null;
+}
+
+export interface ReadBundle {
+  readonly dir: string;
+  readonly manifest: ShardManifest;
+  readonly plan: RunPlan;
+  readonly units: readonly ShardUnit[];
+}
+
+function fileDigest(bytes: string | Uint8Array): string {
+  return `blake3:${bytesToHex(blake3(typeof bytes === "string" ? Buffer.from(bytes, "utf8") : bytes))}`;
+}
+
+export function unitFileName(caseId: string, trial: number): string {
+  return `units/${caseId}.t${trial}.json`;
+}
+
+/**
+ * Writes a bundle into a staging directory beside `dir`, then renames it into place: `dir` holds a
+ * whole bundle or nothing. Refuses when `dir` exists (a bundle is never overwritten).
+ */
+export async function writeBundle(dir: string, content: BundleContent): Promise<ShardManifest> {
+  const target = resolve(dir);
+  if (existsSync(target)) throw new EvalError("EVAL_USAGE", `the bundle directory ${target} already exists`, { hint: "give each shard its own new --bundle directory" });
+  await mkdir(dirname(target), { recursive: true });
+  const staging = join(dirname(target), `.${basename(target)}.tmp-${randomBytes(6).toString("hex")}`);
+  const files: { path: string; text: string }[] = [{ path: "plan.json", text: `${JSON.stringify(content.plan, null, 2)}\n` }];
+  for (const unit of content.units) {
+    const body = safeParseWire(ShardUnitSchema, { schema_version: SHARD_UNIT_SCHEMA_VERSION, plan_id: content.plan.plan_id, ...unit });
+    if (!body.success) throw new Error(`evalgate built an invalid shard unit for ${unit.case_id}: ${formatIssues(body.issues)}`);
+    files.push({ path: unitFileName(unit.case_id, unit.trial), text: `${JSON.stringify(body.data, null, 2)}\n` });
+  }
+  if (content.transcripts !== null) files.push({ path: "transcripts.jsonl", text: content.transcripts });
+  const manifest = {
+    schema_version: SHARD_MANIFEST_SCHEMA_VERSION,
+    plan_id: content.plan.plan_id,
+    shard: content.shard,
+    host_fingerprint: content.hostFingerprint,
+    started_at: content.startedAt,
+    ended_at: content.endedAt,
+    complete: content.complete,
+    units: content.units.map((unit) => ({ case_id: unit.case_id, trial: unit.trial, file: unitFileName(unit.case_id, unit.trial) })),
+    files: files.map((file) => ({ path: file.path, digest: fileDigest(file.text) })),
+  };
+  const checked = safeParseWire(ShardManifestSchema, manifest);
+  if (!checked.success) throw new Error(`evalgate built an invalid shard manifest: ${formatIssues(checked.issues)}`);
+  try {
+    await mkdir(join(staging, "units"), { recursive: true });
+    for (const file of files) await writeFile(join(staging, file.path), file.text, { flag: "wx", flush: true });
+    await writeFile(join(staging, "manifest.json"), `${JSON.stringify(manifest, null, 2)}\n`, { flag: "wx", flush: true });
+    await rename(staging, target);
+  } catch (error) {
+    await rm(staging, { recursive: true, force: true });
+    throw new EvalError("EVAL_IO", `cannot write the bundle ${target}: ${(error as Error).message}`, { cause: error });
+  }
+  return checked.data;
+}
+
+function tampered(dir: string, what: string): EvalError {
+  return new EvalError("EVAL_BUNDLE_TAMPERED", `bundle ${dir}: ${what}`, { details: { bundle: dir } });
+}
+
+async function readJson(dir: string, path: string, bytes?: Buffer): Promise<unknown> {
+  try {
+    return JSON.parse((bytes ?? (await readFile(join(dir, path)))).toString("utf8"));
+  } catch (error) {
+    throw tampered(dir, `${path} is not readable JSON (${(error as Error).message.slice(0, 120)})`);
+  }
+}
+
+/**
+ * Reads a bundle and checks its integrity: the manifest is valid, every file it lists has the digest
+ * it says and no other file is there, the plan's content is its plan_id, and every unit belongs to
+ * that plan and sits under its own name. Any failure is EVAL_BUNDLE_TAMPERED naming the file.
+ */
+export async function readBundle(dir: string): Promise<ReadBundle> {
+  const root = resolve(dir);
+  if (!existsSync(join(root, "manifest.json"))) throw tampered(root, "has no manifest.json (not a bundle, or a shard that did not finish)");
+  const parsed = safeParseWire(ShardManifestSchema, await readJson(root, "manifest.json"));
+  if (!parsed.success) throw tampered(root, `manifest.json is not a shard manifest: ${formatIssues(parsed.issues)}`);
+  const manifest = parsed.data;
+  const listed = new Map(manifest.files.map((file) => [file.path, file.digest]));
+  const present = [...(await readdir(root)).filter((name) => name !== "manifest.json" && name !== "units"), ...(existsSync(join(root, "units")) ? (await readdir(join(root, "units"))).map((name) => `units/${name}`) : [])];
+  for (const path of present) if (!listed.has(path)) throw tampered(root, `${path} is not listed in manifest.json (added after the shard wrote it)`);
+  const bytesOf = new Map<string, Buffer>();
+  for (const [path, digest] of listed) {
+    const bytes = await readFile(join(root, path)).catch(() => null);
+    if (bytes === null) throw tampered(root, `${path}, listed in manifest.json, is missing`);
+    const found = fileDigest(bytes);
+    if (found !== digest) throw tampered(root, `${path} was edited after the shard wrote it (digest ${found}, manifest says ${digest})`);
+    bytesOf.set(path, bytes);
+  }
+  const plan = parsePlan(await readJson(root, "plan.json", bytesOf.get("plan.json")), `${root}/plan.json`);
+  if (plan.plan_id !== manifest.plan_id) throw tampered(root, `plan.json is plan ${plan.plan_id}, the manifest says ${manifest.plan_id}`);
+  const units: ShardUnit[] = [];
+  for (const entry of manifest.units) {
+    const bytes = bytesOf.get(entry.file);
+    if (bytes === undefined || entry.file !== unitFileName(entry.case_id, entry.trial)) throw tampered(root, `unit ${entry.case_id} trial ${entry.trial} has no listed file ${entry.file}`);
+    const unit = safeParseWire(ShardUnitSchema, await readJson(root, entry.file, bytes));
+    if (!unit.success) throw tampered(root, `${entry.file} is not a shard unit: ${formatIssues(unit.issues)}`);
+    if (unit.data.plan_id !== plan.plan_id || unit.data.case_id !== entry.case_id || unit.data.trial !== entry.trial) throw tampered(root, `${entry.file} holds another unit or plan`);
+    units.push(unit.data);
+  }
+  return { dir: root, manifest, plan, units };
+}

@@ -1,0 +1,148 @@
+// The chain checkpoint: how far the chain in a runs directory has been verified, so a run checks only
+// what was appended since, not the whole history.
+import { statSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import { verifyChain, verifyChainFrom, verifyHeadRecord } from "@eval/audit-chain";
+import type { VerifiedPrefix, VerifyResult } from "@eval/audit-chain";
+import { loadOrCreateMacKey, sealEntry, splitEntry, verifyEntry } from "@eval/cache";
+import type { WarningSink } from "@eval/errors";
+import { writeFileAtomic } from "@eval/registry";
+
+export const CHECKPOINT_FILE = "chain.checkpoint";
+const SCHEMA_VERSION = "evalgate.chain_checkpoint.v1";
+/**
+ * The checkpoint is sealed like a cache entry (HMAC-SHA256 under `<state>/cache.key`). In the MAC's
+ * cache-key slot it puts this tag, which can never be a cache key (those are `blake3:<hex>`), so an
+ * entry and a checkpoint can never stand in for each other.
+ */
+const MAC_LABEL = "evalgate.chain_checkpoint";
+
+export interface ChainCheckpointOptions {
+  readonly stateDir: string;
+  readonly runsDir: string;
+  readonly onWarning: WarningSink;
+}
+
+interface CheckpointBody {
+  readonly schema_version: typeof SCHEMA_VERSION;
+  /** The runs directory it describes (absolute): a checkpoint never vouches for another chain. */
+  readonly runs_dir: string;
+  readonly records: number;
+  readonly head: string;
+  /** The head record's file name (null for an empty chain). */
+  readonly head_file: string | null;
+  /**
+   * The runs directory's modification time (ns) when the prefix was known to be the whole chain: equal
+   * at the next run means nothing was added, removed or renamed at its top level since.
+   */
+  readonly dir_mtime_ns: string | null;
+}
+
+/** What the checkpoint vouches for. */
+export interface Checkpoint extends VerifiedPrefix {
+  readonly headFile: string | null;
+  readonly dirMtimeNs: string | null;
+}
+
+/** A run's chain check: the verification, and whether the runs directory was untouched since the checkpoint. */
+export type RunChainCheck = VerifyResult & {
+  /** True when no record can have been added since the checkpoint: an append may trust the head pointer. */
+  readonly directoryUnchanged: boolean;
+};
+
+/** The runs directory's mtime in nanoseconds, or null when it does not exist. */
+export function runsDirMtime(runsDir: string): string | null {
+  try {
+    return statSync(runsDir, { bigint: true }).mtimeNs.toString();
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Verifies the chain for a run: from the checkpoint when there is a valid one (only newer records and
+ * the link to the checkpoint's head are read), else the whole chain. A checkpoint that fails its MAC,
+ * or describes another runs directory, is reported as a `chain.checkpoint_invalid` warning and ignored:
+ * the full walk then checks everything it would have vouched for. A successful result moves the
+ * checkpoint forward.
+ */
+export async function verifyChainForRun(options: ChainCheckpointOptions): Promise<RunChainCheck> {
+  // Taken before anything is read: a change made while verifying shows up as a mismatch next time.
+  const mtime = runsDirMtime(options.runsDir);
+  const checkpoint = await readCheckpoint(options);
+  if (checkpoint !== null && checkpoint.headFile !== null && mtime !== null && checkpoint.dirMtimeNs === mtime) {
+    // Nothing at the top of the runs directory changed since the checkpoint: one file is read.
+    const result = await verifyHeadRecord(options.runsDir, { records: checkpoint.records, head: checkpoint.head, file: checkpoint.headFile });
+    if (result.ok) return { ...result, directoryUnchanged: true };
+  }
+  const result = checkpoint === null ? await verifyChain({ runsDir: options.runsDir }) : await verifyChainFrom(options.runsDir, checkpoint);
+  if (result.ok) await writeCheckpoint(options, { records: result.skipped + result.records, head: result.head, headFile: result.headFile, dirMtimeNs: mtime });
+  return { ...result, directoryUnchanged: false };
+}
+
+/**
+ * The chain after this process appended one record: when the record was linked to the very head this
+ * process had verified, the new prefix is that one plus the record (built under the lock by us, so
+ * nothing needs rereading); otherwise other runs appended in between and their records are verified now.
+ */
+export async function verifyAfterAppend(
+  options: ChainCheckpointOptions,
+  verified: VerifyResult,
+  appended: { readonly previous: VerifiedPrefix; readonly chainHash: string; readonly file: string; readonly complete: boolean },
+): Promise<VerifyResult> {
+  const mtime = runsDirMtime(options.runsDir); // after the append released its lock
+  const verifiedRecords = verified.skipped + verified.records;
+  if (!verified.ok || verified.head !== appended.previous.head || verifiedRecords !== appended.previous.records) return verifyChainForRun(options);
+  await writeCheckpoint(options, { records: verifiedRecords + 1, head: appended.chainHash, headFile: appended.file, dirMtimeNs: mtime });
+  return {
+    ...verified,
+    records: verified.records + 1,
+    head: appended.chainHash,
+    headFile: appended.file,
+    complete: verified.complete + (appended.complete ? 1 : 0),
+    incomplete: verified.incomplete + (appended.complete ? 0 : 1),
+  };
+}
+
+function checkpointPath(stateDir: string): string {
+  return join(stateDir, CHECKPOINT_FILE);
+}
+
+/** The verified prefix the checkpoint vouches for, or null (none, or one that does not verify: warned). */
+export async function readCheckpoint(options: ChainCheckpointOptions): Promise<Checkpoint | null> {
+  const path = checkpointPath(options.stateDir);
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw error;
+  }
+  const invalid = (why: string): null => {
+    options.onWarning({ code: "chain.checkpoint_invalid", message: `the chain checkpoint ${path} ${why}: ignored it and verified the whole chain`, details: { path } });
+    return null;
+  };
+  const stored = splitEntry(bytes);
+  if (stored.kind !== "sealed") return invalid("has no valid MAC line (edited or truncated)");
+  const key = await loadOrCreateMacKey(join(options.stateDir, "cache.key"));
+  if (!verifyEntry(key, MAC_LABEL, stored)) return invalid("fails its MAC (edited, or sealed with another key)");
+  const body = JSON.parse(stored.body.toString("utf8")) as CheckpointBody;
+  if (body.schema_version !== SCHEMA_VERSION) return invalid(`has an unknown schema_version`);
+  if (body.runs_dir !== resolve(options.runsDir)) return invalid(`describes another runs directory (${body.runs_dir})`);
+  return { records: body.records, head: body.head, headFile: body.head_file ?? null, dirMtimeNs: body.dir_mtime_ns ?? null };
+}
+
+/** Seals and writes the checkpoint atomically (readers see the old or the new one, never half). */
+export async function writeCheckpoint(options: ChainCheckpointOptions, prefix: Checkpoint): Promise<void> {
+  const body: CheckpointBody = {
+    schema_version: SCHEMA_VERSION,
+    runs_dir: resolve(options.runsDir),
+    records: prefix.records,
+    head: prefix.head,
+    head_file: prefix.headFile,
+    dir_mtime_ns: prefix.dirMtimeNs,
+  };
+  const key = await loadOrCreateMacKey(join(options.stateDir, "cache.key"));
+  await writeFileAtomic(checkpointPath(options.stateDir), sealEntry(key, MAC_LABEL, JSON.stringify(body)));
+}

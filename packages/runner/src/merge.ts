@@ -1,0 +1,180 @@
+// `evalgate merge`: shard bundles of one plan become one run, with the statistics a one-machine run
+// of the plan computes, appended as exactly one record.
+import { mkdir, writeFile } from "node:fs/promises";
+import { basename, join, resolve } from "node:path";
+import { appendRunRecord, ChainTampered, getHostFingerprint, normalizeExpectedHead, recordsNewestFirst } from "@eval/audit-chain";
+import type { VerifyResult } from "@eval/audit-chain";
+import { EvalError, ignoreWarnings } from "@eval/errors";
+import type { WarningSink } from "@eval/errors";
+import type { AnyBenchRunReport, RunPlan, Selection, ShardUnit } from "@eval/models";
+import { buildRunReport } from "./aggregate.ts";
+import type { ScoredCase } from "./aggregate.ts";
+import { readBundle } from "./bundle.ts";
+import type { ReadBundle } from "./bundle.ts";
+import { verifyAfterAppend, verifyChainForRun } from "./chain-checkpoint.ts";
+import { planUnits } from "./shard.ts";
+import type { PlanUnit } from "./shard.ts";
+import { digestOf } from "./sut.ts";
+
+export interface MergeOptions {
+  /** Default `.evalgate`. */
+  readonly stateDir?: string;
+  /** Record a run with missing units as incomplete instead of refusing (it never supports a verdict). */
+  readonly allowIncomplete?: boolean;
+  /** The chain's head must still be this (EVAL_CHAIN_MOVED otherwise). */
+  readonly expectHead?: string;
+  readonly onWarning?: WarningSink;
+}
+
+export interface MergeResult {
+  readonly plan: RunPlan;
+  readonly report: AnyBenchRunReport;
+  readonly recordPath: string;
+  /** False when this plan's run (with these units) was already in the chain: nothing was appended. */
+  readonly appended: boolean;
+  readonly missing: readonly PlanUnit[];
+  /** Units found in more than one bundle, identical each time. */
+  readonly duplicates: number;
+  readonly chain: VerifyResult;
+}
+
+const unitKey = (unit: { case_id: string; trial: number }): string => `${unit.case_id}#t${unit.trial}`;
+
+/** What two runs of one unit must agree on: the result, not how long it took or whether it was cached. */
+function resultOf(unit: ShardUnit): string {
+  return JSON.stringify([unit.cache_key, unit.score.passed, unit.score.score, unit.score.breakdown, unit.score.failure_modes]);
+}
+
+/** Every bundle must carry the same plan; the first that does not is named with its plan. */
+function samePlan(bundles: readonly ReadBundle[]): RunPlan {
+  const first = bundles[0]!;
+  for (const bundle of bundles.slice(1)) {
+    if (bundle.plan.plan_id !== first.plan.plan_id) {
+      throw new EvalError("EVAL_PLAN_MISMATCH", `bundles from different plans: ${bundle.dir} is plan ${bundle.plan.plan_id}, ${first.dir} is plan ${first.plan.plan_id}`);
+    }
+  }
+  return first.plan;
+}
+
+/** The units, each once: identical duplicates collapse (the first in shard order is kept), conflicting ones are refused. */
+function collectUnits(plan: RunPlan, bundles: readonly ReadBundle[]): { units: Map<string, ShardUnit>; duplicates: number } {
+  const keyOf = new Map(plan.cases.map((c) => [c.case_id, c.cache_key]));
+  const units = new Map<string, { unit: ShardUnit; dir: string }>();
+  let duplicates = 0;
+  const ordered = [...bundles].sort((a, b) => a.manifest.shard.index - b.manifest.shard.index || a.manifest.shard.count - b.manifest.shard.count);
+  for (const bundle of ordered) {
+    for (const unit of bundle.units) {
+      if (keyOf.get(unit.case_id) !== unit.cache_key || unit.trial >= plan.trials) {
+        throw new EvalError("EVAL_PLAN_MISMATCH", `bundle ${bundle.dir}: unit ${unit.case_id} trial ${unit.trial} is not a unit of plan ${plan.plan_id}`);
+      }
+      const seen = units.get(unitKey(unit));
+      if (seen === undefined) units.set(unitKey(unit), { unit, dir: bundle.dir });
+      else if (resultOf(seen.unit) === resultOf(unit)) duplicates += 1;
+      else {
+        throw new EvalError("EVAL_UNIT_CONFLICT", `unit ${unit.case_id} trial ${unit.trial} has different results in ${seen.dir} (score ${seen.unit.score.score}) and ${bundle.dir} (score ${unit.score.score})`, {
+          details: { case_id: unit.case_id, trial: unit.trial, bundles: [seen.dir, bundle.dir] },
+        });
+      }
+    }
+  }
+  return { units: new Map([...units].map(([key, value]) => [key, value.unit])), duplicates };
+}
+
+function describeMissing(missing: readonly PlanUnit[]): string {
+  const shown = missing.slice(0, 10).map((unit) => `${unit.case_id}#t${unit.trial}`);
+  return `${shown.join(", ")}${missing.length > 10 ? `, and ${missing.length - 10} more` : ""}`;
+}
+
+/** The selection a one-machine run of the plan records (plans cover the whole task class). */
+function planSelection(plan: RunPlan): Selection {
+  const ids = plan.cases.map((c) => c.case_id).sort();
+  return {
+    scope: ids.length === plan.task_class_case_count ? "full" : "subset",
+    filter: null,
+    task_class_case_count: plan.task_class_case_count,
+    selected_case_count: ids.length,
+    selected_case_ids_digest: digestOf("evalgate.case_selection.v1", ids),
+  };
+}
+
+/**
+ * Merges shard bundles into one run and appends it. Refuses, writing nothing: an edited bundle
+ * (EVAL_BUNDLE_TAMPERED), bundles of different plans (EVAL_PLAN_MISMATCH), a unit with two different
+ * results (EVAL_UNIT_CONFLICT), missing units without `allowIncomplete` (EVAL_UNITS_MISSING), a chain
+ * that does not verify (EVAL_CHAIN_TAMPERED) or whose head is not `expectHead` (EVAL_CHAIN_MOVED).
+ * Idempotent: when the chain already holds this plan's run with the same units, nothing is appended.
+ */
+export async function mergeBundles(dirs: readonly string[], options: MergeOptions = {}): Promise<MergeResult> {
+  if (dirs.length === 0) throw new EvalError("EVAL_USAGE", "merge needs at least one bundle directory");
+  const onWarning = options.onWarning ?? ignoreWarnings;
+  const bundles: ReadBundle[] = [];
+  for (const dir of dirs) bundles.push(await readBundle(dir));
+  const plan = samePlan(bundles);
+  const { units, duplicates } = collectUnits(plan, bundles);
+  const missing = planUnits(plan).filter((unit) => !units.has(unitKey(unit)));
+  if (missing.length > 0 && options.allowIncomplete !== true) {
+    throw new EvalError("EVAL_UNITS_MISSING", `${missing.length} of ${planUnits(plan).length} units of plan ${plan.plan_id} are in no bundle: ${describeMissing(missing)}`, {
+      details: { missing: missing.map(unitKey) },
+    });
+  }
+  const stateDir = resolve(options.stateDir ?? ".evalgate");
+  const runsDir = join(stateDir, "runs");
+  const before = await verifyChainForRun({ stateDir, runsDir, onWarning });
+  if (!before.ok) throw new ChainTampered(before.firstBad!, runsDir);
+  if (options.expectHead !== undefined && normalizeExpectedHead(options.expectHead) !== before.head) {
+    throw new EvalError("EVAL_CHAIN_MOVED", `the chain moved: its head is ${before.head}, not the expected ${normalizeExpectedHead(options.expectHead)}`, { details: { head: before.head } });
+  }
+  const scored: ScoredCase[] = plan.cases.flatMap((c) => {
+    const unit = units.get(unitKey({ case_id: c.case_id, trial: 0 }));
+    return unit === undefined ? [] : [{ case_id: c.case_id, curation_class: c.curation_class, cacheKey: unit.cache_key, score: unit.score }];
+  });
+  const runId = `plan-${plan.plan_id.slice("blake3:".length)}`;
+  const previous = await findMergedRun(runsDir, plan, missing.length === 0 ? runId : `partial:${runId}`, scored.length);
+  if (previous !== null) return { plan, report: previous.report, recordPath: previous.path, appended: false, missing, duplicates, chain: before };
+
+  const manifests = bundles.map((bundle) => bundle.manifest);
+  const report = buildRunReport(
+    {
+      runId,
+      taskClass: plan.task_class,
+      scoreKind: plan.score_kind,
+      harnessVersion: plan.harness_version,
+      sut: plan.sut,
+      rubricDigest: plan.rubric_digest,
+      corpusDigest: plan.cassette_corpus_digest,
+      hostFingerprint: await getHostFingerprint(stateDir),
+      isolationClass: plan.isolation_class,
+      sutIsolation: plan.sut_isolation,
+      startedAt: manifests.map((m) => m.started_at).sort()[0]!,
+      endedAt: manifests.map((m) => m.ended_at).sort().at(-1)!,
+      selection: planSelection(plan),
+      caseCount: plan.cases.length,
+      incompleteReason: missing.length === 0 ? null : "units_missing",
+      prevHash: before.head,
+    },
+    scored,
+  );
+  await writeDetails(join(runsDir, runId), units);
+  const { record, path, previous: linked } = await appendRunRecord(report, { runsDir, hostFingerprint: report.host_fingerprint, trustHeadPointer: before.directoryUnchanged });
+  const chain = await verifyAfterAppend({ stateDir, runsDir, onWarning }, before, { previous: { records: linked.records, head: linked.head }, chainHash: record.chain_hash, file: basename(path), complete: record.report.complete });
+  return { plan, report: record.report, recordPath: path, appended: true, missing, duplicates, chain };
+}
+
+/** This plan's run already in the chain with as many scored units, or null. */
+async function findMergedRun(runsDir: string, plan: RunPlan, runId: string, scored: number): Promise<{ report: AnyBenchRunReport; path: string } | null> {
+  for await (const found of recordsNewestFirst(runsDir, plan.task_class)) {
+    const { report } = found.record;
+    if (report.run_id === runId && report.per_case.length === scored) return { report, path: join(runsDir, found.file) };
+  }
+  return null;
+}
+
+/** Per-case details under `runs/<run-id>/cases/`, as a one-machine run writes them (executed units only). */
+async function writeDetails(runDir: string, units: ReadonlyMap<string, ShardUnit>): Promise<void> {
+  const casesDir = join(runDir, "cases");
+  await mkdir(casesDir, { recursive: true });
+  for (const unit of units.values()) {
+    if (unit.detail === null) continue;
+    await writeFile(join(casesDir, `${unit.case_id}.json`), `${JSON.stringify(unit.detail, null, 2)}\n`, { mode: 0o600 });
+  }
+}

@@ -1,0 +1,114 @@
+// `evalgate run --shard i/N`: a deterministic part of a plan's units, run on any machine, written as a
+// bundle. A shard never reads or appends to a chain and never writes a verdict.
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { EvalError } from "@eval/errors";
+import type { RunPlan } from "@eval/models";
+import { writeBundle } from "./bundle.ts";
+import type { BundleUnit } from "./bundle.ts";
+import { planDifference, planRun } from "./plan.ts";
+import type { PlanOptions } from "./plan.ts";
+import { scoreRun } from "./run-eval.ts";
+import type { RunEvalOptions } from "./run-eval.ts";
+
+export interface ShardSpec {
+  /** 1-based. */
+  readonly index: number;
+  readonly count: number;
+}
+
+export interface PlanUnit {
+  readonly case_id: string;
+  readonly trial: number;
+}
+
+/** Parses `i/N` (1 <= i <= N); anything else is a usage error. */
+export function parseShard(text: string): ShardSpec {
+  const match = /^(\d{1,6})\/(\d{1,6})$/.exec(text.trim());
+  const index = match === null ? Number.NaN : Number(match[1]);
+  const count = match === null ? Number.NaN : Number(match[2]);
+  if (match === null || count < 1 || index < 1 || index > count) {
+    throw new EvalError("EVAL_USAGE", `--shard must be i/N with 1 <= i <= N, got "${text.slice(0, 40)}"`, { hint: "e.g. --shard 1/4 ... --shard 4/4, one per machine" });
+  }
+  return { index, count };
+}
+
+/** Every unit of a plan, in (case_id, trial) order. */
+export function planUnits(plan: RunPlan): PlanUnit[] {
+  return plan.cases.flatMap((c) => Array.from({ length: plan.trials }, (_, trial) => ({ case_id: c.case_id, trial })));
+}
+
+/** The shard's units: unit k (in plan order, from 0) belongs to shard (k mod N) + 1, so shards differ by at most one unit. */
+export function shardUnits(plan: RunPlan, shard: ShardSpec): PlanUnit[] {
+  return planUnits(plan).filter((_, k) => k % shard.count === shard.index - 1);
+}
+
+export interface RunShardOptions extends RunEvalOptions {
+  /** The plan to run, or null to plan first from `planOptions`. */
+  readonly plan: RunPlan | null;
+  readonly planOptions: Omit<PlanOptions, "systemUnderTest" | "onWarning" | "benchRoot">;
+  readonly shard: ShardSpec;
+  /** Where the bundle goes: a directory that must not exist yet. */
+  readonly bundleDir: string;
+}
+
+export interface ShardResult {
+  readonly plan: RunPlan;
+  readonly bundleDir: string;
+  readonly units: readonly BundleUnit[];
+  readonly complete: boolean;
+}
+
+/**
+ * Runs one shard: plans on this machine and refuses (EVAL_PLAN_MISMATCH, before any SUT call) unless
+ * that is the given plan, runs the shard's units, and writes its bundle.
+ */
+export async function runShard(taskClassName: string, options: RunShardOptions): Promise<ShardResult> {
+  const local = await planRun(taskClassName, {
+    ...options.planOptions,
+    ...(options.plan === null ? {} : { sutSpec: options.plan.sut.spec, trials: options.plan.trials }),
+    systemUnderTest: options.systemUnderTest,
+    ...(options.benchRoot === undefined ? {} : { benchRoot: options.benchRoot }),
+    ...(options.onWarning === undefined ? {} : { onWarning: options.onWarning }),
+    ...(options.sandbox === undefined ? {} : { sandbox: options.sandbox }),
+  });
+  const plan = options.plan ?? local;
+  const difference = planDifference(plan, local);
+  if (difference !== null) throw new EvalError("EVAL_PLAN_MISMATCH", `this machine's run is not the plan's: ${difference}`, { details: { plan: plan.plan_id, local: local.plan_id } });
+  if (plan.trials !== 1) {
+    throw new EvalError("EVAL_USAGE", `the plan asks for ${plan.trials} trials per case; this evalgate runs one trial per case`, { hint: "plan with --trials 1" });
+  }
+  const units = shardUnits(plan, options.shard);
+  const scored = await scoreRun(plan.task_class, { ...options, onlyCases: new Set(units.map((unit) => unit.case_id)) }, { verifyChain: false });
+  const bundleUnits: BundleUnit[] = [];
+  for (const result of scored.caseResults) {
+    const detail = result.detailPath === null ? null : (JSON.parse(await readFile(result.detailPath, "utf8")) as Record<string, unknown>);
+    bundleUnits.push({ case_id: result.case_id, trial: 0, cache_key: result.cacheKey, cache_hit: result.cacheHit, score: result.score, detail });
+  }
+  const transcripts = await shardTranscripts(scored.stateDir, plan.task_class, scored.report.started_at);
+  await writeBundle(options.bundleDir, {
+    plan,
+    shard: options.shard,
+    hostFingerprint: scored.hostFingerprint,
+    startedAt: scored.report.started_at,
+    endedAt: scored.report.ended_at,
+    complete: scored.report.complete,
+    units: bundleUnits,
+    transcripts,
+  });
+  return { plan, bundleDir: options.bundleDir, units: bundleUnits, complete: scored.report.complete };
+}
+
+/** The transcript lines this shard's agent SUT wrote (their invocation tags name the run's start), or null. */
+async function shardTranscripts(stateDir: string, taskClass: string, startedAt: string): Promise<string | null> {
+  let text: string;
+  try {
+    text = await readFile(join(stateDir, "transcripts", `${taskClass}.jsonl`), "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw error;
+  }
+  const tag = JSON.stringify(`bench:${startedAt}:${taskClass}:`).slice(0, -1);
+  const lines = text.split("\n").filter((line) => line.includes(tag));
+  return lines.length === 0 ? null : `${lines.join("\n")}\n`;
+}
