@@ -11,7 +11,7 @@ export { dependencyReadPaths, networkNamespaceWrapper, prepareRubricLauncher, ru
 export type { RubricLauncher, RubricLauncherOptions, SandboxMode, RubricLimits, RubricOutcome, RubricProcessReport, RubricRunInput, RubricSource, StreamExcerpt } from "./rubric-isolation.ts";
 export { HARNESS_FAILURE_CODES, harnessFailureScore, resolveRubricScore } from "./scoring.ts";
 export type { HarnessFailureCode, Measured, ScoringContract } from "./scoring.ts";
-export { bettingLowerBound, clopperPearsonLowerBound } from "./bounds.ts";
+export { bettingLowerBound, clopperPearsonLowerBound } from "@eval/statistics";
 export { NoCasesSelected } from "./errors.ts";
 export {
   bcaLowerBound,
@@ -23,6 +23,6 @@ export {
   seededRandom,
   welford,
   wilsonLowerBound,
-} from "./statistics.ts";
-export type { BcaResult, RunStatistics, WelfordResult } from "./statistics.ts";
+} from "@eval/statistics";
+export type { BcaResult, RunStatistics, WelfordResult } from "@eval/statistics";
 export { HARNESS_VERSION } from "./version.ts";

@@ -17,6 +17,7 @@ import {
 import type { BenchCase, BenchRunReport, BenchRunReportInput, BenchScore, RubricRequest, Selection, SutOutput, SystemUnderTest } from "@eval/models";
 import { digestDirectory, loadTaskClass, selectCases, TaskClassRegistry } from "@eval/registry";
 import type { TaskClass } from "@eval/registry";
+import { runStatistics } from "@eval/statistics";
 import picomatch from "picomatch";
 import { NoCasesSelected } from "./errors.ts";
 import { runPool } from "./pool.ts";
@@ -24,7 +25,6 @@ import { prepareRubricLauncher, rubricIsolationClass } from "./rubric-isolation.
 import type { RubricLauncher, RubricOutcome, SandboxMode } from "./rubric-isolation.ts";
 import { createRunTempRoot } from "./run-temp.ts";
 import { harnessFailureScore, resolveRubricScore } from "./scoring.ts";
-import { runStatistics } from "./statistics.ts";
 import { canarySeedFor, checkSutOutput, digestOf, SutAborted } from "./sut.ts";
 import { HARNESS_VERSION } from "./version.ts";
 
