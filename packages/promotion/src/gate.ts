@@ -85,7 +85,8 @@ export class PromotionGate {
     const isolation = new Map<string, number>();
     for (const other of evidence) isolation.set(other.isolation_class, (isolation.get(other.isolation_class) ?? 0) + 1);
 
-    const v2 = report.schema_version === "evalgate.bench_run_report.v2" ? report : null;
+    // v2 and v3 reports record their selection and a bound valid at small n; v1 reports do not.
+    const v2 = report.schema_version === "evalgate.bench_run_report.v1" ? null : report;
     const scope = v2 === null ? "unknown" : v2.selection.scope;
     const reasons: string[] = [];
     if (v2 === null) {

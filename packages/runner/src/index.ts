@@ -1,4 +1,6 @@
-export { caseFilterOf, cassetteCorpusDigest, HARNESS_SIDE_FAILURES, runEval, RunInterrupted } from "./run-eval.ts";
+export { caseFilterOf, cassetteCorpusDigest, runEval, RunInterrupted } from "./run-eval.ts";
+export { aggregateTrials, HARNESS_SIDE_FAILURES, isHarnessSideFailure, trialCacheKey, trialDetailFile, trialInvocationTag, trialSeedFor } from "./trials.ts";
+export type { CaseTrialScores, TrialAggregate } from "./trials.ts";
 export { removeAbandonedRunTemps } from "./run-temp.ts";
 export { collectGarbage } from "./gc.ts";
 export type { GarbageOptions, GarbageResult } from "./gc.ts";

@@ -17,7 +17,6 @@ import {
 import type { BenchCase, BenchRunReport, BenchRunReportInput, BenchScore, RubricRequest, Selection, SutOutput, SystemUnderTest } from "@eval/models";
 import { digestDirectory, loadTaskClass, selectCases, TaskClassRegistry } from "@eval/registry";
 import type { TaskClass } from "@eval/registry";
-import { runStatistics } from "@eval/statistics";
 import picomatch from "picomatch";
 import { NoCasesSelected } from "./errors.ts";
 import { runPool } from "./pool.ts";
@@ -26,6 +25,7 @@ import type { RubricLauncher, RubricOutcome, SandboxMode } from "./rubric-isolat
 import { createRunTempRoot } from "./run-temp.ts";
 import { harnessFailureScore, resolveRubricScore } from "./scoring.ts";
 import { canarySeedFor, checkSutOutput, digestOf, SutAborted } from "./sut.ts";
+import { aggregateTrials, isHarnessSideFailure, trialCacheKey, trialDetailFile, trialInvocationTag, trialSeedFor } from "./trials.ts";
 import { HARNESS_VERSION } from "./version.ts";
 
 export interface RunProgress {
@@ -39,10 +39,12 @@ export interface RunProgress {
 
 export interface CaseRunResult {
   readonly case_id: string;
+  /** Which trial of the case (0-based; always 0 in a one-trial run). */
+  readonly trial: number;
   readonly cacheKey: string;
   readonly cacheHit: boolean;
   readonly score: BenchScore;
-  /** `runs/<run-id>/cases/<case-id>.json` for an executed case; null for a cache hit. */
+  /** `runs/<run-id>/cases/<case-id>.json` (`<case-id>.trial-<t>.json` for trial t > 0) for an executed case; null for a cache hit. */
   readonly detailPath: string | null;
 }
 
@@ -56,6 +58,11 @@ export interface RunEvalOptions {
   readonly maxCostUsd?: number;
   /** Per-case SUT deadline; default 600. */
   readonly timeoutPerCaseSeconds?: number;
+  /**
+   * Trials per case (default 1): each trial is its own SUT call (own seed and invocation tag), cache key,
+   * detail file and rubric run; a case contributes the mean of its trials, and the bound is over cases.
+   */
+  readonly trials?: number;
   /** Skip the cache probe (results are still written to the cache). */
   readonly noCache?: boolean;
   /** Default `.evalgate`; runs/ and cache/ live under it unless outDir/cacheDir say otherwise. */
@@ -90,6 +97,15 @@ export interface RunEvalResult {
 }
 
 const DEFAULT_RUBRIC_TIMEOUT_S = 60;
+
+/** One trial of one case: the unit the pool runs and the cache keys. */
+interface TrialItem {
+  readonly benchCase: BenchCase;
+  readonly trial: number;
+  /** `<case-id>#<trial>`. */
+  readonly id: string;
+  readonly key: string;
+}
 
 /**
  * The digest of the task class's cassette material outside case directories (`<bench>/cassettes/`),
@@ -136,17 +152,6 @@ function describeSelection(taskClass: string, selected: readonly BenchCase[], ta
   };
 }
 
-/**
- * Failure codes that say the harness or the environment failed, not the case: a SUT past its deadline,
- * a SUT that could not run or crashed (a missing program, a CLI login error, a transient fault), a rubric
- * past its deadline. Their scores are recorded in the run but never cached, so the next run retries them.
- */
-export const HARNESS_SIDE_FAILURES: ReadonlySet<string> = new Set(["sut.timeout", "sut.exception", "rubric.timeout"]);
-
-function isHarnessSideFailure(score: BenchScore): boolean {
-  return score.failure_modes.some((mode) => HARNESS_SIDE_FAILURES.has(mode.code));
-}
-
 /** The abort reason of a run stopped by SIGINT or SIGTERM: the report says `incomplete_reason: "interrupted"`. */
 export class RunInterrupted extends Error {
   override readonly name = "RunInterrupted";
@@ -182,6 +187,8 @@ export async function runEval(taskClassName: string, options: RunEvalOptions): P
   const harnessVersion = options.harnessVersion ?? HARNESS_VERSION;
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new EvalError("EVAL_USAGE", `concurrency must be a whole number >= 1, got ${concurrency}`);
   if (!(maxCostUsd >= 0)) throw new EvalError("EVAL_USAGE", `maxCostUsd must be >= 0, got ${maxCostUsd}`);
+  const trials = options.trials ?? 1;
+  if (!Number.isInteger(trials) || trials < 1) throw new EvalError("EVAL_USAGE", `trials must be a whole number >= 1, got ${trials}`);
   if (!(timeoutMs > 0)) throw new EvalError("EVAL_USAGE", `timeoutPerCaseSeconds must be > 0, got ${options.timeoutPerCaseSeconds}`);
   const sut = options.systemUnderTest;
 
@@ -213,6 +220,10 @@ export async function runEval(taskClassName: string, options: RunEvalOptions): P
       }),
     );
   }
+  // One work item per trial of each case; trial 0 keeps the case's own key (a one-trial run is unchanged).
+  const items = cases.flatMap((benchCase) =>
+    Array.from({ length: trials }, (_, trial): TrialItem => ({ benchCase, trial, id: `${benchCase.case_id}#${trial}`, key: trialCacheKey(keyOf.get(benchCase.case_id)!, trial) })),
+  );
   const runId = `${compactTimestamp(startedAt)}-${randomBytes(4).toString("hex")}`;
   const runDir = join(runsDir, runId);
   // The MAC key lives in the state directory, outside the cache (a copied cache never carries its key),
@@ -225,25 +236,25 @@ export async function runEval(taskClassName: string, options: RunEvalOptions): P
   let costUsd = 0;
   let executedMs = 0;
   let executedCount = 0;
-  const misses: BenchCase[] = [];
+  const misses: TrialItem[] = [];
   const report = (): void =>
     options.onProgress?.({
       done: results.size,
-      total: cases.length,
+      total: items.length,
       cacheHits,
       costUsd,
-      etaMs: executedCount === 0 ? null : Math.round(((executedMs / executedCount) * (cases.length - results.size)) / concurrency),
+      etaMs: executedCount === 0 ? null : Math.round(((executedMs / executedCount) * (items.length - results.size)) / concurrency),
     });
-  for (const benchCase of cases) {
-    const key = keyOf.get(benchCase.case_id)!;
+  for (const item of items) {
+    const { benchCase, key, trial } = item;
     const cached = options.noCache === true ? null : await cache.get(key);
     if (cached === null) {
-      misses.push(benchCase);
+      misses.push(item);
       continue;
     }
     // A hit spends nothing now: the recorded cost is this run's spend.
-    const result: CaseRunResult = { case_id: benchCase.case_id, cacheKey: key, cacheHit: true, score: { ...cached, cost_usd: 0 }, detailPath: null };
-    results.set(benchCase.case_id, result);
+    const result: CaseRunResult = { case_id: benchCase.case_id, trial, cacheKey: key, cacheHit: true, score: { ...cached, cost_usd: 0 }, detailPath: null };
+    results.set(item.id, result);
     cacheHits += 1;
     options.onCaseResult?.(result);
   }
@@ -276,7 +287,7 @@ export async function runEval(taskClassName: string, options: RunEvalOptions): P
     await runPool(
       misses,
       concurrency,
-      async (benchCase) => {
+      async ({ benchCase, trial, key, id }) => {
         const started = performance.now();
         const executed = await executeCase(benchCase, {
           taskClass,
@@ -284,10 +295,11 @@ export async function runEval(taskClassName: string, options: RunEvalOptions): P
           launcher: getLauncher,
           cancel: cancel.signal,
           timeoutMs,
-          invocationTag: `bench:${startedAt.toISOString()}:${taskClass.name}:${benchCase.case_id}`,
+          invocationTag: trialInvocationTag(`bench:${startedAt.toISOString()}:${taskClass.name}:${benchCase.case_id}`, trial),
+          trial,
           runId,
           runDir,
-          cacheKey: keyOf.get(benchCase.case_id)!,
+          cacheKey: key,
           casesDir,
           tempRoot: tempRoot.path,
         });
@@ -300,15 +312,14 @@ export async function runEval(taskClassName: string, options: RunEvalOptions): P
           onWarning({ code: "run.cost_cap", message: `spent $${costUsd.toFixed(4)}, past the cap of $${maxCostUsd}: cancelling outstanding cases`, details: { costUsd, maxCostUsd } });
           cancel.abort(new Error("cost cap"));
         }
-        const key = keyOf.get(benchCase.case_id)!;
         // A failure of the harness or its environment is not the case's result: the next run retries it.
         const stored = isHarnessSideFailure(executed.score) ? Promise.resolve() : cache.put(key, executed.score);
         cacheWrites.push(
           stored.then(
             () => {
               // A case counts as done (result, progress) once its cache entry is on disk.
-              const result: CaseRunResult = { case_id: benchCase.case_id, cacheKey: key, cacheHit: false, score: executed.score, detailPath: executed.detailPath };
-              results.set(benchCase.case_id, result);
+              const result: CaseRunResult = { case_id: benchCase.case_id, trial, cacheKey: key, cacheHit: false, score: executed.score, detailPath: executed.detailPath };
+              results.set(id, result);
               options.onCaseResult?.(result);
               report();
             },
@@ -329,11 +340,18 @@ export async function runEval(taskClassName: string, options: RunEvalOptions): P
   const cancelled = cancel.signal.aborted && !costCapExceeded;
   const interrupted = cancelled && options.signal?.reason instanceof RunInterrupted;
 
-  // 4. Aggregate in case_id order.
-  const ordered = cases.filter((c) => results.has(c.case_id)).map((c) => ({ benchCase: c, result: results.get(c.case_id)! }));
-  const seed = digestOf("evalgate.bootstrap_seed.v1", ordered.map(({ result }) => result.cacheKey));
-  const statistics = runStatistics(ordered.map(({ result }) => result.score), { scoreKind: taskClass.scoreKind, seed, orderSeed: selection.selected_case_ids_digest });
-  const blockCodes = [...new Set(ordered.flatMap(({ result }) => result.score.failure_modes.filter((m) => m.severity === "block").map((m) => m.code)))].sort();
+  // 4. Aggregate in case_id order, over the cases whose every trial finished.
+  const ordered = cases
+    .map((benchCase) => ({ benchCase, trialResults: Array.from({ length: trials }, (_, trial) => results.get(`${benchCase.case_id}#${trial}`)) }))
+    .filter((entry): entry is { benchCase: BenchCase; trialResults: CaseRunResult[] } => entry.trialResults.every((r) => r !== undefined));
+  const caseResults = ordered.flatMap(({ trialResults }) => trialResults);
+  const seed = digestOf("evalgate.bootstrap_seed.v1", caseResults.map((result) => result.cacheKey));
+  const aggregate = aggregateTrials(
+    ordered.map(({ benchCase, trialResults }) => ({ benchCase, scores: trialResults.map((r) => r.score) })),
+    { scoreKind: taskClass.scoreKind, trials, seed, orderSeed: selection.selected_case_ids_digest },
+  );
+  const { statistics } = aggregate;
+  const blockCodes = [...new Set(caseResults.flatMap((result) => result.score.failure_modes.filter((m) => m.severity === "block").map((m) => m.code)))].sort();
   const complete = !costCapExceeded && !cancelled && ordered.length === cases.length;
   const unsigned: BenchRunReportInput = {
     schema_version: RUN_REPORT_SCHEMA_VERSION,
@@ -353,7 +371,7 @@ export async function runEval(taskClassName: string, options: RunEvalOptions): P
     incomplete_reason: complete ? null : costCapExceeded ? "cost_cap" : interrupted ? "interrupted" : "cancelled",
     selection,
     case_count: cases.length,
-    per_case: ordered.map(({ benchCase, result }) => ({ case_id: benchCase.case_id, curation_class: benchCase.curation_class, score: result.score })) as BenchRunReportInput["per_case"],
+    per_case: aggregate.perCase as BenchRunReportInput["per_case"],
     score_kind: statistics.scoreKind,
     mean_score: statistics.mean,
     score_stddev: statistics.stddev,
@@ -366,7 +384,18 @@ export async function runEval(taskClassName: string, options: RunEvalOptions): P
       bootstrap_seed: seed,
       wilson_lower_bound_95: statistics.wilsonLowerBound95,
     },
-    passed_count: statistics.passedCount,
+    trials_per_case: trials,
+    reliability: {
+      case_count: aggregate.reliability.caseCount,
+      pass_at_1: aggregate.reliability.passAt1,
+      pass_at_k: aggregate.reliability.passAtK,
+      pass_hat_k: aggregate.reliability.passHatK,
+      flaky_case_ids: [...aggregate.reliability.flakyCaseIds],
+    },
+    harness_error_count: aggregate.harnessErrorCount,
+    harness_errored_case_ids: aggregate.harnessErroredCaseIds,
+    failed_trial_count: aggregate.failedTrialCount,
+    passed_count: aggregate.passedCount,
     total_cost_usd: costUsd,
     block_severity_failure_modes: blockCodes,
     prev_hash: chain.head,
@@ -378,7 +407,7 @@ export async function runEval(taskClassName: string, options: RunEvalOptions): P
   return {
     report: record.report,
     recordPath: path,
-    caseResults: ordered.map(({ result }) => result),
+    caseResults,
     costCapExceeded,
     cancelled,
     runDir,
@@ -392,6 +421,7 @@ interface CaseContext {
   readonly cancel: AbortSignal;
   readonly timeoutMs: number;
   readonly invocationTag: string;
+  readonly trial: number;
   readonly runId: string;
   readonly runDir: string;
   readonly cacheKey: string;
@@ -465,6 +495,8 @@ async function callSut(benchCase: BenchCase, workspacePath: string, context: Cas
         benchCase: sutCaseOf(benchCase),
         workspacePath,
         canarySeed: canarySeedFor(benchCase.cassette_canary_pin),
+        trial: context.trial,
+        trialSeed: trialSeedFor(canarySeedFor(benchCase.cassette_canary_pin), context.trial),
         signal: controller.signal,
         timeoutMs: context.timeoutMs,
         invocationTag: context.invocationTag,
@@ -524,7 +556,7 @@ async function executeCase(benchCase: BenchCase, context: CaseContext): Promise<
       else if (outcome.kind === "timeout") score = harnessFailureScore("rubric.timeout", `killed after ${outcome.process.wallClockMs} ms`, measured);
       else score = harnessFailureScore("rubric.malformed_output", outcome.detail, measured);
     }
-    const detailPath = join(context.runDir, "cases", `${benchCase.case_id}.json`);
+    const detailPath = join(context.runDir, "cases", trialDetailFile(benchCase.case_id, context.trial));
     await context.casesDir();
     const detail = {
       schema_version: CASE_DETAIL_SCHEMA_VERSION,
@@ -533,6 +565,7 @@ async function executeCase(benchCase: BenchCase, context: CaseContext): Promise<
       case_id: benchCase.case_id,
       cache_key: context.cacheKey,
       invocation_tag: context.invocationTag,
+      ...(context.trial === 0 ? {} : { trial: context.trial }),
       sut_output: sutResult.kind === "ok" ? sutResult.output : null,
       sut_error: sutResult.kind === "error" ? sutResult.error : sutResult.kind === "timeout" ? "timeout" : null,
       sut_wall_clock_ms: sutMs,
