@@ -10,6 +10,8 @@ export const ExitCode = {
   chainTamper: 5,
   caseDigestMismatch: 6,
   noCasesSelected: 7,
+  /** `compare --fail-on-regression <margin>`: the lower bound on the candidate's improvement is below the margin. */
+  comparisonRegression: 9,
   /** 128 + the signal's number: the run was stopped by Ctrl-C or SIGTERM and recorded as incomplete. */
   interruptedSigint: 130,
   interruptedSigterm: 143,
@@ -52,6 +54,8 @@ export const ERROR_PRESENTATION: Readonly<Record<EvalErrorCode, ErrorPresentatio
   EVAL_CASSETTE_INVALID: { exitCode: 1, hint: "re-record the cassette with `evalgate run --sut cli:<adapter> --record`" },
   EVAL_IO: { exitCode: 1, hint: "check the path exists and is readable/writable" },
   EVAL_SANDBOX_UNAVAILABLE: { exitCode: 1, hint: "install bubblewrap (apt-get install bubblewrap), or pass --sandbox none to accept weaker isolation" },
+  EVAL_COMPARE_MISMATCH: { exitCode: 1, hint: "compare two runs of one task class over the same cases (`evalgate verify --format human` lists the runs)" },
+  EVAL_CASSETTES_TOO_FEW: { exitCode: 1, hint: "record as many sessions as trials (`run --sut cli:<adapter> --record --trials k`), or lower --trials" },
   EVAL_COST_CAP_EXCEEDED: { exitCode: 2, hint: "raise --max-cost-usd, or narrow --cases" },
   EVAL_TASK_CLASS_NOT_FOUND: { exitCode: 3, hint: "`evalgate bench list` shows the registered task classes" },
   EVAL_BENCH_DIR_MISSING: { exitCode: 4, hint: "create the bench directory, or point --bench-root at it" },

@@ -1,1 +1,3 @@
-export {};
+export { compareRuns, regressionBeyondMargin } from "./compare-runs.ts";
+export type { CompareRunsOptions } from "./compare-runs.ts";
+export { writeComparison } from "./write-comparison.ts";

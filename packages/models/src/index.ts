@@ -49,6 +49,7 @@ export {
   SutIsolationSchema,
 } from "./report.ts";
 export { ReliabilitySchema, TrialCaseResultSchema } from "./trials.ts";
+export { COMPARISON_SCHEMA_VERSION, ComparisonSchema } from "./comparison.ts";
 export { PassedOverRunSchema, PROMOTION_VERDICT_SCHEMA_VERSION, PromotionVerdictSchema, TrustTiersFileSchema } from "./promotion.ts";
 export {
   HarnessOutputSchema,
@@ -113,6 +114,7 @@ export type {
   BenchRunReportInput,
   BenchRunReportV1,
   BenchRunReportV2,
+  Comparison,
   Reliability,
   TrialCaseResult,
   BoundQuantity,

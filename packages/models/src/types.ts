@@ -17,6 +17,7 @@ import type {
   SutIsolationSchema,
 } from "./report.ts";
 import type { ReliabilitySchema, TrialCaseResultSchema } from "./trials.ts";
+import type { ComparisonSchema } from "./comparison.ts";
 import type { HarnessOutputSchema, RubricRequestSchema, RubricResponseSchema } from "./rubric.ts";
 import type { BenchScoreSchema, FailureModeSchema } from "./score.ts";
 import type { SeveritySchema } from "./primitives.ts";
@@ -54,6 +55,7 @@ export type BenchRunReportV1 = DeepReadonly<z.output<typeof BenchRunReportV1Sche
 export type BenchRunReportV2 = DeepReadonly<z.output<typeof BenchRunReportV2Schema>>;
 export type Reliability = DeepReadonly<z.output<typeof ReliabilitySchema>>;
 export type TrialCaseResult = DeepReadonly<z.output<typeof TrialCaseResultSchema>>;
+export type Comparison = DeepReadonly<z.output<typeof ComparisonSchema>>;
 export type AnyBenchRunReport = DeepReadonly<z.output<typeof AnyBenchRunReportSchema>>;
 export type ScoreKind = z.output<typeof ScoreKindSchema>;
 export type SutIsolation = z.output<typeof SutIsolationSchema>;

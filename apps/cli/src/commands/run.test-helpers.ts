@@ -30,7 +30,7 @@ writeFileSync(path, readFileSync(path, "utf8").toUpperCase());
 process.stdout.write(JSON.stringify({ cost_usd: 1, tag: process.env.EVALGATE_BENCH_INVOCATION_TAG }));
 `;
 
-export async function makeUpperBench(cases: Record<string, string>): Promise<{ root: string; benchRoot: string; benchPath: string }> {
+export async function makeUpperBench(cases: Record<string, string>, registration: { score_kind?: "binary" | "graded" } = {}): Promise<{ root: string; benchRoot: string; benchPath: string }> {
   const { signBench } = await import("@eval/registry");
   const root = await mkdtemp(join(tmpdir(), "evalgate-cli-run-"));
   const benchRoot = join(root, "bench");
@@ -41,7 +41,7 @@ export async function makeUpperBench(cases: Record<string, string>): Promise<{ r
   await mkdir(join(benchPath, "cases"), { recursive: true });
   await writeFile(join(benchPath, "package.json"), JSON.stringify({ name: "bench-upper", private: true, type: "module" }));
   await writeFile(join(benchPath, "README.md"), "# upper\n\nUpper-case a text file.\n");
-  await writeFile(join(benchPath, "registration.ts"), `import { registerTaskClass } from "@eval/registry";\nexport default registerTaskClass("upper", { min_cases_for_promotion: { bronze: 1 } });\n`);
+  await writeFile(join(benchPath, "registration.ts"), `import { registerTaskClass } from "@eval/registry";\nexport default registerTaskClass("upper", { min_cases_for_promotion: { bronze: 1 }${registration.score_kind === undefined ? "" : `, score_kind: "${registration.score_kind}"`} });\n`);
   await writeFile(join(benchPath, "breakdown-keys.ts"), `export const BREAKDOWN_KEYS = ["quality"] as const;\n`);
   await writeFile(join(benchPath, "failure_modes.yaml"), "wrong_text:\n  severity: block\n  description: The text differs.\n");
   await writeFile(join(benchPath, "rubric.ts"), UPPER_RUBRIC);

@@ -1,13 +1,14 @@
 import { Command, Option } from "clipanion";
 import { EvalError } from "@eval/errors";
 import type { WarningSink } from "@eval/errors";
-import type { PromotionVerdict } from "@eval/models";
+import type { BenchRunReport, PromotionVerdict } from "@eval/models";
 import type { TierConfig } from "@eval/promotion";
 import { EvalgateCommand } from "../base-command.ts";
 import { loadSettings } from "../load-settings.ts";
 import { warningPrinter } from "../warnings.ts";
 import { ExitCode } from "../exit-codes.ts";
 import { formatVerdictHuman } from "../format-verdict.ts";
+import { formatReliabilityLines, formatTrialTable } from "../format-reliability.ts";
 
 export class RunCommand extends EvalgateCommand {
   static override paths = [["run"]];
@@ -35,6 +36,7 @@ export class RunCommand extends EvalgateCommand {
   concurrency = Option.String("--concurrency", { description: "Cases in flight at once (default min(cpus, 4))" });
   maxCostUsd = Option.String("--max-cost-usd", { description: "Stop past this SUT-reported spend (default 5)" });
   timeoutPerCase = Option.String("--timeout-per-case", { description: "Per-case SUT deadline in seconds (default 600)" });
+  trials = Option.String("--trials", { description: "Trials per case (default 1): each its own SUT call, seed, cache key and rubric run; the bound stays over cases" });
   cache = Option.Boolean("--cache", true, { description: "Use cached scores (--no-cache reruns every case)" });
   out = Option.String("--out", { description: "The state directory (default .evalgate): runs/, cache/, recommendations/" });
   benchRoot = Option.String("--bench-root", { description: "The directory holding the task classes (default bench)" });
@@ -60,6 +62,7 @@ export class RunCommand extends EvalgateCommand {
         concurrency: this.concurrency,
         max_cost_usd: this.maxCostUsd,
         timeout_per_case_seconds: this.timeoutPerCase,
+        trials: this.trials,
         format: this.format,
       },
       env: this.context.env,
@@ -72,6 +75,7 @@ export class RunCommand extends EvalgateCommand {
     const concurrency = settings.number("concurrency", Math.min(availableParallelism(), 4));
     const maxCostUsd = settings.number("max_cost_usd", 5);
     const timeoutPerCaseSeconds = settings.number("timeout_per_case_seconds", 600);
+    const trials = settings.number("trials", 1);
     if (timeoutPerCaseSeconds <= 0) throw new EvalError("EVAL_CONFIG_INVALID", "timeout_per_case_seconds must be > 0");
     const onWarning = warningPrinter(this.context, format);
 
@@ -114,6 +118,7 @@ export class RunCommand extends EvalgateCommand {
         concurrency,
         maxCostUsd,
         timeoutPerCaseSeconds,
+        trials,
         noCache: !this.cache,
         stateDir,
         benchRoot,
@@ -146,6 +151,11 @@ export class RunCommand extends EvalgateCommand {
       bound_quantity: report.bound_quantity,
       informational: report.informational,
       passed_count: report.passed_count,
+      trials_per_case: report.trials_per_case,
+      reliability: report.reliability,
+      harness_error_count: report.harness_error_count,
+      harness_errored_case_ids: report.harness_errored_case_ids,
+      failed_trial_count: report.failed_trial_count,
       total_cost_usd: report.total_cost_usd,
       block_severity_failure_modes: report.block_severity_failure_modes,
       isolation_class: report.isolation_class,
@@ -155,10 +165,12 @@ export class RunCommand extends EvalgateCommand {
     };
     const verdict = tiers === null ? null : await this.verdict(tiers, report.run_id, stateDir, benchRoot, onWarning);
     if (format === "human") {
-      this.printHuman(result.caseResults, summary);
+      this.printHuman(result.caseResults, summary, report);
       if (verdict !== null) this.context.stdout.write(`\n${formatVerdictHuman(verdict.verdict, verdict.path, verdict.tiersFile)}`);
     } else {
-      for (const caseResult of result.caseResults) this.emit({ type: "case", case_id: caseResult.case_id, score: caseResult.score, cache_hit: caseResult.cacheHit });
+      for (const caseResult of result.caseResults) {
+        this.emit({ type: "case", case_id: caseResult.case_id, ...(trials === 1 ? {} : { trial: caseResult.trial }), score: caseResult.score, cache_hit: caseResult.cacheHit });
+      }
       this.emit(summary);
       if (verdict !== null) this.emit({ type: "verdict", ...verdict.verdict, path: verdict.path });
     }
@@ -215,10 +227,11 @@ export class RunCommand extends EvalgateCommand {
   private printHuman(
     caseResults: ReadonlyArray<{ case_id: string; cacheHit: boolean; score: { score: number; passed: boolean; failure_modes: ReadonlyArray<{ code: string }> } }>,
     summary: Record<string, unknown> & { lower_bound_95: number; lower_bound_method: string; bound_quantity: string; mean_score: number; score_stddev: number; total_cost_usd: number },
+    report: BenchRunReport,
   ): void {
     const width = Math.max(7, ...caseResults.map((r) => r.case_id.length));
-    const lines = [`${"case".padEnd(width)}  score  pass  cache  failure modes`];
-    for (const r of caseResults) {
+    const lines = report.trials_per_case > 1 ? formatTrialTable(report) : [`${"case".padEnd(width)}  score  pass  cache  failure modes`];
+    for (const r of report.trials_per_case > 1 ? [] : caseResults) {
       lines.push(
         `${r.case_id.padEnd(width)}  ${r.score.score.toFixed(3)}  ${r.score.passed ? "yes " : "no  "}  ${r.cacheHit ? "hit  " : "miss "}  ${r.score.failure_modes.map((m) => m.code).join(", ")}`,
       );
@@ -227,6 +240,7 @@ export class RunCommand extends EvalgateCommand {
       "",
       `task class ${summary.task_class}: ${summary.scored}/${summary.case_count} cases${summary.complete ? "" : " (INCOMPLETE)"}${summary.scope === "subset" ? ` (SUBSET of ${summary.task_class_case_count}: cannot support a promotion)` : ""}, ${summary.passed_count} passed, ${summary.cache_hits} from cache`,
       `mean ${summary.mean_score.toFixed(3)}, sd ${summary.score_stddev.toFixed(3)}, one-sided 95% lower bound ${summary.lower_bound_95.toFixed(3)} of the ${summary.bound_quantity.replace("_", " ")} (${summary.lower_bound_method}), cost $${summary.total_cost_usd.toFixed(4)}`,
+      ...formatReliabilityLines(report),
       `block failure modes: ${(summary.block_severity_failure_modes as string[]).join(", ") || "none"}`,
       `isolation: rubric ${summary.isolation_class}, SUT ${summary.sut_isolation}; run ${summary.run_id}; chain head ${summary.chain_head}`,
       `record ${summary.record_path}`,
