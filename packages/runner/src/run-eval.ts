@@ -25,7 +25,7 @@ import type { RubricLauncher, RubricOutcome, SandboxMode } from "./rubric-isolat
 import { createRunTempRoot } from "./run-temp.ts";
 import { harnessFailureScore, resolveRubricScore } from "./scoring.ts";
 import { canarySeedFor, checkSutOutput, digestOf, SutAborted } from "./sut.ts";
-import { aggregateTrials, isHarnessSideFailure, trialCacheKey, trialDetailFile, trialInvocationTag, trialSeedFor } from "./trials.ts";
+import { aggregateTrials, isHarnessSideFailure, trialCacheKey, trialsFor, trialDetailFile, trialInvocationTag, trialSeedFor } from "./trials.ts";
 import { HARNESS_VERSION } from "./version.ts";
 
 export interface RunProgress {
@@ -187,14 +187,14 @@ export async function runEval(taskClassName: string, options: RunEvalOptions): P
   const harnessVersion = options.harnessVersion ?? HARNESS_VERSION;
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new EvalError("EVAL_USAGE", `concurrency must be a whole number >= 1, got ${concurrency}`);
   if (!(maxCostUsd >= 0)) throw new EvalError("EVAL_USAGE", `maxCostUsd must be >= 0, got ${maxCostUsd}`);
-  const trials = options.trials ?? 1;
-  if (!Number.isInteger(trials) || trials < 1) throw new EvalError("EVAL_USAGE", `trials must be a whole number >= 1, got ${trials}`);
+  if (options.trials !== undefined && !(Number.isInteger(options.trials) && options.trials >= 1)) throw new EvalError("EVAL_USAGE", `trials must be a whole number >= 1, got ${options.trials}`);
   if (!(timeoutMs > 0)) throw new EvalError("EVAL_USAGE", `timeoutPerCaseSeconds must be > 0, got ${options.timeoutPerCaseSeconds}`);
   const sut = options.systemUnderTest;
 
   // 1. Plan. Everything that can refuse the run does so here, before any SUT call.
   const startedAt = new Date();
   const taskClass = await loadTaskClass(taskClassName, { benchRoot: resolve(options.benchRoot ?? "bench"), registry: new TaskClassRegistry(), onWarning });
+  const trials = trialsFor(taskClass, options.trials);
   const filter = caseFilterOf(options.caseFilter);
   const { selected: cases, taskClassCaseCount } = await selectCases(taskClass, { ...(filter === undefined ? {} : { filter }), onWarning });
   const selection = describeSelection(taskClass.name, cases, taskClassCaseCount, options.caseFilter, onWarning);

@@ -1,6 +1,7 @@
 // Trials per case: what makes each trial its own SUT call (seed, invocation tag, cache key, detail file), and
 // how a case's trials become the case's one value in the statistics. Trial 0 keeps exactly what a one-trial run
 // has always used, so a run with one trial per case is byte-identical to one recorded before trials existed.
+import { EvalError } from "@eval/errors";
 import type { BenchCase, BenchScore, ScoreKind, TrialCaseResult } from "@eval/models";
 import { reliability, runStatistics } from "@eval/statistics";
 import type { Reliability, RunStatistics } from "@eval/statistics";
@@ -86,4 +87,16 @@ export function aggregateTrials(cases: readonly CaseTrialScores[], options: { sc
     harnessErroredCaseIds: errored.sort(),
     failedTrialCount: allScores.filter((s) => !s.passed && !isHarnessSideFailure(s)).length,
   };
+}
+
+/** The trials a run makes: as asked, else the task class's minimum (1 unless it declares `min_trials`); never fewer. */
+export function trialsFor(taskClass: { readonly name: string; readonly minTrials?: number }, asked: number | undefined): number {
+  const minimum = taskClass.minTrials ?? 1;
+  if (asked === undefined) return minimum;
+  if (asked < minimum) {
+    throw new EvalError("EVAL_USAGE", `task class ${taskClass.name} requires at least ${minimum} trials per case (min_trials in its registration), got ${asked}`, {
+      hint: `pass --trials ${minimum} or more`,
+    });
+  }
+  return asked;
 }

@@ -75,7 +75,8 @@ export class RunCommand extends EvalgateCommand {
     const concurrency = settings.number("concurrency", Math.min(availableParallelism(), 4));
     const maxCostUsd = settings.number("max_cost_usd", 5);
     const timeoutPerCaseSeconds = settings.number("timeout_per_case_seconds", 600);
-    const trials = settings.number("trials", 1);
+    // 0: not set anywhere, so the task class's min_trials (default 1) applies.
+    const trials = settings.number("trials", 0);
     if (timeoutPerCaseSeconds <= 0) throw new EvalError("EVAL_CONFIG_INVALID", "timeout_per_case_seconds must be > 0");
     const onWarning = warningPrinter(this.context, format);
 
@@ -118,7 +119,7 @@ export class RunCommand extends EvalgateCommand {
         concurrency,
         maxCostUsd,
         timeoutPerCaseSeconds,
-        trials,
+        ...(trials === 0 ? {} : { trials }),
         noCache: !this.cache,
         stateDir,
         benchRoot,
@@ -169,7 +170,7 @@ export class RunCommand extends EvalgateCommand {
       if (verdict !== null) this.context.stdout.write(`\n${formatVerdictHuman(verdict.verdict, verdict.path, verdict.tiersFile)}`);
     } else {
       for (const caseResult of result.caseResults) {
-        this.emit({ type: "case", case_id: caseResult.case_id, ...(trials === 1 ? {} : { trial: caseResult.trial }), score: caseResult.score, cache_hit: caseResult.cacheHit });
+        this.emit({ type: "case", case_id: caseResult.case_id, ...(report.trials_per_case === 1 ? {} : { trial: caseResult.trial }), score: caseResult.score, cache_hit: caseResult.cacheHit });
       }
       this.emit(summary);
       if (verdict !== null) this.emit({ type: "verdict", ...verdict.verdict, path: verdict.path });
@@ -238,7 +239,7 @@ export class RunCommand extends EvalgateCommand {
     }
     lines.push(
       "",
-      `task class ${summary.task_class}: ${summary.scored}/${summary.case_count} cases${summary.complete ? "" : " (INCOMPLETE)"}${summary.scope === "subset" ? ` (SUBSET of ${summary.task_class_case_count}: cannot support a promotion)` : ""}, ${summary.passed_count} passed, ${summary.cache_hits} from cache`,
+      `task class ${summary.task_class}: ${summary.scored}/${summary.case_count} cases${summary.complete ? "" : " (INCOMPLETE)"}${summary.scope === "subset" ? ` (SUBSET of ${summary.task_class_case_count}: cannot support a promotion)` : ""}, ${summary.passed_count} passed${report.trials_per_case > 1 ? " every trial" : ""}, ${summary.cache_hits} from cache`,
       `mean ${summary.mean_score.toFixed(3)}, sd ${summary.score_stddev.toFixed(3)}, one-sided 95% lower bound ${summary.lower_bound_95.toFixed(3)} of the ${summary.bound_quantity.replace("_", " ")} (${summary.lower_bound_method}), cost $${summary.total_cost_usd.toFixed(4)}`,
       ...formatReliabilityLines(report),
       `block failure modes: ${(summary.block_severity_failure_modes as string[]).join(", ") || "none"}`,

@@ -86,7 +86,8 @@ describe("evalgate run --trials", () => {
     expect(again.stdout).toMatch(/reliability over 15 cases x 5 trials: pass@1 0\.\d{3}, pass@5 \d\.\d{3}, pass\^5 0\.\d{3} \(the case is the unit/);
     expect(again.stdout).toContain(`flaky cases (${summary07.reliability.flaky_case_ids.length}): ${summary07.reliability.flaky_case_ids.join(", ")}`);
     expect(again.stdout).toContain(`one-sided 95% lower bound ${summary07.lower_bound_95.toFixed(3)}`);
-    expect(again.stdout).toMatch(/15\/15 cases, \d+ passed, 75 from cache/);
+    expect(again.stdout).toMatch(/15\/15 cases, \d+ passed every trial, 75 from cache/);
+    expect(again.stdout).not.toMatch(/rubric\./);
   });
 
   it("compare: the paired bound, McNemar's p and the changed cases; the reverse comparison fails under --fail-on-regression", async () => {

@@ -16,6 +16,9 @@ export interface ReportShape {
   readonly runId?: string;
   /** The task class's size when this run scored a subset of it (default: the run covers it all). */
   readonly subsetOf?: number;
+  /** Trials per case (default 1) and the run's pass^k (default passed / cases). */
+  readonly trials?: number;
+  readonly passHatK?: number;
 }
 
 /** A valid report with the given numbers: `passed` of the cases pass; block codes sit on the first case. */
@@ -67,8 +70,8 @@ export function reportWith(shape: ReportShape): BenchRunReport {
     lower_bound_95: shape.lowerBound,
     lower_bound_method: "betting",
     bound_quantity: "mean_score",
-    trials_per_case: 1,
-    reliability: { case_count: total, pass_at_1: shape.passed / total, pass_at_k: shape.passed / total, pass_hat_k: shape.passed / total, flaky_case_ids: [] },
+    trials_per_case: shape.trials ?? 1,
+    reliability: { case_count: total, pass_at_1: shape.passed / total, pass_at_k: shape.passed / total, pass_hat_k: shape.passHatK ?? shape.passed / total, flaky_case_ids: [] },
     harness_error_count: 0,
     harness_errored_case_ids: [],
     failed_trial_count: total - shape.passed,
