@@ -22,6 +22,7 @@ import { NoCasesSelected } from "./errors.ts";
 import { runPool } from "./pool.ts";
 import { prepareRubricLauncher, rubricIsolationClass } from "./rubric-isolation.ts";
 import type { RubricLauncher, RubricOutcome, SandboxMode } from "./rubric-isolation.ts";
+import { checkRetryMisses, erroredCasesOfLastRun } from "./retry-errors.ts";
 import { createRunTempRoot } from "./run-temp.ts";
 import { harnessFailureScore, resolveRubricScore } from "./scoring.ts";
 import { canarySeedFor, checkSutOutput, digestOf, SutAborted } from "./sut.ts";
@@ -63,6 +64,12 @@ export interface RunEvalOptions {
    * detail file and rubric run; a case contributes the mean of its trials, and the bound is over cases.
    */
   readonly trials?: number;
+  /**
+   * Execute only the cases that ended in a harness error (sut.timeout, sut.exception, rubric.timeout) in the
+   * newest recorded run of this task class and SUT; every other case must come from the cache (else the run is
+   * refused before anything runs). Recorded as a run of its own. Not with noCache.
+   */
+  readonly retryErrors?: boolean;
   /** Skip the cache probe (results are still written to the cache). */
   readonly noCache?: boolean;
   /** Default `.evalgate`; runs/ and cache/ live under it unless outDir/cacheDir say otherwise. */
@@ -257,6 +264,10 @@ export async function runEval(taskClassName: string, options: RunEvalOptions): P
     results.set(item.id, result);
     cacheHits += 1;
     options.onCaseResult?.(result);
+  }
+  if (options.retryErrors === true) {
+    if (options.noCache === true) throw new EvalError("EVAL_USAGE", "--retry-errors takes the cases that did not error from the cache: it cannot be combined with --no-cache");
+    checkRetryMisses(misses.map((item) => item.benchCase.case_id), await erroredCasesOfLastRun(runsDir, taskClass.name, sut.digest, sut.label));
   }
   if (cacheHits > 0) report();
 

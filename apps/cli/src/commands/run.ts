@@ -37,6 +37,7 @@ export class RunCommand extends EvalgateCommand {
   maxCostUsd = Option.String("--max-cost-usd", { description: "Stop past this SUT-reported spend (default 5)" });
   timeoutPerCase = Option.String("--timeout-per-case", { description: "Per-case SUT deadline in seconds (default 600)" });
   trials = Option.String("--trials", { description: "Trials per case (default 1): each its own SUT call, seed, cache key and rubric run; the bound stays over cases" });
+  retryErrors = Option.Boolean("--retry-errors", false, { description: "Rerun only the cases that ended in a harness error in the last run of this task class and SUT (the rest from the cache)" });
   cache = Option.Boolean("--cache", true, { description: "Use cached scores (--no-cache reruns every case)" });
   out = Option.String("--out", { description: "The state directory (default .evalgate): runs/, cache/, recommendations/" });
   benchRoot = Option.String("--bench-root", { description: "The directory holding the task classes (default bench)" });
@@ -121,6 +122,7 @@ export class RunCommand extends EvalgateCommand {
         timeoutPerCaseSeconds,
         ...(trials === 0 ? {} : { trials }),
         noCache: !this.cache,
+        ...(this.retryErrors ? { retryErrors: true } : {}),
         stateDir,
         benchRoot,
         sandbox,
