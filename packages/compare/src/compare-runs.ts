@@ -60,6 +60,9 @@ function checkComparable(baseline: AnyBenchRunReport, candidate: AnyBenchRunRepo
   if (inBaseline.size === 0) throw new EvalError("EVAL_COMPARE_MISMATCH", `runs ${baseline.run_id} and ${candidate.run_id} scored no case`);
 }
 
+/** Differences compared to 12 places: 1 - 2/3 and 1/3 - 0 are the same change (ties sort by case id). */
+const rounded = (value: number): number => Number(value.toFixed(12));
+
 const isBinary = (report: AnyBenchRunReport): boolean => report.schema_version !== "evalgate.bench_run_report.v1" && report.score_kind === "binary";
 
 /**
@@ -101,8 +104,8 @@ export async function compareRuns(options: CompareRunsOptions): Promise<Comparis
     lower_bound_method: "paired_betting",
     order_seed: orderSeed,
     mcnemar: mcnemar === null ? null : { baseline_only: mcnemar.baselineOnly, candidate_only: mcnemar.candidateOnly, p_value: mcnemar.pValue },
-    improved: changes.filter((c) => c.difference > 0).sort((a, b) => b.difference - a.difference || a.case_id.localeCompare(b.case_id)),
-    regressed: changes.filter((c) => c.difference < 0).sort((a, b) => a.difference - b.difference || a.case_id.localeCompare(b.case_id)),
+    improved: changes.filter((c) => c.difference > 0).sort((a, b) => rounded(b.difference) - rounded(a.difference) || a.case_id.localeCompare(b.case_id)),
+    regressed: changes.filter((c) => c.difference < 0).sort((a, b) => rounded(a.difference) - rounded(b.difference) || a.case_id.localeCompare(b.case_id)),
     unchanged_count: changes.filter((c) => c.difference === 0).length,
     chain_verified: chain.ok,
     compared_at: (options.now ?? new Date()).toISOString(),
