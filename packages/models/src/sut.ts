@@ -33,4 +33,9 @@ export interface SystemUnderTest {
   /** How it runs (recorded on the report); absent means in the harness's process (`in-process`). */
   readonly isolation?: SutIsolation;
   run(invocation: SutInvocation): Promise<SutOutput>;
+  /**
+   * Optional: called once when a run is planned, before any case starts, with every selected case and the
+   * trials per case; throwing refuses the run (e.g. replay with fewer recorded sessions than trials).
+   */
+  preflight?(plan: { readonly cases: readonly SutCase[]; readonly trials: number }): Promise<void>;
 }

@@ -207,6 +207,7 @@ export async function runEval(taskClassName: string, options: RunEvalOptions): P
   const selection = describeSelection(taskClass.name, cases, taskClassCaseCount, options.caseFilter, onWarning);
   const chain = await verifyChain({ runsDir });
   if (!chain.ok) throw new ChainTampered(chain.firstBad!, runsDir);
+  await sut.preflight?.({ cases: cases.map((benchCase) => sutCaseOf(benchCase)), trials });
   const hostFingerprint = await getHostFingerprint(stateDir);
   // Refuses here, before any SUT call, when the sandbox is asked for and cannot run.
   const isolationClass = rubricIsolationClass(taskClass, { sandbox: options.sandbox ?? "bwrap", ...(options.networkIsolation === undefined ? {} : { networkIsolation: options.networkIsolation }) });
