@@ -18,13 +18,14 @@ export function formatTrialTable(report: BenchRunReport): string[] {
   return lines;
 }
 
-/** The run's reliability and error lines (shown for every run; with one trial pass@1 = pass@k = pass^k). */
+/** The run's reliability and error lines; with one trial per case only pass@1 means anything, and nothing is flaky. */
 export function formatReliabilityLines(report: BenchRunReport): string[] {
   const { reliability: r, trials_per_case: k } = report;
-  const lines = [
-    `reliability over ${r.case_count} cases x ${k} trial${k === 1 ? "" : "s"}: pass@1 ${fixed(r.pass_at_1)}, pass@${k} ${fixed(r.pass_at_k)}, pass^${k} ${fixed(r.pass_hat_k)}${k > 1 ? " (the case is the unit: the bound is over cases, each the mean of its trials)" : ""}`,
+  const errors = `harness errors: ${report.harness_error_count} trial${report.harness_error_count === 1 ? "" : "s"}${report.harness_errored_case_ids.length === 0 ? "" : ` in ${report.harness_errored_case_ids.join(", ")} (\`run --retry-errors\` reruns them)`}; SUT failures: ${report.failed_trial_count} trial${report.failed_trial_count === 1 ? "" : "s"}`;
+  if (k === 1) return [`reliability: 1 trial per case, pass@1 ${fixed(r.pass_at_1)} over ${r.case_count} cases (--trials k for pass^k and flaky cases)`, errors];
+  return [
+    `reliability over ${r.case_count} cases x ${k} trials: pass@1 ${fixed(r.pass_at_1)}, pass@${k} ${fixed(r.pass_at_k)}, pass^${k} ${fixed(r.pass_hat_k)} (the case is the unit: the bound is over cases, each the mean of its trials)`,
     `flaky cases (${r.flaky_case_ids.length}): ${r.flaky_case_ids.join(", ") || "none"}`,
-    `harness errors: ${report.harness_error_count} trial${report.harness_error_count === 1 ? "" : "s"}${report.harness_errored_case_ids.length === 0 ? "" : ` in ${report.harness_errored_case_ids.join(", ")} (\`run --retry-errors\` reruns them)`}; SUT failures: ${report.failed_trial_count} trial${report.failed_trial_count === 1 ? "" : "s"}`,
+    errors,
   ];
-  return lines;
 }

@@ -1,6 +1,6 @@
 // Trials per case and paired comparison end to end: a stochastic command SUT (solves each trial with probability p,
 // seeded per trial) on a 15-case binary bench, through `evalgate run --trials 5` and `evalgate compare`.
-import { copyFile, readdir, readFile, rm } from "node:fs/promises";
+import { copyFile, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ComparisonSchema, parseWire } from "@eval/models";
@@ -108,6 +108,22 @@ describe("evalgate run --trials", () => {
     expect(reverse.stdout).toMatch(/exact McNemar .* p = /);
     expect(reverse.stdout).toMatch(/regressed \(\d+\):\n {2}case-/);
     expect(reverse.stderr).toMatch(/below the margin -0\.05/);
+  });
+
+  it("one trial: a compact reliability line; harness errors are counted apart and --retry-errors reruns only them", async () => {
+    await writeFile(join(bench.root, "boom.mjs"), "export async function boom(invocation) { if (invocation.benchCase.case_id === 'case-02') throw new Error('transient'); return { cost_usd: 0 }; }\n");
+    const args = ["run", "--task-class", "upper", "--bench-root", bench.benchRoot, "--out", join(bench.root, "errors"), "--sut", "module:boom.mjs#boom", "--format", "human"];
+    const first = await invoke(args, { cwd: bench.root, env });
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toMatch(/reliability: 1 trial per case, pass@1 0\.000 over 15 cases \(--trials k for pass\^k and flaky cases\)/);
+    expect(first.stdout).toContain("harness errors: 1 trial in case-02 (`run --retry-errors` reruns them); SUT failures: 14 trials");
+    const retry = await invoke([...args.slice(0, -2), "--retry-errors"], { cwd: bench.root, env });
+    expect(retry.code, retry.stderr).toBe(0);
+    const out = lines(retry.stdout);
+    expect(out.filter((l) => l.type === "case" && l.cache_hit === false).map((l) => l.case_id)).toEqual(["case-02"]);
+    const badMargin = await invoke(["compare", "--baseline", "a", "--candidate", "b", "--fail-on-regression=lots", "--out", join(bench.root, "errors")], { cwd: bench.root });
+    expect(badMargin.code).toBe(1);
+    expect(badMargin.stderr).toMatch(/--fail-on-regression must be a number in \[-1, 1\]/);
   });
 
   it("compare refuses runs over different case sets, naming the cases", async () => {
