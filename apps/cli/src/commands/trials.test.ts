@@ -22,7 +22,7 @@ afterAll(async () => {
 });
 
 const run = (state: string, p: number, ...extra: string[]) =>
-  invoke(["run", "--task-class", "upper", "--bench-root", bench.benchRoot, "--out", join(bench.root, state), "--sut", `command:node stochastic-sut.mjs ${p}`, "--concurrency", "4", ...extra], { cwd: bench.root, env });
+  invoke(["run", "--task-class", "upper", "--bench-root", bench.benchRoot, "--out", join(bench.root, state), "--sut", `command:node stochastic-sut.mjs ${p}`, "--concurrency", "2", ...extra], { cwd: bench.root, env });
 
 type Summary = {
   run_id: string;
