@@ -29,13 +29,15 @@ const ALLOWED = {
   errors: [],
   sandbox: ["errors"],
   models: [],
+  statistics: [],
   "rubric-protocol": ["models"],
   registry: ["models", "errors"],
   cache: ["models", "errors"],
   "audit-chain": ["models", "errors"],
   "tool-normalize": ["models", "errors"],
-  runner: ["models", "errors", "registry", "cache", "audit-chain", "rubric-protocol", "sandbox"],
+  runner: ["models", "errors", "registry", "cache", "audit-chain", "rubric-protocol", "sandbox", "statistics"],
   promotion: ["models", "errors", "audit-chain"],
+  compare: ["models", "errors", "audit-chain", "statistics"],
   "cli-subscription-adapters": ["models", "errors", "tool-normalize", "sandbox"],
 };
 

@@ -1,4 +1,4 @@
-// The gate's lower bound against the alternatives, by simulation (packages/runner/src/coverage-simulation.ts):
+// The gate's lower bound against the alternatives, by simulation (packages/statistics/src/coverage-simulation.ts):
 // for each score distribution and n in {5, 10, 15, 30, 100}, the miss rate (share of runs whose bound is above
 // the true mean; a valid 95% bound misses <= 5%) and the mean bound (higher is tighter) of
 // - the gate: Clopper-Pearson (Bernoulli only) and the betting bound (all), 2,000 replications;
@@ -8,7 +8,7 @@
 // Clopper-Pearson bound at n = 10,000 against sorting the same 10,000 scores (same-run baseline), and one
 // runStatistics call on 1,000 cases (goal < 200 ms; BCa's 10,000 resamples dominate it).
 // Rows are ok = false when the gate misses more than 5% + 3 SE.
-import { bettingLowerBound, clopperPearsonLowerBound, studentTLowerBound } from "../../packages/runner/src/bounds.ts";
+import { bettingLowerBound, clopperPearsonLowerBound, studentTLowerBound } from "../../packages/statistics/src/bounds.ts";
 import {
   bettingMethod,
   type BoundMethod,
@@ -18,8 +18,8 @@ import {
   type MethodOutcome,
   SCORE_DISTRIBUTIONS,
   simulateCell,
-} from "../../packages/runner/src/coverage-simulation.ts";
-import { bcaLowerBound, runStatistics, seededRandom, wilsonLowerBound } from "../../packages/runner/src/statistics.ts";
+} from "../../packages/statistics/src/coverage-simulation.ts";
+import { bcaLowerBound, runStatistics, seededRandom, wilsonLowerBound } from "../../packages/statistics/src/statistics.ts";
 import type { BenchRow } from "../bench.ts";
 import { median } from "./timing.ts";
 

@@ -17,7 +17,7 @@ const GENESIS = `sha256:${"0".repeat(64)}`;
 export function report(index: number, prevHash: string, host = HOST) {
   const digest = (seed: string) => `blake3:${seed.repeat(64).slice(0, 64)}`;
   return {
-    schema_version: "evalgate.bench_run_report.v2" as const,
+    schema_version: "evalgate.bench_run_report.v3" as const,
     run_id: `2026-11-22T03-00-00Z-${index.toString(16).padStart(6, "0")}`,
     task_class: "vuln-remediation",
     harness_version: "0.1.0",
@@ -52,6 +52,11 @@ export function report(index: number, prevHash: string, host = HOST) {
     lower_bound_95: 0.47,
     lower_bound_method: "betting" as const,
     bound_quantity: "mean_score" as const,
+    trials_per_case: 1,
+    reliability: { case_count: CASES, pass_at_1: 0.75, pass_at_k: 0.75, pass_hat_k: 0.75, flaky_case_ids: [] },
+    harness_error_count: 0,
+    harness_errored_case_ids: [],
+    failed_trial_count: 2,
     informational: { bca_lower_bound_95: 0.5, bootstrap_resamples: 10_000, bootstrap_seed: digest("d4"), wilson_lower_bound_95: 0.42 },
     passed_count: 7,
     total_cost_usd: 0.123,

@@ -7,6 +7,7 @@ import { BenchListCommand } from "./commands/bench-list.ts";
 import { BenchShowCommand } from "./commands/bench-show.ts";
 import { BenchSignCommand } from "./commands/bench-sign.ts";
 import { CacheGcCommand } from "./commands/cache-gc.ts";
+import { CompareCommand } from "./commands/compare.ts";
 import { GcCommand } from "./commands/gc.ts";
 import { CacheStatsCommand } from "./commands/cache-stats.ts";
 import { FenceCommand } from "./commands/fence.ts";
@@ -22,4 +23,4 @@ import { VerifyCommand } from "./commands/verify.ts";
  * Every command, one file each under commands/. Command modules import their libraries lazily inside
  * `run()`, so `evalgate --help` loads only clipanion and these classes.
  */
-export const COMMANDS: ReadonlyArray<CommandClass<EvalgateContext>> = [RunCommand, PlanCommand, MergeCommand, CacheStatsCommand, CacheGcCommand, GcCommand, SchemasCommand, TranscriptImportCommand, FenceCommand, BenchListCommand, BenchShowCommand, BenchSignCommand, AdaptersListCommand, AdaptersDoctorCommand, AdaptersComplianceCheckCommand, VerifyCommand, PromoteVerdictCommand];
+export const COMMANDS: ReadonlyArray<CommandClass<EvalgateContext>> = [RunCommand, PlanCommand, MergeCommand, CacheStatsCommand, CacheGcCommand, GcCommand, SchemasCommand, TranscriptImportCommand, FenceCommand, BenchListCommand, BenchShowCommand, BenchSignCommand, AdaptersListCommand, AdaptersDoctorCommand, AdaptersComplianceCheckCommand, VerifyCommand, PromoteVerdictCommand, CompareCommand];

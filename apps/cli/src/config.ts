@@ -14,6 +14,7 @@ const ConfigFileSchema = z.strictObject({
   concurrency: z.number().int().min(1).max(256).optional(),
   max_cost_usd: z.number().min(0).optional(),
   timeout_per_case_seconds: z.number().positive().optional(),
+  trials: z.number().int().min(1).max(1000).optional(),
   format: z.enum(["jsonl", "human"]).optional(),
 });
 export type ConfigFile = z.output<typeof ConfigFileSchema>;
@@ -69,6 +70,7 @@ const ENV_NAMES: Record<ConfigKey, string> = {
   concurrency: "EVALGATE_CONCURRENCY",
   max_cost_usd: "EVALGATE_MAX_COST_USD",
   timeout_per_case_seconds: "EVALGATE_TIMEOUT_PER_CASE_SECONDS",
+  trials: "EVALGATE_TRIALS",
   format: "EVALGATE_FORMAT",
 };
 
@@ -99,13 +101,14 @@ export class Settings {
   }
 
   /** A numeric setting, validated wherever it came from. */
-  number(key: "concurrency" | "max_cost_usd" | "timeout_per_case_seconds", fallback: number): number {
+  number(key: "concurrency" | "max_cost_usd" | "timeout_per_case_seconds" | "trials", fallback: number): number {
     const raw = this.sources.flags[key] ?? this.envValue(key);
     if (raw !== undefined) {
       const value = typeof raw === "number" ? raw : Number(raw);
-      const valid = Number.isFinite(value) && value >= 0 && (key !== "concurrency" || (Number.isInteger(value) && value >= 1));
+      const whole = key === "concurrency" || key === "trials";
+      const valid = Number.isFinite(value) && value >= 0 && (!whole || (Number.isInteger(value) && value >= 1));
       if (!valid) {
-        throw new EvalError("EVAL_CONFIG_INVALID", `${key} must be ${key === "concurrency" ? "a whole number >= 1" : "a number >= 0"}, got "${raw}"`, {
+        throw new EvalError("EVAL_CONFIG_INVALID", `${key} must be ${whole ? "a whole number >= 1" : "a number >= 0"}, got "${raw}"`, {
           hint: `set it with the --${key.replaceAll("_", "-")} flag or ${ENV_NAMES[key]}`,
         });
       }

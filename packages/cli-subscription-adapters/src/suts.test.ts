@@ -122,6 +122,26 @@ describe("live SUT with --record, then replay", () => {
     expect(readFileSync(join(replayWorkspace.workspacePath, "src", "app.js"), "utf8")).toBe("fixed\n");
   });
 
+  it("--record with trials writes one cassette per trial; replay reads each trial's own and refuses fewer sessions than trials", async () => {
+    const { benchCase, caseDir } = makeCase();
+    const { sut } = liveSut("claude", [{ modifyFile: { path: "src/app.js", content: "fixed\n" } }, { stdout: "file:claude-success.stdout.jsonl" }]);
+    await sut.run(invocation(benchCase));
+    const replay = createReplaySut({ benchRoot: benchRootOf(benchCase) });
+    const cases = [sutCaseOf(benchCase)];
+    await expect(replay.preflight!({ cases, trials: 1 })).resolves.toBeUndefined();
+    await expect(replay.preflight!({ cases, trials: 3 })).rejects.toThrow(expect.objectContaining({ code: "EVAL_CASSETTES_TOO_FEW", message: expect.stringMatching(/needs 3 recorded sessions per case; too few in demo-case \(1\)/) }));
+    const second = liveSut("claude", [{ modifyFile: { path: "src/app.js", content: "fixed differently\n" } }, { stdout: "file:claude-success.stdout.jsonl" }]);
+    await second.sut.run({ ...invocation(benchCase), trial: 1 });
+    expect(existsSync(join(caseDir, "cassette.trial-1", "cassette.json"))).toBe(true);
+    await expect(replay.preflight!({ cases, trials: 2 })).resolves.toBeUndefined();
+    const trial1 = { ...invocation(benchCase), trial: 1 };
+    await replay.run(trial1);
+    expect(readFileSync(join(trial1.workspacePath, "src", "app.js"), "utf8")).toBe("fixed differently\n");
+    const trial0 = invocation(benchCase);
+    await replay.run(trial0);
+    expect(readFileSync(join(trial0.workspacePath, "src", "app.js"), "utf8")).toBe("fixed\n");
+  });
+
   it("a CLI error (auth) throws for the runner's sut.exception and writes no cassette", async () => {
     const { benchCase, caseDir } = makeCase();
     const { sut } = liveSut("claude", [{ stdout: "file:claude-noauth.stdout.jsonl", exit: 1 }]);

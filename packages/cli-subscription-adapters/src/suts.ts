@@ -1,9 +1,10 @@
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { blake3 } from "@noble/hashes/blake3.js";
 import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils.js";
-import type { AgentAdapterName, SutInvocation, SutOutput, SystemUnderTest } from "@eval/models";
+import type { AgentAdapterName, SutCase, SutInvocation, SutOutput, SystemUnderTest } from "@eval/models";
 import type { WarningSink } from "@eval/errors";
-import { ignoreWarnings } from "@eval/errors";
+import { EvalError, ignoreWarnings } from "@eval/errors";
 import { getAdapter } from "./adapters.ts";
 import { CliSubscriptionBackend } from "./backend.ts";
 import type { CliSubscriptionBackendOptions, TrialResult } from "./backend.ts";
@@ -20,12 +21,29 @@ function blake3Digest(text: string): string {
 }
 
 /**
- * The cassette directory of a case: `<benchRoot>/<task-class>/cases/<id>/cassette/`. The invocation
- * carries no path into the bench (a SUT must not learn where expected/ is), so replay and recording,
- * which are harness code, find it from the bench root they were built with.
+ * The cassette directory of a case's trial: `<benchRoot>/<task-class>/cases/<id>/cassette/` for trial 0,
+ * `cassette.trial-<t>/` for trial t (`--record --trials k` records k sessions). The invocation carries no path
+ * into the bench (a SUT must not learn where expected/ is), so replay and recording, which are harness code,
+ * find it from the bench root they were built with.
  */
-export function cassetteDirOf(benchRoot: string, invocation: SutInvocation): string {
-  return join(benchRoot, invocation.benchCase.task_class, "cases", invocation.benchCase.case_id, "cassette");
+export function cassetteDirOf(benchRoot: string, invocation: Pick<SutInvocation, "benchCase" | "trial">): string {
+  const trial = invocation.trial ?? 0;
+  return join(benchRoot, invocation.benchCase.task_class, "cases", invocation.benchCase.case_id, trial === 0 ? "cassette" : `cassette.trial-${trial}`);
+}
+
+/**
+ * Refuses, before a run starts, a replay of more trials than a case has recorded sessions: each trial replays
+ * its own cassette, never a repeat of another. Names the cases and how many sessions each has.
+ */
+function checkCassettesPerTrial(benchRoot: string, cases: readonly SutCase[], trials: number): void {
+  if (trials === 1) return;
+  const short = cases.flatMap((benchCase) => {
+    let recorded = 0;
+    while (recorded < trials && existsSync(cassetteDirOf(benchRoot, { benchCase, trial: recorded }))) recorded += 1;
+    return recorded < trials ? [`${benchCase.case_id} (${recorded})`] : [];
+  });
+  if (short.length === 0) return;
+  throw new EvalError("EVAL_CASSETTES_TOO_FEW", `replay of ${trials} trials per case needs ${trials} recorded sessions per case; too few in ${short.slice(0, 5).join(", ")}${short.length > 5 ? ` and ${short.length - 5} more` : ""}`);
 }
 
 export interface LiveSutOptions extends Omit<CliSubscriptionBackendOptions, "adapter"> {
@@ -126,6 +144,9 @@ export function createReplaySut(options: { readonly benchRoot: string; readonly 
     // evalgate's own code reading recorded sessions: nothing untrusted runs.
     isolation: "harness",
     digest: blake3Digest("evalgate.replay-sut.v1"),
+    async preflight({ cases, trials }) {
+      checkCassettesPerTrial(options.benchRoot, cases, trials);
+    },
     async run(invocation) {
       const dir = cassetteDirOf(options.benchRoot, invocation);
       const cassette = readCassette(dir);

@@ -25,7 +25,7 @@ export const validCaseToml = {
 };
 
 export const validReport: BenchRunReportInput = {
-  schema_version: "evalgate.bench_run_report.v2",
+  schema_version: "evalgate.bench_run_report.v3",
   run_id: "2026-11-22T03-00-00Z-ab12cd",
   task_class: "vuln-remediation",
   harness_version: "0.1.0",
@@ -49,6 +49,11 @@ export const validReport: BenchRunReportInput = {
   lower_bound_95: 0.9,
   lower_bound_method: "betting",
   bound_quantity: "mean_score",
+  trials_per_case: 1,
+  reliability: { case_count: 1, pass_at_1: 1, pass_at_k: 1, pass_hat_k: 1, flaky_case_ids: [] },
+  harness_error_count: 0,
+  harness_errored_case_ids: [],
+  failed_trial_count: 0,
   informational: { bca_lower_bound_95: null, bootstrap_resamples: 0, bootstrap_seed: `blake3:${HEX64}`, wilson_lower_bound_95: null },
   passed_count: 1,
   total_cost_usd: 0.01,

@@ -31,6 +31,7 @@ export {
   AnyBenchRunReportSchema,
   BenchRunReportSchema,
   BenchRunReportV1Schema,
+  BenchRunReportV2Schema,
   BoundQuantitySchema,
   CaseResultSchema,
   CHAIN_RECORD_SCHEMA_VERSION,
@@ -41,11 +42,14 @@ export {
   LowerBoundMethodSchema,
   RUN_REPORT_SCHEMA_VERSION,
   RUN_REPORT_V1_SCHEMA_VERSION,
+  RUN_REPORT_V2_SCHEMA_VERSION,
   SANDBOXED_ISOLATION_CLASSES,
   ScoreKindSchema,
   SelectionSchema,
   SutIsolationSchema,
 } from "./report.ts";
+export { ReliabilitySchema, TrialCaseResultSchema } from "./trials.ts";
+export { COMPARISON_SCHEMA_VERSION, ComparisonSchema } from "./comparison.ts";
 export { PassedOverRunSchema, PROMOTION_VERDICT_SCHEMA_VERSION, PromotionVerdictSchema, TrustTiersFileSchema } from "./promotion.ts";
 export {
   HarnessOutputSchema,
@@ -122,6 +126,10 @@ export type {
   BenchRunReport,
   BenchRunReportInput,
   BenchRunReportV1,
+  BenchRunReportV2,
+  Comparison,
+  Reliability,
+  TrialCaseResult,
   BoundQuantity,
   BenchScore,
   BenchScoreInput,

@@ -23,6 +23,13 @@ export const TrustTiersFileSchema = z
            * was evalgate's replay): not a host process (`--sandbox none`), not an in-process module. Default false.
            */
           require_sandbox: z.boolean().default(false),
+          /** Trials per case the evidence must have made (`run --trials`); default 1. */
+          min_trials: z.number().int().min(1).default(1),
+          /**
+           * pass^k (every one of the run's k trials passes, averaged over cases) the evidence must reach; absent: no
+           * reliability gate. Only a report v3 records it. With k = 1 it is the pass rate.
+           */
+          min_pass_hat_k: UnitIntervalSchema.optional(),
           description: z.string().optional(),
         }),
       )

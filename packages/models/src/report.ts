@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { BenchScoreSchema } from "./score.ts";
 import { CurationClassSchema } from "./case.ts";
+import { TrialCaseResultSchema, trialFields } from "./trials.ts";
 import {
   Blake3DigestSchema,
   CaseIdSchema,
@@ -119,12 +120,8 @@ const runTotalsFields = {
   chain_head: Sha256DigestSchema.nullable(),
 };
 
-export const RUN_REPORT_SCHEMA_VERSION = "evalgate.bench_run_report.v2";
-
-/** The aggregate of one run: what the audit chain records and the promotion gate reads. */
-export const BenchRunReportSchema = z.strictObject({
-  schema_version: z.literal(RUN_REPORT_SCHEMA_VERSION),
-  ...runIdentityFields,
+/** What a v2 and a v3 report both hold between identity and totals. */
+const runBodyFields = {
   /** How the rubric ran. */
   isolation_class: IsolationClassSchema,
   /** How the system under test ran. */
@@ -147,12 +144,39 @@ export const BenchRunReportSchema = z.strictObject({
   lower_bound_method: LowerBoundMethodSchema,
   bound_quantity: BoundQuantitySchema,
   informational: InformationalBoundsSchema,
-  ...runTotalsFields,
-})
-  .refine((report) => report.case_count === report.selection.selected_case_count, {
-    message: "case_count must equal selection.selected_case_count",
-    path: ["case_count"],
-  });
+};
+
+const caseCountMatchesSelection = {
+  check: (report: { case_count: number; selection: { selected_case_count: number } }) => report.case_count === report.selection.selected_case_count,
+  params: { message: "case_count must equal selection.selected_case_count", path: ["case_count"] },
+};
+
+export const RUN_REPORT_V2_SCHEMA_VERSION = "evalgate.bench_run_report.v2";
+
+/** Reports recorded before trials per case (v2): read so that old chains verify and old runs keep their verdicts. */
+export const BenchRunReportV2Schema = z
+  .strictObject({
+    schema_version: z.literal(RUN_REPORT_V2_SCHEMA_VERSION),
+    ...runIdentityFields,
+    ...runBodyFields,
+    ...runTotalsFields,
+  })
+  .refine(caseCountMatchesSelection.check, caseCountMatchesSelection.params);
+
+export const RUN_REPORT_SCHEMA_VERSION = "evalgate.bench_run_report.v3";
+
+/** The aggregate of one run: what the audit chain records and the promotion gate reads. */
+export const BenchRunReportSchema = z
+  .strictObject({
+    schema_version: z.literal(RUN_REPORT_SCHEMA_VERSION),
+    ...runIdentityFields,
+    ...runBodyFields,
+    /** In case_id order; with trials_per_case > 1 each entry carries every trial. */
+    per_case: z.array(TrialCaseResultSchema),
+    ...trialFields,
+    ...runTotalsFields,
+  })
+  .refine(caseCountMatchesSelection.check, caseCountMatchesSelection.params);
 
 export const RUN_REPORT_V1_SCHEMA_VERSION = "evalgate.bench_run_report.v1";
 
@@ -181,7 +205,7 @@ export const BenchRunReportV1Schema = z.strictObject({
 });
 
 /** Any report a chain may hold, told apart by `schema_version`. */
-export const AnyBenchRunReportSchema = z.discriminatedUnion("schema_version", [BenchRunReportSchema, BenchRunReportV1Schema]);
+export const AnyBenchRunReportSchema = z.discriminatedUnion("schema_version", [BenchRunReportSchema, BenchRunReportV2Schema, BenchRunReportV1Schema]);
 
 export const GENESIS_PREV_HASH = `sha256:${"0".repeat(64)}`;
 

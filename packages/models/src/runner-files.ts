@@ -36,6 +36,8 @@ export const CaseDetailSchema = z.strictObject({
   case_id: CaseIdSchema,
   cache_key: Blake3DigestSchema,
   invocation_tag: z.string().min(1),
+  /** The trial this detail is about (absent for trial 0; its file is `<case-id>.trial-<n>.json`). */
+  trial: z.number().int().min(1).optional(),
   /** The SUT's JSON output, or null when it threw or timed out. */
   sut_output: z.record(z.string(), z.unknown()).nullable(),
   sut_error: z.string().nullable(),
@@ -73,4 +75,8 @@ export const SutRequestSchema = z.strictObject({
   canary_seed: z.string().regex(/^[0-9a-f]{64}$/),
   invocation_tag: z.string().min(1),
   timeout_ms: z.number().int().min(1),
+  /** Which trial of the case this call is (0-based; `--trials k` makes k calls per case). */
+  trial: z.number().int().min(0).optional(),
+  /** 64 hex characters, distinct per trial (trial 0's equals canary_seed): a stochastic SUT seeds itself with it. */
+  trial_seed: z.string().regex(/^[0-9a-f]{64}$/).optional(),
 });

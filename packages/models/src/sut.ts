@@ -15,6 +15,10 @@ export interface SutInvocation {
   readonly timeoutMs: number;
   /** `bench:<run-start>:<task-class>:<case-id>`; also EVALGATE_BENCH_INVOCATION_TAG in a SUT process's env. */
   readonly invocationTag: string;
+  /** Which trial of the case this call is, 0-based (runEval's `trials` makes that many calls per case). */
+  readonly trial?: number;
+  /** 64 hex characters distinct per trial; trial 0's equals `canarySeed`. A stochastic SUT seeds itself with it. */
+  readonly trialSeed?: string;
 }
 
 /** A JSON object; `cost_usd` (if present) is what the SUT reports having spent. */
@@ -29,4 +33,9 @@ export interface SystemUnderTest {
   /** How it runs (recorded on the report); absent means in the harness's process (`in-process`). */
   readonly isolation?: SutIsolation;
   run(invocation: SutInvocation): Promise<SutOutput>;
+  /**
+   * Optional: called once when a run is planned, before any case starts, with every selected case and the
+   * trials per case; throwing refuses the run (e.g. replay with fewer recorded sessions than trials).
+   */
+  preflight?(plan: { readonly cases: readonly SutCase[]; readonly trials: number }): Promise<void>;
 }

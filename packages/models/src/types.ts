@@ -7,6 +7,7 @@ import type {
   AnyBenchRunReportSchema,
   BenchRunReportSchema,
   BenchRunReportV1Schema,
+  BenchRunReportV2Schema,
   BoundQuantitySchema,
   CaseResultSchema,
   ChainRecordSchema,
@@ -16,6 +17,8 @@ import type {
   SelectionSchema,
   SutIsolationSchema,
 } from "./report.ts";
+import type { ReliabilitySchema, TrialCaseResultSchema } from "./trials.ts";
+import type { ComparisonSchema } from "./comparison.ts";
 import type { HarnessOutputSchema, RubricRequestSchema, RubricResponseSchema } from "./rubric.ts";
 import type { BenchScoreSchema, FailureModeSchema } from "./score.ts";
 import type { SeveritySchema } from "./primitives.ts";
@@ -49,6 +52,11 @@ export type CaseResult = DeepReadonly<z.output<typeof CaseResultSchema>>;
 export type BenchRunReport = DeepReadonly<z.output<typeof BenchRunReportSchema>>;
 /** A report recorded before v2: verifiable and readable, never promotion evidence. */
 export type BenchRunReportV1 = DeepReadonly<z.output<typeof BenchRunReportV1Schema>>;
+/** A report recorded before trials per case (v2): readable, still promotion evidence. */
+export type BenchRunReportV2 = DeepReadonly<z.output<typeof BenchRunReportV2Schema>>;
+export type Reliability = DeepReadonly<z.output<typeof ReliabilitySchema>>;
+export type TrialCaseResult = DeepReadonly<z.output<typeof TrialCaseResultSchema>>;
+export type Comparison = DeepReadonly<z.output<typeof ComparisonSchema>>;
 export type AnyBenchRunReport = DeepReadonly<z.output<typeof AnyBenchRunReportSchema>>;
 export type ScoreKind = z.output<typeof ScoreKindSchema>;
 export type SutIsolation = z.output<typeof SutIsolationSchema>;

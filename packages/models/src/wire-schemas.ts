@@ -1,7 +1,8 @@
 import type { z } from "zod";
 import { BenchCaseSchema, CaseTomlSchema, DigestsFileSchema, FailureModesFileSchema } from "./case.ts";
 import { PromotionVerdictSchema, TrustTiersFileSchema } from "./promotion.ts";
-import { BenchRunReportSchema, BenchRunReportV1Schema, ChainRecordSchema } from "./report.ts";
+import { ComparisonSchema } from "./comparison.ts";
+import { BenchRunReportSchema, BenchRunReportV1Schema, BenchRunReportV2Schema, ChainRecordSchema } from "./report.ts";
 import { HarnessOutputSchema, RubricRequestSchema, RubricResponseSchema } from "./rubric.ts";
 import { BenchScoreSchema, FailureModeSchema } from "./score.ts";
 import { CassetteMetaSchema } from "./cassette.ts";
@@ -24,6 +25,8 @@ export const WIRE_SCHEMAS: Readonly<Record<string, z.ZodType>> = Object.freeze({
   "failure-modes-file": FailureModesFileSchema,
   "digests-file": DigestsFileSchema,
   "bench-run-report": BenchRunReportSchema,
+  "bench-run-report-v2": BenchRunReportV2Schema,
+  comparison: ComparisonSchema,
   "bench-run-report-v1": BenchRunReportV1Schema,
   "chain-record": ChainRecordSchema,
   "trust-tiers-file": TrustTiersFileSchema,

@@ -28,7 +28,7 @@ export interface ChooseEvidenceOptions {
 /** Why a run cannot be the default evidence, or null when it can (complete, whole task class). */
 function notDefaultEvidence(report: AnyBenchRunReport): string | null {
   if (!report.complete) return `incomplete (${report.per_case.length} of ${report.case_count} cases)`;
-  if (report.schema_version === "evalgate.bench_run_report.v2" && report.selection.scope === "subset") {
+  if (report.schema_version !== "evalgate.bench_run_report.v1" && report.selection.scope === "subset") {
     return `subset (${report.selection.selected_case_count} of ${report.selection.task_class_case_count} cases, filter ${JSON.stringify(report.selection.filter)})`;
   }
   return null;

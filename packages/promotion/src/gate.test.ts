@@ -13,10 +13,10 @@ const CONFIG: TierConfig = Object.freeze({
   schema_version: "evalgate.trust_tiers.v1",
   calibrated: false,
   tiers: [
-    { name: "untrusted", threshold: 0, min_cases: 0, min_held_out: 0, require_sandbox: false },
-    { name: "bronze", threshold: 0.6, min_cases: 10, min_held_out: 5, require_sandbox: false },
-    { name: "silver", threshold: 0.8, min_cases: 10, min_held_out: 5, require_sandbox: false },
-    { name: "gold", threshold: 0.9, min_cases: 20, min_held_out: 10, require_sandbox: false },
+    { name: "untrusted", threshold: 0, min_cases: 0, min_held_out: 0, require_sandbox: false, min_trials: 1 },
+    { name: "bronze", threshold: 0.6, min_cases: 10, min_held_out: 5, require_sandbox: false, min_trials: 1 },
+    { name: "silver", threshold: 0.8, min_cases: 10, min_held_out: 5, require_sandbox: false, min_trials: 1 },
+    { name: "gold", threshold: 0.9, min_cases: 20, min_held_out: 10, require_sandbox: false, min_trials: 1 },
   ],
   current: { "vuln-remediation": "bronze", "migration-chainguard-distroless": "untrusted", "top-class": "gold" },
   source: "docs/trust-tiers.yaml",
@@ -102,6 +102,22 @@ describe("PromotionGate.evaluate", () => {
     // A module SUT is in-process code, whatever the rubric's isolation (red-team finding).
     const module = strict.evaluate({ ...base, report: { ...reportWith({ lowerBound: 0.85, passed: 14, heldOut: 8, isolation: "bwrap-permission" }), sut_isolation: "in-process" } });
     expect(module.reasons).toEqual(["silver requires the sandbox: the run's rubric isolation is bwrap-permission and its SUT ran as in-process"]);
+  });
+
+  it("a tier or task class may require trials per case and a pass^k; older reports made one trial and record no pass^k", () => {
+    const reliable = new PromotionGate({ ...CONFIG, tiers: CONFIG.tiers.map((tier) => (tier.name === "silver" ? { ...tier, min_trials: 5, min_pass_hat_k: 0.6 } : tier)) });
+    const base = { taskClass: "vuln-remediation", minCasesForPromotion: MIN_CASES, chainVerified: true, now: NOW };
+    const once = reliable.evaluate({ ...base, report: reportWith({ lowerBound: 0.85, passed: 14, heldOut: 8 }) });
+    expect(once.reasons).toEqual(["trials per case 1 < 5 required for silver (run with --trials 5)"]);
+    const flaky = reliable.evaluate({ ...base, report: reportWith({ lowerBound: 0.85, passed: 14, heldOut: 8, trials: 5, passHatK: 0.4 }) });
+    expect(flaky.reasons).toEqual(["pass^5 0.4 < 0.6 required for silver (over 14 cases)"]);
+    const steady = reliable.evaluate({ ...base, report: reportWith({ lowerBound: 0.85, passed: 14, heldOut: 8, trials: 5, passHatK: 0.7 }) });
+    expect(steady.evidence_sufficient).toBe(true);
+    const classMinimum = reliable.evaluate({ ...base, minTrials: 8, report: reportWith({ lowerBound: 0.85, passed: 14, heldOut: 8, trials: 5, passHatK: 0.7 }) });
+    expect(classMinimum.reasons).toEqual(["trials per case 5 < 8 the task class requires (min_trials)"]);
+    const { trials_per_case: _t, reliability: _r, harness_error_count: _e, harness_errored_case_ids: _i, failed_trial_count: _f, ...v2 } = reportWith({ lowerBound: 0.85, passed: 14, heldOut: 8 });
+    const old = reliable.evaluate({ ...base, report: { ...v2, schema_version: "evalgate.bench_run_report.v2" } });
+    expect(old.reasons).toContain("silver requires pass^k >= 0.6, which run run-1 (evalgate.bench_run_report.v2) does not record");
   });
 
   it("names the SUT it judges and the newer runs passed over", () => {

@@ -19,6 +19,8 @@ export interface EvaluateInput {
   readonly passedOver?: readonly { readonly run_id: string; readonly reason: string }[];
   /** When the verdict is made (recorded in it); default now. */
   readonly now?: Date;
+  /** From the task class's registration: trials per case its runs need (min_trials); default 1. */
+  readonly minTrials?: number;
 }
 
 /** Thrown by `PromotionGate.apply`, always: only a human promotes. */
@@ -33,6 +35,26 @@ export class PromotionMustBeHumanAuthorized extends EvalError {
 }
 
 const format = (value: number): string => String(Number(value.toFixed(4)));
+
+/**
+ * The trials and pass^k conditions: the run must have made at least the tier's and the task class's minimum
+ * trials per case, and its pass^k must reach the tier's min_pass_hat_k. Reports before v3 made one trial per
+ * case and record no pass^k.
+ */
+function reliabilityReasons(report: AnyBenchRunReport, targetTier: string, tier: TierConfig["tiers"][number], taskClassMinTrials: number): string[] {
+  const reasons: string[] = [];
+  const v3 = report.schema_version === "evalgate.bench_run_report.v3" ? report : null;
+  const trials = v3?.trials_per_case ?? 1;
+  if (trials < tier.min_trials) reasons.push(`trials per case ${trials} < ${tier.min_trials} required for ${targetTier} (run with --trials ${tier.min_trials})`);
+  if (trials < taskClassMinTrials) reasons.push(`trials per case ${trials} < ${taskClassMinTrials} the task class requires (min_trials)`);
+  if (tier.min_pass_hat_k !== undefined) {
+    if (v3 === null) reasons.push(`${targetTier} requires pass^k >= ${format(tier.min_pass_hat_k)}, which run ${report.run_id} (${report.schema_version}) does not record`);
+    else if (!(v3.reliability.pass_hat_k >= tier.min_pass_hat_k)) {
+      reasons.push(`pass^${trials} ${format(v3.reliability.pass_hat_k)} < ${format(tier.min_pass_hat_k)} required for ${targetTier} (over ${v3.reliability.case_count} cases)`);
+    }
+  }
+  return reasons;
+}
 
 /**
  * Read-only promotion verdicts. `evaluate` is a pure function of its arguments: evidence is sufficient
@@ -95,7 +117,8 @@ export class PromotionGate {
     const isolation = new Map<string, number>();
     for (const other of evidence) isolation.set(other.isolation_class, (isolation.get(other.isolation_class) ?? 0) + 1);
 
-    const v2 = report.schema_version === "evalgate.bench_run_report.v2" ? report : null;
+    // v2 and v3 reports record their selection and a bound valid at small n; v1 reports do not.
+    const v2 = report.schema_version === "evalgate.bench_run_report.v1" ? null : report;
     const scope = v2 === null ? "unknown" : v2.selection.scope;
     const reasons: string[] = [];
     if (v2 === null) {
@@ -124,6 +147,7 @@ export class PromotionGate {
         reasons.push(`${targetTier} requires the sandbox: the run's rubric isolation is ${report.isolation_class} and its SUT ran as ${sutIsolation}`);
       }
     }
+    reasons.push(...reliabilityReasons(report, targetTier, tier, input.minTrials ?? 1));
     if (blockCodes.length > 0) reasons.push(`block-severity failure modes present (${blockCodes.length}): ${blockCodes.join(", ")}`);
     if (!input.chainVerified) reasons.push("the audit chain does not verify (run `evalgate verify`)");
     if (!report.complete) reasons.push(`the report is incomplete (${report.per_case.length} of ${report.case_count} cases; run ${report.run_id})`);

@@ -11,7 +11,7 @@ export interface IssueVerdictOptions {
   /** Where the verdict is written (`<state>/recommendations`). */
   readonly recommendationsDir: string;
   /** The task class's name and its registration's min_cases_for_promotion. */
-  readonly taskClass: { readonly name: string; readonly minCasesForPromotion: Readonly<Record<string, number>> };
+  readonly taskClass: { readonly name: string; readonly minCasesForPromotion: Readonly<Record<string, number>>; readonly minTrials?: number };
   /** The run to judge; default the newest complete run over the whole task class. */
   readonly runId?: string;
   readonly targetTier?: string;
@@ -37,6 +37,7 @@ export async function issueVerdict(options: IssueVerdictOptions): Promise<Issued
     taskClass: options.taskClass.name,
     report: evidence.report,
     minCasesForPromotion: options.taskClass.minCasesForPromotion,
+    ...(options.taskClass.minTrials === undefined ? {} : { minTrials: options.taskClass.minTrials }),
     chainVerified: evidence.chainVerified,
     passedOver: evidence.passedOver,
     ...(options.targetTier === undefined ? {} : { targetTier: options.targetTier }),

@@ -16,6 +16,11 @@ export interface TaskClassOptions {
    */
   readonly score_kind?: ScoreKind;
   /**
+   * Trials per case a run of this class makes at least (a stochastic agent must be tried more than once per
+   * case for its reliability to show): runs default to it and refuse fewer. Default 1.
+   */
+  readonly min_trials?: number;
+  /**
    * A rubric in another language: the argv the runner spawns (cwd = a fresh temp dir). Relative
    * program paths starting with `./` resolve against the bench directory. Default: `node rubric.ts`.
    */
@@ -30,13 +35,14 @@ export interface TaskClassRegistration {
   readonly [BRAND]: true;
   readonly name: string;
   readonly options: Readonly<Required<Pick<TaskClassOptions, "min_cases_for_promotion" | "min_cases" | "score_kind">>> &
-    Readonly<Pick<TaskClassOptions, "rubric_command" | "description">>;
+    Readonly<Pick<TaskClassOptions, "rubric_command" | "description" | "min_trials">>;
 }
 
 const OptionsSchema = z.strictObject({
   min_cases_for_promotion: z.record(TierNameSchema, z.number().int().min(1)),
   min_cases: z.number().int().min(1).default(1),
   score_kind: ScoreKindSchema.default("graded"),
+  min_trials: z.number().int().min(1).max(1000).optional(),
   rubric_command: z.array(z.string().min(1)).min(1).optional(),
   description: z.string().min(1).max(2000).optional(),
 });
@@ -57,7 +63,7 @@ export function registerTaskClass(name: string, options: TaskClassOptions): Task
     const issue = parsed.error.issues[0]!;
     throw new RegistrationArgumentError(`options.${issue.path.map(String).join(".") || "(root)"}: ${issue.message}`);
   }
-  const { rubric_command, description, ...required } = parsed.data;
+  const { rubric_command, description, min_trials, ...required } = parsed.data;
   return Object.freeze({
     [BRAND]: true as const,
     name,
@@ -66,6 +72,7 @@ export function registerTaskClass(name: string, options: TaskClassOptions): Task
       min_cases_for_promotion: Object.freeze({ ...required.min_cases_for_promotion }),
       ...(rubric_command === undefined ? {} : { rubric_command: Object.freeze([...rubric_command]) }),
       ...(description === undefined ? {} : { description }),
+      ...(min_trials === undefined ? {} : { min_trials }),
     }),
   });
 }

@@ -168,6 +168,7 @@ export async function buildTaskClass(benchRoot: string, discovered: DiscoveredRe
     minCasesForPromotion: registration.options.min_cases_for_promotion,
     minCases: registration.options.min_cases,
     scoreKind: registration.options.score_kind,
+    ...(registration.options.min_trials === undefined ? {} : { minTrials: registration.options.min_trials }),
     breakdownKeys,
     failureModeTaxonomy,
     rubricCommand,

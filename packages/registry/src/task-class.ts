@@ -12,6 +12,8 @@ export interface TaskClass {
   readonly minCases: number;
   /** How the rubric scores, which decides the gate's bound: `binary` (0/1) or `graded` ([0, 1]). */
   readonly scoreKind: ScoreKind;
+  /** Trials per case every run of this class makes at least (registration `min_trials`); absent means 1. */
+  readonly minTrials?: number;
   /** From breakdown-keys.ts `export const BREAKDOWN_KEYS = [...] as const`. */
   readonly breakdownKeys: ReadonlySet<string>;
   /** From failure_modes.yaml. */

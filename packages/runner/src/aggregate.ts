@@ -2,15 +2,14 @@
 // so both compute the same statistics from the same units.
 import { RUN_REPORT_SCHEMA_VERSION } from "@eval/models";
 import type { BenchCase, BenchRunReportInput, BenchScore, IsolationClass, ScoreKind, Selection, SutIsolation } from "@eval/models";
-import { runStatistics } from "./statistics.ts";
 import { digestOf } from "./sut.ts";
+import { aggregateTrials } from "./trials.ts";
 
-/** One scored case, in the run's case order. */
+/** One scored case, in the run's case order, with every one of its trials (in trial order). */
 export interface ScoredCase {
   readonly case_id: string;
   readonly curation_class: BenchCase["curation_class"];
-  readonly cacheKey: string;
-  readonly score: BenchScore;
+  readonly trials: ReadonlyArray<{ readonly cacheKey: string; readonly score: BenchScore }>;
 }
 
 export interface RunFacts {
@@ -28,6 +27,8 @@ export interface RunFacts {
   readonly endedAt: string;
   readonly selection: Selection;
   readonly caseCount: number;
+  /** Trials per case: every scored case has this many. */
+  readonly trials: number;
   /** null for a complete run. */
   readonly incompleteReason: "cost_cap" | "interrupted" | "cancelled" | "units_missing" | null;
   readonly prevHash: string;
@@ -39,9 +40,14 @@ export interface RunFacts {
  * when the run is incomplete.
  */
 export function buildRunReport(facts: RunFacts, scored: readonly ScoredCase[]): BenchRunReportInput {
-  const seed = digestOf("evalgate.bootstrap_seed.v1", scored.map((unit) => unit.cacheKey));
-  const statistics = runStatistics(scored.map((unit) => unit.score), { scoreKind: facts.scoreKind, seed, orderSeed: facts.selection.selected_case_ids_digest });
-  const blockCodes = [...new Set(scored.flatMap((unit) => unit.score.failure_modes.filter((m) => m.severity === "block").map((m) => m.code)))].sort();
+  const units = scored.flatMap((unit) => unit.trials);
+  const seed = digestOf("evalgate.bootstrap_seed.v1", units.map((unit) => unit.cacheKey));
+  const aggregate = aggregateTrials(
+    scored.map((unit) => ({ benchCase: { case_id: unit.case_id, curation_class: unit.curation_class }, scores: unit.trials.map((trial) => trial.score) })),
+    { scoreKind: facts.scoreKind, trials: facts.trials, seed, orderSeed: facts.selection.selected_case_ids_digest },
+  );
+  const { statistics } = aggregate;
+  const blockCodes = [...new Set(units.flatMap((unit) => unit.score.failure_modes.filter((m) => m.severity === "block").map((m) => m.code)))].sort();
   const complete = facts.incompleteReason === null;
   return {
     schema_version: RUN_REPORT_SCHEMA_VERSION,
@@ -61,7 +67,7 @@ export function buildRunReport(facts: RunFacts, scored: readonly ScoredCase[]): 
     incomplete_reason: facts.incompleteReason,
     selection: facts.selection,
     case_count: facts.caseCount,
-    per_case: scored.map((unit) => ({ case_id: unit.case_id, curation_class: unit.curation_class, score: unit.score })) as BenchRunReportInput["per_case"],
+    per_case: aggregate.perCase as BenchRunReportInput["per_case"],
     score_kind: statistics.scoreKind,
     mean_score: statistics.mean,
     score_stddev: statistics.stddev,
@@ -74,9 +80,20 @@ export function buildRunReport(facts: RunFacts, scored: readonly ScoredCase[]): 
       bootstrap_seed: seed,
       wilson_lower_bound_95: statistics.wilsonLowerBound95,
     },
-    passed_count: statistics.passedCount,
-    // Summed in case order, so a run and a merge of its shards add the same floats in the same order.
-    total_cost_usd: scored.reduce((sum, unit) => sum + unit.score.cost_usd, 0),
+    trials_per_case: facts.trials,
+    reliability: {
+      case_count: aggregate.reliability.caseCount,
+      pass_at_1: aggregate.reliability.passAt1,
+      pass_at_k: aggregate.reliability.passAtK,
+      pass_hat_k: aggregate.reliability.passHatK,
+      flaky_case_ids: [...aggregate.reliability.flakyCaseIds],
+    },
+    harness_error_count: aggregate.harnessErrorCount,
+    harness_errored_case_ids: aggregate.harnessErroredCaseIds,
+    failed_trial_count: aggregate.failedTrialCount,
+    passed_count: aggregate.passedCount,
+    // Summed in case and trial order, so a run and a merge of its shards add the same floats in the same order.
+    total_cost_usd: units.reduce((sum, unit) => sum + unit.score.cost_usd, 0),
     block_severity_failure_modes: blockCodes,
     prev_hash: facts.prevHash,
     chain_head: null,

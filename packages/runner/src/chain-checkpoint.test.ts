@@ -5,7 +5,7 @@ import { basename, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { appendRunRecord, buildChainRecord, getHostFingerprint, readChainHead, verifyChain } from "@eval/audit-chain";
 import type { EvalWarning } from "@eval/errors";
-import { GENESIS_PREV_HASH } from "@eval/models";
+import { GENESIS_PREV_HASH, RUN_REPORT_SCHEMA_VERSION } from "@eval/models";
 import type { BenchRunReportInput } from "@eval/models";
 import { CHECKPOINT_FILE, readCheckpoint, verifyChainForRun } from "./chain-checkpoint.ts";
 
@@ -14,7 +14,7 @@ const HEX = "c".repeat(64);
 /** A small valid report (one case) for this host. */
 function smallReport(host: string, runId: string): BenchRunReportInput {
   return {
-    schema_version: "evalgate.bench_run_report.v2",
+    schema_version: RUN_REPORT_SCHEMA_VERSION,
     run_id: runId,
     task_class: "t",
     harness_version: "0.1.0",
@@ -39,6 +39,11 @@ function smallReport(host: string, runId: string): BenchRunReportInput {
     lower_bound_method: "betting",
     bound_quantity: "mean_score",
     informational: { bca_lower_bound_95: null, bootstrap_resamples: 0, bootstrap_seed: `blake3:${HEX}`, wilson_lower_bound_95: null },
+    trials_per_case: 1,
+    reliability: { case_count: 1, pass_at_1: 1, pass_at_k: 1, pass_hat_k: 1, flaky_case_ids: [] },
+    harness_error_count: 0,
+    harness_errored_case_ids: [],
+    failed_trial_count: 0,
     passed_count: 1,
     total_cost_usd: 0,
     block_severity_failure_modes: [],

@@ -161,6 +161,8 @@ async function runCommand(argv: readonly string[], invocation: SutInvocation, en
       canary_seed: invocation.canarySeed,
       invocation_tag: invocation.invocationTag,
       timeout_ms: Math.max(1, Math.round(invocation.timeoutMs)),
+      ...(invocation.trial === undefined ? {} : { trial: invocation.trial }),
+      ...(invocation.trialSeed === undefined ? {} : { trial_seed: invocation.trialSeed }),
     }),
     // The runner's own deadline aborts the signal; this one only bounds a SUT that ignores it.
     timeoutMs: invocation.timeoutMs + SUT_GRACE_MS,

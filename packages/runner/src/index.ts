@@ -1,4 +1,6 @@
-export { caseFilterOf, cassetteCorpusDigest, HARNESS_SIDE_FAILURES, runEval, RunInterrupted, scoreRun } from "./run-eval.ts";
+export { caseFilterOf, cassetteCorpusDigest, runEval, RunInterrupted, scoreRun } from "./run-eval.ts";
+export { aggregateTrials, HARNESS_SIDE_FAILURES, isHarnessSideFailure, trialCacheKey, trialDetailFile, trialInvocationTag, trialSeedFor, trialUnitId } from "./trials.ts";
+export type { CaseTrialScores, TrialAggregate } from "./trials.ts";
 export { removeAbandonedRunTemps } from "./run-temp.ts";
 export { collectGarbage } from "./gc.ts";
 export type { GarbageOptions, GarbageResult } from "./gc.ts";
@@ -11,7 +13,7 @@ export { dependencyReadPaths, networkNamespaceWrapper, prepareRubricLauncher, ru
 export type { RubricLauncher, RubricLauncherOptions, SandboxMode, RubricLimits, RubricOutcome, RubricProcessReport, RubricRunInput, RubricSource, StreamExcerpt } from "./rubric-isolation.ts";
 export { HARNESS_FAILURE_CODES, harnessFailureScore, resolveRubricScore } from "./scoring.ts";
 export type { HarnessFailureCode, Measured, ScoringContract } from "./scoring.ts";
-export { bettingLowerBound, clopperPearsonLowerBound } from "./bounds.ts";
+export { bettingLowerBound, clopperPearsonLowerBound } from "@eval/statistics";
 export { AllCasesErrored, NoCasesSelected, StateDirNotADirectory, StateDirReadOnly } from "./errors.ts";
 export { assertSomeCaseScored, shortReason, UNSCORED_FAILURE_CODES, unscoredReason } from "./run-health.ts";
 export { checkStateDir } from "./state-dir.ts";
@@ -25,8 +27,8 @@ export {
   seededRandom,
   welford,
   wilsonLowerBound,
-} from "./statistics.ts";
-export type { BcaResult, RunStatistics, WelfordResult } from "./statistics.ts";
+} from "@eval/statistics";
+export type { BcaResult, RunStatistics, WelfordResult } from "@eval/statistics";
 export { HARNESS_VERSION } from "./version.ts";
 export { buildRunReport } from "./aggregate.ts";
 export type { RunFacts, ScoredCase } from "./aggregate.ts";

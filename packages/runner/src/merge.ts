@@ -7,6 +7,7 @@ import type { VerifyResult } from "@eval/audit-chain";
 import { EvalError, ignoreWarnings } from "@eval/errors";
 import type { WarningSink } from "@eval/errors";
 import type { AnyBenchRunReport, RunPlan, Selection, ShardUnit } from "@eval/models";
+import { trialCacheKey, trialDetailFile } from "./trials.ts";
 import { buildRunReport } from "./aggregate.ts";
 import type { ScoredCase } from "./aggregate.ts";
 import { readBundle } from "./bundle.ts";
@@ -64,7 +65,8 @@ function collectUnits(plan: RunPlan, bundles: readonly ReadBundle[]): { units: M
   const ordered = [...bundles].sort((a, b) => a.manifest.shard.index - b.manifest.shard.index || a.manifest.shard.count - b.manifest.shard.count);
   for (const bundle of ordered) {
     for (const unit of bundle.units) {
-      if (keyOf.get(unit.case_id) !== unit.cache_key || unit.trial >= plan.trials) {
+      const caseKey = keyOf.get(unit.case_id);
+      if (caseKey === undefined || unit.trial >= plan.trials || trialCacheKey(caseKey, unit.trial) !== unit.cache_key) {
         throw new EvalError("EVAL_PLAN_MISMATCH", `bundle ${bundle.dir}: unit ${unit.case_id} trial ${unit.trial} is not a unit of plan ${plan.plan_id}`);
       }
       const seen = units.get(unitKey(unit));
@@ -124,9 +126,11 @@ export async function mergeBundles(dirs: readonly string[], options: MergeOption
   if (options.expectHead !== undefined && normalizeExpectedHead(options.expectHead) !== before.head) {
     throw new EvalError("EVAL_CHAIN_MOVED", `the chain moved: its head is ${before.head}, not the expected ${normalizeExpectedHead(options.expectHead)}`, { details: { head: before.head } });
   }
+  // A case counts once every one of its trials is present, as in a one-machine run.
   const scored: ScoredCase[] = plan.cases.flatMap((c) => {
-    const unit = units.get(unitKey({ case_id: c.case_id, trial: 0 }));
-    return unit === undefined ? [] : [{ case_id: c.case_id, curation_class: c.curation_class, cacheKey: unit.cache_key, score: unit.score }];
+    const trials = Array.from({ length: plan.trials }, (_, trial) => units.get(unitKey({ case_id: c.case_id, trial })));
+    if (trials.some((unit) => unit === undefined)) return [];
+    return [{ case_id: c.case_id, curation_class: c.curation_class, trials: trials.map((unit) => ({ cacheKey: unit!.cache_key, score: unit!.score })) }];
   });
   const runId = `plan-${plan.plan_id.slice("blake3:".length)}`;
   const previous = await findMergedRun(runsDir, plan, missing.length === 0 ? runId : `partial:${runId}`, scored.length);
@@ -149,6 +153,7 @@ export async function mergeBundles(dirs: readonly string[], options: MergeOption
       endedAt: manifests.map((m) => m.ended_at).sort().at(-1)!,
       selection: planSelection(plan),
       caseCount: plan.cases.length,
+      trials: plan.trials,
       incompleteReason: missing.length === 0 ? null : "units_missing",
       prevHash: before.head,
     },
@@ -175,6 +180,6 @@ async function writeDetails(runDir: string, units: ReadonlyMap<string, ShardUnit
   await mkdir(casesDir, { recursive: true });
   for (const unit of units.values()) {
     if (unit.detail === null) continue;
-    await writeFile(join(casesDir, `${unit.case_id}.json`), `${JSON.stringify(unit.detail, null, 2)}\n`, { mode: 0o600 });
+    await writeFile(join(casesDir, trialDetailFile(unit.case_id, unit.trial)), `${JSON.stringify(unit.detail, null, 2)}\n`, { mode: 0o600 });
   }
 }

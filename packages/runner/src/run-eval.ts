@@ -23,9 +23,11 @@ import { runPool } from "./pool.ts";
 import { checkStateDir } from "./state-dir.ts";
 import { prepareRubricLauncher, rubricIsolationClass } from "./rubric-isolation.ts";
 import type { RubricLauncher, RubricOutcome, SandboxMode } from "./rubric-isolation.ts";
+import { checkRetryMisses, erroredCasesOfLastRun } from "./retry-errors.ts";
 import { createRunTempRoot } from "./run-temp.ts";
 import { harnessFailureScore, resolveRubricScore } from "./scoring.ts";
 import { canarySeedFor, checkSutOutput, digestOf, SutAborted } from "./sut.ts";
+import { isHarnessSideFailure, trialCacheKey, trialsFor, trialDetailFile, trialInvocationTag, trialSeedFor, trialUnitId } from "./trials.ts";
 import { HARNESS_VERSION } from "./version.ts";
 
 export interface RunProgress {
@@ -39,10 +41,12 @@ export interface RunProgress {
 
 export interface CaseRunResult {
   readonly case_id: string;
+  /** Which trial of the case (0-based; always 0 in a one-trial run). */
+  readonly trial: number;
   readonly cacheKey: string;
   readonly cacheHit: boolean;
   readonly score: BenchScore;
-  /** `runs/<run-id>/cases/<case-id>.json` for an executed case; null for a cache hit. */
+  /** `runs/<run-id>/cases/<case-id>.json` (`<case-id>.trial-<t>.json` for trial t > 0) for an executed case; null for a cache hit. */
   readonly detailPath: string | null;
 }
 
@@ -56,6 +60,17 @@ export interface RunEvalOptions {
   readonly maxCostUsd?: number;
   /** Per-case SUT deadline; default 600. */
   readonly timeoutPerCaseSeconds?: number;
+  /**
+   * Trials per case (default 1): each trial is its own SUT call (own seed and invocation tag), cache key,
+   * detail file and rubric run; a case contributes the mean of its trials, and the bound is over cases.
+   */
+  readonly trials?: number;
+  /**
+   * Execute only the cases that ended in a harness error (sut.timeout, sut.exception, rubric.timeout) in the
+   * newest recorded run of this task class and SUT; every other case must come from the cache (else the run is
+   * refused before anything runs). Recorded as a run of its own. Not with noCache.
+   */
+  readonly retryErrors?: boolean;
   /** Skip the cache probe (results are still written to the cache). */
   readonly noCache?: boolean;
   /** Default `.evalgate`; runs/ and cache/ live under it unless outDir/cacheDir say otherwise. */
@@ -79,10 +94,10 @@ export interface RunEvalOptions {
   /** Aborting cancels outstanding cases; the run is then recorded as incomplete. */
   readonly signal?: AbortSignal;
   /**
-   * Execute only these of the selected cases (a shard's units). The report still describes the whole
-   * selection; a run given this is a shard's, scored by `scoreRun` and never appended.
+   * Execute only these units (`trialUnitId(case_id, trial)`: a shard's part of a plan). The report still
+   * describes the whole selection; a run given this is a shard's, scored by `scoreRun` and never appended.
    */
-  readonly onlyCases?: ReadonlySet<string>;
+  readonly onlyUnits?: ReadonlySet<string>;
   /** The cache's MAC key; default `<stateDir>/cache.key`. Shards sharing a cache share its key. */
   readonly cacheKeyPath?: string;
 }
@@ -111,13 +126,22 @@ export interface ScoredRun {
   readonly stateDir: string;
   readonly hostFingerprint: string;
   readonly taskClass: TaskClass;
-  /** The selected cases (every one, also those `onlyCases` left out). */
+  /** The selected cases (every one, also those `onlyUnits` left out). */
   readonly cases: readonly BenchCase[];
   /** The chain as verified before the run (null for a shard, which reads no chain). */
   readonly chain: RunChainCheck | null;
 }
 
 const DEFAULT_RUBRIC_TIMEOUT_S = 60;
+
+/** One trial of one case: the unit the pool runs and the cache keys. */
+interface TrialItem {
+  readonly benchCase: BenchCase;
+  readonly trial: number;
+  /** `<case-id>#<trial>`. */
+  readonly id: string;
+  readonly key: string;
+}
 
 /**
  * The digest of the task class's cassette material outside case directories (`<bench>/cassettes/`),
@@ -162,17 +186,6 @@ function describeSelection(taskClass: string, selected: readonly BenchCase[], ta
     selected_case_count: selected.length,
     selected_case_ids_digest: digestOf("evalgate.case_selection.v1", selected.map((c) => c.case_id).sort()),
   };
-}
-
-/**
- * Failure codes that say the harness or the environment failed, not the case: a SUT past its deadline,
- * a SUT that could not run or crashed (a missing program, a CLI login error, a transient fault), a rubric
- * past its deadline. Their scores are recorded in the run but never cached, so the next run retries them.
- */
-export const HARNESS_SIDE_FAILURES: ReadonlySet<string> = new Set(["sut.timeout", "sut.exception", "rubric.timeout"]);
-
-function isHarnessSideFailure(score: BenchScore): boolean {
-  return score.failure_modes.some((mode) => HARNESS_SIDE_FAILURES.has(mode.code));
 }
 
 /** The abort reason of a run stopped by SIGINT or SIGTERM: the report says `incomplete_reason: "interrupted"`. */
@@ -231,6 +244,7 @@ export async function scoreRun(taskClassName: string, options: RunEvalOptions, m
   const harnessVersion = options.harnessVersion ?? HARNESS_VERSION;
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new EvalError("EVAL_USAGE", `concurrency must be a whole number >= 1, got ${concurrency}`);
   if (!(maxCostUsd >= 0)) throw new EvalError("EVAL_USAGE", `maxCostUsd must be >= 0, got ${maxCostUsd}`);
+  if (options.trials !== undefined && !(Number.isInteger(options.trials) && options.trials >= 1)) throw new EvalError("EVAL_USAGE", `trials must be a whole number >= 1, got ${options.trials}`);
   if (!(timeoutMs > 0)) throw new EvalError("EVAL_USAGE", `timeoutPerCaseSeconds must be > 0, got ${options.timeoutPerCaseSeconds}`);
   const sut = options.systemUnderTest;
 
@@ -238,13 +252,16 @@ export async function scoreRun(taskClassName: string, options: RunEvalOptions, m
   checkStateDir(stateDir, { write: true });
   const startedAt = new Date();
   const taskClass = await loadTaskClass(taskClassName, { benchRoot: resolve(options.benchRoot ?? "bench"), registry: new TaskClassRegistry(), onWarning });
+  const trials = trialsFor(taskClass, options.trials);
   const filter = caseFilterOf(options.caseFilter);
   const { selected: selectedCases, taskClassCaseCount } = await selectCases(taskClass, { ...(filter === undefined ? {} : { filter }), onWarning });
   const selection = describeSelection(taskClass.name, selectedCases, taskClassCaseCount, options.caseFilter, onWarning);
-  const only = options.onlyCases;
-  const cases = only === undefined ? selectedCases : selectedCases.filter((benchCase) => only.has(benchCase.case_id));
+  const only = options.onlyUnits;
+  const inRun = (caseId: string, trial: number): boolean => only === undefined || only.has(trialUnitId(caseId, trial));
+  const cases = selectedCases.filter((benchCase) => Array.from({ length: trials }, (_, trial) => trial).some((trial) => inRun(benchCase.case_id, trial)));
   const chain = mode.verifyChain ? await verifyChainForRun({ stateDir, runsDir, onWarning }) : null;
   if (chain !== null && !chain.ok) throw new ChainTampered(chain.firstBad!, runsDir);
+  await sut.preflight?.({ cases: cases.map((benchCase) => sutCaseOf(benchCase)), trials });
   const hostFingerprint = await getHostFingerprint(stateDir);
   // Refuses here, before any SUT call, when the sandbox is asked for and cannot run.
   const isolationClass = rubricIsolationClass(taskClass, { sandbox: options.sandbox ?? "bwrap", ...(options.networkIsolation === undefined ? {} : { networkIsolation: options.networkIsolation }) });
@@ -252,6 +269,10 @@ export async function scoreRun(taskClassName: string, options: RunEvalOptions, m
   const corpusDigest = await cassetteCorpusDigest(taskClass.benchPath);
   const keyOf = new Map<string, string>();
   for (const benchCase of cases) keyOf.set(benchCase.case_id, caseCacheKey(benchCase, { sut, taskClass, corpusDigest, harnessVersion, isolationClass, sutIsolation }));
+  // One work item per trial of each case; trial 0 keeps the case's own key (a one-trial run is unchanged).
+  const items = cases.flatMap((benchCase) =>
+    Array.from({ length: trials }, (_, trial): TrialItem => ({ benchCase, trial, id: trialUnitId(benchCase.case_id, trial), key: trialCacheKey(keyOf.get(benchCase.case_id)!, trial) })),
+  ).filter((item) => inRun(item.benchCase.case_id, item.trial));
   const runId = `${compactTimestamp(startedAt)}-${randomBytes(4).toString("hex")}`;
   const runDir = join(runsDir, runId);
   // The MAC key lives in the state directory, outside the cache (a copied cache never carries its key),
@@ -264,27 +285,31 @@ export async function scoreRun(taskClassName: string, options: RunEvalOptions, m
   let costUsd = 0;
   let executedMs = 0;
   let executedCount = 0;
-  const misses: BenchCase[] = [];
+  const misses: TrialItem[] = [];
   const report = (): void =>
     options.onProgress?.({
       done: results.size,
-      total: cases.length,
+      total: items.length,
       cacheHits,
       costUsd,
-      etaMs: executedCount === 0 ? null : Math.round(((executedMs / executedCount) * (cases.length - results.size)) / concurrency),
+      etaMs: executedCount === 0 ? null : Math.round(((executedMs / executedCount) * (items.length - results.size)) / concurrency),
     });
-  for (const benchCase of cases) {
-    const key = keyOf.get(benchCase.case_id)!;
+  for (const item of items) {
+    const { benchCase, key, trial } = item;
     const cached = options.noCache === true ? null : await cache.get(key);
     if (cached === null) {
-      misses.push(benchCase);
+      misses.push(item);
       continue;
     }
     // A hit spends nothing now: the recorded cost is this run's spend.
-    const result: CaseRunResult = { case_id: benchCase.case_id, cacheKey: key, cacheHit: true, score: { ...cached, cost_usd: 0 }, detailPath: null };
-    results.set(benchCase.case_id, result);
+    const result: CaseRunResult = { case_id: benchCase.case_id, trial, cacheKey: key, cacheHit: true, score: { ...cached, cost_usd: 0 }, detailPath: null };
+    results.set(item.id, result);
     cacheHits += 1;
     options.onCaseResult?.(result);
+  }
+  if (options.retryErrors === true) {
+    if (options.noCache === true) throw new EvalError("EVAL_USAGE", "--retry-errors takes the cases that did not error from the cache: it cannot be combined with --no-cache");
+    checkRetryMisses(misses.map((item) => item.benchCase.case_id), await erroredCasesOfLastRun(runsDir, taskClass.name, sut.digest, sut.label));
   }
   if (cacheHits > 0) report();
 
@@ -321,7 +346,7 @@ export async function scoreRun(taskClassName: string, options: RunEvalOptions, m
     await runPool(
       misses,
       concurrency,
-      async (benchCase) => {
+      async ({ benchCase, trial, key, id }) => {
         // The cap is checked before a case starts: once the spend so far has reached it, nothing new is paid for.
         if (costUsd >= maxCostUsd) {
           stopAtCostCap();
@@ -334,10 +359,11 @@ export async function scoreRun(taskClassName: string, options: RunEvalOptions, m
           launcher: getLauncher,
           cancel: cancel.signal,
           timeoutMs,
-          invocationTag: `bench:${startedAt.toISOString()}:${taskClass.name}:${benchCase.case_id}`,
+          invocationTag: trialInvocationTag(`bench:${startedAt.toISOString()}:${taskClass.name}:${benchCase.case_id}`, trial),
+          trial,
           runId,
           runDir,
-          cacheKey: keyOf.get(benchCase.case_id)!,
+          cacheKey: key,
           casesDir,
           tempRoot: tempRoot.path,
         });
@@ -346,15 +372,14 @@ export async function scoreRun(taskClassName: string, options: RunEvalOptions, m
         executedCount += 1;
         costUsd += executed.score.cost_usd;
         if (costUsd > maxCostUsd) stopAtCostCap();
-        const key = keyOf.get(benchCase.case_id)!;
         // A failure of the harness or its environment is not the case's result: the next run retries it.
         const stored = isHarnessSideFailure(executed.score) ? Promise.resolve() : cache.put(key, executed.score);
         cacheWrites.push(
           stored.then(
             () => {
               // A case counts as done (result, progress) once its cache entry is on disk.
-              const result: CaseRunResult = { case_id: benchCase.case_id, cacheKey: key, cacheHit: false, score: executed.score, detailPath: executed.detailPath };
-              results.set(benchCase.case_id, result);
+              const result: CaseRunResult = { case_id: benchCase.case_id, trial, cacheKey: key, cacheHit: false, score: executed.score, detailPath: executed.detailPath };
+              results.set(id, result);
               options.onCaseResult?.(result);
               report();
             },
@@ -375,9 +400,11 @@ export async function scoreRun(taskClassName: string, options: RunEvalOptions, m
   const cancelled = cancel.signal.aborted && !costCapExceeded;
   const interrupted = cancelled && options.signal?.reason instanceof RunInterrupted;
 
-  // 4. Aggregate in case_id order.
-  const ordered = cases.filter((c) => results.has(c.case_id)).map((c) => ({ benchCase: c, result: results.get(c.case_id)! }));
-  const complete = !costCapExceeded && !cancelled && ordered.length === cases.length;
+  // 4. Aggregate in case_id order, over the cases whose every trial finished.
+  const ordered = cases
+    .map((benchCase) => ({ benchCase, trialResults: Array.from({ length: trials }, (_, trial) => results.get(trialUnitId(benchCase.case_id, trial))) }))
+    .filter((entry): entry is { benchCase: BenchCase; trialResults: CaseRunResult[] } => entry.trialResults.every((r) => r !== undefined));
+  const complete = !costCapExceeded && !cancelled && results.size === items.length;
   const unsigned = buildRunReport(
     {
       runId,
@@ -394,12 +421,18 @@ export async function scoreRun(taskClassName: string, options: RunEvalOptions, m
       endedAt: new Date().toISOString(),
       selection,
       caseCount: cases.length,
+      trials,
       incompleteReason: complete ? null : costCapExceeded ? "cost_cap" : interrupted ? "interrupted" : "cancelled",
       prevHash: chain?.head ?? GENESIS_PREV_HASH,
     },
-    ordered.map(({ benchCase, result }) => ({ case_id: benchCase.case_id, curation_class: benchCase.curation_class, cacheKey: result.cacheKey, score: result.score })),
+    ordered.map(({ benchCase, trialResults }) => ({
+      case_id: benchCase.case_id,
+      curation_class: benchCase.curation_class,
+      trials: trialResults.map((result) => ({ cacheKey: result.cacheKey, score: result.score })),
+    })),
   );
-  const caseResults = ordered.map(({ result }) => result);
+  // Every unit this run scored, in case and trial order (a shard's units include cases whose other trials ran elsewhere).
+  const caseResults = items.flatMap((item) => results.get(item.id) ?? []);
   return { report: unsigned, caseResults, costCapExceeded, cancelled, runId, runDir, runsDir, stateDir, hostFingerprint, taskClass, cases: selectedCases, chain };
 }
 
@@ -410,6 +443,7 @@ interface CaseContext {
   readonly cancel: AbortSignal;
   readonly timeoutMs: number;
   readonly invocationTag: string;
+  readonly trial: number;
   readonly runId: string;
   readonly runDir: string;
   readonly cacheKey: string;
@@ -483,6 +517,8 @@ async function callSut(benchCase: BenchCase, workspacePath: string, context: Cas
         benchCase: sutCaseOf(benchCase),
         workspacePath,
         canarySeed: canarySeedFor(benchCase.cassette_canary_pin),
+        trial: context.trial,
+        trialSeed: trialSeedFor(canarySeedFor(benchCase.cassette_canary_pin), context.trial),
         signal: controller.signal,
         timeoutMs: context.timeoutMs,
         invocationTag: context.invocationTag,
@@ -542,7 +578,7 @@ async function executeCase(benchCase: BenchCase, context: CaseContext): Promise<
       else if (outcome.kind === "timeout") score = harnessFailureScore("rubric.timeout", `killed after ${outcome.process.wallClockMs} ms`, measured);
       else score = harnessFailureScore("rubric.malformed_output", outcome.detail, measured);
     }
-    const detailPath = join(context.runDir, "cases", `${benchCase.case_id}.json`);
+    const detailPath = join(context.runDir, "cases", trialDetailFile(benchCase.case_id, context.trial));
     await context.casesDir();
     const detail = {
       schema_version: CASE_DETAIL_SCHEMA_VERSION,
@@ -551,6 +587,7 @@ async function executeCase(benchCase: BenchCase, context: CaseContext): Promise<
       case_id: benchCase.case_id,
       cache_key: context.cacheKey,
       invocation_tag: context.invocationTag,
+      ...(context.trial === 0 ? {} : { trial: context.trial }),
       sut_output: sutResult.kind === "ok" ? sutResult.output : null,
       sut_error: sutResult.kind === "error" ? sutResult.error : sutResult.kind === "timeout" ? "timeout" : null,
       sut_wall_clock_ms: sutMs,

@@ -3,7 +3,7 @@
 // quality, and must not look like a successful run.
 import type { BenchScore } from "@eval/models";
 import { AllCasesErrored } from "./errors.ts";
-import { HARNESS_SIDE_FAILURES } from "./run-eval.ts";
+import { HARNESS_SIDE_FAILURES } from "./trials.ts";
 
 /**
  * The failure codes that mean the SUT or the harness failed, not the case (the SUT could not run,

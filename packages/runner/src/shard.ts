@@ -10,6 +10,7 @@ import { planDifference, planRun } from "./plan.ts";
 import type { PlanOptions } from "./plan.ts";
 import { scoreRun } from "./run-eval.ts";
 import type { RunEvalOptions } from "./run-eval.ts";
+import { trialUnitId } from "./trials.ts";
 
 export interface ShardSpec {
   /** 1-based. */
@@ -75,15 +76,12 @@ export async function runShard(taskClassName: string, options: RunShardOptions):
   const plan = options.plan ?? local;
   const difference = planDifference(plan, local);
   if (difference !== null) throw new EvalError("EVAL_PLAN_MISMATCH", `this machine's run is not the plan's: ${difference}`, { details: { plan: plan.plan_id, local: local.plan_id } });
-  if (plan.trials !== 1) {
-    throw new EvalError("EVAL_USAGE", `the plan asks for ${plan.trials} trials per case; this evalgate runs one trial per case`, { hint: "plan with --trials 1" });
-  }
   const units = shardUnits(plan, options.shard);
-  const scored = await scoreRun(plan.task_class, { ...options, onlyCases: new Set(units.map((unit) => unit.case_id)) }, { verifyChain: false });
+  const scored = await scoreRun(plan.task_class, { ...options, trials: plan.trials, onlyUnits: new Set(units.map((unit) => trialUnitId(unit.case_id, unit.trial))) }, { verifyChain: false });
   const bundleUnits: BundleUnit[] = [];
   for (const result of scored.caseResults) {
     const detail = result.detailPath === null ? null : (JSON.parse(await readFile(result.detailPath, "utf8")) as Record<string, unknown>);
-    bundleUnits.push({ case_id: result.case_id, trial: 0, cache_key: result.cacheKey, cache_hit: result.cacheHit, score: result.score, detail });
+    bundleUnits.push({ case_id: result.case_id, trial: result.trial, cache_key: result.cacheKey, cache_hit: result.cacheHit, score: result.score, detail });
   }
   const transcripts = await shardTranscripts(scored.stateDir, plan.task_class, scored.report.started_at);
   await writeBundle(options.bundleDir, {

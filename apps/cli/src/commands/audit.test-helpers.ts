@@ -24,7 +24,7 @@ export function reportOf(shape: RunShape, prevHash: string, host: string, runId:
   const heldOut = shape.heldOut ?? 6;
   const digest = `blake3:${"f".repeat(64)}`;
   return {
-    schema_version: "evalgate.bench_run_report.v2",
+    schema_version: "evalgate.bench_run_report.v3",
     run_id: shape.complete === false ? `partial:${runId}` : runId,
     task_class: shape.taskClass ?? "vuln-remediation",
     harness_version: "0.1.0",
@@ -58,6 +58,11 @@ export function reportOf(shape: RunShape, prevHash: string, host: string, runId:
     lower_bound_95: shape.lowerBound ?? 0.7,
     lower_bound_method: "betting",
     bound_quantity: "mean_score",
+    trials_per_case: 1,
+    reliability: { case_count: cases, pass_at_1: passed / cases, pass_at_k: passed / cases, pass_hat_k: passed / cases, flaky_case_ids: [] },
+    harness_error_count: 0,
+    harness_errored_case_ids: [],
+    failed_trial_count: cases - passed,
     informational: { bca_lower_bound_95: shape.lowerBound ?? 0.7, bootstrap_resamples: 1000, bootstrap_seed: digest, wilson_lower_bound_95: null },
     passed_count: passed,
     total_cost_usd: 0,
@@ -69,7 +74,8 @@ export function reportOf(shape: RunShape, prevHash: string, host: string, runId:
 
 /** The same report as evalgate wrote it before report v2. */
 function legacyReportOf(report: BenchRunReportInput): Record<string, unknown> {
-  const { selection: _selection, score_kind: _kind, bound_quantity: _quantity, sut_isolation: _sut, incomplete_reason: _why, informational, ...rest } = report;
+  const { selection: _selection, score_kind: _kind, bound_quantity: _quantity, sut_isolation: _sut, incomplete_reason: _why, informational, ...v2 } = report;
+  const { trials_per_case: _trials, reliability: _reliability, harness_error_count: _errors, harness_errored_case_ids: _errored, failed_trial_count: _failed, ...rest } = v2;
   return { ...rest, schema_version: "evalgate.bench_run_report.v1", lower_bound_method: "bca_bootstrap", ...informational };
 }
 

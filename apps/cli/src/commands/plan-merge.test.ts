@@ -68,11 +68,22 @@ describe("evalgate plan / run --shard / merge, in-process", () => {
     expect((await readdir(dir)).sort()).toEqual(["broken.json", "not-a-plan.json"]);
   }, 60_000);
 
-  it("a plan with more than one trial is written, and its shards are refused until trials run", async () => {
+  it("a plan with three trials per case: two shards split its units and the merge equals a one-machine run of three trials", async () => {
     const planned = await invoke(planArgs("plan-trials.json", ["--trials", "3"]), cwd());
     expect(JSON.parse(planned.stdout)).toMatchObject({ trials: 3, units: 9 });
-    const shard = await invoke(shardArgs("plan-trials.json", "1/2", "bundle-trials", "state-trials"), cwd());
-    expect(shard.code).toBe(1);
-    expect(shard.stderr).toMatch(/the plan asks for 3 trials per case; this evalgate runs one trial per case/);
+    for (const index of [1, 2]) {
+      const shard = await invoke(shardArgs("plan-trials.json", `${index}/2`, `bundle-trials-${index}`, `state-trials-${index}`), cwd());
+      expect(shard.code, shard.stderr).toBe(0);
+      expect(JSON.parse(shard.stdout)).toMatchObject({ units: index === 1 ? 5 : 4, complete: true });
+    }
+    const merged = await invoke(["merge", "bundle-trials-1", "bundle-trials-2", "--out", "merged-trials"], cwd());
+    expect(merged.code, merged.stderr).toBe(0);
+    const one = await invoke(["run", "--task-class", "upper", "--trials", "3", "--bench-root", bench.benchRoot, "--sut", "module:sut.mjs#upper", "--sandbox", "none", "--out", "one-trials"], cwd());
+    expect(one.code, one.stderr).toBe(0);
+    const oneSummary = JSON.parse(one.stdout.trim().split("\n").at(-1)!);
+    const mergedSummary = JSON.parse(merged.stdout);
+    expect(mergedSummary).toMatchObject({ complete: true, scored: 3 });
+    for (const field of ["mean_score", "score_stddev", "lower_bound_95", "passed_count"]) expect(mergedSummary[field], field).toBe(oneSummary[field]);
+    expect(oneSummary.trials_per_case).toBe(3);
   }, 60_000);
 });

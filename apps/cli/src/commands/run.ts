@@ -1,7 +1,7 @@
 import { Command, Option } from "clipanion";
 import { EvalError } from "@eval/errors";
 import type { WarningSink } from "@eval/errors";
-import type { PromotionVerdict } from "@eval/models";
+import type { BenchRunReport, PromotionVerdict } from "@eval/models";
 import type { TierConfig } from "@eval/promotion";
 import type { VerifyResult } from "@eval/audit-chain";
 import type { RunEvalOptions } from "@eval/runner";
@@ -11,6 +11,7 @@ import { warningPrinter } from "../warnings.ts";
 import { ExitCode } from "../exit-codes.ts";
 import { formatVerdictHuman } from "../format-verdict.ts";
 import { failureModesCell } from "../failure-modes-cell.ts";
+import { formatReliabilityLines, formatTrialTable } from "../format-reliability.ts";
 
 export class RunCommand extends EvalgateCommand {
   static override paths = [["run"]];
@@ -42,6 +43,8 @@ export class RunCommand extends EvalgateCommand {
   concurrency = Option.String("--concurrency", { description: "Cases in flight at once (default min(cpus, 4))" });
   maxCostUsd = Option.String("--max-cost-usd", { description: "Stop past this SUT-reported spend (default 5)" });
   timeoutPerCase = Option.String("--timeout-per-case", { description: "Per-case SUT deadline in seconds (default 600)" });
+  trials = Option.String("--trials", { description: "Trials per case (default 1): each its own SUT call, seed, cache key and rubric run; the bound stays over cases" });
+  retryErrors = Option.Boolean("--retry-errors", false, { description: "Rerun only the cases that ended in a harness error in the last run of this task class and SUT (the rest from the cache)" });
   cache = Option.Boolean("--cache", true, { description: "Use cached scores (--no-cache reruns every case)" });
   out = Option.String("--out", { description: "The state directory (default .evalgate): runs/, cache/, recommendations/" });
   benchRoot = Option.String("--bench-root", { description: "The directory holding the task classes (default bench)" });
@@ -71,6 +74,7 @@ export class RunCommand extends EvalgateCommand {
         concurrency: this.concurrency,
         max_cost_usd: this.maxCostUsd,
         timeout_per_case_seconds: this.timeoutPerCase,
+        trials: this.trials,
         format: this.format,
       },
       env: this.context.env,
@@ -83,6 +87,8 @@ export class RunCommand extends EvalgateCommand {
     const concurrency = settings.number("concurrency", Math.min(availableParallelism(), 4));
     const maxCostUsd = settings.number("max_cost_usd", 5);
     const timeoutPerCaseSeconds = settings.number("timeout_per_case_seconds", 600);
+    // 0: not set anywhere, so the task class's min_trials (default 1) applies.
+    const trials = settings.number("trials", 0);
     if (timeoutPerCaseSeconds <= 0) throw new EvalError("EVAL_CONFIG_INVALID", "timeout_per_case_seconds must be > 0");
     const onWarning = warningPrinter(this.context, format);
     const scaleOut = this.plan !== undefined || this.shard !== undefined ? await import("./run-shard.ts") : null;
@@ -134,7 +140,9 @@ export class RunCommand extends EvalgateCommand {
         concurrency,
         maxCostUsd,
         timeoutPerCaseSeconds,
+        ...(trials === 0 ? {} : { trials }),
         noCache: !this.cache,
+        ...(this.retryErrors ? { retryErrors: true } : {}),
         stateDir,
         benchRoot,
         sandbox,
@@ -173,6 +181,11 @@ export class RunCommand extends EvalgateCommand {
       bound_quantity: report.bound_quantity,
       informational: report.informational,
       passed_count: report.passed_count,
+      trials_per_case: report.trials_per_case,
+      reliability: report.reliability,
+      harness_error_count: report.harness_error_count,
+      harness_errored_case_ids: report.harness_errored_case_ids,
+      failed_trial_count: report.failed_trial_count,
       total_cost_usd: report.total_cost_usd,
       block_severity_failure_modes: report.block_severity_failure_modes,
       isolation_class: report.isolation_class,
@@ -182,10 +195,12 @@ export class RunCommand extends EvalgateCommand {
     };
     const verdict = tiers === null ? null : await this.verdict(tiers, report.run_id, { stateDir, benchRoot, chain: result.chain }, onWarning);
     if (format === "human") {
-      this.printHuman(result.caseResults, summary, (modes) => failureModesCell(modes, runner));
+      this.printHuman(result.caseResults, summary, report, (modes) => failureModesCell(modes, runner));
       if (verdict !== null) this.context.stdout.write(`\n${formatVerdictHuman(verdict.verdict, verdict.path, verdict.tiersFile)}`);
     } else {
-      for (const caseResult of result.caseResults) this.emit({ type: "case", case_id: caseResult.case_id, score: caseResult.score, cache_hit: caseResult.cacheHit });
+      for (const caseResult of result.caseResults) {
+        this.emit({ type: "case", case_id: caseResult.case_id, ...(report.trials_per_case === 1 ? {} : { trial: caseResult.trial }), score: caseResult.score, cache_hit: caseResult.cacheHit });
+      }
       this.emit(summary);
       if (verdict !== null) this.emit({ type: "verdict", ...verdict.verdict, path: verdict.path });
     }
@@ -260,19 +275,21 @@ export class RunCommand extends EvalgateCommand {
   private printHuman(
     caseResults: ReadonlyArray<{ case_id: string; cacheHit: boolean; score: { score: number; passed: boolean; failure_modes: ReadonlyArray<{ code: string; detail?: string | null }> } }>,
     summary: Record<string, unknown> & { lower_bound_95: number; lower_bound_method: string; bound_quantity: string; mean_score: number; score_stddev: number; total_cost_usd: number },
+    report: BenchRunReport,
     cell: (modes: ReadonlyArray<{ code: string; detail?: string | null }>) => string,
   ): void {
     const width = Math.max(7, ...caseResults.map((r) => r.case_id.length));
-    const lines = [`${"case".padEnd(width)}  score  pass  cache  failure modes`];
-    for (const r of caseResults) {
+    const lines = report.trials_per_case > 1 ? formatTrialTable(report) : [`${"case".padEnd(width)}  score  pass  cache  failure modes`];
+    for (const r of report.trials_per_case > 1 ? [] : caseResults) {
       lines.push(
         `${r.case_id.padEnd(width)}  ${r.score.score.toFixed(3)}  ${r.score.passed ? "yes " : "no  "}  ${r.cacheHit ? "hit  " : "miss "}  ${cell(r.score.failure_modes)}`,
       );
     }
     lines.push(
       "",
-      `task class ${summary.task_class}: ${summary.scored}/${summary.case_count} cases${summary.complete ? "" : " (INCOMPLETE)"}${summary.scope === "subset" ? ` (SUBSET of ${summary.task_class_case_count}: cannot support a promotion)` : ""}, ${summary.passed_count} passed, ${summary.cache_hits} from cache`,
+      `task class ${summary.task_class}: ${summary.scored}/${summary.case_count} cases${summary.complete ? "" : " (INCOMPLETE)"}${summary.scope === "subset" ? ` (SUBSET of ${summary.task_class_case_count}: cannot support a promotion)` : ""}, ${summary.passed_count} passed${report.trials_per_case > 1 ? " every trial" : ""}, ${summary.cache_hits} from cache`,
       `mean ${summary.mean_score.toFixed(3)}, sd ${summary.score_stddev.toFixed(3)}, one-sided 95% lower bound ${summary.lower_bound_95.toFixed(3)} of the ${summary.bound_quantity.replace("_", " ")} (${summary.lower_bound_method}), cost $${summary.total_cost_usd.toFixed(4)}`,
+      ...formatReliabilityLines(report),
       `block failure modes: ${(summary.block_severity_failure_modes as string[]).join(", ") || "none"}`,
       `isolation: rubric ${summary.isolation_class}, SUT ${summary.sut_isolation}; run ${summary.run_id}; chain head ${summary.chain_head}`,
       `record ${summary.record_path}`,

@@ -7,7 +7,7 @@ const HEX = "c".repeat(64);
 export function makeReport(overrides: Partial<BenchRunReportInput> & { prev_hash: string }): BenchRunReportInput {
   const cases = 3;
   return {
-    schema_version: "evalgate.bench_run_report.v2",
+    schema_version: "evalgate.bench_run_report.v3",
     run_id: "run-0",
     task_class: "vuln-remediation",
     harness_version: "0.1.0",
@@ -42,6 +42,11 @@ export function makeReport(overrides: Partial<BenchRunReportInput> & { prev_hash
     lower_bound_95: 0.9,
     lower_bound_method: "betting",
     bound_quantity: "mean_score",
+    trials_per_case: 1,
+    reliability: { case_count: cases, pass_at_1: 1, pass_at_k: 1, pass_hat_k: 1, flaky_case_ids: [] },
+    harness_error_count: 0,
+    harness_errored_case_ids: [],
+    failed_trial_count: 0,
     informational: { bca_lower_bound_95: null, bootstrap_resamples: 0, bootstrap_seed: `blake3:${HEX}`, wilson_lower_bound_95: null },
     passed_count: cases,
     total_cost_usd: 0.03,

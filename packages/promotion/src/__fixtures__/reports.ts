@@ -16,6 +16,9 @@ export interface ReportShape {
   readonly runId?: string;
   /** The task class's size when this run scored a subset of it (default: the run covers it all). */
   readonly subsetOf?: number;
+  /** Trials per case (default 1) and the run's pass^k (default passed / cases). */
+  readonly trials?: number;
+  readonly passHatK?: number;
 }
 
 /** A valid report with the given numbers: `passed` of the cases pass; block codes sit on the first case. */
@@ -37,7 +40,7 @@ export function reportWith(shape: ReportShape): BenchRunReport {
   }));
   const complete = shape.complete ?? true;
   return parseWire(BenchRunReportSchema, {
-    schema_version: "evalgate.bench_run_report.v2",
+    schema_version: "evalgate.bench_run_report.v3",
     run_id: `${complete ? "" : "partial:"}${shape.runId ?? "run-1"}`,
     task_class: shape.taskClass ?? "vuln-remediation",
     harness_version: "0.1.0",
@@ -67,6 +70,11 @@ export function reportWith(shape: ReportShape): BenchRunReport {
     lower_bound_95: shape.lowerBound,
     lower_bound_method: "betting",
     bound_quantity: "mean_score",
+    trials_per_case: shape.trials ?? 1,
+    reliability: { case_count: total, pass_at_1: shape.passed / total, pass_at_k: shape.passed / total, pass_hat_k: shape.passHatK ?? shape.passed / total, flaky_case_ids: [] },
+    harness_error_count: 0,
+    harness_errored_case_ids: [],
+    failed_trial_count: total - shape.passed,
     informational: { bca_lower_bound_95: shape.lowerBound, bootstrap_resamples: 1000, bootstrap_seed: `blake3:${HEX}`, wilson_lower_bound_95: null },
     passed_count: shape.passed,
     total_cost_usd: 0,
@@ -78,7 +86,20 @@ export function reportWith(shape: ReportShape): BenchRunReport {
 
 /** The same run as recorded before report v2: a data-dependent bound and no selection. */
 export function legacyReportWith(shape: ReportShape): BenchRunReportV1 {
-  const { selection: _selection, score_kind: _kind, bound_quantity: _quantity, sut_isolation: _sut, incomplete_reason: _why, informational, ...rest } = reportWith(shape);
+  const {
+    selection: _selection,
+    score_kind: _kind,
+    bound_quantity: _quantity,
+    sut_isolation: _sut,
+    incomplete_reason: _why,
+    informational,
+    trials_per_case: _trials,
+    reliability: _reliability,
+    harness_error_count: _errors,
+    harness_errored_case_ids: _errored,
+    failed_trial_count: _failed,
+    ...rest
+  } = reportWith(shape);
   return parseWire(BenchRunReportV1Schema, {
     ...rest,
     schema_version: "evalgate.bench_run_report.v1",

@@ -1,7 +1,7 @@
 // Regenerates scipy-reference.json, the scipy values statistics.test.ts and bounds.test.ts compare against, so
 // the tests need no Python. Needs a python3 with scipy (pip install scipy); from the repo root:
 //
-//   node packages/runner/src/__fixtures__/generate-scipy-reference.ts [path/to/python3]
+//   node packages/statistics/src/__fixtures__/generate-scipy-reference.ts [path/to/python3]
 //
 // (default: $EVALGATE_PYTHON, else python3). Rerun it whenever bootstrapMeans or seededRandom change: the
 // exact BCa check stores only each dataset's seed and resample count, and the test regenerates our bootstrap
@@ -53,7 +53,7 @@ const answer = JSON.parse(execFileSync(python, [join(import.meta.dirname, "scipy
 
 const zip = <T extends object>(items: readonly T[], values: ReadonlyArray<number | null>, key: string) => items.map((item, i) => ({ ...item, [key]: values[i] }));
 const fixture = {
-  generated_by: "packages/runner/src/__fixtures__/generate-scipy-reference.ts",
+  generated_by: "packages/statistics/src/__fixtures__/generate-scipy-reference.ts",
   scipy_version: answer.scipy_version,
   numpy_version: answer.numpy_version,
   bca_exact: zip(request.bca_exact, answer.bca_exact, "scipy_lower"),

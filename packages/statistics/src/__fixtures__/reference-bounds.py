@@ -31,10 +31,10 @@ the JSON (the RNG here is only used to generate it). The n=10,000 dataset is
 rounded to 6 decimals and all statistics are computed from the rounded values.
 
 Regenerate (from the repo root):
-  /root/.pyenv/shims/python3 packages/runner/src/__fixtures__/reference-bounds.py \
-      > packages/runner/src/__fixtures__/reference-bounds.json
+  /root/.pyenv/shims/python3 packages/statistics/src/__fixtures__/reference-bounds.py \
+      > packages/statistics/src/__fixtures__/reference-bounds.json
 Coverage simulation / sanity checks (printed to stderr, no JSON written):
-  /root/.pyenv/shims/python3 packages/runner/src/__fixtures__/reference-bounds.py --check
+  /root/.pyenv/shims/python3 packages/statistics/src/__fixtures__/reference-bounds.py --check
 """
 
 import json

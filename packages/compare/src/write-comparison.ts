@@ -1,0 +1,25 @@
+import { createHash } from "node:crypto";
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
+import { EvalError } from "@eval/errors";
+import { ComparisonSchema, parseWire } from "@eval/models";
+import type { Comparison } from "@eval/models";
+import writeFileAtomic from "write-file-atomic";
+
+/**
+ * Writes a comparison beside the verdicts, `<recommendationsDir>/<compared_at>-<task_class>-compare-<8 hex>.json`,
+ * atomically (temp file, fsync, rename), mode 0600. Returns the path. Advisory: it never changes a tier.
+ */
+export async function writeComparison(comparison: Comparison, recommendationsDir: string): Promise<string> {
+  const valid = parseWire(ComparisonSchema, comparison);
+  const text = `${JSON.stringify(valid, null, 2)}\n`;
+  const short = createHash("sha256").update(text).digest("hex").slice(0, 8);
+  const path = join(recommendationsDir, `${valid.compared_at.replaceAll(":", "-")}-${valid.task_class}-compare-${short}.json`);
+  try {
+    await mkdir(recommendationsDir, { recursive: true, mode: 0o700 });
+    await writeFileAtomic(path, text, { mode: 0o600 });
+  } catch (error) {
+    throw new EvalError("EVAL_IO", `cannot write the comparison to ${recommendationsDir}: ${(error as Error).message}`, { cause: error });
+  }
+  return path;
+}

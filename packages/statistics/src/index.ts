@@ -1,0 +1,20 @@
+export { BETTING_TRUNCATION, betaQuantile, bettingLowerBound, clopperPearsonLowerBound, compensatedSum, logGamma, regularizedBeta, studentTLowerBound, studentTQuantile } from "./bounds.ts";
+export type { BettingOptions } from "./bounds.ts";
+export {
+  bcaLowerBound,
+  bcaLowerBoundFromDistribution,
+  bettingOrder,
+  bootstrapMeans,
+  gateLowerBound,
+  normalCdf,
+  normalQuantile,
+  runStatistics,
+  seededRandom,
+  welford,
+  wilsonLowerBound,
+} from "./statistics.ts";
+export type { BcaResult, RunStatistics, ScoreKind, WelfordResult } from "./statistics.ts";
+export { mcnemarExact, pairedLowerBound } from "./paired.ts";
+export type { McNemarResult } from "./paired.ts";
+export { passAtK, passHatK, reliability } from "./reliability.ts";
+export type { CaseTrials, Reliability } from "./reliability.ts";
