@@ -3,7 +3,7 @@ import { randomBytes } from "node:crypto";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { availableParallelism, tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { appendRunRecord, ChainTampered, getHostFingerprint, verifyChain } from "@eval/audit-chain";
 import { cacheKey, ScoreCache } from "@eval/cache";
 import { EvalError, ignoreWarnings } from "@eval/errors";
@@ -18,6 +18,7 @@ import type { BenchCase, BenchRunReport, BenchRunReportInput, BenchScore, Rubric
 import { digestDirectory, loadTaskClass, selectCases, TaskClassRegistry } from "@eval/registry";
 import type { TaskClass } from "@eval/registry";
 import picomatch from "picomatch";
+import { copyCachedDetail, indexCaseDetail } from "./case-detail.ts";
 import { NoCasesSelected } from "./errors.ts";
 import { runPool } from "./pool.ts";
 import { prepareRubricLauncher, rubricIsolationClass } from "./rubric-isolation.ts";
@@ -42,7 +43,10 @@ export interface CaseRunResult {
   readonly cacheKey: string;
   readonly cacheHit: boolean;
   readonly score: BenchScore;
-  /** `runs/<run-id>/cases/<case-id>.json` for an executed case; null for a cache hit. */
+  /**
+   * `runs/<run-id>/cases/<case-id>.json`: for an executed case its detail, for a cache hit a copy of the
+   * executing run's detail; null for a hit whose earlier detail is gone.
+   */
   readonly detailPath: string | null;
 }
 
@@ -242,12 +246,14 @@ export async function runEval(taskClassName: string, options: RunEvalOptions): P
       continue;
     }
     // A hit spends nothing now: the recorded cost is this run's spend.
-    const result: CaseRunResult = { case_id: benchCase.case_id, cacheKey: key, cacheHit: true, score: { ...cached, cost_usd: 0 }, detailPath: null };
+    const detailPath = copyCachedDetail(runsDir, key, runId, benchCase.case_id);
+    const result: CaseRunResult = { case_id: benchCase.case_id, cacheKey: key, cacheHit: true, score: { ...cached, cost_usd: 0 }, detailPath };
     results.set(benchCase.case_id, result);
     cacheHits += 1;
     options.onCaseResult?.(result);
   }
-  if (cacheHits > 0) report();
+  // The first progress line comes now, not after the first executed case.
+  report();
 
   // 3. Execute the misses in a bounded pool; 5. the cost cap cancels what is outstanding.
   const cancel = new AbortController();
@@ -554,6 +560,7 @@ async function executeCase(benchCase: BenchCase, context: CaseContext): Promise<
       score,
     };
     writeFileSync(detailPath, `${JSON.stringify(detail, null, 2)}\n`, { mode: 0o600 });
+    indexCaseDetail(dirname(context.runDir), context.cacheKey, context.runId, benchCase.case_id);
     return { score, detailPath };
   } finally {
     rmSync(workspacePath, { recursive: true, force: true });
