@@ -37,6 +37,7 @@ const ALLOWED = {
   runner: ["models", "errors", "registry", "cache", "audit-chain", "rubric-protocol", "sandbox"],
   promotion: ["models", "errors", "audit-chain"],
   "cli-subscription-adapters": ["models", "errors", "tool-normalize", "sandbox"],
+  reports: ["models", "errors"],
 };
 
 const layerRules = Object.entries(ALLOWED).map(([name, allowed]) => ({
