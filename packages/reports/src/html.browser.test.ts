@@ -121,7 +121,7 @@ describe.skipIf(browserSkipReason !== null)(browserSkipReason === null ? "the HT
     expect(await page.textContent("#failure-modes")).toContain(IMG_PAYLOAD);
     expect(await page.textContent("#case-detail pre.diff")).toContain(`+${SCRIPT_PAYLOAD}`);
     // Nothing ran: no global set by a payload, no element a payload would have made, no dialog, no error.
-    expect(await page.evaluate(() => (window as unknown as { __pwned?: string }).__pwned ?? null)).toBeNull();
+    expect(await page.evaluate(() => (globalThis as unknown as { __pwned?: string }).__pwned ?? null)).toBeNull();
     expect(await page.$$eval("body img", (images) => images.length)).toBe(0);
     expect(await page.$$eval("script", (scripts) => scripts.length)).toBe(2);
     expect(opened.dialogs).toEqual([]);
@@ -134,7 +134,9 @@ describe.skipIf(browserSkipReason !== null)(browserSkipReason === null ? "the HT
   it("fetches nothing: the CSP blocks a script's fetch and an image load to a live local server", { timeout: TIMEOUT }, async () => {
     requests = [];
     const { page } = await open(makeReportData(3), "csp");
+    // Runs in the page (the repo's type check has no DOM library: the page's globals are declared here).
     const outcome = await page.evaluate(async (url) => {
+      const { document } = globalThis as unknown as { document: { createElement(tag: "img"): { onload: () => void; onerror: () => void; src: string } } };
       const fetched = await fetch(`${url}/fetch`).then(() => "fetched", () => "blocked");
       const image = await new Promise((resolve) => {
         const img = document.createElement("img");

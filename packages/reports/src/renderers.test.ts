@@ -8,6 +8,7 @@ import { REPORT_SCRIPT, REPORT_STYLE } from "./html-client.ts";
 import { renderJunit } from "./junit.ts";
 import { renderMarkdownSummary } from "./markdown.ts";
 import { caseStatus } from "./report-data.ts";
+import type { ReportRun } from "./report-data.ts";
 import { renderCaseText, renderRunText } from "./show.ts";
 import { trendChartSvg } from "./trend-chart.ts";
 
@@ -59,10 +60,11 @@ describe("renderHtmlReport", () => {
 
   it("renders a baseline's figures, an incomplete subset run, and a page without verdicts", () => {
     const base = makeReportData(6);
+    const v2 = base.run as Extract<ReportRun, { schema_version: "evalgate.bench_run_report.v2" }>;
     const data = {
       ...base,
       verdicts: [],
-      run: { ...base.run, complete: false, selection: { ...base.run.selection, scope: "subset" as const, selected_case_count: 6, task_class_case_count: 9 } },
+      run: { ...v2, complete: false, selection: { ...v2.selection, scope: "subset" as const, selected_case_count: 6, task_class_case_count: 9 } },
       baseline: { run_id: "20261030T000000Z-cccccccc", mean_score: 0.5, lower_bound_95: 0.3, passed_count: 3, case_count: 6, newly_passing: 2, newly_failing: 1, mean_score_change: 0.125, shared_cases: 6 },
     };
     const { html } = renderHtmlReport(data);

@@ -50,6 +50,9 @@ export class RunCommand extends EvalgateCommand {
   sutNetwork = Option.Boolean("--sut-network", false, { description: "Give a sandboxed command SUT the host's network (recorded as sut_isolation bwrap-network)" });
   streamLog = Option.String("--stream-log", { description: "Agent SUTs: extra stream log beside each transcript line: false (default), summary or raw" });
   logFormat = Option.String("--log-format", { hidden: true, description: "Deprecated: use --stream-log (json = raw, summary = summary)" });
+  junit = Option.String("--junit", { description: "Also write a JUnit XML file: one testcase per case, failures with their modes" });
+  summaryMd = Option.String("--summary-md", { description: "Also write a Markdown summary (appended to $GITHUB_STEP_SUMMARY when that is set)" });
+  quiet = Option.Boolean("--quiet", false, { description: "No progress lines on stderr" });
 
   protected async run(): Promise<number> {
     const settings = await loadSettings({
@@ -100,8 +103,9 @@ export class RunCommand extends EvalgateCommand {
       sutRead: this.sutRead ?? [],
     });
 
-    const { terminalProgress } = await import("../progress.ts");
-    const progress = terminalProgress(this.context);
+    const { runProgress } = await import("../progress.ts");
+    const progress = runProgress(this.context, { quiet: this.quiet, taskClass: this.taskClass });
+    let failures = 0;
     const { runEval } = await import("@eval/runner");
     const { exitCodeForSignal, watchInterrupts } = await import("../interrupt.ts");
     const interrupt = watchInterrupts(this.context.stderr);
@@ -119,7 +123,14 @@ export class RunCommand extends EvalgateCommand {
         benchRoot,
         sandbox,
         onWarning,
-        ...(progress === null ? {} : { onProgress: (state) => progress.update(state) }),
+        ...(progress === null
+          ? {}
+          : {
+              onProgress: (state) => progress.update({ ...state, failures }),
+              onCaseResult: (caseResult) => {
+                if (!caseResult.score.passed) failures += 1;
+              },
+            }),
       });
     } finally {
       interrupt.dispose();
@@ -154,6 +165,18 @@ export class RunCommand extends EvalgateCommand {
       record_path: result.recordPath,
     };
     const verdict = tiers === null ? null : await this.verdict(tiers, report.run_id, stateDir, benchRoot, onWarning);
+    const { writeRunOutputs } = await import("../run-outputs.ts");
+    await writeRunOutputs({
+      runId: report.run_id,
+      stateDir,
+      benchRoot,
+      tiersPath: settings.path("trust_tiers", "docs/trust-tiers.yaml"),
+      cwd: this.context.cwd,
+      env: this.context.env,
+      onWarning,
+      ...(this.junit === undefined ? {} : { junit: this.junit }),
+      ...(this.summaryMd === undefined ? {} : { summaryMd: this.summaryMd }),
+    });
     if (format === "human") {
       this.printHuman(result.caseResults, summary);
       if (verdict !== null) this.context.stdout.write(`\n${formatVerdictHuman(verdict.verdict, verdict.path, verdict.tiersFile)}`);
