@@ -15,7 +15,7 @@ h3 { font-size: 15px; margin: 12px 0 6px; }
 .verdict.ok { border-color: #2a7; } .verdict ul { margin: 4px 0; padding-left: 20px; }
 table { border-collapse: collapse; width: 100%; background: #fff; }
 th, td { border-bottom: 1px solid #eef; padding: 3px 6px; text-align: left; vertical-align: top; }
-th { background: #f0f1f6; position: sticky; top: 0; }
+th { background: #f0f1f6; }
 tr.case-row { cursor: pointer; } tr.case-row:hover { background: #f3f6ff; } tr.case-row.selected { background: #e4ecff; }
 .status-pass { color: #1f7a4a; } .status-fail { color: #b3261e; } .status-error { color: #8a5a00; }
 .filters { display: flex; gap: 14px; align-items: center; margin: 8px 0; flex-wrap: wrap; }
@@ -172,7 +172,7 @@ function showCase(c, row) {
   if (ev !== null && ev.sut_error !== null) panel.append(el("h4", {}, "SUT error"), el("pre", {}, ev.sut_error));
   if (ev !== null && ev.rubric_stderr) panel.append(el("details", {}, el("summary", {}, "rubric stderr"), el("pre", {}, ev.rubric_stderr)));
   panel.append(el("h4", {}, "transcript"), c.transcript === null ? el("p", { class: "sub" }, "no transcript recorded for this case") : transcriptView(c.transcript));
-  panel.append(el("h4", {}, "workspace diff"), ev === null || ev.diff === null ? el("p", { class: "sub" }, "the SUT reported no diff") : diffView(ev.diff));
+  panel.append(el("h4", {}, "workspace diff"), ev === null || ev.diff === null ? el("p", { class: "sub" }, "the SUT reported no diff") : ev.diff === "" ? el("p", { class: "sub" }, "empty: the SUT changed no file") : diffView(ev.diff));
   panel.scrollIntoView({ block: "nearest" });
 }
 const wanted = decodeURIComponent(location.hash.replace(/^#case=/, ""));
