@@ -14,6 +14,8 @@ h3 { font-size: 15px; margin: 12px 0 6px; }
 .verdict { border-left: 4px solid #c33; background: #fff; padding: 6px 12px; margin: 6px 0; }
 .verdict.ok { border-color: #2a7; } .verdict ul { margin: 4px 0; padding-left: 20px; }
 table { border-collapse: collapse; width: 100%; background: #fff; }
+#case-table { table-layout: fixed; } #case-table td { overflow: hidden; text-overflow: ellipsis; }
+#case-table th:nth-child(1) { width: 26%; } #case-table th:nth-child(6) { width: 22%; } #case-table th:nth-child(7) { width: 11%; }
 th, td { border-bottom: 1px solid #eef; padding: 3px 6px; text-align: left; vertical-align: top; }
 th { background: #f0f1f6; }
 tr.case-row { cursor: pointer; } tr.case-row:hover { background: #f3f6ff; } tr.case-row.selected { background: #e4ecff; }
@@ -34,7 +36,8 @@ svg polyline { stroke-width: 2; } svg .legend.bound { fill: #2456c8; } svg .lege
 `;
 
 export const REPORT_SCRIPT = String.raw`
-const dataNode = document.getElementById("report-data");
+const summaryNode = document.getElementById("report-data");
+const detailNodes = [...document.querySelectorAll("script.report-details")];
 function el(tag, props, ...children) {
   const node = document.createElement(tag);
   for (const [key, value] of Object.entries(props || {})) {
@@ -52,53 +55,58 @@ function decodeBase64(text) {
   for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
   return bytes;
 }
-async function embeddedBytes() {
-  const packed = decodeBase64(dataNode.textContent.trim());
-  if (dataNode.dataset.encoding !== "gzip+base64") return packed;
+async function blockBytes(node) {
+  const packed = decodeBase64(node.textContent.trim());
+  if (node.dataset.encoding !== "gzip+base64") return packed;
   const stream = new Blob([packed]).stream().pipeThrough(new DecompressionStream("gzip"));
   return new Uint8Array(await new Response(stream).arrayBuffer());
 }
-const bytes = await embeddedBytes();
-const data = JSON.parse(new TextDecoder().decode(bytes));
+const parseBytes = (bytes) => JSON.parse(new TextDecoder().decode(bytes));
+// The summary (header, table) is decoded at once; each block of case details only when a case in it opens.
+const data = parseBytes(await blockBytes(summaryNode));
+const chunkSize = Number(summaryNode.dataset.chunk);
+const detailBlocks = new Map();
+function detailsOf(index) {
+  const block = Math.floor(index / chunkSize);
+  if (!detailBlocks.has(block)) detailBlocks.set(block, blockBytes(detailNodes[block]).then(parseBytes));
+  return detailBlocks.get(block).then((details) => details[index % chunkSize]);
+}
 const fmt = (value, digits) => (typeof value === "number" ? value.toFixed(digits) : "-");
 function statusOf(score) {
   if (score.failure_modes.some((m) => m.code === "sut.timeout" || m.code === "sut.exception" || m.code === "rubric.timeout")) return "error";
   return score.passed ? "pass" : "fail";
 }
 
-// Cases table and filters.
+// Cases table and filters: the filters run over every case; the table shows one page of the matches,
+// building a row the first time it is shown (a 10,000-case run opens as fast as a 500-case one).
+const PAGE_SIZE = 500;
 const tbody = document.getElementById("case-rows");
-const rows = [];
 const hasTrials = data.cases.some((c) => c.trials !== null);
 const hasBaseline = data.baseline !== null;
 document.getElementById("col-trials").hidden = !hasTrials;
 document.getElementById("col-baseline").hidden = !hasBaseline;
-const fragment = document.createDocumentFragment();
-for (const c of data.cases) {
-  const status = statusOf(c.score);
-  const modes = c.score.failure_modes.map((m) => m.code);
+const rows = data.cases.map((c, index) => ({ c, index, status: statusOf(c.score), modes: c.score.failure_modes.map((m) => m.code), row: null }));
+function buildRow(r) {
+  const c = r.c;
   const change = c.baseline === null ? null : c.score.score - c.baseline.score;
   const trials = el("td", { hidden: !hasTrials }, c.trials === null ? "" : c.trials.passed + " of " + c.trials.total);
   const base = el("td", { hidden: !hasBaseline, class: change === null ? "" : change > 0 ? "change-up" : change < 0 ? "change-down" : "" },
     c.baseline === null ? "new" : (change >= 0 ? "+" : "") + change.toFixed(3) + (c.baseline.passed !== c.score.passed ? (c.score.passed ? " (now passes)" : " (now fails)") : ""));
-  const row = el("tr", { class: "case-row", "data-case": c.case_id, "data-status": status },
+  const row = el("tr", { class: "case-row", "data-case": c.case_id, "data-status": r.status },
     el("td", { class: "mono" }, c.case_id),
-    el("td", { class: "status-" + status }, status),
+    el("td", { class: "status-" + r.status }, r.status),
     el("td", {}, fmt(c.score.score, 3)),
     el("td", {}, c.score.passed ? "yes" : "no"),
     trials,
-    el("td", {}, modes.join(", ")),
+    el("td", {}, r.modes.join(", ")),
     el("td", {}, c.curation_class),
     el("td", {}, "$" + fmt(c.score.cost_usd, 4)),
     el("td", {}, fmt(c.score.wall_clock_ms / 1000, 2) + " s"),
     el("td", {}, c.cache_hit === null ? "-" : c.cache_hit ? "hit" : "miss"),
     base);
-  row.addEventListener("click", () => showCase(c, row));
-  rows.push({ row, c, status, modes });
-  fragment.append(row);
+  row.addEventListener("click", () => showCase(c, row, r.index));
+  return row;
 }
-tbody.append(fragment);
-
 function fillSelect(id, values) {
   const select = document.getElementById(id);
   for (const value of [...new Set(values)].sort()) select.append(el("option", { value }, value));
@@ -108,16 +116,29 @@ function fillSelect(id, values) {
 const statusSelect = fillSelect("filter-status", rows.map((r) => r.status));
 const modeSelect = fillSelect("filter-mode", rows.flatMap((r) => r.modes));
 const curationSelect = fillSelect("filter-curation", rows.map((r) => r.c.curation_class));
+let matching = rows;
+let page = 0;
+const pagePrev = document.getElementById("page-prev");
+const pageNext = document.getElementById("page-next");
+function showPage() {
+  const pages = Math.max(1, Math.ceil(matching.length / PAGE_SIZE));
+  page = Math.min(Math.max(page, 0), pages - 1);
+  const slice = matching.slice(page * PAGE_SIZE, (page + 1) * PAGE_SIZE);
+  tbody.replaceChildren(...slice.map((r) => (r.row ??= buildRow(r))));
+  document.getElementById("shown-count").textContent = matching.length + " of " + rows.length + " cases shown";
+  document.getElementById("page-info").textContent = pages === 1 ? "" : "rows " + (page * PAGE_SIZE + 1) + "-" + (page * PAGE_SIZE + slice.length) + " (page " + (page + 1) + " of " + pages + ")";
+  pagePrev.hidden = pageNext.hidden = pages === 1;
+  pagePrev.disabled = page === 0;
+  pageNext.disabled = page === pages - 1;
+}
+pagePrev.addEventListener("click", () => { page--; showPage(); });
+pageNext.addEventListener("click", () => { page++; showPage(); });
 function applyFilters() {
-  let shown = 0;
-  for (const r of rows) {
-    const visible = (statusSelect.value === "" || r.status === statusSelect.value)
-      && (modeSelect.value === "" || r.modes.includes(modeSelect.value))
-      && (curationSelect.value === "" || r.c.curation_class === curationSelect.value);
-    r.row.hidden = !visible;
-    if (visible) shown++;
-  }
-  document.getElementById("shown-count").textContent = shown + " of " + rows.length + " cases shown";
+  matching = rows.filter((r) => (statusSelect.value === "" || r.status === statusSelect.value)
+    && (modeSelect.value === "" || r.modes.includes(modeSelect.value))
+    && (curationSelect.value === "" || r.c.curation_class === curationSelect.value));
+  page = 0;
+  showPage();
 }
 applyFilters();
 
@@ -151,13 +172,13 @@ function transcriptView(t) {
   if (t.errors.length > 0) box.append(el("h4", {}, "errors the stream reported"), el("pre", {}, t.errors.join("\n")));
   return box;
 }
-function showCase(c, row) {
-  for (const r of rows) r.row.classList.toggle("selected", r.row === row);
+async function showCase(c, row, index) {
+  for (const r of rows) r.row?.classList.toggle("selected", r.row === row);
+  const { evidence: ev, transcript } = await detailsOf(index);
   const panel = document.getElementById("case-detail");
   panel.replaceChildren();
   panel.hidden = false;
   panel.append(el("h3", { class: "mono" }, c.case_id), el("p", {}, statusOf(c.score) + ", score " + fmt(c.score.score, 3) + ", " + c.curation_class));
-  const ev = c.evidence;
   panel.append(el("h4", {}, "timings and cost"), keyValueTable([
     ["case wall clock", fmt(c.score.wall_clock_ms / 1000, 2) + " s"],
     ["SUT wall clock", ev === null ? "-" : fmt(ev.sut_wall_clock_ms / 1000, 2) + " s"],
@@ -171,22 +192,29 @@ function showCase(c, row) {
   panel.append(modes);
   if (ev !== null && ev.sut_error !== null) panel.append(el("h4", {}, "SUT error"), el("pre", {}, ev.sut_error));
   if (ev !== null && ev.rubric_stderr) panel.append(el("details", {}, el("summary", {}, "rubric stderr"), el("pre", {}, ev.rubric_stderr)));
-  panel.append(el("h4", {}, "transcript"), c.transcript === null ? el("p", { class: "sub" }, "no transcript recorded for this case") : transcriptView(c.transcript));
+  panel.append(el("h4", {}, "transcript"), transcript === null ? el("p", { class: "sub" }, "no transcript recorded for this case") : transcriptView(transcript));
   panel.append(el("h4", {}, "workspace diff"), ev === null || ev.diff === null ? el("p", { class: "sub" }, "the SUT reported no diff") : ev.diff === "" ? el("p", { class: "sub" }, "empty: the SUT changed no file") : diffView(ev.diff));
   panel.scrollIntoView({ block: "nearest" });
 }
 const wanted = decodeURIComponent(location.hash.replace(/^#case=/, ""));
 const initial = rows.find((r) => r.c.case_id === wanted);
-if (initial !== undefined) showCase(initial.c, initial.row);
+if (initial !== undefined) {
+  page = Math.floor(matching.indexOf(initial) / PAGE_SIZE);
+  showPage();
+  await showCase(initial.c, initial.row, initial.index);
+}
 
 // Provenance: re-check the embedded data against the digest recorded when the page was generated.
 document.getElementById("verify-digest").addEventListener("click", async () => {
   const out = document.getElementById("digest-result");
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", await embeddedBytes()));
+  // The digest covers the summary's JSON, then each details block's JSON after a newline, in page order.
+  const parts = [await blockBytes(summaryNode)];
+  for (const node of detailNodes) parts.push(new Uint8Array([10]), await blockBytes(node));
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", await new Blob(parts).arrayBuffer()));
   const hex = "sha256:" + [...digest].map((b) => b.toString(16).padStart(2, "0")).join("");
-  const ok = hex === dataNode.dataset.sha256;
+  const ok = hex === summaryNode.dataset.sha256;
   out.className = ok ? "digest-ok" : "digest-bad";
-  out.textContent = ok ? "embedded data matches " + hex : "MISMATCH: embedded data hashes to " + hex + ", the page recorded " + dataNode.dataset.sha256;
+  out.textContent = ok ? "embedded data matches " + hex : "MISMATCH: embedded data hashes to " + hex + ", the page recorded " + summaryNode.dataset.sha256;
 });
 document.body.dataset.ready = "true";
 `;

@@ -10,7 +10,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { browserSkipReason, launchChromium } from "./browser.test-helpers.ts";
 import { IMG_PAYLOAD, makeReportData, SCRIPT_PAYLOAD } from "./fixtures.test-helpers.ts";
-import { renderHtmlReport } from "./html.ts";
+import { readEmbeddedData, renderHtmlReport } from "./html.ts";
 import type { HtmlReportOptions } from "./html.ts";
 import type { ReportData } from "./report-data.ts";
 
@@ -69,7 +69,7 @@ afterAll(async () => {
 
 describe.skipIf(browserSkipReason !== null)(browserSkipReason === null ? "the HTML report in headless Chromium" : `the HTML report in headless Chromium (skipped: ${browserSkipReason})`, () => {
   it("shows the record's numbers, filters rows, and opens a case with its tool calls", { timeout: TIMEOUT }, async () => {
-    const data = makeReportData(40);
+    const data = makeReportData(300);
     const { page, errors } = await open(data, "plain");
     expect(errors).toEqual([]);
     const text = (field: string): Promise<string> => page.textContent(`[data-field=${field}]`).then((value) => value ?? "");
@@ -80,12 +80,12 @@ describe.skipIf(browserSkipReason !== null)(browserSkipReason === null ? "the HT
     expect(await text("lower_bound_method")).toBe("betting");
     expect(await page.textContent(".verdict[data-tier=bronze]")).toContain("lower_bound_95 0.4443 < 0.6 required for bronze");
     expect(await page.$$eval("#trend-chart circle.bound", (dots) => dots.length)).toBe(data.trend.length);
-    expect(await visibleCaseIds(page)).toHaveLength(40);
+    expect(await visibleCaseIds(page)).toHaveLength(300);
 
     await page.selectOption("#filter-status", "fail");
     const failing = data.cases.filter((c) => !c.score.passed && !c.score.failure_modes.some((m) => m.code === "sut.timeout")).map((c) => c.case_id);
     expect(await visibleCaseIds(page)).toEqual(failing);
-    expect(await page.textContent("#shown-count")).toBe(`${failing.length} of 40 cases shown`);
+    expect(await page.textContent("#shown-count")).toBe(`${failing.length} of 300 cases shown`);
     await page.selectOption("#filter-status", "");
     await page.selectOption("#filter-mode", "still_vulnerable");
     expect(await visibleCaseIds(page)).toEqual(data.cases.filter((c) => c.score.failure_modes.some((m) => m.code === "still_vulnerable")).map((c) => c.case_id));
@@ -94,7 +94,8 @@ describe.skipIf(browserSkipReason !== null)(browserSkipReason === null ? "the HT
     expect(await visibleCaseIds(page)).toEqual(data.cases.filter((c) => c.curation_class === "held-out").map((c) => c.case_id));
     await page.selectOption("#filter-curation", "");
 
-    const target = data.cases[1]!;
+    // A case in the second details block (cases 250-499): decoded when it opens.
+    const target = data.cases[257]!;
     await page.click(`#case-rows tr[data-case="${target.case_id}"]`);
     await page.waitForSelector("#case-detail:not([hidden])");
     const tools = await page.$$eval("#case-detail .tool-call", (calls) => calls.map((call) => call.getAttribute("data-tool")));
@@ -123,11 +124,27 @@ describe.skipIf(browserSkipReason !== null)(browserSkipReason === null ? "the HT
     // Nothing ran: no global set by a payload, no element a payload would have made, no dialog, no error.
     expect(await page.evaluate(() => (globalThis as unknown as { __pwned?: string }).__pwned ?? null)).toBeNull();
     expect(await page.$$eval("body img", (images) => images.length)).toBe(0);
-    expect(await page.$$eval("script", (scripts) => scripts.length)).toBe(2);
+    // Only the page's own module script is executable; the data blocks are not scripts to the browser.
+    expect(await page.$$eval("script:not([type='application/octet-stream'])", (scripts) => scripts.length)).toBe(1);
     expect(opened.dialogs).toEqual([]);
     expect(opened.errors).toEqual([]);
     await page.screenshot({ path: join(dir, "hostile.png"), fullPage: true });
     expect((await readFile(join(dir, "hostile.png"))).subarray(1, 4).toString()).toBe("PNG");
+    await page.close();
+  });
+
+  it("shows a large run one page at a time: filters count every case, the pager walks the matches", { timeout: TIMEOUT }, async () => {
+    const data = makeReportData(1200);
+    const { page } = await open(data, "paged");
+    expect(await visibleCaseIds(page)).toEqual(data.cases.slice(0, 500).map((c) => c.case_id));
+    expect(await page.textContent("#page-info")).toBe("rows 1-500 (page 1 of 3)");
+    await page.click("#page-next");
+    expect(await visibleCaseIds(page)).toEqual(data.cases.slice(500, 1000).map((c) => c.case_id));
+    await page.selectOption("#filter-status", "error");
+    const errors = data.cases.filter((c) => c.score.failure_modes.some((m) => m.code === "sut.timeout")).map((c) => c.case_id);
+    expect(await page.textContent("#shown-count")).toBe(`${errors.length} of 1200 cases shown`);
+    expect(await visibleCaseIds(page)).toEqual(errors);
+    expect(await page.isHidden("#page-next")).toBe(true);
     await page.close();
   });
 
@@ -162,14 +179,14 @@ describe.skipIf(browserSkipReason !== null)(browserSkipReason === null ? "the HT
     expect(await page.textContent("#digest-result")).toBe(`embedded data matches ${rendered.dataSha256}`);
     await page.close();
 
-    // Another run's data under this page's recorded digest: the button says so.
-    const other = renderHtmlReport(makeReportData(31), { compress: "always" });
-    const payloadOf = (html: string): string => /<script id="report-data"[^>]*>([^<]*)<\/script>/.exec(html)![1]!;
-    const swapped = rendered.html.replace(payloadOf(rendered.html), payloadOf(other.html));
+    // The summary block edited after generation (another SUT label): the button says so.
+    const swapped = rendered.html.replace(/(id="report-data"[^>]*>)([^<]*)/, (_, tag: string) => `${tag}${/id="report-data"[^>]*>([^<]*)/.exec(renderHtmlReport({ ...data, run: { ...data.run, sut_label: "edited" } }, { compress: "always" }).html)![1]}`);
+    const { actualSha256 } = readEmbeddedData(swapped);
+    expect(actualSha256).not.toBe(rendered.dataSha256);
     const tampered = await open(data, "swapped", {}, swapped);
     await tampered.page.click("#verify-digest");
     await tampered.page.waitForSelector("#digest-result:not(:empty)");
-    expect(await tampered.page.textContent("#digest-result")).toBe(`MISMATCH: embedded data hashes to ${other.dataSha256}, the page recorded ${rendered.dataSha256}`);
+    expect(await tampered.page.textContent("#digest-result")).toBe(`MISMATCH: embedded data hashes to ${actualSha256}, the page recorded ${rendered.dataSha256}`);
     await tampered.page.close();
   });
 });

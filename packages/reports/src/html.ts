@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { gzipSync } from "node:zlib";
+import { gunzipSync, gzipSync } from "node:zlib";
 import type { PromotionVerdict } from "@eval/models";
 import { escapeHtml } from "./escape.ts";
 import { REPORT_SCRIPT, REPORT_STYLE } from "./html-client.ts";
@@ -15,7 +15,10 @@ export interface HtmlReportOptions {
 
 export interface HtmlReport {
   readonly html: string;
-  /** SHA-256 of the UTF-8 JSON of the report data, as embedded (before compression): what the page's button re-checks. */
+  /**
+   * SHA-256 of the embedded data before compression (UTF-8: the summary JSON, then each details block's
+   * JSON after a newline): what the page's button re-checks.
+   */
   readonly dataSha256: string;
   readonly dataBytes: number;
   readonly compressed: boolean;
@@ -105,7 +108,7 @@ function provenanceHtml(data: ReportData, dataSha256: string): string {
     ["harness version", run.harness_version],
     ["host fingerprint", run.host_fingerprint],
     ["generated at", `${data.generated_at} by evalgate ${data.harness_version}`],
-    ["embedded data (SHA-256 of its UTF-8 JSON)", dataSha256],
+    ["embedded data (SHA-256 of its JSON blocks, newline-joined)", dataSha256],
   ];
   const table = rows.map(([key, value]) => `<tr><th>${escapeHtml(key)}</th><td class="mono">${escapeHtml(value)}</td></tr>`).join("");
   return `<section id="provenance"><h2>Provenance</h2><table>${table}</table>
@@ -117,24 +120,53 @@ const CASES_HTML = `<section id="cases"><h2>Cases</h2>
 <label>status <select id="filter-status"><option value="">all</option></select></label>
 <label>failure mode <select id="filter-mode"><option value="">all</option></select></label>
 <label>curation <select id="filter-curation"><option value="">all</option></select></label>
-<span id="shown-count" class="sub"></span></div>
+<span id="shown-count" class="sub"></span>
+<button id="page-prev" type="button" hidden>previous</button><span id="page-info" class="sub"></span><button id="page-next" type="button" hidden>next</button></div>
 <table id="case-table"><thead><tr><th>case</th><th>status</th><th>score</th><th>pass</th><th id="col-trials">trials</th><th>failure modes</th><th>curation</th><th>cost</th><th>time</th><th>cache</th><th id="col-baseline">vs baseline</th></tr></thead>
 <tbody id="case-rows"></tbody></table>
 <div id="case-detail" hidden></div></section>`;
 
+/** Cases per embedded details block: opening a case decodes only its block. */
+export const DETAILS_CHUNK = 250;
+
+interface EmbeddedBlocks {
+  readonly summary: string;
+  readonly details: readonly string[];
+}
+
+/** The report data as the page embeds it: a summary without per-case evidence and transcripts, then those in blocks. */
+function splitData(data: ReportData): EmbeddedBlocks {
+  const summary = JSON.stringify({ ...data, cases: data.cases.map(({ evidence: _evidence, transcript: _transcript, ...rest }) => rest) });
+  const details: string[] = [];
+  for (let start = 0; start < data.cases.length; start += DETAILS_CHUNK) {
+    details.push(JSON.stringify(data.cases.slice(start, start + DETAILS_CHUNK).map((c) => ({ evidence: c.evidence, transcript: c.transcript }))));
+  }
+  return { summary, details };
+}
+
+/** What the page's digest covers: the summary JSON, then each details block's JSON after a newline (UTF-8). */
+const digestInput = (blocks: EmbeddedBlocks): string => [blocks.summary, ...blocks.details].join("\n");
+
+const blockTag = (attributes: string, json: string, compressed: boolean): string =>
+  `<script ${attributes} type="application/octet-stream" data-encoding="${compressed ? "gzip+base64" : "base64"}">${(compressed ? gzipSync(Buffer.from(json, "utf8"), { level: 9 }) : Buffer.from(json, "utf8")).toString("base64")}</script>`;
+
 /**
  * One self-contained HTML page for a run: no server, no network, a strict CSP. The data is embedded as
- * base64 (gzip first when large) in a non-executable script element; the page's script renders the
+ * base64 (gzip first when large) in non-executable script elements; the page's script renders the
  * cases from it with DOM text only, so nothing an agent, SUT or rubric wrote is ever parsed as HTML.
  */
 export function renderHtmlReport(data: ReportData, options: HtmlReportOptions = {}): HtmlReport {
-  const json = JSON.stringify(data);
-  const raw = Buffer.from(json, "utf8");
-  const dataSha256 = `sha256:${createHash("sha256").update(raw).digest("hex")}`;
+  const blocks = splitData(data);
+  const raw = digestInput(blocks);
+  const dataBytes = Buffer.byteLength(raw, "utf8");
+  const dataSha256 = `sha256:${createHash("sha256").update(raw, "utf8").digest("hex")}`;
   const mode = options.compress ?? "auto";
-  const compressed = mode === "always" || (mode === "auto" && raw.length > (options.compressAboveBytes ?? 64 * 1024));
-  const payload = (compressed ? gzipSync(raw, { level: 9 }) : raw).toString("base64");
+  const compressed = mode === "always" || (mode === "auto" && dataBytes > (options.compressAboveBytes ?? 64 * 1024));
   const title = `evalgate report: ${data.run.task_class} ${data.run.run_id}`;
+  const embedded = [
+    blockTag(`id="report-data" data-sha256="${dataSha256}" data-chunk="${DETAILS_CHUNK}"`, blocks.summary, compressed),
+    ...blocks.details.map((json, index) => blockTag(`class="report-details" data-block="${index}"`, json, compressed)),
+  ].join("\n");
   const html = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="${reportCsp()}">
@@ -147,9 +179,30 @@ ${headerHtml(data)}
 ${baselineHtml(data)}
 ${CASES_HTML}
 ${provenanceHtml(data, dataSha256)}
-<script id="report-data" type="application/octet-stream" data-encoding="${compressed ? "gzip+base64" : "base64"}" data-sha256="${dataSha256}">${payload}</script>
+${embedded}
 <script type="module">${REPORT_SCRIPT}</script>
 </body></html>
 `;
-  return { html, dataSha256, dataBytes: raw.length, compressed };
+  return { html, dataSha256, dataBytes, compressed };
+}
+
+const BLOCK_PATTERN = /<script (?:id="report-data"|class="report-details")[^>]*data-encoding="([^"]+)">([^<]*)<\/script>/g;
+
+/**
+ * The report data a page embeds and the digest it recorded, read back in Node (what the page's button
+ * does in the browser). `digestMatches` is false when the embedded data was changed after generation.
+ */
+export function readEmbeddedData(html: string): { data: ReportData; recordedSha256: string; actualSha256: string; digestMatches: boolean } {
+  const recorded = /data-sha256="(sha256:[0-9a-f]{64})"/.exec(html)?.[1];
+  const jsons = [...html.matchAll(BLOCK_PATTERN)].map(([, encoding, body]) => {
+    const bytes = Buffer.from(body!, "base64");
+    return (encoding === "gzip+base64" ? gunzipSync(bytes) : bytes).toString("utf8");
+  });
+  if (recorded === undefined || jsons.length === 0) throw new Error("not an evalgate HTML report: no embedded data");
+  const [summary, ...details] = jsons as [string, ...string[]];
+  const actual = `sha256:${createHash("sha256").update(digestInput({ summary, details }), "utf8").digest("hex")}`;
+  const parsed = JSON.parse(summary) as ReportData;
+  const extra = details.flatMap((json) => JSON.parse(json) as Array<Pick<ReportData["cases"][number], "evidence" | "transcript">>);
+  const data = { ...parsed, cases: parsed.cases.map((c, index) => ({ ...c, evidence: extra[index]?.evidence ?? null, transcript: extra[index]?.transcript ?? null })) };
+  return { data, recordedSha256: recorded, actualSha256: actual, digestMatches: actual === recorded };
 }

@@ -1,5 +1,5 @@
 export { escapeHtml, escapeMarkdown, escapeXml } from "./escape.ts";
-export { renderHtmlReport, reportCsp } from "./html.ts";
+export { DETAILS_CHUNK, readEmbeddedData, renderHtmlReport, reportCsp } from "./html.ts";
 export type { HtmlReport, HtmlReportOptions } from "./html.ts";
 export { renderJunit } from "./junit.ts";
 export type { JunitInput } from "./junit.ts";

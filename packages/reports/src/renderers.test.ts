@@ -1,9 +1,8 @@
 import { createHash } from "node:crypto";
-import { gunzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { escapeHtml, escapeMarkdown, escapeXml } from "./escape.ts";
 import { IMG_PAYLOAD, makeReportData, SCRIPT_PAYLOAD } from "./fixtures.test-helpers.ts";
-import { renderHtmlReport, reportCsp } from "./html.ts";
+import { DETAILS_CHUNK, readEmbeddedData, renderHtmlReport, reportCsp } from "./html.ts";
 import { REPORT_SCRIPT, REPORT_STYLE } from "./html-client.ts";
 import { renderJunit } from "./junit.ts";
 import { renderMarkdownSummary } from "./markdown.ts";
@@ -11,11 +10,6 @@ import { caseStatus } from "./report-data.ts";
 import type { ReportRun } from "./report-data.ts";
 import { renderCaseText, renderRunText } from "./show.ts";
 import { trendChartSvg } from "./trend-chart.ts";
-
-const payloadOf = (html: string): { encoding: string; sha: string; body: string } => {
-  const match = /<script id="report-data" type="application\/octet-stream" data-encoding="([^"]+)" data-sha256="([^"]+)">([^<]*)<\/script>/.exec(html)!;
-  return { encoding: match[1]!, sha: match[2]!, body: match[3]! };
-};
 
 describe("escaping", () => {
   it("escapes HTML, XML (dropping what XML cannot hold) and Markdown", () => {
@@ -28,15 +22,23 @@ describe("escaping", () => {
 
 describe("renderHtmlReport", () => {
   it("embeds the data with the digest of its JSON, allows only its own script and style by hash, and fetches nothing", () => {
-    const data = makeReportData(5);
-    const report = renderHtmlReport(data);
-    const embedded = payloadOf(report.html);
+    const data = makeReportData(DETAILS_CHUNK + 5);
+    const report = renderHtmlReport(data, { compress: "never" });
     expect(report.compressed).toBe(false);
-    expect(embedded.encoding).toBe("base64");
-    const json = Buffer.from(embedded.body, "base64").toString("utf8");
-    expect(JSON.parse(json)).toEqual(data);
-    expect(embedded.sha).toBe(`sha256:${createHash("sha256").update(json, "utf8").digest("hex")}`);
-    expect(report.dataSha256).toBe(embedded.sha);
+    expect(report.html.match(/<script class="report-details" data-block="\d" type="application\/octet-stream" data-encoding="base64">/g)).toHaveLength(2);
+    const embedded = readEmbeddedData(report.html);
+    expect(embedded.data).toEqual(data);
+    expect(embedded.digestMatches).toBe(true);
+    expect(embedded.recordedSha256).toBe(report.dataSha256);
+    // The digest is of the summary JSON and each details block's JSON, newline-joined: recompute it by hand.
+    const blocks = [...report.html.matchAll(/data-encoding="base64">([^<]*)</g)].map((match) => Buffer.from(match[1]!, "base64").toString("utf8"));
+    expect(blocks).toHaveLength(3);
+    expect(JSON.parse(blocks[0]!).cases[0]).not.toHaveProperty("transcript");
+    expect(report.dataSha256).toBe(`sha256:${createHash("sha256").update(blocks.join("\n"), "utf8").digest("hex")}`);
+    expect(report.dataBytes).toBe(Buffer.byteLength(blocks.join("\n")));
+    const edited = report.html.replace(/(id="report-data"[^>]*>)([^<]*)/, (_, tag: string, body: string) => `${tag}${Buffer.from(Buffer.from(body, "base64").toString("utf8").replace('"demo"', '"dem0"')).toString("base64")}`);
+    expect(readEmbeddedData(edited).digestMatches).toBe(false);
+    expect(() => readEmbeddedData("<html></html>")).toThrow(/no embedded data/);
     const csp = reportCsp();
     expect(csp).toContain("default-src 'none'");
     expect(csp).toContain(`'sha256-${createHash("sha256").update(REPORT_SCRIPT).digest("base64")}'`);
@@ -49,9 +51,9 @@ describe("renderHtmlReport", () => {
     const data = makeReportData(400, { hostile: true, sutLabel: `x ${SCRIPT_PAYLOAD}` });
     const report = renderHtmlReport(data);
     expect(report.compressed).toBe(true);
-    const embedded = payloadOf(report.html);
-    expect(embedded.encoding).toBe("gzip+base64");
-    expect(JSON.parse(gunzipSync(Buffer.from(embedded.body, "base64")).toString("utf8"))).toEqual(data);
+    expect(report.html).toContain('data-encoding="gzip+base64"');
+    expect(report.html).not.toContain('data-encoding="base64"');
+    expect(readEmbeddedData(report.html)).toMatchObject({ data, digestMatches: true });
     expect(report.html).not.toContain(SCRIPT_PAYLOAD);
     expect(report.html).toContain(escapeHtml(`x ${SCRIPT_PAYLOAD}`));
     expect(renderHtmlReport(makeReportData(3), { compress: "never" }).compressed).toBe(false);

@@ -1,6 +1,7 @@
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readEmbeddedData } from "@eval/reports";
 import { invoke } from "../test-helpers.ts";
 import { makeUpperBench } from "./run.test-helpers.ts";
 
@@ -47,12 +48,12 @@ describe("evalgate report", () => {
     expect(html).toContain(`data-tier="bronze"`);
     expect(html).toContain(`<span data-field="newly_passing">3</span>`);
     expect(html.match(/<circle class="bound"/g)).toHaveLength(3);
-    const payload = /data-sha256="(sha256:[0-9a-f]{64})">([^<]*)</.exec(html)!;
-    expect(line.data_sha256).toBe(payload[1]);
-    const data = JSON.parse(Buffer.from(payload[2]!, "base64").toString("utf8"));
-    expect(data.cases.map((c: { case_id: string; cache_hit: boolean }) => [c.case_id, c.cache_hit])).toEqual([["a-1", true], ["a-2", true], ["b-1", true]]);
-    expect(data.cases[0].evidence.executed_in_run).toBe(runIds[1]);
-    expect(data.cases[0].baseline).toEqual({ score: 0, passed: false });
+    const { data, recordedSha256, digestMatches } = readEmbeddedData(html);
+    expect(line.data_sha256).toBe(recordedSha256);
+    expect(digestMatches).toBe(true);
+    expect(data.cases.map((c) => [c.case_id, c.cache_hit])).toEqual([["a-1", true], ["a-2", true], ["b-1", true]]);
+    expect(data.cases[0]!.evidence!.executed_in_run).toBe(runIds[1]);
+    expect(data.cases[0]!.baseline).toEqual({ score: 0, passed: false });
   });
 
   it("human format, a run by id, and one-line errors for an unknown run or baseline", async () => {
