@@ -39,6 +39,7 @@ const ALLOWED = {
   promotion: ["models", "errors", "audit-chain"],
   compare: ["models", "errors", "audit-chain", "statistics"],
   "cli-subscription-adapters": ["models", "errors", "tool-normalize", "sandbox"],
+  reports: ["models", "errors"],
 };
 
 const layerRules = Object.entries(ALLOWED).map(([name, allowed]) => ({

@@ -27,7 +27,7 @@ export const StreamExcerptSchema = z.strictObject({
 
 /**
  * `runs/<run-id>/cases/<case-id>.json`: everything needed to see why one case scored as it did,
- * written when the case ran (a cache hit points at nothing new: its evidence is the earlier run's).
+ * written when the case ran, and copied for a later cache hit (marked `from_cache`).
  */
 export const CaseDetailSchema = z.strictObject({
   schema_version: z.literal(CASE_DETAIL_SCHEMA_VERSION),
@@ -57,6 +57,11 @@ export const CaseDetailSchema = z.strictObject({
     })
     .nullable(),
   score: BenchScoreSchema,
+  /**
+   * Present on a copy written for a cache hit: the run `in_run_id` reused this score; `run_id` and
+   * `invocation_tag` remain those of the run that executed the case.
+   */
+  from_cache: z.strictObject({ in_run_id: z.string().min(1).max(200) }).optional(),
 });
 
 export const SUT_REQUEST_SCHEMA_VERSION = "evalgate.sut_request.v2";

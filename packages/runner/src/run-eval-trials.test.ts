@@ -57,7 +57,9 @@ describe("runEval with trials", () => {
     const outputs = await Promise.all(executed.map(async (r) => JSON.parse(await (await import("node:fs/promises")).readFile(r.detailPath!, "utf8")) as { trial: number; sut_output: { seed: string; tag: string; trial: number } }));
     expect(new Set(outputs.map((o) => o.sut_output.seed)).size).toBe(6);
     expect(outputs.every((o) => o.sut_output.tag.endsWith(`:trial-${o.trial}`) && o.sut_output.trial === o.trial)).toBe(true);
-    expect((await readdir(join(result.runDir, "cases"))).sort()).toEqual(["c-1.trial-1.json", "c-1.trial-2.json", "c-2.trial-1.json", "c-2.trial-2.json", "c-3.trial-1.json", "c-3.trial-2.json"]);
+    // Every trial has its detail: the executed ones written, trial 0 (a cache hit) copied from the run that executed it.
+    expect((await readdir(join(result.runDir, "cases"))).sort()).toEqual(["c-1.json", "c-1.trial-1.json", "c-1.trial-2.json", "c-2.json", "c-2.trial-1.json", "c-2.trial-2.json", "c-3.json", "c-3.trial-1.json", "c-3.trial-2.json"]);
+    expect(result.caseResults.filter((r) => r.cacheHit).every((r) => r.detailPath?.endsWith(`${r.case_id}.json`))).toBe(true);
     await expect(runEval(bench.slug, { ...(await options(stateDir)), trials: 0 })).rejects.toThrow(/trials must be a whole number >= 1/);
   });
 });

@@ -60,6 +60,8 @@ describe("runEval end to end (real registry, rubric subprocesses, cache and chai
     expect(report.isolation_class).toBe(sandboxSupport().available ? "bwrap-permission" : "subprocess-permission-netns");
     expect(report.sut_isolation).toBe("in-process");
     expect(report.incomplete_reason).toBeNull();
+    // Progress starts before the first case finishes, and ends at the last.
+    expect(progress[0]).toBe(0);
     expect(progress.at(-1)).toBe(4);
     const record = parseWire(ChainRecordSchema, JSON.parse(await readFile(first.recordPath, "utf8")));
     expect(record.chain_hash).toBe(report.chain_head);
@@ -73,7 +75,14 @@ describe("runEval end to end (real registry, rubric subprocesses, cache and chai
     const sut = counting((await options(stateDir)).systemUnderTest);
     const second = await runEval(bench.slug, { ...(await options(stateDir)), systemUnderTest: sut });
     expect(sut.calls).toBe(0);
-    expect(second.caseResults.every((r) => r.cacheHit && r.detailPath === null)).toBe(true);
+    expect(second.caseResults.every((r) => r.cacheHit && r.detailPath !== null)).toBe(true);
+    // A cache hit's detail is the executing run's, copied into this run and marked as reused.
+    const hitDetail = parseWire(CaseDetailSchema, JSON.parse(await readFile(second.caseResults[0]!.detailPath!, "utf8")));
+    expect(second.caseResults[0]!.detailPath).toBe(join(stateDir, "runs", second.report.run_id, "cases", "c-1.json"));
+    expect(hitDetail.run_id).toBe(report.run_id);
+    expect(hitDetail.from_cache).toEqual({ in_run_id: second.report.run_id });
+    expect(hitDetail.score).toEqual(detail.score);
+    expect(hitDetail.invocation_tag).toBe(detail.invocation_tag);
     expect(second.report.total_cost_usd).toBe(0);
     for (const field of ["mean_score", "score_stddev", "lower_bound_95", "informational", "passed_count", "rubric_digest", "sut_digest", "selection"] as const) {
       expect(second.report[field]).toEqual(report[field]);

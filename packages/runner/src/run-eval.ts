@@ -3,7 +3,7 @@ import { randomBytes } from "node:crypto";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { availableParallelism, tmpdir } from "node:os";
-import { basename, join, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { appendRunRecord, ChainTampered, getHostFingerprint } from "@eval/audit-chain";
 import type { VerifyResult } from "@eval/audit-chain";
 import { ScoreCache } from "@eval/cache";
@@ -15,6 +15,7 @@ import { digestDirectory, loadTaskClass, selectCases, TaskClassRegistry } from "
 import type { TaskClass } from "@eval/registry";
 import picomatch from "picomatch";
 import { buildRunReport } from "./aggregate.ts";
+import { copyCachedDetail, indexCaseDetail } from "./case-detail.ts";
 import { caseCacheKey } from "./case-keys.ts";
 import { verifyAfterAppend, verifyChainForRun } from "./chain-checkpoint.ts";
 import type { RunChainCheck } from "./chain-checkpoint.ts";
@@ -46,7 +47,10 @@ export interface CaseRunResult {
   readonly cacheKey: string;
   readonly cacheHit: boolean;
   readonly score: BenchScore;
-  /** `runs/<run-id>/cases/<case-id>.json` (`<case-id>.trial-<t>.json` for trial t > 0) for an executed case; null for a cache hit. */
+  /**
+   * `runs/<run-id>/cases/<case-id>.json` (`<case-id>.trial-<t>.json` for trial t > 0): for an executed unit
+   * its detail, for a cache hit a copy of the executing run's detail; null for a hit whose earlier detail is gone.
+   */
   readonly detailPath: string | null;
 }
 
@@ -302,7 +306,8 @@ export async function scoreRun(taskClassName: string, options: RunEvalOptions, m
       continue;
     }
     // A hit spends nothing now: the recorded cost is this run's spend.
-    const result: CaseRunResult = { case_id: benchCase.case_id, trial, cacheKey: key, cacheHit: true, score: { ...cached, cost_usd: 0 }, detailPath: null };
+    const detailPath = copyCachedDetail(runsDir, key, runId, trialDetailFile(benchCase.case_id, trial));
+    const result: CaseRunResult = { case_id: benchCase.case_id, trial, cacheKey: key, cacheHit: true, score: { ...cached, cost_usd: 0 }, detailPath };
     results.set(item.id, result);
     cacheHits += 1;
     options.onCaseResult?.(result);
@@ -311,7 +316,8 @@ export async function scoreRun(taskClassName: string, options: RunEvalOptions, m
     if (options.noCache === true) throw new EvalError("EVAL_USAGE", "--retry-errors takes the cases that did not error from the cache: it cannot be combined with --no-cache");
     checkRetryMisses(misses.map((item) => item.benchCase.case_id), await erroredCasesOfLastRun(runsDir, taskClass.name, sut.digest, sut.label));
   }
-  if (cacheHits > 0) report();
+  // The first progress line comes now, not after the first executed case.
+  report();
 
   // 3. Execute the misses in a bounded pool; 5. the cost cap cancels what is outstanding.
   const cancel = new AbortController();
@@ -609,6 +615,7 @@ async function executeCase(benchCase: BenchCase, context: CaseContext): Promise<
       score,
     };
     writeFileSync(detailPath, `${JSON.stringify(detail, null, 2)}\n`, { mode: 0o600 });
+    indexCaseDetail(dirname(context.runDir), context.cacheKey, context.runId, basename(detailPath));
     return { score, detailPath };
   } finally {
     rmSync(workspacePath, { recursive: true, force: true });

@@ -30,7 +30,7 @@ const env = { PATH: process.env.PATH };
 
 describe("a run whose every case failed for a harness or SUT-infrastructure reason", () => {
   it("is recorded, exits 8 with one line saying why, and the human table shows each case's error", async () => {
-    const result = await invoke([...base("s-broken"), "--sut", "command:node missing-sut.mjs", "--format", "human", "--concurrency", "1"], { cwd: bench.root, env });
+    const result = await invoke([...base("s-broken"), "--sut", "command:node missing-sut.mjs", "--format", "human", "--concurrency", "1", "--quiet"], { cwd: bench.root, env });
     expect(result.code).toBe(8);
     expect(result.stdout).toMatch(/a-1\s+0\.000\s+no\s+miss\s+sut\.exception: exited 1: /);
     expect(result.stdout).toMatch(/a-2\s+0\.000\s+no\s+miss\s+sut\.exception: exited 1: /);

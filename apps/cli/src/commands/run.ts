@@ -64,6 +64,9 @@ export class RunCommand extends EvalgateCommand {
   shard = Option.String("--shard", { description: "Run shard i/N of the plan's units and write a bundle instead of appending (see docs/scale-out.md)" });
   bundle = Option.String("--bundle", { description: "With --shard: the new bundle directory (default shard-<i>-of-<N>)" });
   cacheDir = Option.String("--cache-dir", { description: "The score cache directory (default <state>/cache); its key is <cache-dir>/../cache.key, so shards can share both" });
+  junit = Option.String("--junit", { description: "Also write a JUnit XML file: one testcase per case, failures with their modes" });
+  summaryMd = Option.String("--summary-md", { description: "Also write a Markdown summary (appended to $GITHUB_STEP_SUMMARY when that is set)" });
+  quiet = Option.Boolean("--quiet", false, { description: "No progress lines on stderr" });
 
   protected async run(): Promise<number> {
     const settings = await loadSettings({
@@ -126,8 +129,9 @@ export class RunCommand extends EvalgateCommand {
 
     const { join: joinPath, resolve: resolvePath } = await import("node:path");
     const cacheOptions = this.cacheDir === undefined ? {} : { cacheDir: resolvePath(this.context.cwd, this.cacheDir), cacheKeyPath: joinPath(resolvePath(this.context.cwd, this.cacheDir), "..", "cache.key") };
-    const { terminalProgress } = await import("../progress.ts");
-    const progress = terminalProgress(this.context);
+    const { runProgress } = await import("../progress.ts");
+    const progress = runProgress(this.context, { quiet: this.quiet, taskClass: taskClassName });
+    let failures = 0;
     const { runEval } = runner;
     const { exitCodeForSignal, watchInterrupts } = await import("../interrupt.ts");
     const interrupt = watchInterrupts(this.context.stderr);
@@ -148,7 +152,14 @@ export class RunCommand extends EvalgateCommand {
         sandbox,
         onWarning,
         ...cacheOptions,
-        ...(progress === null ? {} : { onProgress: (state: Parameters<NonNullable<RunEvalOptions["onProgress"]>>[0]) => progress.update(state) }),
+        ...(progress === null
+          ? {}
+          : {
+              onProgress: (state: Parameters<NonNullable<RunEvalOptions["onProgress"]>>[0]) => progress.update({ ...state, failures }),
+              onCaseResult: (caseResult: { readonly score: { readonly passed: boolean } }) => {
+                if (!caseResult.score.passed) failures += 1;
+              },
+            }),
       };
       if (shardJob !== null && scaleOut !== null) {
         const done = await scaleOut.runShardJob(shardJob, { ...runOptions, sutSpec: spec });
@@ -194,6 +205,18 @@ export class RunCommand extends EvalgateCommand {
       record_path: result.recordPath,
     };
     const verdict = tiers === null ? null : await this.verdict(tiers, report.run_id, { stateDir, benchRoot, chain: result.chain }, onWarning);
+    const { writeRunOutputs } = await import("../run-outputs.ts");
+    await writeRunOutputs({
+      runId: report.run_id,
+      stateDir,
+      benchRoot,
+      tiersPath: settings.path("trust_tiers", "docs/trust-tiers.yaml"),
+      cwd: this.context.cwd,
+      env: this.context.env,
+      onWarning,
+      ...(this.junit === undefined ? {} : { junit: this.junit }),
+      ...(this.summaryMd === undefined ? {} : { summaryMd: this.summaryMd }),
+    });
     if (format === "human") {
       this.printHuman(result.caseResults, summary, report, (modes) => failureModesCell(modes, runner));
       if (verdict !== null) this.context.stdout.write(`\n${formatVerdictHuman(verdict.verdict, verdict.path, verdict.tiersFile)}`);

@@ -165,7 +165,7 @@ describe("bad input: one line, a documented exit code, nothing written", () => {
 
   it("--shard without --plan plans first; shards in separate state directories share one cache with --cache-dir", async () => {
     const shared = join(bench.root, "shared-volume");
-    const shardArgs = ["run", "--task-class", "upper", "--shard", "1/1", "--bench-root", bench.benchRoot, "--sut", sutSpec, "--cache-dir", join(shared, "cache")];
+    const shardArgs = ["run", "--task-class", "upper", "--shard", "1/1", "--bench-root", bench.benchRoot, "--sut", sutSpec, "--cache-dir", join(shared, "cache"), "--quiet"];
     const first = join(bench.root, "cache-host-1");
     const second = join(bench.root, "cache-host-2");
     await mkdir(first, { recursive: true });

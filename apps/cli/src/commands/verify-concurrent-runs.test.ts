@@ -18,7 +18,7 @@ afterAll(async () => {
 
 function runCli(stateDir: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, "run", "--task-class", "upper", "--bench-root", bench.benchRoot, "--out", stateDir, "--sut", "module:sut.mjs#upper"], {
+    const child = spawn(process.execPath, [BIN, "run", "--task-class", "upper", "--bench-root", bench.benchRoot, "--out", stateDir, "--sut", "module:sut.mjs#upper", "--quiet"], {
       cwd: bench.root,
       env: { PATH: process.env.PATH ?? "/usr/bin:/bin", CI: "1" },
     });

@@ -1,0 +1,59 @@
+import { Command, Option } from "clipanion";
+import { EvalError } from "@eval/errors";
+import { EvalgateCommand } from "../base-command.ts";
+import { loadSettings } from "../load-settings.ts";
+import { ExitCode } from "../exit-codes.ts";
+import { warningPrinter } from "../warnings.ts";
+
+export class ShowCommand extends EvalgateCommand {
+  static override paths = [["show"]];
+  static override usage = Command.Usage({
+    category: "Audit",
+    description: "Show a recorded run, or one of its cases, in the terminal",
+    details: `
+      Without --case: the run's figures, the verdict per tier and one line per case. With --case: that
+      case's failure modes with their details, its breakdown, the SUT's diff (files changed) and its
+      transcript (messages, then tool calls one per line). Cache hits show the detail of the run that
+      executed the case. The run defaults to the newest one (of --task-class when given).
+      --format json prints the gathered data as one JSON document instead.
+    `,
+    examples: [
+      ["The newest run", "evalgate show"],
+      ["One case of a run", "evalgate show 20261122T222250Z-c2b8ae71 --case express-open-redirect-cve-2024-29041"],
+    ],
+  });
+
+  runId = Option.String({ required: false, name: "run-id" });
+  caseId = Option.String("--case", { description: "Show this case of the run in detail" });
+  taskClass = Option.String("--task-class", { description: "Show this task class's newest run" });
+  out = Option.String("--out", { description: "The state directory (default .evalgate)" });
+  benchRoot = Option.String("--bench-root", { description: "The directory holding the task classes (default bench)" });
+  trustTiers = Option.String("--trust-tiers", { description: "The trust-tier file (default docs/trust-tiers.yaml)" });
+  format = Option.String("--format", { description: "human (default) or json" });
+
+  protected async run(): Promise<number> {
+    if (this.format !== undefined && this.format !== "human" && this.format !== "json") throw new EvalError("EVAL_USAGE", `--format must be human or json, got "${this.format}"`);
+    const settings = await loadSettings({
+      flags: { state_dir: this.out, bench_root: this.benchRoot, trust_tiers: this.trustTiers },
+      env: this.context.env,
+      cwd: this.context.cwd,
+    });
+    const [{ gatherReportData }, { renderCaseText, renderRunText }, { HARNESS_VERSION }] = await Promise.all([import("../report-data/gather.ts"), import("@eval/reports"), import("../version.ts")]);
+    const data = await gatherReportData({
+      stateDir: settings.path("state_dir", ".evalgate"),
+      benchRoot: settings.path("bench_root", "bench"),
+      tiersPath: settings.path("trust_tiers", "docs/trust-tiers.yaml"),
+      harnessVersion: HARNESS_VERSION,
+      onWarning: warningPrinter(this.context, "human"),
+      ...(this.taskClass === undefined ? {} : { taskClass: this.taskClass }),
+      ...(this.runId === undefined ? {} : { runId: this.runId }),
+    });
+    const reportCase = this.caseId === undefined ? null : data.cases.find((c) => c.case_id === this.caseId);
+    if (reportCase === undefined) {
+      throw new EvalError("EVAL_USAGE", `run ${data.run.run_id} has no case "${this.caseId}"`, { hint: `\`evalgate show ${data.run.run_id}\` lists its cases` });
+    }
+    if (this.format === "json") this.emit(reportCase === null ? data : reportCase);
+    else this.context.stdout.write(reportCase === null ? renderRunText(data) : renderCaseText(data, reportCase));
+    return ExitCode.ok;
+  }
+}

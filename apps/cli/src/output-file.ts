@@ -1,0 +1,23 @@
+import { appendFile, mkdir } from "node:fs/promises";
+import { dirname } from "node:path";
+import writeFileAtomic from "write-file-atomic";
+import { EvalError } from "@eval/errors";
+
+/** Writes a whole output file (report, JUnit) atomically: a reader never sees half of it. */
+export async function writeOutputFile(path: string, content: string): Promise<void> {
+  try {
+    await mkdir(dirname(path), { recursive: true });
+    await writeFileAtomic(path, content, { encoding: "utf8" });
+  } catch (error) {
+    throw new EvalError("EVAL_IO", `cannot write ${path}: ${(error as Error).message}`, { cause: error });
+  }
+}
+
+/** Appends to a file others write too (GitHub's job summary file is appended to by every step). */
+export async function appendOutputFile(path: string, content: string): Promise<void> {
+  try {
+    await appendFile(path, content, { encoding: "utf8" });
+  } catch (error) {
+    throw new EvalError("EVAL_IO", `cannot append to ${path}: ${(error as Error).message}`, { cause: error });
+  }
+}

@@ -1,0 +1,107 @@
+// Per-case evidence for the report views: the run's detail file and the case's transcript.
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { CaseDetailSchema, safeParseWire, TranscriptSchema } from "@eval/models";
+import type { CaseDetail, CaseResult, Transcript } from "@eval/models";
+import type { CaseEvidence, CaseTrials, ReportCase } from "@eval/reports";
+
+/** The run's detail directory name: its run id without the `partial:` prefix. */
+export const detailDirName = (runId: string): string => runId.replace(/^partial:/, "");
+
+function readDetail(runsDir: string, runId: string, caseId: string): CaseDetail | null {
+  const path = join(runsDir, detailDirName(runId), "cases", `${caseId}.json`);
+  if (!existsSync(path)) return null;
+  try {
+    const parsed = safeParseWire(CaseDetailSchema, JSON.parse(readFileSync(path, "utf8")));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}
+
+function evidenceOf(detail: CaseDetail): CaseEvidence {
+  const output = detail.sut_output as Record<string, unknown> | null;
+  return {
+    executed_in_run: detail.run_id,
+    sut_error: detail.sut_error,
+    sut_wall_clock_ms: detail.sut_wall_clock_ms,
+    rubric_wall_clock_ms: detail.rubric?.wall_clock_ms ?? null,
+    rubric_exit_code: detail.rubric?.exit_code ?? null,
+    rubric_stderr: detail.rubric === null || detail.rubric.stderr.text === "" ? null : detail.rubric.stderr.text,
+    diff: typeof output?.diff === "string" ? output.diff : null,
+  };
+}
+
+/**
+ * A case's transcript: the one the SUT returned in its output (replay and agent SUTs do), else the line
+ * of `<state>/transcripts/<task-class>.jsonl` with the case's invocation tag. Lines that do not
+ * validate are skipped: a transcript file is evidence to show, not to trust.
+ */
+export class TranscriptIndex {
+  private readonly byTag = new Map<string, Map<string, Transcript>>();
+  private readonly transcriptsDir: string;
+  constructor(transcriptsDir: string) {
+    this.transcriptsDir = transcriptsDir;
+  }
+
+  find(taskClass: string, detail: CaseDetail): Transcript | null {
+    const own = (detail.sut_output as Record<string, unknown> | null)?.transcript;
+    if (own !== undefined) {
+      const parsed = safeParseWire(TranscriptSchema, own);
+      if (parsed.success) return parsed.data;
+    }
+    return this.lines(taskClass).get(detail.invocation_tag) ?? null;
+  }
+
+  private lines(taskClass: string): Map<string, Transcript> {
+    let lines = this.byTag.get(taskClass);
+    if (lines !== undefined) return lines;
+    lines = new Map();
+    this.byTag.set(taskClass, lines);
+    const path = join(this.transcriptsDir, `${taskClass}.jsonl`);
+    if (!existsSync(path)) return lines;
+    for (const text of readFileSync(path, "utf8").split("\n")) {
+      if (text.trim() === "") continue;
+      try {
+        const parsed = safeParseWire(TranscriptSchema, JSON.parse(text));
+        if (parsed.success && parsed.data.invocation_tag !== null) lines.set(parsed.data.invocation_tag, parsed.data);
+      } catch {
+        // a damaged line: skipped
+      }
+    }
+    return lines;
+  }
+}
+
+/**
+ * k of n from a per-case entry that recorded trials. The field's shape is not fixed yet, so the
+ * common ones are read (`{ passed, total }`, `{ k, n }`, an array of trial scores) and anything else
+ * is ignored.
+ */
+export function trialsOf(entry: CaseResult): CaseTrials | null {
+  const value = (entry as unknown as { trials?: unknown }).trials;
+  if (Array.isArray(value)) {
+    const passed = value.filter((trial) => (trial as { passed?: unknown } | null)?.passed === true).length;
+    return value.length === 0 ? null : { passed, total: value.length };
+  }
+  if (value === null || typeof value !== "object") return null;
+  const record = value as Record<string, unknown>;
+  const passed = record.passed ?? record.k;
+  const total = record.total ?? record.n;
+  return typeof passed === "number" && typeof total === "number" ? { passed, total } : null;
+}
+
+/** One case of a recorded run with its evidence, as the report views show it. */
+export function reportCaseOf(entry: CaseResult, context: { runsDir: string; runId: string; taskClass: string; transcripts: TranscriptIndex; baseline: CaseResult | null | undefined }): ReportCase {
+  const detail = readDetail(context.runsDir, context.runId, entry.case_id);
+  return {
+    case_id: entry.case_id,
+    curation_class: entry.curation_class,
+    score: entry.score,
+    cache_hit: detail === null ? null : detail.from_cache !== undefined,
+    trials: trialsOf(entry),
+    evidence: detail === null ? null : evidenceOf(detail),
+    transcript: detail === null ? null : context.transcripts.find(context.taskClass, detail),
+    baseline: context.baseline === undefined || context.baseline === null ? null : { score: context.baseline.score.score, passed: context.baseline.score.passed },
+  };
+}

@@ -1,0 +1,27 @@
+// Text made safe for the markup it lands in. Everything an agent, a SUT or a rubric wrote passes here
+// (or, in the browser, through textContent): it is shown, never interpreted.
+
+const HTML: Readonly<Record<string, string>> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
+
+/** Text for HTML element content or a quoted attribute value. */
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (char) => HTML[char]!);
+}
+
+/**
+ * Text for XML content or a quoted attribute: escaped, and with the characters XML 1.0 cannot hold
+ * (control characters, lone surrogates) replaced by U+FFFD, so a parser never rejects the file.
+ */
+export function escapeXml(text: string): string {
+  return escapeHtml(text.replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, "\uFFFD"));
+}
+
+/**
+ * Text for one cell or line of GitHub-flavoured Markdown: HTML is escaped (GitHub renders inline HTML),
+ * Markdown punctuation is backslash-escaped, and line breaks become spaces.
+ */
+export function escapeMarkdown(text: string): string {
+  return escapeHtml(text)
+    .replace(/[\\`*_[\]|#~!]/g, (char) => `\\${char}`)
+    .replace(/\r?\n/g, " ");
+}

@@ -1,0 +1,11 @@
+export { escapeHtml, escapeMarkdown, escapeXml } from "./escape.ts";
+export { DETAILS_CHUNK, readEmbeddedData, renderHtmlReport, reportCsp } from "./html.ts";
+export type { HtmlReport, HtmlReportOptions } from "./html.ts";
+export { renderJunit } from "./junit.ts";
+export type { JunitInput } from "./junit.ts";
+export { renderMarkdownSummary } from "./markdown.ts";
+export type { MarkdownSummaryInput } from "./markdown.ts";
+export { caseStatus, HARNESS_FAILURE_CODES, REPORT_DATA_SCHEMA_VERSION } from "./report-data.ts";
+export type { CaseEvidence, CaseTrials, ReportBaseline, ReportCase, ReportChain, ReportData, ReportRecord, ReportRun, ReportTier, TrendPoint } from "./report-data.ts";
+export { renderCaseText, renderRunText } from "./show.ts";
+export { trendChartSvg } from "./trend-chart.ts";

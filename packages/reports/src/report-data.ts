@@ -1,0 +1,107 @@
+import type { AnyBenchRunReport, BenchScore, CaseResult, PromotionVerdict, Transcript } from "@eval/models";
+
+/** The data every renderer reads: one recorded run and what surrounds it, gathered from the state dir. */
+export interface ReportData {
+  readonly schema_version: typeof REPORT_DATA_SCHEMA_VERSION;
+  readonly generated_at: string;
+  readonly harness_version: string;
+  /** The run's report as the chain recorded it (its `per_case` is summarised in `cases`). */
+  readonly run: ReportRun;
+  readonly record: ReportRecord;
+  readonly chain: ReportChain;
+  /** One verdict per tier above the task class's current tier; empty when no tier file was read. */
+  readonly verdicts: readonly PromotionVerdict[];
+  readonly tiers: readonly ReportTier[];
+  /** The lower bound and mean of every complete full run of this task class in the chain, oldest first. */
+  readonly trend: readonly TrendPoint[];
+  readonly cases: readonly ReportCase[];
+  readonly baseline: ReportBaseline | null;
+}
+
+export const REPORT_DATA_SCHEMA_VERSION = "evalgate.report_data.v1";
+
+/** A recorded report without its `per_case` (each version kept apart, so `schema_version` still narrows). */
+export type ReportRun = AnyBenchRunReport extends infer R ? (R extends unknown ? Omit<R, "per_case"> : never) : never;
+
+export interface ReportRecord {
+  readonly file: string;
+  readonly sequence: number;
+  readonly recorded_at: string;
+  readonly content_hash: string;
+  readonly chain_hash: string;
+}
+
+export interface ReportChain {
+  readonly head: string;
+  readonly verified: boolean;
+  readonly records: number;
+  /** Why the chain does not verify, when it does not. */
+  readonly problem: string | null;
+}
+
+export interface ReportTier {
+  readonly name: string;
+  readonly threshold: number;
+}
+
+export interface TrendPoint {
+  readonly run_id: string;
+  readonly ended_at: string;
+  readonly mean_score: number;
+  readonly lower_bound_95: number;
+}
+
+/** k of n when the run recorded trials per case (absent otherwise). */
+export interface CaseTrials {
+  readonly passed: number;
+  readonly total: number;
+}
+
+/** What the case's detail file recorded besides its score. */
+export interface CaseEvidence {
+  /** The run that executed the case (an earlier one for a cache hit). */
+  readonly executed_in_run: string;
+  readonly sut_error: string | null;
+  readonly sut_wall_clock_ms: number;
+  readonly rubric_wall_clock_ms: number | null;
+  readonly rubric_exit_code: number | null;
+  readonly rubric_stderr: string | null;
+  /** The workspace diff the SUT produced, when it reported one. */
+  readonly diff: string | null;
+}
+
+export interface ReportCase {
+  readonly case_id: string;
+  readonly curation_class: CaseResult["curation_class"];
+  readonly score: BenchScore;
+  /** null when the run's detail for the case is not on disk. */
+  readonly cache_hit: boolean | null;
+  readonly trials: CaseTrials | null;
+  readonly evidence: CaseEvidence | null;
+  readonly transcript: Transcript | null;
+  /** The same case in the baseline run, when there is one. */
+  readonly baseline: { readonly score: number; readonly passed: boolean } | null;
+}
+
+export interface ReportBaseline {
+  readonly run_id: string;
+  readonly mean_score: number;
+  readonly lower_bound_95: number;
+  readonly passed_count: number;
+  readonly case_count: number;
+  /** Cases in both runs whose pass/fail changed, each way. */
+  readonly newly_passing: number;
+  readonly newly_failing: number;
+  /** Mean of (score - baseline score) over the cases in both runs. */
+  readonly mean_score_change: number;
+  readonly shared_cases: number;
+}
+
+/** Failure codes that say the harness or the environment failed, not the case (the runner's list). */
+export const HARNESS_FAILURE_CODES: ReadonlySet<string> = new Set(["sut.timeout", "sut.exception", "rubric.timeout"]);
+
+/** `pass`, `fail`, or `error` when a harness-side failure decided the case. */
+export function caseStatus(score: BenchScore): "pass" | "fail" | "error" {
+  if (score.failure_modes.some((mode) => HARNESS_FAILURE_CODES.has(mode.code))) return "error";
+  return score.passed ? "pass" : "fail";
+}

@@ -1,0 +1,60 @@
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CASE_DETAIL_SCHEMA_VERSION } from "@eval/models";
+import { copyCachedDetail, detailIndexPath, indexCaseDetail } from "./case-detail.ts";
+
+const KEY = `blake3:${"ab".repeat(32)}`;
+let runsDir: string;
+
+const detail = (cacheKey: string) => ({
+  schema_version: CASE_DETAIL_SCHEMA_VERSION,
+  run_id: "run-a",
+  task_class: "demo",
+  case_id: "c-1",
+  cache_key: cacheKey,
+  invocation_tag: "bench:2026-01-01T00:00:00.000Z:demo:c-1",
+  sut_output: { diff: "--- a\n+++ b\n" },
+  sut_error: null,
+  sut_wall_clock_ms: 12,
+  rubric: null,
+  score: { passed: false, score: 0.5, breakdown: { k: 1 }, failure_modes: [], cost_usd: 0.01, wall_clock_ms: 20 },
+});
+
+beforeAll(async () => {
+  runsDir = await mkdtemp(join(tmpdir(), "evalgate-case-detail-"));
+});
+afterAll(async () => {
+  await rm(runsDir, { recursive: true, force: true });
+});
+
+describe("cache-hit details", () => {
+  it("copies the executing run's detail into the hitting run, marked from_cache", async () => {
+    await mkdir(join(runsDir, "run-a", "cases"), { recursive: true });
+    await writeFile(join(runsDir, "run-a", "cases", "c-1.json"), JSON.stringify(detail(KEY)));
+    indexCaseDetail(runsDir, KEY, "run-a", "c-1.json");
+    expect(detailIndexPath(runsDir, KEY)).toBe(join(runsDir, ".detail-index", `${"ab".repeat(32)}.json`));
+    const copied = copyCachedDetail(runsDir, KEY, "run-b", "c-1.json");
+    expect(copied).toBe(join(runsDir, "run-b", "cases", "c-1.json"));
+    const written = JSON.parse(await readFile(copied!, "utf8"));
+    expect(written).toMatchObject({ run_id: "run-a", from_cache: { in_run_id: "run-b" }, sut_output: { diff: "--- a\n+++ b\n" } });
+  });
+
+  it("returns null when there is no index entry, the detail is gone, damaged, or of another key", async () => {
+    expect(copyCachedDetail(runsDir, `blake3:${"cd".repeat(32)}`, "run-b", "c-1.json")).toBeNull();
+    const other = `blake3:${"ef".repeat(32)}`;
+    indexCaseDetail(runsDir, other, "run-gone", "c-9.json");
+    expect(copyCachedDetail(runsDir, other, "run-b", "c-9.json")).toBeNull();
+    // The detail on disk names another cache key: never shown for this one.
+    indexCaseDetail(runsDir, other, "run-a", "c-1.json");
+    expect(copyCachedDetail(runsDir, other, "run-b", "c-1.json")).toBeNull();
+    await writeFile(detailIndexPath(runsDir, other), "{not json");
+    expect(copyCachedDetail(runsDir, other, "run-b", "c-1.json")).toBeNull();
+    await writeFile(detailIndexPath(runsDir, other), JSON.stringify({ run_id: 3 }));
+    expect(copyCachedDetail(runsDir, other, "run-b", "c-1.json")).toBeNull();
+    // A pointer naming a file outside the run's cases directory is never followed.
+    await writeFile(detailIndexPath(runsDir, KEY), JSON.stringify({ run_id: "run-a", file: "../../run-a/cases/c-1.json" }));
+    expect(copyCachedDetail(runsDir, KEY, "run-b", "c-1.json")).toBeNull();
+  });
+});
