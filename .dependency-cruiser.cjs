@@ -37,6 +37,8 @@ const ALLOWED = {
   runner: ["models", "errors", "registry", "cache", "audit-chain", "rubric-protocol", "sandbox"],
   promotion: ["models", "errors", "audit-chain"],
   "cli-subscription-adapters": ["models", "errors", "tool-normalize", "sandbox"],
+  // Private fixtures for tests (a devDependency only; no-dev-dependency-in-src keeps it out of shipped code).
+  "test-utils": ["models"],
 };
 
 const layerRules = Object.entries(ALLOWED).map(([name, allowed]) => ({
@@ -44,7 +46,8 @@ const layerRules = Object.entries(ALLOWED).map(([name, allowed]) => ({
   comment: `@eval/${name} may import only ${allowed.length ? allowed.map((a) => `@eval/${a}`).join(", ") : "no other @eval package"}`,
   severity: "error",
   from: { path: `^packages/${name}/` },
-  to: { path: "^(packages|apps)/", pathNot: `^packages/(${[name, ...allowed].join("|")})/` },
+  // Any package's tests may use the private fixtures in @eval/test-utils (test-utils-only-in-tests).
+  to: { path: "^(packages|apps)/", pathNot: `^packages/(${[name, ...allowed, "test-utils"].join("|")})/` },
 }));
 
 module.exports = {
@@ -65,6 +68,13 @@ module.exports = {
       // registration and tests may not.
       from: { path: "^bench/", pathNot: "^bench/[^/]+/scripts/" },
       to: { path: "^(packages|apps)/", pathNot: "^packages/(models|errors|registry|rubric-protocol)/" },
+    },
+    {
+      name: "test-utils-only-in-tests",
+      comment: "@eval/test-utils holds test fixtures: only tests (*.test.ts, *.test-helpers.ts, tests/) may import it",
+      severity: "error",
+      from: { path: "^(packages|apps|bench)/", pathNot: "\\.test(-helpers)?\\.ts$|/tests/|^packages/test-utils/" },
+      to: { path: "^packages/test-utils/" },
     },
     {
       name: "no-import-of-apps",
