@@ -27,16 +27,17 @@ const LLM_SDK_PATH = `(^|node_modules/)(${LLM_SDKS.map(escape).join("|")})(/|$)`
 // Which of our packages each package may import (besides itself). Lower layers know nothing of higher ones.
 const ALLOWED = {
   errors: [],
+  hashing: [],
   sandbox: ["errors"],
   models: [],
   "rubric-protocol": ["models"],
-  registry: ["models", "errors"],
-  cache: ["models", "errors"],
-  "audit-chain": ["models", "errors"],
-  "tool-normalize": ["models", "errors"],
-  runner: ["models", "errors", "registry", "cache", "audit-chain", "rubric-protocol", "sandbox"],
-  promotion: ["models", "errors", "audit-chain"],
-  "cli-subscription-adapters": ["models", "errors", "tool-normalize", "sandbox"],
+  registry: ["models", "errors", "hashing"],
+  cache: ["models", "errors", "hashing"],
+  "audit-chain": ["models", "errors", "hashing"],
+  "tool-normalize": ["models", "errors", "hashing"],
+  runner: ["models", "errors", "hashing", "registry", "cache", "audit-chain", "rubric-protocol", "sandbox"],
+  promotion: ["models", "errors", "hashing", "audit-chain"],
+  "cli-subscription-adapters": ["models", "errors", "hashing", "tool-normalize", "sandbox"],
   // Private fixtures for tests (a devDependency only; no-dev-dependency-in-src keeps it out of shipped code).
   "test-utils": ["models"],
 };

@@ -6,7 +6,8 @@ import { EvalError } from "@eval/errors";
 import lockfile from "proper-lockfile";
 import { ChainConflict, ChainTampered } from "./errors.ts";
 import { writeFileExclusive } from "./exclusive-file.ts";
-import { blake3Digest, canonicalJson, chainHashOf, loadHashing } from "./hashing.ts";
+import { blake3Digest } from "@eval/hashing";
+import { canonicalJson, chainHashOf } from "./hashing.ts";
 import { listRuns } from "./listing.ts";
 import { checkRecordFile, recordFileName } from "./record-file.ts";
 
@@ -26,7 +27,6 @@ export interface ChainHead {
  * and its sequence must equal the number of records before it. `verifyChain` walks the whole chain.
  */
 export async function readChainHead(runsDir: string): Promise<ChainHead> {
-  await loadHashing();
   const { records } = await listRuns(runsDir);
   const newest = records.at(-1);
   if (newest === undefined) return { head: GENESIS_PREV_HASH, nextSequence: 0, records: 0, recordedAt: null, hostFingerprint: null };
@@ -54,7 +54,6 @@ export interface RecordPlacement {
  * (RFC 8785 canonical JSON + LF). Pure: `appendRunRecord` writes what this returns.
  */
 export async function buildChainRecord(report: BenchRunReportInput | AnyBenchRunReport, placement: RecordPlacement): Promise<{ record: ChainRecord; fileName: string; text: string }> {
-  await loadHashing();
   const valid = parseWire(AnyBenchRunReportSchema, report);
   const contentHash = blake3Digest(canonicalJson({ ...valid, chain_head: null }));
   const chainHash = chainHashOf(placement.prevHash, contentHash);

@@ -3,7 +3,6 @@ import { join } from "node:path";
 import { GENESIS_PREV_HASH } from "@eval/models";
 import { EvalError } from "@eval/errors";
 import type { ChainFault } from "./errors.ts";
-import { loadHashing } from "./hashing.ts";
 import { listRuns } from "./listing.ts";
 import { checkRecordFile, recordedAtOfFileName } from "./record-file.ts";
 import type { CheckedRecord } from "./record-file.ts";
@@ -68,7 +67,6 @@ export async function verifyChain(options: VerifyOptions): Promise<VerifyResult>
   const strict = options.strict === true;
   const expectHead = options.expectHead === undefined ? undefined : normalizeExpectedHead(options.expectHead);
   const sinceMs = options.since === undefined ? undefined : parseSince(options.since);
-  await loadHashing();
   const listing = await listRuns(runsDir);
   const names = listing.records;
   const firstInWindow = sinceMs === undefined ? 0 : names.findIndex((name) => recordedAtOfFileName(name) >= sinceMs);

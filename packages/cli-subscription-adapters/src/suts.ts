@@ -1,6 +1,5 @@
 import { join } from "node:path";
-import { blake3 } from "@noble/hashes/blake3.js";
-import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils.js";
+import { blake3Digest } from "@eval/hashing";
 import type { AgentAdapterName, SutInvocation, SutOutput, SystemUnderTest } from "@eval/models";
 import type { WarningSink } from "@eval/errors";
 import { ignoreWarnings } from "@eval/errors";
@@ -14,10 +13,6 @@ import { judgeSession } from "./trial.ts";
 import { applyUnifiedDiff } from "./workspace-diff.ts";
 import { logTranscript } from "./transcript-log.ts";
 import type { TranscriptLogOptions } from "./transcript-log.ts";
-
-function blake3Digest(text: string): string {
-  return `blake3:${bytesToHex(blake3(utf8ToBytes(text)))}`;
-}
 
 /**
  * The cassette directory of a case: `<benchRoot>/<task-class>/cases/<id>/cassette/`. The invocation

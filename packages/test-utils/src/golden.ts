@@ -40,6 +40,8 @@ export interface GoldenReport extends Readonly<Record<string, unknown>> {
   readonly rubric_digest: string;
   readonly cassette_corpus_digest: string;
   readonly harness_version: string;
+  readonly isolation_class: string;
+  readonly sut_isolation: string;
   readonly lower_bound_95: number;
   readonly selection: { readonly selected_case_ids_digest: string };
   readonly informational: { readonly bootstrap_seed: string; readonly bca_lower_bound_95: number | null };
