@@ -39,7 +39,7 @@ const ALLOWED = {
   promotion: ["models", "errors", "hashing", "audit-chain"],
   "cli-subscription-adapters": ["models", "errors", "hashing", "tool-normalize", "sandbox"],
   // Private fixtures for tests (a devDependency only; no-dev-dependency-in-src keeps it out of shipped code).
-  "test-utils": ["models"],
+  "test-utils": ["models", "hashing"],
 };
 
 const layerRules = Object.entries(ALLOWED).map(([name, allowed]) => ({
@@ -74,8 +74,16 @@ module.exports = {
       name: "test-utils-only-in-tests",
       comment: "@eval/test-utils holds test fixtures: only tests (*.test.ts, *.test-helpers.ts, tests/) may import it",
       severity: "error",
-      from: { path: "^(packages|apps|bench)/", pathNot: "\\.test(-helpers)?\\.ts$|/tests/|^packages/test-utils/" },
+      // Curation scripts (bench/<slug>/scripts/) use its synthetic agent-stream generator too.
+      from: { path: "^(packages|apps|bench)/", pathNot: "\\.test(-helpers)?\\.ts$|/tests/|^packages/test-utils/|^bench/[^/]+/scripts/" },
       to: { path: "^packages/test-utils/" },
+    },
+    {
+      name: "no-bench-imports-bench",
+      comment: "a task class never imports another: what two benches share lives in a package (e.g. @eval/test-utils)",
+      severity: "error",
+      from: { path: "^bench/([^/]+)/" },
+      to: { path: "^bench/", pathNot: "^bench/$1/" },
     },
     {
       name: "no-import-of-apps",

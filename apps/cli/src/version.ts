@@ -1,2 +1,6 @@
-/** evalgate's version, part of every cache key and report. Kept in step with package.json by a test. */
-export const HARNESS_VERSION = "0.1.0";
+/**
+ * evalgate's version is the harness version, which has one source: @eval/runner's package.json (it is
+ * recorded on every report and folded into every cache key). The changesets config keeps evalgate and
+ * @eval/runner in one `fixed` group, so `evalgate --version` and the recorded version never drift.
+ */
+export { HARNESS_VERSION } from "@eval/runner";
