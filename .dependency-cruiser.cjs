@@ -39,7 +39,7 @@ const ALLOWED = {
   promotion: ["models", "errors", "hashing", "audit-chain"],
   "cli-subscription-adapters": ["models", "errors", "hashing", "tool-normalize", "sandbox"],
   // Private fixtures for tests (a devDependency only; no-dev-dependency-in-src keeps it out of shipped code).
-  "test-utils": ["hashing"],
+  "test-utils": ["models", "hashing"],
 };
 
 const layerRules = Object.entries(ALLOWED).map(([name, allowed]) => ({
