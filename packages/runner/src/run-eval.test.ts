@@ -221,7 +221,8 @@ describe("adversarial rubrics inside a real run: each case ends in the right fai
         slug: "adversarial",
         rubric: ADVERSARIAL_RUBRIC.replace('readFileSync(request.case.input_path + "/data.txt", "utf8")', 'readFileSync(request.case.input_path + "/text.txt", "utf8")').replace('request.context.workspace_path + "/data.txt"', 'request.context.workspace_path + "/text.txt"'),
         cases: Object.fromEntries(ids.map((id) => [id, `text of ${id}`])),
-        rubricWallClockSeconds: 2,
+        // Room for the 1 GB printer to reach the 8 MiB output cap before its deadline on a loaded machine.
+        rubricWallClockSeconds: 5,
       });
       const result = await runEval("adversarial", { systemUnderTest: await moduleSut(`${sutFile}#noop`), benchRoot: adv.benchRoot, stateDir: join(root4, "state"), concurrency: 4 });
       const byId = Object.fromEntries(result.report.per_case.map((c) => [c.case_id, c.score]));
