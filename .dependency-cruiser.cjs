@@ -27,19 +27,22 @@ const LLM_SDK_PATH = `(^|node_modules/)(${LLM_SDKS.map(escape).join("|")})(/|$)`
 // Which of our packages each package may import (besides itself). Lower layers know nothing of higher ones.
 const ALLOWED = {
   errors: [],
+  hashing: [],
   sandbox: ["errors"],
   models: [],
-  statistics: [],
   "rubric-protocol": ["models"],
-  registry: ["models", "errors"],
-  cache: ["models", "errors"],
-  "audit-chain": ["models", "errors"],
-  "tool-normalize": ["models", "errors"],
-  runner: ["models", "errors", "registry", "cache", "audit-chain", "rubric-protocol", "sandbox", "statistics"],
-  promotion: ["models", "errors", "audit-chain"],
-  compare: ["models", "errors", "audit-chain", "statistics"],
-  "cli-subscription-adapters": ["models", "errors", "tool-normalize", "sandbox"],
+  registry: ["models", "errors", "hashing"],
+  cache: ["models", "errors", "hashing"],
+  "audit-chain": ["models", "errors", "hashing"],
+  "tool-normalize": ["models", "errors", "hashing"],
+  statistics: ["hashing"],
+  runner: ["models", "errors", "hashing", "registry", "cache", "audit-chain", "rubric-protocol", "sandbox", "statistics"],
+  promotion: ["models", "errors", "hashing", "audit-chain"],
+  compare: ["models", "errors", "hashing", "audit-chain", "statistics"],
+  "cli-subscription-adapters": ["models", "errors", "hashing", "tool-normalize", "sandbox"],
   reports: ["models", "errors"],
+  // Private fixtures for tests (a devDependency only; no-dev-dependency-in-src keeps it out of shipped code).
+  "test-utils": ["models", "hashing"],
 };
 
 const layerRules = Object.entries(ALLOWED).map(([name, allowed]) => ({
@@ -47,7 +50,8 @@ const layerRules = Object.entries(ALLOWED).map(([name, allowed]) => ({
   comment: `@eval/${name} may import only ${allowed.length ? allowed.map((a) => `@eval/${a}`).join(", ") : "no other @eval package"}`,
   severity: "error",
   from: { path: `^packages/${name}/` },
-  to: { path: "^(packages|apps)/", pathNot: `^packages/(${[name, ...allowed].join("|")})/` },
+  // Any package's tests may use the private fixtures in @eval/test-utils (test-utils-only-in-tests).
+  to: { path: "^(packages|apps)/", pathNot: `^packages/(${[name, ...allowed, "test-utils"].join("|")})/` },
 }));
 
 module.exports = {
@@ -68,6 +72,21 @@ module.exports = {
       // registration and tests may not.
       from: { path: "^bench/", pathNot: "^bench/[^/]+/scripts/" },
       to: { path: "^(packages|apps)/", pathNot: "^packages/(models|errors|registry|rubric-protocol)/" },
+    },
+    {
+      name: "test-utils-only-in-tests",
+      comment: "@eval/test-utils holds test fixtures: only tests (*.test.ts, *.test-helpers.ts, tests/) may import it",
+      severity: "error",
+      // Curation scripts (bench/<slug>/scripts/) use its synthetic agent-stream generator too.
+      from: { path: "^(packages|apps|bench)/", pathNot: "\\.test(-helpers)?\\.ts$|/tests/|^packages/test-utils/|^bench/[^/]+/scripts/" },
+      to: { path: "^packages/test-utils/" },
+    },
+    {
+      name: "no-bench-imports-bench",
+      comment: "a task class never imports another: what two benches share lives in a package (e.g. @eval/test-utils)",
+      severity: "error",
+      from: { path: "^bench/([^/]+)/" },
+      to: { path: "^bench/", pathNot: "^bench/$1/" },
     },
     {
       name: "no-import-of-apps",

@@ -89,6 +89,9 @@ describe("dependency rules", () => {
     plant(planted, "packages/errors/src/cycle-a.ts", 'import { b } from "./cycle-b.ts";\nexport const a = () => b;\n');
     plant(planted, "packages/errors/src/cycle-b.ts", 'import { a } from "./cycle-a.ts";\nexport const b = () => a;\n');
     plant(planted, "packages/models/src/planted-undeclared.ts", 'export { describe } from "vitest";\n');
+    link(planted, "bench/migration-chainguard-distroless", "@eval-bench/vuln-remediation", "bench/vuln-remediation");
+    plant(planted, "bench/migration-chainguard-distroless/scripts/planted-bench.ts", 'export * from "@eval-bench/vuln-remediation/breakdown-keys.ts";\n');
+    plant(planted, "packages/cache/src/planted-test-utils.ts", 'export * from "@eval/test-utils";\n');
     [, result] = await Promise.all([cruise(clean).then((r) => expect(r, r.output).toMatchObject({ code: 0 })), cruise(planted)]);
   }, 120_000);
 
@@ -116,6 +119,8 @@ describe("dependency rules", () => {
     ["no-import-of-apps", "packages/promotion/src/planted-app.ts"],
     ["no-circular", "packages/errors/src/cycle-a.ts"],
     ["no-undeclared-dependency", "packages/models/src/planted-undeclared.ts"],
+    ["no-bench-imports-bench", "bench/migration-chainguard-distroless/scripts/planted-bench.ts"],
+    ["test-utils-only-in-tests", "packages/cache/src/planted-test-utils.ts"],
   ])("names %s for %s", (rule, file) => {
     expect(result.output).toContain(`${rule}: ${file} → `);
   });

@@ -30,6 +30,8 @@ const EXCLUDED: ReadonlyArray<{ readonly pattern: RegExp; readonly reason: strin
   { pattern: /^cd my-project$|^pnpm add (-D )?link:\.\.\/evalgate\/|^pnpm exec evalgate --version$/, reason: "run by scripts/link-packages.test.ts in a scratch project beside a link to this clone" },
   { pattern: /^npm install --prefix \/tmp\/agent-clis/, reason: "downloads the vendors' agent CLIs (hundreds of MB)" },
   { pattern: /^EVALGATE_REAL_CLIS_DIR=/, reason: "the opt-in test of the real agent CLIs, which needs the download above" },
+  { pattern: /evalgate run --task-class upper --bench-root bench --sut 'command:node stochastic-sut\.mjs/, reason: "the output of scripts/reliability-demo.ts, on the bench it builds; apps/cli/src/commands/trials.test.ts runs the same SUT and checks the figures" },
+  { pattern: /evalgate compare --baseline \d{8}T/, reason: "names run ids from the demo's state directory (scripts/reliability-demo.ts); trials.test.ts compares two real runs" },
 ];
 
 /** Commands whose documented outcome is not exit 0. */

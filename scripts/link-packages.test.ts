@@ -11,7 +11,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const run = promisify(execFile);
 const repo = join(import.meta.dirname, "..");
-const packageDirs = [...readdirSync(join(repo, "packages")).map((name) => `packages/${name}`), "apps/cli"];
+/** The packages a user may link: every published one (the private test fixtures are not among them). */
+const packageDirs = [...readdirSync(join(repo, "packages")).map((name) => `packages/${name}`), "apps/cli"].filter(
+  (dir) => (JSON.parse(readFileSync(join(repo, dir, "package.json"), "utf8")) as { private?: boolean }).private !== true,
+);
 
 /** The `pnpm ...` lines of the README section "Using the packages from another project". */
 function readmeLines(): string[] {

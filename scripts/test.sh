@@ -1,6 +1,6 @@
 #!/bin/sh
-# Runs every test and check: build, strict typecheck (sources, tests, configs), dependency rules,
-# then vitest with per-package coverage thresholds. Works from a fresh clone (it sets up what it needs).
+# Runs every test and check: build, strict typecheck (sources, tests, configs), dependency rules, the
+# linter (oxlint) and the dead-code check (knip), then vitest with per-package coverage thresholds. Works from a fresh clone (it sets up what it needs).
 set -eu
 . "$(dirname -- "$0")/toolchain.sh"
 . "$(dirname -- "$0")/system-packages.sh"
@@ -10,6 +10,8 @@ pnpm install --frozen-lockfile --reporter=append-only >&2
 pnpm run --silent build
 pnpm run --silent typecheck
 pnpm run --silent lint:deps
+pnpm run --silent lint
+pnpm run --silent lint:dead
 status=0
 rm -f coverage/vitest-results.json
 pnpm exec vitest run --coverage --reporter=default --reporter=json --outputFile.json=coverage/vitest-results.json || status=$?

@@ -6,7 +6,6 @@ import { join } from "node:path";
 import semver from "semver";
 
 export const DEPENDENCY_SECTIONS = ["dependencies", "devDependencies", "optionalDependencies", "peerDependencies"] as const;
-export type DependencySection = (typeof DEPENDENCY_SECTIONS)[number];
 
 export interface Manifest {
   readonly [key: string]: unknown;

@@ -10,6 +10,7 @@ import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } fr
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { digestDirectory, loadCases, loadTaskClass, runFence, signBench, TaskClassRegistry } from "../../packages/registry/src/index.ts";
+import { loadTierConfig } from "../../packages/promotion/src/index.ts";
 import type { BenchRow } from "../bench.ts";
 import { median, timeProcess } from "./timing.ts";
 
@@ -122,10 +123,10 @@ export default async function digestBench(): Promise<BenchRow[]> {
   }
 
   const repoBench = join(root, "bench");
-  const trustTiersPath = join(root, "docs", "trust-tiers.yaml");
-  await runFence({ benchRoot: repoBench, trustTiersPath });
+  const trustTiers = await loadTierConfig(join(root, "docs", "trust-tiers.yaml"));
+  await runFence({ benchRoot: repoBench, trustTiers });
   const fence: number[] = [];
-  for (let round = 0; round < ROUNDS; round += 1) fence.push((await runFence({ benchRoot: repoBench, trustTiersPath })).duration_ms);
+  for (let round = 0; round < ROUNDS; round += 1) fence.push((await runFence({ benchRoot: repoBench, trustTiers })).duration_ms);
   const fenceMs = median(fence);
   rows.push({ benchmark: "fence", measure: `runFence over the repo's bench/, in-process (median of ${ROUNDS})`, value: `${fenceMs.toFixed(0)} ms`, goal: "< 300 ms", ok: fenceMs < 300 });
   const bin = join(root, "apps", "cli", "dist", "bin.js");

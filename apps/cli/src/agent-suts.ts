@@ -2,6 +2,7 @@ import type { WarningSink } from "@eval/errors";
 import { EvalError } from "@eval/errors";
 import type { AgentAdapterName, SystemUnderTest } from "@eval/models";
 import { join } from "node:path";
+import { AGENT_ADAPTER_NAMES } from "@eval/models/names";
 
 export interface AgentSutOptions {
   /** The `.evalgate` state directory (compliance reports live in its `compliance/`). */
@@ -25,7 +26,7 @@ function transcriptLogOf(options: AgentSutOptions) {
 }
 
 /** The adapters `cli:<adapter>` accepts (the keys of the package's ADAPTERS, kept here so --help stays light). */
-export const ADAPTER_NAMES: readonly AgentAdapterName[] = ["claude-code", "codex", "gemini"];
+export const ADAPTER_NAMES: readonly AgentAdapterName[] = AGENT_ADAPTER_NAMES;
 
 /** `EVALGATE_CLI_BINARY_CLAUDE_CODE`, ...: where an adapter's CLI is when it is not on PATH. */
 export function binaryEnvName(adapter: AgentAdapterName): string {

@@ -3,18 +3,19 @@
 // Run from the repo root: node bench/migration-chainguard-distroless/scripts/curate-cases.ts
 // then refresh the prompt hashes and `evalgate bench sign --task-class migration-chainguard-distroless`.
 import { execFileSync } from "node:child_process";
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
-import { claudeStream, codexStream, durationMs, geminiStream, type Session, type SessionStep } from "@eval-bench/vuln-remediation/cassette-streams";
+import { sha256Hex } from "@eval/hashing";
+import { claudeStream, codexStream, durationMs, geminiStream, type Session, type SessionStep } from "@eval/test-utils";
 
 const BENCH = join(dirname(fileURLToPath(import.meta.url)), "..");
 const CURATED_AT = "2026-11-22T03:30:00Z";
 const SCRATCH_ROOT = "/tmp/evalgate-scratch";
 
 /** A stand-in digest: this machine cannot reach cgr.dev, so pins in cassettes are synthetic too. */
-const pin = (image: string): string => `${image}@sha256:${createHash("sha256").update(`synthetic:${image}`).digest("hex")}`;
+const pin = (image: string): string => `${image}@sha256:${sha256Hex(`synthetic:${image}`)}`;
 
 interface MigrationCaseSpec {
   readonly id: string;

@@ -10,7 +10,7 @@ import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, write
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { CASES, type VulnCaseSpec } from "./case-specs.ts";
-import { claudeAuthErrorStream, claudeStream, codexStream, durationMs, geminiStream, type Session, type SessionStep } from "./cassette-streams.ts";
+import { claudeAuthErrorStream, claudeStream, codexStream, durationMs, geminiStream, type Session, type SessionStep } from "@eval/test-utils";
 
 const BENCH = join(dirname(fileURLToPath(import.meta.url)), "..");
 const CURATED_AT = "2026-11-22T03:30:00Z";

@@ -7,7 +7,8 @@ import { EvalError } from "@eval/errors";
 import lockfile from "proper-lockfile";
 import { ChainConflict, ChainTampered } from "./errors.ts";
 import { writeFileExclusive } from "./exclusive-file.ts";
-import { blake3Digest, canonicalJson, chainHashOf, loadHashing } from "./hashing.ts";
+import { blake3Digest } from "@eval/hashing";
+import { canonicalJson, chainHashOf } from "./hashing.ts";
 import { readHeadPointer, removeHeadPointer, writeHeadPointer } from "./head-pointer.ts";
 import { listRuns } from "./listing.ts";
 import { checkRecordFile, recordFileName } from "./record-file.ts";
@@ -32,7 +33,6 @@ export interface ChainHead {
  * a record that checks out at its place: O(1) reads whatever the chain's length.
  */
 export async function readChainHead(runsDir: string, options: { readonly usePointer?: boolean } = {}): Promise<ChainHead> {
-  await loadHashing();
   if (options.usePointer === true) {
     const pointer = readHeadPointer(runsDir);
     const head = pointer === null ? null : checkNewest(runsDir, pointer.file, pointer.records, false);
@@ -81,7 +81,6 @@ export interface RecordPlacement {
  * (RFC 8785 canonical JSON + LF). Pure: `appendRunRecord` writes what this returns.
  */
 export async function buildChainRecord(report: BenchRunReportInput | AnyBenchRunReport, placement: RecordPlacement): Promise<{ record: ChainRecord; fileName: string; text: string }> {
-  await loadHashing();
   const valid = parseWire(AnyBenchRunReportSchema, report);
   const contentHash = blake3Digest(canonicalJson({ ...valid, chain_head: null }));
   const chainHash = chainHashOf(placement.prevHash, contentHash);

@@ -1,6 +1,7 @@
 import { CHAIN_RECORD_SCHEMA_VERSION, ChainRecordSchema, formatIssues, safeParseWire } from "@eval/models";
 import type { ChainFault } from "./errors.ts";
-import { blake3Digest, canonicalJson, chainHashOf } from "./hashing.ts";
+import { blake3Digest } from "@eval/hashing";
+import { canonicalJson, chainHashOf } from "./hashing.ts";
 
 /**
  * A record file is named `<recorded_at with ":" as "-">-<first 12 hex of chain_hash>.json`, e.g.

@@ -3,7 +3,6 @@ import { join } from "node:path";
 import { GENESIS_PREV_HASH } from "@eval/models";
 import { EvalError } from "@eval/errors";
 import type { ChainFault } from "./errors.ts";
-import { loadHashing } from "./hashing.ts";
 import { listRuns } from "./listing.ts";
 import { checkRecordFile, recordedAtOfFileName } from "./record-file.ts";
 import type { CheckedRecord, RecordCheck } from "./record-file.ts";
@@ -69,7 +68,6 @@ function parseSince(since: string): number {
 export async function verifyChain(options: VerifyOptions): Promise<VerifyResult> {
   const expectHead = options.expectHead === undefined ? undefined : normalizeExpectedHead(options.expectHead);
   const sinceMs = options.since === undefined ? undefined : parseSince(options.since);
-  await loadHashing();
   const listing = await listRuns(options.runsDir);
   const names = listing.records;
   const firstInWindow = sinceMs === undefined ? 0 : names.findIndex((name) => recordedAtOfFileName(name) >= sinceMs);
@@ -91,7 +89,6 @@ export interface VerifiedPrefix {
  * length. `records` and `skipped` in the result count the new records and the prefix.
  */
 export async function verifyChainFrom(runsDir: string, prefix: VerifiedPrefix, options: { readonly strict?: boolean } = {}): Promise<VerifyResult> {
-  await loadHashing();
   const listing = await listRuns(runsDir);
   if (prefix.records > listing.records.length) {
     const fault = { file: listing.records.at(-1) ?? "(empty chain)", reason: "the chain has fewer records than were verified before: records were deleted", expected: `>= ${prefix.records} records`, found: String(listing.records.length) };
@@ -107,7 +104,6 @@ export async function verifyChainFrom(runsDir: string, prefix: VerifiedPrefix, o
  * is what the caller's unchanged-directory test is for.
  */
 export async function verifyHeadRecord(runsDir: string, prefix: VerifiedPrefix & { readonly file: string }): Promise<VerifyResult> {
-  await loadHashing();
   const base = { records: 0, complete: 0, incomplete: 0, skipped: prefix.records };
   const failed = (fault: ChainFault): VerifyResult => ({ ok: false, ...base, skipped: 0, head: GENESIS_PREV_HASH, headFile: null, firstBad: fault, hostFingerprint: null });
   let bytes: Buffer;

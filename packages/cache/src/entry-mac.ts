@@ -1,9 +1,10 @@
-import { createHmac, createSecretKey, randomBytes, timingSafeEqual } from "node:crypto";
+import { createSecretKey, randomBytes, timingSafeEqual } from "node:crypto";
 import type { KeyObject } from "node:crypto";
 import type { Stats } from "node:fs";
 import { link, mkdir, open, unlink } from "node:fs/promises";
 import { dirname, isAbsolute, relative, resolve, sep } from "node:path";
 import { EvalError } from "@eval/errors";
+import { hmacSha256 } from "@eval/hashing";
 
 /**
  * Entry authentication for the score cache.
@@ -65,7 +66,7 @@ export function verifyEntry(secret: KeyObject, cacheKey: string, entry: { body: 
 
 function entryMac(secret: KeyObject, cacheKey: string, body: string | Buffer): Buffer {
   // The cache key is `blake3:<64 hex>` (checked by the caller), so the newline after it is unambiguous.
-  return createHmac("sha256", secret).update(`${MAC_DOMAIN}\n${cacheKey}\n`).update(body).digest();
+  return hmacSha256(secret, `${MAC_DOMAIN}\n${cacheKey}\n`, body);
 }
 
 /**

@@ -191,6 +191,7 @@ function describeDrift(facts: StreamFacts): string {
 
 function firstLine(text: string): string {
   const line = text.split("\n").map((part) => part.trim()).find((part) => part.length > 0) ?? "";
+  // oxlint-disable-next-line eslint/no-control-regex -- it strips ANSI colour codes: matching ESC is the point
   return line.replace(/\u001b\[[0-9;]*m/g, "").slice(0, 300);
 }
 

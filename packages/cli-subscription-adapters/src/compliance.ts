@@ -1,4 +1,5 @@
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
+import { sha256Digest } from "@eval/hashing";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -59,9 +60,7 @@ export const COMPLIANCE_MAX_AGE_DAYS = 30;
 
 /** SHA-256 over the suite's ids, prompts and files: which suite a report's verdict is about. */
 export function suiteSha256(tasks: readonly BenignTask[] = BENIGN_TASKS): string {
-  const hash = createHash("sha256");
-  for (const task of tasks) hash.update(JSON.stringify([task.id, task.prompt, Object.entries(task.files).sort()])).update("\n");
-  return `sha256:${hash.digest("hex")}`;
+  return sha256Digest(...tasks.flatMap((task) => [JSON.stringify([task.id, task.prompt, Object.entries(task.files).sort()]), "\n"]));
 }
 
 export interface ComplianceCheckOptions {

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { sha256Digest, sha256Hex } from "@eval/hashing";
 import type { SutCase } from "@eval/models";
 
 /**
@@ -10,11 +10,11 @@ import type { SutCase } from "@eval/models";
 export function buildAgentPrompt(benchCase: SutCase, canarySeed: string): string {
   if (!/^[0-9a-f]{64}$/.test(canarySeed)) throw new Error("canarySeed must be 64 lowercase hex characters");
   const instruction = benchCase.prompt ?? benchCase.title ?? `Complete the task in this workspace (case ${benchCase.case_id}).`;
-  const canary = createHash("sha256").update(`evalgate.canary.v1\0${benchCase.case_id}\0${canarySeed}`).digest("hex").slice(0, 32);
+  const canary = sha256Hex(`evalgate.canary.v1\0${benchCase.case_id}\0${canarySeed}`).slice(0, 32);
   return `${instruction.trimEnd()}\n\n[evalgate canary ${canary}: benchmark data, do not train on or repeat it]\n`;
 }
 
 /** `sha256:<hex>` of the exact prompt text (UTF-8). */
 export function promptSha256(prompt: string): string {
-  return `sha256:${createHash("sha256").update(prompt, "utf8").digest("hex")}`;
+  return sha256Digest(prompt);
 }

@@ -261,7 +261,7 @@ describe("secrets never reach recorded evidence; the prompt always does", () => 
 
 describe("transcript log", () => {
   it("writes one transcript line per invocation, live or replayed, and the stream log when asked", async () => {
-    const { benchCase, caseDir } = makeCase();
+    const { benchCase } = makeCase();
     const transcriptsDir = join(mkdtempSync(join(tmpdir(), "evalgate-transcripts-")), "transcripts");
     const { sut } = liveSut(
       "claude",

@@ -1,7 +1,6 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { blake3 } from "@noble/hashes/blake3.js";
-import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils.js";
+import { blake3Digest } from "@eval/hashing";
 import type { AgentAdapterName, SutCase, SutInvocation, SutOutput, SystemUnderTest } from "@eval/models";
 import type { WarningSink } from "@eval/errors";
 import { EvalError, ignoreWarnings } from "@eval/errors";
@@ -15,10 +14,6 @@ import { judgeSession } from "./trial.ts";
 import { applyUnifiedDiff } from "./workspace-diff.ts";
 import { logTranscript } from "./transcript-log.ts";
 import type { TranscriptLogOptions } from "./transcript-log.ts";
-
-function blake3Digest(text: string): string {
-  return `blake3:${bytesToHex(blake3(utf8ToBytes(text)))}`;
-}
 
 /**
  * The cassette directory of a case's trial: `<benchRoot>/<task-class>/cases/<id>/cassette/` for trial 0,

@@ -25,7 +25,7 @@ export class EvalError extends Error {
 
 /**
  * Every stable error code, grouped by the exit code the CLI gives it.
- * Adding a code: add it here and to the CLI's table (`apps/cli/src/errors.ts`); a test checks both agree.
+ * Adding a code: add it here and to the CLI's table (`apps/cli/src/exit-codes.ts`); a test checks both agree.
  */
 export const ERROR_CODES = [
   // exit 1: harness or input error

@@ -1,8 +1,9 @@
 import { z } from "zod";
 import { Sha256DigestSchema, TimestampSchema, UsdSchema } from "./primitives.ts";
+import { AGENT_ADAPTER_NAMES } from "./names.ts";
 
 /** The agent CLIs evalgate can drive live and replay from cassettes. */
-export const AgentAdapterNameSchema = z.enum(["claude-code", "codex", "gemini"]);
+export const AgentAdapterNameSchema = z.enum(AGENT_ADAPTER_NAMES);
 
 export const CASSETTE_SCHEMA_VERSION = "evalgate.cassette.v1";
 

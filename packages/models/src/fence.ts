@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { CaseIdSchema, TaskClassNameSchema, TierNameSchema } from "./primitives.ts";
+import { FENCE_FAILURE_SCHEMA_VERSION, FENCE_SUMMARY_SCHEMA_VERSION, SIGN_RESULT_SCHEMA_VERSION } from "./names.ts";
 
 /** The fence's assertions (docs/bench-authoring.md). */
 export const FenceAssertionSchema = z.enum([
@@ -17,7 +18,7 @@ export const FenceAssertionSchema = z.enum([
 
 /** One line of `evalgate fence` output: one broken rule, naming the exact path. */
 export const FenceFailureSchema = z.strictObject({
-  schema_version: z.literal("evalgate.fence_failure.v1"),
+  schema_version: z.literal(FENCE_FAILURE_SCHEMA_VERSION),
   assertion: FenceAssertionSchema,
   path: z.string().min(1),
   /** The stable error code (`EVAL_*`) a loader would raise for it. */
@@ -27,7 +28,7 @@ export const FenceFailureSchema = z.strictObject({
 
 /** The last line of `evalgate fence` output. */
 export const FenceSummarySchema = z.strictObject({
-  schema_version: z.literal("evalgate.fence_summary.v1"),
+  schema_version: z.literal(FENCE_SUMMARY_SCHEMA_VERSION),
   ok: z.boolean(),
   bench_root: z.string().min(1),
   task_classes: z.array(
@@ -48,7 +49,7 @@ export const FenceSummarySchema = z.strictObject({
 
 /** What `evalgate bench sign` changed in cases/digests.yaml. */
 export const SignResultSchema = z.strictObject({
-  schema_version: z.literal("evalgate.sign_result.v1"),
+  schema_version: z.literal(SIGN_RESULT_SCHEMA_VERSION),
   task_class: TaskClassNameSchema,
   digests_path: z.string().min(1),
   added: z.array(CaseIdSchema),

@@ -1,23 +1,14 @@
 import { z } from "zod";
 import { TimestampSchema, UsdSchema } from "./primitives.ts";
+import { TRANSCRIPT_FORMATS, TRANSCRIPT_PROVIDERS } from "./names.ts";
 
 export const TRANSCRIPT_SCHEMA_VERSION = "evalgate.transcript.v1";
 
 /** The agents whose native logs evalgate can read. */
-export const TranscriptProviderSchema = z.enum(["claude-code", "codex", "copilot", "gemini", "pi"]);
+export const TranscriptProviderSchema = z.enum(TRANSCRIPT_PROVIDERS);
 
 /** The native log formats, one parser each. */
-export const TranscriptFormatSchema = z.enum([
-  "claude-stream-json",
-  "claude-session-jsonl",
-  "codex-exec-json",
-  "codex-rollout-jsonl",
-  "gemini-stream-json",
-  "copilot-events-jsonl",
-  "pi-json",
-  "codex-app-server",
-  "copilot-acp",
-]);
+export const TranscriptFormatSchema = z.enum(TRANSCRIPT_FORMATS);
 
 /** `unknown`: no result event was seen for the call (the stream ended or was cut first). */
 export const ToolCallStatusSchema = z.enum(["ok", "error", "unknown"]);

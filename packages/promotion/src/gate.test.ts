@@ -123,7 +123,7 @@ describe("PromotionGate.evaluate", () => {
   it("names the SUT it judges and the newer runs passed over", () => {
     const passedOver = [{ run_id: "partial:run-9", reason: "incomplete (3 of 14 cases)" }];
     const verdict = gate.evaluate({ taskClass: "vuln-remediation", report: reportWith({ lowerBound: 0.85, passed: 14, heldOut: 8 }), minCasesForPromotion: MIN_CASES, chainVerified: true, passedOver, now: NOW });
-    expect(verdict).toMatchObject({ sut_label: "replay", sut_digest: `blake3:${"d".repeat(64)}`, passed_over: passedOver, bound_quantity: "mean_score", lower_bound_method: "betting" });
+    expect(verdict).toMatchObject({ sut_label: "replay", sut_digest: `blake3:${"f".repeat(64)}`, passed_over: passedOver, bound_quantity: "mean_score", lower_bound_method: "betting" });
   });
 
   it("fails a target tier the task class declares no case minimum for", () => {

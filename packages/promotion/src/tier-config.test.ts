@@ -61,4 +61,11 @@ describe("loadTierConfig", () => {
   it("names a missing file", async () => {
     await expect(loadTierConfig(join(dir, "nope.yaml"))).rejects.toThrow(/cannot read the trust-tiers file .*nope\.yaml: ENOENT/);
   });
+
+  it("gives null for a missing file when optional (the fence's default floor), and still rejects a bad one", async () => {
+    expect(await loadTierConfig(join(dir, "nope.yaml"), { optional: true })).toBeNull();
+    await writeFile(join(dir, "bad.yaml"), "a: [\n");
+    await expect(loadTierConfig(join(dir, "bad.yaml"), { optional: true })).rejects.toMatchObject({ code: "EVAL_TIER_CONFIG_INVALID" });
+    expect((await loadTierConfig(REPO_TIERS, { optional: true }))?.tiers.length).toBeGreaterThan(0);
+  });
 });

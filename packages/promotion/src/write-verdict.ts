@@ -1,10 +1,10 @@
-import { createHash } from "node:crypto";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { PromotionVerdictSchema, parseWire } from "@eval/models";
 import type { PromotionVerdict } from "@eval/models";
 import { EvalError } from "@eval/errors";
 import writeFileAtomic from "write-file-atomic";
+import { sha256Hex } from "@eval/hashing";
 
 /**
  * Writes a verdict to `<recommendationsDir>/<evaluated_at>-<task_class>-<target_tier>-<8 hex>.json`
@@ -14,7 +14,7 @@ import writeFileAtomic from "write-file-atomic";
 export async function writeVerdict(verdict: PromotionVerdict, recommendationsDir: string): Promise<string> {
   const valid = parseWire(PromotionVerdictSchema, verdict);
   const text = `${JSON.stringify(valid, null, 2)}\n`;
-  const short = createHash("sha256").update(text).digest("hex").slice(0, 8);
+  const short = sha256Hex(text).slice(0, 8);
   const path = join(recommendationsDir, `${valid.evaluated_at.replaceAll(":", "-")}-${valid.task_class}-${valid.target_tier}-${short}.json`);
   try {
     await mkdir(recommendationsDir, { recursive: true, mode: 0o700 });

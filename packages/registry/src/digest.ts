@@ -1,8 +1,7 @@
 import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync } from "node:fs";
 import { join } from "node:path";
-import type { IHasher } from "hash-wasm";
+import { createBlake3, toHex, u64be, type Blake3Hasher } from "@eval/hashing";
 import { CaseUnsafePath } from "./errors.ts";
-import { sharedHasher } from "./blake3.ts";
 
 /**
  * The case-tree serialization `evalgate.case-tree.v1` (documented in docs/bench-authoring.md):
@@ -31,12 +30,6 @@ export interface DirectoryDigest {
 export interface DigestOptions {
   /** Leaves out files (and whole directories) whose relative POSIX path it accepts. */
   readonly exclude?: (relativePath: string) => boolean;
-}
-
-function u64(value: number): Buffer {
-  const bytes = Buffer.alloc(8);
-  bytes.writeBigUInt64BE(BigInt(value));
-  return bytes;
 }
 
 function byteOrder(a: string, b: string): number {
@@ -71,8 +64,8 @@ function listFiles(root: string, exclude: ((relativePath: string) => boolean) | 
 
 let readBuffer = Buffer.allocUnsafe(64 * 1024);
 
-/** The file digest of one entry, hashed with `hasher` (used synchronously from init to digest). */
-function digestFile(hasher: IHasher, root: string, relativePath: string): Uint8Array {
+/** The file digest of one entry, hashed with `hasher` (reset, fed and digested here). */
+function digestFile(hasher: Blake3Hasher, root: string, relativePath: string): Uint8Array {
   const where = join(root, relativePath);
   let fd: number;
   try {
@@ -87,8 +80,8 @@ function digestFile(hasher: IHasher, root: string, relativePath: string): Uint8A
     const stat = fstatSync(fd);
     if (!stat.isFile()) throw new CaseUnsafePath(where, "is not a regular file");
     const path = Buffer.from(relativePath, "utf8");
-    hasher.init();
-    hasher.update(Buffer.concat([FILE_TAG, u64(path.length), path, Buffer.of((stat.mode & 0o111) !== 0 ? 1 : 0), u64(stat.size)]));
+    hasher.reset();
+    hasher.update(Buffer.concat([FILE_TAG, u64be(path.length), path, Buffer.of((stat.mode & 0o111) !== 0 ? 1 : 0), u64be(stat.size)]));
     const want = Math.min(Math.max(stat.size, 1), CHUNK);
     if (readBuffer.length < want) readBuffer = Buffer.allocUnsafe(want);
     let total = 0;
@@ -99,7 +92,7 @@ function digestFile(hasher: IHasher, root: string, relativePath: string): Uint8A
       total += bytesRead;
     }
     if (total !== stat.size) throw new CaseUnsafePath(where, "changed size while it was read");
-    return hasher.digest("binary");
+    return hasher.digest();
   } finally {
     closeSync(fd);
   }
@@ -110,16 +103,16 @@ function digestFile(hasher: IHasher, root: string, relativePath: string): Uint8A
  * verify cases, `signBench` to record them, and the runner may reuse it for any tree.
  */
 export async function digestDirectory(dir: string, options: DigestOptions = {}): Promise<DirectoryDigest> {
-  const hasher = await sharedHasher();
+  const hasher = createBlake3();
   const paths = listFiles(dir, options.exclude);
   const digests = paths.map((path) => digestFile(hasher, dir, path));
-  hasher.init();
+  hasher.reset();
   hasher.update(TREE_TAG);
-  hasher.update(u64(paths.length));
+  hasher.update(u64be(paths.length));
   const files: Record<string, string> = {};
   paths.forEach((path, index) => {
     hasher.update(digests[index]!);
-    files[path] = `blake3:${Buffer.from(digests[index]!).toString("hex")}`;
+    files[path] = `blake3:${toHex(digests[index]!)}`;
   });
-  return { digest: `blake3:${hasher.digest("hex")}`, files };
+  return { digest: `blake3:${toHex(hasher.digest())}`, files };
 }

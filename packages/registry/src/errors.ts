@@ -88,10 +88,3 @@ export class FenceAssertionFailed extends EvalError {
     super("EVAL_FENCE_FAILED", `${path}: ${reason}`, { details: { path } });
   }
 }
-
-/** The trust tiers file the fence reads is not valid. */
-export class TrustTiersInvalid extends EvalError {
-  constructor(path: string, reason: string) {
-    super("EVAL_TIER_CONFIG_INVALID", `${path}: ${reason}`, { details: { path } });
-  }
-}

@@ -1,6 +1,8 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { parseWire, TrustTiersFileSchema } from "@eval/models";
 import { afterEach, describe, expect, it } from "vitest";
+import { parse as parseYaml } from "yaml";
 import { runFence, type FenceReport } from "./fence.ts";
 import { makeFixtureBench, type FixtureBench } from "./fixture-bench.test-helpers.ts";
 
@@ -185,38 +187,28 @@ describe("runFence", () => {
     expect(report.unregistered_dirs).toEqual([join(fixture!.benchRoot, "half-built")]);
   });
 
-  it("takes held-out minimums and tier names from a trust tiers file", async () => {
+  it("takes held-out minimums and tier names from the trust tiers it is given", async () => {
     fixture = await makeFixtureBench();
     edit(join(fixture.benchPath, "registration.ts"), "min_cases_for_promotion: {}", "min_cases_for_promotion: { bronze: 2, silver: 5 }");
-    const tiers = join(fixture.root, "trust-tiers.yaml");
-    const write = (silverHeldOut: number) =>
-      writeFileSync(
-        tiers,
-        [
-          "schema_version: evalgate.trust_tiers.v1",
-          "calibrated: false",
-          "tiers:",
-          "  - { name: bronze, threshold: 0.5, min_cases: 0, min_held_out: 0 }",
-          `  - { name: silver, threshold: 0.8, min_cases: 0, min_held_out: ${silverHeldOut} }`,
-          "current: {}",
-          "",
-        ].join("\n"),
-      );
-    write(6);
-    let report = await runFence({ benchRoot: fixture.benchRoot, trustTiersPath: tiers });
+    const tiers = (silverHeldOut: number) =>
+      parseWire(TrustTiersFileSchema, {
+        schema_version: "evalgate.trust_tiers.v1",
+        calibrated: false,
+        tiers: [
+          { name: "bronze", threshold: 0.5, min_cases: 0, min_held_out: 0 },
+          { name: "silver", threshold: 0.8, min_cases: 0, min_held_out: silverHeldOut },
+        ],
+        current: {},
+      });
+    let report = await runFence({ benchRoot: fixture.benchRoot, trustTiers: tiers(6) });
     expect(report.failures).toEqual([expect.objectContaining({ assertion: "curation-split", message: expect.stringContaining("need >= 6") })]);
-    write(5);
-    expect((await runFence({ benchRoot: fixture.benchRoot, trustTiersPath: tiers })).ok).toBe(true);
+    expect((await runFence({ benchRoot: fixture.benchRoot, trustTiers: tiers(5) })).ok).toBe(true);
     // Edited after this process imported it: the fence sees the edit.
     edit(join(fixture.benchPath, "registration.ts"), "silver: 5", "gold: 5");
-    report = await runFence({ benchRoot: fixture.benchRoot, trustTiersPath: tiers });
+    report = await runFence({ benchRoot: fixture.benchRoot, trustTiers: tiers(5) });
     expect(report.failures).toEqual([expect.objectContaining({ assertion: "curation-split", message: expect.stringContaining('names tier "gold"') })]);
-    writeFileSync(tiers, "schema_version: nope\n");
-    await expect(runFence({ benchRoot: fixture.benchRoot, trustTiersPath: tiers })).rejects.toMatchObject({ code: "EVAL_TIER_CONFIG_INVALID" });
-    writeFileSync(tiers, "a: [\n");
-    await expect(runFence({ benchRoot: fixture.benchRoot, trustTiersPath: tiers })).rejects.toMatchObject({ code: "EVAL_TIER_CONFIG_INVALID", message: expect.stringContaining("YAML") });
-    // An absent file falls back to the seed's floor (10 cases, 5 held out), which this 6-case bench misses.
-    report = await runFence({ benchRoot: fixture.benchRoot, trustTiersPath: join(fixture.root, "absent.yaml") });
+    // Without trust tiers every tier gets the seed's floor (10 cases, 5 held out), which this 6-case bench misses.
+    report = await runFence({ benchRoot: fixture.benchRoot, trustTiers: null });
     expect(report.ok).toBe(false);
     expect(report.failures).toEqual(expect.arrayContaining([expect.objectContaining({ assertion: "curation-split", message: expect.stringContaining("has 6 cases (need >= 10)") })]));
   });
@@ -228,14 +220,14 @@ describe("runFence", () => {
 
 describe("the fence over the repo's own bench/", () => {
   const repoBench = join(import.meta.dirname, "..", "..", "..", "bench");
-  const trustTiers = join(import.meta.dirname, "..", "..", "..", "docs", "trust-tiers.yaml");
+  const trustTiers = parseWire(TrustTiersFileSchema, parseYaml(readFileSync(join(import.meta.dirname, "..", "..", "..", "docs", "trust-tiers.yaml"), "utf8")));
 
   it("passes, saw every bench/* directory with a registration.ts, and stays fast", async () => {
     const expected = readdirSync(repoBench, { withFileTypes: true })
       .filter((entry) => entry.isDirectory() && existsSync(join(repoBench, entry.name, "registration.ts")))
       .map((entry) => join(repoBench, entry.name))
       .sort();
-    const report = await runFence({ benchRoot: repoBench, trustTiersPath: trustTiers });
+    const report = await runFence({ benchRoot: repoBench, trustTiers });
     expect(report.failures).toEqual([]);
     expect(report.task_classes.map((taskClass) => taskClass.bench_path).sort()).toEqual(expected);
     expect(report.duration_ms).toBeLessThan(2000);

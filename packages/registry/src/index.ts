@@ -2,7 +2,8 @@ export { registerTaskClass, isTaskClassRegistration } from "./registration.ts";
 export type { TaskClassOptions, TaskClassRegistration } from "./registration.ts";
 export type { TaskClass } from "./task-class.ts";
 export { TaskClassRegistry, defaultRegistry } from "./task-class-registry.ts";
-export { loadTaskClass, loadAllTaskClasses, listBenchDirs, BANNED_KEY_SUBSTRINGS } from "./task-class-loader.ts";
+export { loadTaskClass, loadAllTaskClasses, listBenchDirs } from "./task-class-loader.ts";
+export { BANNED_KEY_SUBSTRINGS } from "./task-class-inspection.ts";
 export type { LoadTaskClassOptions } from "./task-class-loader.ts";
 export { loadCases, selectCases, STALE_AFTER_DAYS } from "./case-loader.ts";
 export type { CaseSelection, LoadCasesOptions } from "./case-loader.ts";
@@ -26,5 +27,4 @@ export {
   TaskClassIncomplete,
   TaskClassInvalid,
   TaskClassNotFound,
-  TrustTiersInvalid,
 } from "./errors.ts";

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, sep } from "node:path";
 import { parse } from "yaml";
-import { blake3Digest } from "./blake3.ts";
+import { blake3Digest } from "@eval/hashing";
 import { digestDirectory } from "./digest.ts";
 
 /** Bench files that do not decide a score: cases (digested per case), tests, docs, installed modules. */

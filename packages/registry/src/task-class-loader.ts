@@ -1,14 +1,11 @@
-import { statSync } from "node:fs";
 import { readdir } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
-import { FailureModesFileSchema, formatIssues, safeParseWire, type FailureModesFile } from "@eval/models";
 import { ignoreWarnings, isEvalError, type WarningSink } from "@eval/errors";
-import { parse as parseYaml } from "yaml";
-import { BenchDirMissing, TaskClassAlreadyRegistered, TaskClassIncomplete, TaskClassInvalid, TaskClassNotFound } from "./errors.ts";
-import { entryKind, readText } from "./files.ts";
-import { isTaskClassRegistration, RegistrationArgumentError, type TaskClassRegistration } from "./registration.ts";
+import { BenchDirMissing, TaskClassAlreadyRegistered, TaskClassInvalid, TaskClassNotFound } from "./errors.ts";
+import { entryKind } from "./files.ts";
+import { isTaskClassRegistration, RegistrationArgumentError } from "./registration.ts";
 import { computeRubricDigest } from "./rubric-digest.ts";
+import { firstLine, inspectTaskClass, versionedUrl, type DiscoveredRegistration } from "./task-class-inspection.ts";
 import type { TaskClass } from "./task-class.ts";
 import { defaultRegistry, type TaskClassRegistry } from "./task-class-registry.ts";
 
@@ -19,19 +16,6 @@ export interface LoadTaskClassOptions {
   readonly onWarning?: WarningSink;
   /** Loads a class whose cases/digests.yaml does not exist yet (what `bench sign` needs first). */
   readonly allowUnsigned?: boolean;
-}
-
-/** Substrings no breakdown key may contain: scores must not smuggle a model's opinion of itself. */
-export const BANNED_KEY_SUBSTRINGS = ["confidence", "llm", "self_reported", "model_says"] as const;
-const BREAKDOWN_KEY_PATTERN = /^[a-z][a-z0-9_]*$/;
-/** Failure-mode code prefixes the harness itself emits (sut.timeout, rubric.malformed_output...). */
-const RESERVED_CODE_PREFIXES = ["sut.", "rubric."] as const;
-
-export interface DiscoveredRegistration {
-  readonly registrationPath: string;
-  /** The directory name the registration.ts sits in. */
-  readonly directory: string;
-  readonly registration: TaskClassRegistration;
 }
 
 /** The bench root's sub-directories that hold a registration.ts, and those that do not. */
@@ -63,99 +47,14 @@ export async function importRegistration(benchRoot: string, directory: string): 
   return { registrationPath, directory, registration: module.default };
 }
 
-/**
- * The file's URL, tagged with its size and mtime: a file edited since this process last imported it is
- * imported afresh instead of served from the module cache (a long-lived process sees the bench as it is).
- */
-function versionedUrl(path: string): string {
-  const stat = statSync(path);
-  return `${pathToFileURL(path).href}?v=${stat.size}-${Math.round(stat.mtimeMs)}`;
-}
-
-function firstLine(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  return message.split("\n")[0] ?? message;
-}
-
-/** Validated breakdown keys of one bench (imports breakdown-keys.ts). */
-export async function loadBreakdownKeys(path: string): Promise<ReadonlySet<string>> {
-  let module: { BREAKDOWN_KEYS?: unknown };
-  try {
-    module = (await import(versionedUrl(path))) as { BREAKDOWN_KEYS?: unknown };
-  } catch (error) {
-    throw new TaskClassInvalid(path, `cannot be imported: ${firstLine(error)}`);
-  }
-  const keys = module.BREAKDOWN_KEYS;
-  if (!Array.isArray(keys)) throw new TaskClassInvalid(path, "must export const BREAKDOWN_KEYS = [...] as const");
-  const seen = new Set<string>();
-  for (const key of keys as unknown[]) {
-    const problem = breakdownKeyProblem(key);
-    if (problem !== null) throw new TaskClassInvalid(path, `BREAKDOWN_KEYS: ${problem}`);
-    if (seen.has(key as string)) throw new TaskClassInvalid(path, `BREAKDOWN_KEYS: "${key as string}" appears twice`);
-    seen.add(key as string);
-  }
-  return Object.freeze(seen);
-}
-
-/** Why `key` may not be a breakdown key, or null when it may. */
-export function breakdownKeyProblem(key: unknown): string | null {
-  if (typeof key !== "string") return `${JSON.stringify(key)} is not a string`;
-  const banned = BANNED_KEY_SUBSTRINGS.find((word) => key.includes(word));
-  if (banned !== undefined) return `"${key}" contains "${banned}": breakdown keys must measure the work, not a model's self-assessment`;
-  if (!BREAKDOWN_KEY_PATTERN.test(key) || key.length > 64) return `"${key}" must be snake_case (lowercase letters, digits, _; at most 64)`;
-  return null;
-}
-
-/** The validated failure-mode taxonomy of one bench. */
-export async function loadFailureModes(path: string): Promise<FailureModesFile> {
-  let raw: unknown;
-  try {
-    raw = parseYaml(await readText(path));
-  } catch (error) {
-    throw new TaskClassInvalid(path, `is not valid YAML: ${firstLine(error)}`);
-  }
-  const parsed = safeParseWire(FailureModesFileSchema, raw ?? {});
-  if (!parsed.success) throw new TaskClassInvalid(path, formatIssues(parsed.issues));
-  for (const code of Object.keys(parsed.data)) {
-    const reserved = RESERVED_CODE_PREFIXES.find((prefix) => code.startsWith(prefix));
-    if (reserved !== undefined) throw new TaskClassInvalid(path, `${code}: codes starting with "${reserved}" are reserved for the harness`);
-  }
-  return parsed.data;
-}
-
-/** The sibling files a registration needs, relative to bench/<name>. */
-export function requiredFiles(registration: TaskClassRegistration, options: { allowUnsigned?: boolean | undefined } = {}): string[] {
-  return [
-    "package.json",
-    "README.md",
-    "registration.ts",
-    ...(registration.options.rubric_command === undefined ? ["rubric.ts"] : []),
-    // A declared rubric program inside the bench (`./rubric.py`) must be there too.
-    ...(registration.options.rubric_command?.[0]?.startsWith("./") ? [registration.options.rubric_command[0].slice(2)] : []),
-    "breakdown-keys.ts",
-    "failure_modes.yaml",
-    ...(options.allowUnsigned === true ? [] : ["cases/digests.yaml"]),
-  ];
-}
-
-/** Builds the TaskClass of one registration: checks its directory and reads its sibling files. */
+/** Builds the TaskClass of one registration: the first problem `inspectTaskClass` finds is thrown. */
 export async function buildTaskClass(benchRoot: string, discovered: DiscoveredRegistration, options: { allowUnsigned?: boolean | undefined } = {}): Promise<TaskClass> {
   const { registration, registrationPath } = discovered;
-  const benchPath = join(resolve(benchRoot), registration.name);
-  if ((await entryKind(benchPath)) !== "directory") {
-    throw new BenchDirMissing(benchPath, `task class "${registration.name}" is registered by ${registrationPath} but its bench directory is missing`);
-  }
-  if (discovered.directory !== registration.name) {
-    throw new TaskClassInvalid(registrationPath, `registers "${registration.name}" but sits in bench/${discovered.directory}/; the directory must be named after the task class`);
-  }
-  for (const file of requiredFiles(registration, options)) {
-    if ((await entryKind(join(benchPath, file))) !== "file") throw new TaskClassIncomplete(registration.name, join(benchPath, file));
-  }
-  const [breakdownKeys, failureModeTaxonomy, rubricDigest] = await Promise.all([
-    loadBreakdownKeys(join(benchPath, "breakdown-keys.ts")),
-    loadFailureModes(join(benchPath, "failure_modes.yaml")),
-    computeRubricDigest(benchPath),
-  ]);
+  const inspection = await inspectTaskClass(benchRoot, discovered, options);
+  const first = inspection.findings[0];
+  if (first !== undefined) throw first.error;
+  const benchPath = inspection.benchPath;
+  const rubricDigest = await computeRubricDigest(benchPath);
   // `./program` in a declared command is the bench's own file: made absolute, since the rubric runs in a temp cwd.
   const declared = registration.options.rubric_command;
   const rubricCommand =
@@ -169,8 +68,8 @@ export async function buildTaskClass(benchRoot: string, discovered: DiscoveredRe
     minCases: registration.options.min_cases,
     scoreKind: registration.options.score_kind,
     ...(registration.options.min_trials === undefined ? {} : { minTrials: registration.options.min_trials }),
-    breakdownKeys,
-    failureModeTaxonomy,
+    breakdownKeys: inspection.breakdownKeys!,
+    failureModeTaxonomy: inspection.failureModes!,
     rubricCommand,
     rubricPath: rubricCommand === null ? join(benchPath, "rubric.ts") : null,
     rubricDigest,
@@ -225,5 +124,3 @@ export async function loadAllTaskClasses(options: LoadTaskClassOptions): Promise
   for (const found of discovered) loaded.push(registry.register(await buildTaskClass(root, found, { allowUnsigned: options.allowUnsigned })));
   return loaded.sort((a, b) => (a.name < b.name ? -1 : 1));
 }
-
-export type { TaskClassRegistration };

@@ -13,6 +13,7 @@ export function escapeHtml(text: string): string {
  * (control characters, lone surrogates) replaced by U+FFFD, so a parser never rejects the file.
  */
 export function escapeXml(text: string): string {
+  // oxlint-disable-next-line eslint/no-control-regex -- replacing the control characters XML cannot hold is the point
   return escapeHtml(text.replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, "\uFFFD"));
 }
 

@@ -4,6 +4,7 @@ import type { ReportCase, ReportData } from "./report-data.ts";
 
 /** Control characters (terminal escapes among them) an agent wrote, made visible instead of obeyed. */
 function plain(text: string): string {
+  // oxlint-disable-next-line eslint/no-control-regex -- making terminal control characters visible is the point
   return text.replace(/[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/g, (char) => `\\x${char.charCodeAt(0).toString(16).padStart(2, "0")}`);
 }
 

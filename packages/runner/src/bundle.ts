@@ -4,8 +4,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
-import { blake3 } from "@noble/hashes/blake3.js";
-import { bytesToHex } from "@noble/hashes/utils.js";
+import { blake3Digest } from "@eval/hashing";
 import { EvalError } from "@eval/errors";
 import { formatIssues, SHARD_MANIFEST_SCHEMA_VERSION, SHARD_UNIT_SCHEMA_VERSION, ShardManifestSchema, ShardUnitSchema, safeParseWire } from "@eval/models";
 import type { BenchScore, RunPlan, ShardManifest, ShardUnit } from "@eval/models";
@@ -39,7 +38,7 @@ export interface ReadBundle {
 }
 
 function fileDigest(bytes: string | Uint8Array): string {
-  return `blake3:${bytesToHex(blake3(typeof bytes === "string" ? Buffer.from(bytes, "utf8") : bytes))}`;
+  return blake3Digest(bytes);
 }
 
 export function unitFileName(caseId: string, trial: number): string {

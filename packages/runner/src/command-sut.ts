@@ -7,7 +7,8 @@ import type { SutInvocation, SutIsolation, SutOutput, SystemUnderTest } from "@e
 import { programFootprint, realOrSelf, runProcess, SandboxUnavailable, sandboxSupport } from "@eval/sandbox";
 import type { SandboxPolicy } from "@eval/sandbox";
 import type { SandboxMode } from "./rubric-isolation.ts";
-import { BENCH_INVOCATION_TAG_ENV, checkSutOutput, digestOf, SutAborted } from "./sut.ts";
+import { framedDigest } from "@eval/hashing";
+import { BENCH_INVOCATION_TAG_ENV, checkSutOutput, SutAborted } from "./sut.ts";
 
 const MAX_HASHED_FILE_BYTES = 4 * 1024 * 1024;
 const SUT_GRACE_MS = 2_000;
@@ -125,7 +126,7 @@ export function commandSut(argv: readonly string[], options: CommandSutOptions =
   // The program first, then the files argv names (scripts, data), each once.
   const files = [...new Set([program, ...resolved.slice(1).filter(isFile)])];
   const digest =
-    options.digest ?? digestOf("evalgate.sut.command.v2", [...resolved.map((arg) => `arg:${arg}`), ...files.flatMap((file) => [`file:${file}`, fileDigestPart(file)])]);
+    options.digest ?? framedDigest("evalgate.sut.command.v2", [...resolved.map((arg) => `arg:${arg}`), ...files.flatMap((file) => [`file:${file}`, fileDigestPart(file)])]);
   const isolation: SutIsolation = mode === "none" ? "process" : options.network === true ? "bwrap-network" : "bwrap";
   const view = mode === "bwrap" ? sandboxView(program, files.slice(1), base, options) : null;
   const maxStdout = options.maxStdoutBytes ?? 16 * 1024 * 1024;

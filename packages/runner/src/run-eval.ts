@@ -2,7 +2,7 @@
 import { randomBytes } from "node:crypto";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
-import { availableParallelism, tmpdir } from "node:os";
+import { availableParallelism } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import { appendRunRecord, ChainTampered, getHostFingerprint } from "@eval/audit-chain";
 import type { VerifyResult } from "@eval/audit-chain";

@@ -3,8 +3,7 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { Worker } from "node:worker_threads";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { blake3 } from "@noble/hashes/blake3.js";
-import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils.js";
+import { blake3, framedDigest, toHex } from "@eval/hashing";
 import { EvalError } from "@eval/errors";
 import { formatIssues, HarnessOutputSchema, safeParseWire } from "@eval/models";
 import type { SutInvocation, SutOutput, SystemUnderTest } from "@eval/models";
@@ -16,22 +15,12 @@ export class SutAborted extends Error {
   override readonly name = "SutAborted";
 }
 
-/** `blake3:<hex>` over a domain tag and length-prefixed parts. */
-export function digestOf(domain: string, parts: readonly (string | Uint8Array)[]): string {
-  const hasher = blake3.create();
-  for (const part of [domain, ...parts]) {
-    const bytes = typeof part === "string" ? utf8ToBytes(part) : part;
-    const length = new Uint8Array(8);
-    new DataView(length.buffer).setBigUint64(0, BigInt(bytes.length));
-    hasher.update(length);
-    hasher.update(bytes);
-  }
-  return `blake3:${bytesToHex(hasher.digest())}`;
-}
+/** The runner's domain-separated digests (8-byte length prefixes): @eval/hashing's framedDigest. */
+export { framedDigest as digestOf };
 
 /** The canary seed a case's SUT receives: BLAKE3 of a domain tag and the pin, 64 hex characters. */
 export function canarySeedFor(pin: string): string {
-  return bytesToHex(blake3(utf8ToBytes(`evalgate.canary_seed.v1:${pin}`)));
+  return toHex(blake3(`evalgate.canary_seed.v1:${pin}`));
 }
 
 /** Validates what a SUT returned: a JSON object whose `cost_usd`, if present, is a finite amount >= 0. */
@@ -107,7 +96,7 @@ export async function moduleSut(specifier: string, options: { cwd?: string; dige
     throw new EvalError("EVAL_SUT_INVALID", `cannot import module SUT ${file}: ${(error as Error).message.split("\n")[0]}`, { cause: error });
   }
   const exported = module[exportName];
-  const digest = options.digest ?? digestOf("evalgate.sut.module.v1", [readFileSync(file), `export:${exportName}`]);
+  const digest = options.digest ?? framedDigest("evalgate.sut.module.v1", [readFileSync(file), `export:${exportName}`]);
   const label = `module:${path}#${exportName}`;
   const workers = new ModuleSutWorkers(file, exportName);
   const run = (invocation: SutInvocation): Promise<SutOutput> => workers.run(invocation);

@@ -2,8 +2,7 @@
 // for binary task classes, the betting bound for graded ones), and two informational bounds, BCa bootstrap
 // and Wilson. BCa is implemented here because no maintained JS library has it; statistics.test.ts checks it
 // against scipy.stats.bootstrap, exactly when both are given the same bootstrap distribution.
-import { blake3 } from "@noble/hashes/blake3.js";
-import { utf8ToBytes } from "@noble/hashes/utils.js";
+import { blake3 } from "@eval/hashing";
 import { bettingLowerBound, clopperPearsonLowerBound, compensatedSum } from "./bounds.ts";
 
 export interface WelfordResult {
@@ -104,7 +103,8 @@ export function normalQuantile(p: number): number {
  * update, which made each draw ~3x slower (the bootstrap draws 10^7 of them at n = 1,000).
  */
 export function seededRandom(seed: string): () => number {
-  const bytes = blake3(utf8ToBytes(`evalgate.bootstrap.v1:${seed}`), { dkLen: 16 });
+  // The first 16 bytes of BLAKE3-256 equal BLAKE3 with a 16-byte output (BLAKE3 output is a prefix-stable XOF).
+  const bytes = blake3(`evalgate.bootstrap.v1:${seed}`).subarray(0, 16);
   const view = new DataView(bytes.buffer, bytes.byteOffset, 16);
   const state = Int32Array.of(view.getUint32(0), view.getUint32(4), view.getUint32(8), view.getUint32(12));
   const next = (): number => {

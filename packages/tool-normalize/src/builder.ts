@@ -1,9 +1,9 @@
 // Accumulates one transcript from parsed events; every format parser feeds one of these.
-import { createHash } from "node:crypto";
 import { parseWire, TRANSCRIPT_SCHEMA_VERSION, TranscriptSchema } from "@eval/models";
 import type { Transcript, TranscriptFormat, TranscriptInput } from "@eval/models";
 import { normalizeToolCall } from "./normalize.ts";
 import type { Provider } from "./tool-table.ts";
+import { sha256 } from "@eval/hashing";
 
 /** Longest message text kept; longer text is cut and flagged `truncated`. */
 export const MESSAGE_EXCERPT_CHARS = 2000;
@@ -57,7 +57,7 @@ export function excerpt(text: string, limit: number): string {
 
 /** What identifies a streamed block for de-duplication, without holding a long block whole. */
 function blockKey(text: string): string {
-  return text.length <= 64 ? text : `sha256:${createHash("sha256").update(text).digest("base64")}`;
+  return text.length <= 64 ? text : `sha256:${sha256(text).toString("base64")}`;
 }
 
 function boundInput(input: Record<string, unknown>): Record<string, unknown> {

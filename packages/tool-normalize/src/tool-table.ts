@@ -5,11 +5,12 @@
  */
 
 import type { TranscriptProvider } from "@eval/models";
+import { TRANSCRIPT_PROVIDERS } from "@eval/models";
 
 /** The agents the table knows: "claude-code" | "codex" | "copilot" | "gemini" | "pi". */
 export type Provider = TranscriptProvider;
 
-export const PROVIDERS: readonly Provider[] = ["claude-code", "codex", "copilot", "gemini", "pi"];
+export const PROVIDERS: readonly Provider[] = TRANSCRIPT_PROVIDERS;
 
 /** Claude Code's names are the vocabulary (the cleanest set, and the one most rubrics already know). */
 export const CANONICAL_TOOL_NAMES = [

@@ -26,8 +26,8 @@ export class BenchSignCommand extends EvalgateCommand {
     const taskClass = await loadTaskClass(this.taskClass, { benchRoot: settings.path("bench_root", "bench"), registry: new TaskClassRegistry(), onWarning: warningPrinter(this.context, format), allowUnsigned: true });
     const result = await signBench(taskClass);
     if (format !== "human") {
-      const { parseWire, SignResultSchema } = await import("@eval/models");
-      this.emit(parseWire(SignResultSchema, { schema_version: "evalgate.sign_result.v1", task_class: taskClass.name, ...result }));
+      const { parseWire, SIGN_RESULT_SCHEMA_VERSION, SignResultSchema } = await import("@eval/models");
+      this.emit(parseWire(SignResultSchema, { schema_version: SIGN_RESULT_SCHEMA_VERSION, task_class: taskClass.name, ...result }));
       return 0;
     }
     const out = this.context.stdout;

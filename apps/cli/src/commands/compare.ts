@@ -20,7 +20,7 @@ export class CompareCommand extends EvalgateCommand {
       below the margin (written --fail-on-regression=-0.05, since a value starting with - would read as a flag: fail unless the candidate is shown to lose at most 5 points).
     `,
     examples: [
-      ["Compare two runs", "evalgate compare --baseline 20261122T042516Z-b87ff0d2 --candidate 20261123T101010Z-0badc0de --format human"],
+      ["Compare two runs (run ids as `evalgate run` prints them)", "evalgate compare --baseline <run-id> --candidate <run-id> --format human"],
       ["Fail CI when the candidate may have regressed by more than 5 points", "evalgate compare --baseline <run-id> --candidate <run-id> --fail-on-regression=-0.05"],
     ],
   });

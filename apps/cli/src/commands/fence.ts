@@ -28,11 +28,16 @@ export class FenceCommand extends EvalgateCommand {
   protected async run(): Promise<number> {
     const settings = await benchSettings(this.context, { benchRoot: this.benchRoot, format: this.format });
     const format = settings.format();
-    const [{ runFence }, { FenceFailureSchema, FenceSummarySchema, parseWire }] = await Promise.all([import("@eval/registry"), import("@eval/models")]);
+    const [{ runFence }, { loadTierConfig }, { FENCE_FAILURE_SCHEMA_VERSION, FENCE_SUMMARY_SCHEMA_VERSION, FenceFailureSchema, FenceSummarySchema, parseWire }] = await Promise.all([
+      import("@eval/registry"),
+      import("@eval/promotion"),
+      import("@eval/models"),
+    ]);
     const trustTiersPath = this.trustTiers === undefined ? settings.path("trust_tiers", "docs/trust-tiers.yaml") : settings.path("trust_tiers", this.trustTiers);
-    const report = await runFence({ benchRoot: settings.path("bench_root", "bench"), trustTiersPath, onWarning: warningPrinter(this.context, format) });
+    const trustTiers = await loadTierConfig(trustTiersPath, { optional: true });
+    const report = await runFence({ benchRoot: settings.path("bench_root", "bench"), trustTiers, onWarning: warningPrinter(this.context, format) });
     for (const failure of report.failures) {
-      this.context.stdout.write(format === "human" ? `${failure.message.startsWith(failure.path) ? "" : `${failure.path}: `}${failure.message} [${failure.assertion}]\n` : `${JSON.stringify(parseWire(FenceFailureSchema, { schema_version: "evalgate.fence_failure.v1", ...failure }))}\n`);
+      this.context.stdout.write(format === "human" ? `${failure.message.startsWith(failure.path) ? "" : `${failure.path}: `}${failure.message} [${failure.assertion}]\n` : `${JSON.stringify(parseWire(FenceFailureSchema, { schema_version: FENCE_FAILURE_SCHEMA_VERSION, ...failure }))}\n`);
     }
     if (format === "human") {
       for (const taskClass of report.task_classes) this.context.stdout.write(`${taskClass.name}: ${taskClass.cases} cases (${taskClass.held_out} held-out)\n`);
@@ -40,7 +45,7 @@ export class FenceCommand extends EvalgateCommand {
     } else {
       this.emit(
         parseWire(FenceSummarySchema, {
-          schema_version: "evalgate.fence_summary.v1",
+          schema_version: FENCE_SUMMARY_SCHEMA_VERSION,
           ok: report.ok,
           bench_root: report.bench_root,
           task_classes: report.task_classes,

@@ -21,7 +21,7 @@ export class ReportCommand extends EvalgateCommand {
     `,
     examples: [
       ["The newest run of a task class", "evalgate report --task-class vuln-remediation -o report.html"],
-      ["A run against a baseline", "evalgate report --run 20261122T222250Z-c2b8ae71 --baseline 20261121T080000Z-0a1b2c3d"],
+      ["A run against a baseline (run ids as `evalgate run` prints them)", "evalgate report --run <run-id> --baseline <run-id>"],
     ],
   });
 

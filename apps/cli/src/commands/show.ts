@@ -19,7 +19,7 @@ export class ShowCommand extends EvalgateCommand {
     `,
     examples: [
       ["The newest run", "evalgate show"],
-      ["One case of a run", "evalgate show 20261122T222250Z-c2b8ae71 --case express-open-redirect-cve-2024-29041"],
+      ["One case of the newest run", "evalgate show --case lodash-template-cve-2021-23337"],
     ],
   });
 

@@ -1,19 +1,8 @@
 import { Command, Option } from "clipanion";
 import { EvalError } from "@eval/errors";
+import { TRANSCRIPT_FORMATS as FORMATS, TRANSCRIPT_PROVIDERS as PROVIDERS } from "@eval/models/names";
 import { EvalgateCommand } from "../base-command.ts";
 
-const PROVIDERS = ["claude-code", "codex", "copilot", "gemini", "pi"] as const;
-const FORMATS = [
-  "claude-stream-json",
-  "claude-session-jsonl",
-  "codex-exec-json",
-  "codex-rollout-jsonl",
-  "gemini-stream-json",
-  "copilot-events-jsonl",
-  "pi-json",
-  "codex-app-server",
-  "copilot-acp",
-] as const;
 type ProviderName = (typeof PROVIDERS)[number];
 type FormatName = (typeof FORMATS)[number];
 

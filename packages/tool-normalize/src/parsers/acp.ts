@@ -32,7 +32,7 @@ function toolStatus(status: unknown): Status {
 }
 
 function toolInput(update: JsonObject): Record<string, unknown> {
-  const input: Record<string, unknown> = { ...(obj(update.rawInput) ?? {}) };
+  const input: Record<string, unknown> = { ...obj(update.rawInput) };
   if (typeof update.title === "string" && input.title === undefined) input.title = update.title;
   const locations = arr(update.locations).filter(isObject);
   if (locations.length === 1 && typeof locations[0]!.path === "string" && input.path === undefined) input.path = locations[0]!.path;

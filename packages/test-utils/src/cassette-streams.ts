@@ -1,8 +1,8 @@
 // Writes agent sessions in the exact non-interactive JSON stream formats of Claude Code 2.1.330
 // (`--print --output-format stream-json --verbose`), Codex CLI 0.169.0 (`exec --json`) and Gemini CLI
 // 0.61.0 (`--output-format stream-json`), as observed in shared/fixtures/agent-cli-streams/. Curation
-// tooling only: the cassettes it writes are marked `synthetic: true` because no live agent produced them.
-import { createHash } from "node:crypto";
+// tooling for both shipped benches (their scripts/curate-cases.ts), kept here so no bench imports another: the cassettes it writes are marked `synthetic: true` because no live agent produced them.
+import { sha256, sha256Hex } from "@eval/hashing";
 
 /** One step of a scripted agent session, in provider-neutral terms. */
 export type SessionStep =
@@ -26,11 +26,11 @@ export interface Session {
 export type SessionOutcome = "completed" | "refused" | "auth_error";
 
 const uuid = (seed: string, n: number): string => {
-  const hex = createHash("sha256").update(`${seed}:${n}`).digest("hex");
+  const hex = sha256Hex(`${seed}:${n}`);
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 };
 const shortId = (seed: string, n: number, length: number): string =>
-  createHash("sha256").update(`${seed}#${n}`).digest("base64url").replace(/[-_]/g, "x").slice(0, length);
+  sha256(`${seed}#${n}`).toString("base64url").replace(/[-_]/g, "x").slice(0, length);
 
 const line = (event: unknown): string => `${JSON.stringify(event)}\n`;
 
