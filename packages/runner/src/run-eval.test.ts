@@ -45,6 +45,8 @@ describe("runEval end to end (real registry, rubric subprocesses, cache and chai
     const first = await runEval(bench.slug, { ...(await options(stateDir)), onProgress: (p) => progress.push(p.done) });
     const { report } = first;
     expect(report.complete).toBe(true);
+    // The run hands back the task class it loaded (its digest and minimums), so no caller loads it again.
+    expect(first.taskClass).toMatchObject({ name: bench.slug, rubricDigest: report.rubric_digest });
     expect(report.case_count).toBe(4);
     expect(report.per_case.map((c) => c.case_id)).toEqual(["c-1", "c-2", "c-3", "c-4"]);
     expect(report.per_case.every((c) => c.score.score > 0 && c.score.score < 1), JSON.stringify(report.per_case)).toBe(true);

@@ -9,7 +9,7 @@ import type { BundleUnit } from "./bundle.ts";
 import { planDifference, planRun } from "./plan.ts";
 import type { PlanOptions } from "./plan.ts";
 import { scoreRun } from "./run-eval.ts";
-import type { RunEvalOptions } from "./run-eval.ts";
+import type { RunEvalOptions } from "./run-types.ts";
 import { trialUnitId } from "./trials.ts";
 
 export interface ShardSpec {

@@ -3,8 +3,7 @@ import { EvalError } from "@eval/errors";
 import type { WarningSink } from "@eval/errors";
 import type { BenchRunReport, PromotionVerdict } from "@eval/models";
 import type { TierConfig } from "@eval/promotion";
-import type { VerifyResult } from "@eval/audit-chain";
-import type { RunEvalOptions } from "@eval/runner";
+import type { RunEvalOptions, RunEvalResult } from "@eval/runner";
 import { EvalgateCommand } from "../base-command.ts";
 import { loadSettings } from "../load-settings.ts";
 import { warningPrinter } from "../warnings.ts";
@@ -204,7 +203,7 @@ export class RunCommand extends EvalgateCommand {
       chain_head: report.chain_head,
       record_path: result.recordPath,
     };
-    const verdict = tiers === null ? null : await this.verdict(tiers, report.run_id, { stateDir, benchRoot, chain: result.chain }, onWarning);
+    const verdict = tiers === null ? null : await this.verdict(tiers, result, stateDir);
     const { writeRunOutputs } = await import("../run-outputs.ts");
     await writeRunOutputs({
       runId: report.run_id,
@@ -284,14 +283,11 @@ export class RunCommand extends EvalgateCommand {
   /** The read-only verdict on this run (on the chain as the run verified it after its append), written under `<state>/recommendations/`. */
   private async verdict(
     config: TierConfig,
-    runId: string,
-    where: { stateDir: string; benchRoot: string; chain: VerifyResult },
-    onWarning: WarningSink,
+    run: RunEvalResult,
+    stateDir: string,
   ): Promise<{ verdict: PromotionVerdict; path: string; tiersFile: string }> {
-    const { stateDir, benchRoot } = where;
-    const [{ issueVerdict }, { loadTaskClass, TaskClassRegistry }, { join }] = await Promise.all([import("@eval/promotion"), import("@eval/registry"), import("node:path")]);
-    const taskClass = await loadTaskClass(this.taskClass ?? "", { benchRoot, registry: new TaskClassRegistry(), onWarning });
-    const { verdict, path } = await issueVerdict({ config, runsDir: join(stateDir, "runs"), recommendationsDir: join(stateDir, "recommendations"), taskClass, runId, verified: where.chain });
+    const [{ issueVerdict }, { join }] = await Promise.all([import("@eval/promotion"), import("node:path")]);
+    const { verdict, path } = await issueVerdict({ config, runsDir: join(stateDir, "runs"), recommendationsDir: join(stateDir, "recommendations"), taskClass: run.taskClass, runId: run.report.run_id, verified: run.chain });
     return { verdict, path, tiersFile: config.source };
   }
 
