@@ -29,7 +29,7 @@ export async function probeCache(plan: RunPlan, tally: RunTally, options: Pick<R
   }
   if (options.retryErrors === true) {
     if (options.noCache === true) throw new EvalError("EVAL_USAGE", "--retry-errors takes the cases that did not error from the cache: it cannot be combined with --no-cache");
-    checkRetryMisses(misses.map((item) => item.benchCase.case_id), await erroredCasesOfLastRun(runsDir, plan.taskClass.name, plan.settings.sut.digest, plan.settings.sut.label));
+    checkRetryMisses(misses.map((item) => item.benchCase.case_id), await erroredCasesOfLastRun(runsDir, plan.taskClass.name, plan.sut.digest, plan.sut.label));
   }
   return misses;
 }

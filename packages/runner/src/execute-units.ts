@@ -38,7 +38,7 @@ function unitContextFactory(plan: RunPlan, options: ExecuteOptions, cancel: Abor
     }));
   return ({ benchCase, trial, key }) => ({
     taskClass,
-    sut: plan.settings.sut,
+    sut: plan.sut,
     launcher: getLauncher,
     cancel,
     timeoutMs: plan.settings.timeoutMs,

@@ -6,7 +6,7 @@ export type { CaseTrialScores, TrialAggregate } from "./trials.ts";
 export { removeAbandonedRunTemps } from "./run-temp.ts";
 export { collectGarbage } from "./gc.ts";
 export type { GarbageOptions, GarbageResult } from "./gc.ts";
-export type { CaseRunResult, RunEvalOptions, RunEvalResult, RunProgress, ScoredRun } from "./run-types.ts";
+export type { CaseRunResult, RunEvalOptions, RunEvalResult, RunProgress, ScoredRun, SutChooser } from "./run-types.ts";
 export { BENCH_INVOCATION_TAG_ENV, canarySeedFor, checkSutOutput, digestOf, moduleSut, SutAborted } from "./sut.ts";
 export type { SutFunction } from "./sut.ts";
 export { commandSut, resolveProgram } from "./command-sut.ts";

@@ -34,7 +34,6 @@ export interface RunSettings {
   readonly maxCostUsd: number;
   readonly timeoutMs: number;
   readonly harnessVersion: string;
-  readonly sut: SystemUnderTest;
 }
 
 /** What planning settled: the loaded task class, the selection, the units to run and their keys. */
@@ -42,6 +41,7 @@ export interface RunPlan {
   readonly settings: RunSettings;
   readonly startedAt: Date;
   readonly taskClass: TaskClass;
+  readonly sut: SystemUnderTest;
   readonly trials: number;
   /** Every selected case (also those `onlyUnits` left out). */
   readonly selectedCases: readonly BenchCase[];
@@ -132,7 +132,6 @@ export function runSettingsOf(options: RunEvalOptions): RunSettings {
     maxCostUsd,
     timeoutMs,
     harnessVersion: options.harnessVersion ?? HARNESS_VERSION,
-    sut: options.systemUnderTest,
   };
 }
 
@@ -148,7 +147,7 @@ function casesInRun(selected: readonly BenchCase[], trials: number, only: Readon
  */
 export async function prepareRun(taskClassName: string, options: RunEvalOptions, mode: { readonly verifyChain: boolean }): Promise<RunPlan> {
   const settings = runSettingsOf(options);
-  const { onWarning, stateDir, runsDir, sut } = settings;
+  const { onWarning, stateDir, runsDir } = settings;
   checkStateDir(stateDir, { write: true });
   const startedAt = new Date();
   const taskClass = await loadTaskClass(taskClassName, { benchRoot: resolve(options.benchRoot ?? "bench"), registry: new TaskClassRegistry(), onWarning });
@@ -157,6 +156,7 @@ export async function prepareRun(taskClassName: string, options: RunEvalOptions,
   const { selected: selectedCases, taskClassCaseCount } = await selectCases(taskClass, { ...(filter === undefined ? {} : { filter }), onWarning });
   const selection = describeSelection(taskClass.name, selectedCases, taskClassCaseCount, options.caseFilter, onWarning);
   const cases = casesInRun(selectedCases, trials, options.onlyUnits);
+  const sut = typeof options.systemUnderTest === "function" ? await options.systemUnderTest({ taskClass, cases: selectedCases }) : options.systemUnderTest;
   const chain = mode.verifyChain ? await verifyChainForRun({ stateDir, runsDir, onWarning }) : null;
   if (chain !== null && !chain.ok) throw new ChainTampered(chain.firstBad!, runsDir);
   await sut.preflight?.({ cases: cases.map((benchCase) => sutCaseOf(benchCase)), trials });
@@ -171,7 +171,7 @@ export async function prepareRun(taskClassName: string, options: RunEvalOptions,
   // The MAC key lives in the state directory, outside the cache (a copied cache never carries its key),
   // and no sandbox ever shows it.
   const cache = new ScoreCache({ dir: settings.cacheDir, keyPath: resolve(options.cacheKeyPath ?? join(stateDir, "cache.key")), onWarning });
-  return { settings, startedAt, taskClass, trials, selectedCases, cases, selection, chain, hostFingerprint, isolationClass, sutIsolation, corpusDigest, items, runId, runDir: join(runsDir, runId), cache };
+  return { settings, startedAt, taskClass, sut, trials, selectedCases, cases, selection, chain, hostFingerprint, isolationClass, sutIsolation, corpusDigest, items, runId, runDir: join(runsDir, runId), cache };
 }
 
 /** One unit per trial of each case; trial 0 keeps the case's own key (a one-trial run is unchanged). */

@@ -27,7 +27,7 @@ export function assembleReport(plan: RunPlan, tally: RunTally, execution: Execut
       taskClass: taskClass.name,
       scoreKind: taskClass.scoreKind,
       harnessVersion: settings.harnessVersion,
-      sut: settings.sut,
+      sut: plan.sut,
       rubricDigest: taskClass.rubricDigest,
       corpusDigest: plan.corpusDigest,
       hostFingerprint: plan.hostFingerprint,

@@ -29,8 +29,16 @@ export interface CaseRunResult {
   readonly detailPath: string | null;
 }
 
+/**
+ * Chooses the SUT from what the run selected: called once, after the selection and before the chain
+ * check or any SUT call (an error it throws refuses the run). Lets a caller pick a default SUT from
+ * the cases without loading the task class itself.
+ */
+export type SutChooser = (selected: { readonly taskClass: TaskClass; readonly cases: readonly BenchCase[] }) => Promise<SystemUnderTest>;
+
 export interface RunEvalOptions {
-  readonly systemUnderTest: SystemUnderTest;
+  /** The system under test, or how to choose it from the selected cases. */
+  readonly systemUnderTest: SystemUnderTest | SutChooser;
   /** A picomatch glob on case_id, or a predicate. */
   readonly caseFilter?: string | ((benchCase: BenchCase) => boolean);
   /** Cases in flight at once; default min(cpus, 4). */
