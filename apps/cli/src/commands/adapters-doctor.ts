@@ -3,6 +3,7 @@ import { join } from "node:path";
 import type { AdapterReadiness, ReadinessCheck } from "@eval/cli-subscription-adapters";
 import { EvalgateCommand } from "../base-command.ts";
 import { loadSettings } from "../load-settings.ts";
+import { formatOption, stateDirOption } from "../options.ts";
 
 export class AdaptersDoctorCommand extends EvalgateCommand {
   static override paths = [["adapters", "doctor"]];
@@ -19,8 +20,8 @@ export class AdaptersDoctorCommand extends EvalgateCommand {
 
   adapter = Option.String("--adapter", { description: "Check only this adapter: claude-code, codex, gemini" });
   binary = Option.String("--binary", { description: "The CLI's path (with --adapter); default EVALGATE_CLI_BINARY_<ADAPTER>, then PATH" });
-  out = Option.String("--out", { description: "State directory (default .evalgate)" });
-  format = Option.String("--format", { description: "jsonl (default) or human" });
+  out = stateDirOption();
+  format = formatOption();
 
   protected async run(): Promise<number> {
     const settings = await loadSettings({ flags: { state_dir: this.out, format: this.format }, env: this.context.env, cwd: this.context.cwd });

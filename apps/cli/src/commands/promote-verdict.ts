@@ -6,6 +6,7 @@ import { ExitCode } from "../exit-codes.ts";
 import { formatVerdictHuman } from "../format-verdict.ts";
 import { renderError } from "../render-error.ts";
 import { warningPrinter } from "../warnings.ts";
+import { benchRootOption, formatOption, stateDirOption, trustTiersOption } from "../options.ts";
 
 export class PromoteVerdictCommand extends EvalgateCommand {
   static override paths = [["promote-verdict"]];
@@ -31,10 +32,10 @@ export class PromoteVerdictCommand extends EvalgateCommand {
   targetTier = Option.String("--target-tier", { description: "The tier to evaluate for (default: the one above the current tier)" });
   runId = Option.String("--run", { description: "The run_id to judge (default: the newest complete run over the whole task class)" });
   report = Option.String("--report", { description: "A record file of the chain: judges the chained run it names (same as --run <its run_id>)" });
-  out = Option.String("--out", { description: "The state directory (default .evalgate)" });
-  benchRoot = Option.String("--bench-root", { description: "The directory holding the task classes (default bench)" });
-  trustTiers = Option.String("--trust-tiers", { description: "The trust-tier file (default docs/trust-tiers.yaml)" });
-  format = Option.String("--format", { description: "jsonl (default) or human" });
+  out = stateDirOption();
+  benchRoot = benchRootOption();
+  trustTiers = trustTiersOption();
+  format = formatOption();
 
   protected async run(): Promise<number> {
     const settings = await loadSettings({

@@ -3,6 +3,7 @@ import { Command, Option } from "clipanion";
 import { EvalError } from "@eval/errors";
 import type { WarningSink } from "@eval/errors";
 import { EvalgateCommand } from "../base-command.ts";
+import { benchRootOption, formatOption, stateDirOption, trustTiersOption } from "../options.ts";
 
 export abstract class RunFlags extends EvalgateCommand {
   static override usage = Command.Usage({
@@ -36,11 +37,11 @@ export abstract class RunFlags extends EvalgateCommand {
   trials = Option.String("--trials", { description: "Trials per case (default 1): each its own SUT call, seed, cache key and rubric run; the bound stays over cases" });
   retryErrors = Option.Boolean("--retry-errors", false, { description: "Rerun only the cases that ended in a harness error in the last run of this task class and SUT (the rest from the cache)" });
   cache = Option.Boolean("--cache", true, { description: "Use cached scores (--no-cache reruns every case)" });
-  out = Option.String("--out", { description: "The state directory (default .evalgate): runs/, cache/, recommendations/" });
-  benchRoot = Option.String("--bench-root", { description: "The directory holding the task classes (default bench)" });
-  format = Option.String("--format", { description: "jsonl (default) or human" });
+  out = stateDirOption("The state directory (default .evalgate): runs/, cache/, recommendations/");
+  benchRoot = benchRootOption();
+  format = formatOption();
   withVerdict = Option.Boolean("--with-verdict", false, { description: "Also evaluate promotion and write the verdict" });
-  trustTiers = Option.String("--trust-tiers", { description: "The trust-tier file for --with-verdict (default docs/trust-tiers.yaml)" });
+  trustTiers = trustTiersOption("The trust-tier file for --with-verdict (default docs/trust-tiers.yaml)");
   record = Option.Boolean("--record", false, { description: "With --sut cli:<adapter>: write each session as the case's cassette" });
   allowCliSubscription = Option.Boolean("--allow-cli-subscription", false, { description: "Opt in to driving an agent CLI (with --acknowledge-unsandboxed-cli)" });
   acknowledgeUnsandboxedCli = Option.Boolean("--acknowledge-unsandboxed-cli", false, { description: "Acknowledge the agent CLI runs unsandboxed" });
