@@ -1,10 +1,11 @@
 // Per-case detail files: written when a case runs, and reused (copied) when a later run hits the cache.
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { CASE_DETAIL_SCHEMA_VERSION, CaseDetailSchema, safeParseWire } from "@eval/models";
 import type { BenchScore, SutOutput } from "@eval/models";
 import type { RubricOutcome } from "./rubric-isolation.ts";
 import { trialDetailFile } from "./trials.ts";
+import writeFileAtomic from "write-file-atomic";
 
 /**
  * `<runsDir>/.detail-index/<key hex>.json`: which run executed the case a cache key names, so a later
@@ -15,11 +16,12 @@ export function detailIndexPath(runsDir: string, cacheKey: string): string {
   return join(runsDir, ".detail-index", `${cacheKey.replace(/^blake3:/, "")}.json`);
 }
 
-/** Writes `content` to `path` through a temp file and a rename: a reader never sees half a file. */
+/**
+ * Writes `content` to `path` through a temp file and a rename: a reader never sees half a file. No
+ * fsync: a pointer or a copy lost in a crash only costs a later hit its detail.
+ */
 function writeAtomic(path: string, content: string): void {
-  const temp = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-  writeFileSync(temp, content, { mode: 0o600 });
-  renameSync(temp, path);
+  writeFileAtomic.sync(path, content, { mode: 0o600, fsync: false });
 }
 
 /** Records that `runId` executed the unit of `cacheKey` (its detail is `runs/<runId>/cases/<detailFile>`). */
@@ -110,7 +112,7 @@ export function writeCaseDetail(input: CaseDetailInput): string {
     rubric: rubricDetail(input.outcome),
     score: input.score,
   };
-  writeFileSync(detailPath, `${JSON.stringify(detail, null, 2)}\n`, { mode: 0o600 });
+  writeAtomic(detailPath, `${JSON.stringify(detail, null, 2)}\n`);
   indexCaseDetail(dirname(input.runDir), input.cacheKey, input.runId, basename(detailPath));
   return detailPath;
 }
