@@ -92,3 +92,18 @@ export function runProgress(context: EvalgateContext, options: LogProgressOption
   if (stderr.isTTY === true && !inCi(context.env)) return terminalReporter(stderr, options.taskClass);
   return logReporter(stderr, options);
 }
+
+/** The run hooks that feed a reporter (none without one), counting failed cases from case results. */
+export function progressHooks(progress: ProgressReporter | null): {
+  onProgress?: (state: Omit<ProgressState, "failures">) => void;
+  onCaseResult?: (result: { readonly score: { readonly passed: boolean } }) => void;
+} {
+  if (progress === null) return {};
+  let failures = 0;
+  return {
+    onProgress: (state) => progress.update({ ...state, failures }),
+    onCaseResult: (result) => {
+      if (!result.score.passed) failures += 1;
+    },
+  };
+}

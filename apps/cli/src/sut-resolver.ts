@@ -1,6 +1,7 @@
 import { EvalError } from "@eval/errors";
 import type { WarningSink } from "@eval/errors";
 import type { SystemUnderTest } from "@eval/models";
+import type { SutChooser } from "@eval/runner";
 import type { AgentSutOptions } from "./agent-suts.ts";
 
 export interface SutResolverOptions extends AgentSutOptions {
@@ -79,4 +80,20 @@ export async function resolveSut(spec: string, options: SutResolverOptions): Pro
     if (sut !== null) return sut;
   }
   throw new EvalError("EVAL_SUT_INVALID", `unknown SUT spec "${spec}"`);
+}
+
+/**
+ * The SUT spec when `--sut` is not given: `replay` when any selected case has a cassette (or none is
+ * selected: the run then says EVAL_NO_CASES_SELECTED); otherwise EVAL_SUT_INVALID.
+ */
+export function defaultSutSpec(taskClassName: string, cases: ReadonlyArray<{ readonly cassette_path: string | null }>): string {
+  if (cases.length === 0 || cases.some((c) => c.cassette_path !== null)) return "replay";
+  throw new EvalError("EVAL_SUT_INVALID", `no --sut given and no selected case of ${taskClassName} has a cassette to replay`, {
+    hint: "pass --sut module:<path>#<export> | command:<argv> | cli:<adapter>",
+  });
+}
+
+/** For a run without `--sut`: chooses the default from the cases the run selected (the run loads them once). */
+export function defaultSutChooser(options: SutResolverOptions): SutChooser {
+  return async ({ taskClass, cases }) => resolveSut(defaultSutSpec(taskClass.name, cases), options);
 }

@@ -1,9 +1,9 @@
 // The head pointer: the newest record's file, written under the append lock by every append, so an
 // append whose caller knows nobody else wrote to the runs directory finds the head without listing it.
 import { readFileSync } from "node:fs";
-import { mkdir, rename, rm, writeFile } from "node:fs/promises";
+import { mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { randomBytes } from "node:crypto";
+import writeFileAtomic from "write-file-atomic";
 
 /** `<runs>/.index/head.json`: a directory, so verification (which reads only top-level files) never sees it. */
 export const INDEX_DIR = ".index";
@@ -29,13 +29,11 @@ export function readHeadPointer(runsDir: string): HeadPointer | null {
   return { file: pointer.file, records: pointer.records! };
 }
 
-/** Replaces the pointer atomically (temp file and rename inside `.index`). Called under the append lock. */
+/** Replaces the pointer atomically (temp file and rename inside `.index`; no fsync: a lost pointer only makes the next append list). Called under the append lock. */
 export async function writeHeadPointer(runsDir: string, pointer: HeadPointer): Promise<void> {
   const dir = join(runsDir, INDEX_DIR);
   await mkdir(dir, { recursive: true, mode: 0o700 });
-  const temp = join(dir, `.${HEAD_FILE}.${randomBytes(6).toString("hex")}.tmp`);
-  await writeFile(temp, `${JSON.stringify(pointer)}\n`, { mode: 0o600 });
-  await rename(temp, join(dir, HEAD_FILE));
+  await writeFileAtomic(join(dir, HEAD_FILE), `${JSON.stringify(pointer)}\n`, { mode: 0o600, fsync: false });
 }
 
 /**

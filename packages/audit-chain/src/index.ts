@@ -7,5 +7,6 @@ export type { ChainFault } from "./errors.ts";
 export { chainHashOf, contentHashOfReport } from "./hashing.ts";
 export { getHostFingerprint } from "./host.ts";
 export { RECORD_FILE_PATTERN, recordFileName } from "./record-file.ts";
+export { runIdOfRecordFile } from "./record-run-id.ts";
 export { normalizeExpectedHead, verifyChain, verifyChainFrom, verifyHeadRecord } from "./verify.ts";
 export type { VerifiedPrefix, VerifyOptions, VerifyResult } from "./verify.ts";

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { sha256Digest } from "@eval/hashing";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { AgentAdapterName, ComplianceReport, ComplianceTrial, TrialClass } from "@eval/models";
@@ -19,6 +19,7 @@ import { ComplianceReportFailed, ComplianceReportMissing } from "./errors.ts";
 import { promptSha256 } from "./prompt.ts";
 import { executeTrial } from "./trial.ts";
 import type { TrialLimits } from "./trial.ts";
+import writeFileAtomic from "write-file-atomic";
 
 export interface BenignTask {
   readonly id: string;
@@ -181,9 +182,7 @@ function writeReport(stateDir: string, adapter: string, startedAt: Date, lines: 
   mkdirSync(dir, { recursive: true });
   const stamp = startedAt.toISOString().replace(/[:.]/g, "-");
   const path = join(dir, `${adapter}-${stamp}-${randomBytes(3).toString("hex")}.jsonl`);
-  const temporary = `${path}.tmp-${process.pid}`;
-  writeFileSync(temporary, lines.map((line) => JSON.stringify(line)).join("\n") + "\n", { mode: 0o644 });
-  renameSync(temporary, path);
+  writeFileAtomic.sync(path, lines.map((line) => JSON.stringify(line)).join("\n") + "\n", { mode: 0o644, fsync: false });
   return path;
 }
 

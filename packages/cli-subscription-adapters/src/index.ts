@@ -11,6 +11,8 @@ export type {
 } from "./adapter.ts";
 export { classifyTrial, COMMON_REFUSAL_PHRASES, detectSafetyWith, FactsCollector, parseSemver } from "./adapter.ts";
 export { ADAPTERS, getAdapter } from "./adapters.ts";
+export { checkAdapterReadiness } from "./doctor.ts";
+export type { AdapterReadiness, ReadinessCheck, ReadinessOptions } from "./doctor.ts";
 export { buildCliEnv, readVersion, resolveBinary } from "./binary.ts";
 export { BACKEND_CAPABILITIES, CliSubscriptionBackend, ISOLATION_TAGS } from "./backend.ts";
 export { installationOf, prepareAgentSandbox } from "./agent-sandbox.ts";

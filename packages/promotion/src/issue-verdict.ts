@@ -1,3 +1,4 @@
+import { ChainTampered, runIdOfRecordFile } from "@eval/audit-chain";
 import type { VerifyResult } from "@eval/audit-chain";
 import type { PromotionVerdict } from "@eval/models";
 import { chooseEvidence } from "./evidence.ts";
@@ -14,6 +15,8 @@ export interface IssueVerdictOptions {
   readonly taskClass: { readonly name: string; readonly minCasesForPromotion: Readonly<Record<string, number>>; readonly minTrials?: number };
   /** The run to judge; default the newest complete run over the whole task class. */
   readonly runId?: string;
+  /** A record file of the chain: judges the chained run it names (instead of `runId`; never the file's content). */
+  readonly recordFile?: string;
   readonly targetTier?: string;
   readonly now?: Date;
   /** The chain as the caller just verified it (`run --with-verdict`: the run's own check): not walked again. */
@@ -25,14 +28,18 @@ export interface IssuedVerdict {
   readonly path: string;
   /** The chain as verified for this verdict: a caller reports a tampered chain (the verdict already says so). */
   readonly chain: VerifyResult;
+  /** The error a caller reports when the chain did not verify (exit 5), else null. */
+  readonly tampered: ChainTampered | null;
 }
 
 /**
  * The whole read-only verdict step: choose the evidence from the audit chain (verifying it), evaluate
  * it against the target tier, and write the verdict under `recommendationsDir`. Never changes a tier.
+ * A chain that does not verify still gets its verdict (which says so); `tampered` is then the error to report.
  */
 export async function issueVerdict(options: IssueVerdictOptions): Promise<IssuedVerdict> {
-  const evidence = await chooseEvidence({ runsDir: options.runsDir, taskClass: options.taskClass.name, ...(options.runId === undefined ? {} : { runId: options.runId }), ...(options.verified === undefined ? {} : { verified: options.verified }) });
+  const runId = options.recordFile === undefined ? options.runId : await runIdOfRecordFile(options.recordFile);
+  const evidence = await chooseEvidence({ runsDir: options.runsDir, taskClass: options.taskClass.name, ...(runId === undefined ? {} : { runId }), ...(options.verified === undefined ? {} : { verified: options.verified }) });
   const verdict = new PromotionGate(options.config).evaluate({
     taskClass: options.taskClass.name,
     report: evidence.report,
@@ -44,5 +51,6 @@ export async function issueVerdict(options: IssueVerdictOptions): Promise<Issued
     ...(options.now === undefined ? {} : { now: options.now }),
   });
   const path = await writeVerdict(verdict, options.recommendationsDir);
-  return { verdict, path, chain: evidence.chain };
+  const { chain } = evidence;
+  return { verdict, path, chain, tampered: chain.ok ? null : new ChainTampered(chain.firstBad!, options.runsDir) };
 }

@@ -1,7 +1,4 @@
 import { lstatSync, readFileSync } from "node:fs";
-import { rename, writeFile, unlink } from "node:fs/promises";
-import { randomBytes } from "node:crypto";
-import { basename, dirname, join } from "node:path";
 
 export type EntryKind = "file" | "directory" | "symlink" | "other" | "missing";
 
@@ -24,16 +21,4 @@ export async function entryKind(path: string): Promise<EntryKind> {
 
 export async function readText(path: string): Promise<string> {
   return readFileSync(path, "utf8");
-}
-
-/** Replaces `path` atomically: readers see the old content or the new, never half a file. */
-export async function writeFileAtomic(path: string, content: string): Promise<void> {
-  const temporary = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString("hex")}.tmp`);
-  try {
-    await writeFile(temporary, content, { flag: "wx", flush: true });
-    await rename(temporary, path);
-  } catch (error) {
-    await unlink(temporary).catch(() => undefined);
-    throw error;
-  }
 }

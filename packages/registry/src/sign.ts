@@ -5,7 +5,8 @@ import { parse as parseYaml, stringify } from "yaml";
 import { CASE_TREE_SERIALIZATION, digestDirectory } from "./digest.ts";
 import { diffFiles } from "./case-loader.ts";
 import { CaseLoadFailed, CaseUnsafePath, TaskClassIncomplete } from "./errors.ts";
-import { entryKind, readText, writeFileAtomic } from "./files.ts";
+import writeFileAtomic from "write-file-atomic";
+import { entryKind, readText } from "./files.ts";
 
 /** What `signBench` changed in cases/digests.yaml. */
 export interface SignResult {

@@ -1,7 +1,11 @@
 // Per-case detail files: written when a case runs, and reused (copied) when a later run hits the cache.
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { CaseDetailSchema, safeParseWire } from "@eval/models";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
+import { CASE_DETAIL_SCHEMA_VERSION, CaseDetailSchema, safeParseWire } from "@eval/models";
+import type { BenchScore, SutOutput } from "@eval/models";
+import type { RubricOutcome } from "./rubric-isolation.ts";
+import { trialDetailFile } from "./trials.ts";
+import writeFileAtomic from "write-file-atomic";
 
 /**
  * `<runsDir>/.detail-index/<key hex>.json`: which run executed the case a cache key names, so a later
@@ -12,11 +16,12 @@ export function detailIndexPath(runsDir: string, cacheKey: string): string {
   return join(runsDir, ".detail-index", `${cacheKey.replace(/^blake3:/, "")}.json`);
 }
 
-/** Writes `content` to `path` through a temp file and a rename: a reader never sees half a file. */
+/**
+ * Writes `content` to `path` through a temp file and a rename: a reader never sees half a file. No
+ * fsync: a pointer or a copy lost in a crash only costs a later hit its detail.
+ */
 function writeAtomic(path: string, content: string): void {
-  const temp = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-  writeFileSync(temp, content, { mode: 0o600 });
-  renameSync(temp, path);
+  writeFileAtomic.sync(path, content, { mode: 0o600, fsync: false });
 }
 
 /** Records that `runId` executed the unit of `cacheKey` (its detail is `runs/<runId>/cases/<detailFile>`). */
@@ -50,4 +55,64 @@ export function copyCachedDetail(runsDir: string, cacheKey: string, runId: strin
     // A damaged pointer or detail is not the run's problem: the hit simply has no detail to show.
     return null;
   }
+}
+
+/** What one executed unit left for its detail file. */
+export interface CaseDetailInput {
+  readonly runDir: string;
+  readonly runId: string;
+  readonly taskClass: string;
+  readonly caseId: string;
+  readonly cacheKey: string;
+  readonly invocationTag: string;
+  readonly trial: number;
+  readonly sutOutput: SutOutput | null;
+  readonly sutError: string | null;
+  readonly sutMs: number;
+  /** Symlinks and special files the SUT left, removed before the rubric looked. */
+  readonly removedFromWorkspace: readonly string[];
+  readonly outcome: RubricOutcome | null;
+  readonly score: BenchScore;
+}
+
+/** The rubric process as a detail file records it (null when no rubric ran). */
+function rubricDetail(outcome: RubricOutcome | null): Record<string, unknown> | null {
+  if (outcome === null) return null;
+  const { process } = outcome;
+  return {
+    argv: [...process.argv],
+    exit_code: process.exitCode,
+    signal: process.signal,
+    timed_out: process.timedOut,
+    output_capped: process.outputCapped,
+    wall_clock_ms: process.wallClockMs,
+    stdout: process.stdout,
+    stderr: process.stderr,
+  };
+}
+
+/**
+ * Writes an executed unit's detail to `<runDir>/cases/<detail file>` (the directory must exist) and
+ * indexes it for later cache hits. Returns the detail's path.
+ */
+export function writeCaseDetail(input: CaseDetailInput): string {
+  const detailPath = join(input.runDir, "cases", trialDetailFile(input.caseId, input.trial));
+  const detail = {
+    schema_version: CASE_DETAIL_SCHEMA_VERSION,
+    run_id: input.runId,
+    task_class: input.taskClass,
+    case_id: input.caseId,
+    cache_key: input.cacheKey,
+    invocation_tag: input.invocationTag,
+    ...(input.trial === 0 ? {} : { trial: input.trial }),
+    sut_output: input.sutOutput,
+    sut_error: input.sutError,
+    sut_wall_clock_ms: input.sutMs,
+    ...(input.removedFromWorkspace.length === 0 ? {} : { removed_from_workspace: input.removedFromWorkspace.slice(0, 100) }),
+    rubric: rubricDetail(input.outcome),
+    score: input.score,
+  };
+  writeAtomic(detailPath, `${JSON.stringify(detail, null, 2)}\n`);
+  indexCaseDetail(dirname(input.runDir), input.cacheKey, input.runId, basename(detailPath));
+  return detailPath;
 }

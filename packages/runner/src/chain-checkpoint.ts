@@ -7,7 +7,7 @@ import { verifyChain, verifyChainFrom, verifyHeadRecord } from "@eval/audit-chai
 import type { VerifiedPrefix, VerifyResult } from "@eval/audit-chain";
 import { loadOrCreateMacKey, sealEntry, splitEntry, verifyEntry } from "@eval/cache";
 import type { WarningSink } from "@eval/errors";
-import { writeFileAtomic } from "@eval/registry";
+import writeFileAtomic from "write-file-atomic";
 
 export const CHECKPOINT_FILE = "chain.checkpoint";
 const SCHEMA_VERSION = "evalgate.chain_checkpoint.v1";

@@ -1,10 +1,12 @@
-export { caseFilterOf, cassetteCorpusDigest, runEval, RunInterrupted, scoreRun } from "./run-eval.ts";
+export { runEval, scoreRun } from "./run-eval.ts";
+export { caseFilterOf, cassetteCorpusDigest } from "./run-plan.ts";
+export { RunInterrupted } from "./run-types.ts";
 export { aggregateTrials, HARNESS_SIDE_FAILURES, isHarnessSideFailure, trialCacheKey, trialDetailFile, trialInvocationTag, trialSeedFor, trialUnitId } from "./trials.ts";
 export type { CaseTrialScores, TrialAggregate } from "./trials.ts";
 export { removeAbandonedRunTemps } from "./run-temp.ts";
 export { collectGarbage } from "./gc.ts";
 export type { GarbageOptions, GarbageResult } from "./gc.ts";
-export type { CaseRunResult, RunEvalOptions, RunEvalResult, RunProgress, ScoredRun } from "./run-eval.ts";
+export type { CaseRunResult, RunEvalOptions, RunEvalResult, RunProgress, ScoredRun, SutChooser } from "./run-types.ts";
 export { BENCH_INVOCATION_TAG_ENV, canarySeedFor, checkSutOutput, digestOf, moduleSut, SutAborted } from "./sut.ts";
 export type { SutFunction } from "./sut.ts";
 export { commandSut, resolveProgram } from "./command-sut.ts";

@@ -226,6 +226,21 @@ function answersIn(paths: readonly string[]): string[] {
   return [...answers];
 }
 
+/** A Node rubric under the permission model: it reads `reads`, writes only its cwd (and the compile cache). */
+function permissionModelArgv(reads: readonly string[], cwd: string, compileCacheDir: string | null, rubricPath: string): string[] {
+  return [
+    process.execPath,
+    "--permission",
+    // node:sqlite opens files outside the permission model: a rubric gets no such module.
+    "--no-experimental-sqlite",
+    ...reads.map((path) => `--allow-fs-read=${path}`),
+    `--allow-fs-write=${cwd}`,
+    ...(compileCacheDir === null ? [] : [`--allow-fs-read=${compileCacheDir}`, `--allow-fs-write=${compileCacheDir}`]),
+    "--disable-warning=ExperimentalWarning",
+    rubricPath,
+  ];
+}
+
 export async function prepareRubricLauncher(source: RubricSource, options: RubricLauncherOptions = {}): Promise<RubricLauncher> {
   const isolationClass = rubricIsolationClass(source, options);
   const sandboxed = isolationClass.startsWith("bwrap");
@@ -251,24 +266,8 @@ export async function prepareRubricLauncher(source: RubricSource, options: Rubri
       const cwd = realpathSync(mkdtempSync(join(options.tempRoot ?? tmpdir(), "rubric-")));
       try {
         const readablePaths = input.readablePaths.map(realOrSelf);
-        let argv: string[];
-        if (usesPermissionModel) {
-          const reads = [cwd, ...staticReads, ...readablePaths];
-          argv = [
-            process.execPath,
-            "--permission",
-            // node:sqlite opens files outside the permission model: a rubric gets no such module.
-            "--no-experimental-sqlite",
-            ...reads.map((path) => `--allow-fs-read=${path}`),
-            `--allow-fs-write=${cwd}`,
-            ...(compileCacheDir === null ? [] : [`--allow-fs-read=${compileCacheDir}`, `--allow-fs-write=${compileCacheDir}`]),
-            "--disable-warning=ExperimentalWarning",
-            rubricPath,
-          ];
-        } else {
-          argv = [...source.rubricCommand!];
-        }
-        if (wrapper !== null) argv = [wrapper, "--net", "--", ...argv];
+        const command = usesPermissionModel ? permissionModelArgv([cwd, ...staticReads, ...readablePaths], cwd, compileCacheDir, rubricPath) : [...source.rubricCommand!];
+        const argv = wrapper === null ? command : [wrapper, "--net", "--", ...command];
         const outcome = await runProcess({
           command: argv[0]!,
           args: argv.slice(1),

@@ -3,6 +3,7 @@ import { appendFile, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/p
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { EvalError } from "@eval/errors";
 import { sandboxSupport } from "@eval/sandbox";
 import { CaseDetailSchema, ChainRecordSchema, parseWire } from "@eval/models";
 import type { SystemUnderTest } from "@eval/models";
@@ -25,7 +26,7 @@ afterAll(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-const options = async (stateDir: string, exportName = "halfUpper", extra: Partial<RunEvalOptions> = {}): Promise<RunEvalOptions> => ({
+const options = async (stateDir: string, exportName = "halfUpper", extra: Partial<Omit<RunEvalOptions, "systemUnderTest">> = {}): Promise<RunEvalOptions & { systemUnderTest: SystemUnderTest }> => ({
   systemUnderTest: await moduleSut(`${sutFile}#${exportName}`),
   benchRoot: bench.benchRoot,
   stateDir,
@@ -45,6 +46,8 @@ describe("runEval end to end (real registry, rubric subprocesses, cache and chai
     const first = await runEval(bench.slug, { ...(await options(stateDir)), onProgress: (p) => progress.push(p.done) });
     const { report } = first;
     expect(report.complete).toBe(true);
+    // The run hands back the task class it loaded (its digest and minimums), so no caller loads it again.
+    expect(first.taskClass).toMatchObject({ name: bench.slug, rubricDigest: report.rubric_digest });
     expect(report.case_count).toBe(4);
     expect(report.per_case.map((c) => c.case_id)).toEqual(["c-1", "c-2", "c-3", "c-4"]);
     expect(report.per_case.every((c) => c.score.score > 0 && c.score.score < 1), JSON.stringify(report.per_case)).toBe(true);
@@ -110,6 +113,25 @@ describe("runEval end to end (real registry, rubric subprocesses, cache and chai
     } finally {
       await rm(root2, { recursive: true, force: true });
     }
+  });
+
+  it("a SUT chooser is called once with the loaded task class and the selected cases; its error refuses the run before anything is written", async () => {
+    const stateDir = join(root, "state-chooser");
+    const seen: string[][] = [];
+    const chosen = await runEval(bench.slug, {
+      ...(await options(stateDir)),
+      caseFilter: "c-[12]",
+      systemUnderTest: async ({ taskClass, cases }) => {
+        seen.push([taskClass.name, ...cases.map((c) => c.case_id)]);
+        return moduleSut(`${sutFile}#halfUpper`);
+      },
+    });
+    expect(seen).toEqual([[bench.slug, "c-1", "c-2"]]);
+    expect(chosen.report.per_case.map((c) => c.case_id)).toEqual(["c-1", "c-2"]);
+    const refusedDir = join(root, "state-chooser-refused");
+    const refusal = new EvalError("EVAL_SUT_INVALID", "no SUT for these cases");
+    await expect(runEval(bench.slug, { ...(await options(refusedDir)), systemUnderTest: async () => Promise.reject(refusal) })).rejects.toBe(refusal);
+    expect(existsSync(join(refusedDir, "runs"))).toBe(false);
   });
 
   it("records sut.exception and sut.timeout as block failures and completes the run", async () => {

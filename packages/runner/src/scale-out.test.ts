@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { verifyChain } from "@eval/audit-chain";
-import type { BenchRunReport, RunPlan } from "@eval/models";
+import type { BenchRunReport, RunPlan, SystemUnderTest } from "@eval/models";
 import { HALF_UPPER_SUT, makeTaskClassBench, UPPER_RUBRIC } from "./bench.test-helpers.ts";
 import { mergeBundles, moduleSut, parseShard, planRun, planUnits, readBundle, runEval, runShard, shardUnits } from "./index.ts";
 import type { RunEvalOptions } from "./index.ts";
@@ -18,7 +18,7 @@ let plan: RunPlan;
 let oneMachine: BenchRunReport;
 const bundles: string[] = [];
 
-const runOptions = async (stateDir: string): Promise<RunEvalOptions> => ({ systemUnderTest: await moduleSut(`${sutFile}#halfUpper`), benchRoot: bench.benchRoot, stateDir, concurrency: 2, sandbox: "none" });
+const runOptions = async (stateDir: string): Promise<RunEvalOptions & { systemUnderTest: SystemUnderTest }> => ({ systemUnderTest: await moduleSut(`${sutFile}#halfUpper`), benchRoot: bench.benchRoot, stateDir, concurrency: 2, sandbox: "none" });
 
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), "evalgate-scale-"));

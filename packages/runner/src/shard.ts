@@ -3,13 +3,13 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { EvalError } from "@eval/errors";
-import type { RunPlan } from "@eval/models";
+import type { RunPlan, SystemUnderTest } from "@eval/models";
 import { writeBundle } from "./bundle.ts";
 import type { BundleUnit } from "./bundle.ts";
 import { planDifference, planRun } from "./plan.ts";
 import type { PlanOptions } from "./plan.ts";
 import { scoreRun } from "./run-eval.ts";
-import type { RunEvalOptions } from "./run-eval.ts";
+import type { RunEvalOptions } from "./run-types.ts";
 import { trialUnitId } from "./trials.ts";
 
 export interface ShardSpec {
@@ -44,7 +44,9 @@ export function shardUnits(plan: RunPlan, shard: ShardSpec): PlanUnit[] {
   return planUnits(plan).filter((_, k) => k % shard.count === shard.index - 1);
 }
 
-export interface RunShardOptions extends RunEvalOptions {
+export interface RunShardOptions extends Omit<RunEvalOptions, "systemUnderTest"> {
+  /** A shard's SUT is resolved up front: its spec is part of the plan. */
+  readonly systemUnderTest: SystemUnderTest;
   /** The plan to run, or null to plan first from `planOptions`. */
   readonly plan: RunPlan | null;
   readonly planOptions: Omit<PlanOptions, "systemUnderTest" | "onWarning" | "benchRoot">;

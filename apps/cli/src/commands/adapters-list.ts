@@ -1,6 +1,7 @@
-import { Command, Option } from "clipanion";
+import { Command } from "clipanion";
 import { EvalgateCommand } from "../base-command.ts";
 import { loadSettings } from "../load-settings.ts";
+import { formatOption } from "../options.ts";
 
 export class AdaptersListCommand extends EvalgateCommand {
   static override paths = [["adapters", "list"]];
@@ -10,7 +11,7 @@ export class AdaptersListCommand extends EvalgateCommand {
     examples: [["List adapters as JSON lines", "evalgate adapters list"], ["As a table", "evalgate adapters list --format human"]],
   });
 
-  format = Option.String("--format", { description: "jsonl (default) or human" });
+  format = formatOption();
 
   protected async run(): Promise<number> {
     const format = (await loadSettings({ flags: { format: this.format }, env: this.context.env, cwd: this.context.cwd })).format();

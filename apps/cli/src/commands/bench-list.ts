@@ -2,6 +2,7 @@ import { Command, Option } from "clipanion";
 import { EvalgateCommand } from "../base-command.ts";
 import { warningPrinter } from "../warnings.ts";
 import { benchSettings } from "./bench-shared.ts";
+import { benchRootOption, formatOption } from "../options.ts";
 
 export class BenchListCommand extends EvalgateCommand {
   static override paths = [["bench", "list"]];
@@ -19,8 +20,8 @@ export class BenchListCommand extends EvalgateCommand {
   });
 
   taskClass = Option.String("--task-class", { description: "List this task class's cases" });
-  benchRoot = Option.String("--bench-root", { description: "The directory holding the task classes (default: bench)" });
-  format = Option.String("--format", { description: "jsonl (default) or human" });
+  benchRoot = benchRootOption();
+  format = formatOption();
 
   protected async run(): Promise<number> {
     const settings = await benchSettings(this.context, { benchRoot: this.benchRoot, format: this.format });

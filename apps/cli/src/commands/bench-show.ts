@@ -3,6 +3,7 @@ import { EvalError } from "@eval/errors";
 import { EvalgateCommand } from "../base-command.ts";
 import { warningPrinter } from "../warnings.ts";
 import { benchSettings } from "./bench-shared.ts";
+import { benchRootOption, formatOption } from "../options.ts";
 
 export class BenchShowCommand extends EvalgateCommand {
   static override paths = [["bench", "show"]];
@@ -17,8 +18,8 @@ export class BenchShowCommand extends EvalgateCommand {
 
   caseId = Option.String({ required: true, name: "case-id" });
   taskClass = Option.String("--task-class", { description: "The task class holding the case (default: search all)" });
-  benchRoot = Option.String("--bench-root", { description: "The directory holding the task classes (default: bench)" });
-  format = Option.String("--format", { description: "jsonl (default) or human" });
+  benchRoot = benchRootOption();
+  format = formatOption();
 
   protected async run(): Promise<number> {
     const settings = await benchSettings(this.context, { benchRoot: this.benchRoot, format: this.format });

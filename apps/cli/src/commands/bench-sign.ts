@@ -2,6 +2,7 @@ import { Command, Option } from "clipanion";
 import { EvalgateCommand } from "../base-command.ts";
 import { warningPrinter } from "../warnings.ts";
 import { benchSettings } from "./bench-shared.ts";
+import { benchRootOption, formatOption } from "../options.ts";
 
 export class BenchSignCommand extends EvalgateCommand {
   static override paths = [["bench", "sign"]];
@@ -16,8 +17,8 @@ export class BenchSignCommand extends EvalgateCommand {
   });
 
   taskClass = Option.String("--task-class", { required: true, description: "The task class to sign" });
-  benchRoot = Option.String("--bench-root", { description: "The directory holding the task classes (default: bench)" });
-  format = Option.String("--format", { description: "jsonl (default) or human" });
+  benchRoot = benchRootOption();
+  format = formatOption();
 
   protected async run(): Promise<number> {
     const settings = await benchSettings(this.context, { benchRoot: this.benchRoot, format: this.format });

@@ -1,13 +1,13 @@
 import { Command, Option } from "clipanion";
-import { EvalError } from "@eval/errors";
 import { EvalgateCommand } from "../base-command.ts";
 import { loadSettings } from "../load-settings.ts";
+import { numberFlag, numberRule } from "../number-flag.ts";
+import * as t from "typanion";
+import { stateDirOption } from "../options.ts";
 
 /** `--older-than-days`: a number >= 0, default 90 (shared by `cache gc` and `gc`). */
 export function retentionDays(flag: string | undefined): number {
-  const days = flag === undefined ? 90 : Number(flag);
-  if (!Number.isFinite(days) || days < 0) throw new EvalError("EVAL_USAGE", `--older-than-days must be a number >= 0, got "${flag}"`);
-  return days;
+  return numberFlag("--older-than-days", flag, 90, numberRule("a number >= 0", [t.isAtLeast(0)]));
 }
 
 export class CacheGcCommand extends EvalgateCommand {
@@ -18,7 +18,7 @@ export class CacheGcCommand extends EvalgateCommand {
     examples: [["Keep the last 30 days", "evalgate cache gc --older-than-days 30"]],
   });
 
-  out = Option.String("--out", { description: "The state directory (default .evalgate)" });
+  out = stateDirOption();
   olderThanDays = Option.String("--older-than-days", { description: "Retention in days (default 90)" });
 
   protected async run(): Promise<number> {

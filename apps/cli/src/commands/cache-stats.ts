@@ -1,6 +1,7 @@
-import { Command, Option } from "clipanion";
+import { Command } from "clipanion";
 import { EvalgateCommand } from "../base-command.ts";
 import { loadSettings } from "../load-settings.ts";
+import { formatOption, stateDirOption } from "../options.ts";
 
 export class CacheStatsCommand extends EvalgateCommand {
   static override paths = [["cache", "stats"]];
@@ -10,8 +11,8 @@ export class CacheStatsCommand extends EvalgateCommand {
     examples: [["Show the cache under .evalgate/cache", "evalgate cache stats"]],
   });
 
-  out = Option.String("--out", { description: "The state directory (default .evalgate)" });
-  format = Option.String("--format", { description: "jsonl (default) or human" });
+  out = stateDirOption();
+  format = formatOption();
 
   protected async run(): Promise<number> {
     const settings = await loadSettings({ flags: { state_dir: this.out, format: this.format }, env: this.context.env, cwd: this.context.cwd });

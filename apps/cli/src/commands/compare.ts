@@ -1,9 +1,11 @@
 import { Command, Option } from "clipanion";
-import { EvalError } from "@eval/errors";
 import type { Comparison } from "@eval/models";
 import { EvalgateCommand } from "../base-command.ts";
 import { loadSettings } from "../load-settings.ts";
 import { ExitCode } from "../exit-codes.ts";
+import { numberFlag, numberRule } from "../number-flag.ts";
+import * as t from "typanion";
+import { formatOption, stateDirOption } from "../options.ts";
 
 export class CompareCommand extends EvalgateCommand {
   static override paths = [["compare"]];
@@ -29,16 +31,13 @@ export class CompareCommand extends EvalgateCommand {
   candidate = Option.String("--candidate", { required: true, description: "The candidate run_id" });
   failOnRegression = Option.String("--fail-on-regression", { description: "Exit 12 when the lower bound on the improvement is below this margin (e.g. -0.05)" });
   write = Option.Boolean("--write", false, { description: "Also write the comparison to <state>/recommendations/" });
-  out = Option.String("--out", { description: "The state directory (default .evalgate)" });
-  format = Option.String("--format", { description: "jsonl (default) or human" });
+  out = stateDirOption();
+  format = formatOption();
 
   protected async run(): Promise<number> {
     const settings = await loadSettings({ flags: { state_dir: this.out, format: this.format }, env: this.context.env, cwd: this.context.cwd });
     const format = settings.format();
-    const margin = this.failOnRegression === undefined ? null : Number(this.failOnRegression);
-    if (margin !== null && !(margin >= -1 && margin <= 1)) {
-      throw new EvalError("EVAL_USAGE", `--fail-on-regression must be a number in [-1, 1] (e.g. -0.05), got "${this.failOnRegression}"`);
-    }
+    const margin = this.failOnRegression === undefined ? null : numberFlag("--fail-on-regression", this.failOnRegression, 0, numberRule("a number in [-1, 1] (e.g. -0.05)", [t.isInInclusiveRange(-1, 1)]));
     const { join } = await import("node:path");
     const stateDir = settings.path("state_dir", ".evalgate");
     const { compareRuns, regressionBeyondMargin, writeComparison } = await import("@eval/compare");

@@ -1,8 +1,9 @@
-import { Command, Option } from "clipanion";
+import { Command } from "clipanion";
 import { EvalError } from "@eval/errors";
 import { EvalgateCommand } from "../base-command.ts";
 import { warningPrinter } from "../warnings.ts";
 import { benchSettings } from "./bench-shared.ts";
+import { benchRootOption, formatOption, trustTiersOption } from "../options.ts";
 
 export class FenceCommand extends EvalgateCommand {
   static override paths = [["fence"]];
@@ -21,9 +22,9 @@ export class FenceCommand extends EvalgateCommand {
     ],
   });
 
-  benchRoot = Option.String("--bench-root", { description: "The directory holding the task classes (default: bench)" });
-  trustTiers = Option.String("--trust-tiers", { description: "Trust tiers file deciding held-out minimums (default: docs/trust-tiers.yaml)" });
-  format = Option.String("--format", { description: "jsonl (default) or human" });
+  benchRoot = benchRootOption();
+  trustTiers = trustTiersOption("Trust tiers file deciding held-out minimums (default: docs/trust-tiers.yaml)");
+  format = formatOption();
 
   protected async run(): Promise<number> {
     const settings = await benchSettings(this.context, { benchRoot: this.benchRoot, format: this.format });

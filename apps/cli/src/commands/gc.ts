@@ -3,6 +3,7 @@ import { EvalgateCommand } from "../base-command.ts";
 import { retentionDays } from "./cache-gc.ts";
 import { loadSettings } from "../load-settings.ts";
 import { warningPrinter } from "../warnings.ts";
+import { stateDirOption } from "../options.ts";
 
 export class GcCommand extends EvalgateCommand {
   static override paths = [["gc"]];
@@ -17,7 +18,7 @@ export class GcCommand extends EvalgateCommand {
     examples: [["Clean up after killed runs", "evalgate gc"]],
   });
 
-  out = Option.String("--out", { description: "The state directory (default .evalgate)" });
+  out = stateDirOption();
   olderThanDays = Option.String("--older-than-days", { description: "Cache retention in days (default 90)" });
 
   protected async run(): Promise<number> {

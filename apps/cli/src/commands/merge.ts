@@ -3,6 +3,7 @@ import { EvalgateCommand } from "../base-command.ts";
 import { loadSettings } from "../load-settings.ts";
 import { warningPrinter } from "../warnings.ts";
 import { ExitCode } from "../exit-codes.ts";
+import { formatOption, stateDirOption } from "../options.ts";
 
 export class MergeCommand extends EvalgateCommand {
   static override paths = [["merge"]];
@@ -23,8 +24,8 @@ export class MergeCommand extends EvalgateCommand {
   bundles = Option.Rest({ required: 1 });
   allowIncomplete = Option.Boolean("--allow-incomplete", false, { description: "Record missing units as an incomplete run instead of refusing" });
   expectHead = Option.String("--expect-head", { description: "Refuse unless the chain's head is this chain hash" });
-  out = Option.String("--out", { description: "The state directory (default .evalgate)" });
-  format = Option.String("--format", { description: "jsonl (default) or human" });
+  out = stateDirOption();
+  format = formatOption();
 
   protected async run(): Promise<number> {
     const settings = await loadSettings({ flags: { state_dir: this.out, format: this.format }, env: this.context.env, cwd: this.context.cwd });

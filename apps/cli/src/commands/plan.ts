@@ -4,6 +4,8 @@ import { EvalgateCommand } from "../base-command.ts";
 import { loadSettings } from "../load-settings.ts";
 import { warningPrinter } from "../warnings.ts";
 import { ExitCode } from "../exit-codes.ts";
+import { numberFlag, numberRule } from "../number-flag.ts";
+import { benchRootOption, formatOption, stateDirOption } from "../options.ts";
 
 export class PlanCommand extends EvalgateCommand {
   static override paths = [["plan"]];
@@ -24,17 +26,18 @@ export class PlanCommand extends EvalgateCommand {
   sut = Option.String("--sut", { description: "The system under test (as for run; default replay)" });
   trials = Option.String("--trials", { description: "Trials per case (default 1)" });
   output = Option.String("--output", { description: "The plan file to write (default plan.json)" });
-  benchRoot = Option.String("--bench-root", { description: "The directory holding the task classes (default bench)" });
+  benchRoot = benchRootOption();
   sandbox = Option.String("--sandbox", { description: "bwrap (default) or none: part of the plan (it changes the cache key)" });
-  out = Option.String("--out", { description: "The state directory (default .evalgate)" });
-  format = Option.String("--format", { description: "jsonl (default) or human" });
+  out = stateDirOption();
+  format = formatOption();
 
   protected async run(): Promise<number> {
     const settings = await loadSettings({ flags: { bench_root: this.benchRoot, state_dir: this.out, format: this.format }, env: this.context.env, cwd: this.context.cwd });
     const format = settings.format();
     const onWarning = warningPrinter(this.context, format);
     const benchRoot = settings.path("bench_root", "bench");
-    const trials = this.trials === undefined ? 1 : Number(this.trials);
+    // The range (1 to 1000) is the planner's to check.
+    const trials = numberFlag("--trials", this.trials, 1, numberRule("a number", []));
     if (this.sandbox !== undefined && this.sandbox !== "bwrap" && this.sandbox !== "none") throw new EvalError("EVAL_USAGE", `--sandbox must be bwrap or none, got "${this.sandbox}"`);
     const sandbox = (this.sandbox ?? "bwrap") as "bwrap" | "none";
     const spec = this.sut ?? "replay";
@@ -54,7 +57,7 @@ export class PlanCommand extends EvalgateCommand {
       sutNetwork: false,
       sutRead: [],
     });
-    const [{ planRun }, { writeFileAtomic }, { resolve }] = await Promise.all([import("@eval/runner"), import("@eval/registry"), import("node:path")]);
+    const [{ planRun }, { default: writeFileAtomic }, { resolve }] = await Promise.all([import("@eval/runner"), import("write-file-atomic"), import("node:path")]);
     const plan = await planRun(this.taskClass, { systemUnderTest, sutSpec: spec, trials, benchRoot, sandbox, onWarning });
     const path = resolve(this.context.cwd, this.output ?? "plan.json");
     await writeFileAtomic(path, `${JSON.stringify(plan, null, 2)}\n`);

@@ -6,6 +6,7 @@ import { ExitCode } from "../exit-codes.ts";
 import { formatVerdictHuman } from "../format-verdict.ts";
 import { renderError } from "../render-error.ts";
 import { warningPrinter } from "../warnings.ts";
+import { benchRootOption, formatOption, stateDirOption, trustTiersOption } from "../options.ts";
 
 export class PromoteVerdictCommand extends EvalgateCommand {
   static override paths = [["promote-verdict"]];
@@ -31,10 +32,10 @@ export class PromoteVerdictCommand extends EvalgateCommand {
   targetTier = Option.String("--target-tier", { description: "The tier to evaluate for (default: the one above the current tier)" });
   runId = Option.String("--run", { description: "The run_id to judge (default: the newest complete run over the whole task class)" });
   report = Option.String("--report", { description: "A record file of the chain: judges the chained run it names (same as --run <its run_id>)" });
-  out = Option.String("--out", { description: "The state directory (default .evalgate)" });
-  benchRoot = Option.String("--bench-root", { description: "The directory holding the task classes (default bench)" });
-  trustTiers = Option.String("--trust-tiers", { description: "The trust-tier file (default docs/trust-tiers.yaml)" });
-  format = Option.String("--format", { description: "jsonl (default) or human" });
+  out = stateDirOption();
+  benchRoot = benchRootOption();
+  trustTiers = trustTiersOption();
+  format = formatOption();
 
   protected async run(): Promise<number> {
     const settings = await loadSettings({
@@ -47,11 +48,7 @@ export class PromoteVerdictCommand extends EvalgateCommand {
     const stateDir = settings.path("state_dir", ".evalgate");
     (await import("@eval/runner")).checkStateDir(stateDir, { write: true });
     const runsDir = join(stateDir, "runs");
-    const [{ ChainTampered }, { loadTierConfig, issueVerdict }, { loadTaskClass, TaskClassRegistry }] = await Promise.all([
-      import("@eval/audit-chain"),
-      import("@eval/promotion"),
-      import("@eval/registry"),
-    ]);
+    const [{ loadTierConfig, issueVerdict }, { loadTaskClass, TaskClassRegistry }] = await Promise.all([import("@eval/promotion"), import("@eval/registry")]);
     if (this.runId !== undefined && this.report !== undefined) throw new EvalError("EVAL_USAGE", "pass --run or --report, not both");
     const config = await loadTierConfig(settings.path("trust_tiers", "docs/trust-tiers.yaml"));
     const taskClass = await loadTaskClass(this.taskClass, {
@@ -59,37 +56,20 @@ export class PromoteVerdictCommand extends EvalgateCommand {
       registry: new TaskClassRegistry(),
       onWarning: warningPrinter(this.context, format),
     });
-    const runId = this.report === undefined ? this.runId : await runIdOf(resolve(this.context.cwd, this.report));
-    const { verdict, path, chain } = await issueVerdict({
+    const { verdict, path, tampered } = await issueVerdict({
       config,
       runsDir,
       recommendationsDir: join(stateDir, "recommendations"),
       taskClass,
-      ...(runId === undefined ? {} : { runId }),
+      ...(this.runId === undefined ? {} : { runId: this.runId }),
+      ...(this.report === undefined ? {} : { recordFile: resolve(this.context.cwd, this.report) }),
       ...(this.targetTier === undefined ? {} : { targetTier: this.targetTier }),
     });
     if (format === "human") this.context.stdout.write(formatVerdictHuman(verdict, path, config.source));
     else this.emit({ type: "verdict", ...verdict, path });
-    if (chain.ok) return ExitCode.ok;
-    const rendered = renderError(new ChainTampered(chain.firstBad!, runsDir), false);
+    if (tampered === null) return ExitCode.ok;
+    const rendered = renderError(tampered, false);
     this.context.stderr.write(rendered.text);
     return rendered.exitCode;
   }
-}
-
-/** The run_id a record (or bare report) file names; the verdict reads that run from the chain, not the file. */
-async function runIdOf(path: string): Promise<string> {
-  const { readFile } = await import("node:fs/promises");
-  let value: unknown;
-  try {
-    value = JSON.parse(await readFile(path, "utf8"));
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ENOENT") throw new EvalError("EVAL_REPORT_NOT_FOUND", `no report at ${path}`);
-    throw new EvalError("EVAL_REPORT_INVALID", `${path} is not a JSON report: ${(error as Error).message}`);
-  }
-  const record = value as { run_id?: unknown; report?: { run_id?: unknown } } | null;
-  const runId = record?.report?.run_id ?? record?.run_id;
-  if (typeof runId !== "string" || runId === "") throw new EvalError("EVAL_REPORT_INVALID", `${path} names no run_id`);
-  return runId;
 }

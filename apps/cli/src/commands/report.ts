@@ -3,6 +3,7 @@ import { EvalgateCommand } from "../base-command.ts";
 import { loadSettings } from "../load-settings.ts";
 import { ExitCode } from "../exit-codes.ts";
 import { warningPrinter } from "../warnings.ts";
+import { benchRootOption, formatOption, stateDirOption, trustTiersOption } from "../options.ts";
 
 export class ReportCommand extends EvalgateCommand {
   static override paths = [["report"]];
@@ -29,10 +30,10 @@ export class ReportCommand extends EvalgateCommand {
   runId = Option.String("--run", { description: "The run_id to report on (default: the newest run)" });
   baseline = Option.String("--baseline", { description: "A run_id of the same task class to compare with" });
   output = Option.String("-o,--output", { description: "The HTML file to write (default evalgate-report.html)" });
-  out = Option.String("--out", { description: "The state directory (default .evalgate)" });
-  benchRoot = Option.String("--bench-root", { description: "The directory holding the task classes (default bench)" });
-  trustTiers = Option.String("--trust-tiers", { description: "The trust-tier file (default docs/trust-tiers.yaml)" });
-  format = Option.String("--format", { description: "jsonl (default) or human" });
+  out = stateDirOption();
+  benchRoot = benchRootOption();
+  trustTiers = trustTiersOption();
+  format = formatOption();
 
   protected async run(): Promise<number> {
     const settings = await loadSettings({

@@ -3,7 +3,7 @@
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { EvalError } from "@eval/errors";
-import type { RunPlan } from "@eval/models";
+import type { RunPlan, SystemUnderTest } from "@eval/models";
 import type { RunEvalOptions, ShardSpec } from "@eval/runner";
 import { ExitCode } from "../exit-codes.ts";
 
@@ -58,7 +58,7 @@ export async function prepareShard(flags: ShardFlags): Promise<ShardJob> {
 }
 
 /** Runs the shard and returns the JSON line to print and the exit code. */
-export async function runShardJob(job: ShardJob, options: RunEvalOptions & { readonly sutSpec: string }): Promise<{ line: Record<string, unknown>; exitCode: number }> {
+export async function runShardJob(job: ShardJob, options: Omit<RunEvalOptions, "systemUnderTest"> & { readonly systemUnderTest: SystemUnderTest; readonly sutSpec: string }): Promise<{ line: Record<string, unknown>; exitCode: number }> {
   const { runShard } = await import("@eval/runner");
   const { sutSpec, ...runOptions } = options;
   const result = await runShard(job.taskClass!, { ...runOptions, plan: job.plan, planOptions: { sutSpec }, shard: job.shard, bundleDir: job.bundleDir });
@@ -72,4 +72,20 @@ export async function runShardJob(job: ShardJob, options: RunEvalOptions & { rea
     bundle: result.bundleDir,
   };
   return { line, exitCode: result.complete ? ExitCode.ok : ExitCode.costCap };
+}
+
+/**
+ * The default SUT spec of a shard run without `--sut` or a plan: a shard's plan names its SUT spec
+ * before anything runs, so the cases are read here (unverified and silent; the run verifies them).
+ */
+export async function shardDefaultSutSpec(benchRoot: string, taskClassName: string, casesGlob: string | undefined): Promise<string> {
+  const [{ loadCases, loadTaskClass, TaskClassRegistry }, { ignoreWarnings: onWarning }, { caseFilterOf }, { defaultSutSpec }] = await Promise.all([
+    import("@eval/registry"),
+    import("@eval/errors"),
+    import("@eval/runner"),
+    import("../sut-resolver.ts"),
+  ]);
+  const taskClass = await loadTaskClass(taskClassName, { benchRoot, registry: new TaskClassRegistry(), onWarning });
+  const filter = caseFilterOf(casesGlob);
+  return defaultSutSpec(taskClassName, await loadCases(taskClass, { verify: false, onWarning, ...(filter === undefined ? {} : { filter }) }));
 }

@@ -4,6 +4,7 @@ import { EvalgateCommand } from "../base-command.ts";
 import { loadSettings } from "../load-settings.ts";
 import { ExitCode } from "../exit-codes.ts";
 import { warningPrinter } from "../warnings.ts";
+import { benchRootOption, formatOption, stateDirOption, trustTiersOption } from "../options.ts";
 
 export class ShowCommand extends EvalgateCommand {
   static override paths = [["show"]];
@@ -26,10 +27,10 @@ export class ShowCommand extends EvalgateCommand {
   runId = Option.String({ required: false, name: "run-id" });
   caseId = Option.String("--case", { description: "Show this case of the run in detail" });
   taskClass = Option.String("--task-class", { description: "Show this task class's newest run" });
-  out = Option.String("--out", { description: "The state directory (default .evalgate)" });
-  benchRoot = Option.String("--bench-root", { description: "The directory holding the task classes (default bench)" });
-  trustTiers = Option.String("--trust-tiers", { description: "The trust-tier file (default docs/trust-tiers.yaml)" });
-  format = Option.String("--format", { description: "human (default) or json" });
+  out = stateDirOption();
+  benchRoot = benchRootOption();
+  trustTiers = trustTiersOption();
+  format = formatOption("human (default) or json");
 
   protected async run(): Promise<number> {
     if (this.format !== undefined && this.format !== "human" && this.format !== "json") throw new EvalError("EVAL_USAGE", `--format must be human or json, got "${this.format}"`);

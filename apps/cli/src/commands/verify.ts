@@ -3,6 +3,7 @@ import { EvalgateCommand } from "../base-command.ts";
 import { loadSettings } from "../load-settings.ts";
 import { ExitCode } from "../exit-codes.ts";
 import { renderError } from "../render-error.ts";
+import { formatOption, stateDirOption } from "../options.ts";
 
 export class VerifyCommand extends EvalgateCommand {
   static override paths = [["verify"]];
@@ -28,8 +29,8 @@ export class VerifyCommand extends EvalgateCommand {
   since = Option.String("--since", { description: "Verify records recorded at or after this ISO 8601 time" });
   strict = Option.Boolean("--strict", false, { description: "Also check schemas, permissions and foreign files" });
   expectHead = Option.String("--expect-head", { description: "A chain hash the chain must contain (detects deleted newest records)" });
-  out = Option.String("--out", { description: "The state directory (default .evalgate)" });
-  format = Option.String("--format", { description: "jsonl (default) or human" });
+  out = stateDirOption();
+  format = formatOption();
 
   protected async run(): Promise<number> {
     const settings = await loadSettings({ flags: { state_dir: this.out, format: this.format }, env: this.context.env, cwd: this.context.cwd });

@@ -1,0 +1,63 @@
+// What `evalgate run` prints about a finished run: the summary line and the human table.
+import type { BenchRunReport, FailureMode } from "@eval/models";
+import type { RunEvalResult } from "@eval/runner";
+import { formatReliabilityLines, formatTrialTable } from "./format-reliability.ts";
+
+export type RunSummary = ReturnType<typeof runSummary>;
+
+/** The aggregate line of a run (`type: "run"`): the report's summary, its chain head and record path. */
+export function runSummary(result: RunEvalResult) {
+  const { report } = result;
+  return {
+    type: "run",
+    run_id: report.run_id,
+    task_class: report.task_class,
+    sut_label: report.sut_label,
+    complete: report.complete,
+    case_count: report.case_count,
+    scope: report.selection.scope,
+    task_class_case_count: report.selection.task_class_case_count,
+    scored: report.per_case.length,
+    cache_hits: result.caseResults.filter((r) => r.cacheHit).length,
+    mean_score: report.mean_score,
+    score_stddev: report.score_stddev,
+    score_kind: report.score_kind,
+    lower_bound_95: report.lower_bound_95,
+    lower_bound_method: report.lower_bound_method,
+    bound_quantity: report.bound_quantity,
+    informational: report.informational,
+    passed_count: report.passed_count,
+    trials_per_case: report.trials_per_case,
+    reliability: report.reliability,
+    harness_error_count: report.harness_error_count,
+    harness_errored_case_ids: report.harness_errored_case_ids,
+    failed_trial_count: report.failed_trial_count,
+    total_cost_usd: report.total_cost_usd,
+    block_severity_failure_modes: report.block_severity_failure_modes,
+    isolation_class: report.isolation_class,
+    sut_isolation: report.sut_isolation,
+    chain_head: report.chain_head,
+    record_path: result.recordPath,
+  };
+}
+
+/** The human table of a run: one row per case (or the trial table), then the summary lines. */
+export function formatRunHuman(result: RunEvalResult, summary: RunSummary, cell: (modes: readonly FailureMode[]) => string): string {
+  const report: BenchRunReport = result.report;
+  const { caseResults } = result;
+  const width = Math.max(7, ...caseResults.map((r) => r.case_id.length));
+  const lines = report.trials_per_case > 1 ? formatTrialTable(report) : [`${"case".padEnd(width)}  score  pass  cache  failure modes`];
+  for (const r of report.trials_per_case > 1 ? [] : caseResults) {
+    lines.push(`${r.case_id.padEnd(width)}  ${r.score.score.toFixed(3)}  ${r.score.passed ? "yes " : "no  "}  ${r.cacheHit ? "hit  " : "miss "}  ${cell(r.score.failure_modes)}`);
+  }
+  lines.push(
+    "",
+    `task class ${summary.task_class}: ${summary.scored}/${summary.case_count} cases${summary.complete ? "" : " (INCOMPLETE)"}${summary.scope === "subset" ? ` (SUBSET of ${summary.task_class_case_count}: cannot support a promotion)` : ""}, ${summary.passed_count} passed${report.trials_per_case > 1 ? " every trial" : ""}, ${summary.cache_hits} from cache`,
+    `mean ${summary.mean_score.toFixed(3)}, sd ${summary.score_stddev.toFixed(3)}, one-sided 95% lower bound ${summary.lower_bound_95.toFixed(3)} of the ${summary.bound_quantity.replace("_", " ")} (${summary.lower_bound_method}), cost $${summary.total_cost_usd.toFixed(4)}`,
+    ...formatReliabilityLines(report),
+    `block failure modes: ${summary.block_severity_failure_modes.join(", ") || "none"}`,
+    `isolation: rubric ${summary.isolation_class}, SUT ${summary.sut_isolation}; run ${summary.run_id}; chain head ${summary.chain_head}`,
+    `record ${summary.record_path}`,
+  );
+  return `${lines.join("\n")}\n`;
+}

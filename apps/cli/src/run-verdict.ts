@@ -1,0 +1,23 @@
+// `evalgate run --with-verdict`: the trust tiers checked before the run, the verdict issued after it
+// by @eval/promotion on the task class and chain the run itself loaded and verified.
+import type { PromotionVerdict } from "@eval/models";
+import type { TierConfig } from "@eval/promotion";
+import type { RunEvalResult } from "@eval/runner";
+
+/**
+ * The trust tiers for --with-verdict, checked before anything runs: the file must load and name the
+ * task class's current tier, or the verdict after a whole run could not be issued.
+ */
+export async function loadRunTiers(path: string, taskClassName: string): Promise<TierConfig> {
+  const { loadTierConfig, PromotionGate } = await import("@eval/promotion");
+  const tiers = await loadTierConfig(path);
+  new PromotionGate(tiers).currentTier(taskClassName);
+  return tiers;
+}
+
+/** The read-only verdict on a run (on the chain as the run verified it after its append), written under `<state>/recommendations/`. */
+export async function issueRunVerdict(config: TierConfig, run: RunEvalResult, stateDir: string): Promise<{ verdict: PromotionVerdict; path: string; tiersFile: string }> {
+  const [{ issueVerdict }, { join }] = await Promise.all([import("@eval/promotion"), import("node:path")]);
+  const { verdict, path } = await issueVerdict({ config, runsDir: join(stateDir, "runs"), recommendationsDir: join(stateDir, "recommendations"), taskClass: run.taskClass, runId: run.report.run_id, verified: run.chain });
+  return { verdict, path, tiersFile: config.source };
+}

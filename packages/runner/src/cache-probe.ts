@@ -1,0 +1,35 @@
+// Step 2 of a run: the cache probe. Hits become results (with the executing run's detail copied);
+// misses are what the pool executes.
+import { EvalError } from "@eval/errors";
+import { copyCachedDetail } from "./case-detail.ts";
+import { checkRetryMisses, erroredCasesOfLastRun } from "./retry-errors.ts";
+import type { RunPlan } from "./run-plan.ts";
+import type { RunTally } from "./run-tally.ts";
+import type { RunEvalOptions, TrialItem } from "./run-types.ts";
+import { trialDetailFile } from "./trials.ts";
+
+/**
+ * Probes the cache for every unit of the plan (none with `noCache`), adds each hit to the tally, and
+ * returns the misses. With `retryErrors`, refuses the run unless the misses are exactly the cases that
+ * errored in the last run.
+ */
+export async function probeCache(plan: RunPlan, tally: RunTally, options: Pick<RunEvalOptions, "noCache" | "retryErrors">): Promise<TrialItem[]> {
+  const { runsDir } = plan.settings;
+  const misses: TrialItem[] = [];
+  for (const item of plan.items) {
+    const { benchCase, key, trial } = item;
+    const cached = options.noCache === true ? null : await plan.cache.get(key);
+    if (cached === null) {
+      misses.push(item);
+      continue;
+    }
+    // A hit spends nothing now: the recorded cost is this run's spend.
+    const detailPath = copyCachedDetail(runsDir, key, plan.runId, trialDetailFile(benchCase.case_id, trial));
+    tally.add({ case_id: benchCase.case_id, trial, cacheKey: key, cacheHit: true, score: { ...cached, cost_usd: 0 }, detailPath });
+  }
+  if (options.retryErrors === true) {
+    if (options.noCache === true) throw new EvalError("EVAL_USAGE", "--retry-errors takes the cases that did not error from the cache: it cannot be combined with --no-cache");
+    checkRetryMisses(misses.map((item) => item.benchCase.case_id), await erroredCasesOfLastRun(runsDir, plan.taskClass.name, plan.sut.digest, plan.sut.label));
+  }
+  return misses;
+}

@@ -1,0 +1,185 @@
+// Step 1 of a run: settle its settings and plan it. Everything that can refuse the run does so here,
+// before any SUT call.
+import { randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
+import { availableParallelism } from "node:os";
+import { join, resolve } from "node:path";
+import { ChainTampered, getHostFingerprint } from "@eval/audit-chain";
+import { ScoreCache } from "@eval/cache";
+import { EvalError, ignoreWarnings } from "@eval/errors";
+import type { WarningSink } from "@eval/errors";
+import { sutCaseOf } from "@eval/models";
+import type { BenchCase, IsolationClass, Selection, SutIsolation, SystemUnderTest } from "@eval/models";
+import { digestDirectory, loadTaskClass, selectCases, TaskClassRegistry } from "@eval/registry";
+import type { TaskClass } from "@eval/registry";
+import picomatch from "picomatch";
+import { caseCacheKey } from "./case-keys.ts";
+import { verifyChainForRun } from "./chain-checkpoint.ts";
+import type { RunChainCheck } from "./chain-checkpoint.ts";
+import { NoCasesSelected } from "./errors.ts";
+import { rubricIsolationClass } from "./rubric-isolation.ts";
+import type { RunEvalOptions, TrialItem } from "./run-types.ts";
+import { checkStateDir } from "./state-dir.ts";
+import { digestOf } from "./sut.ts";
+import { trialCacheKey, trialsFor, trialUnitId } from "./trials.ts";
+import { HARNESS_VERSION } from "./version.ts";
+
+/** A run's options with every default applied and checked. */
+export interface RunSettings {
+  readonly onWarning: WarningSink;
+  readonly stateDir: string;
+  readonly runsDir: string;
+  readonly cacheDir: string;
+  readonly concurrency: number;
+  readonly maxCostUsd: number;
+  readonly timeoutMs: number;
+  readonly harnessVersion: string;
+}
+
+/** What planning settled: the loaded task class, the selection, the units to run and their keys. */
+export interface RunPlan {
+  readonly settings: RunSettings;
+  readonly startedAt: Date;
+  readonly taskClass: TaskClass;
+  readonly sut: SystemUnderTest;
+  readonly trials: number;
+  /** Every selected case (also those `onlyUnits` left out). */
+  readonly selectedCases: readonly BenchCase[];
+  /** The selected cases with at least one unit in this run. */
+  readonly cases: readonly BenchCase[];
+  readonly selection: Selection;
+  readonly chain: RunChainCheck | null;
+  readonly hostFingerprint: string;
+  readonly isolationClass: IsolationClass;
+  readonly sutIsolation: SutIsolation;
+  readonly corpusDigest: string;
+  /** One unit per trial of each case in this run, in case and trial order. */
+  readonly items: readonly TrialItem[];
+  readonly runId: string;
+  readonly runDir: string;
+  readonly cache: ScoreCache;
+}
+
+/**
+ * The digest of the task class's cassette material outside case directories (`<bench>/cassettes/`),
+ * or of nothing when there is none. Per-case cassettes live in their case directory and are already
+ * part of that case's digest, so editing one case invalidates only that case's cache entry.
+ */
+export async function cassetteCorpusDigest(benchPath: string): Promise<string> {
+  const dir = join(benchPath, "cassettes");
+  if (!existsSync(dir)) return digestOf("evalgate.cassette_corpus.v1", ["none"]);
+  return digestOf("evalgate.cassette_corpus.v1", [(await digestDirectory(dir)).digest]);
+}
+
+function compactTimestamp(date: Date): string {
+  return date.toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z");
+}
+
+/** How a report names a caseFilter: the glob as given, `(predicate)` for a function, null for none. */
+function filterLabel(filter: RunEvalOptions["caseFilter"]): string | null {
+  if (filter === undefined) return null;
+  return typeof filter === "function" ? "(predicate)" : filter;
+}
+
+/**
+ * What a run selected, for its report. Throws NoCasesSelected (before anything runs or is written)
+ * when nothing was. A subset is reported to `onWarning`: it cannot support a promotion.
+ */
+function describeSelection(taskClass: string, selected: readonly BenchCase[], taskClassCaseCount: number, filter: RunEvalOptions["caseFilter"], onWarning: WarningSink): Selection {
+  const label = filterLabel(filter);
+  if (selected.length === 0) throw new NoCasesSelected(taskClass, label, taskClassCaseCount);
+  const scope = selected.length === taskClassCaseCount ? "full" : "subset";
+  if (scope === "subset") {
+    onWarning({
+      code: "run.subset",
+      message: `this run scores ${selected.length} of the ${taskClassCaseCount} cases of ${taskClass} (${label ?? "no filter"}): it is recorded as a subset and cannot support a promotion`,
+      details: { selected: selected.length, taskClassCaseCount, filter: label },
+    });
+  }
+  return {
+    scope,
+    filter: label,
+    task_class_case_count: taskClassCaseCount,
+    selected_case_count: selected.length,
+    selected_case_ids_digest: digestOf("evalgate.case_selection.v1", selected.map((c) => c.case_id).sort()),
+  };
+}
+
+/** A case predicate from a caseFilter option: a picomatch glob on case_id, or the predicate itself. */
+export function caseFilterOf(filter: RunEvalOptions["caseFilter"]): ((benchCase: BenchCase) => boolean) | undefined {
+  if (filter === undefined) return undefined;
+  if (typeof filter === "function") return filter;
+  const match = picomatch(filter);
+  return (benchCase) => match(benchCase.case_id);
+}
+
+/** Applies the defaults and refuses (EVAL_USAGE) a setting out of range. */
+export function runSettingsOf(options: RunEvalOptions): RunSettings {
+  const stateDir = resolve(options.stateDir ?? ".evalgate");
+  const concurrency = options.concurrency ?? Math.min(availableParallelism(), 4);
+  const maxCostUsd = options.maxCostUsd ?? 5;
+  const timeoutMs = (options.timeoutPerCaseSeconds ?? 600) * 1000;
+  if (!Number.isInteger(concurrency) || concurrency < 1) throw new EvalError("EVAL_USAGE", `concurrency must be a whole number >= 1, got ${concurrency}`);
+  if (!(maxCostUsd >= 0)) throw new EvalError("EVAL_USAGE", `maxCostUsd must be >= 0, got ${maxCostUsd}`);
+  if (options.trials !== undefined && !(Number.isInteger(options.trials) && options.trials >= 1)) throw new EvalError("EVAL_USAGE", `trials must be a whole number >= 1, got ${options.trials}`);
+  if (!(timeoutMs > 0)) throw new EvalError("EVAL_USAGE", `timeoutPerCaseSeconds must be > 0, got ${options.timeoutPerCaseSeconds}`);
+  return {
+    onWarning: options.onWarning ?? ignoreWarnings,
+    stateDir,
+    runsDir: resolve(options.outDir ?? join(stateDir, "runs")),
+    cacheDir: resolve(options.cacheDir ?? join(stateDir, "cache")),
+    concurrency,
+    maxCostUsd,
+    timeoutMs,
+    harnessVersion: options.harnessVersion ?? HARNESS_VERSION,
+  };
+}
+
+/** The selected cases with at least one unit in this run (all of them unless `onlyUnits` narrows it). */
+function casesInRun(selected: readonly BenchCase[], trials: number, only: ReadonlySet<string> | undefined): readonly BenchCase[] {
+  if (only === undefined) return selected;
+  return selected.filter((benchCase) => Array.from({ length: trials }, (_, trial) => trial).some((trial) => only.has(trialUnitId(benchCase.case_id, trial))));
+}
+
+/**
+ * Plans a run: loads the task class, selects cases, verifies the chain (with `verifyChain`), runs the
+ * SUT's preflight, and keys every unit. Throws before any SUT call on anything that refuses the run.
+ */
+export async function prepareRun(taskClassName: string, options: RunEvalOptions, mode: { readonly verifyChain: boolean }): Promise<RunPlan> {
+  const settings = runSettingsOf(options);
+  const { onWarning, stateDir, runsDir } = settings;
+  checkStateDir(stateDir, { write: true });
+  const startedAt = new Date();
+  const taskClass = await loadTaskClass(taskClassName, { benchRoot: resolve(options.benchRoot ?? "bench"), registry: new TaskClassRegistry(), onWarning });
+  const trials = trialsFor(taskClass, options.trials);
+  const filter = caseFilterOf(options.caseFilter);
+  const { selected: selectedCases, taskClassCaseCount } = await selectCases(taskClass, { ...(filter === undefined ? {} : { filter }), onWarning });
+  const selection = describeSelection(taskClass.name, selectedCases, taskClassCaseCount, options.caseFilter, onWarning);
+  const cases = casesInRun(selectedCases, trials, options.onlyUnits);
+  const sut = typeof options.systemUnderTest === "function" ? await options.systemUnderTest({ taskClass, cases: selectedCases }) : options.systemUnderTest;
+  const chain = mode.verifyChain ? await verifyChainForRun({ stateDir, runsDir, onWarning }) : null;
+  if (chain !== null && !chain.ok) throw new ChainTampered(chain.firstBad!, runsDir);
+  await sut.preflight?.({ cases: cases.map((benchCase) => sutCaseOf(benchCase)), trials });
+  const hostFingerprint = await getHostFingerprint(stateDir);
+  // Refuses here, before any SUT call, when the sandbox is asked for and cannot run.
+  const isolationClass = rubricIsolationClass(taskClass, { sandbox: options.sandbox ?? "bwrap", ...(options.networkIsolation === undefined ? {} : { networkIsolation: options.networkIsolation }) });
+  const sutIsolation = sut.isolation ?? "in-process";
+  const corpusDigest = await cassetteCorpusDigest(taskClass.benchPath);
+  const keyFacts = { sut, taskClass, corpusDigest, harnessVersion: settings.harnessVersion, isolationClass, sutIsolation };
+  const items = trialItems(cases, trials, options.onlyUnits, (benchCase) => caseCacheKey(benchCase, keyFacts));
+  const runId = `${compactTimestamp(startedAt)}-${randomBytes(4).toString("hex")}`;
+  // The MAC key lives in the state directory, outside the cache (a copied cache never carries its key),
+  // and no sandbox ever shows it.
+  const cache = new ScoreCache({ dir: settings.cacheDir, keyPath: resolve(options.cacheKeyPath ?? join(stateDir, "cache.key")), onWarning });
+  return { settings, startedAt, taskClass, sut, trials, selectedCases, cases, selection, chain, hostFingerprint, isolationClass, sutIsolation, corpusDigest, items, runId, runDir: join(runsDir, runId), cache };
+}
+
+/** One unit per trial of each case; trial 0 keeps the case's own key (a one-trial run is unchanged). */
+function trialItems(cases: readonly BenchCase[], trials: number, only: ReadonlySet<string> | undefined, keyOf: (benchCase: BenchCase) => string): TrialItem[] {
+  return cases
+    .flatMap((benchCase) => {
+      const caseKey = keyOf(benchCase);
+      return Array.from({ length: trials }, (_, trial): TrialItem => ({ benchCase, trial, id: trialUnitId(benchCase.case_id, trial), key: trialCacheKey(caseKey, trial) }));
+    })
+    .filter((item) => only === undefined || only.has(item.id));
+}
