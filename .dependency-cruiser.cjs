@@ -40,7 +40,7 @@ const ALLOWED = {
   promotion: ["models", "errors", "hashing", "audit-chain"],
   compare: ["models", "errors", "hashing", "audit-chain", "statistics"],
   "cli-subscription-adapters": ["models", "errors", "hashing", "tool-normalize", "sandbox"],
-  reports: ["models", "errors"],
+  reports: ["models", "errors", "hashing"],
   // Private fixtures for tests (a devDependency only; no-dev-dependency-in-src keeps it out of shipped code).
   "test-utils": ["models", "hashing"],
 };

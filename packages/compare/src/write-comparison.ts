@@ -1,7 +1,7 @@
-import { createHash } from "node:crypto";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { EvalError } from "@eval/errors";
+import { sha256Hex } from "@eval/hashing";
 import { ComparisonSchema, parseWire } from "@eval/models";
 import type { Comparison } from "@eval/models";
 import writeFileAtomic from "write-file-atomic";
@@ -13,7 +13,7 @@ import writeFileAtomic from "write-file-atomic";
 export async function writeComparison(comparison: Comparison, recommendationsDir: string): Promise<string> {
   const valid = parseWire(ComparisonSchema, comparison);
   const text = `${JSON.stringify(valid, null, 2)}\n`;
-  const short = createHash("sha256").update(text).digest("hex").slice(0, 8);
+  const short = sha256Hex(text).slice(0, 8);
   const path = join(recommendationsDir, `${valid.compared_at.replaceAll(":", "-")}-${valid.task_class}-compare-${short}.json`);
   try {
     await mkdir(recommendationsDir, { recursive: true, mode: 0o700 });

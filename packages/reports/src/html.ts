@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { sha256, sha256Digest } from "@eval/hashing";
 import { gunzipSync, gzipSync } from "node:zlib";
 import type { PromotionVerdict } from "@eval/models";
 import { escapeHtml } from "./escape.ts";
@@ -24,7 +24,7 @@ export interface HtmlReport {
   readonly compressed: boolean;
 }
 
-const sha256Base64 = (text: string): string => createHash("sha256").update(text, "utf8").digest("base64");
+const sha256Base64 = (text: string): string => sha256(text).toString("base64");
 
 /**
  * The Content-Security-Policy of every report: nothing may load or connect; only the page's own script
@@ -159,7 +159,7 @@ export function renderHtmlReport(data: ReportData, options: HtmlReportOptions = 
   const blocks = splitData(data);
   const raw = digestInput(blocks);
   const dataBytes = Buffer.byteLength(raw, "utf8");
-  const dataSha256 = `sha256:${createHash("sha256").update(raw, "utf8").digest("hex")}`;
+  const dataSha256 = sha256Digest(raw);
   const mode = options.compress ?? "auto";
   const compressed = mode === "always" || (mode === "auto" && dataBytes > (options.compressAboveBytes ?? 64 * 1024));
   const title = `evalgate report: ${data.run.task_class} ${data.run.run_id}`;
@@ -200,7 +200,7 @@ export function readEmbeddedData(html: string): { data: ReportData; recordedSha2
   });
   if (recorded === undefined || jsons.length === 0) throw new Error("not an evalgate HTML report: no embedded data");
   const [summary, ...details] = jsons as [string, ...string[]];
-  const actual = `sha256:${createHash("sha256").update(digestInput({ summary, details }), "utf8").digest("hex")}`;
+  const actual = sha256Digest(digestInput({ summary, details }));
   const parsed = JSON.parse(summary) as ReportData;
   const extra = details.flatMap((json) => JSON.parse(json) as Array<Pick<ReportData["cases"][number], "evidence" | "transcript">>);
   const data = { ...parsed, cases: parsed.cases.map((c, index) => ({ ...c, evidence: extra[index]?.evidence ?? null, transcript: extra[index]?.transcript ?? null })) };

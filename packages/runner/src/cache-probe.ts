@@ -3,7 +3,7 @@
 import { EvalError } from "@eval/errors";
 import { copyCachedDetail } from "./case-detail.ts";
 import { checkRetryMisses, erroredCasesOfLastRun } from "./retry-errors.ts";
-import type { RunPlan } from "./run-plan.ts";
+import type { PreparedRun } from "./prepare-run.ts";
 import type { RunTally } from "./run-tally.ts";
 import type { RunEvalOptions, TrialItem } from "./run-types.ts";
 import { trialDetailFile } from "./trials.ts";
@@ -13,7 +13,7 @@ import { trialDetailFile } from "./trials.ts";
  * returns the misses. With `retryErrors`, refuses the run unless the misses are exactly the cases that
  * errored in the last run.
  */
-export async function probeCache(plan: RunPlan, tally: RunTally, options: Pick<RunEvalOptions, "noCache" | "retryErrors">): Promise<TrialItem[]> {
+export async function probeCache(plan: PreparedRun, tally: RunTally, options: Pick<RunEvalOptions, "noCache" | "retryErrors">): Promise<TrialItem[]> {
   const { runsDir } = plan.settings;
   const misses: TrialItem[] = [];
   for (const item of plan.items) {

@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { goldenRuns } from "@eval/test-utils";
 import { describe, expect, it } from "vitest";
-import { cassetteCorpusDigest } from "./run-plan.ts";
+import { cassetteCorpusDigest } from "./prepare-run.ts";
 import { runStatistics, seededRandom } from "@eval/statistics";
 import { canarySeedFor, digestOf } from "./sut.ts";
 

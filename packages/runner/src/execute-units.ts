@@ -7,7 +7,7 @@ import type { CaseContext } from "./execute-case.ts";
 import { runPool } from "./pool.ts";
 import { prepareRubricLauncher } from "./rubric-isolation.ts";
 import type { RubricLauncher } from "./rubric-isolation.ts";
-import type { RunPlan } from "./run-plan.ts";
+import type { PreparedRun } from "./prepare-run.ts";
 import type { RunTally } from "./run-tally.ts";
 import { createRunTempRoot } from "./run-temp.ts";
 import { RunInterrupted } from "./run-types.ts";
@@ -24,7 +24,7 @@ export interface Execution {
 type ExecuteOptions = Pick<RunEvalOptions, "signal" | "sandbox" | "networkIsolation">;
 
 /** The per-run part of every unit's context: one rubric launcher and one cases directory, made on first use. */
-function unitContextFactory(plan: RunPlan, options: ExecuteOptions, cancel: AbortSignal, tempRoot: string): (item: TrialItem) => CaseContext {
+function unitContextFactory(plan: PreparedRun, options: ExecuteOptions, cancel: AbortSignal, tempRoot: string): (item: TrialItem) => CaseContext {
   const { taskClass, runDir, runId } = plan;
   let launcher: Promise<RubricLauncher> | null = null;
   let casesDirReady: Promise<unknown> | null = null;
@@ -57,7 +57,7 @@ function unitContextFactory(plan: RunPlan, options: ExecuteOptions, cancel: Abor
  * the spend so far is below the cap; past it, outstanding cases are cancelled. A failed cache write
  * stops the pool and is thrown once every started write has settled.
  */
-export async function executeUnits(plan: RunPlan, misses: readonly TrialItem[], tally: RunTally, options: ExecuteOptions): Promise<Execution> {
+export async function executeUnits(plan: PreparedRun, misses: readonly TrialItem[], tally: RunTally, options: ExecuteOptions): Promise<Execution> {
   const { maxCostUsd, onWarning } = plan.settings;
   const cancel = new AbortController();
   let costCapExceeded = false;

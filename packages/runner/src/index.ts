@@ -1,5 +1,5 @@
 export { runEval, scoreRun } from "./run-eval.ts";
-export { caseFilterOf, cassetteCorpusDigest } from "./run-plan.ts";
+export { caseFilterOf, cassetteCorpusDigest } from "./prepare-run.ts";
 export { RunInterrupted } from "./run-types.ts";
 export { aggregateTrials, HARNESS_SIDE_FAILURES, isHarnessSideFailure, trialCacheKey, trialDetailFile, trialInvocationTag, trialSeedFor, trialUnitId } from "./trials.ts";
 export type { CaseTrialScores, TrialAggregate } from "./trials.ts";

@@ -9,7 +9,7 @@ import { loadTaskClass, selectCases, TaskClassRegistry } from "@eval/registry";
 import { caseCacheKey } from "./case-keys.ts";
 import { rubricIsolationClass } from "./rubric-isolation.ts";
 import type { SandboxMode } from "./rubric-isolation.ts";
-import { cassetteCorpusDigest } from "./run-plan.ts";
+import { cassetteCorpusDigest } from "./prepare-run.ts";
 import { digestOf } from "./sut.ts";
 import { HARNESS_VERSION } from "./version.ts";
 

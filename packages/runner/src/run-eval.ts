@@ -1,11 +1,11 @@
-// One eval run, step by step: plan (run-plan.ts), cache probe (cache-probe.ts), bounded execution
+// One eval run, step by step: plan (prepare-run.ts), cache probe (cache-probe.ts), bounded execution
 // (execute-units.ts, execute-case.ts), aggregation (run-report.ts), audit append (here).
 import { basename } from "node:path";
 import { appendRunRecord } from "@eval/audit-chain";
 import { probeCache } from "./cache-probe.ts";
 import { verifyAfterAppend } from "./chain-checkpoint.ts";
 import { executeUnits } from "./execute-units.ts";
-import { prepareRun } from "./run-plan.ts";
+import { prepareRun } from "./prepare-run.ts";
 import { assembleReport } from "./run-report.ts";
 import { RunTally } from "./run-tally.ts";
 import type { RunEvalOptions, RunEvalResult, ScoredRun } from "./run-types.ts";

@@ -3,20 +3,20 @@ import { GENESIS_PREV_HASH } from "@eval/models";
 import type { BenchCase, BenchRunReportInput } from "@eval/models";
 import { buildRunReport } from "./aggregate.ts";
 import type { Execution } from "./execute-units.ts";
-import type { RunPlan } from "./run-plan.ts";
+import type { PreparedRun } from "./prepare-run.ts";
 import type { RunTally } from "./run-tally.ts";
 import type { CaseRunResult } from "./run-types.ts";
 import { trialUnitId } from "./trials.ts";
 
 /** Why a run is incomplete, or null when every unit finished. */
-function incompleteReason(plan: RunPlan, tally: RunTally, execution: Execution): "cost_cap" | "interrupted" | "cancelled" | null {
+function incompleteReason(plan: PreparedRun, tally: RunTally, execution: Execution): "cost_cap" | "interrupted" | "cancelled" | null {
   const complete = !execution.costCapExceeded && !execution.cancelled && tally.results.size === plan.items.length;
   if (complete) return null;
   return execution.costCapExceeded ? "cost_cap" : execution.interrupted ? "interrupted" : "cancelled";
 }
 
 /** The unsigned report, aggregated in case_id order over the cases whose every trial finished. */
-export function assembleReport(plan: RunPlan, tally: RunTally, execution: Execution): BenchRunReportInput {
+export function assembleReport(plan: PreparedRun, tally: RunTally, execution: Execution): BenchRunReportInput {
   const { taskClass, trials, settings } = plan;
   const ordered = plan.cases
     .map((benchCase) => ({ benchCase, trialResults: Array.from({ length: trials }, (_, trial) => tally.results.get(trialUnitId(benchCase.case_id, trial))) }))

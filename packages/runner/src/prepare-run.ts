@@ -37,7 +37,7 @@ export interface RunSettings {
 }
 
 /** What planning settled: the loaded task class, the selection, the units to run and their keys. */
-export interface RunPlan {
+export interface PreparedRun {
   readonly settings: RunSettings;
   readonly startedAt: Date;
   readonly taskClass: TaskClass;
@@ -145,7 +145,7 @@ function casesInRun(selected: readonly BenchCase[], trials: number, only: Readon
  * Plans a run: loads the task class, selects cases, verifies the chain (with `verifyChain`), runs the
  * SUT's preflight, and keys every unit. Throws before any SUT call on anything that refuses the run.
  */
-export async function prepareRun(taskClassName: string, options: RunEvalOptions, mode: { readonly verifyChain: boolean }): Promise<RunPlan> {
+export async function prepareRun(taskClassName: string, options: RunEvalOptions, mode: { readonly verifyChain: boolean }): Promise<PreparedRun> {
   const settings = runSettingsOf(options);
   const { onWarning, stateDir, runsDir } = settings;
   checkStateDir(stateDir, { write: true });
