@@ -59,13 +59,11 @@ describe("case evidence", () => {
     expect(damaged).toMatchObject({ cache_hit: null, evidence: null, transcript: null, baseline: { score: 0.5, passed: false } });
   });
 
-  it("reads trials in the shapes a per-case entry may carry them, and ignores others", () => {
-    expect(trialsOf(entry({ trials: { passed: 2, total: 3 } }))).toEqual({ passed: 2, total: 3 });
-    expect(trialsOf(entry({ trials: { k: 1, n: 5 } }))).toEqual({ passed: 1, total: 5 });
-    expect(trialsOf(entry({ trials: [{ passed: true }, { passed: false }, null] }))).toEqual({ passed: 1, total: 3 });
-    expect(trialsOf(entry({ trials: [] }))).toBeNull();
-    expect(trialsOf(entry({ trials: "3/4" }))).toBeNull();
-    expect(trialsOf(entry({ trials: { passed: "2" } }))).toBeNull();
+  it("reads k of n from a v3 case's trials; a one-trial case has none", () => {
+    const failed = { ...score, passed: false };
+    const passed = { ...score, passed: true, score: 1 };
+    expect(trialsOf(entry({ trials: [passed, failed, passed] }))).toEqual({ passed: 2, total: 3 });
+    expect(trialsOf(entry({ trials: [failed, failed] }))).toEqual({ passed: 0, total: 2 });
     expect(trialsOf(entry())).toBeNull();
   });
 

@@ -2,7 +2,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { CaseDetailSchema, safeParseWire, TranscriptSchema } from "@eval/models";
-import type { CaseDetail, CaseResult, Transcript } from "@eval/models";
+import type { CaseDetail, CaseResult, Transcript, TrialCaseResult } from "@eval/models";
 import type { CaseEvidence, CaseTrials, ReportCase } from "@eval/reports";
 
 /** The run's detail directory name: its run id without the `partial:` prefix. */
@@ -73,26 +73,14 @@ export class TranscriptIndex {
   }
 }
 
-/**
- * k of n from a per-case entry that recorded trials. The field's shape is not fixed yet, so the
- * common ones are read (`{ passed, total }`, `{ k, n }`, an array of trial scores) and anything else
- * is ignored.
- */
-export function trialsOf(entry: CaseResult): CaseTrials | null {
-  const value = (entry as unknown as { trials?: unknown }).trials;
-  if (Array.isArray(value)) {
-    const passed = value.filter((trial) => (trial as { passed?: unknown } | null)?.passed === true).length;
-    return value.length === 0 ? null : { passed, total: value.length };
-  }
-  if (value === null || typeof value !== "object") return null;
-  const record = value as Record<string, unknown>;
-  const passed = record.passed ?? record.k;
-  const total = record.total ?? record.n;
-  return typeof passed === "number" && typeof total === "number" ? { passed, total } : null;
+/** k of n for a case of a v3 report run with more than one trial per case (its `trials`); null otherwise. */
+export function trialsOf(entry: CaseResult | TrialCaseResult): CaseTrials | null {
+  if (!("trials" in entry) || entry.trials === undefined) return null;
+  return { passed: entry.trials.filter((trial) => trial.passed).length, total: entry.trials.length };
 }
 
 /** One case of a recorded run with its evidence, as the report views show it. */
-export function reportCaseOf(entry: CaseResult, context: { runsDir: string; runId: string; taskClass: string; transcripts: TranscriptIndex; baseline: CaseResult | null | undefined }): ReportCase {
+export function reportCaseOf(entry: CaseResult | TrialCaseResult, context: { runsDir: string; runId: string; taskClass: string; transcripts: TranscriptIndex; baseline: CaseResult | null | undefined }): ReportCase {
   const detail = readDetail(context.runsDir, context.runId, entry.case_id);
   return {
     case_id: entry.case_id,
