@@ -17,7 +17,7 @@ export { HARNESS_FAILURE_CODES, harnessFailureScore, resolveRubricScore } from "
 export type { HarnessFailureCode, Measured, ScoringContract } from "./scoring.ts";
 export { bettingLowerBound, clopperPearsonLowerBound } from "@eval/statistics";
 export { AllCasesErrored, NoCasesSelected, StateDirNotADirectory, StateDirReadOnly } from "./errors.ts";
-export { assertSomeCaseScored, shortReason, UNSCORED_FAILURE_CODES, unscoredReason } from "./run-health.ts";
+export { assertSomeCaseScored, shortReason, unscoredReason } from "./run-health.ts";
 export { checkStateDir } from "./state-dir.ts";
 export {
   bcaLowerBound,

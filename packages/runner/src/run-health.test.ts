@@ -14,6 +14,11 @@ describe("assertSomeCaseScored", () => {
     expect(() => assertSomeCaseScored("r1", [])).not.toThrow();
   });
 
+  it("with trials, a case measured something when any of its trials was judged (per_case's score is only trial 0)", () => {
+    expect(() => assertSomeCaseScored("r4", [{ case_id: "a", score: crashed, trials: [crashed, judged] }])).not.toThrow();
+    expect(() => assertSomeCaseScored("r5", [{ case_id: "a", score: crashed, trials: [crashed, late] }])).toThrow(/the only case failed in the SUT or the harness/);
+  });
+
   it("refuses a run whose every case failed before a rubric judged it, naming the most common code and one reason", () => {
     const cases = [{ case_id: "a", score: late }, { case_id: "b", score: crashed }, { case_id: "c", score: crashed }];
     expect(() => assertSomeCaseScored("r2", cases)).toThrow(

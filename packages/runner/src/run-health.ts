@@ -6,14 +6,11 @@ import { AllCasesErrored } from "./errors.ts";
 import { HARNESS_SIDE_FAILURES } from "./trials.ts";
 
 /**
- * The failure codes that mean the SUT or the harness failed, not the case (the SUT could not run,
- * crashed or timed out; the rubric timed out): the run's HARNESS_SIDE_FAILURES, which are never cached.
+ * The harness-side failure of one score (its code and detail: one of HARNESS_SIDE_FAILURES, the SUT or the
+ * harness failed, not the case), or null when it failed (or passed) on its merits.
  */
-export const UNSCORED_FAILURE_CODES: ReadonlySet<string> = HARNESS_SIDE_FAILURES;
-
-/** The harness-side failure of one case (its code and detail), or null when it failed (or passed) on its merits. */
 export function unscoredReason(score: { readonly failure_modes: ReadonlyArray<{ readonly code: string; readonly detail?: string | null }> }): { code: string; detail: string | null } | null {
-  const mode = score.failure_modes.find((m) => UNSCORED_FAILURE_CODES.has(m.code));
+  const mode = score.failure_modes.find((m) => HARNESS_SIDE_FAILURES.has(m.code));
   return mode === undefined ? null : { code: mode.code, detail: mode.detail ?? null };
 }
 
@@ -24,13 +21,19 @@ export function shortReason(detail: string | null, max = 80): string {
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
 
+/** A case's harness-side reason: null when any of its trials (`trials`, or its one `score`) was judged on its merits. */
+function caseUnscoredReason(entry: { readonly score: BenchScore; readonly trials?: readonly BenchScore[] }): { code: string; detail: string | null } | null {
+  const reasons = (entry.trials ?? [entry.score]).map(unscoredReason);
+  return reasons.some((reason) => reason === null) ? null : reasons[0]!;
+}
+
 /**
  * Throws AllCasesErrored when a run scored at least one case and every one of them failed for a
- * harness-side reason. The message names how many, the most common code and one case's reason.
+ * harness-side reason in every trial. The message names how many, the most common code and one case's reason.
  */
-export function assertSomeCaseScored(runId: string, cases: ReadonlyArray<{ readonly case_id: string; readonly score: BenchScore }>): void {
+export function assertSomeCaseScored(runId: string, cases: ReadonlyArray<{ readonly case_id: string; readonly score: BenchScore; readonly trials?: readonly BenchScore[] }>): void {
   if (cases.length === 0) return;
-  const reasons = cases.map((c) => ({ caseId: c.case_id, reason: unscoredReason(c.score) }));
+  const reasons = cases.map((c) => ({ caseId: c.case_id, reason: caseUnscoredReason(c) }));
   if (reasons.some((r) => r.reason === null)) return;
   const byCode = new Map<string, number>();
   for (const { reason } of reasons) byCode.set(reason!.code, (byCode.get(reason!.code) ?? 0) + 1);
