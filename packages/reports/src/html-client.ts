@@ -72,9 +72,11 @@ function detailsOf(index) {
   return detailBlocks.get(block).then((details) => details[index % chunkSize]);
 }
 const fmt = (value, digits) => (typeof value === "number" ? value.toFixed(digits) : "-");
-function statusOf(score) {
-  if (score.failure_modes.some((m) => m.code === "sut.timeout" || m.code === "sut.exception" || m.code === "rubric.timeout")) return "error";
-  return score.passed ? "pass" : "fail";
+// The page's copy of caseStatus (report-data.ts): it runs in the browser, from the embedded data.
+function statusOf(c) {
+  if (c.score.failure_modes.some((m) => m.code === "sut.timeout" || m.code === "sut.exception" || m.code === "rubric.timeout")) return "error";
+  if (c.trials !== null) return c.trials.passed === c.trials.total ? "pass" : "fail";
+  return c.score.passed ? "pass" : "fail";
 }
 
 // Cases table and filters: the filters run over every case; the table shows one page of the matches,
@@ -85,7 +87,7 @@ const hasTrials = data.cases.some((c) => c.trials !== null);
 const hasBaseline = data.baseline !== null;
 document.getElementById("col-trials").hidden = !hasTrials;
 document.getElementById("col-baseline").hidden = !hasBaseline;
-const rows = data.cases.map((c, index) => ({ c, index, status: statusOf(c.score), modes: c.score.failure_modes.map((m) => m.code), row: null }));
+const rows = data.cases.map((c, index) => ({ c, index, status: statusOf(c), modes: c.score.failure_modes.map((m) => m.code), row: null }));
 function buildRow(r) {
   const c = r.c;
   const change = c.baseline === null ? null : c.score.score - c.baseline.score;
@@ -178,7 +180,7 @@ async function showCase(c, row, index) {
   const panel = document.getElementById("case-detail");
   panel.replaceChildren();
   panel.hidden = false;
-  panel.append(el("h3", { class: "mono" }, c.case_id), el("p", {}, statusOf(c.score) + ", score " + fmt(c.score.score, 3) + ", " + c.curation_class));
+  panel.append(el("h3", { class: "mono" }, c.case_id), el("p", {}, statusOf(c) + ", score " + fmt(c.score.score, 3) + ", " + c.curation_class));
   panel.append(el("h4", {}, "timings and cost"), keyValueTable([
     ["case wall clock", fmt(c.score.wall_clock_ms / 1000, 2) + " s"],
     ["SUT wall clock", ev === null ? "-" : fmt(ev.sut_wall_clock_ms / 1000, 2) + " s"],

@@ -11,7 +11,7 @@ const seconds = (ms: number): string => (ms / 1000).toFixed(3);
 
 function caseXml(taskClass: string, reportCase: ReportCase): string {
   const { score } = reportCase;
-  const status = caseStatus(score);
+  const status = caseStatus(reportCase);
   const open = `    <testcase classname="evalgate.${escapeXml(taskClass)}" name="${escapeXml(reportCase.case_id)}" time="${seconds(score.wall_clock_ms)}">`;
   if (status === "pass") return `${open}</testcase>`;
   const codes = score.failure_modes.map((mode) => mode.code);
@@ -29,8 +29,8 @@ function caseXml(taskClass: string, reportCase: ReportCase): string {
 /** JUnit XML for a run: one testcase per case; a failed case carries its failure modes and their details. */
 export function renderJunit(input: JunitInput): string {
   const { run, cases } = input;
-  const failures = cases.filter((c) => caseStatus(c.score) === "fail").length;
-  const errors = cases.filter((c) => caseStatus(c.score) === "error").length;
+  const failures = cases.filter((c) => caseStatus(c) === "fail").length;
+  const errors = cases.filter((c) => caseStatus(c) === "error").length;
   const time = seconds(cases.reduce((sum, c) => sum + c.score.wall_clock_ms, 0));
   const properties = [
     ["run_id", run.run_id],

@@ -22,11 +22,11 @@ function verdictLines(verdicts: readonly PromotionVerdict[]): string[] {
 /** A GitHub job summary in Markdown: verdicts, the bound, and a table of the failed cases. */
 export function renderMarkdownSummary(input: MarkdownSummaryInput): string {
   const { run } = input;
-  const failed = input.cases.filter((c) => caseStatus(c.score) !== "pass");
+  const failed = input.cases.filter((c) => caseStatus(c) !== "pass");
   const limit = input.maxFailedRows ?? 50;
   const rows = failed.slice(0, limit).map((c) => {
     const modes = c.score.failure_modes.map((mode) => mode.code).join(", ");
-    return `| ${escapeMarkdown(c.case_id)} | ${caseStatus(c.score)} | ${c.score.score.toFixed(3)} | ${escapeMarkdown(modes)} |`;
+    return `| ${escapeMarkdown(c.case_id)} | ${caseStatus(c)} | ${c.score.score.toFixed(3)} | ${escapeMarkdown(modes)} |`;
   });
   const lines = [
     `### evalgate: ${escapeMarkdown(run.task_class)}: ${run.passed_count} of ${run.case_count} cases passed${run.complete ? "" : " (INCOMPLETE)"}`,

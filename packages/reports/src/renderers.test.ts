@@ -97,7 +97,7 @@ describe("renderJunit", () => {
   it("writes one testcase per case: failures with their modes and details, harness errors as errors", () => {
     const data = makeReportData(10, { hostile: true });
     const xml = renderJunit({ run: data.run, cases: data.cases });
-    const statuses = data.cases.map((c) => caseStatus(c.score));
+    const statuses = data.cases.map((c) => caseStatus(c));
     expect(xml.match(/<testcase /g)).toHaveLength(10);
     expect(xml.match(/<failure /g)).toHaveLength(statuses.filter((s) => s === "fail").length);
     expect(xml.match(/<error /g)).toHaveLength(statuses.filter((s) => s === "error").length);
@@ -108,13 +108,23 @@ describe("renderJunit", () => {
     expect(xml).toContain(`<property name="lower_bound_95" value="${data.run.lower_bound_95}"/>`);
     expect(xml).toContain("SUT error: timeout");
   });
+
+  it("with trials, a case whose first trial passed but another failed is a failure, as the run's passed_count counts it", () => {
+    const data = makeReportData(1);
+    const passing = data.cases[0]!;
+    expect(caseStatus({ ...passing, score: { ...passing.score, passed: true }, trials: null })).toBe("pass");
+    const flaky = { ...passing, score: { ...passing.score, passed: true, failure_modes: [] }, trials: { passed: 2, total: 3 } };
+    expect(caseStatus(flaky)).toBe("fail");
+    expect(caseStatus({ ...flaky, trials: { passed: 3, total: 3 } })).toBe("pass");
+    expect(renderJunit({ run: data.run, cases: [flaky] })).toContain("<failure ");
+  });
 });
 
 describe("renderMarkdownSummary", () => {
   it("gives the verdict, the bound and a table of failed cases, escaped and capped", () => {
     const data = makeReportData(20, { hostile: true });
     const md = renderMarkdownSummary({ run: data.run, cases: data.cases, verdicts: data.verdicts, maxFailedRows: 3 });
-    const failed = data.cases.filter((c) => caseStatus(c.score) !== "pass");
+    const failed = data.cases.filter((c) => caseStatus(c) !== "pass");
     expect(md).toContain(`### evalgate: demo: ${data.run.passed_count} of 20 cases passed`);
     expect(md).toContain("One-sided 95% lower bound **0.4443** (betting)");
     expect(md).toContain("- **bronze**: evidence **NOT sufficient** (threshold 0.6)");

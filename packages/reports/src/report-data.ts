@@ -100,8 +100,13 @@ export interface ReportBaseline {
 /** Failure codes that say the harness or the environment failed, not the case (the runner's list). */
 export const HARNESS_FAILURE_CODES: ReadonlySet<string> = new Set(["sut.timeout", "sut.exception", "rubric.timeout"]);
 
-/** `pass`, `fail`, or `error` when a harness-side failure decided the case. */
-export function caseStatus(score: BenchScore): "pass" | "fail" | "error" {
+/**
+ * `error` when a harness-side failure decided the case's (first trial's) score, else `pass` when it passed
+ * (with trials: every trial, as the run's passed_count counts it), else `fail`.
+ */
+export function caseStatus(reportCase: Pick<ReportCase, "score" | "trials">): "pass" | "fail" | "error" {
+  const { score, trials } = reportCase;
   if (score.failure_modes.some((mode) => HARNESS_FAILURE_CODES.has(mode.code))) return "error";
+  if (trials !== null) return trials.passed === trials.total ? "pass" : "fail";
   return score.passed ? "pass" : "fail";
 }

@@ -26,7 +26,7 @@ export function renderRunText(data: ReportData): string {
     `${"case".padEnd(width)}  status  score  cache  failure modes`,
     ...data.cases.map(
       (c) =>
-        `${c.case_id.padEnd(width)}  ${caseStatus(c.score).padEnd(6)}  ${c.score.score.toFixed(3)}  ${(c.cache_hit === null ? "-" : c.cache_hit ? "hit" : "miss").padEnd(5)}  ${c.score.failure_modes.map((m) => m.code).join(", ")}`,
+        `${c.case_id.padEnd(width)}  ${caseStatus(c).padEnd(6)}  ${c.score.score.toFixed(3)}  ${(c.cache_hit === null ? "-" : c.cache_hit ? "hit" : "miss").padEnd(5)}  ${c.score.failure_modes.map((m) => m.code).join(", ")}`,
     ),
     "",
     `one case: evalgate show ${run.run_id} --case <case-id>`,
@@ -50,7 +50,7 @@ function transcriptLines(transcript: Transcript): string[] {
 export function renderCaseText(data: ReportData, reportCase: ReportCase): string {
   const { score, evidence } = reportCase;
   const lines = [
-    `case ${reportCase.case_id} of run ${data.run.run_id} (${data.run.task_class}): ${caseStatus(score)}, score ${score.score.toFixed(3)}, ${reportCase.curation_class}`,
+    `case ${reportCase.case_id} of run ${data.run.run_id} (${data.run.task_class}): ${caseStatus(reportCase)}, score ${score.score.toFixed(3)}, ${reportCase.curation_class}`,
     `time ${(score.wall_clock_ms / 1000).toFixed(2)} s, cost $${score.cost_usd.toFixed(4)}${reportCase.cache_hit ? `, cache hit (executed in run ${evidence?.executed_in_run ?? "?"})` : ""}${reportCase.trials === null ? "" : `, trials ${reportCase.trials.passed} of ${reportCase.trials.total}`}`,
     `failure modes (${score.failure_modes.length}):`,
     ...score.failure_modes.map((mode) => `  ${mode.code} [${mode.severity}]${mode.detail === null ? "" : `: ${oneLine(mode.detail, 400)}`}`),
