@@ -263,16 +263,19 @@ export interface RunStatistics {
 const clampUnit = (value: number): number => Math.min(1, Math.max(0, value));
 
 /**
- * The scores in the order the betting bound reads them: sorted, then a Fisher-Yates shuffle seeded by
- * `orderSeed`, so the order depends on the multiset of scores and the seed alone, never on case names or on
- * the order the caller lists them in. The betting bound is valid only when its order does not follow the
- * scores (cases named easy-first and read in case_id order make it miss 10-31% of the time:
- * coverage.test.ts); a shuffle independent of the scores restores exchangeability. runEval passes the
- * selection's digest (recorded on the report): the SUT cannot steer it, and reruns give the same bound.
+ * The scores in the order the betting bound reads them: the caller's case positions (case_id order, which the
+ * SUT does not choose) permuted by a Fisher-Yates shuffle seeded by `orderSeed`. The permutation depends on
+ * n and the seed alone, never on the scores: when the cases' scores are independent draws from one
+ * distribution, any fixed permutation of positions leaves them so, and the bound is valid for every seed, hence
+ * for the bench in hand (coverage.test.ts, "every seed"). Sorting the scores first (the rule before) made the
+ * order a function of the scores' ranks, so one seed read one bench's scores in one rank order, and many seeds
+ * missed more than 5% at some true mean. The shuffle also breaks an easy-first naming of the cases: case_id
+ * order alone makes the bound miss 10-31% of the time (coverage.test.ts). runEval passes the selection's
+ * digest (recorded on the report): the SUT cannot steer it, and reruns give the same bound.
  */
 export function bettingOrder(values: readonly number[], orderSeed: string): number[] {
-  const random = seededRandom(`evalgate.betting_order.v1:${orderSeed}`);
-  const order = [...values].sort((a, b) => a - b);
+  const random = seededRandom(`evalgate.betting_order.v2:${orderSeed}`);
+  const order = [...values];
   for (let i = order.length - 1; i > 0; i -= 1) {
     const j = Math.floor(random() * (i + 1));
     [order[i], order[j]] = [order[j]!, order[i]!];
