@@ -37,7 +37,7 @@ const ALLOWED = {
   "tool-normalize": ["models", "errors", "hashing"],
   statistics: ["hashing"],
   runner: ["models", "errors", "hashing", "registry", "cache", "audit-chain", "rubric-protocol", "sandbox", "statistics"],
-  promotion: ["models", "errors", "hashing", "audit-chain"],
+  promotion: ["models", "errors", "hashing", "audit-chain", "statistics"],
   compare: ["models", "errors", "hashing", "audit-chain", "statistics"],
   "cli-subscription-adapters": ["models", "errors", "hashing", "tool-normalize", "sandbox"],
   reports: ["models", "errors", "hashing"],
