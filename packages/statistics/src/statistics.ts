@@ -290,6 +290,21 @@ export function gateLowerBound(values: readonly number[], passedCount: number, s
 }
 
 /**
+ * Throws RangeError on scores no rubric contract allows: any score outside [0, 1], and for the binary kind a
+ * score other than 0 or 1 or a `passed` that disagrees with it (passed exactly when the score is 1). The
+ * runner enforces the contract before scoring (resolveRubricScore); this keeps the statistics from computing
+ * a Clopper-Pearson bound on a pass count that does not match the scores (a record built by hand, say).
+ */
+function checkScores(scores: readonly { score: number; passed: boolean }[], scoreKind: ScoreKind): void {
+  scores.forEach(({ score, passed }, i) => {
+    if (!(score >= 0 && score <= 1)) throw new RangeError(`runStatistics: score ${i} is ${score}, outside [0, 1]`);
+    if (scoreKind === "binary" && ((score !== 0 && score !== 1) || passed !== (score === 1))) {
+      throw new RangeError(`runStatistics: score ${i} is not binary (score ${score}, passed ${passed}): a binary score is 0 or 1, passed exactly when 1`);
+    }
+  });
+}
+
+/**
  * The statistics a report carries. The gate reads lowerBound95, whose method follows the task class's score
  * kind alone: binary, the exact Clopper-Pearson bound on the pass rate; graded, the betting bound on the mean
  * score. Both are valid at every n (coverage.test.ts). It is clamped to the mean: for a binary rubric (passed
@@ -302,6 +317,7 @@ export function runStatistics(
   scores: readonly { score: number; passed: boolean }[],
   options: { scoreKind: ScoreKind; seed: string; orderSeed: string; resamples?: number },
 ): RunStatistics {
+  checkScores(scores, options.scoreKind);
   const values = scores.map((s) => s.score);
   const { n, mean: average, stddev } = welford(values);
   const passedCount = scores.filter((s) => s.passed).length;
