@@ -66,6 +66,7 @@ export const ERROR_CODES = [
   "EVAL_BENCH_DIR_MISSING",
   // exit 5
   "EVAL_CHAIN_TAMPERED",
+  "EVAL_RECORD_TAMPERED",
   // exit 6
   "EVAL_CASE_DIGEST_MISMATCH",
   // exit 7

@@ -12,6 +12,8 @@ export interface EvaluateInput {
   readonly minCasesForPromotion: Readonly<Record<string, number>>;
   /** Whether the audit chain holding the report verified. */
   readonly chainVerified: boolean;
+  /** Why the report's stored figures cannot be trusted (recorded-figures.ts), when they disagreed with its per-case data. */
+  readonly tampered?: string;
   /** Default: the tier just above the task class's current tier. */
   readonly targetTier?: string;
   /** Further reports weighed with `report`: all must share its isolation_class. */
@@ -166,6 +168,7 @@ export class PromotionGate {
     reasons.push(...reliabilityReasons(report, targetTier, tier, input.minTrials ?? 1));
     if (blockCodes.length > 0) reasons.push(`block-severity failure modes present (${blockCodes.length}): ${blockCodes.join(", ")}`);
     if (!input.chainVerified) reasons.push("the audit chain does not verify (run `evalgate verify`)");
+    if (input.tampered !== undefined) reasons.push(`tampered record: ${input.tampered}`);
     if (!report.complete) reasons.push(`the report is incomplete (${report.per_case.length} of ${report.case_count} cases; run ${report.run_id})`);
     if (isolation.size > 1) {
       const mix = [...isolation].map(([name, count]) => `${name} x${count}`).join(", ");

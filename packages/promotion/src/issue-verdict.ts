@@ -1,8 +1,10 @@
 import { ChainTampered, runIdOfRecordFile } from "@eval/audit-chain";
 import type { VerifyResult } from "@eval/audit-chain";
+import type { EvalError } from "@eval/errors";
 import type { PromotionVerdict } from "@eval/models";
 import { chooseEvidence } from "./evidence.ts";
 import { PromotionGate } from "./gate.ts";
+import { checkRecordedFigures } from "./recorded-figures.ts";
 import type { TierConfig } from "./tier-config.ts";
 import { writeVerdict } from "./write-verdict.ts";
 
@@ -28,8 +30,8 @@ export interface IssuedVerdict {
   readonly path: string;
   /** The chain as verified for this verdict: a caller reports a tampered chain (the verdict already says so). */
   readonly chain: VerifyResult;
-  /** The error a caller reports when the chain did not verify (exit 5), else null. */
-  readonly tampered: ChainTampered | null;
+  /** The error a caller reports when the chain did not verify or a record's figures were forged (exit 5), else null. */
+  readonly tampered: EvalError | null;
 }
 
 /**
@@ -40,17 +42,20 @@ export interface IssuedVerdict {
 export async function issueVerdict(options: IssueVerdictOptions): Promise<IssuedVerdict> {
   const runId = options.recordFile === undefined ? options.runId : await runIdOfRecordFile(options.recordFile);
   const evidence = await chooseEvidence({ runsDir: options.runsDir, taskClass: options.taskClass.name, ...(runId === undefined ? {} : { runId }), ...(options.verified === undefined ? {} : { verified: options.verified }) });
+  // The gate judges figures recomputed from the record's per-case data, never the stored ones.
+  const checked = checkRecordedFigures(evidence.report);
   const verdict = new PromotionGate(options.config).evaluate({
     taskClass: options.taskClass.name,
-    report: evidence.report,
+    report: checked.report,
     minCasesForPromotion: options.taskClass.minCasesForPromotion,
     ...(options.taskClass.minTrials === undefined ? {} : { minTrials: options.taskClass.minTrials }),
     chainVerified: evidence.chainVerified,
+    ...(checked.tampered === null ? {} : { tampered: checked.tampered.message }),
     passedOver: evidence.passedOver,
     ...(options.targetTier === undefined ? {} : { targetTier: options.targetTier }),
     ...(options.now === undefined ? {} : { now: options.now }),
   });
   const path = await writeVerdict(verdict, options.recommendationsDir);
   const { chain } = evidence;
-  return { verdict, path, chain, tampered: chain.ok ? null : new ChainTampered(chain.firstBad!, options.runsDir) };
+  return { verdict, path, chain, tampered: chain.ok ? checked.tampered : new ChainTampered(chain.firstBad!, options.runsDir) };
 }

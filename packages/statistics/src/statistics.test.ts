@@ -7,6 +7,7 @@ import {
   bcaLowerBound,
   bcaLowerBoundFromDistribution,
   bettingOrder,
+  legacySortedBettingBound,
   bootstrapMeans,
   DEFAULT_RESAMPLES,
   normalCdf,
@@ -140,6 +141,12 @@ describe("runStatistics", () => {
     expect(shuffled).toEqual(permutation.map((i) => demo[i]));
     const reversed = [...demo].reverse();
     expect(bettingOrder(reversed, "selection")).toEqual(permutation.map((i) => reversed[i]));
+  });
+
+  it("legacySortedBettingBound reproduces a bound recorded before the order permuted positions (value from that code)", () => {
+    const values = [1, 1, 0.85, 0, 1, 0.15, 1, 1, 0.85, 1, 0, 1];
+    expect(legacySortedBettingBound(values, "blake3:abc")).toBe(0.611880587417545);
+    expect(runStatistics(scores(values), { scoreKind: "graded", seed: "s", orderSeed: "blake3:abc" }).lowerBound95).not.toBe(0.611880587417545);
   });
 
   it("binary: the gate reads Clopper-Pearson on passed/n", () => {

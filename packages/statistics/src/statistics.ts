@@ -283,6 +283,21 @@ export function bettingOrder(values: readonly number[], orderSeed: string): numb
   return order;
 }
 
+/**
+ * The betting order recorded before bettingOrder permuted positions: the scores sorted, then shuffled with the
+ * seed. Not valid for a fixed seed (coverage-per-seed.test.ts); kept only so a record written with it can be
+ * told from a forged one (promotion recomputes both and judges the valid one).
+ */
+export function legacySortedBettingBound(values: readonly number[], orderSeed: string): number {
+  const random = seededRandom(`evalgate.betting_order.v1:${orderSeed}`);
+  const order = [...values].sort((a, b) => a - b);
+  for (let i = order.length - 1; i > 0; i -= 1) {
+    const j = Math.floor(random() * (i + 1));
+    [order[i], order[j]] = [order[j]!, order[i]!];
+  }
+  return values.length === 0 ? 0 : clampUnit(Math.min(bettingLowerBound(order), welford(values).mean));
+}
+
 /** The gate's bound for a score kind, chosen by the task class and never by the data (bounds.ts). */
 export function gateLowerBound(values: readonly number[], passedCount: number, scoreKind: ScoreKind, orderSeed: string): number {
   if (values.length === 0) return 0;
@@ -304,6 +319,51 @@ function checkScores(scores: readonly { score: number; passed: boolean }[], scor
   });
 }
 
+/** The figures the gate reads, without the informational bounds: what promotion recomputes from a record. */
+export type GateStatistics = Pick<RunStatistics, "n" | "mean" | "stddev" | "passedCount" | "scoreKind" | "lowerBound95" | "lowerBoundMethod" | "boundQuantity">;
+
+/** The gate's figures over per-case scores (checked by checkScores): mean, spread, pass count and the bound. */
+export function gateStatistics(scores: readonly { score: number; passed: boolean }[], options: { scoreKind: ScoreKind; orderSeed: string }): GateStatistics {
+  checkScores(scores, options.scoreKind);
+  const values = scores.map((s) => s.score);
+  const { n, mean: average, stddev } = welford(values);
+  const passedCount = scores.filter((s) => s.passed).length;
+  const binary = options.scoreKind === "binary";
+  return {
+    n,
+    mean: clampUnit(average),
+    stddev,
+    passedCount,
+    scoreKind: options.scoreKind,
+    lowerBound95: clampUnit(Math.min(gateLowerBound(values, passedCount, options.scoreKind, options.orderSeed), average)),
+    lowerBoundMethod: binary ? "clopper_pearson" : "betting",
+    boundQuantity: binary ? "pass_rate" : "mean_score",
+  };
+}
+
+/**
+ * The case is the unit: the scores the gate bounds for cases of k trials each, and the kind they are bounded
+ * as. One trial: each case's score, under the task class's kind. More: each case's mean over its trials,
+ * passed when every trial passed, under the betting bound (a mean of trials is no longer 0/1; for a binary
+ * task class it bounds the per-trial pass rate).
+ */
+export function caseLevelScores(
+  cases: readonly (readonly { score: number; passed: boolean }[])[],
+  options: { scoreKind: ScoreKind; trials: number },
+): { readonly scores: { score: number; passed: boolean }[]; readonly boundKind: ScoreKind } {
+  const scoreKind = options.scoreKind;
+  if (options.trials === 1) return { scores: cases.map((trials) => trials[0]!), boundKind: scoreKind };
+  const scores = cases.map((trials) => ({ score: trials.reduce((sum, t) => sum + t.score, 0) / trials.length, passed: trials.every((t) => t.passed) }));
+  return { scores, boundKind: "graded" };
+}
+
+/** The gate's figures for cases of k trials each (caseLevelScores), labelled with the task class's kind. */
+export function caseGateStatistics(cases: readonly (readonly { score: number; passed: boolean }[])[], options: { scoreKind: ScoreKind; trials: number; orderSeed: string }): GateStatistics {
+  const { scores, boundKind } = caseLevelScores(cases, options);
+  const figures = gateStatistics(scores, { scoreKind: boundKind, orderSeed: options.orderSeed });
+  return boundKind === options.scoreKind ? figures : { ...figures, scoreKind: options.scoreKind, boundQuantity: options.scoreKind === "binary" ? "pass_rate" : "mean_score" };
+}
+
 /**
  * The statistics a report carries. The gate reads lowerBound95, whose method follows the task class's score
  * kind alone: binary, the exact Clopper-Pearson bound on the pass rate; graded, the betting bound on the mean
@@ -317,25 +377,15 @@ export function runStatistics(
   scores: readonly { score: number; passed: boolean }[],
   options: { scoreKind: ScoreKind; seed: string; orderSeed: string; resamples?: number },
 ): RunStatistics {
-  checkScores(scores, options.scoreKind);
+  const figures = gateStatistics(scores, options);
   const values = scores.map((s) => s.score);
-  const { n, mean: average, stddev } = welford(values);
-  const passedCount = scores.filter((s) => s.passed).length;
   const resamples = options.resamples ?? DEFAULT_RESAMPLES;
   const spread = values.some((value) => value !== values[0]);
-  const bca = n >= 2 && spread ? bcaLowerBound(values, { seed: options.seed, resamples }) : null;
-  const binary = options.scoreKind === "binary";
+  const bca = figures.n >= 2 && spread ? bcaLowerBound(values, { seed: options.seed, resamples }) : null;
   return {
-    n,
-    mean: clampUnit(average),
-    stddev,
-    passedCount,
-    scoreKind: options.scoreKind,
-    lowerBound95: clampUnit(Math.min(gateLowerBound(values, passedCount, options.scoreKind, options.orderSeed), average)),
-    lowerBoundMethod: binary ? "clopper_pearson" : "betting",
-    boundQuantity: binary ? "pass_rate" : "mean_score",
-    bcaLowerBound95: bca === null ? null : clampUnit(Math.min(bca, average)),
+    ...figures,
+    bcaLowerBound95: bca === null ? null : clampUnit(Math.min(bca, welford(values).mean)),
     bootstrapResamples: bca === null ? 0 : resamples,
-    wilsonLowerBound95: n === 0 ? null : wilsonLowerBound(passedCount, n),
+    wilsonLowerBound95: figures.n === 0 ? null : wilsonLowerBound(figures.passedCount, figures.n),
   };
 }

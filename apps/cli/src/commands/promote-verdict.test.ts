@@ -2,6 +2,7 @@ import { copyFile, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/pro
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { appendRunRecord, getHostFingerprint, readChainHead } from "@eval/audit-chain";
 import { invoke } from "../test-helpers.ts";
 import { recordRuns } from "./audit.test-helpers.ts";
 
@@ -24,7 +25,8 @@ const line = (text: string) => JSON.parse(text.trim().split("\n").at(-1)!) as Re
 describe("evalgate promote-verdict", () => {
   it("evaluates the newest complete full run against the next tier, naming newer runs it passed over (exit 0)", async () => {
     // vuln-remediation registers bronze: 10; docs/trust-tiers.yaml has it at untrusted, bronze threshold 0.6.
-    await recordRuns(stateDir, [{ lowerBound: 0.3 }, { lowerBound: 0.72, passed: 11 }, { lowerBound: 0.1, complete: false }, { lowerBound: 0.95, cases: 10, subsetOf: 15 }]);
+    // 12 cases scoring 0.9 bound at 0.684 (betting); 3 of 12 at 0.087.
+    await recordRuns(stateDir, [{ passed: 3 }, { passed: 12 }, { passed: 1, complete: false }, { cases: 10, subsetOf: 15 }]);
     const result = await invoke([...base(), "--task-class", "vuln-remediation"]);
     expect(result.stderr).toBe("");
     expect(result.code).toBe(0);
@@ -57,13 +59,13 @@ describe("evalgate promote-verdict", () => {
   });
 
   it("lists the failing conditions for a higher target, in human form", async () => {
-    await recordRuns(stateDir, [{ lowerBound: 0.75, passed: 11, heldOut: 3 }]);
+    await recordRuns(stateDir, [{ passed: 11, heldOut: 3 }]);
     const result = await invoke([...base(), "--task-class", "vuln-remediation", "--target-tier", "silver", "--format", "human"]);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("vuln-remediation: untrusted -> silver: evidence NOT sufficient");
-    expect(result.stdout).toContain("  - lower_bound_95 0.75 < 0.8 required for silver (betting)");
+    expect(result.stdout).toContain("  - lower_bound_95 0.5824 < 0.8 required for silver (betting)");
     expect(result.stdout).toContain("  - cases 12 < 15 required for silver");
-    expect(result.stdout).toContain("one-sided 95% lower bound 0.75 of the mean score (betting; threshold 0.8)");
+    expect(result.stdout).toMatch(/one-sided 95% lower bound 0\.58\d* of the mean score \(betting; threshold 0\.8\)/);
     expect(result.stdout).toMatch(/sut replay \(blake3:f{64}\)/);
     expect(result.stdout).toContain("  - passed_count 11 < 14 min_cases_for_promotion for silver");
     expect(result.stdout).toContain("  - held-out cases 3 < 5 required for silver");
@@ -72,7 +74,7 @@ describe("evalgate promote-verdict", () => {
   });
 
   it("--run judges the named run; a subset run is never sufficient and the verdict names what it left out", async () => {
-    await recordRuns(stateDir, [{ lowerBound: 0.9 }, { lowerBound: 0.95, passed: 10, cases: 10, heldOut: 5, subsetOf: 15 }, { lowerBound: 0.2 }]);
+    await recordRuns(stateDir, [{}, { passed: 10, cases: 10, heldOut: 5, subsetOf: 15 }, { passed: 2 }]);
     const named = await invoke([...base(), "--task-class", "vuln-remediation", "--run", "run-0"]);
     expect(line(named.stdout)).toMatchObject({ report_run_id: "run-0", evidence_sufficient: true, passed_over: [] });
     const subset = await invoke([...base(), "--task-class", "vuln-remediation", "--run", "run-1", "--format", "human"]);
@@ -93,13 +95,13 @@ describe("evalgate promote-verdict", () => {
   });
 
   it("--report names a run by its record file: the verdict reads the chained record, never the file", async () => {
-    const paths = await recordRuns(stateDir, [{ lowerBound: 0.9 }]);
+    const paths = await recordRuns(stateDir, [{}]);
     const given = await invoke([...base(), "--task-class", "vuln-remediation", "--report", paths[0]!]);
     expect(line(given.stdout)).toMatchObject({ evidence_sufficient: true, report_run_id: "run-0" });
-    // A copy with a forged bound is only a pointer to run-0: the chained 0.9 is what counts.
+    // A copy with a forged bound is only a pointer to run-0: the chained bound is what counts.
     const forged = join(dir, "forged.json");
     await writeFile(forged, JSON.stringify({ ...JSON.parse(await readFile(paths[0]!, "utf8")).report, lower_bound_95: 0.1 }));
-    expect(line((await invoke([...base(), "--task-class", "vuln-remediation", "--report", forged])).stdout)).toMatchObject({ lower_bound_95: 0.9 });
+    expect(line((await invoke([...base(), "--task-class", "vuln-remediation", "--report", forged])).stdout)).toMatchObject({ lower_bound_95: JSON.parse(await readFile(paths[0]!, "utf8")).report.lower_bound_95 });
     // In a state directory whose chain does not hold it, there is no such run.
     const outside = join(dir, "copied.json");
     await copyFile(paths[0]!, outside);
@@ -109,12 +111,30 @@ describe("evalgate promote-verdict", () => {
   });
 
   it("writes an insufficient verdict and exits 5 when the chain is tampered", async () => {
-    const paths = await recordRuns(stateDir, [{ lowerBound: 0.9 }, { lowerBound: 0.9 }]);
-    await writeFile(paths[0]!, (await readFile(paths[0]!, "utf8")).replace('"mean_score":0.85', '"mean_score":0.95'));
+    const paths = await recordRuns(stateDir, [{}, {}]);
+    await writeFile(paths[0]!, (await readFile(paths[0]!, "utf8")).replace(/"mean_score":[0-9.]+/, '"mean_score":0.95'));
     const result = await invoke([...base(), "--task-class", "vuln-remediation"]);
     expect(result.code).toBe(5);
     expect(line(result.stdout)).toMatchObject({ evidence_sufficient: false });
     expect(result.stderr).toMatch(/EVAL_CHAIN_TAMPERED/);
+  });
+
+  it("recomputes what it judges: a failing run's record re-appended (the project's own append) with forged figures is tampering (exit 5)", async () => {
+    const paths = await recordRuns(stateDir, [{ passed: 2 }]);
+    const failing = JSON.parse(await readFile(paths[0]!, "utf8")).report;
+    const runsDir = join(stateDir, "runs");
+    const head = await readChainHead(runsDir);
+    const forged = { ...failing, run_id: "forged", lower_bound_95: 0.95, mean_score: 0.95, passed_count: 12, prev_hash: head.head, chain_head: null };
+    await appendRunRecord(forged, { runsDir, hostFingerprint: await getHostFingerprint(stateDir) });
+    expect((await invoke(["verify", "--out", stateDir])).code).toBe(0); // the chain itself is intact
+    const result = await invoke([...base(), "--task-class", "vuln-remediation"]);
+    expect(result.code).toBe(5);
+    const verdict = line(result.stdout);
+    expect(verdict).toMatchObject({ evidence_sufficient: false, report_run_id: "forged", passed_count: 2 });
+    expect(verdict.lower_bound_95).toBeLessThan(0.2);
+    expect(verdict.reasons).toContainEqual(expect.stringMatching(/^tampered record: run forged: .*passed_count recorded 12, per-case data gives 2; mean_score recorded 0\.95, .*lower_bound_95 recorded 0\.95/));
+    expect(result.stderr.trim().split("\n")).toHaveLength(1);
+    expect(result.stderr).toMatch(/EVAL_RECORD_TAMPERED/);
   });
 
   it.each([
