@@ -1,7 +1,7 @@
 // Per-case detail files: written when a case runs, and reused (hard-linked) when a later run hits the cache.
 import { copyFileSync, linkSync, mkdirSync, readFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { CASE_DETAIL_SCHEMA_VERSION, CaseDetailSchema, safeParseWire } from "@eval/models";
+import { CASE_DETAIL_SCHEMA_VERSION } from "@eval/models";
 import type { BenchScore, SutOutput } from "@eval/models";
 import type { RubricOutcome } from "./rubric-isolation.ts";
 import { trialDetailFile } from "./trials.ts";
