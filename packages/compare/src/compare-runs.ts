@@ -67,7 +67,7 @@ const rounded = (value: number): number => Number(value.toFixed(12));
 /**
  * The betting order's seed, from the data alone: the task class, the case ids compared and both SUT digests.
  * Run ids are not in it: a cached rerun gets a new id with the same data, and a seed from ids let anyone re-roll
- * the comparison until the bound came out high (8 reruns of identical data spanned -0.147 to +0.001).
+ * the comparison until the bound came out high (8 reruns of identical data gave 8 different bounds).
  */
 function compareOrderSeed(baseline: AnyBenchRunReport, candidate: AnyBenchRunReport, caseIds: readonly string[]): string {
   return framedDigest("evalgate.compare_order_seed.v1", [baseline.task_class, baseline.sut_digest, candidate.sut_digest, String(caseIds.length), ...caseIds]);

@@ -50,7 +50,7 @@ function casesPassingEveryTrial(report: BenchRunReport): { readonly passing: num
  * trials per case, and a one-sided 95% lower bound on its pass^k must reach the tier's min_pass_hat_k. With k
  * the trials made, a case's pass^k is 1 when every trial passed, else 0, so the bound is Clopper-Pearson on the
  * count of such cases (read from per_case, not from the recorded figure). Judging the point estimate passed
- * 21-38% of runs at 10-15 cases whose true pass^k was 0.1 below the threshold. Reports before v3 made one
+ * 17-38% of runs whose true pass^k was 0.1 below the threshold (exact binomial, 10-15 cases, thresholds 0.6-0.9). Reports before v3 made one
  * trial per case and record no pass^k.
  */
 function reliabilityReasons(report: AnyBenchRunReport, targetTier: string, tier: TierConfig["tiers"][number], taskClassMinTrials: number): string[] {
