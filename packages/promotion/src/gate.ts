@@ -12,6 +12,8 @@ export interface EvaluateInput {
   readonly minCasesForPromotion: Readonly<Record<string, number>>;
   /** Whether the audit chain holding the report verified. */
   readonly chainVerified: boolean;
+  /** The attempts the report pools (pooled-evidence.ts): recorded on the verdict. */
+  readonly evidencePool?: PromotionVerdict["evidence_pool"];
   /** Why the report's stored figures cannot be trusted (recorded-figures.ts), when they disagreed with its per-case data. */
   readonly tampered?: string;
   /** Default: the tier just above the task class's current tier. */
@@ -201,6 +203,7 @@ export class PromotionGate {
       passed_over: input.passedOver ?? [],
       thresholds_calibrated: config.calibrated,
       evaluated_at: (input.now ?? new Date()).toISOString(),
+      ...(input.evidencePool === undefined ? {} : { evidence_pool: input.evidencePool }),
       requires_human_approval: true,
     });
   }

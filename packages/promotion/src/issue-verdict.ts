@@ -4,6 +4,7 @@ import type { EvalError } from "@eval/errors";
 import type { PromotionVerdict } from "@eval/models";
 import { chooseEvidence } from "./evidence.ts";
 import { PromotionGate } from "./gate.ts";
+import { poolEvidence } from "./pooled-evidence.ts";
 import { checkRecordedFigures } from "./recorded-figures.ts";
 import type { TierConfig } from "./tier-config.ts";
 import { writeVerdict } from "./write-verdict.ts";
@@ -42,8 +43,11 @@ export interface IssuedVerdict {
 export async function issueVerdict(options: IssueVerdictOptions): Promise<IssuedVerdict> {
   const runId = options.recordFile === undefined ? options.runId : await runIdOfRecordFile(options.recordFile);
   const evidence = await chooseEvidence({ runsDir: options.runsDir, taskClass: options.taskClass.name, ...(runId === undefined ? {} : { runId }), ...(options.verified === undefined ? {} : { verified: options.verified }) });
-  // The gate judges figures recomputed from the record's per-case data, never the stored ones.
-  const checked = checkRecordedFigures(evidence.report);
+  // The gate judges figures recomputed from per-case data, never the stored ones; for a v3 run, over every
+  // attempt the chain holds for the same SUT on its cases (pooled-evidence.ts), whichever run was named.
+  const judged = evidence.report;
+  const pooled = judged.schema_version === "evalgate.bench_run_report.v3" ? await poolEvidence(options.runsDir, judged) : null;
+  const checked = pooled === null ? checkRecordedFigures(judged) : { report: pooled.report, tampered: pooled.tampered };
   const verdict = new PromotionGate(options.config).evaluate({
     taskClass: options.taskClass.name,
     report: checked.report,
@@ -51,6 +55,7 @@ export async function issueVerdict(options: IssueVerdictOptions): Promise<Issued
     ...(options.taskClass.minTrials === undefined ? {} : { minTrials: options.taskClass.minTrials }),
     chainVerified: evidence.chainVerified,
     ...(checked.tampered === null ? {} : { tampered: checked.tampered.message }),
+    ...(pooled === null ? {} : { evidencePool: pooled.pool }),
     passedOver: evidence.passedOver,
     ...(options.targetTier === undefined ? {} : { targetTier: options.targetTier }),
     ...(options.now === undefined ? {} : { now: options.now }),

@@ -25,8 +25,9 @@ const line = (text: string) => JSON.parse(text.trim().split("\n").at(-1)!) as Re
 describe("evalgate promote-verdict", () => {
   it("evaluates the newest complete full run against the next tier, naming newer runs it passed over (exit 0)", async () => {
     // vuln-remediation registers bronze: 10; docs/trust-tiers.yaml has it at untrusted, bronze threshold 0.6.
-    // 12 cases scoring 0.9 bound at 0.684 (betting); 3 of 12 at 0.087.
-    await recordRuns(stateDir, [{ passed: 3 }, { passed: 12 }, { passed: 1, complete: false }, { cases: 10, subsetOf: 15 }]);
+    // 12 cases scoring 0.9 bound at 0.684 (betting). Every run is of one SUT: their attempts are pooled (a
+    // passing case scores the same in each fixture run, so it is one attempt, as a cache hit is).
+    await recordRuns(stateDir, [{ passed: 12 }, { passed: 12 }, { passed: 1, complete: false }, { cases: 10, subsetOf: 15 }]);
     const result = await invoke([...base(), "--task-class", "vuln-remediation"]);
     expect(result.stderr).toBe("");
     expect(result.code).toBe(0);
@@ -48,6 +49,7 @@ describe("evalgate promote-verdict", () => {
       min_cases_at_target: 10,
       thresholds_calibrated: false,
       requires_human_approval: true,
+      evidence_pool: { runs_pooled: ["run-0", "run-1", "partial:run-2", "run-3"], runs_excluded: [], attempts_per_case: 1, distinct_suts_on_held_out: 1 },
     });
     const files = await readdir(join(stateDir, "recommendations"));
     expect(files).toHaveLength(1);
@@ -70,6 +72,9 @@ describe("evalgate promote-verdict", () => {
     expect(result.stdout).toContain("  - passed_count 11 < 14 min_cases_for_promotion for silver");
     expect(result.stdout).toContain("  - held-out cases 3 < 5 required for silver");
     expect(result.stdout).toMatch(/thresholds NOT calibrated/);
+    expect(result.stdout).toContain("pooled 1 run(s), 1 attempt(s) per case (12 distinct attempts recorded, 0 beyond the fewest any case has, 0 harness faults left out); 0 run(s) excluded");
+    expect(result.stdout).toMatch(/run run-0 alone: lower bound 0\.58\d*, mean 0\.8333, passed 11 \(shown only: the verdict is on the pooled attempts\)/);
+    expect(result.stdout).toContain("1 distinct SUT(s) have run on this task class's held-out cases under its current rubric");
     expect(result.stdout).toMatch(/a person promotes by a reviewed change to .*trust-tiers\.yaml/);
   });
 
