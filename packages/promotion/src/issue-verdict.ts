@@ -1,7 +1,7 @@
-import { ChainTampered, runIdOfRecordFile } from "@eval/audit-chain";
+import { ChainTampered, runIdOfRecordFile, verifyAgainstAnchor } from "@eval/audit-chain";
 import type { VerifyResult } from "@eval/audit-chain";
 import type { EvalError } from "@eval/errors";
-import type { PromotionVerdict } from "@eval/models";
+import type { ChainAnchor, PromotionVerdict } from "@eval/models";
 import { chooseEvidence } from "./evidence.ts";
 import { PromotionGate } from "./gate.ts";
 import { poolEvidence } from "./pooled-evidence.ts";
@@ -22,6 +22,8 @@ export interface IssueVerdictOptions {
   readonly recordFile?: string;
   readonly targetTier?: string;
   readonly now?: Date;
+  /** An anchor kept outside the state directory: the chain must extend it (verifyAgainstAnchor). */
+  readonly anchor?: ChainAnchor;
   /** The chain as the caller just verified it (`run --with-verdict`: the run's own check): not walked again. */
   readonly verified?: VerifyResult;
 }
@@ -42,7 +44,8 @@ export interface IssuedVerdict {
  */
 export async function issueVerdict(options: IssueVerdictOptions): Promise<IssuedVerdict> {
   const runId = options.recordFile === undefined ? options.runId : await runIdOfRecordFile(options.recordFile);
-  const evidence = await chooseEvidence({ runsDir: options.runsDir, taskClass: options.taskClass.name, ...(runId === undefined ? {} : { runId }), ...(options.verified === undefined ? {} : { verified: options.verified }) });
+  const verified = options.anchor === undefined ? options.verified : await verifyAgainstAnchor(options.runsDir, options.anchor);
+  const evidence = await chooseEvidence({ runsDir: options.runsDir, taskClass: options.taskClass.name, ...(runId === undefined ? {} : { runId }), ...(verified === undefined ? {} : { verified }) });
   // The gate judges figures recomputed from per-case data, never the stored ones; for a v3 run, over every
   // attempt the chain holds for the same SUT on its cases (pooled-evidence.ts), whichever run was named.
   const judged = evidence.report;

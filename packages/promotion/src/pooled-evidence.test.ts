@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { appendRunRecord, getHostFingerprint, readChainHead } from "@eval/audit-chain";
-import type { BenchRunReportInput, BenchScore } from "@eval/models";
+import type { BenchRunReportInput } from "@eval/models";
 import { caseGateStatistics, clopperPearsonLowerBound, seededRandom } from "@eval/statistics";
 import { runReport } from "@eval/test-utils";
 import { issueVerdict } from "./issue-verdict.ts";
@@ -22,6 +22,7 @@ afterEach(async () => {
   await rm(stateDir, { recursive: true, force: true });
 });
 
+type BenchScore = BenchRunReportInput["per_case"][number]["score"];
 const pass = (ms: number): BenchScore => ({ passed: true, score: 1, breakdown: {}, failure_modes: [], cost_usd: 0, wall_clock_ms: ms });
 /** The SUT's own failure: it exits 1 when its own check fails (a crash, `sut.exception`). */
 const crash = (ms: number): BenchScore => ({ passed: false, score: 0, breakdown: {}, failure_modes: [{ code: "sut.exception", severity: "warn", detail: "exit 1" }], cost_usd: 0, wall_clock_ms: ms });

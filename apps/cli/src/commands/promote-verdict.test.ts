@@ -142,6 +142,26 @@ describe("evalgate promote-verdict", () => {
     expect(result.stderr).toMatch(/EVAL_RECORD_TAMPERED/);
   });
 
+  it("--anchor refuses a truncated chain: the newest failing run deleted would otherwise leave the older passing one sufficient", async () => {
+    // run-1 fails every case: pooled with run-0, every case has 2 attempts (0.9 and 0.1), too weak for bronze.
+    await recordRuns(stateDir, [{ passed: 12 }, { passed: 0 }]);
+    const anchorFile = join(dir, "anchor.json");
+    expect((await invoke(["anchor", "--out", stateDir, "--write", anchorFile])).code).toBe(0);
+    const before = await invoke([...base(), "--task-class", "vuln-remediation", "--anchor", anchorFile]);
+    expect(before.code).toBe(0);
+    expect(line(before.stdout)).toMatchObject({ evidence_sufficient: false, report_run_id: "run-1" });
+    const records = (await readdir(join(stateDir, "runs"))).filter((name) => name.endsWith(".json")).sort();
+    await rm(join(stateDir, "runs", records[1]!));
+    await writeFile(join(stateDir, "runs", ".index", "head.json"), `${JSON.stringify({ file: records[0], records: 1 })}\n`);
+    const unanchored = await invoke([...base(), "--task-class", "vuln-remediation"]);
+    expect(line(unanchored.stdout)).toMatchObject({ evidence_sufficient: true, report_run_id: "run-0" }); // the attack, without an anchor
+    const anchored = await invoke([...base(), "--task-class", "vuln-remediation", "--anchor", anchorFile]);
+    expect(anchored.code).toBe(5);
+    expect(line(anchored.stdout)).toMatchObject({ evidence_sufficient: false });
+    expect(line(anchored.stdout).reasons).toContain("the audit chain does not verify (run `evalgate verify`)");
+    expect(anchored.stderr).toMatch(/newest records were deleted.*EVAL_CHAIN_TAMPERED/);
+  });
+
   it.each([
     ["no run recorded", [], ["--task-class", "vuln-remediation"], 1, /no complete run of the whole task class of vuln-remediation .*EVAL_REPORT_NOT_FOUND/],
     ["only subset runs recorded", [{ cases: 10, subsetOf: 15 }], ["--task-class", "vuln-remediation"], 1, /no complete run of the whole task class of vuln-remediation .*\(1 subset or incomplete runs passed over\).*EVAL_REPORT_NOT_FOUND/],
