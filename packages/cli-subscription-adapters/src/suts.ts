@@ -75,8 +75,9 @@ function outputOf(result: Pick<TrialResult, "adapter" | "cli_version" | "classif
 export function createLiveSut(options: LiveSutOptions): SystemUnderTest {
   const backend = new CliSubscriptionBackend(options);
   const adapter = backend.adapter;
-  const probe = adapter.buildArgv("<prompt>", { workspaceDir: "<workspace>" });
-  const digest = blake3Digest(JSON.stringify({ kind: "evalgate.live-sut.v1", adapter: adapter.name, cli_version: backend.cliVersion, argv: probe.args }));
+  const probe = adapter.buildArgv("<prompt>", { workspaceDir: "<workspace>", insideSandbox: backend.sandbox === "bwrap" });
+  // The model and extra flags are part of what is evaluated: a different one is a different SUT.
+  const digest = blake3Digest(JSON.stringify({ kind: "evalgate.live-sut.v1", adapter: adapter.name, cli_version: backend.cliVersion, argv: probe.args, ...((options.extra_args ?? []).length === 0 ? {} : { extra_args: options.extra_args }) }));
   return {
     label: `cli:${adapter.name}`,
     digest,
