@@ -4,7 +4,8 @@
 #   ${XDG_CACHE_HOME:-$HOME/.cache}/evalgate/agent-clis/<sha256 of the lockfile, 16 hex>/
 # Test-only: never a product dependency, not part of the pnpm workspace. Prints the directory on stdout
 # and exits 0 when it is ready (a cache hit costs nothing); otherwise prints the reason on stderr and
-# exits 1, and the tests that need the CLIs skip naming that reason. EVALGATE_SKIP_AGENT_CLIS=1 skips it.
+# exits 1, and the tests that need the CLIs skip naming that reason. EVALGATE_SKIP_AGENT_CLIS=1 skips it;
+# EVALGATE_AGENT_CLIS_CHECK_ONLY=1 only reports whether the cache is ready (what the tests call).
 set -eu
 here=$(CDPATH= cd -- "$(dirname -- "$0")/agent-clis" && pwd)
 if [ "${EVALGATE_SKIP_AGENT_CLIS:-}" = "1" ]; then
@@ -16,6 +17,10 @@ dir="${XDG_CACHE_HOME:-$HOME/.cache}/evalgate/agent-clis/$digest"
 if [ -f "$dir/.complete" ]; then
   echo "$dir"
   exit 0
+fi
+if [ "${EVALGATE_AGENT_CLIS_CHECK_ONLY:-}" = "1" ]; then
+  echo "agent CLIs: not installed at $dir" >&2
+  exit 1
 fi
 if ! command -v npm >/dev/null 2>&1; then
   echo "agent CLIs: not installed (no npm on PATH)" >&2

@@ -106,6 +106,11 @@ export interface AgentAdapter {
    * non-interactive session in `workspaceDir`.
    */
   buildArgv(prompt: string, options: ArgvOptions): BuiltInvocation;
+  /**
+   * Files this CLI refuses to edit in non-interactive mode whatever its settings (Gemini CLI's Build File
+   * Protection): a live run refuses, before any case starts, cases whose input holds one (`limits`).
+   */
+  readonly uneditableFiles?: { readonly matches: (relativePath: string) => boolean; readonly reason: string };
   observeStream(): StreamObserver;
   classify(facts: StreamFacts, process: ProcessFacts): TrialClassification;
   detectSafety(facts: StreamFacts): SafetyDetection;

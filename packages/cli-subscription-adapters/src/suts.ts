@@ -10,6 +10,7 @@ import type { CliSubscriptionBackendOptions, TrialResult } from "./backend.ts";
 import { readCassette, writeCassette } from "./cassette-files.ts";
 import { AgentTrialFailed, CassetteInvalid } from "./errors.ts";
 import { buildAgentPrompt, promptSha256 } from "./prompt.ts";
+import { refuseUneditableCases } from "./limits.ts";
 import { judgeSession } from "./trial.ts";
 import { applyUnifiedDiff } from "./workspace-diff.ts";
 import { logTranscript } from "./transcript-log.ts";
@@ -83,6 +84,9 @@ export function createLiveSut(options: LiveSutOptions): SystemUnderTest {
     digest,
     // In the sandbox the agent has the network (its API); with `--sandbox none` it runs on the host.
     isolation: backend.sandbox === "bwrap" ? "bwrap-network" : "process",
+    async preflight({ cases }) {
+      refuseUneditableCases(adapter, options.benchRoot, cases);
+    },
     async run(invocation) {
       const prompt = buildAgentPrompt(invocation.benchCase, invocation.canarySeed);
       const result = await backend.run({
