@@ -138,6 +138,22 @@ describe("OpenAI Chat Completions", () => {
   });
 });
 
+describe("OpenAI Chat Completions without streaming", () => {
+  it("answers one chat.completion with the tool calls and usage, and text after the last turn", async () => {
+    stub = await startModelStub({ scenario: SCENARIO });
+    const tools = [{ type: "function", function: { name: "bash", parameters: { type: "object", properties: { command: {} } } } }];
+    const answer = JSON.parse((await post("/v1/chat/completions", { model: "m", tools, messages: [{ role: "user", content: "something else, scripted error is for Anthropic only" }] })).text) as Record<string, unknown>;
+    expect(answer).toMatchObject({ error: { message: "scripted refusal" } });
+    const scenario = parseScenario({ turns: [{ tools: [{ run: { command: "ls" } }] }] });
+    await stub.close();
+    stub = await startModelStub({ scenario });
+    const first = JSON.parse((await post("/v1/chat/completions", { model: "m", tools, messages: [{ role: "user", content: "go" }] })).text) as { choices: { message: { tool_calls: unknown[] }; finish_reason: string }[] };
+    expect(first.choices[0]).toMatchObject({ finish_reason: "tool_calls", message: { tool_calls: [{ id: "call_1_0", type: "function", function: { name: "bash", arguments: '{"command":"ls"}' } }] } });
+    const last = JSON.parse((await post("/v1/chat/completions", { model: "m", tools, messages: [{ role: "user", content: "go" }, { role: "assistant", content: null }, { role: "tool", content: "ok" }] })).text) as { choices: { message: { content: string }; finish_reason: string }[] };
+    expect(last.choices[0]).toMatchObject({ finish_reason: "stop", message: { content: "Done." } });
+  });
+});
+
 describe("Gemini", () => {
   const tools = [
     {
