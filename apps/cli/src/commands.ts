@@ -94,6 +94,12 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import("./commands/merge.ts")).MergeCommand,
   },
   {
+    path: ["model-stub"],
+    category: "Agents",
+    description: "Serve a scripted model endpoint on loopback for agent CLIs, answering from a scenario file",
+    load: async () => (await import("./commands/model-stub.ts")).ModelStubCommand,
+  },
+  {
     path: ["plan"],
     category: "Run",
     description: "Write a deterministic run plan that shards can run on any machine",
