@@ -156,6 +156,23 @@ function diffView(diff) {
   }
   return pre;
 }
+function workspaceView(ev) {
+  const head = el("h4", {}, "workspace diff" + (ev === null || ev.diff_source === null ? "" : ev.diff_source === "harness" ? " (recorded by the harness)" : " (as the SUT reported it)"));
+  if (ev === null || ev.diff === null) return [head, el("p", { class: "sub" }, "no workspace diff recorded for this case")];
+  if (ev.diff === "") return [head, el("p", { class: "sub" }, "empty: the SUT changed no file")];
+  const files = ev.changed_files.length === 0 ? null
+    : el("table", { id: "changed-files" }, ...ev.changed_files.map((f) => el("tr", { "data-status": f.status }, el("td", {}, f.status), el("td", { class: "mono" }, f.path), el("td", {}, f.status === "deleted" ? "" : f.bytes + " bytes"))));
+  const view = diffView(ev.diff);
+  view.id = "workspace-diff";
+  return files === null ? [head, view] : [head, files, view];
+}
+// Terminal control characters a SUT printed, shown as \xNN instead of dropped or obeyed.
+const visible = (text) => text.replace(/[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/g, (c) => "\\x" + c.charCodeAt(0).toString(16).padStart(2, "0"));
+function streamView(name, stream, id) {
+  if (stream === null) return [];
+  const summary = name + " (" + stream.bytes + " bytes" + (stream.truncated ? ", first part shown" : "") + ")";
+  return [el("details", { open: true, id }, el("summary", {}, summary), el("pre", {}, visible(stream.text)))];
+}
 function transcriptView(t) {
   const box = el("div", { id: "transcript" });
   box.append(el("p", { class: "sub" }, t.source.provider + " (" + t.source.format + "), model " + (t.source.model || "-") + ", " + t.tool_calls.length + " tool calls, " + t.messages.length + " messages"
@@ -195,7 +212,7 @@ async function showCase(c, row, index) {
   if (ev !== null && ev.sut_error !== null) panel.append(el("h4", {}, "SUT error"), el("pre", {}, ev.sut_error));
   if (ev !== null && ev.rubric_stderr) panel.append(el("details", {}, el("summary", {}, "rubric stderr"), el("pre", {}, ev.rubric_stderr)));
   panel.append(el("h4", {}, "transcript"), transcript === null ? el("p", { class: "sub" }, "no transcript recorded for this case") : transcriptView(transcript));
-  panel.append(el("h4", {}, "workspace diff"), ev === null || ev.diff === null ? el("p", { class: "sub" }, "the SUT reported no diff") : ev.diff === "" ? el("p", { class: "sub" }, "empty: the SUT changed no file") : diffView(ev.diff));
+  panel.append(...workspaceView(ev), ...streamView("SUT stdout", ev === null ? null : ev.sut_stdout, "sut-stdout"), ...streamView("SUT stderr", ev === null ? null : ev.sut_stderr, "sut-stderr"));
   panel.scrollIntoView({ block: "nearest" });
 }
 const wanted = decodeURIComponent(location.hash.replace(/^#case=/, ""));

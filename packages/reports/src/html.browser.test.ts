@@ -121,6 +121,11 @@ describe.skipIf(browserSkipReason !== null)(browserSkipReason === null ? "the HT
     expect(await page.locator("#case-detail .tool-call").nth(1).locator("pre.result").textContent()).toBe(SCRIPT_PAYLOAD);
     expect(await page.textContent("#failure-modes")).toContain(IMG_PAYLOAD);
     expect(await page.textContent("#case-detail pre.diff")).toContain(`+${SCRIPT_PAYLOAD}`);
+    // The SUT's own output, recorded by the harness: a payload stays text, a terminal escape is shown as \x1b.
+    expect(await page.textContent("#sut-stdout pre")).toBe(`out ${SCRIPT_PAYLOAD}\\x1b[2J`);
+    expect(await page.textContent("#sut-stdout summary")).toBe("SUT stdout (5 bytes)");
+    expect(await page.textContent("#case-detail h4:has(+ #changed-files)")).toBe("workspace diff (recorded by the harness)");
+    expect(await page.$$eval("#changed-files tr", (rows) => rows.map((row) => row.textContent))).toEqual(["changedpackage-lock.json2048 bytes"]);
     // Nothing ran: no global set by a payload, no element a payload would have made, no dialog, no error.
     expect(await page.evaluate(() => (globalThis as unknown as { __pwned?: string }).__pwned ?? null)).toBeNull();
     expect(await page.$$eval("body img", (images) => images.length)).toBe(0);

@@ -66,8 +66,28 @@ export interface CaseEvidence {
   readonly rubric_wall_clock_ms: number | null;
   readonly rubric_exit_code: number | null;
   readonly rubric_stderr: string | null;
-  /** The workspace diff the SUT produced, when it reported one. */
+  /** The workspace diff: as the harness recorded it (`diff_source: "harness"`), else as an older agent SUT reported it. */
   readonly diff: string | null;
+  readonly diff_source: "harness" | "sut" | null;
+  /** The files the SUT added, changed or deleted, as the harness recorded them (empty without a capture). */
+  readonly changed_files: readonly ChangedFile[];
+  /** What the SUT's process printed (the first bytes of each stream), when the harness recorded it. */
+  readonly sut_stdout: StreamText | null;
+  readonly sut_stderr: StreamText | null;
+}
+
+export interface ChangedFile {
+  readonly path: string;
+  readonly status: "added" | "changed" | "deleted";
+  /** The size after the change (0 for a deleted file). */
+  readonly bytes: number;
+}
+
+/** The first bytes of a stream, with its full size. */
+export interface StreamText {
+  readonly text: string;
+  readonly bytes: number;
+  readonly truncated: boolean;
 }
 
 export interface ReportCase {

@@ -1,6 +1,6 @@
 import type { Transcript } from "@eval/models";
 import { caseStatus } from "./report-data.ts";
-import type { ReportCase, ReportData } from "./report-data.ts";
+import type { CaseEvidence, ReportCase, ReportData, StreamText } from "./report-data.ts";
 
 /** Control characters (terminal escapes among them) an agent wrote, made visible instead of obeyed. */
 function plain(text: string): string {
@@ -60,11 +60,35 @@ export function renderCaseText(data: ReportData, reportCase: ReportCase): string
   if (evidence === null) lines.push("no detail file for this case in the run");
   else {
     if (evidence.sut_error !== null) lines.push(`SUT error: ${oneLine(evidence.sut_error, 400)}`);
-    if (evidence.diff !== null) {
-      const changed = evidence.diff.split("\n").filter((line) => line.startsWith("+++ ")).map((line) => line.slice(4).replace(/^b\//, ""));
-      lines.push(changed.length === 0 ? "workspace diff: no file changed" : `workspace diff: ${changed.length} file(s) changed: ${changed.map((file) => plain(file)).join(", ")}`);
-    }
+    lines.push(...diffLines(evidence), ...streamLines("SUT stdout", evidence.sut_stdout), ...streamLines("SUT stderr", evidence.sut_stderr));
   }
   lines.push(...(reportCase.transcript === null ? ["no transcript recorded for this case"] : transcriptLines(reportCase.transcript)));
   return `${lines.join("\n")}\n`;
+}
+
+/** At most this many lines of a diff or a stream in the terminal; the rest is counted. */
+const MAX_BLOCK_LINES = 200;
+
+/** `text` indented, control characters made visible, cut after MAX_BLOCK_LINES lines. */
+function block(text: string): string[] {
+  const lines = text.replace(/\n$/, "").split("\n");
+  const shown = lines.slice(0, MAX_BLOCK_LINES).map((line) => `  ${plain(line)}`);
+  return lines.length > MAX_BLOCK_LINES ? [...shown, `  ... ${lines.length - MAX_BLOCK_LINES} more lines (evalgate report shows all of it)`] : shown;
+}
+
+function diffLines(evidence: CaseEvidence): string[] {
+  if (evidence.diff === null) return ["workspace diff: none recorded"];
+  const source = evidence.diff_source === "harness" ? "recorded by the harness" : "as the SUT reported it";
+  if (evidence.diff_source === "harness") {
+    if (evidence.changed_files.length === 0) return [`workspace diff (${source}): no file changed`];
+    const files = evidence.changed_files.map((file) => `  ${file.status.padEnd(8)} ${plain(file.path)}${file.status === "deleted" ? "" : ` (${file.bytes} bytes)`}`);
+    return [`workspace diff (${source}): ${evidence.changed_files.length} file(s) changed`, ...files, ...block(evidence.diff)];
+  }
+  return evidence.diff === "" ? [`workspace diff (${source}): no file changed`] : [`workspace diff (${source}):`, ...block(evidence.diff)];
+}
+
+function streamLines(name: string, stream: StreamText | null): string[] {
+  if (stream === null) return [];
+  if (stream.bytes === 0) return [`${name}: empty`];
+  return [`${name} (${stream.bytes} bytes${stream.truncated ? `, first ${Buffer.byteLength(stream.text)} shown` : ""}):`, ...block(stream.text)];
 }

@@ -13,8 +13,8 @@ export class ShowCommand extends EvalgateCommand {
     description: "Show a recorded run, or one of its cases, in the terminal",
     details: `
       Without --case: the run's figures, the verdict per tier and one line per case. With --case: that
-      case's failure modes with their details, its breakdown, the SUT's diff (files changed) and its
-      transcript (messages, then tool calls one per line). Cache hits show the detail of the run that
+      case's failure modes with their details, its breakdown, the workspace diff the harness recorded, the
+      SUT's stdout and stderr, and its transcript (messages, then tool calls one per line). Cache hits show the detail of the run that
       executed the case. The run defaults to the newest one (of --task-class when given).
       --format json prints the gathered data as one JSON document instead.
     `,

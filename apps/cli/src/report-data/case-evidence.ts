@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { CaseDetailSchema, safeParseWire, TranscriptSchema } from "@eval/models";
 import type { CaseDetail, CaseResult, Transcript, TrialCaseResult } from "@eval/models";
 import type { CaseEvidence, CaseTrials, ReportCase } from "@eval/reports";
+import { capturedDiff } from "@eval/runner";
 
 /** The run's detail directory name: its run id without the `partial:` prefix. */
 export const detailDirName = (runId: string): string => runId.replace(/^partial:/, "");
@@ -19,8 +20,11 @@ function readDetail(runsDir: string, runId: string, caseId: string): CaseDetail 
   }
 }
 
-function evidenceOf(detail: CaseDetail): CaseEvidence {
+/** What a detail recorded besides its score; the workspace diff is rendered from the blob store in `blobsDir`. */
+function evidenceOf(detail: CaseDetail, blobsDir: string): CaseEvidence {
   const output = detail.sut_output as Record<string, unknown> | null;
+  const claimed = typeof output?.diff === "string" ? output.diff : null;
+  const capture = detail.workspace;
   return {
     executed_in_run: detail.run_id,
     sut_error: detail.sut_error,
@@ -28,7 +32,11 @@ function evidenceOf(detail: CaseDetail): CaseEvidence {
     rubric_wall_clock_ms: detail.rubric?.wall_clock_ms ?? null,
     rubric_exit_code: detail.rubric?.exit_code ?? null,
     rubric_stderr: detail.rubric === null || detail.rubric.stderr.text === "" ? null : detail.rubric.stderr.text,
-    diff: typeof output?.diff === "string" ? output.diff : null,
+    diff: capture === undefined ? claimed : capturedDiff(blobsDir, capture),
+    diff_source: capture !== undefined ? "harness" : claimed === null ? null : "sut",
+    changed_files: (capture?.changes ?? []).map((change) => ({ path: change.path, status: change.status, bytes: change.after?.bytes ?? 0 })),
+    sut_stdout: detail.sut_streams?.stdout ?? null,
+    sut_stderr: detail.sut_streams?.stderr ?? null,
   };
 }
 
@@ -80,7 +88,7 @@ export function trialsOf(entry: CaseResult | TrialCaseResult): CaseTrials | null
 }
 
 /** One case of a recorded run with its evidence, as the report views show it. */
-export function reportCaseOf(entry: CaseResult | TrialCaseResult, context: { runsDir: string; runId: string; taskClass: string; transcripts: TranscriptIndex; baseline: CaseResult | null | undefined }): ReportCase {
+export function reportCaseOf(entry: CaseResult | TrialCaseResult, context: { runsDir: string; blobsDir: string; runId: string; taskClass: string; transcripts: TranscriptIndex; baseline: CaseResult | null | undefined }): ReportCase {
   const detail = readDetail(context.runsDir, context.runId, entry.case_id);
   return {
     case_id: entry.case_id,
@@ -88,7 +96,7 @@ export function reportCaseOf(entry: CaseResult | TrialCaseResult, context: { run
     score: entry.score,
     cache_hit: detail === null ? null : detail.from_cache !== undefined,
     trials: trialsOf(entry),
-    evidence: detail === null ? null : evidenceOf(detail),
+    evidence: detail === null ? null : evidenceOf(detail, context.blobsDir),
     transcript: detail === null ? null : context.transcripts.find(context.taskClass, detail),
     baseline: context.baseline === undefined || context.baseline === null ? null : { score: context.baseline.score.score, passed: context.baseline.score.passed },
   };
