@@ -3,14 +3,14 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { CaseDetailSchema, safeParseWire, TranscriptSchema } from "@eval/models";
 import type { CaseDetail, CaseResult, Transcript, TrialCaseResult } from "@eval/models";
-import type { CaseEvidence, CaseTrials, ReportCase } from "@eval/reports";
-import { capturedDiff } from "@eval/runner";
+import type { CaseEvidence, CaseTrials, ReportCase, ReportTrial } from "@eval/reports";
+import { capturedDiff, trialDetailFile } from "@eval/runner";
 
 /** The run's detail directory name: its run id without the `partial:` prefix. */
 export const detailDirName = (runId: string): string => runId.replace(/^partial:/, "");
 
-function readDetail(runsDir: string, runId: string, caseId: string): CaseDetail | null {
-  const path = join(runsDir, detailDirName(runId), "cases", `${caseId}.json`);
+function readDetail(runsDir: string, runId: string, caseId: string, trial = 0): CaseDetail | null {
+  const path = join(runsDir, detailDirName(runId), "cases", trialDetailFile(caseId, trial));
   if (!existsSync(path)) return null;
   try {
     const parsed = safeParseWire(CaseDetailSchema, JSON.parse(readFileSync(path, "utf8")));
@@ -87,6 +87,15 @@ export function trialsOf(entry: CaseResult | TrialCaseResult): CaseTrials | null
   return { passed: entry.trials.filter((trial) => trial.passed).length, total: entry.trials.length };
 }
 
+/** Every trial of a case of a run with more than one trial per case, each with its own detail; null otherwise. */
+function trialRunsOf(entry: CaseResult | TrialCaseResult, context: { runsDir: string; blobsDir: string; runId: string; taskClass: string; transcripts: TranscriptIndex }): ReportTrial[] | null {
+  if (!("trials" in entry) || entry.trials === undefined) return null;
+  return entry.trials.map((score, trial) => {
+    const detail = readDetail(context.runsDir, context.runId, entry.case_id, trial);
+    return { trial, score, evidence: detail === null ? null : evidenceOf(detail, context.blobsDir), transcript: detail === null ? null : context.transcripts.find(context.taskClass, detail) };
+  });
+}
+
 /** One case of a recorded run with its evidence, as the report views show it. */
 export function reportCaseOf(entry: CaseResult | TrialCaseResult, context: { runsDir: string; blobsDir: string; runId: string; taskClass: string; transcripts: TranscriptIndex; baseline: CaseResult | null | undefined }): ReportCase {
   const detail = readDetail(context.runsDir, context.runId, entry.case_id);
@@ -96,6 +105,7 @@ export function reportCaseOf(entry: CaseResult | TrialCaseResult, context: { run
     score: entry.score,
     cache_hit: detail === null ? null : detail.from_cache !== undefined,
     trials: trialsOf(entry),
+    trial_runs: trialRunsOf(entry, context),
     evidence: detail === null ? null : evidenceOf(detail, context.blobsDir),
     transcript: detail === null ? null : context.transcripts.find(context.taskClass, detail),
     baseline: context.baseline === undefined || context.baseline === null ? null : { score: context.baseline.score.score, passed: context.baseline.score.passed },
