@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readEmbeddedData } from "@eval/reports";
+import { checkJunit } from "@eval/test-utils";
 import { makeUpperBench } from "./commands/run.test-helpers.ts";
 
 const execFileAsync = promisify(execFile);
@@ -123,8 +124,13 @@ describe("trials everywhere, through the built CLI", () => {
     const bad = await evalgate("show", "--case", flaky, "--trial", "7", "--out", trialState, "--bench-root", bench.benchRoot);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/^evalgate: case .* has no trial "7": it ran 3 trials \(0 to 2\)/m);
-    // JUnit: a case fails when any trial failed, with each failing trial's modes.
+    // JUnit: a case fails when any trial failed, with each failing trial's modes; the file validates.
     const junit = await readFile(join(bench.root, "ci", "junit.xml"), "utf8");
+    const checked = await checkJunit(junit);
+    expect(checked.errors).toEqual([]);
+    expect(checked.declared).toEqual(checked.counted);
+    expect(checked.declared.tests).toBe(5);
+    expect(checked.declared.failures).toBe(5 - (JSON.parse(run.stdout.trim().split("\n").at(-1)!) as { passed_count: number }).passed_count);
     const testcase = new RegExp(`<testcase [^>]*name="${flaky}"[^>]*>\\n\\s*<failure message="([12]) of 3 trials passed \\(flaky\\): wrong_text" type="wrong_text">([^<]*)</failure>`).exec(junit);
     expect(testcase).not.toBeNull();
     expect(testcase![2]).toContain(`trial ${failingTrial}: fail, score 0 (passed: false)\n  wrong_text [block]`);

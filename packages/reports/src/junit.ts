@@ -1,11 +1,13 @@
 import { escapeXml } from "./escape.ts";
 import type { BenchScore } from "@eval/models";
-import { caseStatus, failingTrials, isFlaky, trialStatus } from "./report-data.ts";
+import { caseStatus, failingTrials, incompleteReasonText, isFlaky, trialStatus } from "./report-data.ts";
 import type { CaseEvidence, ReportCase, ReportRun } from "./report-data.ts";
 
 export interface JunitInput {
   readonly run: ReportRun;
   readonly cases: readonly ReportCase[];
+  /** Selected cases an incomplete run did not score: each a skipped testcase saying why. */
+  readonly unscored?: readonly string[];
 }
 
 const seconds = (ms: number): string => (ms / 1000).toFixed(3);
@@ -53,6 +55,8 @@ function caseXml(taskClass: string, reportCase: ReportCase): string {
 /** JUnit XML for a run: one testcase per case; a failed case carries its failure modes and their details. */
 export function renderJunit(input: JunitInput): string {
   const { run, cases } = input;
+  const unscored = input.unscored ?? [];
+  const tests = cases.length + unscored.length;
   const failures = cases.filter((c) => caseStatus(c) === "fail").length;
   const errors = cases.filter((c) => caseStatus(c) === "error").length;
   const time = seconds(cases.reduce((sum, c) => sum + c.score.wall_clock_ms, 0));
@@ -69,15 +73,16 @@ export function renderJunit(input: JunitInput): string {
   ]
     .map(([name, value]) => `      <property name="${name}" value="${escapeXml(value!)}"/>`)
     .join("\n");
-  const suite = `  <testsuite name="${escapeXml(run.task_class)}" tests="${cases.length}" failures="${failures}" errors="${errors}" skipped="0" time="${time}" timestamp="${escapeXml(run.started_at.replace(/Z$/, ""))}">`;
+  const suite = `  <testsuite name="${escapeXml(run.task_class)}" tests="${tests}" failures="${failures}" errors="${errors}" skipped="${unscored.length}" time="${time}" timestamp="${escapeXml(run.started_at.replace(/Z$/, ""))}">`;
   return [
     `<?xml version="1.0" encoding="UTF-8"?>`,
-    `<testsuites name="evalgate" tests="${cases.length}" failures="${failures}" errors="${errors}" time="${time}">`,
+    `<testsuites name="evalgate" tests="${tests}" failures="${failures}" errors="${errors}" time="${time}">`,
     suite,
     "    <properties>",
     properties,
     "    </properties>",
     ...cases.map((c) => caseXml(run.task_class, c)),
+    ...unscored.map((caseId) => `    <testcase classname="evalgate.${escapeXml(run.task_class)}" name="${escapeXml(caseId)}" time="0.000">\n      <skipped message="${escapeXml(`not scored: ${incompleteReasonText("incomplete_reason" in run ? run.incomplete_reason : null)}`)}"/>\n    </testcase>`),
     "  </testsuite>",
     "</testsuites>",
     "",

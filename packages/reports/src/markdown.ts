@@ -1,6 +1,6 @@
 import type { PromotionVerdict } from "@eval/models";
 import { escapeMarkdown } from "./escape.ts";
-import { caseStatus, failingTrials, isFlaky } from "./report-data.ts";
+import { caseStatus, failingTrials, incompleteReasonText, isFlaky } from "./report-data.ts";
 import type { ReportCase, ReportRun } from "./report-data.ts";
 
 export interface MarkdownSummaryInput {
@@ -17,6 +17,18 @@ function verdictLines(verdicts: readonly PromotionVerdict[]): string[] {
     `- **${escapeMarkdown(verdict.target_tier)}**: evidence ${verdict.evidence_sufficient ? "sufficient" : "**NOT sufficient**"} (threshold ${verdict.threshold_at_target})`,
     ...(verdict.evidence_sufficient ? [] : verdict.reasons.map((reason) => `  - ${escapeMarkdown(reason)}`)),
   ]);
+}
+
+const isSubset = (run: ReportRun): boolean => run.schema_version !== "evalgate.bench_run_report.v1" && run.selection.scope === "subset";
+
+/** Why a run is incomplete and how much it scored; that a subset cannot support a promotion. */
+function scopeLines(run: ReportRun, scored: number): string[] {
+  const lines: string[] = [];
+  if (!run.complete) lines.push(`**Incomplete**: ${incompleteReasonText("incomplete_reason" in run ? run.incomplete_reason : null)}; ${scored} of ${run.case_count} selected cases were scored, the rest are skipped. An incomplete run never supports a promotion.`);
+  if (isSubset(run) && run.schema_version !== "evalgate.bench_run_report.v1") {
+    lines.push(`**Subset**: ${run.selection.selected_case_count} of the ${run.selection.task_class_case_count} cases of the task class (filter ${escapeMarkdown(run.selection.filter ?? "none")}): it cannot support a promotion.`);
+  }
+  return lines.length === 0 ? [] : [...lines, ""];
 }
 
 /** With trials: pass@1, pass^k and the flaky cases (nothing with one trial per case). */
@@ -40,8 +52,9 @@ export function renderMarkdownSummary(input: MarkdownSummaryInput): string {
     return `| ${escapeMarkdown(c.case_id)} | ${caseStatus(c)} | ${c.score.score.toFixed(3)} |${withTrials ? trials || " - |" : ""} ${escapeMarkdown(modes)} |`;
   });
   const lines = [
-    `### evalgate: ${escapeMarkdown(run.task_class)}: ${run.passed_count} of ${run.case_count} cases passed${run.complete ? "" : " (INCOMPLETE)"}`,
+    `### evalgate: ${escapeMarkdown(run.task_class)}: ${run.passed_count} of ${run.case_count} cases passed${run.complete ? "" : " (INCOMPLETE)"}${isSubset(run) ? " (SUBSET)" : ""}`,
     "",
+    ...scopeLines(run, input.cases.length),
     `One-sided 95% lower bound **${run.lower_bound_95.toFixed(4)}** (${run.lower_bound_method}), mean ${run.mean_score.toFixed(4)}, sd ${run.score_stddev.toFixed(4)}, cost $${run.total_cost_usd.toFixed(4)}.`,
     `SUT ${escapeMarkdown(run.sut_label)}; run ${escapeMarkdown(run.run_id)}; chain head ${escapeMarkdown(run.chain_head ?? "-")}.`,
     ...reliabilityLines(run),

@@ -130,6 +130,22 @@ export interface ReportBaseline {
 /** Failure codes that say the harness or the environment failed, not the case (the runner's list). */
 export const HARNESS_FAILURE_CODES: ReadonlySet<string> = new Set(["sut.timeout", "sut.exception", "rubric.timeout"]);
 
+/** Why an incomplete run stopped, as a CI reader needs it said. */
+export function incompleteReasonText(reason: string | null): string {
+  switch (reason) {
+    case "cost_cap":
+      return "the run stopped at its cost cap (--max-cost-usd)";
+    case "interrupted":
+      return "the run was interrupted (Ctrl-C or SIGTERM)";
+    case "cancelled":
+      return "the run was cancelled";
+    case "units_missing":
+      return "the merge was missing shards' units (--allow-incomplete)";
+    default:
+      return "the run did not finish";
+  }
+}
+
 /** A trial's status: `error` when a harness-side failure decided it, else pass or fail. */
 export function trialStatus(score: BenchScore): "pass" | "fail" | "error" {
   if (score.failure_modes.some((mode) => HARNESS_FAILURE_CODES.has(mode.code))) return "error";

@@ -102,6 +102,8 @@ export interface RunEvalResult {
   readonly chain: VerifyResult;
   /** The task class the run loaded (its minimums, e.g. `minTrials`, included): callers never load it again. */
   readonly taskClass: TaskClass;
+  /** Selected cases the run did not score (an incomplete run: cost cap, interrupt), in case order. */
+  readonly unscoredCaseIds: readonly string[];
 }
 
 /** A run scored but not appended: what `runEval` appends, and what a shard writes into its bundle. */

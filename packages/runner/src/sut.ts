@@ -46,30 +46,28 @@ class ModuleSutWorkers {
 
   async run(invocation: SutInvocation): Promise<SutOutput> {
     if (invocation.signal.aborted) throw new SutAborted("aborted before start");
-    // stdout and stderr piped to the harness (not inherited): what the SUT prints is recorded per case.
-    const worker = this.#idle.pop() ?? new Worker(new URL(`./module-sut-worker${import.meta.url.endsWith(".ts") ? ".ts" : ".js"}`, import.meta.url), { stdout: true, stderr: true });
+    const worker = this.#idle.pop() ?? new Worker(new URL(`./module-sut-worker${import.meta.url.endsWith(".ts") ? ".ts" : ".js"}`, import.meta.url));
     worker.ref();
     const { signal, recordStreams, ...data } = invocation;
-    const streams = collectStreams(worker);
     try {
       const output = await new Promise<unknown>((resolvePromise, reject) => {
         const onAbort = (): void => reject(new SutAborted("aborted"));
         signal.addEventListener("abort", onAbort, { once: true });
         worker.once("error", reject);
-        worker.once("message", (message: { type: "ok"; output: unknown } | { type: "error"; name: string; message: string }) => {
+        worker.once("message", (message: WorkerReply) => {
           signal.removeEventListener("abort", onAbort);
           worker.removeListener("error", reject);
+          // What the SUT's code printed, captured in its worker: recorded also when it threw.
+          recordStreams?.(message.streams);
           if (message.type === "ok") resolvePromise(message.output);
           else reject(Object.assign(new Error(message.message), { name: message.name }));
         });
         worker.postMessage({ type: "run", file: this.#file, exportName: this.#exportName, invocation: data });
       });
-      recordStreams?.(await streams.end());
       worker.unref();
       this.#idle.push(worker);
       return checkSutOutput(output);
     } catch (error) {
-      recordStreams?.(await streams.end());
       // Past its deadline or failed: this worker may still be running the SUT's code; it is not reused.
       await worker.terminate();
       throw error;
@@ -77,33 +75,8 @@ class ModuleSutWorkers {
   }
 }
 
-/** Keeps at most this much of each stream a module SUT's worker prints during one case. */
-const MODULE_STREAM_KEEP_BYTES = 1024 * 1024;
-
-/**
- * Collects what a worker prints to stdout and stderr from now until `end()`, which first lets output
- * already written by the worker's thread arrive (it is delivered asynchronously), then stops listening.
- */
-function collectStreams(worker: Worker): { end(): Promise<{ stdout: Buffer; stderr: Buffer }> } {
-  const kept = { stdout: [] as Buffer[], stderr: [] as Buffer[] };
-  const sizes = { stdout: 0, stderr: 0 };
-  const listener = (name: "stdout" | "stderr") => (chunk: Buffer): void => {
-    if (sizes[name] < MODULE_STREAM_KEEP_BYTES) kept[name].push(chunk.subarray(0, MODULE_STREAM_KEEP_BYTES - sizes[name]));
-    sizes[name] += chunk.length;
-  };
-  const onStdout = listener("stdout");
-  const onStderr = listener("stderr");
-  worker.stdout.on("data", onStdout);
-  worker.stderr.on("data", onStderr);
-  return {
-    async end() {
-      await new Promise((resolveTick) => setImmediate(resolveTick));
-      worker.stdout.off("data", onStdout);
-      worker.stderr.off("data", onStderr);
-      return { stdout: Buffer.concat(kept.stdout), stderr: Buffer.concat(kept.stderr) };
-    },
-  };
-}
+/** The worker's answer for one case, with what the SUT's code wrote to stdout and stderr meanwhile. */
+type WorkerReply = ({ type: "ok"; output: unknown } | { type: "error"; name: string; message: string }) & { streams: { stdout: string; stderr: string } };
 
 /**
  * A module's export as a SUT: `module:<path>#<export>` (export defaults to `default`). The export is
