@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { CaseDetailSchema, safeParseWire, TranscriptSchema } from "@eval/models";
 import type { CaseDetail, CaseResult, Transcript, TrialCaseResult } from "@eval/models";
 import type { CaseEvidence, CaseTrials, ReportCase, ReportTrial } from "@eval/reports";
-import { capturedDiff, trialDetailFile } from "@eval/runner";
+import { capturedDiff, isCachedDetail, trialDetailFile } from "@eval/runner";
 
 /** The run's detail directory name: its run id without the `partial:` prefix. */
 export const detailDirName = (runId: string): string => runId.replace(/^partial:/, "");
@@ -103,7 +103,7 @@ export function reportCaseOf(entry: CaseResult | TrialCaseResult, context: { run
     case_id: entry.case_id,
     curation_class: entry.curation_class,
     score: entry.score,
-    cache_hit: detail === null ? null : detail.from_cache !== undefined,
+    cache_hit: detail === null ? null : isCachedDetail(detail, context.runId),
     trials: trialsOf(entry),
     trial_runs: trialRunsOf(entry, context),
     evidence: detail === null ? null : evidenceOf(detail, context.blobsDir),
