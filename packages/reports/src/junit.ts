@@ -12,6 +12,9 @@ export interface JunitInput {
 
 const seconds = (ms: number): string => (ms / 1000).toFixed(3);
 
+/** The run's start as an ISO 8601 date-time in UTC with its zone (`Z`), whole seconds, as CI servers parse it. */
+const utcTimestamp = (iso: string): string => `${new Date(iso).toISOString().slice(0, 19)}Z`;
+
 /** One scored attempt's lines: its score, its failure modes with details, the SUT's error. */
 function scoreLines(score: BenchScore, evidence: CaseEvidence | null, indent: string): string[] {
   return [
@@ -73,7 +76,7 @@ export function renderJunit(input: JunitInput): string {
   ]
     .map(([name, value]) => `      <property name="${name}" value="${escapeXml(value!)}"/>`)
     .join("\n");
-  const suite = `  <testsuite name="${escapeXml(run.task_class)}" tests="${tests}" failures="${failures}" errors="${errors}" skipped="${unscored.length}" time="${time}" timestamp="${escapeXml(run.started_at.replace(/Z$/, ""))}">`;
+  const suite = `  <testsuite name="${escapeXml(run.task_class)}" tests="${tests}" failures="${failures}" errors="${errors}" skipped="${unscored.length}" time="${time}" timestamp="${escapeXml(utcTimestamp(run.started_at))}">`;
   return [
     `<?xml version="1.0" encoding="UTF-8"?>`,
     `<testsuites name="evalgate" tests="${tests}" failures="${failures}" errors="${errors}" time="${time}">`,

@@ -107,6 +107,8 @@ describe("renderJunit", () => {
     expect(xml).not.toContain(IMG_PAYLOAD);
     expect(xml).toContain(`<property name="lower_bound_95" value="${data.run.lower_bound_95}"/>`);
     expect(xml).toContain("SUT error: timeout");
+    // The start in UTC with its zone, not a local-looking time without one.
+    expect(xml).toMatch(/<testsuite [^>]* timestamp="\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ">/);
   });
 
   it("with trials, a case whose first trial passed but another failed is a failure, as the run's passed_count counts it", () => {
