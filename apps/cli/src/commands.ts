@@ -118,6 +118,12 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import("./commands/report.ts")).ReportCommand,
   },
   {
+    path: ["rescore"],
+    category: "Run",
+    description: "Score a recorded run's outputs again with the current rubric, without calling its SUT",
+    load: async () => (await import("./commands/rescore.ts")).RescoreCommand,
+  },
+  {
     path: ["run"],
     category: "Run",
     description: "Run a task class's bench against a system under test, score it, and append the run to the audit chain",

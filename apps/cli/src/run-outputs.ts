@@ -1,4 +1,4 @@
-// The CI outputs of `evalgate run`: a JUnit file and a Markdown job summary, from the run just recorded.
+// The CI outputs of `evalgate run` and `evalgate merge`: a JUnit file and a Markdown job summary, from the run just recorded.
 import { resolve } from "node:path";
 import { ignoreWarnings } from "@eval/errors";
 import type { WarningSink } from "@eval/errors";
@@ -18,6 +18,8 @@ export interface RunOutputOptions {
   readonly junit?: string;
   /** `--summary-md <file>`; GITHUB_STEP_SUMMARY (appended to) when set. */
   readonly summaryMd?: string;
+  /** Selected cases the run did not score (skipped testcases in JUnit). */
+  readonly unscored: readonly string[];
   readonly onWarning: WarningSink;
 }
 
@@ -46,7 +48,7 @@ export async function writeRunOutputs(options: RunOutputOptions): Promise<string
   const written: string[] = [];
   if (options.junit !== undefined) {
     const path = resolve(options.cwd, options.junit);
-    await writeOutputFile(path, renderJunit({ run: data.run, cases: data.cases }));
+    await writeOutputFile(path, renderJunit({ run: data.run, cases: data.cases, unscored: options.unscored }));
     written.push(path);
   }
   const markdown = renderMarkdownSummary({ run: data.run, cases: data.cases, verdicts: data.verdicts });

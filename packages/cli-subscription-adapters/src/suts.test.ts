@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { EvalWarning } from "@eval/errors";
-import type { BenchCase, SutInvocation } from "@eval/models";
+import type { BenchCase, SutInvocation, SutStreams } from "@eval/models";
 import { BenchCaseSchema, CassetteMetaSchema, parseWire, sutCaseOf } from "@eval/models";
 import { readCassette, writeCassette } from "./cassette-files.ts";
 import { writeReport } from "./compliance.test-helpers.ts";
@@ -99,8 +99,12 @@ describe("live SUT with --record, then replay", () => {
     const { sut, fake } = liveSut("claude", [{ modifyFile: { path: "src/app.js", content: "fixed\n" } }, { stdout: "file:claude-success.stdout.jsonl" }]);
     expect(sut.label).toBe("cli:claude-code");
     expect(sut.digest).toMatch(/^blake3:[0-9a-f]{64}$/);
-    const live = invocation(benchCase);
+    const liveStreams: SutStreams[] = [];
+    const live = { ...invocation(benchCase), recordStreams: (streams: SutStreams) => void liveStreams.push(streams) };
     const output = await sut.run(live);
+    // The harness is handed the CLI's own streams (secrets scrubbed) to record.
+    expect(liveStreams).toHaveLength(1);
+    expect(liveStreams[0]!.stdout).toBe(readStream("claude-success.stdout.jsonl"));
     expect(output).toMatchObject({ adapter: "claude-code", cli_version: "2.1.330", trial_class: "parse_success", cost_usd: 0.0213, replayed: false });
     expect(readFileSync(join(live.workspacePath, "src", "app.js"), "utf8")).toBe("fixed\n");
     expect(fake.invocations()[0]!.envNames).toContain("EVALGATE_BENCH_INVOCATION_TAG");
@@ -117,8 +121,10 @@ describe("live SUT with --record, then replay", () => {
     expect(replayed).toMatchObject({ trial_class: "parse_success", cost_usd: 0, recorded_cost_usd: 0.0213, replayed: true, synthetic_cassette: false, diff: output.diff });
     expect(replayed.transcript).toEqual(output.transcript);
     expect(fake.invocations()).toHaveLength(1);
-    const replayWorkspace = invocation(benchCase);
+    const replayStreams: SutStreams[] = [];
+    const replayWorkspace = { ...invocation(benchCase), recordStreams: (streams: SutStreams) => void replayStreams.push(streams) };
     await createReplaySut({ benchRoot: benchRootOf(benchCase) }).run(replayWorkspace);
+    expect(replayStreams.map((streams) => streams.stdout)).toEqual([readStream("claude-success.stdout.jsonl")]);
     expect(readFileSync(join(replayWorkspace.workspacePath, "src", "app.js"), "utf8")).toBe("fixed\n");
   });
 

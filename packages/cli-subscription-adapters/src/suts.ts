@@ -98,6 +98,7 @@ export function createLiveSut(options: LiveSutOptions): SystemUnderTest {
         labels: { case_id: invocation.benchCase.case_id },
       });
       const meta = result.backend_metadata;
+      invocation.recordStreams?.({ stdout: result.stdout, stderr: result.stderr });
       if (options.transcriptLog !== undefined) await logTranscript(options.transcriptLog, invocation, result.transcript, result.stdout);
       if (result.classification.trial_class === "cli_error") {
         throw new AgentTrialFailed(adapter.name, result.classification.cli_error_kind ?? "cli_error", result.classification.reason, {
@@ -158,6 +159,7 @@ export function createReplaySut(options: { readonly benchRoot: string; readonly 
         );
       }
       if (invocation.signal.aborted) throw new Error("replay cancelled before it started");
+      invocation.recordStreams?.({ stdout: cassette.stdout, stderr: cassette.stderr });
       const adapter = getAdapter(cassette.meta.adapter);
       const judged = judgeSession(
         adapter,

@@ -68,6 +68,7 @@ export {
   CASE_DETAIL_SCHEMA_VERSION,
   CaseDetailSchema,
   StreamExcerptSchema,
+  MAX_CAPTURED_CHANGES,
   SUT_REQUEST_SCHEMA_VERSION,
   SutRequestSchema,
 } from "./runner-files.ts";
@@ -81,7 +82,7 @@ export {
   ShardManifestSchema,
   ShardUnitSchema,
 } from "./scale-out.ts";
-export type { SutInvocation, SutOutput, SystemUnderTest } from "./sut.ts";
+export type { SutInvocation, SutOutput, SutStreams, SystemUnderTest } from "./sut.ts";
 export {
   CliBackendMetadataSchema,
   CliErrorKindSchema,
@@ -118,6 +119,8 @@ export type {
   AgentAdapterName,
   CacheEntry,
   CaseDetail,
+  WorkspaceCapture,
+  WorkspaceChange,
   RunPlan,
   ShardManifest,
   ShardUnit,

@@ -165,6 +165,16 @@ export const BenchRunReportV2Schema = z
 
 export const RUN_REPORT_SCHEMA_VERSION = "evalgate.bench_run_report.v3";
 
+/**
+ * A rescore (`evalgate rescore`): the recorded outputs of `run_id` (its SUT's digest, scored then under
+ * `rubric_digest`) scored again by the current rubric without calling the SUT.
+ */
+export const RescoreOfSchema = z.strictObject({
+  run_id: z.string().min(1).max(200),
+  sut_digest: Blake3DigestSchema,
+  rubric_digest: Blake3DigestSchema,
+});
+
 /** The aggregate of one run: what the audit chain records and the promotion gate reads. */
 export const BenchRunReportSchema = z
   .strictObject({
@@ -175,6 +185,8 @@ export const BenchRunReportSchema = z
     per_case: z.array(TrialCaseResultSchema),
     ...trialFields,
     ...runTotalsFields,
+    /** Present on a rescore only: the run whose recorded outputs this run scored. */
+    rescore_of: RescoreOfSchema.optional(),
   })
   .refine(caseCountMatchesSelection.check, caseCountMatchesSelection.params);
 

@@ -25,6 +25,37 @@ export const StreamExcerptSchema = z.strictObject({
   truncated: z.boolean(),
 });
 
+/** A file's content as a capture keeps it: in the state directory's blob store (`blobs/`) by its digest. */
+export const CapturedContentSchema = z.strictObject({
+  /** BLAKE3 of the bytes; null when the file was too large to read (its size alone is known). */
+  digest: Blake3DigestSchema.nullable(),
+  bytes: z.number().int().min(0),
+  /** Whether the blob store holds the bytes (false past the capture's size caps). */
+  stored: z.boolean(),
+});
+
+/** One file the SUT added, changed or deleted in its workspace, against the case's input. */
+export const WorkspaceChangeSchema = z.strictObject({
+  path: z.string().min(1).max(4096),
+  status: z.enum(["added", "changed", "deleted"]),
+  before: CapturedContentSchema.nullable(),
+  after: CapturedContentSchema.nullable(),
+});
+
+export const MAX_CAPTURED_CHANGES = 1000;
+
+/**
+ * What the harness recorded of the workspace a SUT left (for every SUT kind, not the SUT's claim): the
+ * changed, added and deleted files against the case's input, their contents in the blob store.
+ */
+export const WorkspaceCaptureSchema = z.strictObject({
+  changes: z.array(WorkspaceChangeSchema).max(MAX_CAPTURED_CHANGES),
+  /** Regular files in the workspace the SUT left untouched. */
+  unchanged: z.number().int().min(0),
+  /** True when every change is listed and every added or changed file's bytes are stored: the workspace can be rebuilt. */
+  complete: z.boolean(),
+});
+
 /**
  * `runs/<run-id>/cases/<case-id>.json`: everything needed to see why one case scored as it did,
  * written when the case ran, and hard-linked for a later cache hit (its `run_id` then names the
@@ -45,6 +76,10 @@ export const CaseDetailSchema = z.strictObject({
   sut_wall_clock_ms: z.number().int().min(0),
   /** Symlinks and special files the SUT left in its workspace, removed before the rubric ran (first 100). */
   removed_from_workspace: z.array(z.string()).max(100).optional(),
+  /** The workspace the SUT left, as the harness saw it before the rubric ran (absent when the SUT call failed before returning). */
+  workspace: WorkspaceCaptureSchema.optional(),
+  /** What the SUT's process printed (a command, a module's worker, an agent CLI or its cassette), capped. */
+  sut_streams: z.strictObject({ stdout: StreamExcerptSchema, stderr: StreamExcerptSchema }).optional(),
   rubric: z
     .strictObject({
       argv: z.array(z.string()),

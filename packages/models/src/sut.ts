@@ -19,6 +19,17 @@ export interface SutInvocation {
   readonly trial?: number;
   /** 64 hex characters distinct per trial; trial 0's equals `canarySeed`. A stochastic SUT seeds itself with it. */
   readonly trialSeed?: string;
+  /**
+   * The harness's recorder of what the SUT's process printed: a SUT that runs a process, a worker or a
+   * recorded session reports its stdout and stderr here (at most once per call, also when it then fails).
+   */
+  readonly recordStreams?: (streams: SutStreams) => void;
+}
+
+/** A SUT process's output streams, as the harness records them (it caps and excerpts them). */
+export interface SutStreams {
+  readonly stdout: string | Uint8Array;
+  readonly stderr: string | Uint8Array;
 }
 
 /** A JSON object; `cost_usd` (if present) is what the SUT reports having spent. */

@@ -36,7 +36,7 @@ import type {
   TrialClassSchema,
 } from "./compliance.ts";
 import type { TranscriptFormatSchema, TranscriptProviderSchema, TranscriptSchema, TranscriptToolCallSchema } from "./transcript.ts";
-import type { CacheEntrySchema, CaseDetailSchema, SutRequestSchema } from "./runner-files.ts";
+import type { CacheEntrySchema, CaseDetailSchema, SutRequestSchema, WorkspaceCaptureSchema, WorkspaceChangeSchema } from "./runner-files.ts";
 
 /** Parsed (output) types: deeply readonly, snake_case exactly as on the wire. */
 export type Severity = z.output<typeof SeveritySchema>;
@@ -80,6 +80,8 @@ export type AgentAdapterName = z.output<typeof AgentAdapterNameSchema>;
 export type CassetteMeta = DeepReadonly<z.output<typeof CassetteMetaSchema>>;
 export type CacheEntry = DeepReadonly<z.output<typeof CacheEntrySchema>>;
 export type CaseDetail = DeepReadonly<z.output<typeof CaseDetailSchema>>;
+export type WorkspaceCapture = DeepReadonly<z.output<typeof WorkspaceCaptureSchema>>;
+export type WorkspaceChange = DeepReadonly<z.output<typeof WorkspaceChangeSchema>>;
 export type RunPlan = DeepReadonly<z.output<typeof RunPlanSchema>>;
 export type ShardUnit = DeepReadonly<z.output<typeof ShardUnitSchema>>;
 export type ShardManifest = DeepReadonly<z.output<typeof ShardManifestSchema>>;

@@ -51,7 +51,8 @@ function reportCase(index: number, hostile: boolean): ReportCase {
     score: { passed: kind === "pass", score: kind === "pass" ? 1 : kind === "fail" ? 0.25 : 0, breakdown: { manifest_fixed: kind === "pass" ? 1 : 0, scope_clean: 1 }, failure_modes: modes, cost_usd: 0.012, wall_clock_ms: 1500 + index },
     cache_hit: index % 2 === 0,
     trials: null,
-    evidence: { executed_in_run: "20261101T000000Z-aaaaaaaa", sut_error: kind === "error" ? "timeout" : null, sut_wall_clock_ms: 1200, rubric_wall_clock_ms: 250, rubric_exit_code: 0, rubric_stderr: null, diff: hostile ? `${DIFF}+${SCRIPT_PAYLOAD}\n` : DIFF },
+    trial_runs: null,
+    evidence: { executed_in_run: "20261101T000000Z-aaaaaaaa", sut_error: kind === "error" ? "timeout" : null, sut_wall_clock_ms: 1200, rubric_wall_clock_ms: 250, rubric_exit_code: 0, rubric_stderr: null, diff: hostile ? `${DIFF}+${SCRIPT_PAYLOAD}\n` : DIFF, diff_source: "harness", changed_files: [{ path: "package-lock.json", status: "changed", bytes: 2048 }], sut_stdout: { text: hostile ? `out ${SCRIPT_PAYLOAD}\u001b[2J` : "done\n", bytes: 5, truncated: false }, sut_stderr: { text: "", bytes: 0, truncated: false } },
     transcript: transcript(index, hostile),
     baseline: null,
   };

@@ -25,6 +25,7 @@ tr.case-row { cursor: pointer; } tr.case-row:hover { background: #f3f6ff; } tr.c
 #case-detail[hidden] { display: none; }
 pre { white-space: pre-wrap; word-break: break-word; background: #f6f7fa; padding: 6px 8px; margin: 4px 0; max-height: 420px; overflow: auto; }
 details { margin: 3px 0; } summary { cursor: pointer; }
+.flaky { color: #8a5a00; font-weight: 600; } button.trial.selected { outline: 2px solid #335; } button.trial.status-fail, button.trial.status-error { color: #b3261e; }
 .diff-add { color: #1f7a4a; } .diff-del { color: #b3261e; } .diff-hunk { color: #5060a0; }
 svg .grid { stroke: #e3e5ee; } svg .axis, svg .tier-label, svg .legend { font-size: 11px; fill: #556; }
 svg .tier { stroke: #c08a00; stroke-dasharray: 5 4; } svg .current { stroke: #99a; stroke-dasharray: 2 3; }
@@ -79,6 +80,13 @@ function statusOf(c) {
   return c.score.passed ? "pass" : "fail";
 }
 
+const flakyOf = (c) => c.trials !== null && c.trials.passed > 0 && c.trials.passed < c.trials.total;
+// The page's copy of trialStatus (report-data.ts).
+function trialStatusOf(score) {
+  if (score.failure_modes.some((m) => m.code === "sut.timeout" || m.code === "sut.exception" || m.code === "rubric.timeout")) return "error";
+  return score.passed ? "pass" : "fail";
+}
+
 // Cases table and filters: the filters run over every case; the table shows one page of the matches,
 // building a row the first time it is shown (a 10,000-case run opens as fast as a 500-case one).
 const PAGE_SIZE = 500;
@@ -87,11 +95,12 @@ const hasTrials = data.cases.some((c) => c.trials !== null);
 const hasBaseline = data.baseline !== null;
 document.getElementById("col-trials").hidden = !hasTrials;
 document.getElementById("col-baseline").hidden = !hasBaseline;
-const rows = data.cases.map((c, index) => ({ c, index, status: statusOf(c), modes: c.score.failure_modes.map((m) => m.code), row: null }));
+const modesOf = (c) => [...new Set((c.trial_runs === null ? [c.score] : c.trial_runs.map((t) => t.score)).flatMap((s) => s.failure_modes.map((m) => m.code)))];
+const rows = data.cases.map((c, index) => ({ c, index, status: statusOf(c), modes: modesOf(c), row: null }));
 function buildRow(r) {
   const c = r.c;
   const change = c.baseline === null ? null : c.score.score - c.baseline.score;
-  const trials = el("td", { hidden: !hasTrials }, c.trials === null ? "" : c.trials.passed + " of " + c.trials.total);
+  const trials = el("td", { hidden: !hasTrials, class: flakyOf(c) ? "flaky" : "" }, c.trials === null ? "" : c.trials.passed + " of " + c.trials.total + (flakyOf(c) ? " flaky" : ""));
   const base = el("td", { hidden: !hasBaseline, class: change === null ? "" : change > 0 ? "change-up" : change < 0 ? "change-down" : "" },
     c.baseline === null ? "new" : (change >= 0 ? "+" : "") + change.toFixed(3) + (c.baseline.passed !== c.score.passed ? (c.score.passed ? " (now passes)" : " (now fails)") : ""));
   const row = el("tr", { class: "case-row", "data-case": c.case_id, "data-status": r.status },
@@ -156,6 +165,23 @@ function diffView(diff) {
   }
   return pre;
 }
+function workspaceView(ev) {
+  const head = el("h4", {}, "workspace diff" + (ev === null || ev.diff_source === null ? "" : ev.diff_source === "harness" ? " (recorded by the harness)" : " (as the SUT reported it)"));
+  if (ev === null || ev.diff === null) return [head, el("p", { class: "sub" }, "no workspace diff recorded for this case")];
+  if (ev.diff === "") return [head, el("p", { class: "sub" }, "empty: the SUT changed no file")];
+  const files = ev.changed_files.length === 0 ? null
+    : el("table", { id: "changed-files" }, ...ev.changed_files.map((f) => el("tr", { "data-status": f.status }, el("td", {}, f.status), el("td", { class: "mono" }, f.path), el("td", {}, f.status === "deleted" ? "" : f.bytes + " bytes"))));
+  const view = diffView(ev.diff);
+  view.id = "workspace-diff";
+  return files === null ? [head, view] : [head, files, view];
+}
+// Terminal control characters a SUT printed, shown as \xNN instead of dropped or obeyed.
+const visible = (text) => text.replace(/[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/g, (c) => "\\x" + c.charCodeAt(0).toString(16).padStart(2, "0"));
+function streamView(name, stream, id) {
+  if (stream === null) return [];
+  const summary = name + " (" + stream.bytes + " bytes" + (stream.truncated ? ", first part shown" : "") + ")";
+  return [el("details", { open: true, id }, el("summary", {}, summary), el("pre", {}, visible(stream.text)))];
+}
 function transcriptView(t) {
   const box = el("div", { id: "transcript" });
   box.append(el("p", { class: "sub" }, t.source.provider + " (" + t.source.format + "), model " + (t.source.model || "-") + ", " + t.tool_calls.length + " tool calls, " + t.messages.length + " messages"
@@ -174,29 +200,53 @@ function transcriptView(t) {
   if (t.errors.length > 0) box.append(el("h4", {}, "errors the stream reported"), el("pre", {}, t.errors.join("\n")));
   return box;
 }
-async function showCase(c, row, index) {
+async function showCase(c, row, index, trial) {
   for (const r of rows) r.row?.classList.toggle("selected", r.row === row);
-  const { evidence: ev, transcript } = await detailsOf(index);
+  const details = await detailsOf(index);
   const panel = document.getElementById("case-detail");
   panel.replaceChildren();
   panel.hidden = false;
-  panel.append(el("h3", { class: "mono" }, c.case_id), el("p", {}, statusOf(c) + ", score " + fmt(c.score.score, 3) + ", " + c.curation_class));
-  panel.append(el("h4", {}, "timings and cost"), keyValueTable([
-    ["case wall clock", fmt(c.score.wall_clock_ms / 1000, 2) + " s"],
+  panel.append(el("h3", { class: "mono" }, c.case_id), el("p", {}, statusOf(c) + ", score " + fmt(c.score.score, 3) + (c.trials === null ? "" : " (trial 0)") + ", " + c.curation_class));
+  // With trials: k of n, the flaky mark, and one button per trial; the view below is the chosen trial's.
+  const chosen = c.trial_runs === null ? 0 : Math.min(trial ?? firstFailing(c), c.trial_runs.length - 1);
+  if (c.trial_runs !== null) {
+    const bar = el("div", { id: "trials" }, el("b", {}, c.trials.passed + " of " + c.trials.total + " trials passed"), flakyOf(c) ? el("span", { class: "flaky" }, " flaky") : null, " ");
+    c.trial_runs.forEach((t, i) => {
+      const button = el("button", { class: "trial status-" + trialStatusOf(t.score) + (i === chosen ? " selected" : ""), "data-trial": t.trial }, "trial " + t.trial + ": " + trialStatusOf(t.score));
+      button.addEventListener("click", () => showCase(c, row, index, i));
+      bar.append(button, " ");
+    });
+    panel.append(bar);
+  }
+  const view = c.trial_runs === null ? { score: c.score, evidence: details.evidence, transcript: details.transcript, trial: null }
+    : { score: c.trial_runs[chosen].score, evidence: details.trials?.[chosen]?.evidence ?? null, transcript: details.trials?.[chosen]?.transcript ?? null, trial: c.trial_runs[chosen].trial };
+  panel.append(...trialView(c, view));
+  panel.scrollIntoView({ block: "nearest" });
+}
+// The trial a case opens on: its first that did not pass (the one to look at), else trial 0.
+function firstFailing(c) {
+  const i = c.trial_runs.findIndex((t) => trialStatusOf(t.score) !== "pass");
+  return i === -1 ? 0 : i;
+}
+function trialView(c, { score, evidence: ev, transcript, trial }) {
+  const out = [];
+  if (trial !== null) out.push(el("h4", { id: "trial-heading" }, "trial " + trial + ": " + trialStatusOf(score) + ", score " + fmt(score.score, 3)));
+  out.push(el("h4", {}, "timings and cost"), keyValueTable([
+    ["case wall clock", fmt(score.wall_clock_ms / 1000, 2) + " s"],
     ["SUT wall clock", ev === null ? "-" : fmt(ev.sut_wall_clock_ms / 1000, 2) + " s"],
     ["rubric wall clock", ev === null || ev.rubric_wall_clock_ms === null ? "-" : fmt(ev.rubric_wall_clock_ms / 1000, 2) + " s"],
-    ["cost", "$" + fmt(c.score.cost_usd, 4)],
+    ["cost", "$" + fmt(score.cost_usd, 4)],
     ["executed in run", ev === null ? "-" : ev.executed_in_run + (c.cache_hit ? " (cache hit)" : "")],
   ]));
-  panel.append(el("h4", {}, "breakdown"), keyValueTable(Object.entries(c.score.breakdown).map(([k, v]) => [k, String(v)])));
-  const modes = el("div", { id: "failure-modes" }, el("h4", {}, "failure modes (" + c.score.failure_modes.length + ")"));
-  for (const m of c.score.failure_modes) modes.append(el("div", { class: "failure-mode" }, el("b", { class: "mono" }, m.code), " " + m.severity, m.detail === null ? null : el("pre", {}, m.detail)));
-  panel.append(modes);
-  if (ev !== null && ev.sut_error !== null) panel.append(el("h4", {}, "SUT error"), el("pre", {}, ev.sut_error));
-  if (ev !== null && ev.rubric_stderr) panel.append(el("details", {}, el("summary", {}, "rubric stderr"), el("pre", {}, ev.rubric_stderr)));
-  panel.append(el("h4", {}, "transcript"), transcript === null ? el("p", { class: "sub" }, "no transcript recorded for this case") : transcriptView(transcript));
-  panel.append(el("h4", {}, "workspace diff"), ev === null || ev.diff === null ? el("p", { class: "sub" }, "the SUT reported no diff") : ev.diff === "" ? el("p", { class: "sub" }, "empty: the SUT changed no file") : diffView(ev.diff));
-  panel.scrollIntoView({ block: "nearest" });
+  out.push(el("h4", {}, "breakdown"), keyValueTable(Object.entries(score.breakdown).map(([k, v]) => [k, String(v)])));
+  const modes = el("div", { id: "failure-modes" }, el("h4", {}, "failure modes (" + score.failure_modes.length + ")"));
+  for (const m of score.failure_modes) modes.append(el("div", { class: "failure-mode" }, el("b", { class: "mono" }, m.code), " " + m.severity, m.detail === null ? null : el("pre", {}, m.detail)));
+  out.push(modes);
+  if (ev !== null && ev.sut_error !== null) out.push(el("h4", {}, "SUT error"), el("pre", {}, ev.sut_error));
+  if (ev !== null && ev.rubric_stderr) out.push(el("details", {}, el("summary", {}, "rubric stderr"), el("pre", {}, ev.rubric_stderr)));
+  out.push(el("h4", {}, "transcript"), transcript === null ? el("p", { class: "sub" }, "no transcript recorded for this case") : transcriptView(transcript));
+  out.push(...workspaceView(ev), ...streamView("SUT stdout", ev === null ? null : ev.sut_stdout, "sut-stdout"), ...streamView("SUT stderr", ev === null ? null : ev.sut_stderr, "sut-stderr"));
+  return out;
 }
 const wanted = decodeURIComponent(location.hash.replace(/^#case=/, ""));
 const initial = rows.find((r) => r.c.case_id === wanted);

@@ -108,6 +108,43 @@ describe.skipIf(browserSkipReason !== null)(browserSkipReason === null ? "the HT
     await page.close();
   });
 
+  it("shows a flaky case's k of n and flaky mark, opens on its failing trial, and switches between trials", { timeout: TIMEOUT }, async () => {
+    const data = makeReportData(4);
+    const base = data.cases[0]!;
+    const failed = { ...base.score, passed: false, score: 0.25, failure_modes: [{ code: "still_vulnerable", severity: "block" as const, detail: "trial 1 left lodash 4.17.20" }] };
+    const passedScore = { ...base.score, passed: true, score: 1, failure_modes: [] };
+    const evidenceOf = (diff: string) => ({ ...base.evidence!, diff, changed_files: [{ path: "package.json", status: "changed" as const, bytes: 10 }] });
+    const flaky = {
+      ...base,
+      score: passedScore,
+      trials: { passed: 2, total: 3 },
+      trial_runs: [
+        { trial: 0, score: passedScore, evidence: evidenceOf("--- a/package.json\n+++ b/package.json\n@@ -1 +1 @@\n-old\n+trial zero\n"), transcript: null },
+        { trial: 1, score: failed, evidence: evidenceOf("--- a/package.json\n+++ b/package.json\n@@ -1 +1 @@\n-old\n+trial one\n"), transcript: null },
+        { trial: 2, score: passedScore, evidence: evidenceOf(""), transcript: null },
+      ],
+    };
+    const { page, errors } = await open({ ...data, cases: [flaky, ...data.cases.slice(1)] }, "trials");
+    expect(await page.textContent(`#case-rows tr[data-case="${flaky.case_id}"] td.flaky`)).toBe("2 of 3 flaky");
+    await page.click(`#case-rows tr[data-case="${flaky.case_id}"]`);
+    await page.waitForSelector("#case-detail:not([hidden])");
+    expect(await page.textContent("#trials b")).toBe("2 of 3 trials passed");
+    expect(await page.textContent("#trials .flaky")).toBe(" flaky");
+    expect(await page.$$eval("#trials button.trial", (buttons) => buttons.map((b) => b.textContent))).toEqual(["trial 0: pass", "trial 1: fail", "trial 2: pass"]);
+    // It opens on the failing trial: its status, modes and diff, not trial 0's.
+    expect(await page.textContent("#trial-heading")).toBe("trial 1: fail, score 0.250");
+    expect(await page.textContent("#failure-modes")).toContain("still_vulnerable");
+    expect(await page.textContent("#failure-modes")).toContain("trial 1 left lodash 4.17.20");
+    expect(await page.textContent("#workspace-diff")).toContain("+trial one");
+    await page.click('#trials button[data-trial="0"]');
+    expect(await page.textContent("#trial-heading")).toBe("trial 0: pass, score 1.000");
+    expect(await page.textContent("#failure-modes")).toBe("failure modes (0)");
+    expect(await page.textContent("#workspace-diff")).toContain("+trial zero");
+    expect(await page.getAttribute('#trials button[data-trial="0"]', "class")).toContain("selected");
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
   it("shows agent- and rubric-written <script> and <img onerror> payloads as text and runs nothing", { timeout: TIMEOUT }, async () => {
     const data = makeReportData(12, { hostile: true, sutLabel: `command:./fix ${IMG_PAYLOAD}` });
     const opened = await open(data, "hostile");
@@ -121,6 +158,11 @@ describe.skipIf(browserSkipReason !== null)(browserSkipReason === null ? "the HT
     expect(await page.locator("#case-detail .tool-call").nth(1).locator("pre.result").textContent()).toBe(SCRIPT_PAYLOAD);
     expect(await page.textContent("#failure-modes")).toContain(IMG_PAYLOAD);
     expect(await page.textContent("#case-detail pre.diff")).toContain(`+${SCRIPT_PAYLOAD}`);
+    // The SUT's own output, recorded by the harness: a payload stays text, a terminal escape is shown as \x1b.
+    expect(await page.textContent("#sut-stdout pre")).toBe(`out ${SCRIPT_PAYLOAD}\\x1b[2J`);
+    expect(await page.textContent("#sut-stdout summary")).toBe("SUT stdout (5 bytes)");
+    expect(await page.textContent("#case-detail h4:has(+ #changed-files)")).toBe("workspace diff (recorded by the harness)");
+    expect(await page.$$eval("#changed-files tr", (rows) => rows.map((row) => row.textContent))).toEqual(["changedpackage-lock.json2048 bytes"]);
     // Nothing ran: no global set by a payload, no element a payload would have made, no dialog, no error.
     expect(await page.evaluate(() => (globalThis as unknown as { __pwned?: string }).__pwned ?? null)).toBeNull();
     expect(await page.$$eval("body img", (images) => images.length)).toBe(0);

@@ -3,7 +3,7 @@ import { gunzipSync, gzipSync } from "node:zlib";
 import type { PromotionVerdict } from "@eval/models";
 import { escapeHtml } from "./escape.ts";
 import { REPORT_SCRIPT, REPORT_STYLE } from "./html-client.ts";
-import type { ReportData } from "./report-data.ts";
+import type { ReportCase, ReportData, ReportTrial } from "./report-data.ts";
 import { trendChartSvg } from "./trend-chart.ts";
 
 export interface HtmlReportOptions {
@@ -136,10 +136,20 @@ interface EmbeddedBlocks {
 
 /** The report data as the page embeds it: a summary without per-case evidence and transcripts, then those in blocks. */
 function splitData(data: ReportData): EmbeddedBlocks {
-  const summary = JSON.stringify({ ...data, cases: data.cases.map(({ evidence: _evidence, transcript: _transcript, ...rest }) => rest) });
+  // Each trial's score stays in the summary (the table shows k of n); its evidence and transcript go with the case's.
+  const summary = JSON.stringify({
+    ...data,
+    cases: data.cases.map(({ evidence: _evidence, transcript: _transcript, trial_runs, ...rest }) => ({ ...rest, trial_runs: trial_runs?.map(({ trial, score }) => ({ trial, score })) ?? null })),
+  });
   const details: string[] = [];
   for (let start = 0; start < data.cases.length; start += DETAILS_CHUNK) {
-    details.push(JSON.stringify(data.cases.slice(start, start + DETAILS_CHUNK).map((c) => ({ evidence: c.evidence, transcript: c.transcript }))));
+    details.push(
+      JSON.stringify(
+        data.cases
+          .slice(start, start + DETAILS_CHUNK)
+          .map((c) => ({ evidence: c.evidence, transcript: c.transcript, trials: c.trial_runs?.map((trial) => ({ evidence: trial.evidence, transcript: trial.transcript })) ?? null })),
+      ),
+    );
   }
   return { summary, details };
 }
@@ -202,7 +212,16 @@ export function readEmbeddedData(html: string): { data: ReportData; recordedSha2
   const [summary, ...details] = jsons as [string, ...string[]];
   const actual = sha256Digest(digestInput({ summary, details }));
   const parsed = JSON.parse(summary) as ReportData;
-  const extra = details.flatMap((json) => JSON.parse(json) as Array<Pick<ReportData["cases"][number], "evidence" | "transcript">>);
-  const data = { ...parsed, cases: parsed.cases.map((c, index) => ({ ...c, evidence: extra[index]?.evidence ?? null, transcript: extra[index]?.transcript ?? null })) };
+  type Extra = Pick<ReportCase, "evidence" | "transcript"> & { trials: Array<Pick<ReportTrial, "evidence" | "transcript">> | null };
+  const extra = details.flatMap((json) => JSON.parse(json) as Extra[]);
+  const data = {
+    ...parsed,
+    cases: parsed.cases.map((c, index) => ({
+      ...c,
+      evidence: extra[index]?.evidence ?? null,
+      transcript: extra[index]?.transcript ?? null,
+      trial_runs: c.trial_runs?.map((trial, t) => ({ ...trial, evidence: extra[index]?.trials?.[t]?.evidence ?? null, transcript: extra[index]?.trials?.[t]?.transcript ?? null })) ?? null,
+    })),
+  };
   return { data, recordedSha256: recorded, actualSha256: actual, digestMatches: actual === recorded };
 }

@@ -6,6 +6,6 @@ export type { JunitInput } from "./junit.ts";
 export { renderMarkdownSummary } from "./markdown.ts";
 export type { MarkdownSummaryInput } from "./markdown.ts";
 export { caseStatus, HARNESS_FAILURE_CODES, REPORT_DATA_SCHEMA_VERSION } from "./report-data.ts";
-export type { CaseEvidence, CaseTrials, ReportBaseline, ReportCase, ReportChain, ReportData, ReportRecord, ReportRun, ReportTier, TrendPoint } from "./report-data.ts";
-export { renderCaseText, renderRunText } from "./show.ts";
+export type { CaseEvidence, CaseTrials, ReportTrial, ReportBaseline, ReportCase, ReportChain, ReportData, ReportRecord, ReportRun, ReportTier, TrendPoint } from "./report-data.ts";
+export { caseTrial, renderCaseText, renderRunText } from "./show.ts";
 export { trendChartSvg } from "./trend-chart.ts";

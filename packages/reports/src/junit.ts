@@ -1,34 +1,65 @@
 import { escapeXml } from "./escape.ts";
-import { caseStatus } from "./report-data.ts";
-import type { ReportCase, ReportRun } from "./report-data.ts";
+import type { BenchScore } from "@eval/models";
+import { caseStatus, failingTrials, incompleteReasonText, isFlaky, trialStatus } from "./report-data.ts";
+import type { CaseEvidence, ReportCase, ReportRun } from "./report-data.ts";
 
 export interface JunitInput {
   readonly run: ReportRun;
   readonly cases: readonly ReportCase[];
+  /** Selected cases an incomplete run did not score: each a skipped testcase saying why. */
+  readonly unscored?: readonly string[];
 }
 
 const seconds = (ms: number): string => (ms / 1000).toFixed(3);
 
+/** The run's start as an ISO 8601 date-time in UTC with its zone (`Z`), whole seconds, as CI servers parse it. */
+const utcTimestamp = (iso: string): string => `${new Date(iso).toISOString().slice(0, 19)}Z`;
+
+/** One scored attempt's lines: its score, its failure modes with details, the SUT's error. */
+function scoreLines(score: BenchScore, evidence: CaseEvidence | null, indent: string): string[] {
+  return [
+    ...score.failure_modes.map((mode) => `${indent}${mode.code} [${mode.severity}]${mode.detail === null ? "" : `: ${mode.detail}`}`),
+    ...(evidence?.sut_error ? [`${indent}SUT error: ${evidence.sut_error}`] : []),
+  ];
+}
+
+/** The message and body of a case that did not pass: with trials, k of n and every failing trial's modes. */
+function failureText(reportCase: ReportCase): { message: string; type: string; body: string } {
+  const { score, trials } = reportCase;
+  const failing = failingTrials(reportCase);
+  if (trials === null || failing.length === 0) {
+    const codes = score.failure_modes.map((mode) => mode.code);
+    return {
+      message: `score ${score.score.toFixed(3)}${codes.length === 0 ? "" : `: ${codes.join(", ")}`}`,
+      type: codes.join(",") || "not_passed",
+      body: [`score ${score.score} (passed: ${score.passed})`, ...scoreLines(score, reportCase.evidence, "")].join("\n"),
+    };
+  }
+  const codes = [...new Set(failing.flatMap((trial) => trial.score.failure_modes.map((mode) => mode.code)))];
+  return {
+    message: `${trials.passed} of ${trials.total} trials passed${isFlaky(reportCase) ? " (flaky)" : ""}${codes.length === 0 ? "" : `: ${codes.join(", ")}`}`,
+    type: codes.join(",") || "not_passed",
+    body: failing
+      .flatMap((trial) => [`trial ${trial.trial}: ${trialStatus(trial.score)}, score ${trial.score.score} (passed: ${trial.score.passed})`, ...scoreLines(trial.score, trial.evidence, "  ")])
+      .join("\n"),
+  };
+}
+
 function caseXml(taskClass: string, reportCase: ReportCase): string {
-  const { score } = reportCase;
   const status = caseStatus(reportCase);
-  const open = `    <testcase classname="evalgate.${escapeXml(taskClass)}" name="${escapeXml(reportCase.case_id)}" time="${seconds(score.wall_clock_ms)}">`;
+  const open = `    <testcase classname="evalgate.${escapeXml(taskClass)}" name="${escapeXml(reportCase.case_id)}" time="${seconds(reportCase.score.wall_clock_ms)}">`;
   if (status === "pass") return `${open}</testcase>`;
-  const codes = score.failure_modes.map((mode) => mode.code);
-  const message = `score ${score.score.toFixed(3)}${codes.length === 0 ? "" : `: ${codes.join(", ")}`}`;
-  const body = [
-    `score ${score.score} (passed: ${score.passed})`,
-    ...score.failure_modes.map((mode) => `${mode.code} [${mode.severity}]${mode.detail === null ? "" : `: ${mode.detail}`}`),
-    ...(reportCase.evidence?.sut_error ? [`SUT error: ${reportCase.evidence.sut_error}`] : []),
-  ].join("\n");
+  const { message, type, body } = failureText(reportCase);
   // A harness-side failure (timeout, crash) is an <error>: the case was not judged.
   const tag = status === "error" ? "error" : "failure";
-  return `${open}\n      <${tag} message="${escapeXml(message)}" type="${escapeXml(codes.join(",") || "not_passed")}">${escapeXml(body)}</${tag}>\n    </testcase>`;
+  return `${open}\n      <${tag} message="${escapeXml(message)}" type="${escapeXml(type)}">${escapeXml(body)}</${tag}>\n    </testcase>`;
 }
 
 /** JUnit XML for a run: one testcase per case; a failed case carries its failure modes and their details. */
 export function renderJunit(input: JunitInput): string {
   const { run, cases } = input;
+  const unscored = input.unscored ?? [];
+  const tests = cases.length + unscored.length;
   const failures = cases.filter((c) => caseStatus(c) === "fail").length;
   const errors = cases.filter((c) => caseStatus(c) === "error").length;
   const time = seconds(cases.reduce((sum, c) => sum + c.score.wall_clock_ms, 0));
@@ -45,15 +76,16 @@ export function renderJunit(input: JunitInput): string {
   ]
     .map(([name, value]) => `      <property name="${name}" value="${escapeXml(value!)}"/>`)
     .join("\n");
-  const suite = `  <testsuite name="${escapeXml(run.task_class)}" tests="${cases.length}" failures="${failures}" errors="${errors}" skipped="0" time="${time}" timestamp="${escapeXml(run.started_at.replace(/Z$/, ""))}">`;
+  const suite = `  <testsuite name="${escapeXml(run.task_class)}" tests="${tests}" failures="${failures}" errors="${errors}" skipped="${unscored.length}" time="${time}" timestamp="${escapeXml(utcTimestamp(run.started_at))}">`;
   return [
     `<?xml version="1.0" encoding="UTF-8"?>`,
-    `<testsuites name="evalgate" tests="${cases.length}" failures="${failures}" errors="${errors}" time="${time}">`,
+    `<testsuites name="evalgate" tests="${tests}" failures="${failures}" errors="${errors}" time="${time}">`,
     suite,
     "    <properties>",
     properties,
     "    </properties>",
     ...cases.map((c) => caseXml(run.task_class, c)),
+    ...unscored.map((caseId) => `    <testcase classname="evalgate.${escapeXml(run.task_class)}" name="${escapeXml(caseId)}" time="0.000">\n      <skipped message="${escapeXml(`not scored: ${incompleteReasonText("incomplete_reason" in run ? run.incomplete_reason : null)}`)}"/>\n    </testcase>`),
     "  </testsuite>",
     "</testsuites>",
     "",

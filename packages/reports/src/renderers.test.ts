@@ -107,6 +107,8 @@ describe("renderJunit", () => {
     expect(xml).not.toContain(IMG_PAYLOAD);
     expect(xml).toContain(`<property name="lower_bound_95" value="${data.run.lower_bound_95}"/>`);
     expect(xml).toContain("SUT error: timeout");
+    // The start in UTC with its zone, not a local-looking time without one.
+    expect(xml).toMatch(/<testsuite [^>]* timestamp="\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ">/);
   });
 
   it("with trials, a case whose first trial passed but another failed is a failure, as the run's passed_count counts it", () => {
@@ -151,7 +153,10 @@ describe("terminal views", () => {
     expect(text).toContain("case case-00001 of run 20261102T000000Z-bbbbbbbb (demo): fail, score 0.250");
     expect(text).toContain(`still_vulnerable [block]: ${IMG_PAYLOAD}`);
     expect(text).toContain("  manifest_fixed 0");
-    expect(text).toContain("workspace diff: 1 file(s) changed: package.json");
+    expect(text).toContain("workspace diff (recorded by the harness): 1 file(s) changed\n  changed  package-lock.json (2048 bytes)\n  --- a/");
+    // What the SUT printed, an escape shown rather than obeyed.
+    expect(text).toContain(`SUT stdout (5 bytes):\n  out ${SCRIPT_PAYLOAD}\\x1b[2J\n`);
+    expect(text).toContain("SUT stderr: empty");
     const toolLines = text.split("\n").filter((line) => /^ {2}(Read|Bash|Edit) /.test(line));
     expect(toolLines).toHaveLength(3);
     expect(toolLines[0]).toContain('Read (read_file) ok      {"file_path":"advisory.json"}');
@@ -164,9 +169,11 @@ describe("terminal views", () => {
     expect(text).toContain("no detail file for this case in the run");
     expect(text).toContain("no transcript recorded for this case");
     expect(text).toContain("trials 2 of 3");
-    const hostile = { ...data.cases[1]!, evidence: { ...data.cases[1]!.evidence!, diff: "", sut_error: "boom\u001b[2J" } };
+    const hostile = { ...data.cases[1]!, evidence: { ...data.cases[1]!.evidence!, diff: "", changed_files: [], sut_error: "boom\u001b[2J" } };
     const shown = renderCaseText(data, hostile);
     expect(shown).toContain("SUT error: boom\\x1b[2J");
-    expect(shown).toContain("workspace diff: no file changed");
+    expect(shown).toContain("workspace diff (recorded by the harness): no file changed");
+    const claimed = renderCaseText(data, { ...hostile, evidence: { ...hostile.evidence, diff: "--- a/x\n+++ b/x\n", diff_source: "sut" as const } });
+    expect(claimed).toContain("workspace diff (as the SUT reported it):\n  --- a/x\n");
   });
 });

@@ -66,8 +66,28 @@ export interface CaseEvidence {
   readonly rubric_wall_clock_ms: number | null;
   readonly rubric_exit_code: number | null;
   readonly rubric_stderr: string | null;
-  /** The workspace diff the SUT produced, when it reported one. */
+  /** The workspace diff: as the harness recorded it (`diff_source: "harness"`), else as an older agent SUT reported it. */
   readonly diff: string | null;
+  readonly diff_source: "harness" | "sut" | null;
+  /** The files the SUT added, changed or deleted, as the harness recorded them (empty without a capture). */
+  readonly changed_files: readonly ChangedFile[];
+  /** What the SUT's process printed (the first bytes of each stream), when the harness recorded it. */
+  readonly sut_stdout: StreamText | null;
+  readonly sut_stderr: StreamText | null;
+}
+
+export interface ChangedFile {
+  readonly path: string;
+  readonly status: "added" | "changed" | "deleted";
+  /** The size after the change (0 for a deleted file). */
+  readonly bytes: number;
+}
+
+/** The first bytes of a stream, with its full size. */
+export interface StreamText {
+  readonly text: string;
+  readonly bytes: number;
+  readonly truncated: boolean;
 }
 
 export interface ReportCase {
@@ -77,10 +97,20 @@ export interface ReportCase {
   /** null when the run's detail for the case is not on disk. */
   readonly cache_hit: boolean | null;
   readonly trials: CaseTrials | null;
+  /** Every trial (trial 0 first) when the run had more than one per case; null otherwise. `score`, `evidence` and `transcript` above are trial 0's. */
+  readonly trial_runs: readonly ReportTrial[] | null;
   readonly evidence: CaseEvidence | null;
   readonly transcript: Transcript | null;
   /** The same case in the baseline run, when there is one. */
   readonly baseline: { readonly score: number; readonly passed: boolean } | null;
+}
+
+/** One trial of a case: its score and what its own detail file recorded. */
+export interface ReportTrial {
+  readonly trial: number;
+  readonly score: BenchScore;
+  readonly evidence: CaseEvidence | null;
+  readonly transcript: Transcript | null;
 }
 
 export interface ReportBaseline {
@@ -99,6 +129,39 @@ export interface ReportBaseline {
 
 /** Failure codes that say the harness or the environment failed, not the case (the runner's list). */
 export const HARNESS_FAILURE_CODES: ReadonlySet<string> = new Set(["sut.timeout", "sut.exception", "rubric.timeout"]);
+
+/** Why an incomplete run stopped, as a CI reader needs it said. */
+export function incompleteReasonText(reason: string | null): string {
+  switch (reason) {
+    case "cost_cap":
+      return "the run stopped at its cost cap (--max-cost-usd)";
+    case "interrupted":
+      return "the run was interrupted (Ctrl-C or SIGTERM)";
+    case "cancelled":
+      return "the run was cancelled";
+    case "units_missing":
+      return "the merge was missing shards' units (--allow-incomplete)";
+    default:
+      return "the run did not finish";
+  }
+}
+
+/** A trial's status: `error` when a harness-side failure decided it, else pass or fail. */
+export function trialStatus(score: BenchScore): "pass" | "fail" | "error" {
+  if (score.failure_modes.some((mode) => HARNESS_FAILURE_CODES.has(mode.code))) return "error";
+  return score.passed ? "pass" : "fail";
+}
+
+/** A case whose trials disagree: some passed, some did not. */
+export function isFlaky(reportCase: Pick<ReportCase, "trials">): boolean {
+  const { trials } = reportCase;
+  return trials !== null && trials.passed > 0 && trials.passed < trials.total;
+}
+
+/** The trials of a case that did not pass, in trial order (empty without trials). */
+export function failingTrials(reportCase: Pick<ReportCase, "trial_runs">): readonly ReportTrial[] {
+  return (reportCase.trial_runs ?? []).filter((trial) => trialStatus(trial.score) !== "pass");
+}
 
 /**
  * `error` when a harness-side failure decided the case's (first trial's) score, else `pass` when it passed

@@ -32,6 +32,8 @@ export interface RunFacts {
   /** null for a complete run. */
   readonly incompleteReason: "cost_cap" | "interrupted" | "cancelled" | "units_missing" | null;
   readonly prevHash: string;
+  /** A rescore's original run (absent for a run that called its SUT). */
+  readonly rescoreOf?: { readonly run_id: string; readonly sut_digest: string; readonly rubric_digest: string };
 }
 
 /**
@@ -96,6 +98,7 @@ export function buildRunReport(facts: RunFacts, scored: readonly ScoredCase[]): 
     total_cost_usd: units.reduce((sum, unit) => sum + unit.score.cost_usd, 0),
     block_severity_failure_modes: blockCodes,
     prev_hash: facts.prevHash,
+    ...(facts.rescoreOf === undefined ? {} : { rescore_of: { ...facts.rescoreOf } }),
     chain_head: null,
   };
 }

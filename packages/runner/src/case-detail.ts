@@ -2,7 +2,7 @@
 import { copyFileSync, linkSync, mkdirSync, readFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { CASE_DETAIL_SCHEMA_VERSION } from "@eval/models";
-import type { BenchScore, SutOutput } from "@eval/models";
+import type { BenchScore, SutOutput, SutStreams, WorkspaceCapture } from "@eval/models";
 import type { RubricOutcome } from "./rubric-isolation.ts";
 import { trialDetailFile } from "./trials.ts";
 import writeFileAtomic from "write-file-atomic";
@@ -105,6 +105,18 @@ export interface CaseDetailInput {
   readonly removedFromWorkspace: readonly string[];
   readonly outcome: RubricOutcome | null;
   readonly score: BenchScore;
+  /** The workspace the SUT left, against the case's input (null when it was not walked: a timeout). */
+  readonly workspace: WorkspaceCapture | null;
+  /** What the SUT's process printed, when the SUT reported it. */
+  readonly sutStreams: SutStreams | null;
+}
+
+/** How much of each SUT stream a detail keeps (the first bytes; the size says how much more there was). */
+const SUT_STREAM_EXCERPT_BYTES = 64 * 1024;
+
+function streamExcerpt(stream: string | Uint8Array): { text: string; bytes: number; truncated: boolean } {
+  const buffer = typeof stream === "string" ? Buffer.from(stream, "utf8") : Buffer.from(stream.buffer, stream.byteOffset, stream.byteLength);
+  return { text: buffer.subarray(0, SUT_STREAM_EXCERPT_BYTES).toString("utf8"), bytes: buffer.length, truncated: buffer.length > SUT_STREAM_EXCERPT_BYTES };
 }
 
 /** The rubric process as a detail file records it (null when no rubric ran). */
@@ -141,6 +153,8 @@ export function writeCaseDetail(input: CaseDetailInput): string {
     sut_error: input.sutError,
     sut_wall_clock_ms: input.sutMs,
     ...(input.removedFromWorkspace.length === 0 ? {} : { removed_from_workspace: input.removedFromWorkspace.slice(0, 100) }),
+    ...(input.workspace === null ? {} : { workspace: input.workspace }),
+    ...(input.sutStreams === null ? {} : { sut_streams: { stdout: streamExcerpt(input.sutStreams.stdout), stderr: streamExcerpt(input.sutStreams.stderr) } }),
     rubric: rubricDetail(input.outcome),
     score: input.score,
   };

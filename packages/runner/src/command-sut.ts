@@ -173,6 +173,7 @@ async function runCommand(argv: readonly string[], invocation: SutInvocation, en
     signal: invocation.signal,
     sandbox,
   });
+  invocation.recordStreams?.({ stdout: outcome.stdout, stderr: outcome.stderr });
   if (outcome.aborted) throw new SutAborted("aborted");
   if (outcome.spawnError !== null) throw new Error(`cannot start ${argv[0]}: ${outcome.spawnError}`);
   if (outcome.stdoutCapped) throw new Error(`stdout exceeded ${maxStdout} bytes`);

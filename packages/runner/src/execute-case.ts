@@ -3,13 +3,14 @@
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { RUBRIC_REQUEST_SCHEMA_VERSION, sutCaseOf } from "@eval/models";
-import type { BenchCase, BenchScore, RubricRequest, SutOutput, SystemUnderTest } from "@eval/models";
+import type { BenchCase, BenchScore, RubricRequest, SutOutput, SutStreams, SystemUnderTest, WorkspaceCapture } from "@eval/models";
 import type { TaskClass } from "@eval/registry";
 import { writeCaseDetail } from "./case-detail.ts";
 import type { RubricLauncher, RubricOutcome } from "./rubric-isolation.ts";
 import { harnessFailureScore, resolveRubricScore } from "./scoring.ts";
 import { canarySeedFor, checkSutOutput, SutAborted } from "./sut.ts";
 import { trialSeedFor } from "./trials.ts";
+import { captureWorkspace } from "./workspace-capture.ts";
 
 const DEFAULT_RUBRIC_TIMEOUT_S = 60;
 
@@ -28,48 +29,55 @@ export interface CaseContext {
   readonly casesDir: () => Promise<unknown>;
   /** The run's own temp directory: every workspace lives below it. */
   readonly tempRoot: string;
+  /** `<state dir>/blobs`: where the captured workspace's files are kept. */
+  readonly blobsDir: string;
 }
 
 /**
- * Removes from a workspace the SUT left behind everything that is not a regular file or a directory:
- * a symlink could point the rubric at files the SUT may not read (the case's `expected/`, whose path a
- * sandboxed SUT can still learn from its mount table), a FIFO could hang it. Returns the removed paths.
+ * The one walk of the workspace a SUT left: removes everything that is not a regular file or a
+ * directory (a symlink could point the rubric at files the SUT may not read, such as the case's
+ * `expected/`, whose path a sandboxed SUT can still learn from its mount table; a FIFO could hang it)
+ * and lists the regular files that remain. Returns the removed paths and the files, both relative.
  */
-function removeUnsafeEntries(root: string, relative = ""): string[] {
-  const removed: string[] = [];
+function walkWorkspace(root: string, relative = "", found: { removed: string[]; files: string[] } = { removed: [], files: [] }): { removed: string[]; files: string[] } {
   for (const entry of readdirSync(join(root, relative), { withFileTypes: true })) {
     const path = relative === "" ? entry.name : `${relative}/${entry.name}`;
-    if (entry.isDirectory()) removed.push(...removeUnsafeEntries(root, path));
-    else if (!entry.isFile()) {
+    if (entry.isDirectory()) walkWorkspace(root, path, found);
+    else if (entry.isFile()) found.files.push(path);
+    else {
       rmSync(join(root, path), { force: true });
-      removed.push(path);
+      found.removed.push(path);
     }
   }
-  return removed;
+  return found;
 }
 
 /**
  * Copies a case's input tree into the scratch workspace: regular files and directories only (the
- * loader has already refused symlinks and special files), without fs.cp's per-entry overhead.
+ * loader has already refused symlinks and special files), without fs.cp's per-entry overhead. Returns
+ * the relative paths of the files copied.
  * Synchronous, like the loader's digest walk: case inputs are trees of small files, where a direct
  * syscall costs microseconds and a thread-pool round trip per entry costs far more.
  */
-function copyTree(from: string, to: string): void {
+function copyTree(from: string, to: string, relative = "", copied: string[] = []): string[] {
   for (const entry of readdirSync(from, { withFileTypes: true })) {
     const source = join(from, entry.name);
     const target = join(to, entry.name);
+    const path = relative === "" ? entry.name : `${relative}/${entry.name}`;
     if (entry.isDirectory()) {
       mkdirSync(target);
-      copyTree(source, target);
+      copyTree(source, target, path, copied);
     } else if (entry.isFile()) {
       copyFileSync(source, target);
+      copied.push(path);
     }
   }
+  return copied;
 }
 
 export type SutResult = { kind: "ok"; output: SutOutput } | { kind: "error"; error: string } | { kind: "timeout" } | { kind: "cancelled" };
 
-async function callSut(benchCase: BenchCase, workspacePath: string, context: CaseContext): Promise<SutResult> {
+async function callSut(benchCase: BenchCase, workspacePath: string, context: CaseContext, recordStreams: (streams: SutStreams) => void): Promise<SutResult> {
   const controller = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   let onCancel: (() => void) | undefined;
@@ -99,6 +107,7 @@ async function callSut(benchCase: BenchCase, workspacePath: string, context: Cas
         signal: controller.signal,
         timeoutMs: context.timeoutMs,
         invocationTag: context.invocationTag,
+        recordStreams,
       });
       return { kind: "ok", output: checkSutOutput(output) };
     } catch (error) {
@@ -123,9 +132,8 @@ interface ScoredUnit {
   readonly removedFromWorkspace: string[];
 }
 
-/** Runs the rubric on the workspace a SUT left; null when the run was cancelled meanwhile. */
-async function runRubric(benchCase: BenchCase, output: SutOutput, workspacePath: string, context: CaseContext, measured: () => { wallClockMs: number; costUsd: number }): Promise<ScoredUnit | null> {
-  const removedFromWorkspace = removeUnsafeEntries(workspacePath);
+/** Runs the rubric on the workspace a SUT left (walked already); null when the run was cancelled meanwhile. */
+async function runRubric(benchCase: BenchCase, output: SutOutput, workspacePath: string, context: CaseContext, measured: () => { wallClockMs: number; costUsd: number }): Promise<Omit<ScoredUnit, "removedFromWorkspace"> | null> {
   const request = {
     schema_version: RUBRIC_REQUEST_SCHEMA_VERSION,
     case: benchCase,
@@ -145,16 +153,27 @@ async function runRubric(benchCase: BenchCase, output: SutOutput, workspacePath:
   if (outcome.kind === "ok") score = resolveRubricScore(outcome.response.score, context.taskClass, facts);
   else if (outcome.kind === "timeout") score = harnessFailureScore("rubric.timeout", `killed after ${outcome.process.wallClockMs} ms`, facts);
   else score = harnessFailureScore("rubric.malformed_output", outcome.detail, facts);
-  return { score, outcome, removedFromWorkspace };
+  return { score, outcome };
 }
 
 /** Scores what the SUT call ended in: a harness failure for a timeout or an exception, else the rubric's score. */
-async function scoreUnit(benchCase: BenchCase, sutResult: Exclude<SutResult, { kind: "cancelled" }>, workspacePath: string, context: CaseContext, timing: { started: number; sutMs: number }): Promise<ScoredUnit | null> {
+async function scoreUnit(benchCase: BenchCase, sutResult: Exclude<SutResult, { kind: "cancelled" }>, workspacePath: string, context: CaseContext, timing: { started: number; sutMs: number }): Promise<Omit<ScoredUnit, "removedFromWorkspace"> | null> {
   const costUsd = sutResult.kind === "ok" ? (sutResult.output.cost_usd ?? 0) : 0;
   const atSut = { wallClockMs: timing.sutMs, costUsd };
-  if (sutResult.kind === "timeout") return { score: harnessFailureScore("sut.timeout", `no result within ${context.timeoutMs} ms`, atSut), outcome: null, removedFromWorkspace: [] };
-  if (sutResult.kind === "error") return { score: harnessFailureScore("sut.exception", sutResult.error, atSut), outcome: null, removedFromWorkspace: [] };
+  if (sutResult.kind === "timeout") return { score: harnessFailureScore("sut.timeout", `no result within ${context.timeoutMs} ms`, atSut), outcome: null };
+  if (sutResult.kind === "error") return { score: harnessFailureScore("sut.exception", sutResult.error, atSut), outcome: null };
   return runRubric(benchCase, sutResult.output, workspacePath, context, () => ({ wallClockMs: performance.now() - timing.started, costUsd }));
+}
+
+/**
+ * Walks the workspace the SUT left (removing what is not a file or directory) and captures it against
+ * the case's input. After a timeout nothing is walked: the SUT may still be writing.
+ */
+function inspectWorkspace(sutResult: SutResult, inputRoot: string, inputFiles: readonly string[], workspacePath: string, context: CaseContext): { removed: string[]; capture: WorkspaceCapture | null } {
+  if (sutResult.kind !== "ok" && sutResult.kind !== "error") return { removed: [], capture: null };
+  const walked = walkWorkspace(workspacePath);
+  const capture = captureWorkspace({ inputRoot, inputFiles, workspaceRoot: workspacePath, workspaceFiles: walked.files, blobsDir: context.blobsDir });
+  return { removed: walked.removed, capture };
 }
 
 /** Runs one case end to end; null when the run was cancelled before the case finished. */
@@ -163,12 +182,15 @@ export async function executeCase(benchCase: BenchCase, context: CaseContext): P
   const started = performance.now();
   const workspacePath = mkdtempSync(join(context.tempRoot, "ws-"));
   try {
-    copyTree(benchCase.input_path, workspacePath);
-    const sutResult = await callSut(benchCase, workspacePath, context);
+    const inputFiles = copyTree(benchCase.input_path, workspacePath);
+    let streams: SutStreams | null = null;
+    const sutResult = await callSut(benchCase, workspacePath, context, (recorded) => void (streams ??= recorded));
     const sutMs = Math.round(performance.now() - started);
     if (sutResult.kind === "cancelled") return null;
-    const unit = await scoreUnit(benchCase, sutResult, workspacePath, context, { started, sutMs });
-    if (unit === null) return null;
+    const { removed, capture } = inspectWorkspace(sutResult, benchCase.input_path, inputFiles, workspacePath, context);
+    const scored = await scoreUnit(benchCase, sutResult, workspacePath, context, { started, sutMs });
+    if (scored === null) return null;
+    const unit: ScoredUnit = { ...scored, removedFromWorkspace: removed };
     await context.casesDir();
     const detailPath = writeCaseDetail({
       runDir: context.runDir,
@@ -181,6 +203,8 @@ export async function executeCase(benchCase: BenchCase, context: CaseContext): P
       sutOutput: sutResult.kind === "ok" ? sutResult.output : null,
       sutError: sutResult.kind === "error" ? sutResult.error : sutResult.kind === "timeout" ? "timeout" : null,
       sutMs,
+      workspace: capture,
+      sutStreams: streams,
       ...unit,
     });
     return { score: unit.score, detailPath };

@@ -49,6 +49,7 @@ function unitContextFactory(plan: PreparedRun, options: ExecuteOptions, cancel: 
     cacheKey: key,
     casesDir,
     tempRoot,
+    blobsDir: join(plan.settings.stateDir, "blobs"),
   });
 }
 

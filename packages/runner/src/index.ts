@@ -32,6 +32,9 @@ export {
 } from "@eval/statistics";
 export type { BcaResult, RunStatistics, WelfordResult } from "@eval/statistics";
 export { HARNESS_VERSION } from "./version.ts";
+export { capturedDiff } from "./workspace-capture.ts";
+export { rescoreRun } from "./rescore.ts";
+export type { RescoreOptions } from "./rescore.ts";
 export { buildRunReport } from "./aggregate.ts";
 export type { RunFacts, ScoredCase } from "./aggregate.ts";
 export { CHECKPOINT_FILE, readCheckpoint, verifyAfterAppend, verifyChainForRun, writeCheckpoint } from "./chain-checkpoint.ts";

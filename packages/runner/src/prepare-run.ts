@@ -52,6 +52,8 @@ export interface PreparedRun {
   readonly hostFingerprint: string;
   readonly isolationClass: IsolationClass;
   readonly sutIsolation: SutIsolation;
+  /** A rescore's original run, recorded on the report; null for a run that calls its SUT. */
+  readonly rescoreOf: NonNullable<RunEvalOptions["rescoreOf"]> | null;
   readonly corpusDigest: string;
   /** One unit per trial of each case in this run, in case and trial order. */
   readonly items: readonly TrialItem[];
@@ -171,7 +173,7 @@ export async function prepareRun(taskClassName: string, options: RunEvalOptions,
   // The MAC key lives in the state directory, outside the cache (a copied cache never carries its key),
   // and no sandbox ever shows it.
   const cache = new ScoreCache({ dir: settings.cacheDir, keyPath: resolve(options.cacheKeyPath ?? join(stateDir, "cache.key")), onWarning });
-  return { settings, startedAt, taskClass, sut, trials, selectedCases, cases, selection, chain, hostFingerprint, isolationClass, sutIsolation, corpusDigest, items, runId, runDir: join(runsDir, runId), cache };
+  return { settings, startedAt, taskClass, sut, trials, selectedCases, cases, selection, chain, hostFingerprint, isolationClass, sutIsolation, corpusDigest, items, runId, runDir: join(runsDir, runId), cache, rescoreOf: options.rescoreOf ?? null };
 }
 
 /** One unit per trial of each case; trial 0 keeps the case's own key (a one-trial run is unchanged). */

@@ -31,7 +31,9 @@ export async function runEval(taskClassName: string, options: RunEvalOptions): P
     complete: record.report.complete,
   });
   const { caseResults, costCapExceeded, cancelled, runDir, taskClass } = scored;
-  return { report: record.report, recordPath: path, caseResults, costCapExceeded, cancelled, runDir, chain, taskClass };
+  const scoredIds = new Set(record.report.per_case.map((entry) => entry.case_id));
+  const unscoredCaseIds = scored.cases.map((benchCase) => benchCase.case_id).filter((id) => !scoredIds.has(id));
+  return { report: record.report, recordPath: path, caseResults, costCapExceeded, cancelled, runDir, chain, taskClass, unscoredCaseIds };
 }
 
 /**

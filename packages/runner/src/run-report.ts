@@ -40,6 +40,7 @@ export function assembleReport(plan: PreparedRun, tally: RunTally, execution: Ex
       trials,
       incompleteReason: incompleteReason(plan, tally, execution),
       prevHash: plan.chain?.head ?? GENESIS_PREV_HASH,
+      ...(plan.rescoreOf === null ? {} : { rescoreOf: plan.rescoreOf }),
     },
     ordered.map(({ benchCase, trialResults }) => ({
       case_id: benchCase.case_id,

@@ -85,6 +85,8 @@ export interface RunEvalOptions {
    * describes the whole selection; a run given this is a shard's, scored by `scoreRun` and never appended.
    */
   readonly onlyUnits?: ReadonlySet<string>;
+  /** Set by `rescoreRun` only: the run whose recorded outputs this run scores (recorded as `rescore_of`). */
+  readonly rescoreOf?: { readonly run_id: string; readonly sut_digest: string; readonly rubric_digest: string };
   /** The cache's MAC key; default `<stateDir>/cache.key`. Shards sharing a cache share its key. */
   readonly cacheKeyPath?: string;
 }
@@ -100,6 +102,8 @@ export interface RunEvalResult {
   readonly chain: VerifyResult;
   /** The task class the run loaded (its minimums, e.g. `minTrials`, included): callers never load it again. */
   readonly taskClass: TaskClass;
+  /** Selected cases the run did not score (an incomplete run: cost cap, interrupt), in case order. */
+  readonly unscoredCaseIds: readonly string[];
 }
 
 /** A run scored but not appended: what `runEval` appends, and what a shard writes into its bundle. */

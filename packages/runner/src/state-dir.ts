@@ -6,7 +6,7 @@ import { dirname, join, resolve } from "node:path";
 import { StateDirNotADirectory, StateDirReadOnly } from "./errors.ts";
 
 /** The subdirectories evalgate writes into; each must be a writable directory when it exists. */
-const WRITTEN_SUBDIRS = ["runs", "cache", "recommendations", "compliance", "transcripts"] as const;
+const WRITTEN_SUBDIRS = ["runs", "cache", "recommendations", "compliance", "transcripts", "blobs"] as const;
 
 function kindOf(path: string): "directory" | "other" | "missing" {
   try {

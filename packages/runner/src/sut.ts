@@ -48,15 +48,17 @@ class ModuleSutWorkers {
     if (invocation.signal.aborted) throw new SutAborted("aborted before start");
     const worker = this.#idle.pop() ?? new Worker(new URL(`./module-sut-worker${import.meta.url.endsWith(".ts") ? ".ts" : ".js"}`, import.meta.url));
     worker.ref();
-    const { signal, ...data } = invocation;
+    const { signal, recordStreams, ...data } = invocation;
     try {
       const output = await new Promise<unknown>((resolvePromise, reject) => {
         const onAbort = (): void => reject(new SutAborted("aborted"));
         signal.addEventListener("abort", onAbort, { once: true });
         worker.once("error", reject);
-        worker.once("message", (message: { type: "ok"; output: unknown } | { type: "error"; name: string; message: string }) => {
+        worker.once("message", (message: WorkerReply) => {
           signal.removeEventListener("abort", onAbort);
           worker.removeListener("error", reject);
+          // What the SUT's code printed, captured in its worker: recorded also when it threw.
+          recordStreams?.(message.streams);
           if (message.type === "ok") resolvePromise(message.output);
           else reject(Object.assign(new Error(message.message), { name: message.name }));
         });
@@ -72,6 +74,9 @@ class ModuleSutWorkers {
     }
   }
 }
+
+/** The worker's answer for one case, with what the SUT's code wrote to stdout and stderr meanwhile. */
+type WorkerReply = ({ type: "ok"; output: unknown } | { type: "error"; name: string; message: string }) & { streams: { stdout: string; stderr: string } };
 
 /**
  * A module's export as a SUT: `module:<path>#<export>` (export defaults to `default`). The export is

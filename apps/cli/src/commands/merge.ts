@@ -3,7 +3,7 @@ import { EvalgateCommand } from "../base-command.ts";
 import { loadSettings } from "../load-settings.ts";
 import { warningPrinter } from "../warnings.ts";
 import { ExitCode } from "../exit-codes.ts";
-import { formatOption, stateDirOption } from "../options.ts";
+import { benchRootOption, formatOption, stateDirOption, trustTiersOption } from "../options.ts";
 
 export class MergeCommand extends EvalgateCommand {
   static override paths = [["merge"]];
@@ -14,9 +14,10 @@ export class MergeCommand extends EvalgateCommand {
       Checks every bundle (its manifest's digests), that all belong to one plan, and that every unit is there
       exactly once (identical duplicates are fine), then computes the run's statistics as a one-machine run
       of the plan would and appends exactly one record. Merging the same bundles again appends nothing.
-      Exit codes: 0 ok, 8 bundles rejected (edited, different plans, conflicting units), 9 units missing
-      (--allow-incomplete records an incomplete run instead, which never supports a verdict), 10 the chain's
-      head is not --expect-head, 5 the chain does not verify.
+      --junit and --summary-md (and $GITHUB_STEP_SUMMARY) write the merged run's CI files, missing units'
+      cases as skipped testcases. Exit codes: 0 ok, 9 bundles rejected (edited, different plans, conflicting
+      units), 10 units missing (--allow-incomplete records an incomplete run instead, which never supports a
+      verdict), 11 the chain's head is not --expect-head, 5 the chain does not verify.
     `,
     examples: [["Merge the two shards of `evalgate run --help`", "evalgate merge shard-1-of-2 shard-2-of-2"]],
   });
@@ -25,10 +26,14 @@ export class MergeCommand extends EvalgateCommand {
   allowIncomplete = Option.Boolean("--allow-incomplete", false, { description: "Record missing units as an incomplete run instead of refusing" });
   expectHead = Option.String("--expect-head", { description: "Refuse unless the chain's head is this chain hash" });
   out = stateDirOption();
+  benchRoot = benchRootOption();
+  trustTiers = trustTiersOption();
+  junit = Option.String("--junit", { description: "Also write a JUnit XML file of the merged run (missing units as skipped testcases)" });
+  summaryMd = Option.String("--summary-md", { description: "Also write a Markdown summary (appended to $GITHUB_STEP_SUMMARY when that is set)" });
   format = formatOption();
 
   protected async run(): Promise<number> {
-    const settings = await loadSettings({ flags: { state_dir: this.out, format: this.format }, env: this.context.env, cwd: this.context.cwd });
+    const settings = await loadSettings({ flags: { state_dir: this.out, bench_root: this.benchRoot, trust_tiers: this.trustTiers, format: this.format }, env: this.context.env, cwd: this.context.cwd });
     const format = settings.format();
     const onWarning = warningPrinter(this.context, format);
     const [{ mergeBundles }, { resolve }] = await Promise.all([import("@eval/runner"), import("node:path")]);
@@ -42,6 +47,20 @@ export class MergeCommand extends EvalgateCommand {
       },
     );
     const { report } = result;
+    const { writeRunOutputs } = await import("../run-outputs.ts");
+    const missingCases = [...new Set(result.missing.map((unit) => unit.case_id))];
+    await writeRunOutputs({
+      runId: report.run_id,
+      unscored: missingCases,
+      stateDir: settings.path("state_dir", ".evalgate"),
+      benchRoot: settings.path("bench_root", "bench"),
+      tiersPath: settings.path("trust_tiers", "docs/trust-tiers.yaml"),
+      cwd: this.context.cwd,
+      env: this.context.env,
+      onWarning,
+      ...(this.junit === undefined ? {} : { junit: this.junit }),
+      ...(this.summaryMd === undefined ? {} : { summaryMd: this.summaryMd }),
+    });
     const summary = {
       type: "merge",
       plan_id: result.plan.plan_id,

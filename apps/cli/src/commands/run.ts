@@ -28,6 +28,9 @@ export class RunCommand extends RunFlags {
     if (timeoutPerCaseSeconds <= 0) throw new EvalError("EVAL_CONFIG_INVALID", "timeout_per_case_seconds must be > 0");
     const onWarning = warningPrinter(this.context, format);
     const scaleOut = this.plan !== undefined || this.shard !== undefined ? await import("./run-shard.ts") : null;
+    if (scaleOut !== null && (this.junit !== undefined || this.summaryMd !== undefined)) {
+      throw new EvalError("EVAL_USAGE", "a shard writes a bundle, not a run: pass --junit and --summary-md to `evalgate merge`, which records the run", { hint: "evalgate merge <bundle>... --junit <file> --summary-md <file>" });
+    }
     const shardJob = scaleOut === null ? null : await scaleOut.prepareShard({ plan: this.plan, shard: this.shard, bundle: this.bundle, taskClass: this.taskClass, withVerdict: this.withVerdict, cases: this.cases, cwd: this.context.cwd });
     const taskClassName = shardJob?.taskClass ?? this.taskClass;
     if (taskClassName === undefined) throw new EvalError("EVAL_USAGE", "`evalgate run` needs --task-class (or --plan <file> with --shard i/N)", { hint: "run `evalgate run --help` for the accepted flags" });
@@ -59,7 +62,7 @@ export class RunCommand extends RunFlags {
     }
     const verdict = tiers === null ? null : await issueRunVerdict(tiers, result, stateDir);
     const { writeRunOutputs } = await import("../run-outputs.ts");
-    await writeRunOutputs({ runId: result.report.run_id, stateDir, benchRoot, tiersPath, cwd: this.context.cwd, env: this.context.env, onWarning, ...(this.junit === undefined ? {} : { junit: this.junit }), ...(this.summaryMd === undefined ? {} : { summaryMd: this.summaryMd }) });
+    await writeRunOutputs({ runId: result.report.run_id, unscored: result.unscoredCaseIds, stateDir, benchRoot, tiersPath, cwd: this.context.cwd, env: this.context.env, onWarning, ...(this.junit === undefined ? {} : { junit: this.junit }), ...(this.summaryMd === undefined ? {} : { summaryMd: this.summaryMd }) });
     this.print(result, verdict, (modes) => failureModesCell(modes, runner), format);
     const signal = interrupt.received();
     if (signal !== null) {

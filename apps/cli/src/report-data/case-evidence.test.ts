@@ -52,10 +52,10 @@ describe("case evidence", () => {
 
   it("reads the run's detail (diff, cache hit), and tolerates a missing or damaged one", () => {
     const transcripts = new TranscriptIndex(join(root, "transcripts"));
-    const found = reportCaseOf(entry(), { runsDir: join(root, "runs"), runId: "partial:r-1", taskClass: "demo", transcripts, baseline: null });
+    const found = reportCaseOf(entry(), { runsDir: join(root, "runs"), runId: "partial:r-1", taskClass: "demo", blobsDir: join(root, "blobs"), transcripts, baseline: null });
     expect(found).toMatchObject({ cache_hit: false, evidence: { executed_in_run: "r-1", diff: "--- a/x\n+++ b/x\n", rubric_wall_clock_ms: null }, baseline: null });
     expect(found.transcript?.messages[0]?.text).toBe("from the log");
-    const damaged = reportCaseOf(entry(), { runsDir: join(root, "runs"), runId: "r-2", taskClass: "demo", transcripts, baseline: entry() });
+    const damaged = reportCaseOf(entry(), { runsDir: join(root, "runs"), runId: "r-2", blobsDir: join(root, "blobs"), taskClass: "demo", transcripts, baseline: entry() });
     expect(damaged).toMatchObject({ cache_hit: null, evidence: null, transcript: null, baseline: { score: 0.5, passed: false } });
   });
 

@@ -3,14 +3,14 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { CaseDetailSchema, safeParseWire, TranscriptSchema } from "@eval/models";
 import type { CaseDetail, CaseResult, Transcript, TrialCaseResult } from "@eval/models";
-import type { CaseEvidence, CaseTrials, ReportCase } from "@eval/reports";
-import { isCachedDetail } from "@eval/runner";
+import type { CaseEvidence, CaseTrials, ReportCase, ReportTrial } from "@eval/reports";
+import { capturedDiff, isCachedDetail, trialDetailFile } from "@eval/runner";
 
 /** The run's detail directory name: its run id without the `partial:` prefix. */
 export const detailDirName = (runId: string): string => runId.replace(/^partial:/, "");
 
-function readDetail(runsDir: string, runId: string, caseId: string): CaseDetail | null {
-  const path = join(runsDir, detailDirName(runId), "cases", `${caseId}.json`);
+function readDetail(runsDir: string, runId: string, caseId: string, trial = 0): CaseDetail | null {
+  const path = join(runsDir, detailDirName(runId), "cases", trialDetailFile(caseId, trial));
   if (!existsSync(path)) return null;
   try {
     const parsed = safeParseWire(CaseDetailSchema, JSON.parse(readFileSync(path, "utf8")));
@@ -20,8 +20,11 @@ function readDetail(runsDir: string, runId: string, caseId: string): CaseDetail 
   }
 }
 
-function evidenceOf(detail: CaseDetail): CaseEvidence {
+/** What a detail recorded besides its score; the workspace diff is rendered from the blob store in `blobsDir`. */
+function evidenceOf(detail: CaseDetail, blobsDir: string): CaseEvidence {
   const output = detail.sut_output as Record<string, unknown> | null;
+  const claimed = typeof output?.diff === "string" ? output.diff : null;
+  const capture = detail.workspace;
   return {
     executed_in_run: detail.run_id,
     sut_error: detail.sut_error,
@@ -29,7 +32,11 @@ function evidenceOf(detail: CaseDetail): CaseEvidence {
     rubric_wall_clock_ms: detail.rubric?.wall_clock_ms ?? null,
     rubric_exit_code: detail.rubric?.exit_code ?? null,
     rubric_stderr: detail.rubric === null || detail.rubric.stderr.text === "" ? null : detail.rubric.stderr.text,
-    diff: typeof output?.diff === "string" ? output.diff : null,
+    diff: capture === undefined ? claimed : capturedDiff(blobsDir, capture),
+    diff_source: capture !== undefined ? "harness" : claimed === null ? null : "sut",
+    changed_files: (capture?.changes ?? []).map((change) => ({ path: change.path, status: change.status, bytes: change.after?.bytes ?? 0 })),
+    sut_stdout: detail.sut_streams?.stdout ?? null,
+    sut_stderr: detail.sut_streams?.stderr ?? null,
   };
 }
 
@@ -80,8 +87,17 @@ export function trialsOf(entry: CaseResult | TrialCaseResult): CaseTrials | null
   return { passed: entry.trials.filter((trial) => trial.passed).length, total: entry.trials.length };
 }
 
+/** Every trial of a case of a run with more than one trial per case, each with its own detail; null otherwise. */
+function trialRunsOf(entry: CaseResult | TrialCaseResult, context: { runsDir: string; blobsDir: string; runId: string; taskClass: string; transcripts: TranscriptIndex }): ReportTrial[] | null {
+  if (!("trials" in entry) || entry.trials === undefined) return null;
+  return entry.trials.map((score, trial) => {
+    const detail = readDetail(context.runsDir, context.runId, entry.case_id, trial);
+    return { trial, score, evidence: detail === null ? null : evidenceOf(detail, context.blobsDir), transcript: detail === null ? null : context.transcripts.find(context.taskClass, detail) };
+  });
+}
+
 /** One case of a recorded run with its evidence, as the report views show it. */
-export function reportCaseOf(entry: CaseResult | TrialCaseResult, context: { runsDir: string; runId: string; taskClass: string; transcripts: TranscriptIndex; baseline: CaseResult | null | undefined }): ReportCase {
+export function reportCaseOf(entry: CaseResult | TrialCaseResult, context: { runsDir: string; blobsDir: string; runId: string; taskClass: string; transcripts: TranscriptIndex; baseline: CaseResult | null | undefined }): ReportCase {
   const detail = readDetail(context.runsDir, context.runId, entry.case_id);
   return {
     case_id: entry.case_id,
@@ -89,7 +105,8 @@ export function reportCaseOf(entry: CaseResult | TrialCaseResult, context: { run
     score: entry.score,
     cache_hit: detail === null ? null : isCachedDetail(detail, context.runId),
     trials: trialsOf(entry),
-    evidence: detail === null ? null : evidenceOf(detail),
+    trial_runs: trialRunsOf(entry, context),
+    evidence: detail === null ? null : evidenceOf(detail, context.blobsDir),
     transcript: detail === null ? null : context.transcripts.find(context.taskClass, detail),
     baseline: context.baseline === undefined || context.baseline === null ? null : { score: context.baseline.score.score, passed: context.baseline.score.passed },
   };

@@ -93,7 +93,7 @@ export async function gatherReportData(options: GatherOptions): Promise<ReportDa
     tiers,
     trend: trendOf(records, report.task_class),
     cases: perCase.map((entry) =>
-      reportCaseOf(entry, { runsDir, runId: report.run_id, taskClass: report.task_class, transcripts, baseline: baseCases === null ? undefined : (baseCases.get(entry.case_id) ?? null) }),
+      reportCaseOf(entry, { runsDir, blobsDir: join(options.stateDir, "blobs"), runId: report.run_id, taskClass: report.task_class, transcripts, baseline: baseCases === null ? undefined : (baseCases.get(entry.case_id) ?? null) }),
     ),
     baseline: base === null ? null : baselineOf(report, base),
   };

@@ -1,0 +1,35 @@
+// The state directory's content-addressed blob store (`<state dir>/blobs/<2 hex>/<62 hex>`): bytes kept
+// by their BLAKE3 digest, written once, checked against the digest on every read.
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { blake3Digest } from "@eval/hashing";
+import writeFileAtomic from "write-file-atomic";
+
+function blobPath(blobsDir: string, digest: string): string {
+  const hex = digest.replace(/^blake3:/, "");
+  if (!/^[0-9a-f]{64}$/.test(hex)) throw new Error(`not a blake3 digest: ${digest}`);
+  return join(blobsDir, hex.slice(0, 2), hex.slice(2));
+}
+
+/** Stores `content` under `digest` (its BLAKE3) unless it is there already. */
+export function writeBlob(blobsDir: string, digest: string, content: Buffer): void {
+  const path = blobPath(blobsDir, digest);
+  if (existsSync(path)) return;
+  mkdirSync(join(path, ".."), { recursive: true });
+  writeFileAtomic.sync(path, content, { mode: 0o600, fsync: false });
+}
+
+/** The bytes stored under `digest`, or null when they are missing or no longer match it. */
+export function readBlob(blobsDir: string, digest: string): Buffer | null {
+  try {
+    const content = readFileSync(blobPath(blobsDir, digest));
+    return blake3Digest(content) === digest ? content : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Whether bytes are stored under `digest` (not checked against it: `readBlob` does that). */
+export function hasBlob(blobsDir: string, digest: string): boolean {
+  return existsSync(blobPath(blobsDir, digest));
+}

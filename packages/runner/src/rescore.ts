@@ -1,0 +1,119 @@
+// `evalgate rescore --run <id>`: the recorded outputs of a run (each unit's SUT output and the workspace
+// the harness captured) scored again by the current rubric, without calling the SUT. The result is a
+// run of its own, appended to the chain, that names the original run (`rescore_of`) and keeps its SUT's
+// digest, label and isolation: evidence for that SUT under the current rubric digest.
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { recordsNewestFirst } from "@eval/audit-chain";
+import { blake3Digest } from "@eval/hashing";
+import { EvalError } from "@eval/errors";
+import { CaseDetailSchema, safeParseWire } from "@eval/models";
+import type { AnyBenchRunReport, CaseDetail, SutCase, SutInvocation, SutOutput, SystemUnderTest, WorkspaceCapture } from "@eval/models";
+import { runEval } from "./run-eval.ts";
+import type { RunEvalOptions, RunEvalResult } from "./run-types.ts";
+import { trialDetailFile } from "./trials.ts";
+import { hasBlob } from "./blob-store.ts";
+import { restoreWorkspace } from "./workspace-capture.ts";
+
+export interface RescoreOptions extends Omit<RunEvalOptions, "systemUnderTest" | "caseFilter" | "trials" | "retryErrors" | "onlyUnits" | "noCache" | "rescoreOf"> {
+  /** The run to rescore (`partial:` may be left off). */
+  readonly runId: string;
+}
+
+async function findRun(runsDir: string, runId: string): Promise<AnyBenchRunReport> {
+  const bare = runId.replace(/^partial:/, "");
+  for await (const { record } of recordsNewestFirst(runsDir, null)) {
+    if (record.report.run_id.replace(/^partial:/, "") === bare) return record.report;
+  }
+  throw new EvalError("EVAL_REPORT_NOT_FOUND", `no run ${runId} is recorded in ${runsDir}`, { hint: "`evalgate show` lists the newest run; pass --out <state dir> if it lives elsewhere" });
+}
+
+/** A unit's recorded detail, or null when it is missing or does not validate. */
+function readDetail(detailsDir: string, caseId: string, trial: number): CaseDetail | null {
+  const path = join(detailsDir, trialDetailFile(caseId, trial));
+  if (!existsSync(path)) return null;
+  try {
+    const parsed = safeParseWire(CaseDetailSchema, JSON.parse(readFileSync(path, "utf8")));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Why a unit's recorded output cannot be scored again, or null when it can. */
+function unavailable(detail: CaseDetail | null, blobsDir: string): string | null {
+  if (detail === null) return "no detail file";
+  if (detail.sut_output === null) return null; // the SUT failed: that failure is carried over as it was
+  if (detail.workspace === undefined) return "no captured workspace (recorded before captures were kept)";
+  if (!detail.workspace.complete) return "the captured workspace is incomplete (past the size caps)";
+  const lost = detail.workspace.changes.find((change) => change.after?.digest != null && !hasBlob(blobsDir, change.after.digest));
+  // A merged run's details come from other machines' state directories, whose blobs stay there.
+  return lost === undefined ? null : `the captured content of ${lost.path} is not in ${blobsDir}`;
+}
+
+/**
+ * Checks that the case's input (the fresh copy in `workspace`) is the one the capture was taken against:
+ * every file the SUT changed or deleted has the digest recorded then, no file it added exists now.
+ */
+function checkInputUnchanged(workspace: string, capture: WorkspaceCapture, runId: string): void {
+  for (const change of capture.changes) {
+    const path = join(workspace, change.path);
+    const now = existsSync(path) ? blake3Digest(readFileSync(path)) : null;
+    if (now !== (change.before?.digest ?? null)) {
+      throw new Error(`the case's input file ${change.path} differs from the one run ${runId} started from: its recorded output cannot be scored against this input`);
+    }
+  }
+}
+
+/** The recorded outputs of `original` as a SUT: restores each unit's workspace and returns its output. */
+function recordedSut(original: AnyBenchRunReport, detailsDir: string, blobsDir: string): SystemUnderTest {
+  const originalId = original.run_id;
+  return {
+    label: original.sut_label,
+    digest: original.sut_digest,
+    isolation: original.schema_version === "evalgate.bench_run_report.v1" ? "harness" : original.sut_isolation,
+    async preflight({ cases, trials }: { readonly cases: readonly SutCase[]; readonly trials: number }) {
+      const problems = cases.flatMap((benchCase) =>
+        Array.from({ length: trials }, (_, trial) => {
+          const why = unavailable(readDetail(detailsDir, benchCase.case_id, trial), blobsDir);
+          return why === null ? [] : [`${benchCase.case_id}${trial === 0 ? "" : ` trial ${trial}`}: ${why}`];
+        }).flat(),
+      );
+      if (problems.length === 0) return;
+      throw new EvalError("EVAL_RESCORE_UNAVAILABLE", `run ${originalId} cannot be rescored: ${problems.slice(0, 3).join("; ")}${problems.length > 3 ? ` (${problems.length} units in all)` : ""}`);
+    },
+    async run(invocation: SutInvocation): Promise<SutOutput> {
+      const detail = readDetail(detailsDir, invocation.benchCase.case_id, invocation.trial ?? 0)!;
+      if (detail.sut_streams !== undefined) invocation.recordStreams?.({ stdout: detail.sut_streams.stdout.text, stderr: detail.sut_streams.stderr.text });
+      if (detail.sut_output === null) throw new Error(`the SUT failed in run ${originalId}: ${detail.sut_error ?? "no output"}`);
+      checkInputUnchanged(invocation.workspacePath, detail.workspace!, originalId);
+      restoreWorkspace(invocation.workspacePath, blobsDir, detail.workspace!);
+      // Scoring again spends nothing: what the original call cost stays in the original run.
+      return { ...detail.sut_output, cost_usd: 0 };
+    },
+  };
+}
+
+/**
+ * Scores the recorded outputs of run `runId` with the task class's current rubric and appends the result
+ * as a new run marked `rescore_of` (the same cases and trials, the original SUT's digest). Refuses
+ * (EVAL_RESCORE_UNAVAILABLE, before any rubric runs) when a unit's output was not captured in full;
+ * a unit whose SUT failed in the original run keeps that failure (as `sut.exception`).
+ */
+export async function rescoreRun(options: RescoreOptions): Promise<RunEvalResult> {
+  const stateDir = options.stateDir ?? ".evalgate";
+  const runsDir = options.outDir ?? join(stateDir, "runs");
+  const original = await findRun(runsDir, options.runId);
+  const caseIds = new Set(original.per_case.map((entry) => entry.case_id));
+  const trials = original.schema_version === "evalgate.bench_run_report.v3" ? original.trials_per_case : 1;
+  const { runId: _runId, ...runOptions } = options;
+  return runEval(original.task_class, {
+    ...runOptions,
+    systemUnderTest: recordedSut(original, join(runsDir, original.run_id.replace(/^partial:/, ""), "cases"), join(stateDir, "blobs")),
+    // Every case the original scored (a complete full run stays a full run), each scored afresh.
+    caseFilter: (benchCase) => caseIds.has(benchCase.case_id),
+    trials,
+    noCache: true,
+    rescoreOf: { run_id: original.run_id, sut_digest: original.sut_digest, rubric_digest: original.rubric_digest },
+  });
+}
