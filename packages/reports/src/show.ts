@@ -1,15 +1,10 @@
 import type { Transcript } from "@eval/models";
+import { escapeTerminal } from "./escape.ts";
 import { caseStatus } from "./report-data.ts";
 import type { ReportCase, ReportData } from "./report-data.ts";
 
-/** Control characters (terminal escapes among them) an agent wrote, made visible instead of obeyed. */
-function plain(text: string): string {
-  // oxlint-disable-next-line eslint/no-control-regex -- making terminal control characters visible is the point
-  return text.replace(/[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/g, (char) => `\\x${char.charCodeAt(0).toString(16).padStart(2, "0")}`);
-}
-
 const oneLine = (text: string, max: number): string => {
-  const flat = plain(text).replace(/\s+/g, " ").trim();
+  const flat = escapeTerminal(text).replace(/\s+/g, " ").trim();
   return flat.length > max ? `${flat.slice(0, max - 3)}...` : flat;
 };
 
@@ -18,7 +13,7 @@ export function renderRunText(data: ReportData): string {
   const run = data.run;
   const width = Math.max(4, ...data.cases.map((c) => c.case_id.length));
   const lines = [
-    `run ${run.run_id} of ${run.task_class}${run.complete ? "" : " (INCOMPLETE)"}: SUT ${plain(run.sut_label)}, ended ${run.ended_at}`,
+    `run ${run.run_id} of ${run.task_class}${run.complete ? "" : " (INCOMPLETE)"}: SUT ${escapeTerminal(run.sut_label)}, ended ${run.ended_at}`,
     `${run.passed_count}/${run.case_count} passed; mean ${run.mean_score.toFixed(4)}, sd ${run.score_stddev.toFixed(4)}, one-sided 95% lower bound ${run.lower_bound_95.toFixed(4)} (${run.lower_bound_method}), cost $${run.total_cost_usd.toFixed(4)}`,
     `isolation: rubric ${run.isolation_class}, SUT ${run.schema_version !== "evalgate.bench_run_report.v1" ? run.sut_isolation : "unknown"}; chain head ${run.chain_head ?? "-"} (${data.chain.verified ? "verifies" : "DOES NOT VERIFY"})`,
     ...data.verdicts.map((v) => `${v.target_tier}: evidence ${v.evidence_sufficient ? "sufficient" : "NOT sufficient"}${v.evidence_sufficient ? "" : `: ${v.reasons.join("; ")}`}`),
@@ -62,7 +57,7 @@ export function renderCaseText(data: ReportData, reportCase: ReportCase): string
     if (evidence.sut_error !== null) lines.push(`SUT error: ${oneLine(evidence.sut_error, 400)}`);
     if (evidence.diff !== null) {
       const changed = evidence.diff.split("\n").filter((line) => line.startsWith("+++ ")).map((line) => line.slice(4).replace(/^b\//, ""));
-      lines.push(changed.length === 0 ? "workspace diff: no file changed" : `workspace diff: ${changed.length} file(s) changed: ${changed.map((file) => plain(file)).join(", ")}`);
+      lines.push(changed.length === 0 ? "workspace diff: no file changed" : `workspace diff: ${changed.length} file(s) changed: ${changed.map((file) => escapeTerminal(file)).join(", ")}`);
     }
   }
   lines.push(...(reportCase.transcript === null ? ["no transcript recorded for this case"] : transcriptLines(reportCase.transcript)));

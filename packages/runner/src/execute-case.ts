@@ -1,10 +1,11 @@
 // Step 3 of a run, for one unit: copy the case's input into a scratch workspace, call the SUT under its
 // deadline, run the rubric on what it left, and write the unit's detail.
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { copyFileSync, lchownSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { RUBRIC_REQUEST_SCHEMA_VERSION, sutCaseOf } from "@eval/models";
 import type { BenchCase, BenchScore, RubricRequest, SutOutput, SystemUnderTest } from "@eval/models";
 import type { TaskClass } from "@eval/registry";
+import { removeTree, sandboxOwner, TreeInvalid, walkTree } from "@eval/sandbox";
 import { writeCaseDetail } from "./case-detail.ts";
 import type { RubricLauncher, RubricOutcome } from "./rubric-isolation.ts";
 import { harnessFailureScore, resolveRubricScore } from "./scoring.ts";
@@ -31,20 +32,22 @@ export interface CaseContext {
 }
 
 /**
- * Removes from a workspace the SUT left behind everything that is not a regular file or a directory:
- * a symlink could point the rubric at files the SUT may not read (the case's `expected/`, whose path a
- * sandboxed SUT can still learn from its mount table), a FIFO could hang it. Returns the removed paths.
+ * Checks the workspace a SUT left before a rubric reads it, with the one bounded walker: a tree too deep,
+ * too large, with too many entries or that cannot be examined throws (TreeInvalid), which the case records
+ * as `sut.workspace_invalid`. Everything that is not a regular file or a directory is removed: a symlink
+ * could point the rubric at files the SUT may not read (the case's `expected/`, whose path a sandboxed SUT
+ * can still learn from its mount table), a FIFO could hang it. As root, what is left is handed to the
+ * sandbox's unprivileged uid so the rubric can read it. Returns the removed paths.
  */
-function removeUnsafeEntries(root: string, relative = ""): string[] {
+async function inspectWorkspace(root: string): Promise<string[]> {
+  const owner = sandboxOwner();
   const removed: string[] = [];
-  for (const entry of readdirSync(join(root, relative), { withFileTypes: true })) {
-    const path = relative === "" ? entry.name : `${relative}/${entry.name}`;
-    if (entry.isDirectory()) removed.push(...removeUnsafeEntries(root, path));
-    else if (!entry.isFile()) {
-      rmSync(join(root, path), { force: true });
-      removed.push(path);
-    }
+  if (owner !== null) lchownSync(root, owner.uid, owner.gid);
+  for await (const entry of walkTree(root)) {
+    if (entry.kind !== "file" && entry.kind !== "directory") removed.push(entry.path);
+    else if (owner !== null) lchownSync(entry.absolute, owner.uid, owner.gid);
   }
+  for (const path of removed) rmSync(join(root, path), { force: true });
   return removed;
 }
 
@@ -67,7 +70,10 @@ function copyTree(from: string, to: string): void {
   }
 }
 
-export type SutResult = { kind: "ok"; output: SutOutput } | { kind: "error"; error: string } | { kind: "timeout" } | { kind: "cancelled" };
+export type SutResult = { kind: "ok"; output: SutOutput } | { kind: "error"; error: string } | { kind: "invalid_workspace"; error: string } | { kind: "timeout" } | { kind: "cancelled" };
+
+/** How long a stopped SUT's call may take to settle (its process group killed: grace, then SIGKILL) before its workspace is touched. */
+const SETTLE_AFTER_STOP_MS = 30_000;
 
 async function callSut(benchCase: BenchCase, workspacePath: string, context: CaseContext): Promise<SutResult> {
   const controller = new AbortController();
@@ -103,13 +109,19 @@ async function callSut(benchCase: BenchCase, workspacePath: string, context: Cas
       return { kind: "ok", output: checkSutOutput(output) };
     } catch (error) {
       if (controller.signal.aborted) return { kind: context.cancel.aborted ? "cancelled" : "timeout" };
+      // An agent's copy-back walks what it left with the same bounded walker.
+      if (error instanceof TreeInvalid) return { kind: "invalid_workspace", error: error.message.slice(0, 500) };
       const name = error instanceof Error ? error.name : typeof error;
       const message = error instanceof Error ? error.message : String(error);
       return { kind: "error", error: `${name}: ${message}`.slice(0, 500) };
     }
   })();
   try {
-    return await Promise.race([call, stopped]);
+    const result = await Promise.race([call, stopped]);
+    // A stopped SUT's processes may still be running (ignoring SIGTERM, writing): its workspace is
+    // touched only once the call has settled, i.e. its process group is gone.
+    if (result.kind === "timeout" || result.kind === "cancelled") await Promise.race([call, new Promise((resolve) => setTimeout(resolve, SETTLE_AFTER_STOP_MS).unref())]);
+    return result;
   } finally {
     clearTimeout(timer);
     if (onCancel !== undefined) context.cancel.removeEventListener("abort", onCancel);
@@ -125,7 +137,13 @@ interface ScoredUnit {
 
 /** Runs the rubric on the workspace a SUT left; null when the run was cancelled meanwhile. */
 async function runRubric(benchCase: BenchCase, output: SutOutput, workspacePath: string, context: CaseContext, measured: () => { wallClockMs: number; costUsd: number }): Promise<ScoredUnit | null> {
-  const removedFromWorkspace = removeUnsafeEntries(workspacePath);
+  let removedFromWorkspace: string[];
+  try {
+    removedFromWorkspace = await inspectWorkspace(workspacePath);
+  } catch (error) {
+    // Whatever the SUT left, the case is recorded: as the SUT's failure, never as a harness crash.
+    return { score: harnessFailureScore("sut.workspace_invalid", `the workspace the SUT left cannot be handled: ${(error as Error).message}`, measured()), outcome: null, removedFromWorkspace: [] };
+  }
   const request = {
     schema_version: RUBRIC_REQUEST_SCHEMA_VERSION,
     case: benchCase,
@@ -154,6 +172,7 @@ async function scoreUnit(benchCase: BenchCase, sutResult: Exclude<SutResult, { k
   const atSut = { wallClockMs: timing.sutMs, costUsd };
   if (sutResult.kind === "timeout") return { score: harnessFailureScore("sut.timeout", `no result within ${context.timeoutMs} ms`, atSut), outcome: null, removedFromWorkspace: [] };
   if (sutResult.kind === "error") return { score: harnessFailureScore("sut.exception", sutResult.error, atSut), outcome: null, removedFromWorkspace: [] };
+  if (sutResult.kind === "invalid_workspace") return { score: harnessFailureScore("sut.workspace_invalid", sutResult.error, atSut), outcome: null, removedFromWorkspace: [] };
   return runRubric(benchCase, sutResult.output, workspacePath, context, () => ({ wallClockMs: performance.now() - timing.started, costUsd }));
 }
 
@@ -179,12 +198,12 @@ export async function executeCase(benchCase: BenchCase, context: CaseContext): P
       invocationTag: context.invocationTag,
       trial: context.trial,
       sutOutput: sutResult.kind === "ok" ? sutResult.output : null,
-      sutError: sutResult.kind === "error" ? sutResult.error : sutResult.kind === "timeout" ? "timeout" : null,
+      sutError: sutResult.kind === "error" || sutResult.kind === "invalid_workspace" ? sutResult.error : sutResult.kind === "timeout" ? "timeout" : null,
       sutMs,
       ...unit,
     });
     return { score: unit.score, detailPath };
   } finally {
-    rmSync(workspacePath, { recursive: true, force: true });
+    await removeTree(workspacePath);
   }
 }
