@@ -1,11 +1,10 @@
 // The one walker for trees untrusted code left behind (a SUT's or an agent's workspace): bounded in depth,
 // entry count and bytes, lstat before anything is opened, symlinks never followed, special files reported
-// as what they are, contents streamed and never read whole. Whatever the tree holds, a walk either yields
+// as what they are. Whatever the tree holds, a walk either yields
 // its entries or throws TreeInvalid naming the first thing wrong; it never takes the harness down.
 import { execFile } from "node:child_process";
-import { constants, existsSync, lchownSync, lstatSync, readdirSync, rmdirSync, unlinkSync, type Stats } from "node:fs";
-import { lstat, open } from "node:fs/promises";
-import type { FileHandle } from "node:fs/promises";
+import { existsSync, lchownSync, lstatSync, readdirSync, rmdirSync, unlinkSync, type Stats } from "node:fs";
+import { lstat } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
 
@@ -107,26 +106,6 @@ export async function* walkTree(root: string, limits: TreeLimits = DEFAULT_TREE_
     yield entry;
     if (++count % BATCH === 0) await new Promise((resolve) => setImmediate(resolve));
   }
-}
-
-/**
- * Opens a regular file the walk reported, without following a symlink and without blocking on a FIFO,
- * and checks it is still the very file lstat saw (same device, inode and type): a type change between
- * the walk and the read is TreeInvalid("changed").
- */
-export async function openEntry(entry: TreeEntry): Promise<FileHandle> {
-  let handle: FileHandle;
-  try {
-    handle = await open(entry.absolute, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  } catch (error) {
-    throw (error as NodeJS.ErrnoException).code === "ELOOP" ? new TreeInvalid("changed", entry.path, "became a symlink") : unreadable(entry.path, error);
-  }
-  const now = await handle.stat();
-  if (!now.isFile() || now.ino !== entry.stats.ino || now.dev !== entry.stats.dev) {
-    await handle.close();
-    throw new TreeInvalid("changed", entry.path, "changed while the harness read it");
-  }
-  return handle;
 }
 
 const execFileAsync = promisify(execFile);
