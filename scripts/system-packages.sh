@@ -7,6 +7,8 @@
 ensure_system_packages() {
   missing=""
   command -v bwrap >/dev/null 2>&1 || [ -x /usr/bin/bwrap ] || missing="$missing bubblewrap"
+  # setpriv drops a sandboxed process to nobody when evalgate runs as root.
+  [ -x /usr/bin/setpriv ] || [ -x /bin/setpriv ] || missing="$missing util-linux"
   [ -x /usr/bin/chromium ] || missing="$missing chromium"
   [ -z "$missing" ] && return 0
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then

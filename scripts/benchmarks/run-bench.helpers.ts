@@ -2,7 +2,7 @@
 // rubric (reads its request, answers a fixed score; importing nothing, or through runRubric as
 // docs/bench-authoring.md teaches), a no-op module SUT and a trivial command SUT.
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -44,6 +44,8 @@ export interface GeneratedBench {
 
 export function generateBench(cases: number, options: { readonly rubric?: string } = {}): GeneratedBench {
   const root = mkdtempSync(join(tmpdir(), `evalgate-bench-run-${cases}-`));
+  // Shown read-only to sandboxed processes, which run as nobody when the benchmark runs as root.
+  chmodSync(root, 0o755);
   const benchRoot = join(root, "bench");
   const benchPath = join(benchRoot, "perf");
   mkdirSync(join(root, "node_modules", "@eval"), { recursive: true });

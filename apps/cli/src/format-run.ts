@@ -2,6 +2,7 @@
 import type { BenchRunReport, FailureMode } from "@eval/models";
 import type { RunEvalResult } from "@eval/runner";
 import { formatReliabilityLines, formatTrialTable } from "./format-reliability.ts";
+import { escapeTerminal } from "@eval/reports";
 
 export type RunSummary = ReturnType<typeof runSummary>;
 
@@ -59,5 +60,6 @@ export function formatRunHuman(result: RunEvalResult, summary: RunSummary, cell:
     `isolation: rubric ${summary.isolation_class}, SUT ${summary.sut_isolation}; run ${summary.run_id}; chain head ${summary.chain_head}`,
     `record ${summary.record_path}`,
   );
-  return `${lines.join("\n")}\n`;
+  // Case ids, SUT labels and failure details (a SUT's stderr among them) are untrusted text.
+  return escapeTerminal(`${lines.join("\n")}\n`);
 }

@@ -1,4 +1,5 @@
 import type { PromotionVerdict } from "@eval/models";
+import { escapeTerminal } from "@eval/reports";
 
 const round = (value: number): number => Number(value.toFixed(4));
 
@@ -28,5 +29,5 @@ export function formatVerdictHuman(verdict: PromotionVerdict, path: string, tier
     `advisory only: a person promotes by a reviewed change to ${tiersFile}`,
     `verdict written to ${path}`,
   ];
-  return `${lines.join("\n")}\n`;
+  return escapeTerminal(`${lines.join("\n")}\n`);
 }

@@ -1,4 +1,5 @@
 import type { EvalgateContext } from "./context.ts";
+import { escapeTerminal } from "@eval/reports";
 
 export interface ProgressState {
   readonly done: number;
@@ -31,10 +32,10 @@ const inCi = (env: NodeJS.ProcessEnv): boolean => env.CI !== undefined && env.CI
 
 /** On a terminal: one stderr line rewritten in place, shown from the start (`planning`), cleared at the end. */
 function terminalReporter(stderr: NodeJS.WritableStream, taskClass: string): ProgressReporter {
-  stderr.write(`\r\x1b[2Kevalgate run: planning ${taskClass}...`);
+  stderr.write(`\r\x1b[2Kevalgate run: planning ${escapeTerminal(taskClass)}...`);
   return {
     update(state) {
-      stderr.write(`\r\x1b[2K${progressLine(state)}`);
+      stderr.write(`\r\x1b[2K${escapeTerminal(progressLine(state))}`);
     },
     finish() {
       stderr.write("\r\x1b[2K");
@@ -61,7 +62,7 @@ function logReporter(stderr: NodeJS.WritableStream, options: LogProgressOptions)
   let printedDone = -1;
   let printedAt = now();
   const print = (state: ProgressState): void => {
-    stderr.write(`${progressLine(state)}\n`);
+    stderr.write(`${escapeTerminal(progressLine(state))}\n`);
     printedDone = state.done;
     printedAt = now();
   };

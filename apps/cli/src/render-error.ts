@@ -1,5 +1,6 @@
 import { isEvalError } from "@eval/errors";
 import { ERROR_PRESENTATION, ExitCode } from "./exit-codes.ts";
+import { escapeTerminal } from "@eval/reports";
 
 export interface RenderedError {
   readonly exitCode: ExitCode;
@@ -16,12 +17,13 @@ export function renderError(error: unknown, debug: boolean): RenderedError {
   if (isEvalError(error)) {
     const presentation = ERROR_PRESENTATION[error.code];
     const hint = error.hint ?? presentation.hint;
-    return { exitCode: presentation.exitCode, text: `evalgate: ${error.message} (${error.code}); ${hint}${stack}\n` };
+    // A message may quote what a SUT, an agent or a rubric wrote (the exit-8 line quotes a case's error).
+    return { exitCode: presentation.exitCode, text: escapeTerminal(`evalgate: ${error.message} (${error.code}); ${hint}${stack}\n`) };
   }
   const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
   const firstLine = message.split("\n")[0] ?? message;
   return {
     exitCode: ExitCode.harnessError,
-    text: `evalgate: internal error: ${firstLine}; rerun with --debug for the stack and report it${stack}\n`,
+    text: escapeTerminal(`evalgate: internal error: ${firstLine}; rerun with --debug for the stack and report it${stack}\n`),
   };
 }

@@ -1,9 +1,10 @@
 import type { EvalWarning, WarningSink } from "@eval/errors";
 import type { EvalgateContext } from "./context.ts";
+import { escapeTerminal } from "@eval/reports";
 
 /** Warnings go to stderr, one line each: JSON for machines, text for people. */
 export function warningPrinter(context: EvalgateContext, format: "jsonl" | "human"): WarningSink {
   return (warning: EvalWarning) => {
-    context.stderr.write(format === "human" ? `evalgate: warning: ${warning.message}\n` : `${JSON.stringify({ level: "warn", ...warning })}\n`);
+    context.stderr.write(format === "human" ? escapeTerminal(`evalgate: warning: ${warning.message}\n`) : `${JSON.stringify({ level: "warn", ...warning })}\n`);
   };
 }

@@ -1,6 +1,22 @@
 // Text made safe for the markup it lands in. Everything an agent, a SUT or a rubric wrote passes here
 // (or, in the browser, through textContent): it is shown, never interpreted.
 
+/**
+ * Text for a terminal: every control character but newline and tab (C0, DEL and C1: escape sequences,
+ * carriage returns, backspaces, bells) made visible as `\xNN` instead of obeyed, and the bidirectional
+ * controls that reorder what a line seems to say shown as `\uNNNN`. The one sanitizer every
+ * human output of evalgate passes what a SUT, an agent or a rubric wrote through (the run table, progress,
+ * error and warning lines, show, compare).
+ */
+export function escapeTerminal(text: string): string {
+  return (
+    text
+      // oxlint-disable-next-line eslint/no-control-regex -- making terminal control characters visible is the point
+      .replace(/[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/g, (char) => `\\x${char.charCodeAt(0).toString(16).padStart(2, "0")}`)
+      .replace(/[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/g, (char) => `\\u${char.charCodeAt(0).toString(16)}`)
+  );
+}
+
 const HTML: Readonly<Record<string, string>> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
 
 /** Text for HTML element content or a quoted attribute value. */

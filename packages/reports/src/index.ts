@@ -1,4 +1,4 @@
-export { escapeHtml, escapeMarkdown, escapeXml } from "./escape.ts";
+export { escapeHtml, escapeMarkdown, escapeTerminal, escapeXml } from "./escape.ts";
 export { DETAILS_CHUNK, readEmbeddedData, renderHtmlReport, reportCsp } from "./html.ts";
 export type { HtmlReport, HtmlReportOptions } from "./html.ts";
 export { renderJunit } from "./junit.ts";

@@ -1,15 +1,10 @@
 import type { Transcript } from "@eval/models";
+import { escapeTerminal } from "./escape.ts";
 import { caseStatus, isFlaky, trialStatus } from "./report-data.ts";
 import type { CaseEvidence, ReportCase, ReportData, StreamText } from "./report-data.ts";
 
-/** Control characters (terminal escapes among them) an agent wrote, made visible instead of obeyed. */
-function plain(text: string): string {
-  // oxlint-disable-next-line eslint/no-control-regex -- making terminal control characters visible is the point
-  return text.replace(/[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/g, (char) => `\\x${char.charCodeAt(0).toString(16).padStart(2, "0")}`);
-}
-
 const oneLine = (text: string, max: number): string => {
-  const flat = plain(text).replace(/\s+/g, " ").trim();
+  const flat = escapeTerminal(text).replace(/\s+/g, " ").trim();
   return flat.length > max ? `${flat.slice(0, max - 3)}...` : flat;
 };
 
@@ -19,7 +14,7 @@ export function renderRunText(data: ReportData): string {
   const width = Math.max(4, ...data.cases.map((c) => c.case_id.length));
   const withTrials = data.cases.some((c) => c.trials !== null);
   const lines = [
-    `run ${run.run_id} of ${run.task_class}${run.complete ? "" : " (INCOMPLETE)"}: SUT ${plain(run.sut_label)}, ended ${run.ended_at}`,
+    `run ${run.run_id} of ${run.task_class}${run.complete ? "" : " (INCOMPLETE)"}: SUT ${escapeTerminal(run.sut_label)}, ended ${run.ended_at}`,
     `${run.passed_count}/${run.case_count} passed; mean ${run.mean_score.toFixed(4)}, sd ${run.score_stddev.toFixed(4)}, one-sided 95% lower bound ${run.lower_bound_95.toFixed(4)} (${run.lower_bound_method}), cost $${run.total_cost_usd.toFixed(4)}`,
     `isolation: rubric ${run.isolation_class}, SUT ${run.schema_version !== "evalgate.bench_run_report.v1" ? run.sut_isolation : "unknown"}; chain head ${run.chain_head ?? "-"} (${data.chain.verified ? "verifies" : "DOES NOT VERIFY"})`,
     ...reliabilityLines(run),
@@ -120,7 +115,7 @@ const MAX_BLOCK_LINES = 200;
 /** `text` indented, control characters made visible, cut after MAX_BLOCK_LINES lines. */
 function block(text: string): string[] {
   const lines = text.replace(/\n$/, "").split("\n");
-  const shown = lines.slice(0, MAX_BLOCK_LINES).map((line) => `  ${plain(line)}`);
+  const shown = lines.slice(0, MAX_BLOCK_LINES).map((line) => `  ${escapeTerminal(line)}`);
   return lines.length > MAX_BLOCK_LINES ? [...shown, `  ... ${lines.length - MAX_BLOCK_LINES} more lines (evalgate report shows all of it)`] : shown;
 }
 
@@ -129,7 +124,7 @@ function diffLines(evidence: CaseEvidence): string[] {
   const source = evidence.diff_source === "harness" ? "recorded by the harness" : "as the SUT reported it";
   if (evidence.diff_source === "harness") {
     if (evidence.changed_files.length === 0) return [`workspace diff (${source}): no file changed`];
-    const files = evidence.changed_files.map((file) => `  ${file.status.padEnd(8)} ${plain(file.path)}${file.status === "deleted" ? "" : ` (${file.bytes} bytes)`}`);
+    const files = evidence.changed_files.map((file) => `  ${file.status.padEnd(8)} ${escapeTerminal(file.path)}${file.status === "deleted" ? "" : ` (${file.bytes} bytes)`}`);
     return [`workspace diff (${source}): ${evidence.changed_files.length} file(s) changed`, ...files, ...block(evidence.diff)];
   }
   return evidence.diff === "" ? [`workspace diff (${source}): no file changed`] : [`workspace diff (${source}):`, ...block(evidence.diff)];

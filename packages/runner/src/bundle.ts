@@ -2,12 +2,13 @@
 // SUT wrote any, transcripts.jsonl. The manifest holds the BLAKE3 of every other file.
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
-import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { lstat, mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import { blake3Digest } from "@eval/hashing";
 import { EvalError } from "@eval/errors";
 import { formatIssues, SHARD_MANIFEST_SCHEMA_VERSION, SHARD_UNIT_SCHEMA_VERSION, ShardManifestSchema, ShardUnitSchema, safeParseWire } from "@eval/models";
 import type { BenchScore, RunPlan, ShardManifest, ShardUnit } from "@eval/models";
+import { TreeInvalid, walkTree } from "@eval/sandbox";
 import { parsePlan } from "./plan.ts";
 
 export interface BundleUnit {
@@ -98,6 +99,21 @@ async function readJson(dir: string, path: string, bytes?: Buffer): Promise<unkn
   }
 }
 
+/** A bundle is a plain tree: its directory and `units/` hold regular files only, never a symlink, device or FIFO. */
+async function assertPlainTree(root: string): Promise<void> {
+  const top = await lstat(root).catch(() => null);
+  if (top?.isSymbolicLink() === true) throw tampered(root, "is a symlink: a bundle is a plain directory");
+  if (top === null || !top.isDirectory()) return;
+  try {
+    for await (const entry of walkTree(root, { maxDepth: 2, maxEntries: 1_000_000, maxBytes: Number.MAX_SAFE_INTEGER })) {
+      if (entry.kind !== "file" && !(entry.kind === "directory" && entry.path === "units")) throw tampered(root, `${entry.path} is a ${entry.kind}: a bundle holds only regular files (and units/)`);
+    }
+  } catch (error) {
+    if (error instanceof TreeInvalid) throw tampered(root, error.message);
+    throw error;
+  }
+}
+
 /**
  * Reads a bundle and checks its integrity: the manifest is valid, every file it lists has the digest
  * it says and no other file is there, the plan's content is its plan_id, and every unit belongs to
@@ -105,6 +121,7 @@ async function readJson(dir: string, path: string, bytes?: Buffer): Promise<unkn
  */
 export async function readBundle(dir: string): Promise<ReadBundle> {
   const root = resolve(dir);
+  await assertPlainTree(root);
   if (!existsSync(join(root, "manifest.json"))) throw tampered(root, "has no manifest.json (not a bundle, or a shard that did not finish)");
   const parsed = safeParseWire(ShardManifestSchema, await readJson(root, "manifest.json"));
   if (!parsed.success) throw tampered(root, `manifest.json is not a shard manifest: ${formatIssues(parsed.issues)}`);

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SutInvocation } from "@eval/models";
 import { sutCaseOf } from "@eval/models";
 import { sandboxSupport } from "@eval/sandbox";
+import { hostUidsOf } from "@eval/test-utils";
 import { makeCase } from "./bench.test-helpers.ts";
 import { commandSut, resolveProgram } from "./command-sut.ts";
 import { canarySeedFor, SutAborted } from "./sut.ts";
@@ -128,6 +129,31 @@ describe("a cheating SUT", () => {
     const sut = commandSut([process.execPath, "cheat.mjs", expectedFile], { cwd: dir, sandbox: "none" });
     expect((await sut.run(invocation())).found).toEqual(["THE ANSWER"]);
   });
+});
+
+describe.runIf(process.getuid?.() === 0)("a command: SUT, evalgate running as root", () => {
+  // It opens a host-wide sysctl for writing, names itself for the host to find, then waits.
+  const probe = (comm: string) =>
+    `import { openSync, closeSync, readFileSync, writeFileSync } from "node:fs";
+     readFileSync(0, "utf8");
+     let sysctl; try { closeSync(openSync("/proc/sys/kernel/core_uses_pid", "r+")); sysctl = "opened" } catch (e) { sysctl = e.code }
+     writeFileSync("/proc/self/comm", ${JSON.stringify(comm)});
+     setTimeout(() => process.stdout.write(JSON.stringify({ sysctl })), 3000);`;
+
+  it.each(sandboxed ? (["none", "bwrap"] as const) : (["none"] as const))("with --sandbox %s: host uid 0 and /proc/sys writable only without the sandbox", async (sandbox) => {
+    const comm = `sutuid${sandbox}${process.pid % 1000}`;
+    writeFileSync(join(dir, `probe-${sandbox}.mjs`), probe(comm));
+    const running = commandSut([process.execPath, `probe-${sandbox}.mjs`], { cwd: dir, sandbox, hide: hide() }).run(invocation({ timeoutMs: 20_000 }));
+    const uids = await hostUidsOf(comm);
+    const output = await running;
+    if (sandbox === "none") {
+      expect(output).toEqual({ sysctl: "opened" });
+      expect(uids).toEqual([0, 0, 0, 0]);
+    } else {
+      expect(output.sysctl).toMatch(/^(EROFS|EACCES)$/);
+      expect(uids?.every((uid) => uid !== 0)).toBe(true);
+    }
+  }, 60_000);
 });
 
 describe("commandSut digests and programs", () => {

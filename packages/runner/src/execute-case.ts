@@ -1,10 +1,11 @@
 // Step 3 of a run, for one unit: copy the case's input into a scratch workspace, call the SUT under its
 // deadline, run the rubric on what it left, and write the unit's detail.
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { copyFileSync, lchownSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { RUBRIC_REQUEST_SCHEMA_VERSION, sutCaseOf } from "@eval/models";
 import type { BenchCase, BenchScore, RubricRequest, SutOutput, SutStreams, SystemUnderTest, WorkspaceCapture } from "@eval/models";
 import type { TaskClass } from "@eval/registry";
+import { removeTree, sandboxOwner, TreeInvalid, walkTree } from "@eval/sandbox";
 import { writeCaseDetail } from "./case-detail.ts";
 import type { RubricLauncher, RubricOutcome } from "./rubric-isolation.ts";
 import { harnessFailureScore, resolveRubricScore } from "./scoring.ts";
@@ -34,21 +35,27 @@ export interface CaseContext {
 }
 
 /**
- * The one walk of the workspace a SUT left: removes everything that is not a regular file or a
- * directory (a symlink could point the rubric at files the SUT may not read, such as the case's
- * `expected/`, whose path a sandboxed SUT can still learn from its mount table; a FIFO could hang it)
- * and lists the regular files that remain. Returns the removed paths and the files, both relative.
+/**
+ * The one walk of the workspace a SUT left, with the bounded walker: a tree too deep, too large, with too
+ * many entries or that cannot be examined throws (TreeInvalid), which the case records as
+ * `sut.workspace_invalid`. Everything that is not a regular file or a directory is removed (a symlink
+ * could point the rubric at files the SUT may not read, such as the case's `expected/`, whose path a
+ * sandboxed SUT can still learn from its mount table; a FIFO could hang it). As root, what is left is
+ * handed to the sandbox's unprivileged uid so the rubric can read it. Returns the removed paths and the
+ * regular files that remain, both relative.
  */
-function walkWorkspace(root: string, relative = "", found: { removed: string[]; files: string[] } = { removed: [], files: [] }): { removed: string[]; files: string[] } {
-  for (const entry of readdirSync(join(root, relative), { withFileTypes: true })) {
-    const path = relative === "" ? entry.name : `${relative}/${entry.name}`;
-    if (entry.isDirectory()) walkWorkspace(root, path, found);
-    else if (entry.isFile()) found.files.push(path);
+async function walkWorkspace(root: string): Promise<{ removed: string[]; files: string[] }> {
+  const owner = sandboxOwner();
+  const found: { removed: string[]; files: string[] } = { removed: [], files: [] };
+  if (owner !== null) lchownSync(root, owner.uid, owner.gid);
+  for await (const entry of walkTree(root)) {
+    if (entry.kind !== "file" && entry.kind !== "directory") found.removed.push(entry.path);
     else {
-      rmSync(join(root, path), { force: true });
-      found.removed.push(path);
+      if (entry.kind === "file") found.files.push(entry.path);
+      if (owner !== null) lchownSync(entry.absolute, owner.uid, owner.gid);
     }
   }
+  for (const path of found.removed) rmSync(join(root, path), { force: true });
   return found;
 }
 
@@ -75,7 +82,11 @@ function copyTree(from: string, to: string, relative = "", copied: string[] = []
   return copied;
 }
 
-export type SutResult = { kind: "ok"; output: SutOutput } | { kind: "error"; error: string } | { kind: "timeout" } | { kind: "cancelled" };
+export type SutResult = { kind: "ok"; output: SutOutput } | { kind: "error"; error: string } | { kind: "invalid_workspace"; error: string } | { kind: "timeout" } | { kind: "cancelled" };
+type FinishedSutResult = Exclude<SutResult, { kind: "cancelled" }>;
+
+/** How long a stopped SUT's call may take to settle (its process group killed: grace, then SIGKILL) before its workspace is touched. */
+const SETTLE_AFTER_STOP_MS = 30_000;
 
 async function callSut(benchCase: BenchCase, workspacePath: string, context: CaseContext, recordStreams: (streams: SutStreams) => void): Promise<SutResult> {
   const controller = new AbortController();
@@ -112,13 +123,19 @@ async function callSut(benchCase: BenchCase, workspacePath: string, context: Cas
       return { kind: "ok", output: checkSutOutput(output) };
     } catch (error) {
       if (controller.signal.aborted) return { kind: context.cancel.aborted ? "cancelled" : "timeout" };
+      // An agent's copy-back walks what it left with the same bounded walker.
+      if (error instanceof TreeInvalid) return { kind: "invalid_workspace", error: error.message.slice(0, 500) };
       const name = error instanceof Error ? error.name : typeof error;
       const message = error instanceof Error ? error.message : String(error);
       return { kind: "error", error: `${name}: ${message}`.slice(0, 500) };
     }
   })();
   try {
-    return await Promise.race([call, stopped]);
+    const result = await Promise.race([call, stopped]);
+    // A stopped SUT's processes may still be running (ignoring SIGTERM, writing): its workspace is
+    // touched only once the call has settled, i.e. its process group is gone.
+    if (result.kind === "timeout" || result.kind === "cancelled") await Promise.race([call, new Promise((resolve) => setTimeout(resolve, SETTLE_AFTER_STOP_MS).unref())]);
+    return result;
   } finally {
     clearTimeout(timer);
     if (onCancel !== undefined) context.cancel.removeEventListener("abort", onCancel);
@@ -157,23 +174,30 @@ async function runRubric(benchCase: BenchCase, output: SutOutput, workspacePath:
 }
 
 /** Scores what the SUT call ended in: a harness failure for a timeout or an exception, else the rubric's score. */
-async function scoreUnit(benchCase: BenchCase, sutResult: Exclude<SutResult, { kind: "cancelled" }>, workspacePath: string, context: CaseContext, timing: { started: number; sutMs: number }): Promise<Omit<ScoredUnit, "removedFromWorkspace"> | null> {
+async function scoreUnit(benchCase: BenchCase, sutResult: FinishedSutResult, workspacePath: string, context: CaseContext, timing: { started: number; sutMs: number }): Promise<Omit<ScoredUnit, "removedFromWorkspace"> | null> {
   const costUsd = sutResult.kind === "ok" ? (sutResult.output.cost_usd ?? 0) : 0;
   const atSut = { wallClockMs: timing.sutMs, costUsd };
   if (sutResult.kind === "timeout") return { score: harnessFailureScore("sut.timeout", `no result within ${context.timeoutMs} ms`, atSut), outcome: null };
   if (sutResult.kind === "error") return { score: harnessFailureScore("sut.exception", sutResult.error, atSut), outcome: null };
+  if (sutResult.kind === "invalid_workspace") return { score: harnessFailureScore("sut.workspace_invalid", sutResult.error, atSut), outcome: null };
   return runRubric(benchCase, sutResult.output, workspacePath, context, () => ({ wallClockMs: performance.now() - timing.started, costUsd }));
 }
 
 /**
  * Walks the workspace the SUT left (removing what is not a file or directory) and captures it against
- * the case's input. After a timeout nothing is walked: the SUT may still be writing.
+ * the case's input. After a timeout nothing is walked: the SUT may still be writing. A workspace that
+ * cannot be walked makes the SUT's result `invalid_workspace`: recorded as its failure, never a crash.
  */
-function inspectWorkspace(sutResult: SutResult, inputRoot: string, inputFiles: readonly string[], workspacePath: string, context: CaseContext): { removed: string[]; capture: WorkspaceCapture | null } {
-  if (sutResult.kind !== "ok" && sutResult.kind !== "error") return { removed: [], capture: null };
-  const walked = walkWorkspace(workspacePath);
-  const capture = captureWorkspace({ inputRoot, inputFiles, workspaceRoot: workspacePath, workspaceFiles: walked.files, blobsDir: context.blobsDir });
-  return { removed: walked.removed, capture };
+async function inspectWorkspace(sutResult: FinishedSutResult, inputRoot: string, inputFiles: readonly string[], workspacePath: string, context: CaseContext): Promise<{ sutResult: FinishedSutResult; removed: string[]; capture: WorkspaceCapture | null }> {
+  if (sutResult.kind !== "ok" && sutResult.kind !== "error") return { sutResult, removed: [], capture: null };
+  try {
+    const walked = await walkWorkspace(workspacePath);
+    const capture = captureWorkspace({ inputRoot, inputFiles, workspaceRoot: workspacePath, workspaceFiles: walked.files, blobsDir: context.blobsDir });
+    return { sutResult, removed: walked.removed, capture };
+  } catch (error) {
+    const detail = `the workspace the SUT left cannot be handled: ${(error as Error).message}`.slice(0, 500);
+    return { sutResult: { kind: "invalid_workspace", error: detail }, removed: [], capture: null };
+  }
 }
 
 /** Runs one case end to end; null when the run was cancelled before the case finished. */
@@ -184,10 +208,10 @@ export async function executeCase(benchCase: BenchCase, context: CaseContext): P
   try {
     const inputFiles = copyTree(benchCase.input_path, workspacePath);
     let streams: SutStreams | null = null;
-    const sutResult = await callSut(benchCase, workspacePath, context, (recorded) => void (streams ??= recorded));
+    const called = await callSut(benchCase, workspacePath, context, (recorded) => void (streams ??= recorded));
     const sutMs = Math.round(performance.now() - started);
-    if (sutResult.kind === "cancelled") return null;
-    const { removed, capture } = inspectWorkspace(sutResult, benchCase.input_path, inputFiles, workspacePath, context);
+    if (called.kind === "cancelled") return null;
+    const { sutResult, removed, capture } = await inspectWorkspace(called, benchCase.input_path, inputFiles, workspacePath, context);
     const scored = await scoreUnit(benchCase, sutResult, workspacePath, context, { started, sutMs });
     if (scored === null) return null;
     const unit: ScoredUnit = { ...scored, removedFromWorkspace: removed };
@@ -201,7 +225,7 @@ export async function executeCase(benchCase: BenchCase, context: CaseContext): P
       invocationTag: context.invocationTag,
       trial: context.trial,
       sutOutput: sutResult.kind === "ok" ? sutResult.output : null,
-      sutError: sutResult.kind === "error" ? sutResult.error : sutResult.kind === "timeout" ? "timeout" : null,
+      sutError: sutResult.kind === "error" || sutResult.kind === "invalid_workspace" ? sutResult.error : sutResult.kind === "timeout" ? "timeout" : null,
       sutMs,
       workspace: capture,
       sutStreams: streams,
@@ -209,6 +233,6 @@ export async function executeCase(benchCase: BenchCase, context: CaseContext): P
     });
     return { score: unit.score, detailPath };
   } finally {
-    rmSync(workspacePath, { recursive: true, force: true });
+    await removeTree(workspacePath);
   }
 }

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { BenchCase, RubricRequest } from "@eval/models";
 import { sandboxSupport } from "@eval/sandbox";
+import { hostUidsOf } from "@eval/test-utils";
 import { makeCase, makeRubricBench } from "./bench.test-helpers.ts";
 import { prepareRubricLauncher } from "./rubric-isolation.ts";
 import type { SandboxMode } from "./rubric-isolation.ts";
@@ -49,6 +50,11 @@ try:
     if attack == "environ": found = "${SECRET}" in open("/proc/%s/environ" % target).read()
     if attack == "write": open(target, "w").write("forged"); found = True
     if attack == "kill": os.kill(int(target), 0); found = True
+    if attack == "sysctl": os.close(os.open("/proc/sys/kernel/core_uses_pid", os.O_WRONLY)); found = True
+    if attack == "comm":
+        open("/proc/self/comm", "w").write(target)
+        import time
+        time.sleep(3)
     if attack == "daemon":
         if os.fork() == 0:
             os.setsid()
@@ -156,6 +162,23 @@ describe("rubric attacks", () => {
     expect(await attack("none", "node", "read", target)).toBe(1);
     expect(await attack("bwrap", "node", "read", target)).toBe(0);
   });
+
+  const asRoot = process.getuid?.() === 0;
+  it.runIf(asRoot)("run by root, a rubric_command opens /proc/sys/kernel/core_uses_pid for writing without the sandbox; in it, it cannot", async () => {
+    expect(await attack("none", "python", "sysctl", "")).toBe(1);
+    if (sandboxed) expect(await attack("bwrap", "python", "sysctl", "")).toBe(0);
+  });
+
+  it.runIf(asRoot)("run by root, a rubric_command is host uid 0 without the sandbox and an unprivileged host uid in it (seen from the host)", async () => {
+    for (const mode of sandboxed ? (["none", "bwrap"] as const) : (["none"] as const)) {
+      const comm = `rubuid${mode}${process.pid % 1000}`;
+      const scoring = attack(mode, "python", "comm", comm);
+      const uids = await hostUidsOf(comm);
+      await scoring;
+      if (mode === "none") expect(uids).toEqual([0, 0, 0, 0]);
+      else expect(uids?.every((uid) => uid !== 0)).toBe(true);
+    }
+  }, 60_000);
 
   it.runIf(sandboxed)("records the sandbox as the rubric's isolation class", async () => {
     expect((await prepareRubricLauncher({ benchPath, rubricCommand: null, rubricPath: null })).isolationClass).toBe("bwrap-permission");

@@ -1,7 +1,8 @@
 // plan -> shards -> merge through the library, on a real task class with real rubric subprocesses:
 // the merged run equals the one-machine run of the plan, and every bad input is refused writing nothing.
+import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { cp, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { cp, mkdtemp, readdir, readFile, rename, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -123,6 +124,29 @@ describe("merge", () => {
     expect(partial.report).toMatchObject({ complete: false, incomplete_reason: "units_missing", run_id: `partial:plan-${plan.plan_id.slice(7)}` });
     expect(partial.missing.map((unit) => `${unit.case_id}#t${unit.trial}`)).toEqual(missing);
   });
+
+  it("refuses a bundle that is not a plain tree: units/ symlinked elsewhere, a symlinked file, a FIFO, naming it", async () => {
+    const stateDir = join(root, "merge-links");
+    // units/ moved elsewhere and symlinked back: every digest still matches.
+    const linked = join(root, "bundle-linked-units");
+    await cp(bundles[0]!, linked, { recursive: true });
+    await rename(join(linked, "units"), join(root, "units-elsewhere"));
+    await symlink(join(root, "units-elsewhere"), join(linked, "units"));
+    await expect(mergeBundles([linked, bundles[1]!, bundles[2]!], { stateDir })).rejects.toMatchObject({ code: "EVAL_BUNDLE_TAMPERED", message: expect.stringMatching(/units is a symlink/) });
+    const linkedPlan = join(root, "bundle-linked-plan");
+    await cp(bundles[0]!, linkedPlan, { recursive: true });
+    await rename(join(linkedPlan, "plan.json"), join(root, "plan-elsewhere.json"));
+    await symlink(join(root, "plan-elsewhere.json"), join(linkedPlan, "plan.json"));
+    await expect(mergeBundles([linkedPlan, bundles[1]!, bundles[2]!], { stateDir })).rejects.toMatchObject({ code: "EVAL_BUNDLE_TAMPERED", message: expect.stringMatching(/plan\.json is a symlink/) });
+    const fifo = join(root, "bundle-fifo");
+    await cp(bundles[0]!, fifo, { recursive: true });
+    // A listed unit replaced by a FIFO: reading it would block the merge for ever.
+    const unit = `units/${shardUnits(plan, { index: 1, count: 3 })[0]!.case_id}.t0.json`;
+    await rm(join(fifo, unit));
+    expect(spawnSync("mkfifo", [join(fifo, unit)]).status).toBe(0);
+    await expect(mergeBundles([fifo, bundles[1]!, bundles[2]!], { stateDir })).rejects.toMatchObject({ code: "EVAL_BUNDLE_TAMPERED", message: expect.stringContaining(`${unit} is a fifo`) });
+    expect(existsSync(join(stateDir, "runs"))).toBe(false);
+  }, 30_000);
 
   it("refuses bundles of different plans, an edited bundle, a conflicting rerun, a tampered chain and a moved chain", async () => {
     const stateDir = join(root, "merge-bad");

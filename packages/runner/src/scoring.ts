@@ -6,6 +6,7 @@ import type { BenchScore, FailureMode, FailureModesFile, ScoreKind } from "@eval
 export const HARNESS_FAILURE_CODES = [
   "sut.exception",
   "sut.timeout",
+  "sut.workspace_invalid",
   "rubric.malformed_output",
   "rubric.timeout",
   "rubric.unknown_breakdown_key",

@@ -1,8 +1,13 @@
 // The bubblewrap sandbox: a process sees a read-only system, exactly the host paths its policy names,
-// a private /tmp, /proc and /dev, no host processes, and no network unless the policy grants it.
+// a private /tmp, /proc and /dev, no host processes, and no network unless the policy grants it. It never
+// runs as host root: under an ordinary user bwrap maps the sandbox into that user's uid; under root the
+// process drops to nobody (SANDBOX_UID) before the program starts. /proc/sys is read-only and a seccomp
+// filter (seccomp.ts) denies the system calls nothing sandboxed needs.
 import { spawnSync } from "node:child_process";
 import { existsSync, lstatSync, readlinkSync, realpathSync } from "node:fs";
+import { chownTree } from "./tree-walk.ts";
 import { sep } from "node:path";
+import { seccompFilter } from "./seccomp.ts";
 
 /** What a sandboxed process may see of the host, besides the read-only system directories. */
 export interface SandboxPolicy {
@@ -41,10 +46,26 @@ const ETC_FILES = [
 ].map((name) => `/etc/${name}`);
 
 const BWRAP_CANDIDATES = ["/usr/bin/bwrap", "/usr/local/bin/bwrap", "/bin/bwrap"];
+const SETPRIV_CANDIDATES = ["/usr/bin/setpriv", "/bin/setpriv"];
+
+/** The host uid and gid a sandboxed process runs as when evalgate runs as root (nobody, nogroup). */
+export const SANDBOX_UID = 65534;
+export const SANDBOX_GID = 65534;
+/** The descriptor bwrap reads the seccomp filter from: runProcess writes seccompFilter() into it. */
+export const SECCOMP_FD = 3;
 
 let support: SandboxSupport | undefined;
 
-export type SandboxSupport = { readonly available: true; readonly bwrap: string } | { readonly available: false; readonly reason: string };
+export type SandboxSupport =
+  | {
+      readonly available: true;
+      readonly bwrap: string;
+      /** As root: the setpriv that drops the sandboxed process to SANDBOX_UID; null under an ordinary user. */
+      readonly setpriv: string | null;
+    }
+  | { readonly available: false; readonly reason: string };
+
+const runningAsRoot = (): boolean => process.getuid?.() === 0;
 
 /**
  * Whether bubblewrap can build the sandbox here: installed, and allowed to create the namespaces it
@@ -57,8 +78,20 @@ export function sandboxSupport(): SandboxSupport {
     support = { available: false, reason: "bubblewrap (bwrap) is not installed" };
     return support;
   }
-  const probe = spawnSync(bwrap, [...systemArgs(false), "--", "/bin/true"], { stdio: ["ignore", "ignore", "pipe"], timeout: 10_000, env: {} });
-  if (probe.status === 0) support = { available: true, bwrap };
+  const setpriv = runningAsRoot() ? (SETPRIV_CANDIDATES.find((candidate) => existsSync(candidate)) ?? null) : null;
+  if (runningAsRoot() && setpriv === null) {
+    support = { available: false, reason: "setpriv (util-linux) is not installed: as root it is what drops sandboxed processes to an unprivileged uid" };
+    return support;
+  }
+  const filter = seccompFilter();
+  if (filter === null) {
+    support = { available: false, reason: `no seccomp filter for the ${process.arch} architecture` };
+    return support;
+  }
+  // The probe reads the filter from stdin (fd 0); real runs use SECCOMP_FD, keeping stdin for the program.
+  const probeArgv = [...systemArgs(false), "--seccomp", "0", "--", ...dropPrivileges(setpriv), "/bin/true"];
+  const probe = spawnSync(bwrap, probeArgv, { input: filter, stdio: ["pipe", "ignore", "pipe"], timeout: 10_000, env: {} });
+  if (probe.status === 0) support = { available: true, bwrap, setpriv };
   else {
     const why = probe.error?.message ?? (probe.stderr.toString("utf8").trim().split("\n")[0] || `exit ${probe.status ?? probe.signal}`);
     support = { available: false, reason: `bubblewrap cannot create its namespaces here (${why})` };
@@ -78,9 +111,15 @@ function systemArgs(network: boolean): readonly string[] {
 }
 
 function buildSystemArgs(network: boolean): string[] {
-  const args = ["--unshare-all", ...(network ? ["--share-net"] : []), "--die-with-parent", "--new-session"];
-  // As root, bwrap would keep capabilities inside the sandbox: drop them all.
-  if (process.getuid?.() === 0) args.push("--cap-drop", "ALL");
+  // As root, bwrap's own user namespace would map the sandbox to host uid 0: instead it unshares everything
+  // but the user namespace and keeps only the capabilities setpriv needs to drop to SANDBOX_UID (and
+  // DAC_READ_SEARCH, to enter a working directory already handed to that uid); setpriv clears them all
+  // before the program starts, which runs as that unprivileged host uid.
+  const kept = ["CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP", "CAP_DAC_READ_SEARCH"];
+  const args = runningAsRoot()
+    ? ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", ...(network ? [] : ["--unshare-net"]), "--cap-drop", "ALL", ...kept.flatMap((cap) => ["--cap-add", cap])]
+    : ["--unshare-all", ...(network ? ["--share-net"] : [])];
+  args.push("--die-with-parent", "--new-session");
   for (const dir of SYSTEM_DIRS) {
     let entry;
     try {
@@ -91,9 +130,38 @@ function buildSystemArgs(network: boolean): string[] {
     if (entry.isSymbolicLink()) args.push("--symlink", readlinkSync(dir), dir);
     else if (entry.isDirectory()) args.push("--ro-bind", dir, dir);
   }
+  args.push("--perms", "0755", "--dir", "/etc");
   for (const file of ETC_FILES) args.push("--ro-bind-try", file, file);
-  args.push("--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp");
+  args.push("--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys", "--dev", "/dev", "--perms", "1777", "--tmpfs", "/tmp");
   return args;
+}
+
+/** The owner a harness-made entry must get for a sandboxed process to use it: null under an ordinary user. */
+export function sandboxOwner(): { readonly uid: number; readonly gid: number } | null {
+  return runningAsRoot() ? { uid: SANDBOX_UID, gid: SANDBOX_GID } : null;
+}
+
+/**
+ * As root, hands the policy's writable paths to SANDBOX_UID (recursively, never through a symlink), so the
+ * unprivileged sandboxed process can write where its policy says; the harness, as root, still reads and
+ * removes what it leaves. Under an ordinary user nothing changes hands.
+ */
+export async function handOverWritable(policy: SandboxPolicy): Promise<void> {
+  if (!runningAsRoot()) return;
+  for (const path of policy.writable ?? []) {
+    // A path handed over once (a rubric's compile cache, shared by its cases) stays the sandbox's.
+    if (handedOver.has(path)) continue;
+    await chownTree(path, SANDBOX_UID, SANDBOX_GID);
+    handedOver.add(path);
+  }
+}
+
+const handedOver = new Set<string>();
+
+/** As root: the setpriv prefix that drops to SANDBOX_UID with no groups and no capabilities left. */
+function dropPrivileges(setpriv: string | null): string[] {
+  if (setpriv === null) return [];
+  return [setpriv, `--reuid=${SANDBOX_UID}`, `--regid=${SANDBOX_GID}`, "--clear-groups", "--inh-caps=-all", "--bounding-set=-all", "--"];
 }
 
 const depth = (path: string): number => path.split(sep).length;
@@ -122,19 +190,44 @@ function policyArgs(policy: SandboxPolicy): string[] {
     ...existing(policy.hidden).map((path) => ({ path, args: ["--tmpfs", path], order: 1 })),
   ];
   mounts.sort((a, b) => depth(a.path) - depth(b.path) || a.order - b.order || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  return mounts.flatMap((mount) => mount.args);
+  return [...parentDirArgs(mounts.map((mount) => mount.path)), ...mounts.flatMap((mount) => mount.args)];
+}
+
+/** What the system arguments mount whole: a mount's parents are never created inside these. */
+const SYSTEM_MOUNTS = ["/proc", "/dev", ...SYSTEM_DIRS];
+/** Directories the system arguments create: exist already, never created again. */
+const SYSTEM_PARENTS = ["/tmp", "/etc"];
+
+/**
+ * The directories leading to each mount, created world-traversable (0755) before the mounts: bwrap would
+ * make them 0700 and root-owned, which an unprivileged sandboxed process cannot cross. A parent that lies
+ * inside another mount, or that the system mounts already provide, is left alone.
+ */
+function parentDirArgs(paths: readonly string[]): string[] {
+  const covered = (dir: string): boolean => SYSTEM_PARENTS.includes(dir) || [...paths, ...SYSTEM_MOUNTS].some((mount) => dir === mount || dir.startsWith(mount + sep));
+  const parents = new Set<string>();
+  for (const path of paths) {
+    const parts = path.split(sep);
+    for (let length = 2; length < parts.length; length++) {
+      const dir = parts.slice(0, length).join(sep);
+      if (!covered(dir)) parents.add(dir);
+    }
+  }
+  return [...parents].sort((a, b) => depth(a) - depth(b) || (a < b ? -1 : 1)).flatMap((dir) => ["--perms", "0755", "--dir", dir]);
 }
 
 /**
  * The argv that runs `argv` inside the sandbox: `bwrap <namespaces, system, policy mounts> --chdir cwd
- * --clearenv --setenv ... -- argv`. The environment is exactly `env`. Throws when the sandbox is not
+ * --clearenv --setenv ... --seccomp 3 -- [setpriv ... --] argv`. The environment is exactly `env`; the
+ * caller must hand the seccomp filter to the process on SECCOMP_FD. Throws when the sandbox is not
  * available (callers check sandboxSupport() first and decide what weaker isolation, if any, is allowed).
  */
 export function sandboxArgv(policy: SandboxPolicy, argv: readonly string[], options: { readonly cwd: string; readonly env: Readonly<Record<string, string>> }): string[] {
   const found = sandboxSupport();
   if (!found.available) throw new Error(`sandbox unavailable: ${found.reason}`);
   const env = Object.entries(options.env).flatMap(([key, value]) => ["--setenv", key, value]);
-  return [found.bwrap, ...systemArgs(policy.network === true), ...policyArgs(policy), "--chdir", realOrSelf(options.cwd), "--clearenv", ...env, "--", ...argv];
+  const seccomp = ["--seccomp", String(SECCOMP_FD)];
+  return [found.bwrap, ...systemArgs(policy.network === true), ...policyArgs(policy), "--chdir", realOrSelf(options.cwd), "--clearenv", ...env, ...seccomp, "--", ...dropPrivileges(found.setpriv), ...argv];
 }
 
 /**

@@ -2,7 +2,8 @@
 import { spawn } from "node:child_process";
 import { performance } from "node:perf_hooks";
 import { LineBuffer } from "./line-buffer.ts";
-import { sandboxArgv } from "./bwrap.ts";
+import { handOverWritable, sandboxArgv, SECCOMP_FD } from "./bwrap.ts";
+import { seccompFilter } from "./seccomp.ts";
 import type { SandboxPolicy } from "./bwrap.ts";
 
 export const DEFAULT_GRACE_MS = 5_000;
@@ -109,7 +110,18 @@ function signalGroup(pgid: number, signal: NodeJS.Signals): void {
  * a grace period, then SIGKILL to the group; stdout over the cap kills the group too, keeping what
  * arrived. Resolves only once no process of the group is left. Never rejects.
  */
-export function runProcess(spec: ProcessSpec): Promise<ProcessOutcome> {
+export async function runProcess(spec: ProcessSpec): Promise<ProcessOutcome> {
+  if (spec.sandbox != null) {
+    try {
+      await handOverWritable(spec.sandbox);
+    } catch (error) {
+      return failedToSpawn(`cannot hand the sandbox its writable paths: ${(error as Error).message}`, performance.now(), [spec.command, ...spec.args]);
+    }
+  }
+  return startProcess(spec);
+}
+
+function startProcess(spec: ProcessSpec): Promise<ProcessOutcome> {
   const graceMs = spec.graceMs ?? DEFAULT_GRACE_MS;
   const cap = spec.stdoutCapBytes ?? DEFAULT_STDOUT_CAP_BYTES;
   const stderrKeep = spec.stderrKeepBytes ?? DEFAULT_STDERR_KEEP_BYTES;
@@ -144,7 +156,8 @@ export function runProcess(spec: ProcessSpec): Promise<ProcessOutcome> {
         // Inside a sandbox the environment is set by bwrap (--setenv), after --clearenv.
         env: sandboxed === null ? { ...spec.env } : {},
         detached: true,
-        stdio: ["pipe", "pipe", "pipe"],
+        // Inside a sandbox, SECCOMP_FD carries the seccomp filter to bwrap.
+        stdio: sandboxed === null ? ["pipe", "pipe", "pipe"] : ["pipe", "pipe", "pipe", "pipe"],
       });
     } catch (error) {
       resolve(failedToSpawn((error as Error).message, started, argv));
@@ -253,6 +266,13 @@ export function runProcess(spec: ProcessSpec): Promise<ProcessOutcome> {
       // EPIPE: the CLI exited without reading its stdin; its stream says why.
     });
     child.stdin.end(spec.stdin ?? "");
+    if (sandboxed !== null) {
+      const filterPipe = child.stdio[SECCOMP_FD] as import("node:stream").Writable | null;
+      filterPipe?.on("error", () => {
+        // bwrap failed before reading its filter: its exit says why.
+      });
+      filterPipe?.end(seccompFilter());
+    }
 
     child.on("exit", (code, signal) => {
       exited = true;

@@ -1,6 +1,7 @@
 // Attacks on the sandbox, each written as what an untrusted rubric, SUT or agent would try. Each runs a
 // real process in a real bubblewrap sandbox and asserts the attempt fails.
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, mkdirSync, existsSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, mkdirSync, existsSync } from "node:fs";
 import { createServer } from "node:net";
 import type { Server } from "node:net";
 import { tmpdir } from "node:os";
@@ -9,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { nodeInstallDir, sandboxArgv, sandboxSupport } from "./bwrap.ts";
 import type { SandboxPolicy } from "./bwrap.ts";
 import { runProcess } from "./process-runner.ts";
+import { hostUidsOf } from "@eval/test-utils";
 
 const support = sandboxSupport();
 if (!support.available) console.warn(`sandbox tests skipped: ${support.reason}`);
@@ -164,12 +166,79 @@ describe.skipIf(!support.available)("the bubblewrap sandbox, attacked", () => {
     expect(performance.now() - started).toBeLessThan(5_000);
   });
 
+  describe("never host root (whatever uid evalgate runs as)", () => {
+    it("runs as an unprivileged host uid, seen from the host's /proc", async () => {
+      const comm = `uidprobe${process.pid % 100000}`;
+      const running = inSandbox(`require("fs").writeFileSync("/proc/self/comm", ${JSON.stringify(comm)}); setTimeout(() => {}, 3000)`);
+      const uids = await hostUidsOf(comm);
+      await running;
+      expect(uids).not.toBeNull();
+      for (const uid of uids ?? []) expect(uid).not.toBe(0);
+    });
+
+    it("cannot open /proc/sys for writing (kernel.core_uses_pid)", async () => {
+      const script = `try { require("fs").closeSync(require("fs").openSync("/proc/sys/kernel/core_uses_pid", "r+")); console.log("opened") } catch (e) { console.log(e.code) }`;
+      expect((await inSandbox(script)).stdout).toMatch(/^(EROFS|EACCES|EPERM)$/);
+    });
+
+    it.runIf(process.arch === "x64" && existsSync("/usr/bin/python3"))("runs under a seccomp filter: keyctl, ptrace, mount and module syscalls fail with EPERM", async () => {
+      // x86_64 numbers: keyctl 250, ptrace 101 (PTRACE_TRACEME), mount 165, init_module 175, finit_module 313.
+      const probe = [
+        "import ctypes, json",
+        "libc = ctypes.CDLL(None, use_errno=True)",
+        "def call(*args):",
+        "    r = libc.syscall(*args)",
+        "    return 'ok' if r >= 0 else ctypes.get_errno()",
+        "status = open('/proc/self/status').read()",
+        "print(json.dumps({'seccomp': [l.split()[1] for l in status.splitlines() if l.startswith('Seccomp:')][0],",
+        "  'keyctl': call(250, 0, ctypes.c_long(-3), 0), 'ptrace': call(101, 0, 0, 0, 0),",
+        "  'mount': call(165, b'none', b'/tmp', b'tmpfs', 0, None), 'finit_module': call(313, -1, b'', 0)}))",
+      ].join("\n");
+      const outcome = await runProcess({ command: "/usr/bin/python3", args: ["-c", probe], cwd: work, env: {}, timeoutMs: 15_000, sandbox: { writable: [work] } });
+      expect(JSON.parse(outcome.stdout.toString("utf8"))).toEqual({ seccomp: "2", keyctl: 1, ptrace: 1, mount: 1, finit_module: 1 });
+    });
+
+    it.runIf(process.getuid?.() === 0)("run by an ordinary user (a scratch user the test creates), also an unprivileged uid, /proc/sys read-only", async () => {
+      const user = "evalgate-sbx-test";
+      if (spawnSync("id", ["-u", user]).status !== 0) expect(spawnSync("useradd", ["--no-create-home", user]).status).toBe(0);
+      const uid = Number(spawnSync("id", ["-u", user], { encoding: "utf8" }).stdout.trim());
+      const dir = mkdtempSync(join(tmpdir(), "sandbox-user-"));
+      chmodSync(dir, 0o777);
+      const comm = `userprobe${process.pid % 100000}`;
+      const script = `import { runProcess, nodeInstallDir } from ${JSON.stringify(join(import.meta.dirname, "index.ts"))};
+        const probe = 'let w; try { require("fs").openSync("/proc/sys/kernel/core_uses_pid", "r+"); w = "opened" } catch (e) { w = e.code } require("fs").writeFileSync("/proc/self/comm", ${JSON.stringify(comm)}); setTimeout(() => console.log(w), 3000)';
+        const o = await runProcess({ command: process.execPath, args: ["-e", probe], cwd: ${JSON.stringify(dir)}, env: {}, timeoutMs: 20000, sandbox: { readOnly: [nodeInstallDir()], writable: [${JSON.stringify(dir)}] } });
+        console.log(o.stdout.toString().trim() || o.stderr);`;
+      const running = new Promise<string>((resolve) => {
+        const child = spawn("/usr/bin/setpriv", [`--reuid=${uid}`, `--regid=${uid}`, "--clear-groups", "--", process.execPath, "--conditions=@eval/source", "--input-type=module", "-e", script], { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
+        let out = "";
+        child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
+        child.stderr.on("data", (chunk: Buffer) => (out += chunk.toString()));
+        child.on("close", () => resolve(out.trim()));
+      });
+      const uids = await hostUidsOf(comm);
+      const said = await running;
+      rmSync(dir, { recursive: true, force: true });
+      expect(said).toMatch(/^(EROFS|EACCES)$/);
+      expect(uids).toEqual([uid, uid, uid, uid]);
+    });
+
+    it("still runs Node (what the agent CLIs are) and a native binary", async () => {
+      expect((await inSandbox('console.log(require("os").userInfo().uid !== undefined ? "node ok" : "")')).stdout).toBe("node ok");
+      const outcome = await runProcess({ command: "/bin/sh", args: ["-c", "echo native ok > out.txt; cat out.txt"], cwd: work, env: {}, timeoutMs: 15_000, sandbox: { writable: [work] } });
+      expect(outcome.stdout.toString("utf8").trim()).toBe("native ok");
+    });
+  });
+
   it("builds the argv it documents: namespaces, no network by default, cwd and a clean environment", () => {
     const argv = sandboxArgv({ readOnly: ["/usr/share"], writable: [work] }, ["/bin/true"], { cwd: work, env: { A: "1" } });
-    expect(argv.slice(0, 2)).toEqual([support.available ? support.bwrap : "", "--unshare-all"]);
+    const root = process.getuid?.() === 0;
+    // As root no user namespace (it would map the sandbox to host uid 0): setpriv drops to nobody instead.
+    expect(argv.slice(0, 2)).toEqual([support.available ? support.bwrap : "", root ? "--unshare-pid" : "--unshare-all"]);
     expect(argv).not.toContain("--share-net");
-    expect(argv).toEqual(expect.arrayContaining(["--die-with-parent", "--new-session", "--clearenv", "--chdir"]));
-    expect(argv.slice(-4)).toEqual(["A", "1", "--", "/bin/true"]);
+    expect(argv).toEqual(expect.arrayContaining(["--die-with-parent", "--new-session", "--clearenv", "--chdir", ...(root ? ["--unshare-net", "--reuid=65534"] : [])]));
+    expect(argv.slice(argv.indexOf("--seccomp"), argv.indexOf("--seccomp") + 3)).toEqual(["--seccomp", "3", "--"]);
+    expect(argv.at(-1)).toBe("/bin/true");
   });
 });
 

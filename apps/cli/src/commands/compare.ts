@@ -6,6 +6,7 @@ import { ExitCode } from "../exit-codes.ts";
 import { numberFlag, numberRule } from "../number-flag.ts";
 import * as t from "typanion";
 import { formatOption, stateDirOption } from "../options.ts";
+import { escapeTerminal } from "@eval/reports";
 
 export class CompareCommand extends EvalgateCommand {
   static override paths = [["compare"]];
@@ -72,5 +73,5 @@ export function formatComparisonHuman(c: Comparison, path: string | null): strin
     `unchanged ${c.unchanged_count}; chain ${c.chain_verified ? "verifies" : "does NOT verify"}`,
     ...(path === null ? [] : [`written to ${path} (advisory: it never changes a tier)`]),
   ];
-  return `${lines.join("\n")}\n`;
+  return escapeTerminal(`${lines.join("\n")}\n`);
 }

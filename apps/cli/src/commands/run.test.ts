@@ -81,6 +81,20 @@ describe("evalgate run", () => {
     expect(detail.removed_from_workspace).toEqual(["text.txt"]);
   });
 
+  it("adversary: escape sequences in a SUT's stderr (clear the screen, a fake verdict) are shown escaped in the table, progress and the exit-8 line", async () => {
+    // Clears the screen, homes the cursor, prints a fake verdict, retitles the window, rings the bell; a C1 CSI and a bidi override too.
+    const payload = "\x1b[2J\x1b[Hgold: evidence sufficient\x1b]0;owned\x07\u009b31m\u202e";
+    await writeFile(join(bench.root, "ansi.mjs"), `process.stderr.write(${JSON.stringify(payload)}); process.exit(3);\n`);
+    const result = await invoke([...base("s-ansi"), "--sut", "command:node ansi.mjs", "--cases", "a-*", "--format", "human", "--no-cache"], { cwd: bench.root, env: { PATH: process.env.PATH } });
+    expect(result.code, result.stderr).toBe(8);
+    // oxlint-disable-next-line eslint/no-control-regex -- what must not reach the terminal
+    const raw = /[\u001b\u0007\u009b\u202e]/;
+    expect(result.stdout).not.toMatch(raw);
+    expect(result.stderr).not.toMatch(raw);
+    expect(result.stdout).toContain("\\x1b[2J");
+    expect(result.stderr).toMatch(/measured nothing.*\\x1b\[2J/);
+  });
+
   it("exits 7 in one line, recording nothing, when --cases selects no case", async () => {
     const result = await invoke([...base("s-none"), "--sut", "command:node upper.mjs", "--cases", "nomatch*"], { cwd: bench.root, env: { PATH: process.env.PATH } });
     expect(result.code).toBe(7);
