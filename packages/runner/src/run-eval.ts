@@ -35,14 +35,18 @@ async function recordRun(scored: ScoredRun): Promise<RunEvalResult> {
   // Append to the chain: under its lock, linked to whatever the head is then.
   // The head pointer is trusted only when nothing touched the runs directory since the checkpoint.
   const { record, path, previous } = await appendRunRecord(scored.report, { runsDir: scored.runsDir, hostFingerprint: scored.hostFingerprint, trustHeadPointer: scored.chain!.directoryUnchanged });
+  // From here on the run is recorded: nothing may turn it into a failure (a CI retry would record it twice).
   const chain = await verifyAfterAppend({ stateDir: scored.stateDir, runsDir: scored.runsDir, onWarning: scored.onWarning }, scored.chain!, {
     previous: { records: previous.records, head: previous.head },
     chainHash: record.chain_hash,
     file: basename(path),
     complete: record.report.complete,
+  }).catch((error: unknown) => {
+    scored.onWarning({ code: "run.after_record", message: `the run is recorded (${basename(path)}), but checking the chain after it failed: ${(error as Error).message}; \`evalgate verify\` checks it`, details: { record: path } });
+    return null;
   });
-  const { caseResults, costCapExceeded, cancelled, runDir, taskClass } = scored;
-  return { report: record.report, recordPath: path, caseResults, costCapExceeded, cancelled, runDir, chain, taskClass };
+  const { caseResults, costCapExceeded, cancelled, runDir, taskClass, harnessError } = scored;
+  return { report: record.report, recordPath: path, caseResults, costCapExceeded, cancelled, runDir, chain, taskClass, harnessError };
 }
 
 /**
@@ -73,5 +77,5 @@ async function executeAndAggregate(plan: PreparedRun, options: RunEvalOptions): 
   const caseResults = plan.items.flatMap((item) => tally.results.get(item.id) ?? []);
   const { runId, runDir, hostFingerprint, taskClass, selectedCases, chain } = plan;
   const { runsDir, stateDir, onWarning } = plan.settings;
-  return { report, caseResults, costCapExceeded: execution.costCapExceeded, cancelled: execution.cancelled, runId, runDir, runsDir, stateDir, hostFingerprint, taskClass, cases: selectedCases, chain, onWarning };
+  return { report, caseResults, costCapExceeded: execution.costCapExceeded, cancelled: execution.cancelled, harnessError: execution.harnessError, runId, runDir, runsDir, stateDir, hostFingerprint, taskClass, cases: selectedCases, chain, onWarning };
 }

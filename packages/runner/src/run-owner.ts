@@ -54,9 +54,16 @@ export function claimRunDir(runsDir: string, runId: string): string {
   return runDir;
 }
 
-/** Gives up the claim once the run's record is in the chain (or its bundle is written): idempotent. */
+/**
+ * Gives up the claim once the run's record is in the chain (or its bundle is written): idempotent, and
+ * never throws (a marker left on a recorded run is harmless: `gc` never removes a chained run's details).
+ */
 export function releaseRunDir(runDir: string): void {
-  rmSync(join(runDir, OWNER_FILE), { force: true });
+  try {
+    rmSync(join(runDir, OWNER_FILE), { force: true });
+  } catch {
+    // see above
+  }
 }
 
 /**
