@@ -15,14 +15,15 @@ let bench: { benchRoot: string; benchPath: string; slug: string };
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), "evalgate-always-record-"));
   bench = await makeTaskClassBench(root, { rubric: UPPER_RUBRIC, cases: { "c-1": "one", "c-2": "two", "c-3": "three", "c-4": "four" } });
-  // On c-3 the SUT replaces the score cache with a file: every later cache write fails (ENOTDIR).
+  // On c-3 the SUT moves the score cache away and puts a file in its place (a rename: it cannot race a
+  // cache write in flight): every later cache write fails (ENOTDIR).
   await writeFile(
     join(root, "sut.mjs"),
-    `import { readFileSync, rmSync, writeFileSync } from "node:fs";
+    `import { readFileSync, renameSync, writeFileSync } from "node:fs";
      export async function breakCache(invocation) {
        const path = invocation.workspacePath + "/text.txt";
        writeFileSync(path, readFileSync(path, "utf8").toUpperCase());
-       if (invocation.benchCase.case_id === "c-3") { rmSync(${JSON.stringify(join(root, "state", "cache"))}, { recursive: true, force: true }); writeFileSync(${JSON.stringify(join(root, "state", "cache"))}, "not a directory"); }
+       if (invocation.benchCase.case_id === "c-3") { renameSync(${JSON.stringify(join(root, "state", "cache"))}, ${JSON.stringify(join(root, "state", "cache.gone"))}); writeFileSync(${JSON.stringify(join(root, "state", "cache"))}, "not a directory"); }
        return { cost_usd: 0 };
      }`,
   );
