@@ -18,6 +18,6 @@ export async function loadRunTiers(path: string, taskClassName: string): Promise
 /** The read-only verdict on a run (on the chain as the run verified it after its append), written under `<state>/recommendations/`. */
 export async function issueRunVerdict(config: TierConfig, run: RunEvalResult, stateDir: string): Promise<{ verdict: PromotionVerdict; path: string; tiersFile: string }> {
   const [{ issueVerdict }, { join }] = await Promise.all([import("@eval/promotion"), import("node:path")]);
-  const { verdict, path } = await issueVerdict({ config, runsDir: join(stateDir, "runs"), recommendationsDir: join(stateDir, "recommendations"), taskClass: run.taskClass, runId: run.report.run_id, verified: run.chain });
+  const { verdict, path } = await issueVerdict({ config, runsDir: join(stateDir, "runs"), recommendationsDir: join(stateDir, "recommendations"), taskClass: run.taskClass, runId: run.report.run_id, ...(run.chain === null ? {} : { verified: run.chain }) });
   return { verdict, path, tiersFile: config.source };
 }

@@ -112,10 +112,13 @@ export interface AppendOptions {
    * directory since it last verified it; otherwise (the default) the directory is listed.
    */
   readonly trustHeadPointer?: boolean;
+  /** The append lock the caller already holds (`withAppendLock`); without it the append takes the lock itself. */
+  readonly lock?: AppendLock;
 }
 
 const LOCK_FILE = ".append.lock";
-const STAGING_DIR = ".staging";
+/** Where appends stage record files; every `*.tmp` in it is a leftover whenever the append lock is free. */
+export const STAGING_DIR = ".staging";
 
 /** A record this version appended: its report is always the current version. */
 export type AppendedRecord = ChainRecord & { readonly report: BenchRunReport };
@@ -129,14 +132,35 @@ export type AppendedRecord = ChainRecord & { readonly report: BenchRunReport };
  * `report.chain_head` is the new head, and the head it linked to.
  */
 export async function appendRunRecord(report: BenchRunReportInput, options: AppendOptions): Promise<{ record: AppendedRecord; path: string; previous: ChainHead }> {
+  const valid = validForAppend(report, options.hostFingerprint);
+  if (options.lock !== undefined) return appendLocked(valid, options, options.lock);
+  return withAppendLock(options.runsDir, (lock) => appendLocked(valid, options, lock), options);
+}
+
+function validForAppend(report: BenchRunReportInput, hostFingerprint: string): BenchRunReport {
   const parsed = safeParseWire(BenchRunReportSchema, report);
   if (!parsed.success) throw new EvalError("EVAL_REPORT_INVALID", `cannot append an invalid report: ${formatIssues(parsed.issues)}`);
   const valid = parsed.data;
   if (valid.chain_head !== null) throw new EvalError("EVAL_REPORT_INVALID", "cannot append a report whose chain_head is already set: append fills it in");
-  if (valid.host_fingerprint !== options.hostFingerprint) {
-    throw new EvalError("EVAL_REPORT_INVALID", `report.host_fingerprint ${valid.host_fingerprint} is not this host's ${options.hostFingerprint}`);
+  if (valid.host_fingerprint !== hostFingerprint) {
+    throw new EvalError("EVAL_REPORT_INVALID", `report.host_fingerprint ${valid.host_fingerprint} is not this host's ${hostFingerprint}`);
   }
-  const { runsDir } = options;
+  return valid;
+}
+
+/** Proof that the caller holds a runs directory's append lock (from `withAppendLock`). */
+export interface AppendLock {
+  readonly runsDir: string;
+  /** Throws ChainConflict when the lock was lost (its file was taken over or removed) since it was taken. */
+  assertHeld(): void;
+}
+
+/**
+ * Runs `fn` holding the runs directory's append lock: no record is appended by anyone else meanwhile.
+ * For a decision that must not race an append (is this run already in the chain, is the head still the
+ * expected one, which detail directories are no run's), and for appending after it (`lock` option).
+ */
+export async function withAppendLock<T>(runsDir: string, fn: (lock: AppendLock) => Promise<T>, options: Pick<AppendOptions, "lockStaleMs" | "lockWaitMs"> = {}): Promise<T> {
   await mkdir(runsDir, { recursive: true, mode: 0o700 });
   const lockPath = join(runsDir, LOCK_FILE);
   const lockWaitMs = options.lockWaitMs ?? 30_000;
@@ -160,31 +184,43 @@ export async function appendRunRecord(report: BenchRunReportInput, options: Appe
     }
     throw new EvalError("EVAL_IO", `cannot lock ${lockPath}: ${(error as Error).message}`, { cause: error });
   }
+  const lock: AppendLock = {
+    runsDir,
+    assertHeld: () => {
+      if (lockState.compromised !== null) throw new ChainConflict(`lost the audit-chain lock while appending: ${lockState.compromised.message}`, { runsDir });
+    },
+  };
   try {
-    const head = await readChainHead(runsDir, { usePointer: options.trustHeadPointer === true });
-    if (head.hostFingerprint !== null && head.hostFingerprint !== options.hostFingerprint) {
-      throw new ChainConflict(`the audit chain in ${runsDir} belongs to host ${head.hostFingerprint}, not this host (${options.hostFingerprint})`, { runsDir });
-    }
-    const now = (options.now ?? (() => new Date()))().getTime();
-    // Strictly increasing, even if the clock steps back: name order must stay chain order.
-    const recordedAtMs = head.recordedAt === null ? now : Math.max(now, Date.parse(head.recordedAt) + 1);
-    const recordedAt = new Date(recordedAtMs).toISOString();
-    const built = await buildChainRecord({ ...valid, prev_hash: head.head }, { prevHash: head.head, sequence: head.nextSequence, recordedAt, hostFingerprint: options.hostFingerprint });
-    if (lockState.compromised !== null) throw new ChainConflict(`lost the audit-chain lock while appending: ${lockState.compromised.message}`, { runsDir });
-    await removeHeadPointer(runsDir).catch((error: unknown) => {
-      throw new EvalError("EVAL_IO", `cannot update the head pointer in ${runsDir}: ${(error as Error).message}`, { cause: error });
-    });
-    const path = await writeFileExclusive(runsDir, built.fileName, built.text, {
-      mode: 0o600,
-      stagingDir: join(runsDir, STAGING_DIR),
-    }).catch((error: unknown) => {
-      throw new EvalError("EVAL_IO", `cannot write the audit record in ${runsDir}: ${(error as Error).message}`, { cause: error });
-    });
-    // A pointer that fails to be written is only a missed shortcut: with none, the next append lists.
-    await writeHeadPointer(runsDir, { file: built.fileName, records: head.records + 1 }).catch(() => {});
-    // Validated as the current report version above, and buildChainRecord keeps it.
-    return { record: built.record as AppendedRecord, path, previous: head };
+    return await fn(lock);
   } finally {
     await release().catch(() => {});
   }
+}
+
+async function appendLocked(valid: BenchRunReport, options: AppendOptions, lock: AppendLock): Promise<{ record: AppendedRecord; path: string; previous: ChainHead }> {
+  const { runsDir } = options;
+  if (lock.runsDir !== runsDir) throw new EvalError("EVAL_IO", `the append lock held is for ${lock.runsDir}, not ${runsDir}`);
+  const head = await readChainHead(runsDir, { usePointer: options.trustHeadPointer === true });
+  if (head.hostFingerprint !== null && head.hostFingerprint !== options.hostFingerprint) {
+    throw new ChainConflict(`the audit chain in ${runsDir} belongs to host ${head.hostFingerprint}, not this host (${options.hostFingerprint})`, { runsDir });
+  }
+  const now = (options.now ?? (() => new Date()))().getTime();
+  // Strictly increasing, even if the clock steps back: name order must stay chain order.
+  const recordedAtMs = head.recordedAt === null ? now : Math.max(now, Date.parse(head.recordedAt) + 1);
+  const recordedAt = new Date(recordedAtMs).toISOString();
+  const built = await buildChainRecord({ ...valid, prev_hash: head.head }, { prevHash: head.head, sequence: head.nextSequence, recordedAt, hostFingerprint: options.hostFingerprint });
+  lock.assertHeld();
+  await removeHeadPointer(runsDir).catch((error: unknown) => {
+    throw new EvalError("EVAL_IO", `cannot update the head pointer in ${runsDir}: ${(error as Error).message}`, { cause: error });
+  });
+  const path = await writeFileExclusive(runsDir, built.fileName, built.text, {
+    mode: 0o600,
+    stagingDir: join(runsDir, STAGING_DIR),
+  }).catch((error: unknown) => {
+    throw new EvalError("EVAL_IO", `cannot write the audit record in ${runsDir}: ${(error as Error).message}`, { cause: error });
+  });
+  // A pointer that fails to be written is only a missed shortcut: with none, the next append lists.
+  await writeHeadPointer(runsDir, { file: built.fileName, records: head.records + 1 }).catch(() => {});
+  // Validated as the current report version above, and buildChainRecord keeps it.
+  return { record: built.record as AppendedRecord, path, previous: head };
 }

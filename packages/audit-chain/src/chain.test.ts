@@ -280,7 +280,7 @@ describe("the head pointer", () => {
     await writeFile(join(runsDir, INDEX_DIR, "head.json"), "not json");
     expect(await readChainHead(runsDir, { usePointer: true })).toEqual(listed);
     // An append trusting a valid pointer links to the head it names, and the chain stays linear.
-    await appendN(1);
+    await appendN(1, steppingClock(), () => ({ run_id: "run-3" }));
     const { record } = await appendRunRecord(makeReport({ prev_hash: GENESIS_PREV_HASH, run_id: "pointer" }), { runsDir, hostFingerprint: HOST, trustHeadPointer: true });
     expect(record.sequence).toBe(4);
     expect(await verifyChain({ runsDir, strict: true })).toMatchObject({ ok: true, records: 5 });

@@ -1,6 +1,6 @@
 export { chainAnchor, readAnchor, verifyAgainstAnchor, writeAnchor } from "./anchor.ts";
-export { appendRunRecord, buildChainRecord, readChainHead } from "./append.ts";
-export type { AppendedRecord, AppendOptions, ChainHead, RecordPlacement } from "./append.ts";
+export { appendRunRecord, buildChainRecord, readChainHead, STAGING_DIR, withAppendLock } from "./append.ts";
+export type { AppendedRecord, AppendLock, AppendOptions, ChainHead, RecordPlacement } from "./append.ts";
 export { ChainConflict, ChainTampered } from "./errors.ts";
 export { chainedRunIds, findLatestRecord, recordsNewestFirst } from "./find.ts";
 export type { FindRecordOptions, FoundRecord } from "./find.ts";

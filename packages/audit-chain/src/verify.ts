@@ -31,6 +31,11 @@ export interface VerifyResult {
   /** Records before the `since` window, not rehashed. */
   readonly skipped: number;
   readonly hostFingerprint: string | null;
+  /**
+   * Run ids recorded more than once among the records walked (a run appended twice, e.g. by a retried
+   * job), each once, at most 100. Under `strict` the first is a fault.
+   */
+  readonly duplicateRunIds?: readonly string[];
 }
 
 const SHA256_PATTERN = /^sha256:[0-9a-f]{64}$/;
@@ -149,6 +154,8 @@ async function walkChain(runsDir: string, listing: Listing, walk: Walk): Promise
   let expectFound = walk.expectHead === undefined || walk.expectHead === GENESIS_PREV_HASH;
   const counts = { complete: 0, incomplete: 0 };
   let position = checkFrom;
+  const runIds = new Map<string, string>();
+  const duplicateRunIds = new Set<string>();
   const done = (firstBad: ChainFault | null): VerifyResult => ({
     ok: firstBad === null,
     records: names.length - walk.windowStart,
@@ -158,6 +165,7 @@ async function walkChain(runsDir: string, listing: Listing, walk: Walk): Promise
     headFile: firstBad === null ? (previous?.file ?? null) : null,
     firstBad,
     hostFingerprint: host,
+    ...(duplicateRunIds.size === 0 ? {} : { duplicateRunIds: [...duplicateRunIds] }),
   });
   // A file bad on its own is named before any broken link, wherever it sorts: after a link fault the
   // walk goes on checking files on their own only (a renamed record is named, not the gap it leaves).
@@ -175,6 +183,8 @@ async function walkChain(runsDir: string, listing: Listing, walk: Walk): Promise
     if (checked.chainHash === walk.expectHead) expectFound = true;
     if (position >= walk.windowStart) counts[checked.complete ? "complete" : "incomplete"] += 1;
     position += 1;
+    const duplicate = noteRunId(checked, runIds, duplicateRunIds);
+    if (duplicate !== null && walk.strict) return done(duplicate);
   }
   if (linkBad !== null) return done(linkBad);
   if (!expectFound && !containsChainHash(runsDir, names.slice(0, checkFrom), walk.expectHead!)) {
@@ -186,6 +196,20 @@ async function walkChain(runsDir: string, listing: Listing, walk: Walk): Promise
     });
   }
   return done(null);
+}
+
+/** Records the record's run id; a fault naming the record when the id was recorded before, else null. */
+function noteRunId(record: CheckedRecord, seen: Map<string, string>, duplicates: Set<string>): ChainFault | null {
+  const report = record.value.report as { run_id?: unknown } | undefined;
+  const runId = typeof report?.run_id === "string" ? report.run_id : null;
+  if (runId === null) return null;
+  const first = seen.get(runId);
+  if (first === undefined) {
+    seen.set(runId, record.file);
+    return null;
+  }
+  if (duplicates.size < 100) duplicates.add(runId);
+  return { file: record.file, reason: `run ${runId} is recorded a second time (first in ${first}): the same run was appended twice`, expected: "each run id once", found: runId };
 }
 
 interface Place {

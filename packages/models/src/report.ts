@@ -129,8 +129,11 @@ const runBodyFields = {
   started_at: TimestampSchema,
   ended_at: TimestampSchema,
   complete: z.boolean(),
-  /** Why an incomplete run stopped early (null for a complete run). */
-  incomplete_reason: z.enum(["cost_cap", "interrupted", "cancelled", "units_missing"]).nullable(),
+  /**
+   * Why an incomplete run stopped early (null for a complete run); `harness_error`: a fault outside
+   * every case (a full disk, a cache that cannot be written) stopped it, and what finished is recorded.
+   */
+  incomplete_reason: z.enum(["cost_cap", "interrupted", "cancelled", "units_missing", "harness_error"]).nullable(),
   selection: SelectionSchema,
   /** Cases the plan selected (= selection.selected_case_count); `per_case` is shorter when the run was cut short. */
   case_count: z.number().int().min(0),

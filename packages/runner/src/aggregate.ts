@@ -30,7 +30,7 @@ export interface RunFacts {
   /** Trials per case: every scored case has this many. */
   readonly trials: number;
   /** null for a complete run. */
-  readonly incompleteReason: "cost_cap" | "interrupted" | "cancelled" | "units_missing" | null;
+  readonly incompleteReason: "cost_cap" | "interrupted" | "cancelled" | "units_missing" | "harness_error" | null;
   readonly prevHash: string;
   /** A rescore's original run (absent for a run that called its SUT). */
   readonly rescoreOf?: { readonly run_id: string; readonly sut_digest: string; readonly rubric_digest: string };

@@ -1,6 +1,8 @@
 // Step 3 of a run: execute the cache misses in a bounded pool; the cost cap and an outer abort cancel
 // what is outstanding.
 import { mkdir } from "node:fs/promises";
+import { EvalError } from "@eval/errors";
+import type { WarningSink } from "@eval/errors";
 import { join } from "node:path";
 import { executeCase } from "./execute-case.ts";
 import type { CaseContext } from "./execute-case.ts";
@@ -19,6 +21,8 @@ export interface Execution {
   readonly costCapExceeded: boolean;
   readonly cancelled: boolean;
   readonly interrupted: boolean;
+  /** A fault outside every case that stopped the run (a cache write, an escaped error), or null. */
+  readonly harnessError: string | null;
 }
 
 type ExecuteOptions = Pick<RunEvalOptions, "signal" | "sandbox" | "networkIsolation">;
@@ -55,8 +59,9 @@ function unitContextFactory(plan: PreparedRun, options: ExecuteOptions, cancel: 
 
 /**
  * Executes `misses`, adding each to the tally once its cache entry is on disk. A case starts only while
- * the spend so far is below the cap; past it, outstanding cases are cancelled. A failed cache write
- * stops the pool and is thrown once every started write has settled.
+ * the spend so far is below the cap; past it, outstanding cases are cancelled. Never throws once units
+ * started: a failed cache write or an error escaping a case stops the run (outstanding cases are
+ * cancelled and awaited) and comes back as `harnessError`, so what finished is still recorded.
  */
 export async function executeUnits(plan: PreparedRun, misses: readonly TrialItem[], tally: RunTally, options: ExecuteOptions): Promise<Execution> {
   const { maxCostUsd, onWarning } = plan.settings;
@@ -78,13 +83,19 @@ export async function executeUnits(plan: PreparedRun, misses: readonly TrialItem
   // while the write (temp file, lock, rename: a few ms of latency) completes. Writes are still atomic
   // and all of them finish before the run is aggregated and appended.
   const cacheWrites: Promise<void>[] = [];
-  let cacheWriteError: { error: unknown } | null = null;
+  let harnessError: string | null = null;
+  const stopOnError = (error: unknown): void => {
+    if (harnessError !== null) return;
+    harnessError = describeFault(error);
+    onWarning({ code: "run.harness_error", message: `${harnessError}: no further case starts; the cases that finished are recorded as an incomplete run`, details: { error: harnessError } });
+    cancel.abort(new Error(harnessError));
+  };
   const runUnit = async (item: TrialItem): Promise<void> => {
     // The cap is checked before a case starts: once the spend so far has reached it, nothing new is paid for.
     if (tally.costUsd >= maxCostUsd) return stopAtCostCap();
     const started = performance.now();
-    const executed = await executeCase(item.benchCase, contextOf(item));
-    if (executed === null) return; // cancelled
+    const executed = await executeCase(item.benchCase, contextOf(item)).catch((error: unknown) => void stopOnError(error));
+    if (executed === null || executed === undefined) return; // cancelled, or stopped the run
     tally.executed(performance.now() - started, executed.score.cost_usd);
     if (tally.costUsd > maxCostUsd) stopAtCostCap();
     // A failure of the harness or its environment is not the case's result: the next run retries it.
@@ -94,16 +105,29 @@ export async function executeUnits(plan: PreparedRun, misses: readonly TrialItem
       tally.add({ case_id: item.benchCase.case_id, trial: item.trial, cacheKey: item.key, cacheHit: false, score: executed.score, detailPath: executed.detailPath });
       tally.report();
     };
-    cacheWrites.push(stored.then(done, (error: unknown) => void (cacheWriteError ??= { error })));
+    cacheWrites.push(stored.then(done, (error: unknown) => stopOnError(new EvalError("EVAL_IO", `cannot write the score cache entry of ${item.benchCase.case_id}: ${describeFault(error)}`, { cause: error }))));
   };
   try {
-    await runPool(misses, plan.settings.concurrency, runUnit, () => cancel.signal.aborted || cacheWriteError !== null);
+    await runPool(misses, plan.settings.concurrency, runUnit, () => cancel.signal.aborted);
     await Promise.all(cacheWrites);
   } finally {
     options.signal?.removeEventListener("abort", onOuterAbort);
-    tempRoot.remove();
+    removeTempRoot(tempRoot.path, tempRoot.remove, onWarning);
   }
-  if (cacheWriteError !== null) throw (cacheWriteError as { error: unknown }).error;
-  const cancelled = cancel.signal.aborted && !costCapExceeded;
-  return { costCapExceeded, cancelled, interrupted: cancelled && options.signal?.reason instanceof RunInterrupted };
+  const cancelled = cancel.signal.aborted && !costCapExceeded && harnessError === null;
+  return { costCapExceeded, cancelled, interrupted: cancelled && options.signal?.reason instanceof RunInterrupted, harnessError };
+}
+
+/** One line for a fault: an EvalError's message, a system error's message (it names the syscall and path). */
+function describeFault(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** The run's temp dir is removed at the end; a failure (a process still writing into it) is left to `evalgate gc`. */
+function removeTempRoot(path: string, remove: () => void, onWarning: WarningSink): void {
+  try {
+    remove();
+  } catch (error) {
+    onWarning({ code: "run.temp_left", message: `could not remove the run's temp dir ${path} (${describeFault(error)}): \`evalgate gc\` removes it once this process is gone`, details: { path } });
+  }
 }

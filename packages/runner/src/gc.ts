@@ -1,10 +1,12 @@
 // What killed runs leave behind, found and removed: per-run temp dirs, detail directories of runs that
-// never reached the chain, and the score cache's stale temp files and expired entries.
+// never reached the chain and whose owner is gone, staging and checkpoint temp files, and the score cache's stale temp files and expired entries.
 import { readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { chainedRunIds } from "@eval/audit-chain";
+import { chainedRunIds, STAGING_DIR, withAppendLock } from "@eval/audit-chain";
 import { ScoreCache } from "@eval/cache";
 import type { WarningSink } from "@eval/errors";
+import { CHECKPOINT_FILE } from "./chain-checkpoint.ts";
+import { claimState, deadClaims, olderThan } from "./run-owner.ts";
 import { removeAbandonedRunTemps } from "./run-temp.ts";
 import { checkStateDir } from "./state-dir.ts";
 
@@ -21,21 +23,38 @@ export interface GarbageOptions {
 export interface GarbageResult {
   readonly removedTempDirs: readonly string[];
   readonly removedDetailDirs: readonly string[];
+  /** A killed append's staged record, a killed claim, a killed checkpoint write's temp file. */
+  readonly removedStaleFiles: readonly string[];
   readonly removedCacheEntries: number;
   readonly removedCacheTempFiles: number;
 }
 
 /**
  * Removes what killed runs left: their temp dirs (owner process gone), the `runs/<run-id>/` detail
- * directories of runs with no record in the chain (a run that was killed before it appended), and the
- * cache's stale temp files and entries older than `cacheOlderThanDays`. The chain itself is never touched.
+ * directories of runs with no record in the chain whose owner is gone (run-owner.ts: a live run's or
+ * merge's directory is never touched), the append staging area's leftovers, stale checkpoint temp
+ * files, and the cache's stale temp files and entries older than `cacheOlderThanDays`. The detail sweep
+ * holds the append lock, so no record lands between "not in the chain" and the removal. The chain
+ * itself is never touched.
  */
 export async function collectGarbage(options: GarbageOptions): Promise<GarbageResult> {
   checkStateDir(options.stateDir, { write: true });
   const runsDir = join(options.stateDir, "runs");
   const removedTempDirs = removeAbandonedRunTemps(options.tempParent === undefined ? {} : { parent: options.tempParent });
+  const { removedDetailDirs, removedStaleFiles } = await withAppendLock(runsDir, async () => ({
+    removedDetailDirs: await removeDeadDetailDirs(runsDir),
+    removedStaleFiles: removeStagingLeftovers(runsDir),
+  }));
+  removedStaleFiles.push(...removeCheckpointTemps(options.stateDir));
+  const cache = new ScoreCache({ dir: join(options.stateDir, "cache"), keyPath: join(options.stateDir, "cache.key"), ...(options.onWarning === undefined ? {} : { onWarning: options.onWarning }) });
+  const swept = await cache.gc({ olderThanDays: options.cacheOlderThanDays ?? 90 });
+  return { removedTempDirs, removedDetailDirs, removedStaleFiles, removedCacheEntries: swept.removedEntries, removedCacheTempFiles: swept.removedTempFiles };
+}
+
+/** Under the append lock: the detail directories of runs not in the chain and no longer owned. */
+async function removeDeadDetailDirs(runsDir: string): Promise<string[]> {
   const chained = await chainedRunIds(runsDir);
-  const removedDetailDirs: string[] = [];
+  const removed: string[] = [];
   let entries: string[] = [];
   try {
     entries = readdirSync(runsDir, { withFileTypes: true }).filter((entry) => entry.isDirectory() && !entry.name.startsWith(".")).map((entry) => entry.name);
@@ -43,11 +62,33 @@ export async function collectGarbage(options: GarbageOptions): Promise<GarbageRe
     // no runs yet
   }
   for (const runId of entries) {
-    if (chained.has(runId)) continue;
+    if (chained.has(runId) || claimState(join(runsDir, runId)) === "live") continue;
     rmSync(join(runsDir, runId), { recursive: true, force: true });
-    removedDetailDirs.push(join(runsDir, runId));
+    removed.push(join(runsDir, runId));
   }
-  const cache = new ScoreCache({ dir: join(options.stateDir, "cache"), keyPath: join(options.stateDir, "cache.key"), ...(options.onWarning === undefined ? {} : { onWarning: options.onWarning }) });
-  const swept = await cache.gc({ olderThanDays: options.cacheOlderThanDays ?? 90 });
-  return { removedTempDirs, removedDetailDirs, removedCacheEntries: swept.removedEntries, removedCacheTempFiles: swept.removedTempFiles };
+  return removed;
+}
+
+/** Under the append lock no append is staging a record, so every `*.tmp` there is a killed append's; plus dead claims. */
+function removeStagingLeftovers(runsDir: string): string[] {
+  const staging = join(runsDir, STAGING_DIR);
+  let names: string[] = [];
+  try {
+    names = readdirSync(staging);
+  } catch {
+    return [];
+  }
+  const removed = [...names.filter((name) => name.endsWith(".tmp")).map((name) => join(staging, name)), ...deadClaims(runsDir)];
+  for (const path of removed) rmSync(path, { recursive: true, force: true });
+  return removed;
+}
+
+/** `chain.checkpoint.<n>`: a checkpoint write's temp file, left by a kill mid-write (a live write takes milliseconds). */
+function removeCheckpointTemps(stateDir: string): string[] {
+  const removed = readdirSync(stateDir)
+    .filter((name) => name.startsWith(`${CHECKPOINT_FILE}.`))
+    .map((name) => join(stateDir, name))
+    .filter((path) => olderThan(path, 60_000));
+  for (const path of removed) rmSync(path, { force: true });
+  return removed;
 }

@@ -1,12 +1,13 @@
 // `evalgate merge`: shard bundles of one plan become one run, with the statistics a one-machine run
 // of the plan computes, appended as exactly one record.
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import { basename, join, resolve } from "node:path";
-import { appendRunRecord, ChainTampered, getHostFingerprint, normalizeExpectedHead, recordsNewestFirst } from "@eval/audit-chain";
+import { appendRunRecord, ChainTampered, getHostFingerprint, normalizeExpectedHead, readChainHead, recordsNewestFirst, withAppendLock } from "@eval/audit-chain";
 import type { VerifyResult } from "@eval/audit-chain";
 import { EvalError, ignoreWarnings } from "@eval/errors";
 import type { WarningSink } from "@eval/errors";
-import type { AnyBenchRunReport, RunPlan, Selection, ShardUnit } from "@eval/models";
+import type { AnyBenchRunReport, BenchRunReportInput, RunPlan, Selection, ShardUnit } from "@eval/models";
+import writeFileAtomic from "write-file-atomic";
 import { trialCacheKey, trialDetailFile } from "./trials.ts";
 import { buildRunReport } from "./aggregate.ts";
 import type { ScoredCase } from "./aggregate.ts";
@@ -123,9 +124,6 @@ export async function mergeBundles(dirs: readonly string[], options: MergeOption
   const runsDir = join(stateDir, "runs");
   const before = await verifyChainForRun({ stateDir, runsDir, onWarning });
   if (!before.ok) throw new ChainTampered(before.firstBad!, runsDir);
-  if (options.expectHead !== undefined && normalizeExpectedHead(options.expectHead) !== before.head) {
-    throw new EvalError("EVAL_CHAIN_MOVED", `the chain moved: its head is ${before.head}, not the expected ${normalizeExpectedHead(options.expectHead)}`, { details: { head: before.head } });
-  }
   // A case counts once every one of its trials is present, as in a one-machine run.
   const scored: ScoredCase[] = plan.cases.flatMap((c) => {
     const trials = Array.from({ length: plan.trials }, (_, trial) => units.get(unitKey({ case_id: c.case_id, trial })));
@@ -133,20 +131,40 @@ export async function mergeBundles(dirs: readonly string[], options: MergeOption
     return [{ case_id: c.case_id, curation_class: c.curation_class, trials: trials.map((unit) => ({ cacheKey: unit!.cache_key, score: unit!.score })) }];
   });
   const runId = `plan-${plan.plan_id.slice("blake3:".length)}`;
-  const previous = await findMergedRun(runsDir, plan, missing.length === 0 ? runId : `partial:${runId}`, scored.length);
-  if (previous !== null) return { plan, report: previous.report, recordPath: previous.path, appended: false, missing, duplicates, chain: before };
+  const hostFingerprint = await getHostFingerprint(stateDir);
+  const reportOf = (prevHash: string): BenchRunReportInput => mergedReport(plan, bundles, { runId, hostFingerprint, incomplete: missing.length > 0, prevHash }, scored);
+  // The head check, the "already merged" check, the details and the append happen under one lock: two
+  // merges of the same bundles append once, and `gc` never sees the details before their record.
+  const outcome = await withAppendLock(runsDir, async (lock) => {
+    const head = await readChainHead(runsDir);
+    if (options.expectHead !== undefined && normalizeExpectedHead(options.expectHead) !== head.head) {
+      throw new EvalError("EVAL_CHAIN_MOVED", `the chain moved: its head is ${head.head}, not the expected ${normalizeExpectedHead(options.expectHead)}`, { details: { head: head.head } });
+    }
+    const previous = await findMergedRun(runsDir, plan, missing.length === 0 ? runId : `partial:${runId}`, scored.length);
+    if (previous !== null) return { appended: false as const, ...previous };
+    await writeDetails(join(runsDir, runId), units);
+    const appended = await appendRunRecord(reportOf(head.head), { runsDir, hostFingerprint, lock });
+    return { appended: true as const, ...appended };
+  });
+  if (!outcome.appended) return { plan, report: outcome.report, recordPath: outcome.path, appended: false, missing, duplicates, chain: before };
+  const { record, path, previous: linked } = outcome;
+  const chain = await verifyAfterAppend({ stateDir, runsDir, onWarning }, before, { previous: { records: linked.records, head: linked.head }, chainHash: record.chain_hash, file: basename(path), complete: record.report.complete });
+  return { plan, report: record.report, recordPath: path, appended: true, missing, duplicates, chain };
+}
 
+/** The merged run's report, as a one-machine run of the plan records it. */
+function mergedReport(plan: RunPlan, bundles: readonly ReadBundle[], facts: { runId: string; hostFingerprint: string; incomplete: boolean; prevHash: string }, scored: readonly ScoredCase[]): BenchRunReportInput {
   const manifests = bundles.map((bundle) => bundle.manifest);
-  const report = buildRunReport(
+  return buildRunReport(
     {
-      runId,
+      runId: facts.runId,
       taskClass: plan.task_class,
       scoreKind: plan.score_kind,
       harnessVersion: plan.harness_version,
       sut: plan.sut,
       rubricDigest: plan.rubric_digest,
       corpusDigest: plan.cassette_corpus_digest,
-      hostFingerprint: await getHostFingerprint(stateDir),
+      hostFingerprint: facts.hostFingerprint,
       isolationClass: plan.isolation_class,
       sutIsolation: plan.sut_isolation,
       startedAt: manifests.map((m) => m.started_at).sort()[0]!,
@@ -154,15 +172,11 @@ export async function mergeBundles(dirs: readonly string[], options: MergeOption
       selection: planSelection(plan),
       caseCount: plan.cases.length,
       trials: plan.trials,
-      incompleteReason: missing.length === 0 ? null : "units_missing",
-      prevHash: before.head,
+      incompleteReason: facts.incomplete ? "units_missing" : null,
+      prevHash: facts.prevHash,
     },
     scored,
   );
-  await writeDetails(join(runsDir, runId), units);
-  const { record, path, previous: linked } = await appendRunRecord(report, { runsDir, hostFingerprint: report.host_fingerprint, trustHeadPointer: before.directoryUnchanged });
-  const chain = await verifyAfterAppend({ stateDir, runsDir, onWarning }, before, { previous: { records: linked.records, head: linked.head }, chainHash: record.chain_hash, file: basename(path), complete: record.report.complete });
-  return { plan, report: record.report, recordPath: path, appended: true, missing, duplicates, chain };
 }
 
 /** This plan's run already in the chain with as many scored units, or null. */
@@ -180,6 +194,7 @@ async function writeDetails(runDir: string, units: ReadonlyMap<string, ShardUnit
   await mkdir(casesDir, { recursive: true });
   for (const unit of units.values()) {
     if (unit.detail === null) continue;
-    await writeFile(join(casesDir, trialDetailFile(unit.case_id, unit.trial)), `${JSON.stringify(unit.detail, null, 2)}\n`, { mode: 0o600 });
+    // Atomic: a merge killed mid-write leaves whole files or none, and a later merge replaces them whole.
+    await writeFileAtomic(join(casesDir, trialDetailFile(unit.case_id, unit.trial)), `${JSON.stringify(unit.detail, null, 2)}\n`, { mode: 0o600 });
   }
 }

@@ -6,6 +6,8 @@ import { probeCache } from "./cache-probe.ts";
 import { verifyAfterAppend } from "./chain-checkpoint.ts";
 import { executeUnits } from "./execute-units.ts";
 import { prepareRun } from "./prepare-run.ts";
+import type { PreparedRun } from "./prepare-run.ts";
+import { claimRunDir, releaseRunDir } from "./run-owner.ts";
 import { assembleReport } from "./run-report.ts";
 import { RunTally } from "./run-tally.ts";
 import type { RunEvalOptions, RunEvalResult, ScoredRun } from "./run-types.ts";
@@ -21,19 +23,32 @@ import type { RunEvalOptions, RunEvalResult, ScoredRun } from "./run-types.ts";
  */
 export async function runEval(taskClassName: string, options: RunEvalOptions): Promise<RunEvalResult> {
   const scored = await scoreRun(taskClassName, options, { verifyChain: true });
+  try {
+    return await recordRun(scored);
+  } finally {
+    // The record is in the chain (or the run failed and its directory is garbage): no longer ours.
+    releaseRunDir(scored.runDir);
+  }
+}
+
+async function recordRun(scored: ScoredRun): Promise<RunEvalResult> {
   // Append to the chain: under its lock, linked to whatever the head is then.
   // The head pointer is trusted only when nothing touched the runs directory since the checkpoint.
   const { record, path, previous } = await appendRunRecord(scored.report, { runsDir: scored.runsDir, hostFingerprint: scored.hostFingerprint, trustHeadPointer: scored.chain!.directoryUnchanged });
+  // From here on the run is recorded: nothing may turn it into a failure (a CI retry would record it twice).
   const chain = await verifyAfterAppend({ stateDir: scored.stateDir, runsDir: scored.runsDir, onWarning: scored.onWarning }, scored.chain!, {
     previous: { records: previous.records, head: previous.head },
     chainHash: record.chain_hash,
     file: basename(path),
     complete: record.report.complete,
+  }).catch((error: unknown) => {
+    scored.onWarning({ code: "run.after_record", message: `the run is recorded (${basename(path)}), but checking the chain after it failed: ${(error as Error).message}; \`evalgate verify\` checks it`, details: { record: path } });
+    return null;
   });
-  const { caseResults, costCapExceeded, cancelled, runDir, taskClass } = scored;
+  const { caseResults, costCapExceeded, cancelled, runDir, taskClass, harnessError } = scored;
   const scoredIds = new Set(record.report.per_case.map((entry) => entry.case_id));
   const unscoredCaseIds = scored.cases.map((benchCase) => benchCase.case_id).filter((id) => !scoredIds.has(id));
-  return { report: record.report, recordPath: path, caseResults, costCapExceeded, cancelled, runDir, chain, taskClass, unscoredCaseIds };
+  return { report: record.report, recordPath: path, caseResults, costCapExceeded, cancelled, runDir, chain, taskClass, unscoredCaseIds, harnessError };
 }
 
 /**
@@ -43,6 +58,17 @@ export async function runEval(taskClassName: string, options: RunEvalOptions): P
  */
 export async function scoreRun(taskClassName: string, options: RunEvalOptions, mode: { readonly verifyChain: boolean }): Promise<ScoredRun> {
   const plan = await prepareRun(taskClassName, options, mode);
+  // The detail directory is this process's until the record lands: `gc` leaves it alone meanwhile.
+  claimRunDir(plan.settings.runsDir, plan.runId);
+  try {
+    return await executeAndAggregate(plan, options);
+  } catch (error) {
+    releaseRunDir(plan.runDir);
+    throw error;
+  }
+}
+
+async function executeAndAggregate(plan: PreparedRun, options: RunEvalOptions): Promise<ScoredRun> {
   const tally = new RunTally(plan.items.length, plan.settings.concurrency, options);
   const misses = await probeCache(plan, tally, options);
   // The first progress line comes now, not after the first executed case.
@@ -53,5 +79,5 @@ export async function scoreRun(taskClassName: string, options: RunEvalOptions, m
   const caseResults = plan.items.flatMap((item) => tally.results.get(item.id) ?? []);
   const { runId, runDir, hostFingerprint, taskClass, selectedCases, chain } = plan;
   const { runsDir, stateDir, onWarning } = plan.settings;
-  return { report, caseResults, costCapExceeded: execution.costCapExceeded, cancelled: execution.cancelled, runId, runDir, runsDir, stateDir, hostFingerprint, taskClass, cases: selectedCases, chain, onWarning };
+  return { report, caseResults, costCapExceeded: execution.costCapExceeded, cancelled: execution.cancelled, harnessError: execution.harnessError, runId, runDir, runsDir, stateDir, hostFingerprint, taskClass, cases: selectedCases, chain, onWarning };
 }

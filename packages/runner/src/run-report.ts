@@ -9,7 +9,8 @@ import type { CaseRunResult } from "./run-types.ts";
 import { trialUnitId } from "./trials.ts";
 
 /** Why a run is incomplete, or null when every unit finished. */
-function incompleteReason(plan: PreparedRun, tally: RunTally, execution: Execution): "cost_cap" | "interrupted" | "cancelled" | null {
+function incompleteReason(plan: PreparedRun, tally: RunTally, execution: Execution): "cost_cap" | "interrupted" | "cancelled" | "harness_error" | null {
+  if (execution.harnessError !== null) return "harness_error";
   const complete = !execution.costCapExceeded && !execution.cancelled && tally.results.size === plan.items.length;
   if (complete) return null;
   return execution.costCapExceeded ? "cost_cap" : execution.interrupted ? "interrupted" : "cancelled";

@@ -98,8 +98,13 @@ export interface RunEvalResult {
   readonly costCapExceeded: boolean;
   readonly cancelled: boolean;
   readonly runDir: string;
-  /** The chain as verified after the append (from the checkpoint: only the newest records were read). */
-  readonly chain: VerifyResult;
+  /**
+   * The chain as verified after the append (from the checkpoint: only the newest records were read), or
+   * null when that check could not be done (a warning says why; the record is in the chain all the same).
+   */
+  readonly chain: VerifyResult | null;
+  /** What stopped the run outside every case (the report says `incomplete_reason: "harness_error"`), or null. */
+  readonly harnessError: string | null;
   /** The task class the run loaded (its minimums, e.g. `minTrials`, included): callers never load it again. */
   readonly taskClass: TaskClass;
   /** Selected cases the run did not score (an incomplete run: cost cap, interrupt), in case order. */
@@ -113,6 +118,8 @@ export interface ScoredRun {
   readonly caseResults: readonly CaseRunResult[];
   readonly costCapExceeded: boolean;
   readonly cancelled: boolean;
+  /** What stopped the run outside every case, or null. */
+  readonly harnessError: string | null;
   readonly runId: string;
   readonly runDir: string;
   readonly runsDir: string;

@@ -9,7 +9,8 @@ import type { BundleUnit } from "./bundle.ts";
 import { planDifference, planRun } from "./plan.ts";
 import type { PlanOptions } from "./plan.ts";
 import { scoreRun } from "./run-eval.ts";
-import type { RunEvalOptions } from "./run-types.ts";
+import { releaseRunDir } from "./run-owner.ts";
+import type { RunEvalOptions, ScoredRun } from "./run-types.ts";
 import { trialUnitId } from "./trials.ts";
 
 export interface ShardSpec {
@@ -80,6 +81,15 @@ export async function runShard(taskClassName: string, options: RunShardOptions):
   if (difference !== null) throw new EvalError("EVAL_PLAN_MISMATCH", `this machine's run is not the plan's: ${difference}`, { details: { plan: plan.plan_id, local: local.plan_id } });
   const units = shardUnits(plan, options.shard);
   const scored = await scoreRun(plan.task_class, { ...options, trials: plan.trials, onlyUnits: new Set(units.map((unit) => trialUnitId(unit.case_id, unit.trial))) }, { verifyChain: false });
+  try {
+    return await bundleShard(options, plan, scored);
+  } finally {
+    // The details are in the bundle now; the directory is left for `gc`.
+    releaseRunDir(scored.runDir);
+  }
+}
+
+async function bundleShard(options: RunShardOptions, plan: RunPlan, scored: ScoredRun): Promise<ShardResult> {
   const bundleUnits: BundleUnit[] = [];
   for (const result of scored.caseResults) {
     const detail = result.detailPath === null ? null : (JSON.parse(await readFile(result.detailPath, "utf8")) as Record<string, unknown>);

@@ -12,8 +12,10 @@ export class GcCommand extends EvalgateCommand {
     description: "Remove what killed runs left: temp dirs, detail directories of runs never chained, stale cache files",
     details: `
       Removes per-run temp directories whose evalgate process is gone, \`runs/<run-id>/\` detail directories
-      of runs that have no record in the audit chain (the run was killed before it appended), the cache's
-      stale temp files, and cache entries older than --older-than-days (default 90). Never touches a record.
+      of runs that have no record in the audit chain and whose owner process is gone (the run was killed
+      before it appended; a live run's or merge's directory is never touched), a killed append's staged
+      files, stale checkpoint temp files, the cache's stale temp files, and cache entries older than
+      --older-than-days (default 90). Safe beside running runs and merges. Never touches a record.
     `,
     examples: [["Clean up after killed runs", "evalgate gc"]],
   });
@@ -30,6 +32,7 @@ export class GcCommand extends EvalgateCommand {
       type: "gc",
       removed_temp_dirs: result.removedTempDirs,
       removed_detail_dirs: result.removedDetailDirs,
+      removed_stale_files: result.removedStaleFiles,
       removed_cache_entries: result.removedCacheEntries,
       removed_cache_temp_files: result.removedCacheTempFiles,
     });

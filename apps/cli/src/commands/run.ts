@@ -7,6 +7,7 @@ import { formatRunHuman, runSummary } from "../format-run.ts";
 import { formatVerdictHuman } from "../format-verdict.ts";
 import { loadSettings } from "../load-settings.ts";
 import { issueRunVerdict, loadRunTiers } from "../run-verdict.ts";
+import type { Interrupt } from "../interrupt.ts";
 import type { SutResolverOptions } from "../sut-resolver.ts";
 import { warningPrinter } from "../warnings.ts";
 import { RunFlags } from "./run-flags.ts";
@@ -15,6 +16,18 @@ export class RunCommand extends RunFlags {
   static override paths = [["run"]];
 
   protected async run(): Promise<number> {
+    // Watched from the start to the end of the command: a signal while planning stops the run before any
+    // case starts (it is recorded, empty), and one after the record is written never makes it fail.
+    const { exitCodeForSignal, watchInterrupts } = await import("../interrupt.ts");
+    const interrupt = watchInterrupts(this.context.stderr);
+    try {
+      return await this.runWatched(interrupt, exitCodeForSignal);
+    } finally {
+      interrupt.dispose();
+    }
+  }
+
+  private async runWatched(interrupt: Interrupt, exitCodeForSignal: (signal: NodeJS.Signals) => number): Promise<number> {
     const flags = { bench_root: this.benchRoot, state_dir: this.out, trust_tiers: this.trustTiers, concurrency: this.concurrency, max_cost_usd: this.maxCostUsd, timeout_per_case_seconds: this.timeoutPerCase, trials: this.trials, format: this.format };
     const settings = await loadSettings({ flags, env: this.context.env, cwd: this.context.cwd });
     const format = settings.format();
@@ -44,30 +57,42 @@ export class RunCommand extends RunFlags {
     const systemUnderTest = spec === undefined ? defaultSutChooser(sutOptions) : await resolveSut(spec, sutOptions);
     const { join: joinPath, resolve: resolvePath } = await import("node:path");
     const cacheOptions = this.cacheDir === undefined ? {} : { cacheDir: resolvePath(this.context.cwd, this.cacheDir), cacheKeyPath: joinPath(resolvePath(this.context.cwd, this.cacheDir), "..", "cache.key") };
-    const [{ progressHooks, runProgress }, { exitCodeForSignal, watchInterrupts }] = await Promise.all([import("../progress.ts"), import("../interrupt.ts")]);
+    const { progressHooks, runProgress } = await import("../progress.ts");
     const progress = runProgress(this.context, { quiet: this.quiet, taskClass: taskClassName });
-    const interrupt = watchInterrupts(this.context.stderr);
     let result: RunEvalResult;
+    const runOptions = { signal: interrupt.signal, ...(this.cases === undefined ? {} : { caseFilter: this.cases }), concurrency, maxCostUsd, timeoutPerCaseSeconds, ...(trials === 0 ? {} : { trials }), noCache: !this.cache, ...(this.retryErrors ? { retryErrors: true } : {}), stateDir, benchRoot, sandbox: sutOptions.sandbox, onWarning, ...cacheOptions, ...progressHooks(progress) } satisfies Omit<RunEvalOptions, "systemUnderTest">;
+    if (shardJob !== null && scaleOut !== null && typeof systemUnderTest !== "function") {
+      const done = await scaleOut.runShardJob(shardJob, { ...runOptions, systemUnderTest, sutSpec: spec! }).finally(() => progress?.finish());
+      this.emit(done.line);
+      return done.exitCode;
+    }
     try {
-      const runOptions = { signal: interrupt.signal, ...(this.cases === undefined ? {} : { caseFilter: this.cases }), concurrency, maxCostUsd, timeoutPerCaseSeconds, ...(trials === 0 ? {} : { trials }), noCache: !this.cache, ...(this.retryErrors ? { retryErrors: true } : {}), stateDir, benchRoot, sandbox: sutOptions.sandbox, onWarning, ...cacheOptions, ...progressHooks(progress) } satisfies Omit<RunEvalOptions, "systemUnderTest">;
-      if (shardJob !== null && scaleOut !== null && typeof systemUnderTest !== "function") {
-        const done = await scaleOut.runShardJob(shardJob, { ...runOptions, systemUnderTest, sutSpec: spec! });
-        this.emit(done.line);
-        return done.exitCode;
-      }
       result = await runner.runEval(taskClassName, { ...runOptions, systemUnderTest });
     } finally {
-      interrupt.dispose();
       progress?.finish();
     }
-    const verdict = tiers === null ? null : await issueRunVerdict(tiers, result, stateDir);
+    // The run is recorded: from here on a failure is a warning and never changes its exit code.
+    const afterRecord = (what: string) => (error: unknown): null => {
+      onWarning({ code: "run.after_record", message: `the run is recorded as ${result.report.run_id}, but ${what} failed: ${(error as Error).message}`, details: { run_id: result.report.run_id } });
+      return null;
+    };
+    const verdict = tiers === null ? null : await issueRunVerdict(tiers, result, stateDir).catch(afterRecord("issuing its verdict"));
     const { writeRunOutputs } = await import("../run-outputs.ts");
-    await writeRunOutputs({ runId: result.report.run_id, unscored: result.unscoredCaseIds, stateDir, benchRoot, tiersPath, cwd: this.context.cwd, env: this.context.env, onWarning, ...(this.junit === undefined ? {} : { junit: this.junit }), ...(this.summaryMd === undefined ? {} : { summaryMd: this.summaryMd }) });
+    await writeRunOutputs({ runId: result.report.run_id, unscored: result.unscoredCaseIds, stateDir, benchRoot, tiersPath, cwd: this.context.cwd, env: this.context.env, onWarning, ...(this.junit === undefined ? {} : { junit: this.junit }), ...(this.summaryMd === undefined ? {} : { summaryMd: this.summaryMd }) }).catch(afterRecord("writing its CI outputs"));
     this.print(result, verdict, (modes) => failureModesCell(modes, runner), format);
-    const signal = interrupt.received();
-    if (signal !== null) {
+    return this.exitCode(result, interrupt.received(), maxCostUsd, runner, exitCodeForSignal);
+  }
+
+  /** The recorded run's exit code: a signal counts only when it cut the run short. */
+  private exitCode(result: RunEvalResult, signal: NodeJS.Signals | null, maxCostUsd: number, runner: typeof import("@eval/runner"), exitCodeForSignal: (signal: NodeJS.Signals) => number): number {
+    if (signal !== null && result.report.incomplete_reason === "interrupted") {
       this.context.stderr.write(`evalgate: interrupted by ${signal}: ${result.report.per_case.length} of ${result.report.case_count} cases finished, recorded as incomplete run ${result.report.run_id}\n`);
       return exitCodeForSignal(signal);
+    }
+    if (signal !== null) this.context.stderr.write(`evalgate: ${signal} arrived after the run's cases had finished: recorded as run ${result.report.run_id}\n`);
+    if (result.harnessError !== null) {
+      this.context.stderr.write(`evalgate: ${result.harnessError}: ${result.report.per_case.length} of ${result.report.case_count} cases finished, recorded as incomplete run ${result.report.run_id}; fix the cause and rerun (finished cases come from the cache)\n`);
+      return ExitCode.harnessError;
     }
     if (result.costCapExceeded) {
       this.context.stderr.write(`evalgate: cost cap of $${maxCostUsd} reached: the run is recorded as incomplete (${result.report.run_id})\n`);

@@ -20,8 +20,9 @@ export class VerifyCommand extends EvalgateCommand {
       git): without it, deleting the newest records cannot be told from never having made them.
       With --anchor <file> (written by \`evalgate anchor --write\`, kept outside the state directory) the chain
       must extend that anchor: contain its head and at least its number of records.
-      Under --strict every report is also validated against its schema, mode 0600 is required and no
-      foreign file is allowed (not even a dotfile).
+      Under --strict every report is also validated against its schema, mode 0600 is required, no
+      foreign file is allowed (not even a dotfile) and a run id recorded twice is a failure; without it,
+      such run ids are listed (\`duplicate_run_ids\`).
     `,
     examples: [
       ["Verify the whole chain", "evalgate verify"],
@@ -54,6 +55,8 @@ export class VerifyCommand extends EvalgateCommand {
           });
     if (format === "human") {
       const window = result.skipped > 0 ? ` (${result.skipped} earlier records not rechecked)` : "";
+      const duplicates = result.duplicateRunIds ?? [];
+      if (result.ok && duplicates.length > 0) this.context.stdout.write(`runs recorded more than once: ${duplicates.join(", ")}\n`);
       this.context.stdout.write(
         result.ok
           ? `audit chain OK: ${result.records} records (${result.complete} complete, ${result.incomplete} incomplete)${window}, head ${result.head}\n`
@@ -72,6 +75,7 @@ export class VerifyCommand extends EvalgateCommand {
         host_fingerprint: result.hostFingerprint,
         strict: this.strict,
         first_bad: result.firstBad,
+        duplicate_run_ids: result.duplicateRunIds ?? [],
       });
     }
     if (result.ok) return ExitCode.ok;

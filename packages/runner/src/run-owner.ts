@@ -1,0 +1,118 @@
+// A run's claim on its detail directory `runs/<run-id>/`: which process owns it until its record
+// lands, so `gc` removes only what a dead run left and never a live run's details.
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { hostname } from "node:os";
+import { join } from "node:path";
+import { STAGING_DIR } from "@eval/audit-chain";
+
+/** The marker inside a claimed detail directory; its leading dot keeps it out of the case listing. */
+export const OWNER_FILE = ".owner.json";
+const CLAIM_PREFIX = "claim-";
+/** A claim from another host cannot be checked from here: it is kept this long. */
+const FOREIGN_CLAIM_MAX_AGE_MS = 7 * 24 * 60 * 60 * 1000;
+
+interface RunOwner {
+  readonly pid: number;
+  readonly host: string;
+  readonly started_at: string;
+  /** The process's start time in clock ticks since boot (`/proc/<pid>/stat`), so a reused pid is not taken for the owner. */
+  readonly proc_start: string | null;
+}
+
+/** A process's start time from `/proc/<pid>/stat` (field 22), or null where there is no /proc. */
+function processStart(pid: number | "self"): string | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * Creates `runs/<runId>/` with this process's owner marker in it, atomically: the directory is made
+ * in the staging area with its marker and renamed into place, so no one ever sees it unowned.
+ * Returns the directory's path.
+ */
+export function claimRunDir(runsDir: string, runId: string): string {
+  const staging = join(runsDir, STAGING_DIR);
+  mkdirSync(staging, { recursive: true, mode: 0o700 });
+  const temp = mkdtempSync(join(staging, `${CLAIM_PREFIX}${runId}-`));
+  const owner: RunOwner = { pid: process.pid, host: hostname(), started_at: new Date().toISOString(), proc_start: processStart("self") };
+  writeFileSync(join(temp, OWNER_FILE), `${JSON.stringify(owner)}\n`, { mode: 0o600 });
+  const runDir = join(runsDir, runId);
+  renameSync(temp, runDir);
+  return runDir;
+}
+
+/**
+ * Gives up the claim once the run's record is in the chain (or its bundle is written): idempotent, and
+ * never throws (a marker left on a recorded run is harmless: `gc` never removes a chained run's details).
+ */
+export function releaseRunDir(runDir: string): void {
+  try {
+    rmSync(join(runDir, OWNER_FILE), { force: true });
+  } catch {
+    // see above
+  }
+}
+
+/**
+ * Who holds a directory: `"live"` (a process of this host that is still the one that claimed it, or
+ * a recent claim from another host), `"dead"` (its owner is gone), or `"none"` (no readable marker).
+ */
+export function claimState(dir: string, now = Date.now()): "live" | "dead" | "none" {
+  let owner: Partial<RunOwner>;
+  try {
+    owner = JSON.parse(readFileSync(join(dir, OWNER_FILE), "utf8")) as Partial<RunOwner>;
+  } catch {
+    return "none";
+  }
+  if (typeof owner.pid !== "number" || !Number.isInteger(owner.pid) || owner.pid <= 0) return "none";
+  if (owner.host !== hostname()) {
+    const started = Date.parse(String(owner.started_at));
+    return Number.isFinite(started) && now - started > FOREIGN_CLAIM_MAX_AGE_MS ? "dead" : "live";
+  }
+  if (!alive(owner.pid)) return "dead";
+  const start = typeof owner.proc_start === "string" ? processStart(owner.pid) : null;
+  return start !== null && start !== owner.proc_start ? "dead" : "live";
+}
+
+/**
+ * The staging area's claim directories left by a run killed while claiming: owner gone, or no marker
+ * and older than a minute (a claim takes milliseconds).
+ */
+export function deadClaims(runsDir: string, now = Date.now()): string[] {
+  const staging = join(runsDir, STAGING_DIR);
+  let names: string[];
+  try {
+    names = readdirSync(staging);
+  } catch {
+    return [];
+  }
+  return names
+    .filter((name) => name.startsWith(CLAIM_PREFIX))
+    .map((name) => join(staging, name))
+    .filter((path) => {
+      const state = claimState(path, now);
+      return state === "dead" || (state === "none" && olderThan(path, 60_000, now));
+    });
+}
+
+/** Whether `path`'s mtime is more than `ms` before `now` (false when it is gone). */
+export function olderThan(path: string, ms: number, now = Date.now()): boolean {
+  try {
+    return now - statSync(path).mtimeMs > ms;
+  } catch {
+    return false;
+  }
+}
