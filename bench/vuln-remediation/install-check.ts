@@ -149,13 +149,19 @@ function extract(gzipped: Buffer, dest: string): string | null {
   } catch (error) {
     return `the tarball does not unpack (${(error as Error).message})`;
   }
+  // One mkdir per directory, not per file: a package like lodash unpacks a thousand files into a few directories.
+  const made = new Set<string>();
   for (const entry of entries) {
     if (entry.type !== "file" || entry.data === undefined) continue;
     const rel = entry.name.split("/").slice(1).join("/");
     if (rel === "" || rel.split("/").some((part) => part === ".." || part === "")) continue;
     const target = join(dest, rel);
-    if (relative(dest, target).startsWith("..") || relative(dest, target).split(sep)[0] === "..") continue;
-    mkdirSync(dirname(target), { recursive: true });
+    if (relative(dest, target).split(sep)[0] === "..") continue;
+    const dir = dirname(target);
+    if (!made.has(dir)) {
+      mkdirSync(dir, { recursive: true });
+      made.add(dir);
+    }
     writeFileSync(target, entry.data);
   }
   return existsSync(join(dest, "package.json")) ? null : "the tarball has no package.json";

@@ -3,6 +3,7 @@ import type { EvalgateContext } from "./context.ts";
 import { AdaptersComplianceCheckCommand } from "./commands/adapters-compliance-check.ts";
 import { AdaptersDoctorCommand } from "./commands/adapters-doctor.ts";
 import { AdaptersListCommand } from "./commands/adapters-list.ts";
+import { BenchCheckCommand } from "./commands/bench-check.ts";
 import { BenchListCommand } from "./commands/bench-list.ts";
 import { BenchShowCommand } from "./commands/bench-show.ts";
 import { BenchSignCommand } from "./commands/bench-sign.ts";
@@ -25,4 +26,4 @@ import { VerifyCommand } from "./commands/verify.ts";
  * Every command, one file each under commands/. Command modules import their libraries lazily inside
  * `run()`, so `evalgate --help` loads only clipanion and these classes.
  */
-export const COMMANDS: ReadonlyArray<CommandClass<EvalgateContext>> = [RunCommand, PlanCommand, MergeCommand, CacheStatsCommand, CacheGcCommand, GcCommand, SchemasCommand, TranscriptImportCommand, FenceCommand, BenchListCommand, BenchShowCommand, BenchSignCommand, AdaptersListCommand, AdaptersDoctorCommand, AdaptersComplianceCheckCommand, VerifyCommand, PromoteVerdictCommand, CompareCommand, ReportCommand, ShowCommand];
+export const COMMANDS: ReadonlyArray<CommandClass<EvalgateContext>> = [RunCommand, PlanCommand, MergeCommand, CacheStatsCommand, CacheGcCommand, GcCommand, SchemasCommand, TranscriptImportCommand, FenceCommand, BenchListCommand, BenchShowCommand, BenchSignCommand, BenchCheckCommand, AdaptersListCommand, AdaptersDoctorCommand, AdaptersComplianceCheckCommand, VerifyCommand, PromoteVerdictCommand, CompareCommand, ReportCommand, ShowCommand];

@@ -11,7 +11,7 @@ import { harnessFailureScore, resolveRubricScore } from "./scoring.ts";
 import { canarySeedFor, checkSutOutput, SutAborted } from "./sut.ts";
 import { trialSeedFor } from "./trials.ts";
 
-const DEFAULT_RUBRIC_TIMEOUT_S = 60;
+export const DEFAULT_RUBRIC_TIMEOUT_S = 60;
 
 export interface CaseContext {
   readonly taskClass: TaskClass;
@@ -54,12 +54,12 @@ function removeUnsafeEntries(root: string, relative = ""): string[] {
  * Synchronous, like the loader's digest walk: case inputs are trees of small files, where a direct
  * syscall costs microseconds and a thread-pool round trip per entry costs far more.
  */
-function copyTree(from: string, to: string): void {
+export function copyTree(from: string, to: string): void {
   for (const entry of readdirSync(from, { withFileTypes: true })) {
     const source = join(from, entry.name);
     const target = join(to, entry.name);
     if (entry.isDirectory()) {
-      mkdirSync(target);
+      mkdirSync(target, { recursive: true });
       copyTree(source, target);
     } else if (entry.isFile()) {
       copyFileSync(source, target);
