@@ -24,6 +24,19 @@ export interface LockedPackage {
 
 const nameOfPath = (path: string): string => path.slice(path.lastIndexOf("node_modules/") + "node_modules/".length);
 
+/** A location npm writes: `node_modules/<name>` repeated, every name a registry name (so never `..`). */
+export function isInstallPath(path: string): boolean {
+  const parts = path.split("/");
+  for (let i = 0; i < parts.length; ) {
+    if (parts[i] !== "node_modules" || parts[i + 1] === undefined) return false;
+    const scoped = parts[i + 1]!.startsWith("@");
+    const name = scoped ? `${parts[i + 1]}/${parts[i + 2] ?? ""}` : parts[i + 1]!;
+    if (!isRegistryName(name)) return false;
+    i += scoped ? 3 : 2;
+  }
+  return parts.length > 0;
+}
+
 /** Every installed (non-root, non-link) entry with a valid version; entries without one are lockfile_inconsistent's. */
 export function lockedPackages(lock: Lockfile): LockedPackage[] {
   return Object.entries(lock.packages ?? {})
@@ -42,6 +55,10 @@ export function registryProblems(lock: Lockfile, snapshot: RegistrySnapshot): Re
   const integrity: string[] = [];
   for (const pkg of lockedPackages(lock)) {
     const label = `${pkg.path}@${pkg.version}`;
+    if (!isInstallPath(pkg.path)) {
+      unknown.push(`${JSON.stringify(pkg.path)} is not a node_modules path npm writes`);
+      continue;
+    }
     if (!isRegistryName(pkg.name)) {
       unknown.push(`${label}: "${pkg.name}" is not an npm package name`);
       continue;
@@ -115,6 +132,8 @@ export async function installAndSmoke(lock: Lockfile, snapshot: RegistrySnapshot
   const packages = lockedPackages(lock);
   const tarballs = new Map<string, Buffer>();
   for (const pkg of packages) {
+    // Never unpack outside the project, whatever the lockfile's keys say (registryProblems refuses such keys first).
+    if (!isInstallPath(pkg.path)) return { kind: "install_broken", detail: `${JSON.stringify(pkg.path)} is not a node_modules path npm writes` };
     const bytes = snapshot.tarball(pkg.name, pkg.version);
     if (bytes === null) {
       if (pkg.entry.optional === true || pkg.entry.inBundle === true) continue;

@@ -88,6 +88,14 @@ describe("registry facts", () => {
     expect(found).toContain('"../../../etc" is not an npm package name');
   });
 
+  it("a lockfile key that is not a node_modules path is refused, even for a real package with its real integrity", async () => {
+    const ws = controlWorkspace("lodash-template-cve-2021-23337", "reference");
+    editJson(ws, "package-lock.json", (l) => (l.packages["node_modules/../../../escape"] = { ...l.packages["node_modules/lodash"], name: "lodash" }));
+    const score = await scoreInstalled(lodash(), ok, ws);
+    expect(codes(score)).toEqual(["unknown_version"]);
+    expect(detail(score, "unknown_version")).toBe('"node_modules/../../../escape" is not a node_modules path npm writes');
+  });
+
   it("a copy claimed as bundled by a parent that bundles nothing still needs the registry's integrity", () => {
     const ws = controlWorkspace("lodash-template-cve-2021-23337", "dropped-integrity");
     editJson(ws, "package-lock.json", (l) => (l.packages["node_modules/lodash"].inBundle = true));
