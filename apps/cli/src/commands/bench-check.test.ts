@@ -23,6 +23,14 @@ describe("evalgate bench check", () => {
     expect(result.checks.filter((c) => c.control === "reference")).toHaveLength(15);
   }, 600_000);
 
+  it("fails the migration bench, which has no controls yet, naming every case without a reference fix", async () => {
+    const human = await invoke(["bench", "check", "--task-class", "migration-chainguard-distroless", "--format", "human"], { cwd: repo });
+    expect(human.code).toBe(1);
+    expect(human.stdout).toContain("problem: go-api-alpine-runtime: no controls/controls.json, so no reference fix proves the case solvable\n");
+    expect(human.stdout.match(/^problem: /gm)).toHaveLength(7);
+    expect(human.stdout.endsWith("bench check: FAILED\n")).toBe(true);
+  }, 300_000);
+
   it("prints the table, and refuses a bad --sandbox with one line", async () => {
     const human = await invoke(["bench", "check", "--task-class", "vuln-remediation", "--cases", "node-fetch-*", "--format", "human"], { cwd: repo });
     expect(human.code).toBe(0);
