@@ -32,6 +32,7 @@ const EXCLUDED: ReadonlyArray<{ readonly pattern: RegExp; readonly reason: strin
   { pattern: /^npm install --prefix \/tmp\/agent-clis/, reason: "downloads the vendors' agent CLIs (hundreds of MB)" },
   { pattern: /^EVALGATE_REAL_CLIS_DIR=/, reason: "the opt-in test of the real agent CLIs, which needs the download above" },
   { pattern: /evalgate run --task-class upper --bench-root bench --sut 'command:node stochastic-sut\.mjs/, reason: "the output of scripts/reliability-demo.ts, on the bench it builds; apps/cli/src/commands/trials.test.ts runs the same SUT and checks the figures" },
+  { pattern: /evalgate bench check --task-class /, reason: "scores every control of a bench in the sandbox (minutes on a shared machine); apps/cli/src/commands/bench-check.test.ts runs it on both shipped benches and a case subset" },
   { pattern: /evalgate compare --baseline \d{8}T/, reason: "names run ids from the demo's state directory (scripts/reliability-demo.ts); trials.test.ts compares two real runs" },
 ];
 

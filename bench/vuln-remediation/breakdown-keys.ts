@@ -8,6 +8,8 @@ export const BREAKDOWN_KEYS = [
   "manifest_fixed",
   /** 1 when package-lock.json agrees with package.json and with itself. */
   "lockfile_consistent",
+  /** 1 when every locked package is the registry's (version, integrity, URL), the tree satisfies every package's real dependencies and, where the case is runnable, the installed tree passes its smoke check. */
+  "install_verified",
   /** 1 when only the files and dependencies the fix needs changed. */
   "scope_clean",
   /** 1 when no package moved past the major line the fix needs. */

@@ -1,8 +1,11 @@
 // The vuln-remediation rubric. It judges the files the system under test left in its workspace
 // against the case's untouched input/ and expected/remediation.json: is every advisory's affected
-// range gone from package.json and package-lock.json, is the lockfile consistent, did anything
-// unrelated change, was a major line crossed needlessly. Pure reads and semver; no processes.
-import { readFileSync } from "node:fs";
+// range gone from package.json and package-lock.json, is the lockfile consistent, does it install what
+// the registry serves (registry-snapshot.ts, install-check.ts) and, where the case is runnable, does the
+// installed tree pass the case's smoke check, did anything unrelated change, was a major line crossed
+// needlessly. Offline; no processes: the install is unpacked in-process under the temp directory.
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { agentErrorDetail, changedFiles, runRubric, type Rubric } from "@eval/rubric-protocol";
 import type { BenchCase, BenchScoreInput, HarnessOutput } from "@eval/models";
@@ -21,6 +24,8 @@ import {
   type Lockfile,
   type Manifest,
 } from "./npm-project.ts";
+import { installAndSmoke, registryProblems, treeProblems } from "./install-check.ts";
+import { RegistrySnapshot } from "./registry-snapshot.ts";
 
 type BreakdownKey = (typeof BREAKDOWN_KEYS)[number];
 type Severity = "block" | "warn" | "info";
@@ -172,19 +177,43 @@ function result(breakdown: Record<BreakdownKey, number>, findings: readonly Find
   };
 }
 
-const ZERO: Record<BreakdownKey, number> = { advisories_fixed: 0, lockfile_fixed: 0, manifest_fixed: 0, lockfile_consistent: 0, scope_clean: 0, major_line_kept: 0 };
+const ZERO: Record<BreakdownKey, number> = { advisories_fixed: 0, lockfile_fixed: 0, manifest_fixed: 0, lockfile_consistent: 0, install_verified: 0, scope_clean: 0, major_line_kept: 0 };
+const INSTALL_CODES = new Set(["unknown_version", "integrity_mismatch", "install_broken", "smoke_failed"]);
 
-export function scoreCase(benchCase: BenchCase, harnessOutput: HarnessOutput, workspacePath: string | null): BenchScoreInput {
+let defaultSnapshot: RegistrySnapshot | null = null;
+const snapshot = (): RegistrySnapshot => (defaultSnapshot ??= new RegistrySnapshot());
+
+/** The judgement before the smoke check: findings so far, and the locked tree when the install may run. */
+interface Judgement {
+  readonly findings: Finding[];
+  readonly breakdown: Record<BreakdownKey, number>;
+  readonly lock: Lockfile | null;
+}
+
+/** Weighs the breakdown into the score; the install check counts once every finding is in. */
+function finish(judgement: Judgement): BenchScoreInput {
+  const { findings } = judgement;
+  const breakdown = { ...judgement.breakdown };
+  if (judgement.lock !== null) breakdown.install_verified = findings.some((f) => INSTALL_CODES.has(f.code)) ? 0 : 1;
+  // Security gates the score: with no advisory fixed it is 0 however tidy the change (a no-op scores
+  // 0); quality (consistency, a verified install, scope, major line) then scales a fix between half and full credit.
+  const security = breakdown.advisories_fixed * (0.6 + 0.25 * breakdown.lockfile_fixed + 0.15 * breakdown.manifest_fixed);
+  const quality = 0.2 * breakdown.lockfile_consistent + 0.2 * breakdown.install_verified + 0.3 * breakdown.scope_clean + 0.3 * breakdown.major_line_kept;
+  return result(breakdown, findings, judgement.lock === null ? 0 : security * (0.5 + 0.5 * quality));
+}
+
+/** Everything but the smoke check: reads, semver and the registry snapshot. */
+function judge(benchCase: BenchCase, harnessOutput: HarnessOutput, workspacePath: string | null, registry: RegistrySnapshot): Judgement {
   const expectation = readExpectation(benchCase.expected_path);
   const trialClass = typeof harnessOutput.trial_class === "string" ? harnessOutput.trial_class : null;
   const findings: Finding[] = [];
   if (trialClass === "cli_error") {
     const why = agentErrorDetail(harnessOutput);
-    return result(ZERO, [{ code: "agent_cli_error", severity: "block", detail: why }], 0);
+    return { findings: [{ code: "agent_cli_error", severity: "block", detail: why }], breakdown: ZERO, lock: null };
   }
   if (trialClass === "model_refusal") findings.push({ code: "agent_refused", severity: "info", detail: "the agent declined the task" });
   if (trialClass === "parse_failure" || trialClass === "format_drift") findings.push({ code: "agent_stream_unparsed", severity: "info", detail: `trial classified ${trialClass}` });
-  if (workspacePath === null) return result(ZERO, [...findings, { code: "workspace_missing", severity: "block", detail: "no workspace_path in the rubric context" }], 0);
+  if (workspacePath === null) return { findings: [...findings, { code: "workspace_missing", severity: "block", detail: "no workspace_path in the rubric context" }], breakdown: ZERO, lock: null };
 
   const before = { manifest: readJsonObject<Manifest>(benchCase.input_path, "package.json"), lock: readJsonObject<Lockfile>(benchCase.input_path, "package-lock.json") };
   if (!before.manifest.ok || !before.lock.ok) throw new Error(`case input is unreadable: ${[before.manifest, before.lock].map((r) => (r.ok ? "" : r.problem)).join(" ")}`);
@@ -192,17 +221,22 @@ export function scoreCase(benchCase: BenchCase, harnessOutput: HarnessOutput, wo
   const lock = readJsonObject<Lockfile>(workspacePath, "package-lock.json");
   if (!manifest.ok || !lock.ok) {
     const problems = [manifest, lock].flatMap((r) => (r.ok ? [] : [r.problem]));
-    return result(ZERO, [...findings, { code: "project_unreadable", severity: "block", detail: problems.join("; ") }], 0);
+    return { findings: [...findings, { code: "project_unreadable", severity: "block", detail: problems.join("; ") }], breakdown: ZERO, lock: null };
   }
 
   const changed = changedFiles(benchCase.input_path, workspacePath);
   const vulnerability = judgeVulnerability(expectation, manifest.value, lock.value);
   const inconsistencies = lockfileProblems(manifest.value, lock.value);
+  const registryFacts = registryProblems(lock.value, registry);
+  const broken = treeProblems(manifest.value, lock.value, registry);
   const collateral = judgeScope(expectation, changed, { manifest: before.manifest.value, lock: before.lock.value }, { manifest: manifest.value, lock: lock.value });
   const crossings = judgeMajors(expectation, manifest.value, lock.value);
 
   if (vulnerability.residue.length > 0) findings.push({ code: "still_vulnerable", severity: "block", detail: summarize(vulnerability.residue) });
   if (inconsistencies.length > 0) findings.push({ code: "lockfile_inconsistent", severity: "block", detail: summarize(inconsistencies) });
+  if (registryFacts.unknown.length > 0) findings.push({ code: "unknown_version", severity: "block", detail: summarize(registryFacts.unknown) });
+  if (registryFacts.integrity.length > 0) findings.push({ code: "integrity_mismatch", severity: "block", detail: summarize(registryFacts.integrity) });
+  if (broken.length > 0) findings.push({ code: "install_broken", severity: "block", detail: summarize(broken) });
   if (!expectation.expect_change && changed.length > 0) findings.push({ code: "change_on_negative", severity: "warn", detail: `changed ${summarize(changed)}` });
   else if (collateral.length > 0) findings.push({ code: "collateral_change", severity: "warn", detail: summarize(collateral) });
   if (crossings.length > 0) findings.push({ code: "needless_major_bump", severity: "warn", detail: summarize(crossings) });
@@ -214,20 +248,43 @@ export function scoreCase(benchCase: BenchCase, harnessOutput: HarnessOutput, wo
     lockfile_fixed: vulnerability.lockfileFixed,
     manifest_fixed: vulnerability.manifestFixed,
     lockfile_consistent: inconsistencies.length === 0 ? 1 : 0,
+    install_verified: 1,
     scope_clean: scopeClean,
     major_line_kept: crossings.length === 0 ? 1 : 0,
   };
-  // Security gates the score: with no advisory fixed it is 0 however tidy the change (a no-op scores
-  // 0); quality (consistency, scope, major line) then scales a fix between half and full credit.
-  const security = breakdown.advisories_fixed * (0.6 + 0.25 * breakdown.lockfile_fixed + 0.15 * breakdown.manifest_fixed);
-  const quality = 0.4 * breakdown.lockfile_consistent + 0.3 * breakdown.scope_clean + 0.3 * breakdown.major_line_kept;
-  return result(breakdown, findings, security * (0.5 + 0.5 * quality));
+  return { findings, breakdown, lock: lock.value };
 }
 
+/** The score without running anything: every check but the smoke check. */
+export function scoreCase(benchCase: BenchCase, harnessOutput: HarnessOutput, workspacePath: string | null, registry: RegistrySnapshot = snapshot()): BenchScoreInput {
+  return finish(judge(benchCase, harnessOutput, workspacePath, registry));
+}
+
+/**
+ * The full score: scoreCase's checks, then, when the case has a smoke check (expected/smoke.cjs) and no
+ * block-severity finding stands in the way, the locked tree installed from the snapshot and the smoke
+ * check run on it (in a temp directory removed afterwards).
+ */
+export async function scoreInstalled(benchCase: BenchCase, harnessOutput: HarnessOutput, workspacePath: string | null, registry: RegistrySnapshot = snapshot()): Promise<BenchScoreInput> {
+  const judgement = judge(benchCase, harnessOutput, workspacePath, registry);
+  const smokePath = join(benchCase.expected_path, "smoke.cjs");
+  if (judgement.lock === null || judgement.findings.some((f) => f.severity === "block") || !existsSync(smokePath)) return finish(judgement);
+  const root = mkdtempSync(join(tmpdir(), "vuln-install-"));
+  try {
+    const outcome = await installAndSmoke(judgement.lock, registry, benchCase.input_path, smokePath, root);
+    const advised = readExpectation(benchCase.expected_path).package;
+    if (outcome.kind === "install_broken") judgement.findings.push({ code: "install_broken", severity: "block", detail: outcome.detail });
+    if (outcome.kind === "failed") judgement.findings.push({ code: "smoke_failed", severity: "block", detail: `with ${advised}@${topLevelVersion(judgement.lock, advised) ?? "(nested)"} installed: ${outcome.detail}` });
+    if (outcome.kind === "skipped") judgement.findings.push({ code: "smoke_skipped", severity: "info", detail: outcome.detail });
+    return finish(judgement);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}
 
 const rubric: Rubric = {
   score(benchCase, harnessOutput, context) {
-    return scoreCase(benchCase, harnessOutput, context.workspacePath);
+    return scoreInstalled(benchCase, harnessOutput, context.workspacePath);
   },
 };
 

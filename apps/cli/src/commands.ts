@@ -58,6 +58,12 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import("./commands/bench-sign.ts")).BenchSignCommand,
   },
   {
+    path: ["bench", "check"],
+    category: "Bench",
+    description: "Prove every case solvable and its rubric sensitive: reference fix, no-op and near misses",
+    load: async () => (await import("./commands/bench-check.ts")).BenchCheckCommand,
+  },
+  {
     path: ["cache", "gc"],
     category: "Cache",
     description: "Remove cache entries older than N days (default 90) and temp files left by killed writers",

@@ -106,7 +106,10 @@ describe("adversarial workspaces", () => {
   it("a lockfile-only fix of a direct dependency leaves the declared floor vulnerable", () => {
     const benchCase = lodash();
     const ws = freshWorkspace(benchCase);
-    editJson(ws, "package-lock.json", (l) => (l.packages["node_modules/lodash"].version = "4.17.21"));
+    editJson(ws, "package-lock.json", (l) => {
+      l.packages["node_modules/lodash"].version = "4.17.21";
+      l.packages["node_modules/lodash"].integrity = "sha512-v2kDEe57lecTulaDIuNTPy3Ry4gLGJ6Z1O3vE1krgXZNrsQ+LFTGHVxVjcXPs17LhbZVGedAJv8XZ1tvj5FvSg==";
+    });
     const score = scoreCase(benchCase, ok, ws);
     expect(codes(score)).toEqual(["still_vulnerable"]);
     expect(score.breakdown).toMatchObject({ lockfile_fixed: 1, manifest_fixed: 0, advisories_fixed: 0 });
@@ -120,6 +123,7 @@ describe("adversarial workspaces", () => {
     editJson(ws, "package-lock.json", (l) => {
       l.packages[""].dependencies.lodash = "*";
       l.packages["node_modules/lodash"].version = "4.17.21";
+      l.packages["node_modules/lodash"].integrity = "sha512-v2kDEe57lecTulaDIuNTPy3Ry4gLGJ6Z1O3vE1krgXZNrsQ+LFTGHVxVjcXPs17LhbZVGedAJv8XZ1tvj5FvSg==";
     });
     expect(codes(scoreCase(benchCase, ok, ws))).toEqual(["still_vulnerable"]);
   });

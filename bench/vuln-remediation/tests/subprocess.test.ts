@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, expect, it } from "vitest";
 import { RUBRIC_REQUEST_SCHEMA_VERSION, RubricResponseSchema } from "@eval/models";
-import { scoreCase } from "../rubric.ts";
+import { scoreInstalled } from "../rubric.ts";
 import { BENCH_DIR, cleanupWorkspaces, harnessOutputFor, loadCase, replayedWorkspace } from "./case-fixtures.ts";
 
 afterAll(cleanupWorkspaces);
@@ -22,7 +22,8 @@ function runRubricProcess(request: unknown, reads: string[]) {
       cwd,
       input: JSON.stringify(request),
       encoding: "utf8",
-      env: { PATH: "/usr/bin:/bin" },
+      // As the runner does (scrubbedRubricEnv): the temp directory is the rubric's own cwd.
+      env: { PATH: "/usr/bin:/bin", TMPDIR: cwd },
       timeout: 20_000,
     });
   } finally {
@@ -30,7 +31,7 @@ function runRubricProcess(request: unknown, reads: string[]) {
   }
 }
 
-it("scores a replayed case in a permission-restricted subprocess exactly as in-process", () => {
+it("scores a replayed case in a permission-restricted subprocess exactly as in-process, the install and smoke check included", async () => {
   const benchCase = loadCase("follow-redirects-two-advisories");
   const workspace = replayedWorkspace(benchCase);
   const harnessOutput = harnessOutputFor(benchCase);
@@ -39,7 +40,7 @@ it("scores a replayed case in a permission-restricted subprocess exactly as in-p
   expect(child.stderr).toBe("");
   expect(child.status).toBe(0);
   const response = RubricResponseSchema.parse(JSON.parse(child.stdout));
-  expect(response.score).toEqual(RubricResponseSchema.shape.score.parse(scoreCase(benchCase, harnessOutput, workspace)));
+  expect(response.score).toEqual(RubricResponseSchema.shape.score.parse(await scoreInstalled(benchCase, harnessOutput, workspace)));
 });
 
 it("cannot read a workspace it was not granted, and fails with one line instead of a score", () => {

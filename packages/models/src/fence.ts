@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { CaseIdSchema, TaskClassNameSchema, TierNameSchema } from "./primitives.ts";
-import { FENCE_FAILURE_SCHEMA_VERSION, FENCE_SUMMARY_SCHEMA_VERSION, SIGN_RESULT_SCHEMA_VERSION } from "./names.ts";
+import { BENCH_CHECK_SCHEMA_VERSION, FENCE_FAILURE_SCHEMA_VERSION, FENCE_SUMMARY_SCHEMA_VERSION, SIGN_RESULT_SCHEMA_VERSION } from "./names.ts";
 
 /** The fence's assertions (docs/bench-authoring.md). */
 export const FenceAssertionSchema = z.enum([
@@ -59,4 +59,28 @@ export const SignResultSchema = z.strictObject({
   unchanged: z.number().int().min(0),
   /** False when digests.yaml already said exactly this. */
   written: z.boolean(),
+});
+
+/** `evalgate bench check` output: each case's reference fix, no-op and near misses, as the rubric judged them. */
+export const BenchCheckResultSchema = z.strictObject({
+  schema_version: z.literal(BENCH_CHECK_SCHEMA_VERSION),
+  task_class: TaskClassNameSchema,
+  ok: z.boolean(),
+  /** The near-miss kinds the task class declares (near-misses.yaml). */
+  kinds: z.array(z.string().min(1)),
+  checks: z.array(
+    z.strictObject({
+      case_id: CaseIdSchema,
+      /** `reference`, `no-op`, or a near-miss kind. */
+      control: z.string().min(1),
+      /** `pass`, `fail`, or the failure mode the control must be failed with. */
+      expected: z.string().min(1),
+      passed: z.boolean().nullable(),
+      failure_modes: z.array(z.string()),
+      error: z.string().nullable(),
+      ok: z.boolean(),
+    }),
+  ),
+  not_applicable: z.array(z.strictObject({ case_id: CaseIdSchema, kind: z.string().min(1), reason: z.string().min(1) })),
+  problems: z.array(z.string().min(1)),
 });

@@ -107,7 +107,7 @@ export type {
   TrialClass,
   TrialClassification,
 } from "./types.ts";
-export { FenceAssertionSchema, FenceFailureSchema, FenceSummarySchema, SignResultSchema } from "./fence.ts";
+export { BenchCheckResultSchema, FenceAssertionSchema, FenceFailureSchema, FenceSummarySchema, SignResultSchema } from "./fence.ts";
 export { WIRE_SCHEMAS } from "./wire-schemas.ts";
 export { allJsonSchemas, toJsonSchema } from "./json-schema.ts";
 export type {
@@ -162,4 +162,4 @@ export type {
   Severity,
   TrustTiersFile,
 } from "./types.ts";
-export { AGENT_ADAPTER_NAMES, FENCE_FAILURE_SCHEMA_VERSION, FENCE_SUMMARY_SCHEMA_VERSION, SIGN_RESULT_SCHEMA_VERSION, TRANSCRIPT_FORMATS, TRANSCRIPT_PROVIDERS } from "./names.ts";
+export { AGENT_ADAPTER_NAMES, BENCH_CHECK_SCHEMA_VERSION, FENCE_FAILURE_SCHEMA_VERSION, FENCE_SUMMARY_SCHEMA_VERSION, SIGN_RESULT_SCHEMA_VERSION, TRANSCRIPT_FORMATS, TRANSCRIPT_PROVIDERS } from "./names.ts";

@@ -23,4 +23,5 @@ export const TRANSCRIPT_FORMATS = [
 
 export const FENCE_FAILURE_SCHEMA_VERSION = "evalgate.fence_failure.v1";
 export const FENCE_SUMMARY_SCHEMA_VERSION = "evalgate.fence_summary.v1";
+export const BENCH_CHECK_SCHEMA_VERSION = "evalgate.bench_check.v1";
 export const SIGN_RESULT_SCHEMA_VERSION = "evalgate.sign_result.v1";

@@ -6,7 +6,7 @@ import { BenchRunReportSchema, BenchRunReportV1Schema, BenchRunReportV2Schema, C
 import { HarnessOutputSchema, RubricRequestSchema, RubricResponseSchema } from "./rubric.ts";
 import { BenchScoreSchema, FailureModeSchema } from "./score.ts";
 import { CassetteMetaSchema } from "./cassette.ts";
-import { FenceFailureSchema, FenceSummarySchema, SignResultSchema } from "./fence.ts";
+import { BenchCheckResultSchema, FenceFailureSchema, FenceSummarySchema, SignResultSchema } from "./fence.ts";
 import { CliBackendMetadataSchema, ComplianceReportSchema, ComplianceTrialSchema } from "./compliance.ts";
 import { TranscriptSchema } from "./transcript.ts";
 import { CacheEntrySchema, CaseDetailSchema, SutRequestSchema } from "./runner-files.ts";
@@ -39,6 +39,7 @@ export const WIRE_SCHEMAS: Readonly<Record<string, z.ZodType>> = Object.freeze({
   "fence-failure": FenceFailureSchema,
   "fence-summary": FenceSummarySchema,
   "sign-result": SignResultSchema,
+  "bench-check": BenchCheckResultSchema,
   "cache-entry": CacheEntrySchema,
   "case-detail": CaseDetailSchema,
   "sut-request": SutRequestSchema,

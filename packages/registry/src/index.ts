@@ -11,6 +11,8 @@ export { digestDirectory, CASE_TREE_SERIALIZATION } from "./digest.ts";
 export type { DigestOptions, DirectoryDigest } from "./digest.ts";
 export { lockedDependencyClosure } from "./rubric-digest.ts";
 export { signBench } from "./sign.ts";
+export { readCaseControls, readNearMissKinds } from "./bench-controls.ts";
+export type { CaseControls, NearMissControl, NearMissKind } from "./bench-controls.ts";
 export type { SignResult } from "./sign.ts";
 export { runFence, DEFAULT_TIER_FLOOR } from "./fence.ts";
 export type { FenceFailure, FenceOptions, FenceReport, FenceTaskClassSummary } from "./fence.ts";

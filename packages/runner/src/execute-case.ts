@@ -13,7 +13,7 @@ import { canarySeedFor, checkSutOutput, SutAborted } from "./sut.ts";
 import { trialSeedFor } from "./trials.ts";
 import { captureWorkspace } from "./workspace-capture.ts";
 
-const DEFAULT_RUBRIC_TIMEOUT_S = 60;
+export const DEFAULT_RUBRIC_TIMEOUT_S = 60;
 
 export interface CaseContext {
   readonly taskClass: TaskClass;
@@ -66,13 +66,13 @@ async function walkWorkspace(root: string): Promise<{ removed: string[]; files: 
  * Synchronous, like the loader's digest walk: case inputs are trees of small files, where a direct
  * syscall costs microseconds and a thread-pool round trip per entry costs far more.
  */
-function copyTree(from: string, to: string, relative = "", copied: string[] = []): string[] {
+export function copyTree(from: string, to: string, relative = "", copied: string[] = []): string[] {
   for (const entry of readdirSync(from, { withFileTypes: true })) {
     const source = join(from, entry.name);
     const target = join(to, entry.name);
     const path = relative === "" ? entry.name : `${relative}/${entry.name}`;
     if (entry.isDirectory()) {
-      mkdirSync(target);
+      mkdirSync(target, { recursive: true });
       copyTree(source, target, path, copied);
     } else if (entry.isFile()) {
       copyFileSync(source, target);

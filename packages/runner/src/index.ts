@@ -4,6 +4,8 @@ export { RunInterrupted } from "./run-types.ts";
 export { aggregateTrials, HARNESS_SIDE_FAILURES, isHarnessSideFailure, trialCacheKey, trialDetailFile, trialInvocationTag, trialSeedFor, trialUnitId } from "./trials.ts";
 export type { CaseTrialScores, TrialAggregate } from "./trials.ts";
 export { removeAbandonedRunTemps } from "./run-temp.ts";
+export { checkBench } from "./bench-check.ts";
+export type { BenchCheckOptions, BenchCheckResult, ControlCheck, ControlExpectation } from "./bench-check.ts";
 export { collectGarbage } from "./gc.ts";
 export type { GarbageOptions, GarbageResult } from "./gc.ts";
 export type { CaseRunResult, RunEvalOptions, RunEvalResult, RunProgress, ScoredRun, SutChooser } from "./run-types.ts";
