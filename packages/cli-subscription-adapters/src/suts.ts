@@ -8,7 +8,8 @@ import { getAdapter } from "./adapters.ts";
 import { CliSubscriptionBackend } from "./backend.ts";
 import type { CliSubscriptionBackendOptions, TrialResult } from "./backend.ts";
 import { readCassette, writeCassette } from "./cassette-files.ts";
-import { AgentTrialFailed, CassetteInvalid } from "./errors.ts";
+import { AgentBudgetExceeded, AgentTrialFailed, CassetteInvalid } from "./errors.ts";
+import type { AgentNetworkRecord } from "./agent-network.ts";
 import { buildAgentPrompt, promptSha256 } from "./prompt.ts";
 import { judgeSession } from "./trial.ts";
 import { applyUnifiedDiff } from "./workspace-diff.ts";
@@ -80,8 +81,8 @@ export function createLiveSut(options: LiveSutOptions): SystemUnderTest {
   return {
     label: `cli:${adapter.name}`,
     digest,
-    // In the sandbox the agent has the network (its API); with `--sandbox none` it runs on the host.
-    isolation: backend.sandbox === "bwrap" ? "bwrap-network" : "process",
+    // In the sandbox the agent reaches only the model bridge, or (a subscription login) the host's network; with `--sandbox none` it runs on the host.
+    isolation: backend.sandbox === "none" ? "process" : backend.agentNetwork === "bridge" ? "bwrap-bridge" : "bwrap-network",
     async run(invocation) {
       const prompt = buildAgentPrompt(invocation.benchCase, invocation.canarySeed);
       const result = await backend.run({
@@ -94,6 +95,10 @@ export function createLiveSut(options: LiveSutOptions): SystemUnderTest {
       });
       const meta = result.backend_metadata;
       if (options.transcriptLog !== undefined) await logTranscript(options.transcriptLog, invocation, result.transcript, result.stdout);
+      const network = result.agent_network;
+      if (network.budget_stop !== null) {
+        throw new AgentBudgetExceeded(`${network.budget_stop.reason}: the bridge refused model request ${network.budget_stop.refused_request} (${describeMetered(network)})`, network.metered?.cost_usd ?? 0);
+      }
       if (result.classification.trial_class === "cli_error") {
         throw new AgentTrialFailed(adapter.name, result.classification.cli_error_kind ?? "cli_error", result.classification.reason, {
           exit_code: meta.exit_code,
@@ -121,9 +126,32 @@ export function createLiveSut(options: LiveSutOptions): SystemUnderTest {
           diff: result.diff,
         });
       }
-      return outputOf(result, { backend_metadata: meta, replayed: false });
+      warnOnCostDisagreement(network, result.cost_usd, invocation.benchCase.case_id, options.onWarning ?? ignoreWarnings);
+      // The wire's figure when it is priced: the CLI's own is a self-report (and Codex and Gemini make none).
+      const cost = network.metered?.cost_usd ?? result.cost_usd;
+      return outputOf({ ...result, cost_usd: cost }, { backend_metadata: meta, replayed: false, agent_network: network, cli_reported_cost_usd: result.cost_usd });
     },
   };
+}
+
+function describeMetered(network: AgentNetworkRecord): string {
+  const metered = network.metered;
+  if (metered === null) return "nothing metered";
+  const cost = metered.cost_usd === null ? "cost unknown" : `$${metered.cost_usd.toFixed(4)}`;
+  return `${metered.requests} request(s), ${metered.input_tokens} input (${metered.cached_input_tokens} cached) and ${metered.output_tokens} output tokens, ${cost}`;
+}
+
+/** A CLI's self-reported cost more than 20% (and a cent) away from the metered one is worth a warning. */
+function warnOnCostDisagreement(network: AgentNetworkRecord, cliCost: number | null, caseId: string, warn: WarningSink): void {
+  const metered = network.metered?.cost_usd ?? null;
+  if (metered === null || cliCost === null) return;
+  const gap = Math.abs(metered - cliCost);
+  if (gap <= 0.01 || gap <= 0.2 * Math.max(metered, cliCost)) return;
+  warn({
+    code: "agent.cost_disagreement",
+    message: `case ${caseId}: the CLI reported $${cliCost.toFixed(4)} but the bridge metered $${metered.toFixed(4)} from the responses' usage (the metered figure is recorded as the case's cost)`,
+    details: { case_id: caseId, cli_reported_cost_usd: cliCost, metered_cost_usd: metered },
+  });
 }
 
 /**

@@ -2,7 +2,7 @@
 // deadline, run the rubric on what it left, and write the unit's detail.
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { RUBRIC_REQUEST_SCHEMA_VERSION, sutCaseOf } from "@eval/models";
+import { RUBRIC_REQUEST_SCHEMA_VERSION, SUT_FAILURE_MODES, sutCaseOf } from "@eval/models";
 import type { BenchCase, BenchScore, RubricRequest, SutOutput, SystemUnderTest } from "@eval/models";
 import type { TaskClass } from "@eval/registry";
 import { writeCaseDetail } from "./case-detail.ts";
@@ -67,7 +67,17 @@ function copyTree(from: string, to: string): void {
   }
 }
 
-export type SutResult = { kind: "ok"; output: SutOutput } | { kind: "error"; error: string } | { kind: "timeout" } | { kind: "cancelled" };
+export type SutResult = { kind: "ok"; output: SutOutput } | { kind: "error"; error: string; failureMode?: SutFailureMode; costUsd?: number } | { kind: "timeout" } | { kind: "cancelled" };
+
+type SutFailureMode = (typeof SUT_FAILURE_MODES)[number];
+
+/** The failure mode (and spend) a SUT's error declares, when it declares one of SUT_FAILURE_MODES. */
+function declaredFailure(error: unknown): { failureMode?: SutFailureMode; costUsd?: number } {
+  if (error === null || typeof error !== "object") return {};
+  const { failure_mode: mode, cost_usd: cost } = error as { failure_mode?: unknown; cost_usd?: unknown };
+  if (!(SUT_FAILURE_MODES as readonly unknown[]).includes(mode)) return {};
+  return { failureMode: mode as SutFailureMode, ...(typeof cost === "number" && Number.isFinite(cost) && cost >= 0 ? { costUsd: cost } : {}) };
+}
 
 async function callSut(benchCase: BenchCase, workspacePath: string, context: CaseContext): Promise<SutResult> {
   const controller = new AbortController();
@@ -105,7 +115,7 @@ async function callSut(benchCase: BenchCase, workspacePath: string, context: Cas
       if (controller.signal.aborted) return { kind: context.cancel.aborted ? "cancelled" : "timeout" };
       const name = error instanceof Error ? error.name : typeof error;
       const message = error instanceof Error ? error.message : String(error);
-      return { kind: "error", error: `${name}: ${message}`.slice(0, 500) };
+      return { kind: "error", error: `${name}: ${message}`.slice(0, 500), ...declaredFailure(error) };
     }
   })();
   try {
@@ -150,10 +160,10 @@ async function runRubric(benchCase: BenchCase, output: SutOutput, workspacePath:
 
 /** Scores what the SUT call ended in: a harness failure for a timeout or an exception, else the rubric's score. */
 async function scoreUnit(benchCase: BenchCase, sutResult: Exclude<SutResult, { kind: "cancelled" }>, workspacePath: string, context: CaseContext, timing: { started: number; sutMs: number }): Promise<ScoredUnit | null> {
-  const costUsd = sutResult.kind === "ok" ? (sutResult.output.cost_usd ?? 0) : 0;
+  const costUsd = sutResult.kind === "ok" ? (sutResult.output.cost_usd ?? 0) : sutResult.kind === "error" ? (sutResult.costUsd ?? 0) : 0;
   const atSut = { wallClockMs: timing.sutMs, costUsd };
   if (sutResult.kind === "timeout") return { score: harnessFailureScore("sut.timeout", `no result within ${context.timeoutMs} ms`, atSut), outcome: null, removedFromWorkspace: [] };
-  if (sutResult.kind === "error") return { score: harnessFailureScore("sut.exception", sutResult.error, atSut), outcome: null, removedFromWorkspace: [] };
+  if (sutResult.kind === "error") return { score: harnessFailureScore(sutResult.failureMode ?? "sut.exception", sutResult.error, atSut), outcome: null, removedFromWorkspace: [] };
   return runRubric(benchCase, sutResult.output, workspacePath, context, () => ({ wallClockMs: performance.now() - timing.started, costUsd }));
 }
 
