@@ -88,6 +88,13 @@ if (base !== undefined) {
     const response = await fetch(base + "/v1/messages", { method: "POST", headers: { "x-api-key": process.env.ANTHROPIC_API_KEY, "content-type": "application/json" }, body: JSON.stringify({ model: "claude-sonnet-4-5", stream: true, messages: [{ role: "user", content: "hi" }] }) });
     found.relay = response.status;
   } catch (error) { found.relay = String(error.cause?.code ?? error.message); }
+  // A budget test: a second call, and then an agent that ignores the refusal and keeps going.
+  if (process.argv.join(" ").includes("SECOND CALL")) {
+    const response = await fetch(base + "/v1/messages", { method: "POST", headers: { "x-api-key": process.env.ANTHROPIC_API_KEY, "content-type": "application/json" }, body: JSON.stringify({ model: "claude-sonnet-4-5", stream: true, messages: [] }) });
+    found.second = { status: response.status, body: await response.text() };
+    writeFileSync("found.json", JSON.stringify(found));
+    await new Promise((resolve) => setTimeout(resolve, 30_000));
+  }
 }
 writeFileSync("found.json", JSON.stringify(found));
 process.stdout.write(${JSON.stringify(readStream("claude-success.stdout.jsonl"))});
@@ -106,7 +113,7 @@ afterAll(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
-async function attack(overrides: Partial<CliSubscriptionBackendOptions>) {
+async function attack(overrides: Partial<CliSubscriptionBackendOptions>, prompt = "Fix the advisory.") {
   heard.length = 0;
   const backend = new CliSubscriptionBackend({
     adapter: "claude-code",
@@ -118,7 +125,7 @@ async function attack(overrides: Partial<CliSubscriptionBackendOptions>) {
     ...overrides,
   });
   const workspace = mkdtempSync(join(root, "ws-"));
-  const result = await backend.run({ prompt: "Fix the advisory.", workspace: { root: workspace, editable: ["."], readonly: [] }, timeoutMs: 60_000 });
+  const result = await backend.run({ prompt, workspace: { root: workspace, editable: ["."], readonly: [] }, timeoutMs: 60_000 });
   const found = JSON.parse(readFileSync(join(workspace, "found.json"), "utf8")) as Record<string, unknown> & { env: Record<string, string> };
   return { result, found, heard: heard.join("") };
 }
@@ -164,6 +171,20 @@ describe.runIf(sandboxed)("an agent trying to leave its sandbox", () => {
     const second = await attack({ model_upstream: upstream.url });
     expect(first.found.env.ANTHROPIC_API_KEY).not.toBe(second.found.env.ANTHROPIC_API_KEY);
   }, 120_000);
+
+  it("a budget of one request: the second gets the protocol's 400 and the agent, which ignores it, is stopped within 1 s", async () => {
+    const { result, found } = await attack({ model_upstream: upstream.url, case_budget: { maxRequests: 1 } }, "SECOND CALL");
+    const ended = Date.now();
+    expect(found.relay).toBe(200);
+    expect(found.second).toMatchObject({ status: 400 });
+    expect(JSON.parse((found.second as { body: string }).body)).toMatchObject({ type: "error", error: { type: "invalid_request_error" } });
+    const stop = result.agent_network.budget_stop!;
+    expect(stop).toMatchObject({ refused_request: 2, reason: "the case's budget of 1 model request(s) is spent" });
+    // Generous for a loaded machine: the harness stops it 0.25 s after the refusal; the rest is process teardown.
+    expect(ended - stop.refused_at).toBeLessThan(3_000);
+    expect(result.backend_metadata.duration_ms).toBeLessThan(15_000);
+    expect(result.agent_network.metered).toMatchObject({ requests: 1, output_tokens: 7 });
+  }, 90_000);
 
   it("refuses the bridge without a key for the provider's API, naming the variable", () => {
     expect(() => new CliSubscriptionBackend({ adapter: "claude-code", allow_cli_subscription: true, acknowledge_unsandboxed_cli: false, complianceDir, binaryPath, env: { PATH: process.env.PATH } })).toThrow(/ANTHROPIC_API_KEY/);

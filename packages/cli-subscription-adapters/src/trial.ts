@@ -219,7 +219,7 @@ export async function executeTrial(options: {
 }
 
 /** How long a CLI may take to stop by itself after the bridge refused its call. */
-const STOP_AFTER_REFUSAL_MS = 500;
+const STOP_AFTER_REFUSAL_MS = 250;
 
 /** What starts the CLI: on the host, in the sandbox, or in the sandbox behind the relay with no network but the bridge's socket. */
 function launchSpec(sandbox: AgentSandbox | null, bridge: OpenedBridge | null, binaryPath: string, args: readonly string[]): { command: string; args: readonly string[]; policy: SandboxPolicy | null } {
