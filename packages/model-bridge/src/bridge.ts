@@ -111,7 +111,7 @@ export async function startModelBridge(options: ModelBridgeOptions): Promise<Mod
       meter.countRequest();
     }
     const started = Date.now();
-    const base = { index: exchanges.length, method: request.method ?? "GET", path: stripKeyParam(path), protocol, model, request_body: scrubValue(parsed ?? body.toString("utf8"), secrets) };
+    const base = { index: exchanges.length, method: request.method ?? "GET", path: stripKeyParam(path), protocol, model, request_body: recordedBody(body, parsed, secrets) };
     if (options.replay !== undefined) {
       const answer = options.replay.answer(base);
       if ("divergence" in answer) {
@@ -208,7 +208,9 @@ export function scrub(text: string, secrets: readonly string[]): string {
   return out;
 }
 
-function scrubValue(value: unknown, secrets: readonly string[]): unknown {
-  if (typeof value === "string") return scrub(value, secrets);
-  return JSON.parse(scrub(JSON.stringify(value), secrets)) as unknown;
+/** The request body as recorded: its JSON when it holds no secret (the common case, no copy), else scrubbed. */
+function recordedBody(body: Buffer, parsed: unknown, secrets: readonly string[]): unknown {
+  const holdsSecret = secrets.some((secret) => secret.length >= 8 && body.includes(secret));
+  if (parsed === null) return scrub(body.toString("utf8"), secrets);
+  return holdsSecret ? (JSON.parse(scrub(body.toString("utf8"), secrets)) as unknown) : parsed;
 }

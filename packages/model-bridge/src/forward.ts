@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
-import { request as httpRequest } from "node:http";
-import { request as httpsRequest } from "node:https";
+import { Agent as HttpAgent, request as httpRequest } from "node:http";
+import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import type { TokenUsage, WireProtocol } from "./protocols.ts";
 import { CLIENT_KEY_HEADERS, upstreamKeyHeader, ZERO_USAGE } from "./protocols.ts";
 import { UsageReader } from "./usage-reader.ts";
@@ -15,6 +15,9 @@ export interface Upstream {
 
 /** A recorded response body larger than this is cut (and says so); the agent still gets all of it. */
 const MAX_RECORDED_BYTES = 16 * 1024 * 1024;
+// Connections to the upstream are kept alive and reused across the bridges of a run, as a CLI's own client would.
+const HTTP_AGENT = new HttpAgent({ keepAlive: true });
+const HTTPS_AGENT = new HttpsAgent({ keepAlive: true });
 const HOP_BY_HOP = new Set(["host", "connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade", "te", "trailer", "content-length", "accept-encoding", ...CLIENT_KEY_HEADERS]);
 
 export interface ForwardResult {
@@ -60,9 +63,10 @@ export function forwardUpstream(options: {
 }): Promise<ForwardResult> {
   const { upstream, request, body, protocol, response } = options;
   const target = upstreamUrl(upstream, options.localPrefix, request.url ?? "/");
-  const send = target.protocol === "https:" ? httpsRequest : httpRequest;
+  const secure = target.protocol === "https:";
+  const send = secure ? httpsRequest : httpRequest;
   return new Promise<ForwardResult>((resolve, reject) => {
-    const outgoing = send(target, { method: request.method ?? "GET", headers: forwardedHeaders(request.headers, upstream, protocol, body.length) }, (incoming) => {
+    const outgoing = send(target, { agent: secure ? HTTPS_AGENT : HTTP_AGENT, method: request.method ?? "GET", headers: forwardedHeaders(request.headers, upstream, protocol, body.length) }, (incoming) => {
       const contentType = String(incoming.headers["content-type"] ?? "");
       const reader = protocol === null ? null : new UsageReader(protocol, contentType);
       const headers: Record<string, string> = {};

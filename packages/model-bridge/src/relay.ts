@@ -10,7 +10,7 @@ const RELAY_SOURCE = `
 const net = require("node:net");
 const { spawn } = require("node:child_process");
 const [port, socketPath, command, ...args] = process.argv.slice(1);
-const server = net.createServer((client) => {
+const server = net.createServer({ noDelay: true }, (client) => {
   const upstream = net.connect(socketPath);
   client.pipe(upstream).pipe(client);
   const drop = () => { client.destroy(); upstream.destroy(); };
