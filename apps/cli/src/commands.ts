@@ -12,6 +12,7 @@ import { GcCommand } from "./commands/gc.ts";
 import { CacheStatsCommand } from "./commands/cache-stats.ts";
 import { FenceCommand } from "./commands/fence.ts";
 import { MergeCommand } from "./commands/merge.ts";
+import { ModelStubCommand } from "./commands/model-stub.ts";
 import { PlanCommand } from "./commands/plan.ts";
 import { PromoteVerdictCommand } from "./commands/promote-verdict.ts";
 import { ReportCommand } from "./commands/report.ts";
@@ -25,4 +26,4 @@ import { VerifyCommand } from "./commands/verify.ts";
  * Every command, one file each under commands/. Command modules import their libraries lazily inside
  * `run()`, so `evalgate --help` loads only clipanion and these classes.
  */
-export const COMMANDS: ReadonlyArray<CommandClass<EvalgateContext>> = [RunCommand, PlanCommand, MergeCommand, CacheStatsCommand, CacheGcCommand, GcCommand, SchemasCommand, TranscriptImportCommand, FenceCommand, BenchListCommand, BenchShowCommand, BenchSignCommand, AdaptersListCommand, AdaptersDoctorCommand, AdaptersComplianceCheckCommand, VerifyCommand, PromoteVerdictCommand, CompareCommand, ReportCommand, ShowCommand];
+export const COMMANDS: ReadonlyArray<CommandClass<EvalgateContext>> = [RunCommand, PlanCommand, MergeCommand, CacheStatsCommand, CacheGcCommand, GcCommand, SchemasCommand, TranscriptImportCommand, FenceCommand, BenchListCommand, BenchShowCommand, BenchSignCommand, AdaptersListCommand, AdaptersDoctorCommand, AdaptersComplianceCheckCommand, ModelStubCommand, VerifyCommand, PromoteVerdictCommand, CompareCommand, ReportCommand, ShowCommand];
