@@ -13,6 +13,13 @@ import { BRIDGE_TARGETS } from "./bridge-targets.ts";
 
 export type AgentNetwork = "bridge" | "host";
 
+/**
+ * Behind the bridge the CLI's workspace and HOME sit at these paths inside its sandbox, whatever their
+ * host paths: a recorded session's absolute paths (in tool calls the model answered) hold on replay.
+ */
+export const AGENT_WORKSPACE = "/workspace";
+export const AGENT_HOME = "/home/agent";
+
 /** What a trial records about the agent's network: what it could reach and what it spent there. */
 export interface AgentNetworkRecord {
   readonly agent_network: AgentNetwork;

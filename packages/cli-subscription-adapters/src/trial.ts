@@ -5,7 +5,7 @@ import { runProcess } from "@eval/sandbox";
 import type { ProcessOutcome, SandboxPolicy } from "@eval/sandbox";
 import { prepareAgentSandbox } from "./agent-sandbox.ts";
 import type { AgentSandbox } from "./agent-sandbox.ts";
-import { HOST_NETWORK_RECORD, openBridge } from "./agent-network.ts";
+import { AGENT_HOME, AGENT_WORKSPACE, HOST_NETWORK_RECORD, openBridge } from "./agent-network.ts";
 import type { AgentNetworkRecord, BridgeSettings, OpenedBridge } from "./agent-network.ts";
 import type { RecordedExchange, ReplayMatcher } from "@eval/model-bridge";
 import { redactArgv, scrubSecrets, secretValuesInArgv, secretValuesInEnv } from "./redaction.ts";
@@ -131,8 +131,8 @@ export async function executeTrial(options: {
       // A refused call (budget, replay divergence) makes every CLI stop within a fraction of a second; one that does not is stopped.
       bridge = await openBridge({ adapter: adapter.name, home: sandbox.home, settings: options.bridge!, ...(options.bridge!.replay === undefined ? {} : { replay: options.bridge!.replay }), onStop: () => setTimeout(() => stopEarly.abort(), STOP_AFTER_REFUSAL_MS).unref() });
     }
-    const env = sandbox === null ? options.env : bridge === null ? sandbox.env : { ...sandbox.env, ...bridge.env };
-    const base = adapter.buildArgv(options.prompt, { workspaceDir: scratch.dir });
+    const env = sandbox === null ? options.env : bridge === null ? sandbox.env : { ...sandbox.env, ...bridge.env, HOME: AGENT_HOME };
+    const base = adapter.buildArgv(options.prompt, { workspaceDir: bridge === null ? scratch.dir : AGENT_WORKSPACE });
     const built = { ...base, args: [...base.args, ...(options.extraArgs ?? [])] };
     const cliEnv = { ...env, ...built.env };
     const secrets = [...secretValuesInEnv(cliEnv), ...secretValuesInArgv(built.args)];
@@ -152,7 +152,7 @@ export async function executeTrial(options: {
           if (status === "logged_out") stopEarly.abort();
           return status;
         });
-    const launched = launchSpec(sandbox, bridge, binaryPath, built.args);
+    const launched = launchSpec(sandbox, bridge, binaryPath, built.args, scratch.dir);
     const outcome = await runProcess({
       command: launched.command,
       args: launched.args,
@@ -222,11 +222,22 @@ export async function executeTrial(options: {
 const STOP_AFTER_REFUSAL_MS = 250;
 
 /** What starts the CLI: on the host, in the sandbox, or in the sandbox behind the relay with no network but the bridge's socket. */
-function launchSpec(sandbox: AgentSandbox | null, bridge: OpenedBridge | null, binaryPath: string, args: readonly string[]): { command: string; args: readonly string[]; policy: SandboxPolicy | null } {
+function launchSpec(sandbox: AgentSandbox | null, bridge: OpenedBridge | null, binaryPath: string, args: readonly string[], workspace: string): { command: string; args: readonly string[]; policy: SandboxPolicy | null } {
   if (sandbox === null) return { command: binaryPath, args, policy: null };
   if (bridge === null) return { command: sandbox.command, args, policy: sandbox.policy };
   const wrapped = bridge.wrap(sandbox.command, args);
-  const policy: SandboxPolicy = { ...sandbox.policy, network: false, readOnly: [...(sandbox.policy.readOnly ?? []), bridge.socketDir] };
+  // Workspace and HOME at fixed paths (not at their host paths), the bridge's socket, and no network.
+  const policy: SandboxPolicy = {
+    ...sandbox.policy,
+    network: false,
+    readOnly: [...(sandbox.policy.readOnly ?? []), bridge.socketDir],
+    writable: (sandbox.policy.writable ?? []).filter((path) => path !== workspace && path !== sandbox.home),
+    binds: [
+      { source: workspace, target: AGENT_WORKSPACE },
+      { source: sandbox.home, target: AGENT_HOME },
+    ],
+    chdir: AGENT_WORKSPACE,
+  };
   return { command: wrapped.command, args: wrapped.args, policy };
 }
 

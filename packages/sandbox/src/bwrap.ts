@@ -17,6 +17,13 @@ export interface SandboxPolicy {
   readonly hidden?: readonly string[];
   /** Share the host's network (an agent CLI calling its API); default false: no network at all. */
   readonly network?: boolean;
+  /**
+   * Host directories shown at another path inside (an agent's workspace always at the same path, so a
+   * recorded session's absolute paths hold on replay), writable unless `readOnly`; mounted after the rest.
+   */
+  readonly binds?: readonly { readonly source: string; readonly target: string; readonly readOnly?: boolean }[];
+  /** The working directory inside, when it is not the process's cwd at the same path (e.g. a bind's target). */
+  readonly chdir?: string;
 }
 
 /** The read-only system: programs, libraries, and the few /etc files programs need (no secrets). */
@@ -122,7 +129,8 @@ function policyArgs(policy: SandboxPolicy): string[] {
     ...existing(policy.hidden).map((path) => ({ path, args: ["--tmpfs", path], order: 1 })),
   ];
   mounts.sort((a, b) => depth(a.path) - depth(b.path) || a.order - b.order || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  return mounts.flatMap((mount) => mount.args);
+  const binds = (policy.binds ?? []).flatMap((bind) => [bind.readOnly === true ? "--ro-bind" : "--bind", realOrSelf(bind.source), bind.target]);
+  return [...mounts.flatMap((mount) => mount.args), ...binds];
 }
 
 /**
@@ -134,7 +142,7 @@ export function sandboxArgv(policy: SandboxPolicy, argv: readonly string[], opti
   const found = sandboxSupport();
   if (!found.available) throw new Error(`sandbox unavailable: ${found.reason}`);
   const env = Object.entries(options.env).flatMap(([key, value]) => ["--setenv", key, value]);
-  return [found.bwrap, ...systemArgs(policy.network === true), ...policyArgs(policy), "--chdir", realOrSelf(options.cwd), "--clearenv", ...env, "--", ...argv];
+  return [found.bwrap, ...systemArgs(policy.network === true), ...policyArgs(policy), "--chdir", policy.chdir ?? realOrSelf(options.cwd), "--clearenv", ...env, "--", ...argv];
 }
 
 /**
