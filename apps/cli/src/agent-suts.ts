@@ -54,7 +54,22 @@ export async function resolveAgentSut(spec: string, options: AgentSutOptions): P
       });
     }
     const { createReplaySut } = await import("@eval/cli-subscription-adapters");
-    return createReplaySut({ benchRoot: options.benchRoot, onWarning: options.onWarning, transcriptLog: transcriptLogOf(options) });
+    // With the opt-in, a cassette recorded behind the bridge replays by running the real CLI again against it.
+    const wire = options.allowCliSubscription
+      ? {
+          wire: {
+            allow_cli_subscription: true,
+            acknowledge_unsandboxed_cli: options.acknowledgeUnsandboxedCli,
+            sandbox: options.sandbox ?? "bwrap",
+            allow_stale_compliance: options.allowStaleCompliance,
+            complianceDir: join(options.stateDir, "compliance"),
+            env: options.env,
+            onWarning: options.onWarning,
+            binaryPathOf: (adapter: AgentAdapterName) => options.env[binaryEnvName(adapter)] || undefined,
+          },
+        }
+      : {};
+    return createReplaySut({ benchRoot: options.benchRoot, onWarning: options.onWarning, transcriptLog: transcriptLogOf(options), ...wire });
   }
   if (!spec.startsWith("cli:")) return null;
   const name = spec.slice("cli:".length) as AgentAdapterName;

@@ -42,6 +42,8 @@ export interface CliSubscriptionBackendOptions {
   readonly agent_network?: AgentNetwork;
   /** Where the bridge sends model calls (a gateway, a local model server); default the provider's API. */
   readonly model_upstream?: string;
+  /** Only ever answers from recordings (wire replay): no upstream, no key needed. */
+  readonly replay_only?: boolean;
   /** What one case trial may spend through the bridge. */
   readonly case_budget?: CaseBudget;
   /** The run's spend, shared by every case: the run's cost cap enforced per model call. */
@@ -138,7 +140,8 @@ export class CliSubscriptionBackend {
     this.#bridge =
       this.agentNetwork === "bridge"
         ? {
-            upstream: resolveUpstream(options.adapter, options.env ?? process.env, options.model_upstream),
+            // A replay-only bridge answers every call from its recording; nothing is ever sent to this address.
+            upstream: options.replay_only === true ? { baseUrl: "http://replay.invalid", apiKey: null } : resolveUpstream(options.adapter, options.env ?? process.env, options.model_upstream),
             ...(options.case_budget === undefined ? {} : { budget: options.case_budget }),
             ...(options.spend_ledger === undefined ? {} : { ledger: options.spend_ledger }),
           }

@@ -97,3 +97,11 @@ export class AgentBudgetExceeded extends SutDeclaredFailure {
     super("agent.budget_exceeded", message, costUsd);
   }
 }
+
+/** A replayed CLI sent a request its wire recording does not hold: the case ends as `replay.diverged`. */
+export class ReplayDiverged extends SutDeclaredFailure {
+  override readonly name = "ReplayDiverged";
+  constructor(message: string) {
+    super("replay.diverged", message, 0);
+  }
+}

@@ -14,6 +14,8 @@ import { buildAgentPrompt, promptSha256 } from "./prompt.ts";
 import { judgeSession } from "./trial.ts";
 import { applyUnifiedDiff } from "./workspace-diff.ts";
 import { logTranscript } from "./transcript-log.ts";
+import { replayOnTheWire } from "./wire-replay.ts";
+import type { WireReplayOptions } from "./wire-replay.ts";
 import type { TranscriptLogOptions } from "./transcript-log.ts";
 
 /**
@@ -124,6 +126,8 @@ export function createLiveSut(options: LiveSutOptions): SystemUnderTest {
           stdout: result.stdout,
           stderr: result.stderr,
           diff: result.diff,
+          // Behind the bridge: the wire recording a replay answers the real CLI from.
+          exchanges: network.agent_network === "bridge" ? result.exchanges : null,
         });
       }
       warnOnCostDisagreement(network, result.cost_usd, invocation.benchCase.case_id, options.onWarning ?? ignoreWarnings);
@@ -160,13 +164,21 @@ function warnOnCostDisagreement(network: AgentNetworkRecord, cliCost: number | n
  * missing or malformed (both throw: the runner records `sut.exception`; never a live call), applies the
  * recorded workspace diff to the invocation's workspace (a diff that does not apply throws).
  */
-export function createReplaySut(options: { readonly benchRoot: string; readonly onWarning?: WarningSink; readonly transcriptLog?: TranscriptLogOptions }): SystemUnderTest {
+export function createReplaySut(options: {
+  readonly benchRoot: string;
+  readonly onWarning?: WarningSink;
+  readonly transcriptLog?: TranscriptLogOptions;
+  /** Run the real CLI again against a cassette's wire recording, when it has one (else the recorded diff is applied). */
+  readonly wire?: WireReplayOptions;
+}): SystemUnderTest {
   const warn = options.onWarning ?? ignoreWarnings;
+  const backends = new Map<AgentAdapterName, CliSubscriptionBackend>();
+  const wire = options.wire;
   return {
     label: "replay",
-    // evalgate's own code reading recorded sessions: nothing untrusted runs.
-    isolation: "harness",
-    digest: blake3Digest("evalgate.replay-sut.v1"),
+    // Reading recorded sessions is evalgate's own code; a wire replay runs the real CLI behind the bridge.
+    isolation: wire === undefined ? "harness" : "bwrap-bridge",
+    digest: blake3Digest(wire === undefined ? "evalgate.replay-sut.v1" : "evalgate.replay-sut.wire.v1"),
     async preflight({ cases, trials }) {
       checkCassettesPerTrial(options.benchRoot, cases, trials);
     },
@@ -181,6 +193,13 @@ export function createReplaySut(options: { readonly benchRoot: string; readonly 
         );
       }
       if (invocation.signal.aborted) throw new Error("replay cancelled before it started");
+      if (wire !== undefined && cassette.exchanges != null) {
+        const output = await replayOnTheWire(backends, wire, cassette, invocation, buildAgentPrompt(invocation.benchCase, invocation.canarySeed));
+        if (output.diff_matches_recording !== true) {
+          warn({ code: "replay.diff_differs", message: `case ${invocation.benchCase.case_id}: the replayed CLI left a different workspace diff than the recording`, details: { case_id: invocation.benchCase.case_id } });
+        }
+        return output;
+      }
       const adapter = getAdapter(cassette.meta.adapter);
       const judged = judgeSession(
         adapter,
