@@ -78,13 +78,13 @@ function invocation(): SutInvocation {
   return { benchCase: sutCaseOf(benchCase), workspacePath, canarySeed: SEED, signal: new AbortController().signal, timeoutMs: 60_000, invocationTag: "bench:t:vuln-remediation:demo-case" };
 }
 
-const base = { allow_cli_subscription: true, acknowledge_unsandboxed_cli: false, complianceDir, env: { PATH: process.env.PATH } };
+const gate = () => ({ allow_cli_subscription: true, acknowledge_unsandboxed_cli: false, complianceDir, env: { PATH: process.env.PATH } });
 
 describe.runIf(sandboxed)("record and replay at the wire", () => {
   it("records every exchange; the replay runs the CLI again with the upstream stopped and leaves the same workspace; a changed input diverges", async () => {
     const upstream = await startAnthropicUpstream();
     const recording = invocation();
-    const live = createLiveSut({ ...base, complianceDir, adapter: "claude-code", binaryPath, model_upstream: upstream.url, record: true, benchRoot });
+    const live = createLiveSut({ ...gate(), adapter: "claude-code", binaryPath, model_upstream: upstream.url, record: true, benchRoot });
     const recorded = await live.run(recording);
     await upstream.close();
     expect(readFileSync(join(recording.workspacePath, "answer.txt"), "utf8")).toBe("done\n");
@@ -94,7 +94,7 @@ describe.runIf(sandboxed)("record and replay at the wire", () => {
     expect(JSON.stringify(cassette.exchanges)).not.toMatch(/evalgate-case-[0-9a-f]{36}/);
     expect(recorded.agent_network).toMatchObject({ agent_network: "bridge" });
 
-    const replay = createReplaySut({ benchRoot, wire: { ...base, complianceDir, binaryPathOf: () => binaryPath } });
+    const replay = createReplaySut({ benchRoot, wire: { ...gate(), binaryPathOf: () => binaryPath } });
     expect(replay.isolation).toBe("bwrap-bridge");
     const again = invocation();
     const output = await replay.run(again);
