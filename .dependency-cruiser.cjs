@@ -40,7 +40,8 @@ const ALLOWED = {
   runner: ["models", "errors", "hashing", "registry", "cache", "audit-chain", "rubric-protocol", "sandbox", "statistics"],
   promotion: ["models", "errors", "hashing", "audit-chain", "statistics"],
   compare: ["models", "errors", "hashing", "audit-chain", "statistics"],
-  "cli-subscription-adapters": ["models", "errors", "hashing", "tool-normalize", "sandbox"],
+  "model-bridge": [],
+  "cli-subscription-adapters": ["models", "errors", "hashing", "tool-normalize", "sandbox", "model-bridge"],
   reports: ["models", "errors", "hashing"],
   // Private fixtures for tests (a devDependency only; no-dev-dependency-in-src keeps it out of shipped code).
   "test-utils": ["models", "hashing"],

@@ -16,6 +16,14 @@ export interface AgentSutOptions {
   /** How untrusted code runs: `bwrap` (default) or `none`; an agent CLI without the sandbox needs both opt-ins. */
   readonly sandbox?: "bwrap" | "none";
   readonly allowStaleCompliance: boolean;
+  /** `--agent-network`: bridge (default in the sandbox) or host. */
+  readonly agentNetwork?: "bridge" | "host";
+  /** `--model-upstream`: where the bridge sends model calls. */
+  readonly modelUpstream?: string;
+  /** `--case-max-requests`, `--case-max-cost-usd`. */
+  readonly caseBudget?: { readonly maxRequests?: number; readonly maxCostUsd?: number };
+  /** `--max-cost-usd`: the bridge refuses model calls once the run's metered spend reaches it. */
+  readonly runCostCapUsd?: number;
   /** The extra stream log beside each transcript line (the transcript line itself is always written). */
   readonly streamLog?: false | "summary" | "raw";
   /** `--agent-model`: the model the agent CLI uses (passed as its `--model`). */
@@ -50,7 +58,22 @@ export async function resolveAgentSut(spec: string, options: AgentSutOptions): P
       });
     }
     const { createReplaySut } = await import("@eval/cli-subscription-adapters");
-    return createReplaySut({ benchRoot: options.benchRoot, onWarning: options.onWarning, transcriptLog: transcriptLogOf(options) });
+    // With the opt-in, a cassette recorded behind the bridge replays by running the real CLI again against it.
+    const wire = options.allowCliSubscription
+      ? {
+          wire: {
+            allow_cli_subscription: true,
+            acknowledge_unsandboxed_cli: options.acknowledgeUnsandboxedCli,
+            sandbox: options.sandbox ?? "bwrap",
+            allow_stale_compliance: options.allowStaleCompliance,
+            complianceDir: join(options.stateDir, "compliance"),
+            env: options.env,
+            onWarning: options.onWarning,
+            binaryPathOf: (adapter: AgentAdapterName) => options.env[binaryEnvName(adapter)] || undefined,
+          },
+        }
+      : {};
+    return createReplaySut({ benchRoot: options.benchRoot, onWarning: options.onWarning, transcriptLog: transcriptLogOf(options), ...wire });
   }
   if (!spec.startsWith("cli:")) return null;
   const name = spec.slice("cli:".length) as AgentAdapterName;
@@ -65,6 +88,10 @@ export async function resolveAgentSut(spec: string, options: AgentSutOptions): P
     allow_cli_subscription: options.allowCliSubscription,
     acknowledge_unsandboxed_cli: options.acknowledgeUnsandboxedCli,
     sandbox: options.sandbox ?? "bwrap",
+    ...(options.agentNetwork === undefined ? {} : { agent_network: options.agentNetwork }),
+    ...(options.modelUpstream === undefined ? {} : { model_upstream: options.modelUpstream }),
+    ...(options.caseBudget === undefined ? {} : { case_budget: options.caseBudget }),
+    ...(options.runCostCapUsd === undefined ? {} : { spend_ledger: { spentUsd: 0, capUsd: options.runCostCapUsd } }),
     allow_stale_compliance: options.allowStaleCompliance,
     complianceDir: join(options.stateDir, "compliance"),
     env: options.env,

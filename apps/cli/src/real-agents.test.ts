@@ -138,7 +138,7 @@ async function runThrough(adapter: Adapter, suite: typeof VULN | typeof MIGRATIO
   const started = Date.now();
   try {
     const result = await evalgate(
-      ["run", "--task-class", suite.taskClass, "--bench-root", bench, "--cases", suite.cases.length === 1 ? suite.cases[0]! : `{${suite.cases.join(",")}}`, "--sut", `cli:${adapter.name}`, "--allow-cli-subscription", "--allow-stale-compliance", "--concurrency", "3", "--out", state, "--quiet", ...flags],
+      ["run", "--task-class", suite.taskClass, "--bench-root", bench, "--cases", suite.cases.length === 1 ? suite.cases[0]! : `{${suite.cases.join(",")}}`, "--sut", `cli:${adapter.name}`, "--agent-network", "host", "--allow-cli-subscription", "--acknowledge-unsandboxed-cli", "--allow-stale-compliance", "--concurrency", "3", "--out", state, "--quiet", ...flags],
       { PATH: `${join(clis.dir!, "node_modules", ".bin")}:${process.env.PATH ?? "/usr/bin:/bin"}`, HOME: home, CI: "true", ...env },
     );
     timings[`${adapter.name}/${suite.taskClass}`] = Math.round((Date.now() - started) / 1000);

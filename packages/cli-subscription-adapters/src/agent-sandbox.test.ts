@@ -56,15 +56,17 @@ process.stdout.write(${JSON.stringify(stream)});
 });
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-async function cheat(sandbox: "bwrap" | "none") {
+async function cheat(sandbox: "bwrap" | "none", agentNetwork: "bridge" | "host" = "host") {
   const backend = new CliSubscriptionBackend({
     adapter: "claude-code",
     allow_cli_subscription: true,
-    acknowledge_unsandboxed_cli: sandbox === "none",
+    // The host's network (a subscription login) is the mode that copies login files: both opt-ins.
+    acknowledge_unsandboxed_cli: sandbox === "none" || agentNetwork === "host",
     sandbox,
+    ...(sandbox === "bwrap" ? { agent_network: agentNetwork } : {}),
     complianceDir,
     binaryPath,
-    env: { PATH: process.env.PATH, HOME: hostHome },
+    env: { PATH: process.env.PATH, HOME: hostHome, ANTHROPIC_API_KEY: "sk-ant-the-real-key-0123456789" },
   });
   const workspace = mkdtempSync(join(root, "ws-"));
   writeFileSync(join(workspace, "package.json"), "{}");
@@ -79,8 +81,16 @@ describe("an agent CLI that cheats", () => {
     expect(result.backend_metadata.isolation).toBe("cli_subscription_unsandboxed");
   });
 
-  it.runIf(sandboxed)("in the sandbox sees only its workspace and a temporary HOME with its own login files", async () => {
-    const { found, result } = await cheat("bwrap");
+  it.runIf(sandboxed)("behind the model bridge gets no login files at all (it needs none: the bridge holds the key)", async () => {
+    const { found, result } = await cheat("bwrap", "bridge");
+    expect(found.login).toBe("ENOENT");
+    expect(found.ssh).toBe("ENOENT");
+    expect(found.expected).toBe("ENOENT");
+    expect(result.classification.trial_class).toBe("parse_success");
+  });
+
+  it.runIf(sandboxed)("in the sandbox with the host's network sees only its workspace and a temporary HOME with its own login files", async () => {
+    const { found, result } = await cheat("bwrap", "host");
     expect(found.login).toBe("claude login token");
     expect(found.ssh).toBe("ENOENT");
     expect(found.expected).toBe("ENOENT");
@@ -94,7 +104,7 @@ describe("an agent CLI that cheats", () => {
   });
 
   it.runIf(sandboxed)("needs only --allow-cli-subscription in the sandbox; without it, both opt-ins", () => {
-    const options = { adapter: "claude-code" as const, allow_cli_subscription: true, acknowledge_unsandboxed_cli: false, complianceDir, binaryPath, env: { PATH: process.env.PATH } };
+    const options = { adapter: "claude-code" as const, allow_cli_subscription: true, acknowledge_unsandboxed_cli: false, complianceDir, binaryPath, env: { PATH: process.env.PATH, ANTHROPIC_API_KEY: "sk-ant-x" } };
     expect(new CliSubscriptionBackend(options).sandbox).toBe("bwrap");
     expect(() => new CliSubscriptionBackend({ ...options, sandbox: "none" })).toThrow(/acknowledge_unsandboxed_cli/);
   });

@@ -11,6 +11,9 @@ import { describeEnv, redactArgv } from "./redaction.ts";
 import type { WorkspaceSpec } from "./scratch.ts";
 import { executeTrial } from "./trial.ts";
 import { SandboxUnavailable, sandboxSupport } from "@eval/sandbox";
+import type { CaseBudget, RecordedExchange, ReplayMatcher, SpendLedger } from "@eval/model-bridge";
+import { resolveUpstream } from "./agent-network.ts";
+import type { AgentNetwork, AgentNetworkRecord, BridgeSettings } from "./agent-network.ts";
 
 /** Flags that would hand the agent more power than a reviewed eval may: never passed, whoever asks. */
 const FORBIDDEN_ARG = /(dangerously|yolo|bypass|^--(shell|bash|eval|repl|code-act)\b|^-y$)/i;
@@ -31,6 +34,20 @@ export interface CliSubscriptionBackendOptions {
    * (SandboxUnavailable) where the sandbox cannot run. `none`: on the host, as the user.
    */
   readonly sandbox?: "bwrap" | "none";
+  /**
+   * `bridge` (the default in the sandbox): the CLI's own network namespace, loopback only, whose one way
+   * out is evalgate's model bridge holding the real key. `host`: the host's network and copies of the CLI's
+   * login files (a subscription login); needs both opt-ins. Without the sandbox it is always `host`.
+   */
+  readonly agent_network?: AgentNetwork;
+  /** Where the bridge sends model calls (a gateway, a local model server); default the provider's API. */
+  readonly model_upstream?: string;
+  /** Only ever answers from recordings (wire replay): no upstream, no key needed. */
+  readonly replay_only?: boolean;
+  /** What one case trial may spend through the bridge. */
+  readonly case_budget?: CaseBudget;
+  /** The run's spend, shared by every case: the run's cost cap enforced per model call. */
+  readonly spend_ledger?: SpendLedger;
   /** Run without a fresh passing compliance report (a loud warning is emitted). */
   readonly allow_stale_compliance?: boolean;
   /** `<state>/compliance`: where `runComplianceCheck` wrote its reports. */
@@ -57,6 +74,8 @@ export interface BackendTask {
   readonly env?: Readonly<Record<string, string>>;
   /** Copied into the transcript's `source.labels`. */
   readonly labels?: Readonly<Record<string, string>>;
+  /** Answer model calls from a recording instead of the upstream (bridge mode only). */
+  readonly replay?: ReplayMatcher;
 }
 
 /** One trial's result. Every field is safe to record: secrets are scrubbed, env is names only. */
@@ -75,6 +94,10 @@ export interface TrialResult {
   readonly stdout: string;
   readonly stderr: string;
   readonly backend_metadata: CliBackendMetadata;
+  /** What the agent could reach, the upstream host, whether the key was withheld, and the metered figures. */
+  readonly agent_network: AgentNetworkRecord;
+  /** The model exchanges through the bridge, secrets removed (what a wire cassette holds). */
+  readonly exchanges: readonly RecordedExchange[];
 }
 
 /**
@@ -91,14 +114,21 @@ export class CliSubscriptionBackend {
   readonly staleOverride: boolean;
   /** Where the CLI runs its sessions. */
   readonly sandbox: "bwrap" | "none";
+  readonly agentNetwork: AgentNetwork;
+  readonly #bridge: BridgeSettings | null;
   readonly #options: CliSubscriptionBackendOptions;
   readonly #hostEnv: Readonly<Record<string, string | undefined>>;
 
   constructor(options: CliSubscriptionBackendOptions) {
     this.sandbox = options.sandbox ?? "bwrap";
+    if (this.sandbox === "none" && options.agent_network === "bridge") {
+      throw new AgentAdapterInvalid("the model bridge needs the sandbox (its network namespace is the sandbox's): drop --sandbox none, or use --agent-network host", { adapter: options.adapter });
+    }
+    this.agentNetwork = this.sandbox === "none" ? "host" : (options.agent_network ?? "bridge");
     const missing = [
       ...(options.allow_cli_subscription === true ? [] : ["allow_cli_subscription"]),
-      ...(options.acknowledge_unsandboxed_cli === true || this.sandbox === "bwrap" ? [] : ["acknowledge_unsandboxed_cli"]),
+      // The host's network (and its login files) is the unsandboxed risk the second opt-in acknowledges.
+      ...(options.acknowledge_unsandboxed_cli === true || this.agentNetwork === "bridge" ? [] : ["acknowledge_unsandboxed_cli"]),
     ];
     if (missing.length > 0) throw new CliSubscriptionNotOptedIn(missing);
     if (this.sandbox === "bwrap") {
@@ -107,6 +137,15 @@ export class CliSubscriptionBackend {
     }
     this.#options = options;
     this.adapter = getAdapter(options.adapter);
+    this.#bridge =
+      this.agentNetwork === "bridge"
+        ? {
+            // A replay-only bridge answers every call from its recording; nothing is ever sent to this address.
+            upstream: options.replay_only === true ? { baseUrl: "http://replay.invalid", apiKey: null } : resolveUpstream(options.adapter, options.env ?? process.env, options.model_upstream),
+            ...(options.case_budget === undefined ? {} : { budget: options.case_budget }),
+            ...(options.spend_ledger === undefined ? {} : { ledger: options.spend_ledger }),
+          }
+        : null;
     for (const arg of options.extra_args ?? []) {
       if (FORBIDDEN_ARG.test(arg)) {
         throw new AgentAdapterInvalid(`extra CLI argument "${redactArgv([arg])[0]}" is refused: evalgate never enables permission bypass, shell, eval or REPL modes`, {
@@ -158,6 +197,7 @@ export class CliSubscriptionBackend {
       env,
       extraArgs: this.#options.extra_args ?? [],
       sandbox: this.sandbox === "bwrap" ? { hostHome: this.#hostEnv.HOME } : null,
+      ...(this.#bridge === null ? {} : { bridge: { ...this.#bridge, ...(task.replay === undefined ? {} : { replay: task.replay }) } }),
       ...(task.labels === undefined ? {} : { labels: task.labels }),
       limits: {
         timeoutMs: task.timeoutMs,
@@ -207,6 +247,8 @@ export class CliSubscriptionBackend {
       stdout: run.stdoutText,
       stderr: run.stderrText,
       backend_metadata: metadata,
+      agent_network: run.network,
+      exchanges: run.exchanges,
     };
   }
 }

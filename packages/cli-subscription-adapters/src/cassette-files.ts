@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync 
 import { dirname, join } from "node:path";
 import type { CassetteMeta } from "@eval/models";
 import { CassetteMetaSchema, formatIssues, parseWire, safeParseWire } from "@eval/models";
+import type { RecordedExchange } from "@eval/model-bridge";
 import { CassetteInvalid } from "./errors.ts";
 
 export const CASSETTE_FILES = Object.freeze({
@@ -10,6 +11,8 @@ export const CASSETTE_FILES = Object.freeze({
   stdout: "stdout.jsonl",
   stderr: "stderr.txt",
   diff: "workspace.diff",
+  /** Optional: every model exchange of the session through the bridge (secrets removed), one JSON line each. */
+  exchanges: "exchanges.jsonl",
 });
 
 export interface Cassette {
@@ -17,6 +20,8 @@ export interface Cassette {
   readonly stdout: string;
   readonly stderr: string;
   readonly diff: string;
+  /** The wire recording (null for a cassette recorded without the bridge, or before it existed). */
+  readonly exchanges?: readonly RecordedExchange[] | null;
 }
 
 /**
@@ -35,6 +40,7 @@ export function writeCassette(dir: string, cassette: Cassette): void {
     writeFileSync(join(staging, CASSETTE_FILES.stdout), cassette.stdout);
     writeFileSync(join(staging, CASSETTE_FILES.stderr), cassette.stderr);
     writeFileSync(join(staging, CASSETTE_FILES.diff), cassette.diff);
+    if (cassette.exchanges != null) writeFileSync(join(staging, CASSETTE_FILES.exchanges), cassette.exchanges.map((exchange) => `${JSON.stringify(exchange)}\n`).join(""));
     const old = `${dir}.old-${suffix}`;
     const hadOld = existsSync(dir);
     if (hadOld) renameSync(dir, old);
@@ -67,5 +73,26 @@ export function readCassette(dir: string): Cassette {
   }
   const parsed = safeParseWire(CassetteMetaSchema, raw);
   if (!parsed.success) throw new CassetteInvalid(`${join(dir, CASSETTE_FILES.meta)}: ${formatIssues(parsed.issues)}`, { dir });
-  return { meta: parsed.data, stdout: read(CASSETTE_FILES.stdout), stderr: read(CASSETTE_FILES.stderr), diff: read(CASSETTE_FILES.diff) };
+  const exchanges = existsSync(join(dir, CASSETTE_FILES.exchanges)) ? readExchanges(dir, read(CASSETTE_FILES.exchanges)) : null;
+  return { meta: parsed.data, stdout: read(CASSETTE_FILES.stdout), stderr: read(CASSETTE_FILES.stderr), diff: read(CASSETTE_FILES.diff), exchanges };
+}
+
+/** The wire recording's lines, each checked for the fields a replay answers from. */
+function readExchanges(dir: string, text: string): RecordedExchange[] {
+  return text
+    .split("\n")
+    .filter((line) => line.trim() !== "")
+    .map((line, index) => {
+      let value: unknown;
+      try {
+        value = JSON.parse(line);
+      } catch {
+        value = null;
+      }
+      const exchange = value as Partial<RecordedExchange> | null;
+      if (exchange === null || typeof exchange !== "object" || typeof exchange.path !== "string" || typeof exchange.method !== "string" || typeof exchange.status !== "number" || typeof exchange.response_body !== "string" || typeof exchange.usage !== "object") {
+        throw new CassetteInvalid(`${join(dir, CASSETTE_FILES.exchanges)} line ${index + 1} is not a recorded exchange`, { dir });
+      }
+      return exchange as RecordedExchange;
+    });
 }

@@ -76,3 +76,32 @@ export class AgentTrialFailed extends EvalError {
     });
   }
 }
+
+/** A case the SUT ended itself, with a failure mode of SUT_FAILURE_MODES the runner records (not `sut.exception`). */
+class SutDeclaredFailure extends Error {
+  readonly failure_mode: "agent.budget_exceeded" | "replay.diverged";
+  /** What the case spent before it stopped (metered at the bridge), counted in the run's spend. */
+  readonly cost_usd: number;
+
+  constructor(failureMode: SutDeclaredFailure["failure_mode"], message: string, costUsd: number) {
+    super(message);
+    this.failure_mode = failureMode;
+    this.cost_usd = costUsd;
+  }
+}
+
+/** The model bridge refused a call past the case's or the run's budget: the case ends as `agent.budget_exceeded`. */
+export class AgentBudgetExceeded extends SutDeclaredFailure {
+  override readonly name = "AgentBudgetExceeded";
+  constructor(message: string, costUsd: number) {
+    super("agent.budget_exceeded", message, costUsd);
+  }
+}
+
+/** A replayed CLI sent a request its wire recording does not hold: the case ends as `replay.diverged`. */
+export class ReplayDiverged extends SutDeclaredFailure {
+  override readonly name = "ReplayDiverged";
+  constructor(message: string) {
+    super("replay.diverged", message, 0);
+  }
+}

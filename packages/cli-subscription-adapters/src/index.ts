@@ -45,6 +45,7 @@ export { buildAgentPrompt, promptSha256 } from "./prompt.ts";
 export { describeEnv, isSecretEnvName, REDACTED, redactArgv, scrubSecrets } from "./redaction.ts";
 export type { WorkspaceSpec } from "./scratch.ts";
 export { cassetteDirOf, createLiveSut, createReplaySut } from "./suts.ts";
+export type { WireReplayOptions } from "./wire-replay.ts";
 export type { LiveSutOptions } from "./suts.ts";
 export type { TranscriptLogOptions } from "./transcript-log.ts";
 export { checkAuthStatus, executeTrial, judgeSession } from "./trial.ts";

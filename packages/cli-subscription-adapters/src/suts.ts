@@ -8,12 +8,15 @@ import { getAdapter } from "./adapters.ts";
 import { CliSubscriptionBackend } from "./backend.ts";
 import type { CliSubscriptionBackendOptions, TrialResult } from "./backend.ts";
 import { readCassette, writeCassette } from "./cassette-files.ts";
-import { AgentTrialFailed, CassetteInvalid } from "./errors.ts";
+import { AgentBudgetExceeded, AgentTrialFailed, CassetteInvalid } from "./errors.ts";
+import type { AgentNetworkRecord } from "./agent-network.ts";
 import { buildAgentPrompt, promptSha256 } from "./prompt.ts";
 import { refuseUneditableCases } from "./limits.ts";
 import { judgeSession } from "./trial.ts";
 import { applyUnifiedDiff } from "./workspace-diff.ts";
 import { logTranscript } from "./transcript-log.ts";
+import { replayOnTheWire } from "./wire-replay.ts";
+import type { WireReplayOptions } from "./wire-replay.ts";
 import type { TranscriptLogOptions } from "./transcript-log.ts";
 
 /**
@@ -82,8 +85,8 @@ export function createLiveSut(options: LiveSutOptions): SystemUnderTest {
   return {
     label: `cli:${adapter.name}`,
     digest,
-    // In the sandbox the agent has the network (its API); with `--sandbox none` it runs on the host.
-    isolation: backend.sandbox === "bwrap" ? "bwrap-network" : "process",
+    // In the sandbox the agent reaches only the model bridge, or (a subscription login) the host's network; with `--sandbox none` it runs on the host.
+    isolation: backend.sandbox === "none" ? "process" : backend.agentNetwork === "bridge" ? "bwrap-bridge" : "bwrap-network",
     async preflight({ cases }) {
       refuseUneditableCases(adapter, options.benchRoot, cases);
     },
@@ -100,6 +103,10 @@ export function createLiveSut(options: LiveSutOptions): SystemUnderTest {
       const meta = result.backend_metadata;
       invocation.recordStreams?.({ stdout: result.stdout, stderr: result.stderr });
       if (options.transcriptLog !== undefined) await logTranscript(options.transcriptLog, invocation, result.transcript, result.stdout);
+      const network = result.agent_network;
+      if (network.budget_stop !== null) {
+        throw new AgentBudgetExceeded(`${network.budget_stop.reason}: the bridge refused model request ${network.budget_stop.refused_request} (${describeMetered(network)})`, network.metered?.cost_usd ?? 0);
+      }
       if (result.classification.trial_class === "cli_error") {
         throw new AgentTrialFailed(adapter.name, result.classification.cli_error_kind ?? "cli_error", result.classification.reason, {
           exit_code: meta.exit_code,
@@ -125,11 +132,36 @@ export function createLiveSut(options: LiveSutOptions): SystemUnderTest {
           stdout: result.stdout,
           stderr: result.stderr,
           diff: result.diff,
+          // Behind the bridge: the wire recording a replay answers the real CLI from.
+          exchanges: network.agent_network === "bridge" ? result.exchanges : null,
         });
       }
-      return outputOf(result, { backend_metadata: meta, replayed: false });
+      warnOnCostDisagreement(network, result.cost_usd, invocation.benchCase.case_id, options.onWarning ?? ignoreWarnings);
+      // The wire's figure when it is priced: the CLI's own is a self-report (and Codex and Gemini make none).
+      const cost = network.metered?.cost_usd ?? result.cost_usd;
+      return outputOf({ ...result, cost_usd: cost }, { backend_metadata: meta, replayed: false, agent_network: network, cli_reported_cost_usd: result.cost_usd });
     },
   };
+}
+
+function describeMetered(network: AgentNetworkRecord): string {
+  const metered = network.metered;
+  if (metered === null) return "nothing metered";
+  const cost = metered.cost_usd === null ? "cost unknown" : `$${metered.cost_usd.toFixed(4)}`;
+  return `${metered.requests} request(s), ${metered.input_tokens} input (${metered.cached_input_tokens} cached) and ${metered.output_tokens} output tokens, ${cost}`;
+}
+
+/** A CLI's self-reported cost more than 20% (and a cent) away from the metered one is worth a warning. */
+function warnOnCostDisagreement(network: AgentNetworkRecord, cliCost: number | null, caseId: string, warn: WarningSink): void {
+  const metered = network.metered?.cost_usd ?? null;
+  if (metered === null || cliCost === null) return;
+  const gap = Math.abs(metered - cliCost);
+  if (gap <= 0.01 || gap <= 0.2 * Math.max(metered, cliCost)) return;
+  warn({
+    code: "agent.cost_disagreement",
+    message: `case ${caseId}: the CLI reported $${cliCost.toFixed(4)} but the bridge metered $${metered.toFixed(4)} from the responses' usage (the metered figure is recorded as the case's cost)`,
+    details: { case_id: caseId, cli_reported_cost_usd: cliCost, metered_cost_usd: metered },
+  });
 }
 
 /**
@@ -138,13 +170,21 @@ export function createLiveSut(options: LiveSutOptions): SystemUnderTest {
  * missing or malformed (both throw: the runner records `sut.exception`; never a live call), applies the
  * recorded workspace diff to the invocation's workspace (a diff that does not apply throws).
  */
-export function createReplaySut(options: { readonly benchRoot: string; readonly onWarning?: WarningSink; readonly transcriptLog?: TranscriptLogOptions }): SystemUnderTest {
+export function createReplaySut(options: {
+  readonly benchRoot: string;
+  readonly onWarning?: WarningSink;
+  readonly transcriptLog?: TranscriptLogOptions;
+  /** Run the real CLI again against a cassette's wire recording, when it has one (else the recorded diff is applied). */
+  readonly wire?: WireReplayOptions;
+}): SystemUnderTest {
   const warn = options.onWarning ?? ignoreWarnings;
+  const backends = new Map<AgentAdapterName, CliSubscriptionBackend>();
+  const wire = options.wire;
   return {
     label: "replay",
-    // evalgate's own code reading recorded sessions: nothing untrusted runs.
-    isolation: "harness",
-    digest: blake3Digest("evalgate.replay-sut.v1"),
+    // Reading recorded sessions is evalgate's own code; a wire replay runs the real CLI behind the bridge.
+    isolation: wire === undefined ? "harness" : "bwrap-bridge",
+    digest: blake3Digest(wire === undefined ? "evalgate.replay-sut.v1" : "evalgate.replay-sut.wire.v1"),
     async preflight({ cases, trials }) {
       checkCassettesPerTrial(options.benchRoot, cases, trials);
     },
@@ -160,6 +200,13 @@ export function createReplaySut(options: { readonly benchRoot: string; readonly 
       }
       if (invocation.signal.aborted) throw new Error("replay cancelled before it started");
       invocation.recordStreams?.({ stdout: cassette.stdout, stderr: cassette.stderr });
+      if (wire !== undefined && cassette.exchanges != null) {
+        const output = await replayOnTheWire(backends, wire, cassette, invocation, buildAgentPrompt(invocation.benchCase, invocation.canarySeed));
+        if (output.diff_matches_recording !== true) {
+          warn({ code: "replay.diff_differs", message: `case ${invocation.benchCase.case_id}: the replayed CLI left a different workspace diff than the recording`, details: { case_id: invocation.benchCase.case_id } });
+        }
+        return output;
+      }
       const adapter = getAdapter(cassette.meta.adapter);
       const judged = judgeSession(
         adapter,

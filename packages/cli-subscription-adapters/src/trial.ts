@@ -4,6 +4,10 @@ import type { AgentAdapter, AuthStatus, ProcessFacts, StreamFacts } from "./adap
 import { runProcess } from "@eval/sandbox";
 import type { ProcessOutcome, SandboxPolicy } from "@eval/sandbox";
 import { prepareAgentSandbox } from "./agent-sandbox.ts";
+import type { AgentSandbox } from "./agent-sandbox.ts";
+import { AGENT_HOME, AGENT_WORKSPACE, HOST_NETWORK_RECORD, openBridge } from "./agent-network.ts";
+import type { AgentNetworkRecord, BridgeSettings, OpenedBridge } from "./agent-network.ts";
+import type { RecordedExchange, ReplayMatcher } from "@eval/model-bridge";
 import { redactArgv, scrubSecrets, secretValuesInArgv, secretValuesInEnv } from "./redaction.ts";
 import { collectChanges, copyBack, prepareScratch, removeScratch } from "./scratch.ts";
 import type { WorkspaceSpec } from "./scratch.ts";
@@ -33,6 +37,10 @@ export interface TrialRun {
   readonly changedFiles: readonly string[];
   readonly undeclaredChanges: readonly string[];
   readonly binaryChanges: readonly string[];
+  /** What the agent could reach, and what the bridge metered. */
+  readonly network: AgentNetworkRecord;
+  /** Every model exchange through the bridge (secrets removed); empty with the host's network. */
+  readonly exchanges: readonly RecordedExchange[];
 }
 
 /** Decides a recorded or live session: the same parser and rules either way. */
@@ -105,18 +113,30 @@ export async function executeTrial(options: {
    * this HOME; null: a plain subprocess on the host (the two opt-ins' "unsandboxed" mode).
    */
   readonly sandbox?: { readonly hostHome: string | undefined } | null;
+  /**
+   * In the sandbox: its own network namespace whose only way out is the model bridge (no login files are
+   * copied; the CLI holds a dummy key). Absent: the host's network (a subscription login).
+   */
+  readonly bridge?: BridgeSettings & { readonly replay?: ReplayMatcher };
 }): Promise<TrialRun> {
   const { adapter, binaryPath, limits } = options;
   const scratch = prepareScratch(options.workspace);
-  const sandbox = options.sandbox == null ? null : prepareAgentSandbox(adapter, binaryPath, scratch.dir, options.env, options.sandbox.hostHome);
-  const env = sandbox?.env ?? options.env;
+  const bridged = options.sandbox != null && options.bridge !== undefined;
+  const sandbox = options.sandbox == null ? null : prepareAgentSandbox(adapter, binaryPath, scratch.dir, bridged ? withoutProviderEnv(adapter, options.env) : options.env, bridged ? undefined : options.sandbox.hostHome);
+  const stopEarly = new AbortController();
+  let bridge: OpenedBridge | null = null;
+  let finished: { network: AgentNetworkRecord; exchanges: readonly RecordedExchange[] } | null = null;
   try {
-    const base = adapter.buildArgv(options.prompt, { workspaceDir: scratch.dir, insideSandbox: sandbox !== null });
+    if (bridged && sandbox !== null) {
+      // A refused call (budget, replay divergence) makes every CLI stop within a fraction of a second; one that does not is stopped.
+      bridge = await openBridge({ adapter: adapter.name, home: sandbox.home, settings: options.bridge!, ...(options.bridge!.replay === undefined ? {} : { replay: options.bridge!.replay }), onStop: () => setTimeout(() => stopEarly.abort(), STOP_AFTER_REFUSAL_MS).unref() });
+    }
+    const env = sandbox === null ? options.env : bridge === null ? sandbox.env : { ...sandbox.env, ...bridge.env, HOME: AGENT_HOME };
+    const base = adapter.buildArgv(options.prompt, { workspaceDir: bridge === null ? scratch.dir : AGENT_WORKSPACE, insideSandbox: sandbox !== null });
     const built = { ...base, args: [...base.args, ...(options.extraArgs ?? [])] };
     const cliEnv = { ...env, ...built.env };
     const secrets = [...secretValuesInEnv(cliEnv), ...secretValuesInArgv(built.args)];
     const observer = adapter.observeStream();
-    const stopEarly = new AbortController();
     const stopAuthCheck = new AbortController();
     const onOuterAbort = (): void => {
       stopEarly.abort();
@@ -125,15 +145,17 @@ export async function executeTrial(options: {
     limits.signal?.addEventListener("abort", onOuterAbort, { once: true });
     if (limits.signal?.aborted) onOuterAbort();
 
-    const authCheck = adapter.capabilities.auth_visible_in_stream
+    // Behind the bridge the CLI's own login does not matter (and a login check would say "logged out").
+    const authCheck = adapter.capabilities.auth_visible_in_stream || bridge !== null
       ? Promise.resolve(null)
       : checkAuthStatus(adapter, sandbox?.command ?? binaryPath, cliEnv, scratch.dir, Math.min(AUTH_CHECK_TIMEOUT_MS, limits.timeoutMs), stopAuthCheck.signal, sandbox?.policy ?? null).then((status) => {
           if (status === "logged_out") stopEarly.abort();
           return status;
         });
+    const launched = launchSpec(sandbox, bridge, binaryPath, built.args, scratch.dir);
     const outcome = await runProcess({
-      command: sandbox?.command ?? binaryPath,
-      args: built.args,
+      command: launched.command,
+      args: launched.args,
       cwd: scratch.dir,
       env: cliEnv,
       ...(built.stdin === undefined ? {} : { stdin: built.stdin }),
@@ -143,8 +165,12 @@ export async function executeTrial(options: {
       ...(limits.lingerAfterTerminalMs === undefined ? {} : { lingerAfterTerminalMs: limits.lingerAfterTerminalMs }),
       signal: stopEarly.signal,
       onStdoutLine: (line) => observer.push(line),
-      sandbox: sandbox?.policy ?? null,
+      sandbox: launched.policy,
     });
+    if (bridge !== null) {
+      const closed = await bridge.finish();
+      finished = { network: closed.record, exchanges: closed.exchanges };
+    }
     // A session that reached its success result needs no login verdict: do not wait for one.
     if (observer.facts().terminal?.success === true) stopAuthCheck.abort();
     const authStatus = await authCheck;
@@ -182,9 +208,41 @@ export async function executeTrial(options: {
       changedFiles: copied.map((change) => change.path),
       undeclaredChanges: undeclared.map((change) => change.path),
       binaryChanges: binaryPaths,
+      network: finished?.network ?? HOST_NETWORK_RECORD,
+      exchanges: finished?.exchanges ?? [],
     };
   } finally {
+    if (bridge !== null && finished === null) await bridge.finish();
     removeScratch(scratch);
     sandbox?.remove();
   }
+}
+
+/** How long a CLI may take to stop by itself after the bridge refused its call. */
+const STOP_AFTER_REFUSAL_MS = 250;
+
+/** What starts the CLI: on the host, in the sandbox, or in the sandbox behind the relay with no network but the bridge's socket. */
+function launchSpec(sandbox: AgentSandbox | null, bridge: OpenedBridge | null, binaryPath: string, args: readonly string[], workspace: string): { command: string; args: readonly string[]; policy: SandboxPolicy | null } {
+  if (sandbox === null) return { command: binaryPath, args, policy: null };
+  if (bridge === null) return { command: sandbox.command, args, policy: sandbox.policy };
+  const wrapped = bridge.wrap(sandbox.command, args);
+  // Workspace and HOME at fixed paths (not at their host paths), the bridge's socket, and no network.
+  const policy: SandboxPolicy = {
+    ...sandbox.policy,
+    network: false,
+    readOnly: [...(sandbox.policy.readOnly ?? []), bridge.socketDir],
+    writable: (sandbox.policy.writable ?? []).filter((path) => path !== workspace && path !== sandbox.home),
+    binds: [
+      { source: workspace, target: AGENT_WORKSPACE },
+      { source: sandbox.home, target: AGENT_HOME },
+    ],
+    chdir: AGENT_WORKSPACE,
+  };
+  return { command: wrapped.command, args: wrapped.args, policy };
+}
+
+/** The CLI's environment without its provider's variables (keys, base URLs) or proxies: the bridge sets what it needs. */
+function withoutProviderEnv(adapter: AgentAdapter, env: Readonly<Record<string, string>>): Record<string, string> {
+  const provider = (name: string): boolean => adapter.envPassthrough.some((pattern) => (pattern.endsWith("_") ? name.startsWith(pattern) : name === pattern));
+  return Object.fromEntries(Object.entries(env).filter(([name]) => !provider(name) && !/_proxy$/i.test(name)));
 }

@@ -25,3 +25,11 @@ export const FENCE_FAILURE_SCHEMA_VERSION = "evalgate.fence_failure.v1";
 export const FENCE_SUMMARY_SCHEMA_VERSION = "evalgate.fence_summary.v1";
 export const BENCH_CHECK_SCHEMA_VERSION = "evalgate.bench_check.v1";
 export const SIGN_RESULT_SCHEMA_VERSION = "evalgate.sign_result.v1";
+
+/**
+ * Failure modes a SUT may end a case with itself: it throws an error whose `failure_mode` is one of these
+ * (and whose `cost_usd`, when a number, is what it spent before stopping); any other error is `sut.exception`.
+ * `agent.budget_exceeded`: the model bridge refused a call past the case's or the run's budget;
+ * `replay.diverged`: a replayed CLI sent a request its recording does not hold.
+ */
+export const SUT_FAILURE_MODES = ["agent.budget_exceeded", "replay.diverged"] as const;

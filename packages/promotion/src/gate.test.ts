@@ -111,6 +111,15 @@ describe("PromotionGate.evaluate", () => {
     return { ...report, per_case: perCase };
   };
 
+  it("a tier that requires the sandbox takes an agent behind the model bridge, not one with the host's network", () => {
+    const strict = new PromotionGate({ ...CONFIG, tiers: CONFIG.tiers.map((tier) => (tier.name === "silver" ? { ...tier, require_sandbox: true } : tier)) });
+    const base = { taskClass: "vuln-remediation", minCasesForPromotion: MIN_CASES, chainVerified: true, now: NOW };
+    const report = reportWith({ lowerBound: 0.85, passed: 14, heldOut: 8, isolation: "bwrap-permission" });
+    expect(strict.evaluate({ ...base, report: { ...report, sut_isolation: "bwrap-bridge" } }).evidence_sufficient).toBe(true);
+    const host = strict.evaluate({ ...base, report: { ...report, sut_isolation: "bwrap-network" } });
+    expect(host.reasons).toEqual(["silver requires the sandbox: the run's rubric isolation is bwrap-permission and its SUT ran as bwrap-network"]);
+  });
+
   it("a tier or task class may require trials per case and a pass^k; older reports made one trial and record no pass^k", () => {
     const reliable = new PromotionGate({ ...CONFIG, tiers: CONFIG.tiers.map((tier) => (tier.name === "silver" ? { ...tier, min_trials: 5, min_pass_hat_k: 0.6 } : tier)) });
     const base = { taskClass: "vuln-remediation", minCasesForPromotion: MIN_CASES, chainVerified: true, now: NOW };

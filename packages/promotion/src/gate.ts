@@ -162,8 +162,9 @@ export class PromotionGate {
     if (tier.require_sandbox) {
       const rubricSandboxed = (SANDBOXED_ISOLATION_CLASSES as readonly string[]).includes(report.isolation_class);
       const sutIsolation = v2?.sut_isolation ?? "unknown";
-      // A SUT counts as contained in the sandbox, or as evalgate's own replay; not as a host process or in-process code.
-      if (!rubricSandboxed || !["bwrap", "bwrap-network", "harness"].includes(sutIsolation)) {
+      // A SUT counts as contained in the sandbox (no network, or only the model bridge), or as evalgate's own replay;
+      // not with the host's network (it reaches the host's loopback services), not as a host process or in-process code.
+      if (!rubricSandboxed || !["bwrap", "bwrap-bridge", "harness"].includes(sutIsolation)) {
         reasons.push(`${targetTier} requires the sandbox: the run's rubric isolation is ${report.isolation_class} and its SUT ran as ${sutIsolation}`);
       }
     }

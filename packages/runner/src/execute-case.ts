@@ -2,7 +2,7 @@
 // deadline, run the rubric on what it left, and write the unit's detail.
 import { copyFileSync, lchownSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { RUBRIC_REQUEST_SCHEMA_VERSION, sutCaseOf } from "@eval/models";
+import { RUBRIC_REQUEST_SCHEMA_VERSION, SUT_FAILURE_MODES, sutCaseOf } from "@eval/models";
 import type { BenchCase, BenchScore, RubricRequest, SutOutput, SutStreams, SystemUnderTest, WorkspaceCapture } from "@eval/models";
 import type { TaskClass } from "@eval/registry";
 import { removeTree, sandboxOwner, TreeInvalid, walkTree } from "@eval/sandbox";
@@ -82,8 +82,18 @@ export function copyTree(from: string, to: string, relative = "", copied: string
   return copied;
 }
 
-export type SutResult = { kind: "ok"; output: SutOutput } | { kind: "error"; error: string } | { kind: "invalid_workspace"; error: string } | { kind: "timeout" } | { kind: "cancelled" };
+export type SutResult = { kind: "ok"; output: SutOutput } | { kind: "error"; error: string; failureMode?: SutFailureMode; costUsd?: number } | { kind: "invalid_workspace"; error: string } | { kind: "timeout" } | { kind: "cancelled" };
 type FinishedSutResult = Exclude<SutResult, { kind: "cancelled" }>;
+
+type SutFailureMode = (typeof SUT_FAILURE_MODES)[number];
+
+/** The failure mode (and spend) a SUT's error declares, when it declares one of SUT_FAILURE_MODES. */
+function declaredFailure(error: unknown): { failureMode?: SutFailureMode; costUsd?: number } {
+  if (error === null || typeof error !== "object") return {};
+  const { failure_mode: mode, cost_usd: cost } = error as { failure_mode?: unknown; cost_usd?: unknown };
+  if (!(SUT_FAILURE_MODES as readonly unknown[]).includes(mode)) return {};
+  return { failureMode: mode as SutFailureMode, ...(typeof cost === "number" && Number.isFinite(cost) && cost >= 0 ? { costUsd: cost } : {}) };
+}
 
 /** How long a stopped SUT's call may take to settle (its process group killed: grace, then SIGKILL) before its workspace is touched. */
 const SETTLE_AFTER_STOP_MS = 30_000;
@@ -127,7 +137,7 @@ async function callSut(benchCase: BenchCase, workspacePath: string, context: Cas
       if (error instanceof TreeInvalid) return { kind: "invalid_workspace", error: error.message.slice(0, 500) };
       const name = error instanceof Error ? error.name : typeof error;
       const message = error instanceof Error ? error.message : String(error);
-      return { kind: "error", error: `${name}: ${message}`.slice(0, 500) };
+      return { kind: "error", error: `${name}: ${message}`.slice(0, 500), ...declaredFailure(error) };
     }
   })();
   try {
@@ -175,10 +185,10 @@ async function runRubric(benchCase: BenchCase, output: SutOutput, workspacePath:
 
 /** Scores what the SUT call ended in: a harness failure for a timeout or an exception, else the rubric's score. */
 async function scoreUnit(benchCase: BenchCase, sutResult: FinishedSutResult, workspacePath: string, context: CaseContext, timing: { started: number; sutMs: number }): Promise<Omit<ScoredUnit, "removedFromWorkspace"> | null> {
-  const costUsd = sutResult.kind === "ok" ? (sutResult.output.cost_usd ?? 0) : 0;
+  const costUsd = sutResult.kind === "ok" ? (sutResult.output.cost_usd ?? 0) : sutResult.kind === "error" ? (sutResult.costUsd ?? 0) : 0;
   const atSut = { wallClockMs: timing.sutMs, costUsd };
   if (sutResult.kind === "timeout") return { score: harnessFailureScore("sut.timeout", `no result within ${context.timeoutMs} ms`, atSut), outcome: null };
-  if (sutResult.kind === "error") return { score: harnessFailureScore("sut.exception", sutResult.error, atSut), outcome: null };
+  if (sutResult.kind === "error") return { score: harnessFailureScore(sutResult.failureMode ?? "sut.exception", sutResult.error, atSut), outcome: null };
   if (sutResult.kind === "invalid_workspace") return { score: harnessFailureScore("sut.workspace_invalid", sutResult.error, atSut), outcome: null };
   return runRubric(benchCase, sutResult.output, workspacePath, context, () => ({ wallClockMs: performance.now() - timing.started, costUsd }));
 }

@@ -169,6 +169,21 @@ describe("runEval end to end (real registry, rubric subprocesses, cache and chai
     expect(result.report.per_case[0]?.score.failure_modes[0]?.code).toBe("sut.exception");
   });
 
+  it("a SUT may end a case with a declared failure mode (agent.budget_exceeded, replay.diverged) and the spend it metered; any other is sut.exception", async () => {
+    const declare = (failure_mode: string, cost_usd: unknown): SystemUnderTest => ({
+      label: "declaring",
+      digest: `blake3:${"2".repeat(64)}`,
+      run: async () => Promise.reject(Object.assign(new Error("the bridge refused request 2"), { name: "AgentBudgetExceeded", failure_mode, cost_usd })),
+    });
+    const spent = await runEval(bench.slug, { ...(await options(join(root, "state-budget"))), systemUnderTest: declare("agent.budget_exceeded", 0.25), caseFilter: "c-1" });
+    expect(spent.report.per_case[0]?.score.failure_modes).toEqual([{ code: "agent.budget_exceeded", severity: "block", detail: "AgentBudgetExceeded: the bridge refused request 2" }]);
+    expect(spent.report.per_case[0]?.score.cost_usd).toBe(0.25);
+    const diverged = await runEval(bench.slug, { ...(await options(join(root, "state-diverged"))), systemUnderTest: declare("replay.diverged", "x"), caseFilter: "c-1" });
+    expect(diverged.report.per_case[0]?.score).toMatchObject({ failure_modes: [{ code: "replay.diverged" }], cost_usd: 0 });
+    const forged = await runEval(bench.slug, { ...(await options(join(root, "state-forged"))), systemUnderTest: declare("rubric.timeout", 1), caseFilter: "c-1" });
+    expect(forged.report.per_case[0]?.score).toMatchObject({ failure_modes: [{ code: "sut.exception" }], cost_usd: 0 });
+  });
+
   it("stops at the cost cap: outstanding cases cancelled, partial run recorded as incomplete", async () => {
     const result = await runEval(bench.slug, { ...(await options(join(root, "state-cap"), "full")), concurrency: 1, maxCostUsd: 1.5 });
     expect(result.costCapExceeded).toBe(true);

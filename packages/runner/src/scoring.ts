@@ -11,6 +11,9 @@ export const HARNESS_FAILURE_CODES = [
   "rubric.timeout",
   "rubric.unknown_breakdown_key",
   "rubric.unknown_failure_mode",
+  // Declared by the SUT itself (SUT_FAILURE_MODES in @eval/models).
+  "agent.budget_exceeded",
+  "replay.diverged",
 ] as const;
 export type HarnessFailureCode = (typeof HARNESS_FAILURE_CODES)[number];
 

@@ -22,6 +22,13 @@ export interface SandboxPolicy {
   readonly hidden?: readonly string[];
   /** Share the host's network (an agent CLI calling its API); default false: no network at all. */
   readonly network?: boolean;
+  /**
+   * Host directories shown at another path inside (an agent's workspace always at the same path, so a
+   * recorded session's absolute paths hold on replay), writable unless `readOnly`; mounted after the rest.
+   */
+  readonly binds?: readonly { readonly source: string; readonly target: string; readonly readOnly?: boolean }[];
+  /** The working directory inside, when it is not the process's cwd at the same path (e.g. a bind's target). */
+  readonly chdir?: string;
 }
 
 /** The read-only system: programs, libraries, and the few /etc files programs need (no secrets). */
@@ -142,13 +149,14 @@ export function sandboxOwner(): { readonly uid: number; readonly gid: number } |
 }
 
 /**
- * As root, hands the policy's writable paths to SANDBOX_UID (recursively, never through a symlink), so the
+ * As root, hands the policy's writable paths and writable binds to SANDBOX_UID (recursively, never through a symlink), so the
  * unprivileged sandboxed process can write where its policy says; the harness, as root, still reads and
  * removes what it leaves. Under an ordinary user nothing changes hands.
  */
 export async function handOverWritable(policy: SandboxPolicy): Promise<void> {
   if (!runningAsRoot()) return;
-  for (const path of policy.writable ?? []) {
+  const writableBinds = (policy.binds ?? []).filter((bind) => bind.readOnly !== true).map((bind) => bind.source);
+  for (const path of [...(policy.writable ?? []), ...writableBinds]) {
     // A path handed over once (a rubric's compile cache, shared by its cases) stays the sandbox's.
     if (handedOver.has(path)) continue;
     await chownTree(path, SANDBOX_UID, SANDBOX_GID);
@@ -190,7 +198,9 @@ function policyArgs(policy: SandboxPolicy): string[] {
     ...existing(policy.hidden).map((path) => ({ path, args: ["--tmpfs", path], order: 1 })),
   ];
   mounts.sort((a, b) => depth(a.path) - depth(b.path) || a.order - b.order || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  return [...parentDirArgs(mounts.map((mount) => mount.path)), ...mounts.flatMap((mount) => mount.args)];
+  const binds = policy.binds ?? [];
+  const bindArgs = binds.flatMap((bind) => [bind.readOnly === true ? "--ro-bind" : "--bind", realOrSelf(bind.source), bind.target]);
+  return [...parentDirArgs([...mounts.map((mount) => mount.path), ...binds.map((bind) => bind.target)]), ...mounts.flatMap((mount) => mount.args), ...bindArgs];
 }
 
 /** What the system arguments mount whole: a mount's parents are never created inside these. */
@@ -227,7 +237,7 @@ export function sandboxArgv(policy: SandboxPolicy, argv: readonly string[], opti
   if (!found.available) throw new Error(`sandbox unavailable: ${found.reason}`);
   const env = Object.entries(options.env).flatMap(([key, value]) => ["--setenv", key, value]);
   const seccomp = ["--seccomp", String(SECCOMP_FD)];
-  return [found.bwrap, ...systemArgs(policy.network === true), ...policyArgs(policy), "--chdir", realOrSelf(options.cwd), "--clearenv", ...env, ...seccomp, "--", ...dropPrivileges(found.setpriv), ...argv];
+  return [found.bwrap, ...systemArgs(policy.network === true), ...policyArgs(policy), "--chdir", policy.chdir ?? realOrSelf(options.cwd), "--clearenv", ...env, ...seccomp, "--", ...dropPrivileges(found.setpriv), ...argv];
 }
 
 /**

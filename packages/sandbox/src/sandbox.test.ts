@@ -37,7 +37,7 @@ async function inSandbox(script: string, policy: SandboxPolicy = {}, env: Record
     env: { PATH: "/usr/bin:/bin", ...env },
     timeoutMs: 15_000,
     graceMs: 500,
-    sandbox: { readOnly: [nodeInstallDir(), ...(policy.readOnly ?? [])], writable: [work, ...(policy.writable ?? [])], ...(policy.hidden === undefined ? {} : { hidden: policy.hidden }), ...(policy.network === undefined ? {} : { network: policy.network }) },
+    sandbox: { readOnly: [nodeInstallDir(), ...(policy.readOnly ?? [])], writable: [work, ...(policy.writable ?? [])], ...(policy.hidden === undefined ? {} : { hidden: policy.hidden }), ...(policy.network === undefined ? {} : { network: policy.network }), ...(policy.binds === undefined ? {} : { binds: policy.binds }), ...(policy.chdir === undefined ? {} : { chdir: policy.chdir }) },
   });
   return { stdout: outcome.stdout.toString("utf8").trim(), exitCode: outcome.exitCode, stderr: outcome.stderr };
 }
@@ -75,6 +75,16 @@ describe.skipIf(!support.available)("the bubblewrap sandbox, attacked", () => {
     const script = `const fs = require("fs"); for (const p of [${JSON.stringify(join(readOnly, "x"))}, "/usr/evil", ${JSON.stringify(join(work, "ok"))}]) { try { fs.writeFileSync(p, "x"); console.log("wrote") } catch (e) { console.log(e.code) } }`;
     expect((await inSandbox(script, { readOnly: [readOnly] })).stdout.split("\n")).toEqual(["EROFS", "EROFS", "wrote"]);
     expect(existsSync(join(readOnly, "x"))).toBe(false);
+  });
+
+  it("a bind shows a host directory at another path (writable unless read-only); the host path itself stays invisible", async () => {
+    const shown = join(root, "shown");
+    mkdirSync(shown);
+    writeFileSync(join(shown, "in.txt"), "inside");
+    const script = `const fs = require("fs"); console.log(fs.readFileSync("/workspace/in.txt", "utf8")); fs.writeFileSync("/workspace/out.txt", "x"); try { fs.writeFileSync("/config/x", "x"); console.log("wrote") } catch (e) { console.log(e.code) } console.log(fs.existsSync(${JSON.stringify(shown)})); console.log(process.cwd())`;
+    const result = await inSandbox(script, { binds: [{ source: shown, target: "/workspace" }, { source: secretDir, target: "/config", readOnly: true }], chdir: "/workspace" });
+    expect(result.stdout.split("\n")).toEqual(["inside", "EROFS", "false", "/workspace"]);
+    expect(existsSync(join(shown, "out.txt"))).toBe(true);
   });
 
   describe("no network, no host sockets", () => {

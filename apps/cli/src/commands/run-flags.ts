@@ -2,6 +2,7 @@
 import { Command, Option } from "clipanion";
 import { EvalError } from "@eval/errors";
 import type { WarningSink } from "@eval/errors";
+import type { AgentSutOptions } from "../agent-suts.ts";
 import { EvalgateCommand } from "../base-command.ts";
 import { benchRootOption, formatOption, stateDirOption, trustTiersOption } from "../options.ts";
 
@@ -51,6 +52,10 @@ export abstract class RunFlags extends EvalgateCommand {
   sutNetwork = Option.Boolean("--sut-network", false, { description: "Give a sandboxed command SUT the host's network (recorded as sut_isolation bwrap-network)" });
   agentModel = Option.String("--agent-model", { description: "With --sut cli:<adapter>: the model the agent CLI uses (its --model)" });
   agentArg = Option.Array("--agent-arg", { description: "With --sut cli:<adapter>: one more CLI flag, e.g. --agent-arg=--provider --agent-arg=stub (repeatable; bypass, shell and eval flags are refused)" });
+  agentNetwork = Option.String("--agent-network", { description: "Agent CLIs: bridge (default: loopback only, the model bridge holds the key) or host (the host's network and login files; both opt-ins)" });
+  modelUpstream = Option.String("--model-upstream", { description: "Agent CLIs behind the bridge: where model calls go (a compatible base URL; default the provider's API)" });
+  caseMaxRequests = Option.String("--case-max-requests", { description: "Agent CLIs behind the bridge: model requests one case trial may make (the next is refused: agent.budget_exceeded)" });
+  caseMaxCostUsd = Option.String("--case-max-cost-usd", { description: "Agent CLIs behind the bridge: metered spend one case trial may reach (the next request is refused: agent.budget_exceeded)" });
   streamLog = Option.String("--stream-log", { description: "Agent SUTs: extra stream log beside each transcript line: false (default), summary or raw" });
   logFormat = Option.String("--log-format", { hidden: true, description: "Deprecated: use --stream-log (json = raw, summary = summary)" });
   plan = Option.String("--plan", { description: "With --shard: the plan file (evalgate plan) whose units to run" });
@@ -67,6 +72,24 @@ export abstract class RunFlags extends EvalgateCommand {
       throw new EvalError("EVAL_USAGE", `--sandbox must be bwrap or none, got "${this.sandbox}"`);
     }
     return this.sandbox ?? "bwrap";
+  }
+
+  /** The agent-network flags as AgentSutOptions fields (only those given). */
+  protected async agentNetworkOptions(maxCostUsd: number): Promise<Pick<AgentSutOptions, "agentNetwork" | "modelUpstream" | "caseBudget" | "runCostCapUsd">> {
+    if (this.agentNetwork !== undefined && this.agentNetwork !== "bridge" && this.agentNetwork !== "host") {
+      throw new EvalError("EVAL_USAGE", `--agent-network must be bridge or host, got "${this.agentNetwork}"`);
+    }
+    const { isAbove, numberFlag, numberRule } = await import("../number-flag.ts");
+    const t = await import("typanion");
+    const requests = numberFlag("--case-max-requests", this.caseMaxRequests, Number.NaN, numberRule("an integer >= 1", [t.isInteger(), t.isAtLeast(1)]));
+    const cost = numberFlag("--case-max-cost-usd", this.caseMaxCostUsd, Number.NaN, numberRule("a number of dollars > 0", [isAbove(0)]));
+    const caseBudget = { ...(Number.isNaN(requests) ? {} : { maxRequests: requests }), ...(Number.isNaN(cost) ? {} : { maxCostUsd: cost }) };
+    return {
+      ...(this.agentNetwork === undefined ? {} : { agentNetwork: this.agentNetwork }),
+      ...(this.modelUpstream === undefined ? {} : { modelUpstream: this.modelUpstream }),
+      ...(Object.keys(caseBudget).length === 0 ? {} : { caseBudget }),
+      runCostCapUsd: maxCostUsd,
+    };
   }
 
   /** `--stream-log`, or the deprecated `--log-format` mapped onto it with one warning. */

@@ -1,0 +1,108 @@
+// Record and replay at the wire, with a stand-in agent behind the bridge: recording keeps every model
+// exchange in the cassette; replaying runs the CLI again, with the upstream gone, against the recorded
+// answers; a request the recording does not hold ends the case as replay.diverged, naming the field.
+import { chmodSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { BenchCase, SutInvocation } from "@eval/models";
+import { BenchCaseSchema, parseWire, sutCaseOf } from "@eval/models";
+import { sandboxSupport } from "@eval/sandbox";
+import { startAnthropicUpstream } from "./bridge.test-helpers.ts";
+import { readCassette } from "./cassette-files.ts";
+import { writeReport } from "./compliance.test-helpers.ts";
+import { readStream } from "./fake-cli.test-helpers.ts";
+import { cassetteDirOf, createLiveSut, createReplaySut } from "./suts.ts";
+
+const sandboxed = sandboxSupport().available;
+const SEED = "ab".repeat(32);
+let root: string;
+let binaryPath: string;
+let complianceDir: string;
+let benchCase: BenchCase;
+let benchRoot: string;
+
+beforeAll(() => {
+  root = mkdtempSync(join(tmpdir(), "evalgate-wire-replay-"));
+  const packageDir = join(root, "prefix", "node_modules", "stand-in-agent");
+  mkdirSync(packageDir, { recursive: true });
+  mkdirSync(join(root, "prefix", "bin"));
+  // Sends its prompt and the workspace's input.txt to its model, with ids that change every run; writes the answer.
+  writeFileSync(
+    join(packageDir, "cli.mjs"),
+    `#!${process.execPath}
+import { randomUUID } from "node:crypto";
+import { readFileSync, writeFileSync } from "node:fs";
+if (process.argv.includes("--version")) { console.log("2.1.330 (Claude Code)"); process.exit(0); }
+const prompt = process.argv[process.argv.indexOf("--print") + 1];
+const body = { model: "claude-sonnet-4-5", stream: true, metadata: { user_id: randomUUID() }, tools: [{ name: "Write" }], messages: [{ role: "user", content: prompt + "\\n" + readFileSync("input.txt", "utf8") + "\\nsession " + randomUUID() + " at " + new Date().toISOString() }] };
+const response = await fetch(process.env.ANTHROPIC_BASE_URL + "/v1/messages", { method: "POST", headers: { "x-api-key": process.env.ANTHROPIC_API_KEY, "content-type": "application/json" }, body: JSON.stringify(body) });
+const text = (await response.text()).split("\\n").filter((line) => line.startsWith("data: ")).map((line) => JSON.parse(line.slice(6))).filter((event) => event.delta?.type === "text_delta").map((event) => event.delta.text).join("");
+if (response.status !== 200) { console.error(text || response.status); process.exit(1); }
+writeFileSync("answer.txt", text + "\\n");
+process.stdout.write(${JSON.stringify(readStream("claude-success.stdout.jsonl"))});
+`,
+  );
+  chmodSync(join(packageDir, "cli.mjs"), 0o755);
+  binaryPath = join(root, "prefix", "bin", "claude");
+  symlinkSync(join(packageDir, "cli.mjs"), binaryPath);
+  complianceDir = join(root, "state", "compliance");
+  writeReport(complianceDir, { adapter: "claude-code", binaryPath, version: "2.1.330" });
+  const caseDir = join(root, "bench", "vuln-remediation", "cases", "demo-case");
+  mkdirSync(join(caseDir, "input"), { recursive: true });
+  writeFileSync(join(caseDir, "input", "input.txt"), "the vulnerable line\n");
+  benchRoot = dirname(dirname(dirname(caseDir)));
+  benchCase = parseWire(BenchCaseSchema, {
+    case_id: "demo-case",
+    task_class: "vuln-remediation",
+    prompt: "Fix the vulnerable line in input.txt.",
+    disposition: "positive",
+    difficulty: "easy",
+    source: "curated",
+    curation_class: "held-out",
+    added_at: "2026-01-01T00:00:00Z",
+    last_validated_at: "2026-01-01T00:00:00Z",
+    cassette_canary_pin: "0123456789abcdef0123456789abcdef",
+    case_path: caseDir,
+    input_path: join(caseDir, "input"),
+    expected_path: join(caseDir, "expected"),
+    cassette_path: null,
+    case_digest: `blake3:${"0".repeat(64)}`,
+  });
+});
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+function invocation(): SutInvocation {
+  const workspacePath = mkdtempSync(join(root, "ws-"));
+  cpSync(benchCase.input_path, workspacePath, { recursive: true });
+  return { benchCase: sutCaseOf(benchCase), workspacePath, canarySeed: SEED, signal: new AbortController().signal, timeoutMs: 60_000, invocationTag: "bench:t:vuln-remediation:demo-case" };
+}
+
+const gate = () => ({ allow_cli_subscription: true, acknowledge_unsandboxed_cli: false, complianceDir, env: { PATH: process.env.PATH } });
+
+describe.runIf(sandboxed)("record and replay at the wire", () => {
+  it("records every exchange; the replay runs the CLI again with the upstream stopped and leaves the same workspace; a changed input diverges", async () => {
+    const upstream = await startAnthropicUpstream();
+    const recording = invocation();
+    const live = createLiveSut({ ...gate(), adapter: "claude-code", binaryPath, model_upstream: upstream.url, record: true, benchRoot });
+    const recorded = await live.run(recording);
+    await upstream.close();
+    expect(readFileSync(join(recording.workspacePath, "answer.txt"), "utf8")).toBe("done\n");
+    const cassette = readCassette(cassetteDirOf(benchRoot, recording));
+    expect(cassette.exchanges).toHaveLength(1);
+    expect(cassette.exchanges![0]).toMatchObject({ path: "/v1/messages", protocol: "anthropic-messages", status: 200 });
+    expect(JSON.stringify(cassette.exchanges)).not.toMatch(/evalgate-case-[0-9a-f]{36}/);
+    expect(recorded.agent_network).toMatchObject({ agent_network: "bridge" });
+
+    const replay = createReplaySut({ benchRoot, wire: { ...gate(), binaryPathOf: () => binaryPath } });
+    expect(replay.isolation).toBe("bwrap-bridge");
+    const again = invocation();
+    const output = await replay.run(again);
+    expect(output).toMatchObject({ wire_replay: true, diff_matches_recording: true, trial_class: "parse_success", diff: recorded.diff });
+    expect(readFileSync(join(again.workspacePath, "answer.txt"), "utf8")).toBe("done\n");
+
+    const changed = invocation();
+    writeFileSync(join(changed.workspacePath, "input.txt"), "another line\n");
+    await expect(replay.run(changed)).rejects.toMatchObject({ failure_mode: "replay.diverged", message: expect.stringContaining("messages[first user].text") });
+  }, 120_000);
+});

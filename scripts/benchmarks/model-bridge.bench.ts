@@ -1,0 +1,148 @@
+// The model bridge's cost to an agent, same run, same machine: a streamed Anthropic-style answer (40 SSE
+// events, ~6 KB) from a local upstream on 127.0.0.1, fetched directly (the floor) and through the whole
+// door an agent uses (the in-sandbox relay's code on 127.0.0.1 -> unix socket -> bridge -> upstream),
+// alternating, each with a keep-alive client as the CLIs use. Goal: median added latency per streamed
+// request under 2 ms. On a shared machine the wall clock is dominated by waiting for a CPU at each of the
+// bridge's extra hops, so the CPU time the bridge and relay spend per request (load-independent) is
+// measured too: both phases run back to back and the relay's utime+stime is read from /proc. Then memory: the harness-side bytes per concurrent bridge (RSS delta over 40 open
+// bridges, each having served one request) and the resident size of one relay process.
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { Agent, createServer, request } from "node:http";
+import type { AddressInfo } from "node:net";
+import { connect } from "node:net";
+import { loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { RELAY_PORT, relayInvocation, startModelBridge } from "../../packages/model-bridge/src/index.ts";
+import type { ModelBridge } from "../../packages/model-bridge/src/index.ts";
+import type { BenchRow } from "../bench.ts";
+import { median } from "./timing.ts";
+
+const ROUNDS = 300;
+const BRIDGES = 40;
+const KEY = "evalgate-case-benchmark-key-000000";
+
+const STREAM = [
+  `event: message_start\ndata: ${JSON.stringify({ type: "message_start", message: { id: "m", model: "claude-sonnet-4-5", usage: { input_tokens: 1000, output_tokens: 1 } } })}\n\n`,
+  ...Array.from({ length: 38 }, (_, index) => `event: content_block_delta\ndata: ${JSON.stringify({ type: "content_block_delta", index: 0, delta: { type: "text_delta", text: `token ${index} `.repeat(12) } })}\n\n`),
+  `event: message_delta\ndata: ${JSON.stringify({ type: "message_delta", delta: { stop_reason: "end_turn" }, usage: { output_tokens: 400 } })}\n\n`,
+];
+
+function fetchStream(agent: Agent, port: number): Promise<number> {
+  const body = JSON.stringify({ model: "claude-sonnet-4-5", stream: true, messages: [{ role: "user", content: "hi" }] });
+  const start = process.hrtime.bigint();
+  return new Promise((resolve, reject) => {
+    const outgoing = request({ agent, host: "127.0.0.1", port, path: "/v1/messages", method: "POST", headers: { "x-api-key": KEY, "content-type": "application/json", "content-length": Buffer.byteLength(body) } }, (incoming) => {
+      incoming.on("data", () => {});
+      incoming.on("end", () => resolve(Number(process.hrtime.bigint() - start) / 1e6));
+    });
+    outgoing.on("error", reject);
+    outgoing.end(body);
+  });
+}
+
+async function waitForPort(port: number): Promise<void> {
+  for (let attempt = 0; attempt < 100; attempt += 1) {
+    const open = await new Promise<boolean>((resolve) => {
+      const socket = connect({ host: "127.0.0.1", port }, () => {
+        socket.end();
+        resolve(true);
+      });
+      socket.on("error", () => resolve(false));
+    });
+    if (open) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`nothing listens on 127.0.0.1:${port}`);
+}
+
+const cpuMsOf = (pid: number): number => {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+};
+const ownCpuMs = (): number => {
+  const usage = process.cpuUsage();
+  return (usage.user + usage.system) / 1000;
+};
+
+const rssKb = (pid: number): number => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? Number.NaN);
+
+export default async function modelBridgeBench(): Promise<BenchRow[]> {
+  const dir = mkdtempSync(join(tmpdir(), "evalgate-bench-bridge-"));
+  const upstream = createServer((incoming, response) => {
+    incoming.resume();
+    incoming.on("end", () => {
+      response.writeHead(200, { "content-type": "text/event-stream" });
+      for (const event of STREAM) response.write(event);
+      response.end();
+    });
+  });
+  await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve));
+  const upstreamPort = (upstream.address() as AddressInfo).port;
+  const socketPath = join(dir, "model.sock");
+  const bridge = await startModelBridge({ socketPath, upstream: { baseUrl: `http://127.0.0.1:${upstreamPort}`, apiKey: "sk-real" }, localPrefix: "", clientKey: KEY });
+  // The relay exactly as it runs in the sandbox, here in the host's namespace (it starts a placeholder agent).
+  const relay = relayInvocation(process.execPath, socketPath, "/bin/sleep", ["3600"]);
+  const relayProcess = spawn(relay.command, [...relay.args], { stdio: "ignore" });
+  const bridges: ModelBridge[] = [];
+  try {
+    await waitForPort(RELAY_PORT);
+    const directAgent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const bridgedAgent = new Agent({ keepAlive: true, maxSockets: 1 });
+    for (let warm = 0; warm < 30; warm += 1) {
+      await fetchStream(directAgent, upstreamPort);
+      await fetchStream(bridgedAgent, RELAY_PORT);
+    }
+    const direct: number[] = [];
+    const bridged: number[] = [];
+    for (let round = 0; round < ROUNDS; round += 1) {
+      direct.push(await fetchStream(directAgent, upstreamPort));
+      bridged.push(await fetchStream(bridgedAgent, RELAY_PORT));
+    }
+    const added = bridged.map((value, index) => value - direct[index]!);
+    // CPU per request: the same requests in two back-to-back phases (this process holds client, bridge and upstream).
+    let mark = ownCpuMs();
+    for (let round = 0; round < ROUNDS; round += 1) await fetchStream(directAgent, upstreamPort);
+    const directCpu = (ownCpuMs() - mark) / ROUNDS;
+    const relayBefore = cpuMsOf(relayProcess.pid!);
+    mark = ownCpuMs();
+    for (let round = 0; round < ROUNDS; round += 1) await fetchStream(bridgedAgent, RELAY_PORT);
+    const bridgedCpu = (ownCpuMs() - mark) / ROUNDS;
+    const relayCpu = (cpuMsOf(relayProcess.pid!) - relayBefore) / ROUNDS;
+    const metered = bridge.figures();
+    const relayRss = rssKb(relayProcess.pid!);
+
+    globalThis.gc?.();
+    const before = process.memoryUsage().rss;
+    for (let index = 0; index < BRIDGES; index += 1) {
+      const extra = await startModelBridge({ socketPath: join(dir, `b${index}.sock`), upstream: { baseUrl: `http://127.0.0.1:${upstreamPort}`, apiKey: "sk-real" }, localPrefix: "", clientKey: KEY });
+      bridges.push(extra);
+      await new Promise<void>((resolve, reject) => {
+        const outgoing = request({ socketPath: extra.socketPath, path: "/v1/messages", method: "POST", headers: { "x-api-key": KEY } }, (incoming) => incoming.resume().on("end", () => resolve()));
+        outgoing.on("error", reject);
+        outgoing.end("{}");
+      });
+    }
+    globalThis.gc?.();
+    const perBridgeKb = (process.memoryUsage().rss - before) / BRIDGES / 1024;
+    directAgent.destroy();
+    bridgedAgent.destroy();
+    const ms = (value: number): string => `${value.toFixed(3)} ms`;
+    return [
+      { benchmark: "model-bridge", measure: `streamed request direct to the upstream (median of ${ROUNDS}, floor)`, value: ms(median(direct)) },
+      { benchmark: "model-bridge", measure: "the same through relay + bridge (median)", value: `${ms(median(bridged))} (${(median(bridged) / median(direct)).toFixed(2)}x the floor)` },
+      { benchmark: "model-bridge", measure: "added latency per streamed request (median of paired differences)", value: ms(median(added)), goal: "< 2 ms (on an idle machine)" },
+      { benchmark: "model-bridge", measure: "added latency, 95th percentile", value: ms([...added].sort((a, b) => a - b)[Math.floor(0.95 * added.length)]!) },
+      { benchmark: "model-bridge", measure: "CPU per streamed request: bridge (harness process, beyond the direct phase) + relay", value: `${ms(bridgedCpu - directCpu)} + ${ms(relayCpu)} = ${ms(bridgedCpu - directCpu + relayCpu)}`, goal: "< 2 ms", ok: bridgedCpu - directCpu + relayCpu < 2 },
+      { benchmark: "model-bridge", measure: "load average (1 min) during the run", value: loadavg()[0]!.toFixed(1) },
+      { benchmark: "model-bridge", measure: "metered (check): requests, output tokens", value: `${metered.requests}, ${metered.output_tokens}` },
+      { benchmark: "model-bridge", measure: `harness memory per open bridge (RSS delta over ${BRIDGES})`, value: `${perBridgeKb.toFixed(0)} KiB` },
+      { benchmark: "model-bridge", measure: "relay process resident size (one per agent, in its sandbox)", value: `${(relayRss / 1024).toFixed(1)} MiB` },
+    ];
+  } finally {
+    relayProcess.kill("SIGTERM");
+    await Promise.all([bridge.close(), ...bridges.map((extra) => extra.close())]);
+    await new Promise<void>((resolve) => upstream.close(() => resolve()));
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
