@@ -32,10 +32,13 @@ export class MergeCommand extends EvalgateCommand {
     const format = settings.format();
     const onWarning = warningPrinter(this.context, format);
     const [{ mergeBundles }, { resolve }] = await Promise.all([import("@eval/runner"), import("node:path")]);
+    const stateDir = settings.path("state_dir", ".evalgate");
+    const fresh = settings.newStateDirWarning(stateDir);
+    if (fresh !== null) onWarning(fresh);
     const result = await mergeBundles(
       this.bundles.map((bundle) => resolve(this.context.cwd, bundle)),
       {
-        stateDir: settings.path("state_dir", ".evalgate"),
+        stateDir,
         allowIncomplete: this.allowIncomplete,
         onWarning,
         ...(this.expectHead === undefined ? {} : { expectHead: this.expectHead }),

@@ -98,3 +98,16 @@ describe("without a lockfile: the installed packages' files", () => {
     expect(lockedDependencyClosure(dir)).toBe("semver@^7.5.0 unresolved");
   });
 });
+
+describe("without a lockfile, workspace links", () => {
+  it("are left out: a dependency linked to a directory outside node_modules is the repository's own code", async () => {
+    const { symlinkSync } = await import("node:fs");
+    const dir = mkdtempSync(join(tmpdir(), "evalgate-lock-link-"));
+    writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "x", dependencies: { local: "workspace:^" } }));
+    mkdirSync(join(dir, "packages", "local"), { recursive: true });
+    writeFileSync(join(dir, "packages", "local", "package.json"), JSON.stringify({ name: "local", version: "1.0.0" }));
+    mkdirSync(join(dir, "node_modules"));
+    symlinkSync(join(dir, "packages", "local"), join(dir, "node_modules", "local"));
+    expect(lockedDependencyClosure(dir)).toBe("");
+  });
+});

@@ -1,5 +1,5 @@
 import { existsSync, readFileSync, realpathSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { dirname, join, sep } from "node:path";
 import { blake3Digest } from "@eval/hashing";
 import { digestDirectorySync } from "../digest.ts";
 import { IMPORTER_GROUPS, PACKAGE_GROUPS, walkClosure, wantedFrom, type Graph } from "./closure.ts";
@@ -39,13 +39,16 @@ function contentDigest(dir: string): string {
 /**
  * Without any lockfile: the installed dependency closure of the package in `packageDir`, found the way
  * Node finds it, one line per package (`name@version <digest of its files>`), so a dependency changed on
- * disk changes the result whatever its version says.
+ * disk changes the result whatever its version says. Links to directories outside any node_modules
+ * (workspace packages) are left out, as the lockfile readers leave out `link:` and `workspace:`.
  */
 export function installedClosure(packageDir: string): string[] {
   const graph: Graph<Installed> = {
     resolve: (from, [name]) => {
       const dir = resolveInstalled(from?.dir ?? packageDir, name);
-      return dir === null ? null : { dir, manifest: readManifest(dir) };
+      if (dir === null) return null;
+      // A link to a directory outside any node_modules is a workspace package: the repository's own code.
+      return dir.split(sep).includes("node_modules") ? { dir, manifest: readManifest(dir) } : "skip";
     },
     key: (node) => node.dir,
     children: (node) => wantedFrom(node.manifest, PACKAGE_GROUPS),
