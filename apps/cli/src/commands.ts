@@ -20,9 +20,10 @@ import { ShowCommand } from "./commands/show.ts";
 import { SchemasCommand } from "./commands/schemas.ts";
 import { TranscriptImportCommand } from "./commands/transcript-import.ts";
 import { VerifyCommand } from "./commands/verify.ts";
+import { RunsCommand } from "./commands/runs.ts";
 
 /**
  * Every command, one file each under commands/. Command modules import their libraries lazily inside
  * `run()`, so `evalgate --help` loads only clipanion and these classes.
  */
-export const COMMANDS: ReadonlyArray<CommandClass<EvalgateContext>> = [RunCommand, PlanCommand, MergeCommand, CacheStatsCommand, CacheGcCommand, GcCommand, SchemasCommand, TranscriptImportCommand, FenceCommand, BenchListCommand, BenchShowCommand, BenchSignCommand, AdaptersListCommand, AdaptersDoctorCommand, AdaptersComplianceCheckCommand, VerifyCommand, PromoteVerdictCommand, CompareCommand, ReportCommand, ShowCommand];
+export const COMMANDS: ReadonlyArray<CommandClass<EvalgateContext>> = [RunCommand, PlanCommand, MergeCommand, CacheStatsCommand, CacheGcCommand, GcCommand, SchemasCommand, TranscriptImportCommand, FenceCommand, BenchListCommand, BenchShowCommand, BenchSignCommand, AdaptersListCommand, AdaptersDoctorCommand, AdaptersComplianceCheckCommand, VerifyCommand, RunsCommand, PromoteVerdictCommand, CompareCommand, ReportCommand, ShowCommand];
