@@ -23,7 +23,10 @@ elif ! node_is_suitable || ! pnpm_is_pinned; then
     exit 1
   fi
   echo "evalgate: installing Node 24 and pnpm $PNPM_VERSION into .toolchain/ (the machine's Node is $(node --version 2>/dev/null || echo missing))" >&2
-  npm install --prefix "$EVALGATE_ROOT/.toolchain" --no-save --no-audit --no-fund --loglevel=error "node@24" "pnpm@$PNPM_VERSION" >&2
+  # --prefix also moves npm's global config to <prefix>/etc/npmrc: name the machine's own, so its
+  # registry, proxy and CA settings (a cafile, say) still apply.
+  npm install --prefix "$EVALGATE_ROOT/.toolchain" --globalconfig "$(npm config get globalconfig)" \
+    --no-save --no-audit --no-fund --loglevel=error "node@24" "pnpm@$PNPM_VERSION" >&2
   PATH="$TOOLCHAIN_BIN:$PATH"
 fi
 export PATH

@@ -1,8 +1,6 @@
-import { Builtins, Cli } from "clipanion";
-import { COMMANDS } from "./commands.ts";
+import { reachableCommands } from "./commands.ts";
 import type { EvalgateContext } from "./context.ts";
-import { renderError } from "./render-error.ts";
-import { usageError } from "./usage-error.ts";
+import { answerWithoutParser } from "./help.ts";
 import { HARNESS_VERSION } from "./version.ts";
 
 export interface RunCliOptions {
@@ -15,6 +13,12 @@ export interface RunCliOptions {
 
 /** Runs one evalgate invocation and resolves to its exit code. Never exits the process. */
 export async function runCli(argv: readonly string[], options: RunCliOptions = {}): Promise<number> {
+  const answer = answerWithoutParser(argv, "evalgate", HARNESS_VERSION);
+  if (answer !== null) {
+    (options.stdout ?? process.stdout).write(answer);
+    return 0;
+  }
+  const { Builtins, Cli } = await import("clipanion");
   const cli = new Cli<EvalgateContext>({
     binaryLabel: "evalgate",
     binaryName: "evalgate",
@@ -23,7 +27,9 @@ export async function runCli(argv: readonly string[], options: RunCliOptions = {
   });
   cli.register(Builtins.HelpCommand);
   cli.register(Builtins.VersionCommand);
-  for (const command of COMMANDS) cli.register(command);
+  // Only the commands argv can reach are loaded, so start-up does not grow with their number.
+  const reachable = await reachableCommands(argv);
+  for (const command of reachable.length > 0 ? reachable : (await import("./listed-commands.ts")).listedCommands()) cli.register(command);
   const context: EvalgateContext = {
     stdin: (options.stdin ?? process.stdin) as EvalgateContext["stdin"],
     stdout: (options.stdout ?? process.stdout) as EvalgateContext["stdout"],
@@ -37,6 +43,8 @@ export async function runCli(argv: readonly string[], options: RunCliOptions = {
   try {
     command = cli.process([...argv], context);
   } catch (error) {
+    // Loaded only on this path: a command line that parses never pays for them.
+    const [{ renderError }, { usageError }] = await Promise.all([import("./render-error.ts"), import("./usage-error.ts")]);
     const rendered = renderError(usageError(argv, cli.definitions(), (error as Error).message), false);
     context.stderr.write(rendered.text);
     return rendered.exitCode;

@@ -7,10 +7,12 @@ import type { EvalgateContext } from "./context.ts";
 import { kubernetesCommands, readKubernetes, readWorkflow, workflowCommands } from "./examples.test-helpers.ts";
 import type { ExampleCommand } from "./examples.test-helpers.ts";
 
+const commandClasses = await Promise.all(COMMANDS.map((entry) => entry.load()));
+
 function parser(): Cli<EvalgateContext> {
   const cli = new Cli<EvalgateContext>({ binaryName: "evalgate" });
   cli.register(Builtins.HelpCommand);
-  for (const command of COMMANDS) cli.register(command);
+  for (const command of commandClasses) cli.register(command);
   return cli;
 }
 

@@ -27,7 +27,8 @@ export const StreamExcerptSchema = z.strictObject({
 
 /**
  * `runs/<run-id>/cases/<case-id>.json`: everything needed to see why one case scored as it did,
- * written when the case ran, and copied for a later cache hit (marked `from_cache`).
+ * written when the case ran, and hard-linked for a later cache hit (its `run_id` then names the
+ * executing run, not the run whose directory holds the link).
  */
 export const CaseDetailSchema = z.strictObject({
   schema_version: z.literal(CASE_DETAIL_SCHEMA_VERSION),
@@ -58,8 +59,8 @@ export const CaseDetailSchema = z.strictObject({
     .nullable(),
   score: BenchScoreSchema,
   /**
-   * Present on a copy written for a cache hit: the run `in_run_id` reused this score; `run_id` and
-   * `invocation_tag` remain those of the run that executed the case.
+   * Present on copies that versions before hard-linked details wrote for a cache hit: the run
+   * `in_run_id` reused this score; `run_id` and `invocation_tag` remain those of the executing run.
    */
   from_cache: z.strictObject({ in_run_id: z.string().min(1).max(200) }).optional(),
 });

@@ -1,7 +1,7 @@
-// Step 2 of a run: the cache probe. Hits become results (with the executing run's detail copied);
+// Step 2 of a run: the cache probe. Hits become results (with the executing run's detail linked);
 // misses are what the pool executes.
 import { EvalError } from "@eval/errors";
-import { copyCachedDetail } from "./case-detail.ts";
+import { linkCachedDetail } from "./case-detail.ts";
 import { checkRetryMisses, erroredCasesOfLastRun } from "./retry-errors.ts";
 import type { PreparedRun } from "./prepare-run.ts";
 import type { RunTally } from "./run-tally.ts";
@@ -24,7 +24,7 @@ export async function probeCache(plan: PreparedRun, tally: RunTally, options: Pi
       continue;
     }
     // A hit spends nothing now: the recorded cost is this run's spend.
-    const detailPath = copyCachedDetail(runsDir, key, plan.runId, trialDetailFile(benchCase.case_id, trial));
+    const detailPath = linkCachedDetail(runsDir, key, plan.runId, trialDetailFile(benchCase.case_id, trial));
     tally.add({ case_id: benchCase.case_id, trial, cacheKey: key, cacheHit: true, score: { ...cached, cost_usd: 0 }, detailPath });
   }
   if (options.retryErrors === true) {

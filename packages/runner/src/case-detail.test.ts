@@ -1,9 +1,9 @@
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CASE_DETAIL_SCHEMA_VERSION } from "@eval/models";
-import { copyCachedDetail, detailIndexPath, indexCaseDetail } from "./case-detail.ts";
+import { detailIndexPath, indexCaseDetail, isCachedDetail, linkCachedDetail } from "./case-detail.ts";
 
 const KEY = `blake3:${"ab".repeat(32)}`;
 let runsDir: string;
@@ -30,31 +30,35 @@ afterAll(async () => {
 });
 
 describe("cache-hit details", () => {
-  it("copies the executing run's detail into the hitting run, marked from_cache", async () => {
+  it("links the executing run's detail into the hitting run, where it reads as a cache hit", async () => {
     await mkdir(join(runsDir, "run-a", "cases"), { recursive: true });
     await writeFile(join(runsDir, "run-a", "cases", "c-1.json"), JSON.stringify(detail(KEY)));
     indexCaseDetail(runsDir, KEY, "run-a", "c-1.json");
     expect(detailIndexPath(runsDir, KEY)).toBe(join(runsDir, ".detail-index", `${"ab".repeat(32)}.json`));
-    const copied = copyCachedDetail(runsDir, KEY, "run-b", "c-1.json");
-    expect(copied).toBe(join(runsDir, "run-b", "cases", "c-1.json"));
-    const written = JSON.parse(await readFile(copied!, "utf8"));
-    expect(written).toMatchObject({ run_id: "run-a", from_cache: { in_run_id: "run-b" }, sut_output: { diff: "--- a\n+++ b\n" } });
+    const linked = linkCachedDetail(runsDir, KEY, "run-b", "c-1.json");
+    expect(linked).toBe(join(runsDir, "run-b", "cases", "c-1.json"));
+    const written = JSON.parse(await readFile(linked!, "utf8"));
+    expect(written).toMatchObject({ run_id: "run-a", sut_output: { diff: "--- a\n+++ b\n" } });
+    expect((await stat(linked!)).ino).toBe((await stat(join(runsDir, "run-a", "cases", "c-1.json"))).ino);
+    expect(isCachedDetail(written, "run-b")).toBe(true);
+    expect(isCachedDetail(written, "run-a")).toBe(false);
+    expect(isCachedDetail({ run_id: "run-a", from_cache: { in_run_id: "run-a" } }, "run-a")).toBe(true);
   });
 
   it("returns null when there is no index entry, the detail is gone, damaged, or of another key", async () => {
-    expect(copyCachedDetail(runsDir, `blake3:${"cd".repeat(32)}`, "run-b", "c-1.json")).toBeNull();
+    expect(linkCachedDetail(runsDir, `blake3:${"cd".repeat(32)}`, "run-b", "c-1.json")).toBeNull();
     const other = `blake3:${"ef".repeat(32)}`;
     indexCaseDetail(runsDir, other, "run-gone", "c-9.json");
-    expect(copyCachedDetail(runsDir, other, "run-b", "c-9.json")).toBeNull();
+    expect(linkCachedDetail(runsDir, other, "run-b", "c-9.json")).toBeNull();
     // The detail on disk names another cache key: never shown for this one.
     indexCaseDetail(runsDir, other, "run-a", "c-1.json");
-    expect(copyCachedDetail(runsDir, other, "run-b", "c-1.json")).toBeNull();
+    expect(linkCachedDetail(runsDir, other, "run-b", "c-1.json")).toBeNull();
     await writeFile(detailIndexPath(runsDir, other), "{not json");
-    expect(copyCachedDetail(runsDir, other, "run-b", "c-1.json")).toBeNull();
+    expect(linkCachedDetail(runsDir, other, "run-b", "c-1.json")).toBeNull();
     await writeFile(detailIndexPath(runsDir, other), JSON.stringify({ run_id: 3 }));
-    expect(copyCachedDetail(runsDir, other, "run-b", "c-1.json")).toBeNull();
+    expect(linkCachedDetail(runsDir, other, "run-b", "c-1.json")).toBeNull();
     // A pointer naming a file outside the run's cases directory is never followed.
     await writeFile(detailIndexPath(runsDir, KEY), JSON.stringify({ run_id: "run-a", file: "../../run-a/cases/c-1.json" }));
-    expect(copyCachedDetail(runsDir, KEY, "run-b", "c-1.json")).toBeNull();
+    expect(linkCachedDetail(runsDir, KEY, "run-b", "c-1.json")).toBeNull();
   });
 });

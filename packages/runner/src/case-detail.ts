@@ -1,7 +1,7 @@
-// Per-case detail files: written when a case runs, and reused (copied) when a later run hits the cache.
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+// Per-case detail files: written when a case runs, and reused (hard-linked) when a later run hits the cache.
+import { copyFileSync, linkSync, mkdirSync, readFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { CASE_DETAIL_SCHEMA_VERSION, CaseDetailSchema, safeParseWire } from "@eval/models";
+import { CASE_DETAIL_SCHEMA_VERSION } from "@eval/models";
 import type { BenchScore, SutOutput } from "@eval/models";
 import type { RubricOutcome } from "./rubric-isolation.ts";
 import { trialDetailFile } from "./trials.ts";
@@ -32,29 +32,61 @@ export function indexCaseDetail(runsDir: string, cacheKey: string, runId: string
 }
 
 /**
- * For a cache hit of `runId`: copies the detail of the run that executed the case into
- * `runs/<runId>/cases/<detailFile>`, marked `from_cache: { in_run_id }` (its `run_id` and
- * `invocation_tag` stay those of the executing run, where its transcript is found). Returns the copy's
- * path, or null when no earlier detail is on disk (an older state dir, a removed run directory).
+ * For a cache hit of `runId`: links the detail of the run that executed the case into
+ * `runs/<runId>/cases/<detailFile>` (a hard link, a copy where the file system refuses one). The file is
+ * the executing run's, unchanged: its `run_id` names that run, which is how a reader tells a hit (see
+ * `isCachedDetail`). Detail files are only ever replaced by a rename, never written in place, so the
+ * link cannot change under the hitting run. Returns the link's path, or null when the index points at
+ * nothing usable (an older state dir, a removed run directory, a damaged pointer): the hit simply has no
+ * detail to show. The source is parsed only to check that it is the detail of `cacheKey` (a detail of
+ * another key is never shown for this one); readers validate the whole file when they read it.
  */
-export function copyCachedDetail(runsDir: string, cacheKey: string, runId: string, detailFile: string): string | null {
-  const indexPath = detailIndexPath(runsDir, cacheKey);
-  if (!existsSync(indexPath)) return null;
+export function linkCachedDetail(runsDir: string, cacheKey: string, runId: string, detailFile: string): string | null {
+  const source = executedDetailPath(runsDir, cacheKey);
+  if (source === null || !isDetailOf(source, cacheKey)) return null;
+  const target = join(runsDir, runId, "cases", detailFile);
   try {
-    const pointer = JSON.parse(readFileSync(indexPath, "utf8")) as { run_id?: unknown; file?: unknown };
-    if (typeof pointer.run_id !== "string" || typeof pointer.file !== "string" || pointer.file.includes("/")) return null;
-    const source = join(runsDir, pointer.run_id.replace(/^partial:/, ""), "cases", pointer.file);
-    if (!existsSync(source)) return null;
-    const parsed = safeParseWire(CaseDetailSchema, JSON.parse(readFileSync(source, "utf8")));
-    if (!parsed.success || parsed.data.cache_key !== cacheKey) return null;
-    const target = join(runsDir, runId, "cases", detailFile);
-    mkdirSync(join(runsDir, runId, "cases"), { recursive: true });
-    writeAtomic(target, `${JSON.stringify({ ...parsed.data, from_cache: { in_run_id: runId } }, null, 2)}\n`);
+    mkdirSync(dirname(target), { recursive: true });
+    try {
+      linkSync(source, target);
+    } catch {
+      copyFileSync(source, target);
+    }
     return target;
   } catch {
-    // A damaged pointer or detail is not the run's problem: the hit simply has no detail to show.
     return null;
   }
+}
+
+/** The detail file the index names for `cacheKey`, or null when there is no usable pointer. */
+function executedDetailPath(runsDir: string, cacheKey: string): string | null {
+  let pointer: { run_id?: unknown; file?: unknown };
+  try {
+    pointer = JSON.parse(readFileSync(detailIndexPath(runsDir, cacheKey), "utf8")) as typeof pointer;
+  } catch {
+    return null;
+  }
+  const { run_id: runId, file } = pointer;
+  if (typeof runId !== "string" || typeof file !== "string") return null;
+  if (file.includes("/") || runId.includes("/") || runId.includes("..")) return null;
+  return join(runsDir, runId.replace(/^partial:/, ""), "cases", file);
+}
+
+/** Whether the detail file at `path` parses and names `cacheKey`. */
+function isDetailOf(path: string, cacheKey: string): boolean {
+  try {
+    return (JSON.parse(readFileSync(path, "utf8")) as { cache_key?: unknown }).cache_key === cacheKey;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Whether a detail file read from run `runId`'s directory came from the cache: a hit's file is the
+ * executing run's (its `run_id` is that run's); details copied by older versions carry `from_cache`.
+ */
+export function isCachedDetail(detail: { readonly run_id: string; readonly from_cache?: unknown }, runId: string): boolean {
+  return detail.from_cache !== undefined || detail.run_id.replace(/^partial:/, "") !== runId.replace(/^partial:/, "");
 }
 
 /** What one executed unit left for its detail file. */

@@ -44,3 +44,4 @@ export { parsePlan, planDifference, planIdOf, planRun } from "./plan.ts";
 export type { PlanOptions } from "./plan.ts";
 export { parseShard, planUnits, runShard, shardUnits } from "./shard.ts";
 export type { PlanUnit, RunShardOptions, ShardResult, ShardSpec } from "./shard.ts";
+export { isCachedDetail } from "./case-detail.ts";

@@ -8,6 +8,7 @@ import { sandboxSupport } from "@eval/sandbox";
 import { CaseDetailSchema, ChainRecordSchema, parseWire } from "@eval/models";
 import type { SystemUnderTest } from "@eval/models";
 import { signBench } from "@eval/registry";
+import { isCachedDetail } from "./case-detail.ts";
 import { ADVERSARIAL_RUBRIC, HALF_UPPER_SUT, makeTaskClassBench, UPPER_RUBRIC, writeCase } from "./bench.test-helpers.ts";
 import { moduleSut, runEval } from "./index.ts";
 import type { RunEvalOptions } from "./index.ts";
@@ -79,11 +80,11 @@ describe("runEval end to end (real registry, rubric subprocesses, cache and chai
     const second = await runEval(bench.slug, { ...(await options(stateDir)), systemUnderTest: sut });
     expect(sut.calls).toBe(0);
     expect(second.caseResults.every((r) => r.cacheHit && r.detailPath !== null)).toBe(true);
-    // A cache hit's detail is the executing run's, copied into this run and marked as reused.
+    // A cache hit's detail is the executing run's, linked into this run: it reads as reused.
     const hitDetail = parseWire(CaseDetailSchema, JSON.parse(await readFile(second.caseResults[0]!.detailPath!, "utf8")));
     expect(second.caseResults[0]!.detailPath).toBe(join(stateDir, "runs", second.report.run_id, "cases", "c-1.json"));
     expect(hitDetail.run_id).toBe(report.run_id);
-    expect(hitDetail.from_cache).toEqual({ in_run_id: second.report.run_id });
+    expect(isCachedDetail(hitDetail, second.report.run_id)).toBe(true);
     expect(hitDetail.score).toEqual(detail.score);
     expect(hitDetail.invocation_tag).toBe(detail.invocation_tag);
     expect(second.report.total_cost_usd).toBe(0);

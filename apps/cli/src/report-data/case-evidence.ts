@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { CaseDetailSchema, safeParseWire, TranscriptSchema } from "@eval/models";
 import type { CaseDetail, CaseResult, Transcript, TrialCaseResult } from "@eval/models";
 import type { CaseEvidence, CaseTrials, ReportCase } from "@eval/reports";
+import { isCachedDetail } from "@eval/runner";
 
 /** The run's detail directory name: its run id without the `partial:` prefix. */
 export const detailDirName = (runId: string): string => runId.replace(/^partial:/, "");
@@ -86,7 +87,7 @@ export function reportCaseOf(entry: CaseResult | TrialCaseResult, context: { run
     case_id: entry.case_id,
     curation_class: entry.curation_class,
     score: entry.score,
-    cache_hit: detail === null ? null : detail.from_cache !== undefined,
+    cache_hit: detail === null ? null : isCachedDetail(detail, context.runId),
     trials: trialsOf(entry),
     evidence: detail === null ? null : evidenceOf(detail),
     transcript: detail === null ? null : context.transcripts.find(context.taskClass, detail),
