@@ -39,7 +39,7 @@ describe("evalgate.config.json", () => {
     expect(records(state)).toHaveLength(1);
     // The state directory did not exist: the run says which one it starts and why there.
     expect(fromSub.stderr).toContain(`"code":"state.new"`);
-    expect(fromSub.stderr).toContain(`starting a new state directory ${state} (state_dir from ${join(bench.root, "evalgate.config.json")})`);
+    expect(fromSub.stderr).toContain(`started a new state directory ${state} (state_dir from ${join(bench.root, "evalgate.config.json")})`);
 
     const fromElsewhere = await runBuiltCli(["run", "--task-class", "upper", "--bench-root", bench.benchRoot, ...sut], { cwd: elsewhere });
     expect(fromElsewhere.code, fromElsewhere.stderr).toBe(0);
@@ -61,7 +61,7 @@ describe("evalgate.config.json", () => {
       expect(first.code, first.stderr).toBe(0);
       expect(records(join(other.root, ".evalgate"))).toHaveLength(1);
       expect(readdirSync(elsewhere)).toEqual([]);
-      expect(first.stderr).toContain(`starting a new state directory ${join(other.root, ".evalgate")} (the default, in ${other.root}: no evalgate.config.json`);
+      expect(first.stderr).toContain(`started a new state directory ${join(other.root, ".evalgate")} (the default, in ${other.root}: no evalgate.config.json`);
       const second = await runBuiltCli(argv, { cwd: elsewhere });
       expect(second.code, second.stderr).toBe(0);
       expect(second.stderr).not.toContain("state.new");

@@ -99,22 +99,26 @@ export class Settings {
   }
 
   /**
-   * A warning when `stateDir` does not exist yet and no flag or env named it, so a command that is about
-   * to create it says which state directory it starts and why there (a second chain and cache are never
-   * started silently).
+   * Call before a command that may create `stateDir`; the returned function, called after it, gives a
+   * warning when the directory did not exist before and does now and no flag or env named it: the
+   * command says which state directory it started and why there (a second chain and cache never start
+   * silently, and a command that failed before creating anything says nothing about it).
    */
-  newStateDirWarning(stateDir: string): EvalWarning | null {
+  watchNewStateDir(stateDir: string): () => EvalWarning | null {
     // --out or EVALGATE_STATE_DIR named it: the user said so.
-    if (existsSync(stateDir) || typeof this.sources.flags.state_dir === "string" || this.envValue("state_dir") !== undefined) return null;
+    if (existsSync(stateDir) || typeof this.sources.flags.state_dir === "string" || this.envValue("state_dir") !== undefined) return () => null;
     const why =
       this.file.source === null
         ? `the default, in ${this.file.baseDir}: no evalgate.config.json (or package.json "evalgate" key) at or above ${this.sources.cwd}`
         : `${this.file.values.state_dir === undefined ? "the default" : "state_dir"} from ${this.file.source}`;
-    return {
-      code: "state.new",
-      message: `starting a new state directory ${stateDir} (${why}); if you meant an existing one, pass --out or set state_dir in evalgate.config.json`,
-      details: { state_dir: stateDir, config: this.file.source },
-    };
+    return () =>
+      existsSync(stateDir)
+        ? {
+            code: "state.new",
+            message: `started a new state directory ${stateDir} (${why}); if you meant an existing one, pass --out or set state_dir in evalgate.config.json`,
+            details: { state_dir: stateDir, config: this.file.source },
+          }
+        : null;
   }
 
   /** A path setting, absolute: flags and env resolve against cwd, the file against its directory. */

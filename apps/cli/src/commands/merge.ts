@@ -33,8 +33,7 @@ export class MergeCommand extends EvalgateCommand {
     const onWarning = warningPrinter(this.context, format);
     const [{ mergeBundles }, { resolve }] = await Promise.all([import("@eval/runner"), import("node:path")]);
     const stateDir = settings.path("state_dir", ".evalgate");
-    const fresh = settings.newStateDirWarning(stateDir);
-    if (fresh !== null) onWarning(fresh);
+    const newStateDir = settings.watchNewStateDir(stateDir);
     const result = await mergeBundles(
       this.bundles.map((bundle) => resolve(this.context.cwd, bundle)),
       {
@@ -43,7 +42,10 @@ export class MergeCommand extends EvalgateCommand {
         onWarning,
         ...(this.expectHead === undefined ? {} : { expectHead: this.expectHead }),
       },
-    );
+    ).finally(() => {
+      const started = newStateDir();
+      if (started !== null) onWarning(started);
+    });
     const { report } = result;
     const summary = {
       type: "merge",

@@ -35,8 +35,7 @@ export class RunCommand extends RunFlags {
     const tiers = this.withVerdict ? await loadRunTiers(tiersPath, taskClassName) : null;
     const runner = await import("@eval/runner");
     runner.checkStateDir(stateDir, { write: true });
-    const fresh = settings.newStateDirWarning(stateDir);
-    if (fresh !== null) onWarning(fresh);
+    const newStateDir = settings.watchNewStateDir(stateDir);
     const sutOptions: SutResolverOptions = { cwd: this.context.cwd, env: this.context.env, stateDir, benchRoot, record: this.record, allowCliSubscription: this.allowCliSubscription, acknowledgeUnsandboxedCli: this.acknowledgeUnsandboxedCli, allowStaleCompliance: this.allowStaleCompliance, streamLog: await this.resolveStreamLog(onWarning), onWarning, sandbox: this.sandboxMode(), sutNetwork: this.sutNetwork, sutRead: this.sutRead ?? [] };
     const { defaultSutChooser, resolveSut } = await import("../sut-resolver.ts");
     const spec = shardJob?.plan?.sut.spec ?? this.sut ?? (scaleOut === null ? undefined : await scaleOut.shardDefaultSutSpec(benchRoot, taskClassName, this.cases));
@@ -58,6 +57,8 @@ export class RunCommand extends RunFlags {
     } finally {
       interrupt.dispose();
       progress?.finish();
+      const started = newStateDir();
+      if (started !== null) onWarning(started);
     }
     const verdict = tiers === null ? null : await issueRunVerdict(tiers, result, stateDir);
     const { writeRunOutputs } = await import("../run-outputs.ts");
