@@ -53,21 +53,27 @@ describe("evalgate.config.json", () => {
     expect(verify.stdout).toContain('"records":2');
   }, 180_000);
 
-  it("without any config file, --bench-root from elsewhere keeps the state beside the bench root and says it starts one", async () => {
+  it("without any config file, the state is the working directory's, and a run that starts one says so", async () => {
     const other = await makeUpperBench({ "b-1": "beta" });
+    const cwd = mkdtempSync(join(tmpdir(), "evalgate-cwd-"));
     try {
       const argv = ["run", "--task-class", "upper", "--bench-root", other.benchRoot, "--sut", `module:${join(other.root, "sut.mjs")}#upper`, "--quiet"];
-      const first = await runBuiltCli(argv, { cwd: elsewhere });
+      const first = await runBuiltCli(argv, { cwd });
       expect(first.code, first.stderr).toBe(0);
-      expect(records(join(other.root, ".evalgate"))).toHaveLength(1);
-      expect(readdirSync(elsewhere)).toEqual([]);
-      expect(first.stderr).toContain(`started a new state directory ${join(other.root, ".evalgate")} (the default, in ${other.root}: no evalgate.config.json`);
-      const second = await runBuiltCli(argv, { cwd: elsewhere });
+      expect(records(join(cwd, ".evalgate"))).toHaveLength(1);
+      expect(first.stderr).toContain(`started a new state directory ${join(cwd, ".evalgate")} (the default, in ${cwd}: no evalgate.config.json`);
+      const second = await runBuiltCli(argv, { cwd });
       expect(second.code, second.stderr).toBe(0);
       expect(second.stderr).not.toContain("state.new");
-      expect(records(join(other.root, ".evalgate"))).toHaveLength(2);
+      expect(records(join(cwd, ".evalgate"))).toHaveLength(2);
+      // A refused command starts nothing and says nothing about it.
+      const refused = await runBuiltCli(["run", "--task-class", "nope", "--bench-root", other.benchRoot], { cwd: elsewhere });
+      expect(refused.code).toBe(3);
+      expect(refused.stderr.trim().split("\n")).toHaveLength(1);
+      expect(readdirSync(elsewhere)).toEqual([]);
     } finally {
       await rm(other.root, { recursive: true, force: true });
+      await rm(cwd, { recursive: true, force: true });
     }
   }, 180_000);
 

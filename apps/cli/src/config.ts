@@ -23,13 +23,13 @@ export interface LoadedConfig {
 /**
  * Finds and validates the nearest config, walking up from `cwd`; when there is none there, walking up
  * from `benchRoot` (a bench root given by flag or env, so `--bench-root` from elsewhere finds the
- * project's config). With no config at all, defaults resolve against the bench root's parent when one
- * was given, else against `cwd`.
+ * project's config). With no config at all, defaults resolve against `cwd` (and a state directory
+ * started there is announced: `watchNewStateDir`).
  */
 export function loadConfigFile(cwd: string, benchRoot?: string): LoadedConfig {
   const nearCwd = findConfigFile(cwd);
   if (nearCwd !== null || benchRoot === undefined) return nearCwd ?? { values: {}, source: null, baseDir: resolve(cwd) };
-  return findConfigFile(benchRoot) ?? { values: {}, source: null, baseDir: dirname(resolve(benchRoot)) };
+  return findConfigFile(benchRoot) ?? { values: {}, source: null, baseDir: resolve(cwd) };
 }
 
 function findConfigFile(start: string): LoadedConfig | null {

@@ -170,11 +170,10 @@ describe("bad input: one line, a documented exit code, nothing written", () => {
     const second = join(bench.root, "cache-host-2");
     await mkdir(first, { recursive: true });
     await mkdir(second, { recursive: true });
-    // Each host its own state directory (without --out both would use the one beside the bench root).
-    const a = await evalgate([...shardArgs, "--out", join(first, ".evalgate")], first);
+    const a = await evalgate(shardArgs, first);
     expect(a.code, a.stderr).toBe(0);
     expect(lastJson(a)).toMatchObject({ type: "shard", shard: "1/1", units: 12, cache_hits: 0, complete: true });
-    const b = await evalgate([...shardArgs, "--out", join(second, ".evalgate")], second);
+    const b = await evalgate(shardArgs, second);
     expect(b.code, b.stderr).toBe(0);
     expect(lastJson(b)).toMatchObject({ units: 12, cache_hits: 12 });
     expect(b.stderr).toBe("");
