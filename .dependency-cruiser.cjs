@@ -27,6 +27,7 @@ const LLM_SDK_PATH = `(^|node_modules/)(${LLM_SDKS.map(escape).join("|")})(/|$)`
 // Which of our packages each package may import (besides itself). Lower layers know nothing of higher ones.
 const ALLOWED = {
   errors: [],
+  "model-stub": ["errors"],
   hashing: [],
   sandbox: ["errors"],
   models: [],
@@ -37,7 +38,7 @@ const ALLOWED = {
   "tool-normalize": ["models", "errors", "hashing"],
   statistics: ["hashing"],
   runner: ["models", "errors", "hashing", "registry", "cache", "audit-chain", "rubric-protocol", "sandbox", "statistics"],
-  promotion: ["models", "errors", "hashing", "audit-chain"],
+  promotion: ["models", "errors", "hashing", "audit-chain", "statistics"],
   compare: ["models", "errors", "hashing", "audit-chain", "statistics"],
   "cli-subscription-adapters": ["models", "errors", "hashing", "tool-normalize", "sandbox"],
   reports: ["models", "errors", "hashing"],

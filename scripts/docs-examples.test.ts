@@ -19,6 +19,7 @@ const EXCLUDED: ReadonlyArray<{ readonly pattern: RegExp; readonly reason: strin
   { pattern: /^\.\/scripts\/setup\.sh$/, reason: "installs system packages and the toolchain; scripts/quick-start.test.ts checks the quick start" },
   { pattern: /^\.\/scripts\/test\.sh$/, reason: "runs the whole suite, this test included" },
   { pattern: /--sut cli:|adapters compliance-check/, reason: "drives a live agent CLI with a subscription login, which tests cannot have; the fake-CLI tests in apps/cli and cli-subscription-adapters cover the flow" },
+  { pattern: /evalgate model-stub --scenario/, reason: "serves until SIGINT or SIGTERM; apps/cli/src/commands/model-stub.test.ts runs it, talks to it and stops it" },
   { pattern: /adapters doctor --adapter/, reason: "exits 1 unless that agent CLI is installed and logged in, which depends on the machine" },
   { pattern: /\[--|<[a-z-|]+>/, reason: "a synopsis with placeholders ([optional] or <value>), not a command" },
   { pattern: /evalgate bench sign --task-class vuln-remediation/, reason: "rewrites the repository's own cases/digests.yaml; apps/cli/src/commands/bench.test.ts signs a copy" },

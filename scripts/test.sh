@@ -12,6 +12,8 @@ pnpm run --silent typecheck
 pnpm run --silent lint:deps
 pnpm run --silent lint
 pnpm run --silent lint:dead
+# The real agent CLIs for the end-to-end adapter tests (cached; they skip, naming why, when this fails).
+if agent_clis=$("$EVALGATE_ROOT/scripts/agent-clis.sh"); then EVALGATE_AGENT_CLIS="$agent_clis"; export EVALGATE_AGENT_CLIS; fi
 status=0
 rm -f coverage/vitest-results.json
 pnpm exec vitest run --coverage --reporter=default --reporter=json --outputFile.json=coverage/vitest-results.json || status=$?

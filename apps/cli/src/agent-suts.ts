@@ -18,6 +18,10 @@ export interface AgentSutOptions {
   readonly allowStaleCompliance: boolean;
   /** The extra stream log beside each transcript line (the transcript line itself is always written). */
   readonly streamLog?: false | "summary" | "raw";
+  /** `--agent-model`: the model the agent CLI uses (passed as its `--model`). */
+  readonly agentModel?: string;
+  /** `--agent-arg` (repeatable): more CLI flags; permission-bypass, shell and eval flags are refused. */
+  readonly agentArgs?: readonly string[];
   readonly onWarning: WarningSink;
 }
 
@@ -68,5 +72,6 @@ export async function resolveAgentSut(spec: string, options: AgentSutOptions): P
     transcriptLog: transcriptLogOf(options),
     onWarning: options.onWarning,
     ...(binaryPath === undefined || binaryPath === "" ? {} : { binaryPath }),
+    extra_args: [...(options.agentModel === undefined ? [] : ["--model", options.agentModel]), ...(options.agentArgs ?? [])],
   });
 }

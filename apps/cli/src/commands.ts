@@ -34,6 +34,12 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import("./commands/adapters-list.ts")).AdaptersListCommand,
   },
   {
+    path: ["anchor"],
+    category: "Audit",
+    description: "Write the audit chain's head to an anchor file kept outside the state directory",
+    load: async () => (await import("./commands/anchor.ts")).AnchorCommand,
+  },
+  {
     path: ["bench", "list"],
     category: "Bench",
     description: "List the registered task classes, or one task class's cases",
@@ -86,6 +92,12 @@ export const COMMANDS: readonly CommandEntry[] = [
     category: "Run",
     description: "Merge shard bundles of one plan into one run and append it to the audit chain",
     load: async () => (await import("./commands/merge.ts")).MergeCommand,
+  },
+  {
+    path: ["model-stub"],
+    category: "Agents",
+    description: "Serve a scripted model endpoint on loopback for agent CLIs, answering from a scenario file",
+    load: async () => (await import("./commands/model-stub.ts")).ModelStubCommand,
   },
   {
     path: ["plan"],

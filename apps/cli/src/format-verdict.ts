@@ -2,6 +2,18 @@ import type { PromotionVerdict } from "@eval/models";
 
 const round = (value: number): number => Number(value.toFixed(4));
 
+/** What the verdict pooled, and the named run's own figures (shown, never judged). */
+function poolLines(verdict: PromotionVerdict): string[] {
+  const pool = verdict.evidence_pool;
+  if (pool === undefined) return [];
+  const own = pool.run_figures;
+  return [
+    `pooled ${pool.runs_pooled.length} run(s), ${pool.attempts_per_case} attempt(s) per case (${pool.attempts_recorded} distinct attempts recorded, ${pool.attempts_unused} beyond the fewest any case has, ${pool.harness_faults_excluded} harness faults left out); ${pool.runs_excluded.length} run(s) excluded${pool.runs_excluded.length === 0 ? "" : `: ${pool.runs_excluded.map((run) => `${run.run_id} (${run.reason})`).join("; ")}`}`,
+    `run ${own.run_id} alone: lower bound ${round(own.lower_bound_95)}, mean ${round(own.mean_score)}, passed ${own.passed_count} (shown only: the verdict is on the pooled attempts)`,
+    `${pool.distinct_suts_on_held_out} distinct SUT(s) have run on this task class's held-out cases under its current rubric`,
+  ];
+}
+
 /** A verdict as people read it: the decision, every failing reason, the numbers, the run and SUT it judged. */
 export function formatVerdictHuman(verdict: PromotionVerdict, path: string, tiersFile: string): string {
   const lines = [
@@ -11,6 +23,7 @@ export function formatVerdictHuman(verdict: PromotionVerdict, path: string, tier
     `cases ${verdict.case_count} (min ${verdict.min_cases_at_target}, scope ${verdict.report_scope}), passed ${verdict.passed_count} (min ${verdict.min_passed_at_target}), held-out ${verdict.held_out_count} (min ${verdict.min_held_out_at_target}), isolation ${verdict.isolation_class}`,
     `sut ${verdict.sut_label} (${verdict.sut_digest})`,
     `run ${verdict.report_run_id}; thresholds ${verdict.thresholds_calibrated ? "calibrated" : "NOT calibrated"}`,
+    ...poolLines(verdict),
     ...(verdict.passed_over.length === 0 ? [] : [`passed over ${verdict.passed_over.length} newer run(s): ${verdict.passed_over.map((run) => `${run.run_id} (${run.reason})`).join("; ")}`]),
     `advisory only: a person promotes by a reviewed change to ${tiersFile}`,
     `verdict written to ${path}`,

@@ -1,3 +1,4 @@
+export { chainAnchor, readAnchor, verifyAgainstAnchor, writeAnchor } from "./anchor.ts";
 export { appendRunRecord, buildChainRecord, readChainHead } from "./append.ts";
 export type { AppendedRecord, AppendOptions, ChainHead, RecordPlacement } from "./append.ts";
 export { ChainConflict, ChainTampered } from "./errors.ts";

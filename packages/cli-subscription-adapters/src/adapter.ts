@@ -72,6 +72,15 @@ export interface BuiltInvocation {
   readonly env?: Readonly<Record<string, string>>;
 }
 
+export interface ArgvOptions {
+  readonly workspaceDir: string;
+  /**
+   * The CLI runs inside evalgate's bubblewrap sandbox, which is then the boundary: a CLI's own nested
+   * sandbox (Codex's bwrap) cannot map its uid without capabilities that sandbox drops, so it is turned off.
+   */
+  readonly insideSandbox: boolean;
+}
+
 export interface AgentAdapter {
   readonly name: AgentAdapterName;
   readonly displayName: string;
@@ -96,7 +105,12 @@ export interface AgentAdapter {
    * argv (long flags only; never a shell/eval/REPL mode or a permission-bypass flag) and stdin for one
    * non-interactive session in `workspaceDir`.
    */
-  buildArgv(prompt: string, options: { readonly workspaceDir: string }): BuiltInvocation;
+  buildArgv(prompt: string, options: ArgvOptions): BuiltInvocation;
+  /**
+   * Files this CLI refuses to edit in non-interactive mode whatever its settings (Gemini CLI's Build File
+   * Protection): a live run refuses, before any case starts, cases whose input holds one (`limits`).
+   */
+  readonly uneditableFiles?: { readonly matches: (relativePath: string) => boolean; readonly reason: string };
   observeStream(): StreamObserver;
   classify(facts: StreamFacts, process: ProcessFacts): TrialClassification;
   detectSafety(facts: StreamFacts): SafetyDetection;

@@ -174,7 +174,7 @@ describe("adapter contract", () => {
   it("argv: long flags only, no shell/eval/bypass flags, prompt survives redaction or goes on stdin", async () => {
     const { redactArgv } = await import("./redaction.ts");
     for (const adapter of Object.values(ADAPTERS)) {
-      const built = adapter.buildArgv("Fix it --password=hunter2", { workspaceDir: "/tmp/ws" });
+      const built = adapter.buildArgv("Fix it --password=hunter2", { workspaceDir: "/tmp/ws", insideSandbox: true });
       const flags = built.args.filter((arg) => arg.startsWith("-") && !arg.startsWith("Fix"));
       for (const flag of flags) expect(flag).toMatch(/^--[a-z]/);
       expect(built.args.join(" ")).not.toMatch(/dangerously|yolo|bypass|--shell|--eval|--bash|--code-act/i);

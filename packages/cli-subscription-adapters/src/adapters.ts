@@ -3,6 +3,7 @@ import type { AgentAdapter } from "./adapter.ts";
 import { claudeCodeAdapter } from "./adapters/claude-code.ts";
 import { codexAdapter } from "./adapters/codex.ts";
 import { geminiAdapter } from "./adapters/gemini.ts";
+import { piAdapter } from "./adapters/pi.ts";
 import { AgentAdapterInvalid } from "./errors.ts";
 
 /** Every adapter, by name. Adding a CLI: one module under adapters/, one line here (docs/adapters.md). */
@@ -10,6 +11,7 @@ export const ADAPTERS: Readonly<Record<AgentAdapterName, AgentAdapter>> = Object
   "claude-code": claudeCodeAdapter,
   codex: codexAdapter,
   gemini: geminiAdapter,
+  pi: piAdapter,
 });
 
 export function getAdapter(name: string): AgentAdapter {

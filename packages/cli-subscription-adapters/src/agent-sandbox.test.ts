@@ -43,6 +43,7 @@ writeFileSync("found.json", JSON.stringify({
   ssh: read(${JSON.stringify(join(hostHome, ".ssh", "id_rsa"))}),
   expected: read(${JSON.stringify(expectedFile)}),
   home: process.env.HOME,
+  tmpdir: process.env.TMPDIR,
 }));
 process.stdout.write(${JSON.stringify(stream)});
 `,
@@ -84,6 +85,10 @@ describe("an agent CLI that cheats", () => {
     expect(found.ssh).toBe("ENOENT");
     expect(found.expected).toBe("ENOENT");
     expect(found.home).not.toBe(hostHome);
+    // Codex refuses to create its helpers under TMPDIR: HOME must not lie under it (nor TMPDIR be /tmp).
+    expect(found.tmpdir).not.toBe("/tmp");
+    expect(`${found.home}/`.startsWith(`${found.tmpdir}/`)).toBe(false);
+    expect(join(found.home!, "..")).toBe(join(found.tmpdir!, ".."));
     expect(result.classification.trial_class).toBe("parse_success");
     expect(result.backend_metadata.isolation).toBe("cli_subscription_bwrap");
   });

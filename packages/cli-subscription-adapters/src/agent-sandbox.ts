@@ -19,7 +19,7 @@ export interface AgentSandbox {
   /** The CLI's environment inside: `cliEnv` with HOME the temporary home and PATH finding node and the system. */
   readonly env: Record<string, string>;
   readonly home: string;
-  /** Removes the temporary HOME. */
+  /** Removes the temporary HOME and TMPDIR. */
   remove(): void;
 }
 
@@ -29,7 +29,13 @@ export interface AgentSandbox {
  * HOME writable, network on. The bench, the harness's state and the rest of the host are invisible.
  */
 export function prepareAgentSandbox(adapter: AgentAdapter, binaryPath: string, workspace: string, cliEnv: Readonly<Record<string, string>>, hostHome: string | undefined): AgentSandbox {
-  const home = realpathSync(mkdtempSync(join(tmpdir(), "evalgate-agent-home-")));
+  // HOME and TMPDIR are siblings: Codex refuses to create its helpers under TMPDIR (every command and
+  // patch then fails while it exits 0), and the CLIs put per-user directories in TMPDIR.
+  const root = realpathSync(mkdtempSync(join(tmpdir(), "evalgate-agent-")));
+  const home = join(root, "home");
+  const tmp = join(root, "tmp");
+  mkdirSync(home, { mode: 0o700 });
+  mkdirSync(tmp, { mode: 0o700 });
   if (hostHome !== undefined && hostHome !== "") {
     for (const file of adapter.homeFiles) {
       const source = join(hostHome, file);
@@ -40,10 +46,10 @@ export function prepareAgentSandbox(adapter: AgentAdapter, binaryPath: string, w
   }
   const nodeBin = dirname(realpathSync(process.execPath));
   return {
-    policy: { readOnly: [installationOf(binaryPath), nodeInstallDir()], writable: [workspace, home], network: true },
+    policy: { readOnly: [installationOf(binaryPath), nodeInstallDir()], writable: [workspace, home, tmp], network: true },
     command: realpathSync(binaryPath),
-    env: { ...cliEnv, HOME: home, PATH: `${nodeBin}:/usr/local/bin:/usr/bin:/bin`, TMPDIR: "/tmp" },
+    env: { ...cliEnv, HOME: home, PATH: `${nodeBin}:/usr/local/bin:/usr/bin:/bin`, TMPDIR: tmp },
     home,
-    remove: () => rmSync(home, { recursive: true, force: true }),
+    remove: () => rmSync(root, { recursive: true, force: true }),
   };
 }

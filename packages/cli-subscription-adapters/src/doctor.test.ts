@@ -35,7 +35,8 @@ describe("checkAdapterReadiness", () => {
       login: { ok: true, detail: "logged in" },
       compliance: { ok: false, report_path: null },
     });
-    expect(Object.keys(readiness)).toEqual(["adapter", "ready", "binary", "version", "login", "compliance"]);
+    expect(Object.keys(readiness)).toEqual(["adapter", "ready", "binary", "version", "login", "compliance", "limits"]);
+    expect(readiness.limits).toBeNull();
   });
 
   it("reports a logged-out CLI, and skips every later check when there is no binary", async () => {
@@ -53,5 +54,6 @@ describe("checkAdapterReadiness", () => {
     const readiness = await checkAdapterReadiness("gemini", { binaryPath: path, env: { PATH: process.env.PATH }, complianceDir });
     expect(readiness.login.ok).toBeNull();
     expect(readiness.login.detail).toMatch(/has no login-status command/);
+    expect(readiness.limits).toMatch(/Build File Protection/);
   });
 });

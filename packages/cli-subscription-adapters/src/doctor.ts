@@ -22,6 +22,8 @@ export interface AdapterReadiness {
   readonly version: ReadinessCheck & { readonly value: string | null };
   readonly login: ReadinessCheck;
   readonly compliance: ReadinessCheck & { readonly report_path: string | null };
+  /** What the CLI cannot do whatever it is asked (null: nothing known); not part of `ready`. */
+  readonly limits: string | null;
 }
 
 export interface ReadinessOptions {
@@ -83,5 +85,5 @@ export async function checkAdapterReadiness(name: AgentAdapterName, options: Rea
     if (version.value !== null) compliance = complianceCheck(name, binary.path, version.value, options.complianceDir);
   }
   const ready = binary.ok === true && version.ok === true && login.ok !== false && compliance.ok === true;
-  return { adapter: name, ready, binary, version, login, compliance };
+  return { adapter: name, ready, binary, version, login, compliance, limits: adapter.uneditableFiles?.reason ?? null };
 }

@@ -1,6 +1,7 @@
 export type {
   AdapterCapabilities,
   AgentAdapter,
+  ArgvOptions,
   AuthStatus,
   BuiltInvocation,
   ClassificationRules,

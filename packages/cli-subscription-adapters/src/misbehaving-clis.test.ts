@@ -9,8 +9,8 @@ import type { FakeScenario } from "./fake-cli.test-helpers.ts";
 import { executeTrial } from "./trial.ts";
 import type { TrialLimits } from "./trial.ts";
 
-const VERSIONS: Record<AgentAdapterName, string> = { "claude-code": "2.1.330 (Claude Code)", codex: "codex-cli 0.169.0", gemini: "0.61.0" };
-const BINARIES: Record<AgentAdapterName, string> = { "claude-code": "claude", codex: "codex", gemini: "gemini" };
+const VERSIONS: Record<AgentAdapterName, string> = { "claude-code": "2.1.330 (Claude Code)", codex: "codex-cli 0.169.0", gemini: "0.61.0", pi: "0.73.1" };
+const BINARIES: Record<AgentAdapterName, string> = { "claude-code": "claude", codex: "codex", gemini: "gemini", pi: "pi" };
 /** Slack for process start-up and polling on a loaded 2-core machine. */
 const SLACK_MS = 2_500;
 

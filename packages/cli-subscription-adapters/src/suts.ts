@@ -10,6 +10,7 @@ import type { CliSubscriptionBackendOptions, TrialResult } from "./backend.ts";
 import { readCassette, writeCassette } from "./cassette-files.ts";
 import { AgentTrialFailed, CassetteInvalid } from "./errors.ts";
 import { buildAgentPrompt, promptSha256 } from "./prompt.ts";
+import { refuseUneditableCases } from "./limits.ts";
 import { judgeSession } from "./trial.ts";
 import { applyUnifiedDiff } from "./workspace-diff.ts";
 import { logTranscript } from "./transcript-log.ts";
@@ -75,13 +76,17 @@ function outputOf(result: Pick<TrialResult, "adapter" | "cli_version" | "classif
 export function createLiveSut(options: LiveSutOptions): SystemUnderTest {
   const backend = new CliSubscriptionBackend(options);
   const adapter = backend.adapter;
-  const probe = adapter.buildArgv("<prompt>", { workspaceDir: "<workspace>" });
-  const digest = blake3Digest(JSON.stringify({ kind: "evalgate.live-sut.v1", adapter: adapter.name, cli_version: backend.cliVersion, argv: probe.args }));
+  const probe = adapter.buildArgv("<prompt>", { workspaceDir: "<workspace>", insideSandbox: backend.sandbox === "bwrap" });
+  // The model and extra flags are part of what is evaluated: a different one is a different SUT.
+  const digest = blake3Digest(JSON.stringify({ kind: "evalgate.live-sut.v1", adapter: adapter.name, cli_version: backend.cliVersion, argv: probe.args, ...((options.extra_args ?? []).length === 0 ? {} : { extra_args: options.extra_args }) }));
   return {
     label: `cli:${adapter.name}`,
     digest,
     // In the sandbox the agent has the network (its API); with `--sandbox none` it runs on the host.
     isolation: backend.sandbox === "bwrap" ? "bwrap-network" : "process",
+    async preflight({ cases }) {
+      refuseUneditableCases(adapter, options.benchRoot, cases);
+    },
     async run(invocation) {
       const prompt = buildAgentPrompt(invocation.benchCase, invocation.canarySeed);
       const result = await backend.run({

@@ -111,7 +111,7 @@ export async function executeTrial(options: {
   const sandbox = options.sandbox == null ? null : prepareAgentSandbox(adapter, binaryPath, scratch.dir, options.env, options.sandbox.hostHome);
   const env = sandbox?.env ?? options.env;
   try {
-    const base = adapter.buildArgv(options.prompt, { workspaceDir: scratch.dir });
+    const base = adapter.buildArgv(options.prompt, { workspaceDir: scratch.dir, insideSandbox: sandbox !== null });
     const built = { ...base, args: [...base.args, ...(options.extraArgs ?? [])] };
     const cliEnv = { ...env, ...built.env };
     const secrets = [...secretValuesInEnv(cliEnv), ...secretValuesInArgv(built.args)];

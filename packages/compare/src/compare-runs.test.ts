@@ -93,8 +93,9 @@ describe("compareRuns", () => {
     const base = [2, 3, 0, 1, 3, 2, 2, 0].map((p) => p / 3);
     const cand = [3, 3, 1, 2, 2, 3, 3, 0].map((p) => p / 3);
     expect(c.case_count).toBe(8);
+    expect(c.order_seed).toMatch(/^blake3:[0-9a-f]{64}$/);
     expect(c.mean_difference).toBeCloseTo((cand.reduce((a, b) => a + b) - base.reduce((a, b) => a + b)) / 8, 12);
-    expect(c.lower_bound_95).toBeCloseTo(pairedLowerBound(base, cand, "base|cand"), 12);
+    expect(c.lower_bound_95).toBeCloseTo(pairedLowerBound(base, cand, c.order_seed), 12);
     const m = mcnemarExact(base.map((v) => v === 1), cand.map((v) => v === 1));
     expect(c.mcnemar).toEqual({ baseline_only: m.baselineOnly, candidate_only: m.candidateOnly, p_value: m.pValue });
     expect(c.mcnemar).toMatchObject({ baseline_only: 1, candidate_only: 3 });
@@ -110,6 +111,22 @@ describe("compareRuns", () => {
     expect(parseWire(ComparisonSchema, JSON.parse(await readFile(path, "utf8")))).toEqual(c);
     await writeFile(join(stateDir, "file"), "");
     await expect(writeComparison(c, join(stateDir, "file", "sub"))).rejects.toMatchObject({ code: "EVAL_IO" });
+  });
+
+  it("identical data gives identical bounds: reruns under new run ids cannot re-roll the comparison (attack: keep the best of 8)", async () => {
+    const base = "1 0 1 1 0 1 0 1 1 0 1 1 0 0 1 1 0 1 1 0";
+    const cand = "1 1 1 0 1 1 0 1 1 1 1 0 1 0 1 1 1 1 0 1";
+    await record({ runId: "base", trials: cases(base) });
+    for (let i = 0; i < 8; i += 1) await record({ runId: `rerun-${i}`, trials: cases(cand) });
+    const bounds = new Set<number>();
+    const seeds = new Set<string>();
+    for (let i = 0; i < 8; i += 1) {
+      const c = await compareRuns({ runsDir, baselineRunId: "base", candidateRunId: `rerun-${i}` });
+      bounds.add(c.lower_bound_95);
+      seeds.add(c.order_seed);
+    }
+    expect([...bounds]).toHaveLength(1);
+    expect([...seeds]).toHaveLength(1);
   });
 
   it("gives no McNemar for a graded task class", async () => {

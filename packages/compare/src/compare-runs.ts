@@ -3,6 +3,7 @@
 import { recordsNewestFirst, verifyChain } from "@eval/audit-chain";
 import type { FoundRecord } from "@eval/audit-chain";
 import { EvalError } from "@eval/errors";
+import { framedDigest } from "@eval/hashing";
 import { COMPARISON_SCHEMA_VERSION, ComparisonSchema, parseWire } from "@eval/models";
 import type { AnyBenchRunReport, Comparison } from "@eval/models";
 import { mcnemarExact, pairedLowerBound } from "@eval/statistics";
@@ -63,6 +64,15 @@ function checkComparable(baseline: AnyBenchRunReport, candidate: AnyBenchRunRepo
 /** Differences compared to 12 places: 1 - 2/3 and 1/3 - 0 are the same change (ties sort by case id). */
 const rounded = (value: number): number => Number(value.toFixed(12));
 
+/**
+ * The betting order's seed, from the data alone: the task class, the case ids compared and both SUT digests.
+ * Run ids are not in it: a cached rerun gets a new id with the same data, and a seed from ids let anyone re-roll
+ * the comparison until the bound came out high (8 reruns of identical data gave 8 different bounds).
+ */
+function compareOrderSeed(baseline: AnyBenchRunReport, candidate: AnyBenchRunReport, caseIds: readonly string[]): string {
+  return framedDigest("evalgate.compare_order_seed.v1", [baseline.task_class, baseline.sut_digest, candidate.sut_digest, String(caseIds.length), ...caseIds]);
+}
+
 const isBinary = (report: AnyBenchRunReport): boolean => report.schema_version !== "evalgate.bench_run_report.v1" && report.score_kind === "binary";
 
 /**
@@ -83,7 +93,7 @@ export async function compareRuns(options: CompareRunsOptions): Promise<Comparis
   const cand = caseValues(candidate);
   const ids = [...base.keys()].sort();
   const changes = ids.map((case_id) => ({ case_id, baseline: base.get(case_id)!.value, candidate: cand.get(case_id)!.value, difference: cand.get(case_id)!.value - base.get(case_id)!.value }));
-  const orderSeed = `${baseline.run_id}|${candidate.run_id}`;
+  const orderSeed = compareOrderSeed(baseline, candidate, ids);
   const mcnemar = isBinary(baseline) && isBinary(candidate) ? mcnemarExact(ids.map((id) => base.get(id)!.passed), ids.map((id) => cand.get(id)!.passed)) : null;
   const side = (report: AnyBenchRunReport, values: Map<string, { value: number }>) => ({
     run_id: report.run_id,

@@ -58,6 +58,7 @@ export const ERROR_CODES = [
   "EVAL_STATE_DIR_READ_ONLY",
   "EVAL_COMPARE_MISMATCH",
   "EVAL_CASSETTES_TOO_FEW",
+  "EVAL_SCENARIO_INVALID",
   // exit 2
   "EVAL_COST_CAP_EXCEEDED",
   // exit 3
@@ -66,6 +67,7 @@ export const ERROR_CODES = [
   "EVAL_BENCH_DIR_MISSING",
   // exit 5
   "EVAL_CHAIN_TAMPERED",
+  "EVAL_RECORD_TAMPERED",
   // exit 6
   "EVAL_CASE_DIGEST_MISMATCH",
   // exit 7

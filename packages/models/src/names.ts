@@ -3,7 +3,7 @@
 // `@eval/models/names` subpath, so it can name them in its help text without loading zod at start-up.
 
 /** The agent CLIs evalgate drives (AgentAdapterNameSchema). */
-export const AGENT_ADAPTER_NAMES = ["claude-code", "codex", "gemini"] as const;
+export const AGENT_ADAPTER_NAMES = ["claude-code", "codex", "gemini", "pi"] as const;
 
 /** The agents whose transcripts evalgate normalizes (TranscriptProviderSchema). */
 export const TRANSCRIPT_PROVIDERS = ["claude-code", "codex", "copilot", "gemini", "pi"] as const;

@@ -69,6 +69,29 @@ export const PassedOverRunSchema = z.strictObject({
   reason: z.string().min(1),
 });
 
+/**
+ * The evidence a verdict pooled: every executed attempt recorded for the same task class, SUT, rubric and
+ * isolation on the judged run's cases (cache hits are the same attempt), each case the mean of its first
+ * `attempts_per_case` attempts. Absent on verdicts written before pooling.
+ */
+export const EvidencePoolSchema = z.strictObject({
+  /** Runs whose attempts were pooled, oldest first. */
+  runs_pooled: z.array(z.string().min(1)),
+  /** Runs of the task class left out, and why (another SUT or rubric, a report before v2, tampered figures). */
+  runs_excluded: z.array(PassedOverRunSchema),
+  /** Attempts each case contributes: the fewest any case has, so retrying only some cases cannot move the bound. */
+  attempts_per_case: z.number().int().min(0),
+  /** Distinct attempts found on the judged cases (after cache hits), and how many were beyond attempts_per_case. */
+  attempts_recorded: z.number().int().min(0),
+  attempts_unused: z.number().int().min(0),
+  /** Attempts left out as faults of the harness itself (rubric.timeout, harness.*), never as the SUT's. */
+  harness_faults_excluded: z.number().int().min(0),
+  /** Distinct SUT digests recorded on this task class's held-out cases under its current rubric. */
+  distinct_suts_on_held_out: z.number().int().min(0),
+  /** The judged run's own figures, for display: the verdict rests on the pooled ones. */
+  run_figures: z.strictObject({ run_id: z.string().min(1), lower_bound_95: UnitIntervalSchema, mean_score: UnitIntervalSchema, passed_count: z.number().int().min(0) }),
+});
+
 export const PROMOTION_VERDICT_SCHEMA_VERSION = "evalgate.promotion_verdict.v2";
 
 /** An advisory verdict. Data only: nothing in evalgate acts on `evidence_sufficient`. */
@@ -103,6 +126,7 @@ export const PromotionVerdictSchema = z.strictObject({
   passed_over: z.array(PassedOverRunSchema),
   thresholds_calibrated: z.boolean(),
   evaluated_at: TimestampSchema,
+  evidence_pool: EvidencePoolSchema.optional(),
   /** Structural marker: only a human, through a reviewed change to docs/trust-tiers.yaml, promotes. */
   requires_human_approval: z.literal(true),
 });

@@ -230,3 +230,21 @@ export const ChainRecordSchema = z.strictObject({
   /** Any report version: a chain keeps the records it was given. */
   report: AnyBenchRunReportSchema,
 });
+
+export const CHAIN_ANCHOR_SCHEMA_VERSION = "evalgate.chain_anchor.v1";
+
+/**
+ * A chain's head at one moment, kept outside the state directory (a CI artifact, a commit): a later chain must
+ * still contain `head` as its record number `records` - 1, so deleting the newest records (with the checkpoint
+ * and head pointer restored) cannot pass as never having made them.
+ */
+export const ChainAnchorSchema = z.strictObject({
+  schema_version: z.literal(CHAIN_ANCHOR_SCHEMA_VERSION),
+  /** The newest record's chain_hash when the anchor was taken. */
+  head: Sha256DigestSchema,
+  /** Records in the chain then (the head's sequence + 1). */
+  records: z.number().int().min(1),
+  host_fingerprint: z.uuid(),
+  /** The head record's recorded_at. */
+  recorded_at: z.iso.datetime({ precision: 3 }),
+});

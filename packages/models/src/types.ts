@@ -10,7 +10,7 @@ import type {
   BenchRunReportV2Schema,
   BoundQuantitySchema,
   CaseResultSchema,
-  ChainRecordSchema,
+  ChainAnchorSchema, ChainRecordSchema,
   IsolationClassSchema,
   LowerBoundMethodSchema,
   ScoreKindSchema,
@@ -65,6 +65,7 @@ export type SutCase = DeepReadonly<z.output<typeof SutCaseSchema>>;
 export type BoundQuantity = z.output<typeof BoundQuantitySchema>;
 export type Selection = DeepReadonly<z.output<typeof SelectionSchema>>;
 export type ChainRecord = DeepReadonly<z.output<typeof ChainRecordSchema>>;
+export type ChainAnchor = DeepReadonly<z.output<typeof ChainAnchorSchema>>;
 export type TrustTiersFile = DeepReadonly<z.output<typeof TrustTiersFileSchema>>;
 export type PromotionVerdict = DeepReadonly<z.output<typeof PromotionVerdictSchema>>;
 export type HarnessOutput = DeepReadonly<z.output<typeof HarnessOutputSchema>>;

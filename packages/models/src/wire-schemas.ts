@@ -2,7 +2,7 @@ import type { z } from "zod";
 import { BenchCaseSchema, CaseTomlSchema, DigestsFileSchema, FailureModesFileSchema } from "./case.ts";
 import { PromotionVerdictSchema, TrustTiersFileSchema } from "./promotion.ts";
 import { ComparisonSchema } from "./comparison.ts";
-import { BenchRunReportSchema, BenchRunReportV1Schema, BenchRunReportV2Schema, ChainRecordSchema } from "./report.ts";
+import { BenchRunReportSchema, BenchRunReportV1Schema, BenchRunReportV2Schema, ChainAnchorSchema, ChainRecordSchema } from "./report.ts";
 import { HarnessOutputSchema, RubricRequestSchema, RubricResponseSchema } from "./rubric.ts";
 import { BenchScoreSchema, FailureModeSchema } from "./score.ts";
 import { CassetteMetaSchema } from "./cassette.ts";
@@ -30,6 +30,7 @@ export const WIRE_SCHEMAS: Readonly<Record<string, z.ZodType>> = Object.freeze({
   comparison: ComparisonSchema,
   "bench-run-report-v1": BenchRunReportV1Schema,
   "chain-record": ChainRecordSchema,
+  "chain-anchor": ChainAnchorSchema,
   "trust-tiers-file": TrustTiersFileSchema,
   "promotion-verdict": PromotionVerdictSchema,
   "harness-output": HarnessOutputSchema,

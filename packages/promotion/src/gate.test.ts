@@ -104,20 +104,34 @@ describe("PromotionGate.evaluate", () => {
     expect(module.reasons).toEqual(["silver requires the sandbox: the run's rubric isolation is bwrap-permission and its SUT ran as in-process"]);
   });
 
+  /** A v3 report whose first `steady` cases passed every one of `trials` trials and the rest failed their last. */
+  const withTrials = (cases: number, steady: number, trials: number) => {
+    const report = reportWith({ lowerBound: 0.85, passed: cases, heldOut: 8, trials, passHatK: steady / cases });
+    const perCase = report.per_case.map((entry, i) => ({ ...entry, trials: Array.from({ length: trials }, (_, t) => ({ ...entry.score, passed: i < steady || t < trials - 1 })), case_value: 0.9 }));
+    return { ...report, per_case: perCase };
+  };
+
   it("a tier or task class may require trials per case and a pass^k; older reports made one trial and record no pass^k", () => {
     const reliable = new PromotionGate({ ...CONFIG, tiers: CONFIG.tiers.map((tier) => (tier.name === "silver" ? { ...tier, min_trials: 5, min_pass_hat_k: 0.6 } : tier)) });
     const base = { taskClass: "vuln-remediation", minCasesForPromotion: MIN_CASES, chainVerified: true, now: NOW };
     const once = reliable.evaluate({ ...base, report: reportWith({ lowerBound: 0.85, passed: 14, heldOut: 8 }) });
     expect(once.reasons).toEqual(["trials per case 1 < 5 required for silver (run with --trials 5)"]);
-    const flaky = reliable.evaluate({ ...base, report: reportWith({ lowerBound: 0.85, passed: 14, heldOut: 8, trials: 5, passHatK: 0.4 }) });
-    expect(flaky.reasons).toEqual(["pass^5 0.4 < 0.6 required for silver (over 14 cases)"]);
-    const steady = reliable.evaluate({ ...base, report: reportWith({ lowerBound: 0.85, passed: 14, heldOut: 8, trials: 5, passHatK: 0.7 }) });
+    const flaky = reliable.evaluate({ ...base, report: withTrials(14, 6, 5) });
+    expect(flaky.reasons).toEqual(["pass^5 lower bound 0.2061 < 0.6 required for silver (Clopper-Pearson: 6 of 14 cases passed every trial; point estimate 0.4286)"]);
+    const steady = reliable.evaluate({ ...base, report: withTrials(14, 14, 5) });
     expect(steady.evidence_sufficient).toBe(true);
-    const classMinimum = reliable.evaluate({ ...base, minTrials: 8, report: reportWith({ lowerBound: 0.85, passed: 14, heldOut: 8, trials: 5, passHatK: 0.7 }) });
+    const classMinimum = reliable.evaluate({ ...base, minTrials: 8, report: withTrials(14, 14, 5) });
     expect(classMinimum.reasons).toEqual(["trials per case 5 < 8 the task class requires (min_trials)"]);
     const { trials_per_case: _t, reliability: _r, harness_error_count: _e, harness_errored_case_ids: _i, failed_trial_count: _f, ...v2 } = reportWith({ lowerBound: 0.85, passed: 14, heldOut: 8 });
     const old = reliable.evaluate({ ...base, report: { ...v2, schema_version: "evalgate.bench_run_report.v2" } });
     expect(old.reasons).toContain("silver requires pass^k >= 0.6, which run run-1 (evalgate.bench_run_report.v2) does not record");
+  });
+
+  it("min_pass_hat_k is judged on a lower bound, not the point estimate (attack: 9 of 10 cases reliable against 0.8)", () => {
+    const reliable = new PromotionGate({ ...CONFIG, tiers: CONFIG.tiers.map((tier) => (tier.name === "silver" ? { ...tier, min_trials: 3, min_pass_hat_k: 0.8 } : tier)) });
+    const verdict = reliable.evaluate({ taskClass: "vuln-remediation", minCasesForPromotion: { ...MIN_CASES, silver: 10 }, chainVerified: true, now: NOW, report: withTrials(10, 9, 3) });
+    expect(verdict.evidence_sufficient).toBe(false);
+    expect(verdict.reasons).toEqual(["pass^3 lower bound 0.6058 < 0.8 required for silver (Clopper-Pearson: 9 of 10 cases passed every trial; point estimate 0.9)"]);
   });
 
   it("names the SUT it judges and the newer runs passed over", () => {

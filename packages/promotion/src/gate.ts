@@ -1,6 +1,7 @@
 import { PROMOTION_VERDICT_SCHEMA_VERSION, PromotionVerdictSchema, parseWire, SANDBOXED_ISOLATION_CLASSES } from "@eval/models";
-import type { AnyBenchRunReport, PromotionVerdict } from "@eval/models";
+import type { AnyBenchRunReport, BenchRunReport, PromotionVerdict } from "@eval/models";
 import { EvalError } from "@eval/errors";
+import { clopperPearsonLowerBound } from "@eval/statistics";
 import type { TierConfig } from "./tier-config.ts";
 
 export interface EvaluateInput {
@@ -11,6 +12,10 @@ export interface EvaluateInput {
   readonly minCasesForPromotion: Readonly<Record<string, number>>;
   /** Whether the audit chain holding the report verified. */
   readonly chainVerified: boolean;
+  /** The attempts the report pools (pooled-evidence.ts): recorded on the verdict. */
+  readonly evidencePool?: PromotionVerdict["evidence_pool"];
+  /** Why the report's stored figures cannot be trusted (recorded-figures.ts), when they disagreed with its per-case data. */
+  readonly tampered?: string;
   /** Default: the tier just above the task class's current tier. */
   readonly targetTier?: string;
   /** Further reports weighed with `report`: all must share its isolation_class. */
@@ -36,10 +41,19 @@ export class PromotionMustBeHumanAuthorized extends EvalError {
 
 const format = (value: number): string => String(Number(value.toFixed(4)));
 
+/** Cases whose every trial passed, of the cases scored: pass^k's per-case value with k = the trials made (0 or 1). */
+function casesPassingEveryTrial(report: BenchRunReport): { readonly passing: number; readonly n: number } {
+  const passing = report.per_case.filter((entry) => (entry.trials ?? [entry.score]).every((trial) => trial.passed)).length;
+  return { passing, n: report.per_case.length };
+}
+
 /**
  * The trials and pass^k conditions: the run must have made at least the tier's and the task class's minimum
- * trials per case, and its pass^k must reach the tier's min_pass_hat_k. Reports before v3 made one trial per
- * case and record no pass^k.
+ * trials per case, and a one-sided 95% lower bound on its pass^k must reach the tier's min_pass_hat_k. With k
+ * the trials made, a case's pass^k is 1 when every trial passed, else 0, so the bound is Clopper-Pearson on the
+ * count of such cases (read from per_case, not from the recorded figure). Judging the point estimate passed
+ * 17-38% of runs whose true pass^k was 0.1 below the threshold (exact binomial, 10-15 cases, thresholds 0.6-0.9). Reports before v3 made one
+ * trial per case and record no pass^k.
  */
 function reliabilityReasons(report: AnyBenchRunReport, targetTier: string, tier: TierConfig["tiers"][number], taskClassMinTrials: number): string[] {
   const reasons: string[] = [];
@@ -49,8 +63,14 @@ function reliabilityReasons(report: AnyBenchRunReport, targetTier: string, tier:
   if (trials < taskClassMinTrials) reasons.push(`trials per case ${trials} < ${taskClassMinTrials} the task class requires (min_trials)`);
   if (tier.min_pass_hat_k !== undefined) {
     if (v3 === null) reasons.push(`${targetTier} requires pass^k >= ${format(tier.min_pass_hat_k)}, which run ${report.run_id} (${report.schema_version}) does not record`);
-    else if (!(v3.reliability.pass_hat_k >= tier.min_pass_hat_k)) {
-      reasons.push(`pass^${trials} ${format(v3.reliability.pass_hat_k)} < ${format(tier.min_pass_hat_k)} required for ${targetTier} (over ${v3.reliability.case_count} cases)`);
+    else {
+      const { passing, n } = casesPassingEveryTrial(v3);
+      const bound = n === 0 ? 0 : clopperPearsonLowerBound(passing, n);
+      if (!(bound >= tier.min_pass_hat_k)) {
+        reasons.push(
+          `pass^${trials} lower bound ${format(bound)} < ${format(tier.min_pass_hat_k)} required for ${targetTier} (Clopper-Pearson: ${passing} of ${n} cases passed every trial; point estimate ${format(passing / Math.max(n, 1))})`,
+        );
+      }
     }
   }
   return reasons;
@@ -150,6 +170,7 @@ export class PromotionGate {
     reasons.push(...reliabilityReasons(report, targetTier, tier, input.minTrials ?? 1));
     if (blockCodes.length > 0) reasons.push(`block-severity failure modes present (${blockCodes.length}): ${blockCodes.join(", ")}`);
     if (!input.chainVerified) reasons.push("the audit chain does not verify (run `evalgate verify`)");
+    if (input.tampered !== undefined) reasons.push(`tampered record: ${input.tampered}`);
     if (!report.complete) reasons.push(`the report is incomplete (${report.per_case.length} of ${report.case_count} cases; run ${report.run_id})`);
     if (isolation.size > 1) {
       const mix = [...isolation].map(([name, count]) => `${name} x${count}`).join(", ");
@@ -182,6 +203,7 @@ export class PromotionGate {
       passed_over: input.passedOver ?? [],
       thresholds_calibrated: config.calibrated,
       evaluated_at: (input.now ?? new Date()).toISOString(),
+      ...(input.evidencePool === undefined ? {} : { evidence_pool: input.evidencePool }),
       requires_human_approval: true,
     });
   }

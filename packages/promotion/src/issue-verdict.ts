@@ -1,8 +1,11 @@
-import { ChainTampered, runIdOfRecordFile } from "@eval/audit-chain";
+import { ChainTampered, runIdOfRecordFile, verifyAgainstAnchor } from "@eval/audit-chain";
 import type { VerifyResult } from "@eval/audit-chain";
-import type { PromotionVerdict } from "@eval/models";
+import type { EvalError } from "@eval/errors";
+import type { ChainAnchor, PromotionVerdict } from "@eval/models";
 import { chooseEvidence } from "./evidence.ts";
 import { PromotionGate } from "./gate.ts";
+import { poolEvidence } from "./pooled-evidence.ts";
+import { checkRecordedFigures } from "./recorded-figures.ts";
 import type { TierConfig } from "./tier-config.ts";
 import { writeVerdict } from "./write-verdict.ts";
 
@@ -19,6 +22,8 @@ export interface IssueVerdictOptions {
   readonly recordFile?: string;
   readonly targetTier?: string;
   readonly now?: Date;
+  /** An anchor kept outside the state directory: the chain must extend it (verifyAgainstAnchor). */
+  readonly anchor?: ChainAnchor;
   /** The chain as the caller just verified it (`run --with-verdict`: the run's own check): not walked again. */
   readonly verified?: VerifyResult;
 }
@@ -28,8 +33,8 @@ export interface IssuedVerdict {
   readonly path: string;
   /** The chain as verified for this verdict: a caller reports a tampered chain (the verdict already says so). */
   readonly chain: VerifyResult;
-  /** The error a caller reports when the chain did not verify (exit 5), else null. */
-  readonly tampered: ChainTampered | null;
+  /** The error a caller reports when the chain did not verify or a record's figures were forged (exit 5), else null. */
+  readonly tampered: EvalError | null;
 }
 
 /**
@@ -39,18 +44,26 @@ export interface IssuedVerdict {
  */
 export async function issueVerdict(options: IssueVerdictOptions): Promise<IssuedVerdict> {
   const runId = options.recordFile === undefined ? options.runId : await runIdOfRecordFile(options.recordFile);
-  const evidence = await chooseEvidence({ runsDir: options.runsDir, taskClass: options.taskClass.name, ...(runId === undefined ? {} : { runId }), ...(options.verified === undefined ? {} : { verified: options.verified }) });
+  const verified = options.anchor === undefined ? options.verified : await verifyAgainstAnchor(options.runsDir, options.anchor);
+  const evidence = await chooseEvidence({ runsDir: options.runsDir, taskClass: options.taskClass.name, ...(runId === undefined ? {} : { runId }), ...(verified === undefined ? {} : { verified }) });
+  // The gate judges figures recomputed from per-case data, never the stored ones; for a v3 run, over every
+  // attempt the chain holds for the same SUT on its cases (pooled-evidence.ts), whichever run was named.
+  const judged = evidence.report;
+  const pooled = judged.schema_version === "evalgate.bench_run_report.v3" ? await poolEvidence(options.runsDir, judged) : null;
+  const checked = pooled === null ? checkRecordedFigures(judged) : { report: pooled.report, tampered: pooled.tampered };
   const verdict = new PromotionGate(options.config).evaluate({
     taskClass: options.taskClass.name,
-    report: evidence.report,
+    report: checked.report,
     minCasesForPromotion: options.taskClass.minCasesForPromotion,
     ...(options.taskClass.minTrials === undefined ? {} : { minTrials: options.taskClass.minTrials }),
     chainVerified: evidence.chainVerified,
+    ...(checked.tampered === null ? {} : { tampered: checked.tampered.message }),
+    ...(pooled === null ? {} : { evidencePool: pooled.pool }),
     passedOver: evidence.passedOver,
     ...(options.targetTier === undefined ? {} : { targetTier: options.targetTier }),
     ...(options.now === undefined ? {} : { now: options.now }),
   });
   const path = await writeVerdict(verdict, options.recommendationsDir);
   const { chain } = evidence;
-  return { verdict, path, chain, tampered: chain.ok ? null : new ChainTampered(chain.firstBad!, options.runsDir) };
+  return { verdict, path, chain, tampered: chain.ok ? checked.tampered : new ChainTampered(chain.firstBad!, options.runsDir) };
 }

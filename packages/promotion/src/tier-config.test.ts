@@ -2,6 +2,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { bettingLowerBound, clopperPearsonLowerBound } from "@eval/statistics";
 import { loadTierConfig } from "./tier-config.ts";
 
 const REPO_TIERS = join(import.meta.dirname, "..", "..", "..", "docs", "trust-tiers.yaml");
@@ -30,6 +31,15 @@ current:
 `;
 
 describe("loadTierConfig", () => {
+  it("every tier of docs/trust-tiers.yaml is within reach of a perfect run of its minimum size, binary and graded alike", async () => {
+    const config = await loadTierConfig(REPO_TIERS);
+    for (const tier of config.tiers.filter((t) => t.threshold > 0)) {
+      const n = tier.min_cases;
+      expect(clopperPearsonLowerBound(n, n), `${tier.name}: ${n} of ${n} (Clopper-Pearson)`).toBeGreaterThanOrEqual(tier.threshold);
+      expect(bettingLowerBound(Array<number>(n).fill(1)), `${tier.name}: ${n} scores of 1 (betting)`).toBeGreaterThanOrEqual(tier.threshold);
+    }
+  });
+
   it("loads the repository's docs/trust-tiers.yaml: uncalibrated, both shipped task classes at the base tier", async () => {
     const config = await loadTierConfig(REPO_TIERS);
     expect(config.calibrated).toBe(false);

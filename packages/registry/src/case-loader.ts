@@ -14,7 +14,7 @@ import { ignoreWarnings, isEvalError, type WarningSink } from "@eval/errors";
 import { parse as parseToml, TomlDate, TomlError } from "smol-toml";
 import { parse as parseYaml } from "yaml";
 import { digestDirectory } from "./digest.ts";
-import { CaseDigestMismatch, CaseIdCollision, CaseLoadFailed, CaseUnsafePath, TaskClassIncomplete } from "./errors.ts";
+import { CaseContentCollision, CaseDigestMismatch, CaseIdCollision, CaseLoadFailed, CaseUnsafePath, TaskClassIncomplete } from "./errors.ts";
 import { entryKind, readText } from "./files.ts";
 import { finding, type Finding } from "./findings.ts";
 import type { TaskClass } from "./task-class.ts";
@@ -229,6 +229,7 @@ export async function inspectCases(taskClass: CaseOwner, options: LoadCasesOptio
     cases.push(candidate.data);
   }
 
+  if (verify) findings.push(...contentCollisions(cases));
   if (verify && digests !== null) {
     for (const caseId of Object.keys(digests.cases)) {
       if (!directories.includes(caseId)) {
@@ -242,6 +243,22 @@ export async function inspectCases(taskClass: CaseOwner, options: LoadCasesOptio
     findings,
     found: found.map(({ directory, casePath, toml }) => ({ directory, casePath, curationClass: toml?.curation_class ?? null })),
   };
+}
+
+/**
+ * Two cases with the same files (case digest) and the same canary pin share every cache key: a rerun would read
+ * one case's cached score for the other (a cached rerun moved a mean from 0.800 to 0.000). Each such group is a
+ * case-ids finding naming every case in it.
+ */
+function contentCollisions(cases: readonly BenchCase[]): Finding[] {
+  const byContent = new Map<string, BenchCase[]>();
+  for (const benchCase of cases) {
+    const key = `${benchCase.case_digest}\0${benchCase.cassette_canary_pin}`;
+    byContent.set(key, [...(byContent.get(key) ?? []), benchCase]);
+  }
+  return [...byContent.values()]
+    .filter((group) => group.length > 1)
+    .map((group) => finding("case-ids", group[0]!.case_path, new CaseContentCollision(group.map((c) => c.case_id), group[0]!.case_digest)));
 }
 
 /** Exit-code order for a loader that can report one problem: malformed first, then tampering. */

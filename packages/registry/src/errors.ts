@@ -75,6 +75,16 @@ export class CaseIdCollision extends EvalError {
   }
 }
 
+/** Cases whose files and canary pin are identical: they would share a cache key (same exit as an id collision). */
+export class CaseContentCollision extends EvalError {
+  constructor(caseIds: readonly string[], caseDigest: string) {
+    super("EVAL_CASE_ID_COLLISION", `cases ${caseIds.join(" and ")} have identical files and canary pin (case digest ${caseDigest}): they share a cache key, so one case's cached score would stand for the other`, {
+      details: { case_ids: [...caseIds], case_digest: caseDigest },
+      hint: "make the cases differ (their input or expected files) or give each its own cassette_canary_pin, then regenerate cases/digests.yaml",
+    });
+  }
+}
+
 /** A case's files differ from what cases/digests.yaml recorded (exit 6). */
 export class CaseDigestMismatch extends EvalError {
   constructor(caseId: string, casePath: string, reason: string, files: readonly string[]) {

@@ -1,10 +1,11 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseWire, TrustTiersFileSchema } from "@eval/models";
 import { afterEach, describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
 import { runFence, type FenceReport } from "./fence.ts";
 import { makeFixtureBench, type FixtureBench } from "./fixture-bench.test-helpers.ts";
+import { signBench } from "./sign.ts";
 
 let fixture: FixtureBench | undefined;
 afterEach(() => fixture?.cleanup());
@@ -133,6 +134,24 @@ describe("runFence", () => {
     expect(match, JSON.stringify(report.failures)).toBeDefined();
     expect(match!.path).toBe(path(fixture!));
     expect(match!.message).toMatch(message);
+  });
+
+  it("refuses two cases with the same cache-relevant content (files and canary pin), even when their digests are re-signed", async () => {
+    const report = await fenceWith((bench) => {
+      const cases = join(bench.benchPath, "cases");
+      for (const part of ["input", "expected"]) {
+        rmSync(join(cases, "case-02", part), { recursive: true });
+        cpSync(join(cases, "case-01", part), join(cases, "case-02", part), { recursive: true });
+      }
+      edit(join(cases, "case-02", "case.toml"), 'cassette_canary_pin = "0123456789abcdef0123456789abcd02"', 'cassette_canary_pin = "0123456789abcdef0123456789abcd01"');
+    });
+    expect(report.failures.map((f) => f.assertion)).toEqual(["digests"]); // case-02's files changed: re-sign, as an author would
+    await signBench({ benchPath: fixture!.benchPath });
+    const resigned = await runFence({ benchRoot: fixture!.benchRoot, now: new Date("2026-11-22T00:00:00Z") });
+    expect(resigned.ok).toBe(false);
+    expect(resigned.failures).toEqual([
+      expect.objectContaining({ assertion: "case-ids", code: "EVAL_CASE_ID_COLLISION", path: join(fixture!.benchPath, "cases", "case-01"), message: expect.stringMatching(/cases case-01 and case-02 have identical files and canary pin/) }),
+    ]);
   });
 
   it("reports every failure, not only the first", async () => {

@@ -3,7 +3,7 @@
 // has always used, so a run with one trial per case is byte-identical to one recorded before trials existed.
 import { EvalError } from "@eval/errors";
 import type { BenchCase, BenchScore, ScoreKind, TrialCaseResult } from "@eval/models";
-import { reliability, runStatistics } from "@eval/statistics";
+import { caseLevelScores, reliability, runStatistics } from "@eval/statistics";
 import type { Reliability, RunStatistics } from "@eval/statistics";
 import { digestOf } from "./sut.ts";
 
@@ -69,12 +69,9 @@ export interface TrialAggregate {
  */
 export function aggregateTrials(cases: readonly CaseTrialScores[], options: { scoreKind: ScoreKind; trials: number; seed: string; orderSeed: string }): TrialAggregate {
   const single = options.trials === 1;
-  const caseValues = cases.map(({ scores }) => ({
-    score: scores.reduce((sum, s) => sum + s.score, 0) / scores.length,
-    passed: scores.every((s) => s.passed),
-  }));
-  const computed = runStatistics(single ? cases.map(({ scores }) => scores[0]!) : caseValues, { scoreKind: single ? options.scoreKind : "graded", seed: options.seed, orderSeed: options.orderSeed });
-  const statistics: RunStatistics = single ? computed : { ...computed, scoreKind: options.scoreKind, boundQuantity: options.scoreKind === "binary" ? "pass_rate" : "mean_score" };
+  const { scores: caseValues, boundKind } = caseLevelScores(cases.map(({ scores }) => scores), options);
+  const computed = runStatistics(caseValues, { scoreKind: boundKind, seed: options.seed, orderSeed: options.orderSeed });
+  const statistics: RunStatistics = boundKind === options.scoreKind ? computed : { ...computed, scoreKind: options.scoreKind, boundQuantity: options.scoreKind === "binary" ? "pass_rate" : "mean_score" };
   const perCase = cases.map(({ benchCase, scores }, i): TrialCaseResult => ({
     case_id: benchCase.case_id,
     curation_class: benchCase.curation_class,

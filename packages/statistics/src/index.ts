@@ -5,7 +5,10 @@ export {
   bcaLowerBoundFromDistribution,
   bettingOrder,
   bootstrapMeans,
+  caseGateStatistics,
+  caseLevelScores,
   gateLowerBound,
+  legacySortedBettingBound,
   normalCdf,
   normalQuantile,
   runStatistics,
@@ -13,7 +16,7 @@ export {
   welford,
   wilsonLowerBound,
 } from "./statistics.ts";
-export type { BcaResult, RunStatistics, ScoreKind, WelfordResult } from "./statistics.ts";
+export type { BcaResult, GateStatistics, RunStatistics, ScoreKind, WelfordResult } from "./statistics.ts";
 export { mcnemarExact, pairedLowerBound } from "./paired.ts";
 export type { McNemarResult } from "./paired.ts";
 export { passAtK, passHatK, reliability } from "./reliability.ts";

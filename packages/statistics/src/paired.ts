@@ -6,8 +6,8 @@ import { bettingOrder } from "./statistics.ts";
 /**
  * The one-sided (1 - alpha) lower bound on the mean paired difference d_i = candidate_i - baseline_i of values in
  * [0, 1] (so d in [-1, 1]): the betting bound (bounds.ts) on (d + 1) / 2 in [0, 1], mapped back by 2L - 1. The
- * differences are read in the seeded order of bettingOrder, which depends on their multiset and `orderSeed`
- * alone, as the run bound does. Valid at every n when the pairs are independent across cases
+ * differences, given in case_id order, are read in the seeded order of bettingOrder (a permutation of positions
+ * that depends on n and `orderSeed` alone), as the run bound does. Valid at every n when the pairs are independent across cases
  * (coverage: paired-coverage.test.ts). Never above the mean difference; -1 for no pairs.
  */
 export function pairedLowerBound(baseline: readonly number[], candidate: readonly number[], orderSeed: string, alpha = 0.05): number {

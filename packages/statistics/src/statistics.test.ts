@@ -7,6 +7,7 @@ import {
   bcaLowerBound,
   bcaLowerBoundFromDistribution,
   bettingOrder,
+  legacySortedBettingBound,
   bootstrapMeans,
   DEFAULT_RESAMPLES,
   normalCdf,
@@ -128,15 +129,24 @@ describe("runStatistics", () => {
     expect(stats.wilsonLowerBound95).toBe(wilsonLowerBound(6, 10));
   });
 
-  it("the betting bound reads a seeded shuffle: the same scores in any case order give the same bound", () => {
+  it("the betting bound reads a seeded shuffle of case positions: the permutation depends on n and the seed, never on the scores", () => {
     const demo = [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0.85, 0.85, 0.15, 0, 0];
     const shuffled = bettingOrder(demo, "selection");
     expect([...shuffled].sort()).toEqual([...demo].sort());
     expect(bettingOrder(demo, "selection")).toEqual(shuffled);
     expect(bettingOrder(demo, "other")).not.toEqual(shuffled);
-    const bound = (values: number[]) => runStatistics(scores(values), { scoreKind: "graded", seed: "s", orderSeed: "selection", resamples: 100 }).lowerBound95;
-    // Sorting the cases easy-first or hard-first (renaming them) cannot move the gate's input.
-    expect(bound([...demo].sort((a, b) => b - a))).toBe(bound([...demo].sort((a, b) => a - b)));
+    // The permutation of positions, read off distinct labels, is the same whatever the scores are.
+    const positions = demo.map((_, i) => i / 100);
+    const permutation = bettingOrder(positions, "selection").map((label) => Math.round(label * 100));
+    expect(shuffled).toEqual(permutation.map((i) => demo[i]));
+    const reversed = [...demo].reverse();
+    expect(bettingOrder(reversed, "selection")).toEqual(permutation.map((i) => reversed[i]));
+  });
+
+  it("legacySortedBettingBound reproduces a bound recorded before the order permuted positions (value from that code)", () => {
+    const values = [1, 1, 0.85, 0, 1, 0.15, 1, 1, 0.85, 1, 0, 1];
+    expect(legacySortedBettingBound(values, "blake3:abc")).toBe(0.611880587417545);
+    expect(runStatistics(scores(values), { scoreKind: "graded", seed: "s", orderSeed: "blake3:abc" }).lowerBound95).not.toBe(0.611880587417545);
   });
 
   it("binary: the gate reads Clopper-Pearson on passed/n", () => {
@@ -149,8 +159,8 @@ describe("runStatistics", () => {
     // The old rule took Wilson when >= 80% of scores were 0 or 1, and the minimum when all were equal.
     const mostlyBinary = scores([1, 1, 1, 0, 1, 1, 1, 1, 0.5, 1]);
     expect(runStatistics(mostlyBinary, { scoreKind: "graded", seed: "s", orderSeed: "o", resamples: 100 }).lowerBoundMethod).toBe("betting");
-    const graded = scores([0.2, 0.9, 0.75]);
-    expect(runStatistics(graded, { scoreKind: "binary", seed: "s", orderSeed: "o", resamples: 100 }).lowerBoundMethod).toBe("clopper_pearson");
+    const allOnes = binaryScores([1, 1, 1]);
+    expect(runStatistics(allOnes, { scoreKind: "binary", seed: "s", orderSeed: "o", resamples: 100 }).lowerBoundMethod).toBe("clopper_pearson");
     expect(runStatistics(scores([0.6]), { scoreKind: "graded", seed: "s", orderSeed: "o" }).lowerBoundMethod).toBe("betting");
   });
 
@@ -179,10 +189,14 @@ describe("runStatistics", () => {
     expect(runStatistics(scores([0.6]), { scoreKind: "graded", seed: "s", orderSeed: "o" })).toMatchObject({ n: 1, bcaLowerBound95: null, bootstrapResamples: 0, wilsonLowerBound95: 0 });
   });
 
-  it("clamps a binary bound to the mean when passed disagrees with the score (never above the mean)", () => {
-    const stats = runStatistics(scores([0.5, 0.5, 0.5, 0.5, 0.5], () => true), { scoreKind: "binary", seed: "s", orderSeed: "o" });
-    expect(clopperPearsonLowerBound(5, 5)).toBeGreaterThan(0.5);
-    expect(stats.lowerBound95).toBe(0.5);
+  it("rejects input no rubric contract allows: a binary score other than 0/1, passed disagreeing with it, a score outside [0, 1]", () => {
+    const options = { scoreKind: "binary" as const, seed: "s", orderSeed: "o" };
+    expect(() => runStatistics(scores([0.5, 0.5, 0.5, 0.5, 0.5], () => true), options)).toThrow(/score 0 is not binary \(score 0.5, passed true\)/);
+    expect(() => runStatistics([{ score: 0, passed: true }, { score: 1, passed: true }], options)).toThrow(/score 0 is not binary/);
+    expect(() => runStatistics([{ score: 1, passed: false }], options)).toThrow(RangeError);
+    expect(() => runStatistics([{ score: 1.5, passed: true }], { ...options, scoreKind: "graded" })).toThrow(/outside \[0, 1\]/);
+    expect(() => runStatistics([{ score: Number.NaN, passed: false }], { ...options, scoreKind: "graded" })).toThrow(RangeError);
+    expect(runStatistics(binaryScores([1, 0, 1]), options).passedCount).toBe(2);
   });
 
   it("property: 0 <= lower_bound_95 <= mean (both kinds), deterministic, mean is the arithmetic mean", () => {
@@ -191,7 +205,9 @@ describe("runStatistics", () => {
         fc.array(fc.record({ score: fc.double({ min: 0, max: 1, noNaN: true }), passed: fc.boolean() }), { minLength: 1, maxLength: 30 }),
         fc.string(),
         fc.constantFrom("binary" as const, "graded" as const),
-        (cases, seed, scoreKind) => {
+        (drawn, seed, scoreKind) => {
+          // A binary kind gets binary scores (the contract); a graded one any score and any passed.
+          const cases = scoreKind === "binary" ? drawn.map(({ passed }) => ({ score: passed ? 1 : 0, passed })) : drawn;
           const a = runStatistics(cases, { scoreKind, seed, orderSeed: seed, resamples: 200 });
           const b = runStatistics(cases, { scoreKind, seed, orderSeed: seed, resamples: 200 });
           expect(a).toEqual(b);

@@ -263,16 +263,19 @@ export interface RunStatistics {
 const clampUnit = (value: number): number => Math.min(1, Math.max(0, value));
 
 /**
- * The scores in the order the betting bound reads them: sorted, then a Fisher-Yates shuffle seeded by
- * `orderSeed`, so the order depends on the multiset of scores and the seed alone, never on case names or on
- * the order the caller lists them in. The betting bound is valid only when its order does not follow the
- * scores (cases named easy-first and read in case_id order make it miss 10-31% of the time:
- * coverage.test.ts); a shuffle independent of the scores restores exchangeability. runEval passes the
- * selection's digest (recorded on the report): the SUT cannot steer it, and reruns give the same bound.
+ * The scores in the order the betting bound reads them: the caller's case positions (case_id order, which the
+ * SUT does not choose) permuted by a Fisher-Yates shuffle seeded by `orderSeed`. The permutation depends on
+ * n and the seed alone, never on the scores: when the cases' scores are independent draws from one
+ * distribution, any fixed permutation of positions leaves them so, and the bound is valid for every seed, hence
+ * for the bench in hand (coverage.test.ts, "every seed"). Sorting the scores first (the rule before) made the
+ * order a function of the scores' ranks, so one seed read one bench's scores in one rank order, and many seeds
+ * missed more than 5% at some true mean. The shuffle also breaks an easy-first naming of the cases: case_id
+ * order alone makes the bound miss 10-31% of the time (coverage.test.ts). runEval passes the selection's
+ * digest (recorded on the report): the SUT cannot steer it, and reruns give the same bound.
  */
 export function bettingOrder(values: readonly number[], orderSeed: string): number[] {
-  const random = seededRandom(`evalgate.betting_order.v1:${orderSeed}`);
-  const order = [...values].sort((a, b) => a - b);
+  const random = seededRandom(`evalgate.betting_order.v2:${orderSeed}`);
+  const order = [...values];
   for (let i = order.length - 1; i > 0; i -= 1) {
     const j = Math.floor(random() * (i + 1));
     [order[i], order[j]] = [order[j]!, order[i]!];
@@ -280,10 +283,85 @@ export function bettingOrder(values: readonly number[], orderSeed: string): numb
   return order;
 }
 
+/**
+ * The betting order recorded before bettingOrder permuted positions: the scores sorted, then shuffled with the
+ * seed. Not valid for a fixed seed (coverage-per-seed.test.ts); kept only so a record written with it can be
+ * told from a forged one (promotion recomputes both and judges the valid one).
+ */
+export function legacySortedBettingBound(values: readonly number[], orderSeed: string): number {
+  const random = seededRandom(`evalgate.betting_order.v1:${orderSeed}`);
+  const order = [...values].sort((a, b) => a - b);
+  for (let i = order.length - 1; i > 0; i -= 1) {
+    const j = Math.floor(random() * (i + 1));
+    [order[i], order[j]] = [order[j]!, order[i]!];
+  }
+  return values.length === 0 ? 0 : clampUnit(Math.min(bettingLowerBound(order), welford(values).mean));
+}
+
 /** The gate's bound for a score kind, chosen by the task class and never by the data (bounds.ts). */
 export function gateLowerBound(values: readonly number[], passedCount: number, scoreKind: ScoreKind, orderSeed: string): number {
   if (values.length === 0) return 0;
   return scoreKind === "binary" ? clopperPearsonLowerBound(passedCount, values.length) : bettingLowerBound(bettingOrder(values, orderSeed));
+}
+
+/**
+ * Throws RangeError on scores no rubric contract allows: any score outside [0, 1], and for the binary kind a
+ * score other than 0 or 1 or a `passed` that disagrees with it (passed exactly when the score is 1). The
+ * runner enforces the contract before scoring (resolveRubricScore); this keeps the statistics from computing
+ * a Clopper-Pearson bound on a pass count that does not match the scores (a record built by hand, say).
+ */
+function checkScores(scores: readonly { score: number; passed: boolean }[], scoreKind: ScoreKind): void {
+  scores.forEach(({ score, passed }, i) => {
+    if (!(score >= 0 && score <= 1)) throw new RangeError(`runStatistics: score ${i} is ${score}, outside [0, 1]`);
+    if (scoreKind === "binary" && ((score !== 0 && score !== 1) || passed !== (score === 1))) {
+      throw new RangeError(`runStatistics: score ${i} is not binary (score ${score}, passed ${passed}): a binary score is 0 or 1, passed exactly when 1`);
+    }
+  });
+}
+
+/** The figures the gate reads, without the informational bounds: what promotion recomputes from a record. */
+export type GateStatistics = Pick<RunStatistics, "n" | "mean" | "stddev" | "passedCount" | "scoreKind" | "lowerBound95" | "lowerBoundMethod" | "boundQuantity">;
+
+/** The gate's figures over per-case scores (checked by checkScores): mean, spread, pass count and the bound. */
+export function gateStatistics(scores: readonly { score: number; passed: boolean }[], options: { scoreKind: ScoreKind; orderSeed: string }): GateStatistics {
+  checkScores(scores, options.scoreKind);
+  const values = scores.map((s) => s.score);
+  const { n, mean: average, stddev } = welford(values);
+  const passedCount = scores.filter((s) => s.passed).length;
+  const binary = options.scoreKind === "binary";
+  return {
+    n,
+    mean: clampUnit(average),
+    stddev,
+    passedCount,
+    scoreKind: options.scoreKind,
+    lowerBound95: clampUnit(Math.min(gateLowerBound(values, passedCount, options.scoreKind, options.orderSeed), average)),
+    lowerBoundMethod: binary ? "clopper_pearson" : "betting",
+    boundQuantity: binary ? "pass_rate" : "mean_score",
+  };
+}
+
+/**
+ * The case is the unit: the scores the gate bounds for cases of k trials each, and the kind they are bounded
+ * as. One trial: each case's score, under the task class's kind. More: each case's mean over its trials,
+ * passed when every trial passed, under the betting bound (a mean of trials is no longer 0/1; for a binary
+ * task class it bounds the per-trial pass rate).
+ */
+export function caseLevelScores(
+  cases: readonly (readonly { score: number; passed: boolean }[])[],
+  options: { scoreKind: ScoreKind; trials: number },
+): { readonly scores: { score: number; passed: boolean }[]; readonly boundKind: ScoreKind } {
+  const scoreKind = options.scoreKind;
+  if (options.trials === 1) return { scores: cases.map((trials) => trials[0]!), boundKind: scoreKind };
+  const scores = cases.map((trials) => ({ score: trials.reduce((sum, t) => sum + t.score, 0) / trials.length, passed: trials.every((t) => t.passed) }));
+  return { scores, boundKind: "graded" };
+}
+
+/** The gate's figures for cases of k trials each (caseLevelScores), labelled with the task class's kind. */
+export function caseGateStatistics(cases: readonly (readonly { score: number; passed: boolean }[])[], options: { scoreKind: ScoreKind; trials: number; orderSeed: string }): GateStatistics {
+  const { scores, boundKind } = caseLevelScores(cases, options);
+  const figures = gateStatistics(scores, { scoreKind: boundKind, orderSeed: options.orderSeed });
+  return boundKind === options.scoreKind ? figures : { ...figures, scoreKind: options.scoreKind, boundQuantity: options.scoreKind === "binary" ? "pass_rate" : "mean_score" };
 }
 
 /**
@@ -299,24 +377,15 @@ export function runStatistics(
   scores: readonly { score: number; passed: boolean }[],
   options: { scoreKind: ScoreKind; seed: string; orderSeed: string; resamples?: number },
 ): RunStatistics {
+  const figures = gateStatistics(scores, options);
   const values = scores.map((s) => s.score);
-  const { n, mean: average, stddev } = welford(values);
-  const passedCount = scores.filter((s) => s.passed).length;
   const resamples = options.resamples ?? DEFAULT_RESAMPLES;
   const spread = values.some((value) => value !== values[0]);
-  const bca = n >= 2 && spread ? bcaLowerBound(values, { seed: options.seed, resamples }) : null;
-  const binary = options.scoreKind === "binary";
+  const bca = figures.n >= 2 && spread ? bcaLowerBound(values, { seed: options.seed, resamples }) : null;
   return {
-    n,
-    mean: clampUnit(average),
-    stddev,
-    passedCount,
-    scoreKind: options.scoreKind,
-    lowerBound95: clampUnit(Math.min(gateLowerBound(values, passedCount, options.scoreKind, options.orderSeed), average)),
-    lowerBoundMethod: binary ? "clopper_pearson" : "betting",
-    boundQuantity: binary ? "pass_rate" : "mean_score",
-    bcaLowerBound95: bca === null ? null : clampUnit(Math.min(bca, average)),
+    ...figures,
+    bcaLowerBound95: bca === null ? null : clampUnit(Math.min(bca, welford(values).mean)),
     bootstrapResamples: bca === null ? 0 : resamples,
-    wilsonLowerBound95: n === 0 ? null : wilsonLowerBound(passedCount, n),
+    wilsonLowerBound95: figures.n === 0 ? null : wilsonLowerBound(figures.passedCount, figures.n),
   };
 }

@@ -47,5 +47,6 @@ function formatReadiness(displayName: string, readiness: AdapterReadiness): stri
   const { binary, version, login, compliance } = readiness;
   const lines = [`${displayName} (${readiness.adapter}): ${readiness.ready ? "ready" : "not ready"}`];
   for (const [label, check] of [["binary", binary], ["version", version], ["login", login], ["compliance", compliance]] as const) lines.push(`  ${mark(check)} ${label.padEnd(10)} ${check.detail}`);
+  if (readiness.limits !== null) lines.push(`  note ${"limits".padEnd(10)} ${readiness.limits}`);
   return `${lines.join("\n")}\n`;
 }

@@ -12,12 +12,12 @@ function lines(text: string): Record<string, unknown>[] {
 }
 
 describe("evalgate adapters list", () => {
-  it("lists the three adapters as JSON lines, with the binary found on PATH", async () => {
+  it("lists every adapter as JSON lines, with the binary found on PATH", async () => {
     const fake = fakeClaude({ stream: CLAUDE_SUCCESS });
     const result = await invoke(["adapters", "list"], { env: { PATH: fake.dir } });
     expect(result.code).toBe(0);
     const rows = lines(result.stdout);
-    expect(rows.map((row) => row.adapter)).toEqual(["claude-code", "codex", "gemini"]);
+    expect(rows.map((row) => row.adapter)).toEqual(["claude-code", "codex", "gemini", "pi"]);
     expect(rows[0]).toMatchObject({ binary_path: fake.binaryPath, sut: "cli:claude-code", stream_format: "claude-stream-json" });
     expect(rows[1]!.binary_path).toBeNull();
     const human = await invoke(["adapters", "list", "--format", "human"], { env: { PATH: "/nonexistent" } });
@@ -80,11 +80,11 @@ describe("evalgate adapters doctor", () => {
     const result = await invoke(["adapters", "doctor"], { env: { PATH: "/nonexistent" } });
     expect(result.code).toBe(0);
     const rows = lines(result.stdout);
-    expect(rows.map((row) => row.ready)).toEqual([false, false, false]);
+    expect(rows.map((row) => row.ready)).toEqual([false, false, false, false]);
     expect((rows[2]!.binary as { detail: string }).detail).toMatch(/no executable "gemini" on PATH/);
-    const unknown = await invoke(["adapters", "doctor", "--adapter", "pi"], { env: {} });
+    const unknown = await invoke(["adapters", "doctor", "--adapter", "cursor"], { env: {} });
     expect(unknown.code).toBe(1);
-    expect(unknown.stderr).toMatch(/unknown --adapter "pi"/);
+    expect(unknown.stderr).toMatch(/unknown --adapter "cursor"/);
   });
 });
 

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { mkdir, writeFile } from "node:fs/promises";
 import { appendRunRecord, buildChainRecord, getHostFingerprint, readChainHead } from "@eval/audit-chain";
 import type { BenchRunReportInput } from "@eval/models";
+import { caseGateStatistics } from "@eval/statistics";
 import { legacyRunReport, runReport } from "@eval/test-utils";
 
 export interface RunShape {
@@ -18,10 +19,24 @@ export interface RunShape {
   readonly legacy?: boolean;
 }
 
-/** A valid report of `cases` cases (the first `heldOut` held out, the first `passed` passing). */
+/**
+ * A valid report of `cases` cases (the first `heldOut` held out, the first `passed` passing) whose figures are
+ * the ones its per-case scores give (the gate recomputes them: a stored figure that disagrees is tampering).
+ * `lowerBound` only shapes a legacy (v1) report, whose figures the gate never judges.
+ */
 function reportOf(shape: RunShape, prevHash: string, host: string, runId: string): BenchRunReportInput {
   const { taskClass, lowerBound, passed, heldOut, cases, complete, subsetOf } = shape;
-  return runReport({ taskClass, lowerBound, passed, heldOut, cases, complete, subsetOf, prevHash, host, runId });
+  const report = runReport({ taskClass, lowerBound, passed, heldOut, cases, complete, subsetOf, prevHash, host, runId });
+  const figures = caseGateStatistics(report.per_case.map((entry) => [entry.score]), { scoreKind: report.score_kind, trials: 1, orderSeed: report.selection.selected_case_ids_digest });
+  const passHatK = figures.n === 0 ? 0 : figures.passedCount / figures.n;
+  return {
+    ...report,
+    mean_score: figures.mean,
+    score_stddev: figures.stddev,
+    lower_bound_95: figures.lowerBound95,
+    passed_count: figures.passedCount,
+    reliability: { ...report.reliability, pass_at_1: passHatK, pass_at_k: passHatK, pass_hat_k: passHatK },
+  };
 }
 
 /** Appends one run per shape to `<stateDir>/runs` through the real API; returns the record paths. */

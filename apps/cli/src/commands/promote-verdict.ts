@@ -20,7 +20,11 @@ export class PromoteVerdictCommand extends EvalgateCommand {
       <state>/recommendations/. A run over a subset of the cases (--cases) never supports a promotion.
       Prints one JSON line; --format human prints the reasons. The verdict is advice: evalgate never
       changes a tier; a person promotes by a reviewed change to docs/trust-tiers.yaml.
-      Exit 0 with a verdict either way; 5 when the audit chain does not verify (the verdict says so too).
+      The verdict pools every attempt the chain holds for the judged run's SUT on its cases (--run names the
+      run and shows its own figures; docs/reliability.md). With --anchor <file> the chain must extend that
+      anchor (evalgate anchor --write), so a truncated chain is refused.
+      Exit 0 with a verdict either way; 5 when the audit chain does not verify, does not extend the anchor, or
+      holds a record whose figures disagree with its per-case data (the verdict says so too).
     `,
     examples: [
       ["Verdict for the next tier from the newest complete full run", "evalgate promote-verdict --task-class vuln-remediation"],
@@ -32,6 +36,7 @@ export class PromoteVerdictCommand extends EvalgateCommand {
   targetTier = Option.String("--target-tier", { description: "The tier to evaluate for (default: the one above the current tier)" });
   runId = Option.String("--run", { description: "The run_id to judge (default: the newest complete run over the whole task class)" });
   report = Option.String("--report", { description: "A record file of the chain: judges the chained run it names (same as --run <its run_id>)" });
+  anchor = Option.String("--anchor", { description: "An anchor file (evalgate anchor --write) the chain must extend" });
   out = stateDirOption();
   benchRoot = benchRootOption();
   trustTiers = trustTiersOption();
@@ -56,8 +61,11 @@ export class PromoteVerdictCommand extends EvalgateCommand {
       registry: new TaskClassRegistry(),
       onWarning: warningPrinter(this.context, format),
     });
+    const { readAnchor } = await import("@eval/audit-chain");
+    const anchor = this.anchor === undefined ? undefined : await readAnchor(resolve(this.context.cwd, this.anchor));
     const { verdict, path, tampered } = await issueVerdict({
       config,
+      ...(anchor === undefined ? {} : { anchor }),
       runsDir,
       recommendationsDir: join(stateDir, "recommendations"),
       taskClass,

@@ -49,6 +49,8 @@ export abstract class RunFlags extends EvalgateCommand {
   sandbox = Option.String("--sandbox", { description: "How rubrics and command SUTs run: bwrap (default; refused where it cannot run) or none (weaker, recorded in the report)" });
   sutRead = Option.Array("--sut-read", { description: "A path a sandboxed command SUT may read besides its program and scripts (repeatable)" });
   sutNetwork = Option.Boolean("--sut-network", false, { description: "Give a sandboxed command SUT the host's network (recorded as sut_isolation bwrap-network)" });
+  agentModel = Option.String("--agent-model", { description: "With --sut cli:<adapter>: the model the agent CLI uses (its --model)" });
+  agentArg = Option.Array("--agent-arg", { description: "With --sut cli:<adapter>: one more CLI flag, e.g. --agent-arg=--provider --agent-arg=stub (repeatable; bypass, shell and eval flags are refused)" });
   streamLog = Option.String("--stream-log", { description: "Agent SUTs: extra stream log beside each transcript line: false (default), summary or raw" });
   logFormat = Option.String("--log-format", { hidden: true, description: "Deprecated: use --stream-log (json = raw, summary = summary)" });
   plan = Option.String("--plan", { description: "With --shard: the plan file (evalgate plan) whose units to run" });

@@ -35,7 +35,7 @@ describe("evalgate verify", () => {
 
   it("exits 5 on an edited record, naming the file on stdout and in one stderr line", async () => {
     const paths = await recordRuns(stateDir, [{}, {}, {}]);
-    await writeFile(paths[1]!, (await readFile(paths[1]!, "utf8")).replace('"lower_bound_95":0.7', '"lower_bound_95":0.9'));
+    await writeFile(paths[1]!, (await readFile(paths[1]!, "utf8")).replace(/"lower_bound_95":[0-9.]+/, '"lower_bound_95":0.99'));
     const result = await invoke(["verify", "--out", stateDir]);
     expect(result.code).toBe(5);
     const name = paths[1]!.split("/").at(-1)!;
@@ -54,6 +54,34 @@ describe("evalgate verify", () => {
     const anchored = await invoke(["verify", "--out", stateDir, "--expect-head", head]);
     expect(anchored.code).toBe(5);
     expect(lines(anchored.stdout)[0]).toMatchObject({ first_bad: { expected: head, reason: expect.stringMatching(/newest records were deleted/) } });
+  });
+
+  it("an anchor kept outside the state directory catches truncation with the head pointer restored (attack: newest, failing run deleted)", async () => {
+    const paths = await recordRuns(stateDir, [{ passed: 12 }, { passed: 1 }]);
+    const pointer = join(stateDir, "runs", ".index", "head.json");
+    const outside = await mkdtemp(join(tmpdir(), "cli-anchor-"));
+    const anchorFile = join(outside, "anchor.json");
+    const written = await invoke(["anchor", "--out", stateDir, "--write", anchorFile]);
+    expect(written.code, written.stderr).toBe(0);
+    expect(lines(written.stdout)[0]).toMatchObject({ type: "anchor", records: 2, path: anchorFile });
+    expect((await invoke(["verify", "--out", stateDir, "--anchor", anchorFile])).code).toBe(0);
+    // The attack: delete the newest (failing) record, put the old head pointer back.
+    const records = (await readdir(join(stateDir, "runs"))).filter((name) => name.endsWith(".json")).sort();
+    expect(records).toHaveLength(2);
+    await unlink(join(stateDir, "runs", records[1]!));
+    await writeFile(pointer, `${JSON.stringify({ file: records[0], records: 1 })}\n`);
+    expect((await invoke(["verify", "--out", stateDir])).code).toBe(0); // without the anchor nothing shows
+    const anchored = await invoke(["verify", "--out", stateDir, "--anchor", anchorFile]);
+    expect(anchored.code).toBe(5);
+    expect(lines(anchored.stdout)[0]).toMatchObject({ ok: false, first_bad: { reason: expect.stringMatching(/newest records were deleted .*\(anchor of 2 records at /) } });
+    expect(anchored.stderr).toMatch(/EVAL_CHAIN_TAMPERED/);
+    const inside = await invoke(["anchor", "--out", stateDir, "--write", join(stateDir, "anchor.json")]);
+    expect(inside.code).toBe(1);
+    expect(inside.stderr).toMatch(/is inside the state directory .*EVAL_USAGE/);
+    await writeFile(join(outside, "junk.json"), "{}");
+    expect((await invoke(["verify", "--out", stateDir, "--anchor", join(outside, "junk.json")])).stderr).toMatch(/is not a chain anchor.*EVAL_USAGE/);
+    await rm(outside, { recursive: true, force: true });
+    expect(paths).toHaveLength(2);
   });
 
   it("verifies a --since window and rejects a bad --since or --expect-head in one line (exit 1)", async () => {

@@ -1,4 +1,5 @@
 import { Command, Option } from "clipanion";
+import { EvalError } from "@eval/errors";
 import { EvalgateCommand } from "../base-command.ts";
 import { loadSettings } from "../load-settings.ts";
 import { ExitCode } from "../exit-codes.ts";
@@ -17,6 +18,8 @@ export class VerifyCommand extends EvalgateCommand {
 
       With --expect-head, the chain must still contain the given chain hash (e.g. the head committed to
       git): without it, deleting the newest records cannot be told from never having made them.
+      With --anchor <file> (written by \`evalgate anchor --write\`, kept outside the state directory) the chain
+      must extend that anchor: contain its head and at least its number of records.
       Under --strict every report is also validated against its schema, mode 0600 is required and no
       foreign file is allowed (not even a dotfile).
     `,
@@ -29,21 +32,26 @@ export class VerifyCommand extends EvalgateCommand {
   since = Option.String("--since", { description: "Verify records recorded at or after this ISO 8601 time" });
   strict = Option.Boolean("--strict", false, { description: "Also check schemas, permissions and foreign files" });
   expectHead = Option.String("--expect-head", { description: "A chain hash the chain must contain (detects deleted newest records)" });
+  anchor = Option.String("--anchor", { description: "An anchor file (evalgate anchor --write) the chain must extend" });
   out = stateDirOption();
   format = formatOption();
 
   protected async run(): Promise<number> {
     const settings = await loadSettings({ flags: { state_dir: this.out, format: this.format }, env: this.context.env, cwd: this.context.cwd });
     const format = settings.format();
-    const { join } = await import("node:path");
+    const { join, resolve } = await import("node:path");
     const runsDir = join((await import("@eval/runner")).checkStateDir(settings.path("state_dir", ".evalgate"), { write: false }), "runs");
-    const { ChainTampered, verifyChain } = await import("@eval/audit-chain");
-    const result = await verifyChain({
-      runsDir,
-      strict: this.strict,
-      ...(this.since === undefined ? {} : { since: this.since }),
-      ...(this.expectHead === undefined ? {} : { expectHead: this.expectHead }),
-    });
+    const { ChainTampered, readAnchor, verifyAgainstAnchor, verifyChain } = await import("@eval/audit-chain");
+    if (this.anchor !== undefined && (this.since !== undefined || this.expectHead !== undefined)) throw new EvalError("EVAL_USAGE", "--anchor verifies the whole chain: pass it without --since and --expect-head");
+    const result =
+      this.anchor !== undefined
+        ? await verifyAgainstAnchor(runsDir, await readAnchor(resolve(this.context.cwd, this.anchor)), { strict: this.strict })
+        : await verifyChain({
+            runsDir,
+            strict: this.strict,
+            ...(this.since === undefined ? {} : { since: this.since }),
+            ...(this.expectHead === undefined ? {} : { expectHead: this.expectHead }),
+          });
     if (format === "human") {
       const window = result.skipped > 0 ? ` (${result.skipped} earlier records not rechecked)` : "";
       this.context.stdout.write(

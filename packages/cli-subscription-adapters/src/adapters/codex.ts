@@ -108,10 +108,12 @@ export const codexAdapter: AgentAdapter = {
   homeFiles: [".codex/auth.json", ".codex/config.toml"],
   versionArgs: ["--version"],
   parseVersion: parseSemver,
-  buildArgv(prompt, { workspaceDir }) {
-    // Codex's own sandbox limits commands to the workspace; never --dangerously-bypass-approvals-and-sandbox.
+  buildArgv(prompt, { workspaceDir, insideSandbox }) {
+    // On the host (`--sandbox none`) Codex's own sandbox limits commands to the workspace. Inside evalgate's
+    // sandbox, that sandbox is the boundary: Codex's nested bwrap cannot map its uid there (every command and
+    // patch would fail while Codex exits 0), so its own is off. Never --dangerously-bypass-approvals-and-sandbox.
     return {
-      args: ["exec", "--json", "--skip-git-repo-check", "--ephemeral", "--sandbox", "workspace-write", "--color", "never", "--cd", workspaceDir],
+      args: ["exec", "--json", "--skip-git-repo-check", "--ephemeral", "--sandbox", insideSandbox ? "danger-full-access" : "workspace-write", "--color", "never", "--cd", workspaceDir],
       stdin: prompt,
     };
   },

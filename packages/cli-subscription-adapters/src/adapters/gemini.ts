@@ -20,6 +20,22 @@ const EXIT_CODES: Readonly<Record<number, CliErrorKind>> = {
 const AUTH_TEXT = /(auth method|GEMINI_API_KEY|API key not valid|unauthenticated|permission denied|401|login)/i;
 const SAFETY_TEXT = /(safety|blocked|prohibited[_ ]content|recitation|blocklist|spii)/i;
 
+// Gemini CLI 0.61.0's Build File Protection list (packages/core/src/utils/buildFileUtils.ts).
+const BUILD_FILES = new Set([
+  "BUILD", "BUILD.bazel", "WORKSPACE", "WORKSPACE.bazel", "MODULE.bazel", ".bazelrc", ".blazerc",
+  "Makefile", "makefile", "GNUmakefile", "CMakeLists.txt",
+  "package.json", "package-lock.json", "pnpm-lock.yaml", "yarn.lock", "bun.lockb",
+  "setup.py", "setup.cfg", "pyproject.toml", "go.mod", "go.sum", "Cargo.toml", "Cargo.lock",
+  "pom.xml", "build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts",
+  "Dockerfile", "Containerfile",
+]);
+const BUILD_EXTENSIONS = [".bzl", ".bazel", ".bzlmod", ".mk", ".cmake"];
+
+function isBuildFile(relativePath: string): boolean {
+  const base = relativePath.split("/").at(-1) ?? "";
+  return BUILD_FILES.has(base) || base.startsWith("Dockerfile.") || base.startsWith("Containerfile.") || BUILD_EXTENSIONS.some((ext) => base.endsWith(ext));
+}
+
 function kindOf(message: string): CliErrorKind {
   if (AUTH_TEXT.test(message)) return "auth_failure";
   if (/(429|quota|rate limit|resource exhausted)/i.test(message)) return "rate_limited";
@@ -107,6 +123,11 @@ export const geminiAdapter: AgentAdapter = {
   buildArgv(prompt) {
     // auto_edit approves file edits only; never --yolo / --approval-mode yolo.
     return { args: ["--prompt", prompt, "--output-format", "stream-json", "--skip-trust", "--approval-mode", "auto_edit"] };
+  },
+  uneditableFiles: {
+    matches: isBuildFile,
+    reason:
+      "Gemini CLI 0.61.0 denies every write to a build file (package.json, lockfiles, Dockerfile, go.mod, ...) in non-interactive mode (its Build File Protection; no setting turns it off), so a session asked to edit one scores 0 for a reason that is not the agent's",
   },
   observeStream: observe,
   classify: (facts, proc) => classifyTrial(facts, proc, { exitCodes: EXIT_CODES, stderrAuth: AUTH_TEXT }),

@@ -1,0 +1,51 @@
+import { Command, Option } from "clipanion";
+import { EvalError } from "@eval/errors";
+import { EvalgateCommand } from "../base-command.ts";
+import { loadSettings } from "../load-settings.ts";
+import { ExitCode } from "../exit-codes.ts";
+import { renderError } from "../render-error.ts";
+import { stateDirOption } from "../options.ts";
+
+export class AnchorCommand extends EvalgateCommand {
+  static override paths = [["anchor"]];
+  static override usage = Command.Usage({
+    category: "Audit",
+    description: "Write the audit chain's head to an anchor file kept outside the state directory",
+    details: `
+      Verifies the whole chain, then writes its head (chain hash, number of records, host, time) to --write
+      <file>. Keep that file where whoever runs evalgate cannot rewrite it (a CI artifact, a commit): \`verify
+      --anchor <file>\` and \`promote-verdict --anchor <file>\` then refuse a chain that does not extend it, so
+      deleting the newest records (with the checkpoint and head pointer restored) is caught. The anchor is not
+      signed: anyone who can rewrite the anchor file can move it. Prints one JSON line; exit 5 when the chain
+      does not verify (nothing is written).
+    `,
+    examples: [["Anchor the chain after a run", "evalgate anchor --write ../anchors/evalgate-anchor.json"]],
+  });
+
+  write = Option.String("--write", { required: true, description: "Where to write the anchor (outside the state directory)" });
+  out = stateDirOption();
+
+  protected async run(): Promise<number> {
+    const settings = await loadSettings({ flags: { state_dir: this.out }, env: this.context.env, cwd: this.context.cwd });
+    const { join, resolve, relative, isAbsolute } = await import("node:path");
+    const stateDir = resolve(this.context.cwd, settings.path("state_dir", ".evalgate"));
+    const runsDir = join((await import("@eval/runner")).checkStateDir(stateDir, { write: false }), "runs");
+    const target = resolve(this.context.cwd, this.write);
+    const inside = relative(stateDir, target);
+    if (inside === "" || (!inside.startsWith("..") && !isAbsolute(inside))) {
+      throw new EvalError("EVAL_USAGE", `the anchor ${target} is inside the state directory ${stateDir}: whoever can truncate the chain can rewrite it there`, { hint: "write it outside, e.g. a CI artifact or a file you commit" });
+    }
+    const { ChainTampered, chainAnchor, verifyChain, writeAnchor } = await import("@eval/audit-chain");
+    const chain = await verifyChain({ runsDir });
+    if (!chain.ok) {
+      const rendered = renderError(new ChainTampered(chain.firstBad!, runsDir), false);
+      this.context.stderr.write(rendered.text);
+      return rendered.exitCode;
+    }
+    const anchor = await chainAnchor(runsDir);
+    if (anchor === null) throw new EvalError("EVAL_REPORT_NOT_FOUND", `the audit chain in ${runsDir} is empty: there is nothing to anchor`, { hint: "run `evalgate run` first" });
+    await writeAnchor(target, anchor);
+    this.emit({ type: "anchor", path: target, ...anchor });
+    return ExitCode.ok;
+  }
+}

@@ -1,0 +1,122 @@
+// Attack tests for pooled evidence, through a real chain (appendRunRecord) and the real verdict path
+// (issueVerdict): the SUT's attempts are simulated with a seeded random source, each run's record carries the
+// figures its per-case scores give (as the runner writes them).
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { appendRunRecord, getHostFingerprint, readChainHead } from "@eval/audit-chain";
+import type { BenchRunReportInput } from "@eval/models";
+import { caseGateStatistics, clopperPearsonLowerBound, seededRandom } from "@eval/statistics";
+import { runReport } from "@eval/test-utils";
+import { issueVerdict } from "./issue-verdict.ts";
+import { loadTierConfig } from "./tier-config.ts";
+
+const TIERS = join(import.meta.dirname, "..", "..", "..", "docs", "trust-tiers.yaml");
+const CASES = 12;
+let stateDir: string;
+beforeEach(async () => {
+  stateDir = await mkdtemp(join(tmpdir(), "pooled-"));
+});
+afterEach(async () => {
+  await rm(stateDir, { recursive: true, force: true });
+});
+
+type BenchScore = BenchRunReportInput["per_case"][number]["score"];
+const pass = (ms: number): BenchScore => ({ passed: true, score: 1, breakdown: {}, failure_modes: [], cost_usd: 0, wall_clock_ms: ms });
+/** The SUT's own failure: it exits 1 when its own check fails (a crash, `sut.exception`). */
+const crash = (ms: number): BenchScore => ({ passed: false, score: 0, breakdown: {}, failure_modes: [{ code: "sut.exception", severity: "warn", detail: "exit 1" }], cost_usd: 0, wall_clock_ms: ms });
+
+/** Appends one run whose case i scored scores[i], its figures computed from them. */
+async function record(runId: string, scores: readonly BenchScore[]): Promise<number> {
+  const runsDir = join(stateDir, "runs");
+  const template = runReport({ cases: CASES, heldOut: 8, runId, prevHash: (await readChainHead(runsDir)).head, host: await getHostFingerprint(stateDir) });
+  const perCase = template.per_case.map((entry, i) => ({ ...entry, score: scores[i]! }));
+  const figures = caseGateStatistics(perCase.map((c) => [c.score]), { scoreKind: "binary", trials: 1, orderSeed: template.selection.selected_case_ids_digest });
+  const share = figures.passedCount / CASES;
+  const report: BenchRunReportInput = {
+    ...template,
+    per_case: perCase,
+    score_kind: "binary",
+    lower_bound_method: "clopper_pearson",
+    bound_quantity: "pass_rate",
+    mean_score: figures.mean,
+    score_stddev: figures.stddev,
+    lower_bound_95: figures.lowerBound95,
+    passed_count: figures.passedCount,
+    failed_trial_count: CASES - figures.passedCount,
+    reliability: { ...template.reliability, pass_at_1: share, pass_at_k: share, pass_hat_k: share },
+  };
+  await appendRunRecord(report, { runsDir: join(stateDir, "runs"), hostFingerprint: await getHostFingerprint(stateDir) });
+  return figures.lowerBound95;
+}
+
+async function verdictFor(runId?: string) {
+  const issued = await issueVerdict({
+    config: await loadTierConfig(TIERS),
+    runsDir: join(stateDir, "runs"),
+    recommendationsDir: join(stateDir, "recommendations"),
+    taskClass: { name: "vuln-remediation", minCasesForPromotion: { bronze: 10 } },
+    ...(runId === undefined ? {} : { runId }),
+  });
+  expect(issued.tampered).toBeNull();
+  return issued.verdict;
+}
+
+describe("every attempt counts", () => {
+  it("the crash-retry SUT (guesses 1 in 4, exits 1 on its own failed check): reruns retry only its crashes, and cannot raise the pooled bound", async () => {
+    const random = seededRandom("crash-retry");
+    let clock = 1;
+    let scores: BenchScore[] = Array.from({ length: CASES }, () => (random() < 0.25 ? pass(clock++) : crash(clock++)));
+    const honest = await record("run-0", scores);
+    let reruns = 0;
+    // A crash is not cached, a pass is: a rerun reads the cached passes (the same scores) and retries the crashes.
+    while (scores.some((s) => !s.passed) && reruns < 40) {
+      reruns += 1;
+      scores = scores.map((s) => (s.passed ? s : random() < 0.25 ? pass(clock++) : crash(clock++)));
+      await record(`run-${reruns}`, scores);
+    }
+    expect(scores.every((s) => s.passed)).toBe(true); // the newest run is 12 of 12: the old gate's SUFFICIENT
+    expect(clopperPearsonLowerBound(CASES, CASES)).toBeGreaterThan(0.6);
+    const verdict = await verdictFor();
+    expect(verdict.evidence_sufficient).toBe(false);
+    expect(verdict.lower_bound_95).toBe(honest);
+    expect(verdict.evidence_pool).toMatchObject({ attempts_per_case: 1, runs_excluded: [], distinct_suts_on_held_out: 1 });
+    expect(verdict.evidence_pool!.runs_pooled).toHaveLength(reruns + 1);
+    expect(verdict.evidence_pool!.attempts_unused).toBeGreaterThan(0);
+    // A chosen --run shows that run's own figures and changes nothing else.
+    const chosen = await verdictFor(`run-${reruns}`);
+    expect(chosen.evidence_pool!.run_figures).toMatchObject({ run_id: `run-${reruns}`, passed_count: CASES });
+    const { evaluated_at: _a, evidence_pool: poolA, report_run_id: _r, report_chain_head: _h, ...restA } = verdict;
+    const { evaluated_at: _b, evidence_pool: poolB, report_run_id: _s, report_chain_head: _i, ...restB } = chosen;
+    expect(restB).toEqual(restA);
+    expect({ ...poolB, run_figures: null }).toEqual({ ...poolA, run_figures: null });
+  });
+
+  it("20 --no-cache reruns of a stochastic SUT: the pooled bound stays below the true rate, and --run cannot pick the luckiest", async () => {
+    const random = seededRandom("no-cache");
+    let clock = 1;
+    const truth = 0.6;
+    const single: number[] = [];
+    for (let run = 0; run <= 20; run += 1) {
+      single.push(await record(`run-${run}`, Array.from({ length: CASES }, () => (random() < truth ? pass(clock++) : crash(clock++)))));
+    }
+    const verdict = await verdictFor();
+    expect(verdict.evidence_pool).toMatchObject({ attempts_per_case: 21, attempts_unused: 0 });
+    expect(verdict.lower_bound_95).toBeLessThan(truth);
+    const luckiest = single.indexOf(Math.max(...single));
+    expect(Math.max(...single)).toBeGreaterThan(verdict.lower_bound_95);
+    const chosen = await verdictFor(`run-${luckiest}`);
+    expect(chosen.lower_bound_95).toBe(verdict.lower_bound_95);
+    expect(chosen.evidence_sufficient).toBe(verdict.evidence_sufficient);
+  });
+
+  it("pools nothing from another SUT, and counts the SUTs that have seen the held-out cases", async () => {
+    await record("run-0", Array.from({ length: CASES }, (_, i) => pass(i + 1)));
+    const runsDir = join(stateDir, "runs");
+    const other = runReport({ cases: CASES, heldOut: 8, runId: "other", prevHash: (await readChainHead(runsDir)).head, host: await getHostFingerprint(stateDir) });
+    await appendRunRecord({ ...other, sut_digest: `blake3:${"a".repeat(64)}`, lower_bound_95: 0.6843708377400617 }, { runsDir, hostFingerprint: await getHostFingerprint(stateDir) });
+    const verdict = await verdictFor("run-0");
+    expect(verdict.evidence_pool).toMatchObject({ runs_pooled: ["run-0"], runs_excluded: [{ run_id: "other", reason: "another SUT" }], distinct_suts_on_held_out: 2 });
+  });
+});

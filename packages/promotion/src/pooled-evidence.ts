@@ -1,0 +1,127 @@
+// Every attempt counts: a verdict is about a SUT on a task class's cases, not about the run someone picked. It
+// pools every executed attempt recorded in the chain for the same task class, SUT, rubric and isolation on the
+// judged run's cases, so neither rerunning until a run passes nor naming the luckiest run with --run moves it.
+import { recordsNewestFirst } from "@eval/audit-chain";
+import type { EvalError } from "@eval/errors";
+import type { AnyBenchRunReport, BenchRunReport, BenchScore, PromotionVerdict } from "@eval/models";
+import { checkRecordedFigures, recomputeFigures } from "./recorded-figures.ts";
+
+type EvidencePool = NonNullable<PromotionVerdict["evidence_pool"]>;
+type GatedReport = Exclude<AnyBenchRunReport, { schema_version: "evalgate.bench_run_report.v1" }>;
+
+/**
+ * Attempts that failed in the harness itself, not in the SUT: the rubric's own deadline and `harness.*` codes.
+ * A SUT's crash, bad output or own timeout (`sut.*`) is the SUT failing an attempt, and counts as one.
+ */
+function isHarnessFault(score: BenchScore): boolean {
+  return score.failure_modes.some((mode) => mode.code === "rubric.timeout" || mode.code.startsWith("harness."));
+}
+
+/** Deterministic text of a score: a cache hit returns the stored score unchanged, so equal text is the same attempt. */
+function attemptKey(trial: number, score: BenchScore): string {
+  const sorted = (value: unknown): unknown =>
+    Array.isArray(value) ? value.map(sorted) : value !== null && typeof value === "object" ? Object.fromEntries(Object.keys(value).sort().map((k) => [k, sorted((value as Record<string, unknown>)[k])])) : value;
+  return `${trial}\u0000${JSON.stringify(sorted(score))}`;
+}
+
+/** Why a record of the task class is not pooled with the judged run, or null when it is. */
+function exclusion(report: AnyBenchRunReport, judged: GatedReport): string | null {
+  if (report.schema_version === "evalgate.bench_run_report.v1") return "recorded before report v2 (no valid bound)";
+  if (report.sut_digest !== judged.sut_digest) return "another SUT";
+  if (report.rubric_digest !== judged.rubric_digest) return "another rubric";
+  if (report.isolation_class !== judged.isolation_class || report.sut_isolation !== judged.sut_isolation) return "another isolation";
+  if (report.cassette_corpus_digest !== judged.cassette_corpus_digest || report.score_kind !== judged.score_kind) return "another corpus or score kind";
+  return null;
+}
+
+const attemptsOf = (entry: GatedReport["per_case"][number]): BenchScore[] => ("trials" in entry && entry.trials !== undefined ? [...entry.trials] : [entry.score]);
+
+export interface PooledEvidence {
+  /** The judged run with its per_case replaced by the pooled attempts and every figure recomputed from them. */
+  readonly report: BenchRunReport;
+  readonly pool: EvidencePool;
+  /** A pooled record whose stored figures disagreed with its per-case data (exit 5), else null. */
+  readonly tampered: EvalError | null;
+}
+
+/**
+ * Pools the chain's attempts for the judged run (a v3 report). Records are read oldest first; a record whose
+ * figures were forged is left out and reported. Each case keeps its distinct attempts (cache hits dropped),
+ * harness faults excluded; every case then contributes its first m attempts, m the fewest any case has, so
+ * retrying only the failed cases (or a crash that is retried because it was not cached) adds nothing until
+ * every case has been attempted again.
+ */
+export async function poolEvidence(runsDir: string, judged: BenchRunReport): Promise<PooledEvidence> {
+  const records: AnyBenchRunReport[] = [];
+  for await (const found of recordsNewestFirst(runsDir, judged.task_class)) records.unshift(found.record.report);
+  const caseIds = new Set(judged.per_case.map((entry) => entry.case_id));
+  const heldOut = new Set(judged.per_case.filter((entry) => entry.curation_class === "held-out").map((entry) => entry.case_id));
+  const attempts = new Map<string, Map<string, BenchScore>>([...caseIds].map((id) => [id, new Map()]));
+  const pooled: string[] = [];
+  const excluded: { run_id: string; reason: string }[] = [];
+  const suts = new Set<string>();
+  let harnessFaults = 0;
+  let tampered: EvalError | null = null;
+  for (const report of records) {
+    if (report.schema_version !== "evalgate.bench_run_report.v1" && report.rubric_digest === judged.rubric_digest && report.per_case.some((entry) => heldOut.has(entry.case_id))) suts.add(report.sut_digest);
+    const reason = exclusion(report, judged);
+    if (reason !== null) {
+      excluded.push({ run_id: report.run_id, reason });
+      continue;
+    }
+    const checked = checkRecordedFigures(report);
+    if (checked.tampered !== null) {
+      tampered ??= checked.tampered;
+      excluded.push({ run_id: report.run_id, reason: "tampered figures" });
+      continue;
+    }
+    pooled.push(report.run_id);
+    for (const entry of (report as GatedReport).per_case) {
+      const seen = attempts.get(entry.case_id);
+      if (seen === undefined) continue;
+      attemptsOf(entry).forEach((score, trial) => {
+        if (isHarnessFault(score)) harnessFaults += 1;
+        else if (!seen.has(attemptKey(trial, score))) seen.set(attemptKey(trial, score), score);
+      });
+    }
+  }
+  const withAttempts = judged.per_case.filter((entry) => attempts.get(entry.case_id)!.size > 0);
+  const m = withAttempts.length === 0 ? 0 : Math.min(...withAttempts.map((entry) => attempts.get(entry.case_id)!.size));
+  const recorded = [...attempts.values()].reduce((sum, seen) => sum + seen.size, 0);
+  const perCase = withAttempts.map((entry) => {
+    const used = [...attempts.get(entry.case_id)!.values()].slice(0, m);
+    const base = { case_id: entry.case_id, curation_class: entry.curation_class, score: used[0]! };
+    return m === 1 ? base : { ...base, trials: used, case_value: Math.min(1, Math.max(0, used.reduce((sum, s) => sum + s.score, 0) / m)) };
+  });
+  const pooledReport = pooledRun(judged, perCase, Math.max(m, 1));
+  return {
+    report: pooledReport,
+    pool: {
+      runs_pooled: pooled,
+      runs_excluded: excluded,
+      attempts_per_case: m,
+      attempts_recorded: recorded,
+      attempts_unused: recorded - m * withAttempts.length,
+      harness_faults_excluded: harnessFaults,
+      distinct_suts_on_held_out: suts.size,
+      run_figures: { run_id: judged.run_id, lower_bound_95: judged.lower_bound_95, mean_score: judged.mean_score, passed_count: judged.passed_count },
+    },
+    tampered,
+  };
+}
+
+/** The judged run's report over the pooled cases, every figure the gate reads recomputed from them. */
+function pooledRun(judged: BenchRunReport, perCase: BenchRunReport["per_case"], m: number): BenchRunReport {
+  const base: BenchRunReport = { ...judged, per_case: perCase, trials_per_case: m };
+  const figures = recomputeFigures(base);
+  const allPassed = figures.pass_hat_k ?? 0;
+  return {
+    ...base,
+    mean_score: figures.mean_score,
+    lower_bound_95: figures.lower_bound_95,
+    lower_bound_method: figures.lower_bound_method,
+    passed_count: figures.passed_count,
+    block_severity_failure_modes: figures.block_severity_failure_modes,
+    reliability: { ...judged.reliability, case_count: perCase.length, pass_hat_k: allPassed },
+  };
+}
