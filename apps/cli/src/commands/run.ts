@@ -35,7 +35,8 @@ export class RunCommand extends RunFlags {
     const tiers = this.withVerdict ? await loadRunTiers(tiersPath, taskClassName) : null;
     const runner = await import("@eval/runner");
     runner.checkStateDir(stateDir, { write: true });
-    const newStateDir = settings.watchNewStateDir(stateDir);
+    // A shard writes a bundle, not a chain record: only a run that records announces a new state directory.
+    const newStateDir = shardJob === null ? settings.watchNewStateDir(stateDir) : () => null;
     const sutOptions: SutResolverOptions = { cwd: this.context.cwd, env: this.context.env, stateDir, benchRoot, record: this.record, allowCliSubscription: this.allowCliSubscription, acknowledgeUnsandboxedCli: this.acknowledgeUnsandboxedCli, allowStaleCompliance: this.allowStaleCompliance, streamLog: await this.resolveStreamLog(onWarning), ...(this.agentModel === undefined ? {} : { agentModel: this.agentModel }), agentArgs: this.agentArg ?? [], onWarning, sandbox: this.sandboxMode(), sutNetwork: this.sutNetwork, sutRead: this.sutRead ?? [] };
     const { defaultSutChooser, resolveSut } = await import("../sut-resolver.ts");
     const spec = shardJob?.plan?.sut.spec ?? this.sut ?? (scaleOut === null ? undefined : await scaleOut.shardDefaultSutSpec(benchRoot, taskClassName, this.cases));
