@@ -136,6 +136,12 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import("./commands/run.ts")).RunCommand,
   },
   {
+    path: ["runs"],
+    category: "Audit",
+    description: "List the recorded runs, newest first",
+    load: async () => (await import("./commands/runs.ts")).RunsCommand,
+  },
+  {
     path: ["schemas"],
     category: "Contracts",
     description: "List the wire types, or print one's JSON Schema (for rubrics and SUTs in other languages)",

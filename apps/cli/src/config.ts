@@ -1,24 +1,16 @@
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { EvalError } from "@eval/errors";
-import { z } from "zod";
+import { EvalError, type EvalWarning } from "@eval/errors";
+import { EvalgateConfigSchema, type EvalgateConfig } from "@eval/models";
 
 /**
  * Settings every command may read, with precedence: flags > EVALGATE_* env > the `evalgate` key of
- * the nearest package.json, or the nearest evalgate.config.json > defaults.
+ * the nearest package.json, or the nearest evalgate.config.json > defaults. The schema of the file is
+ * `EvalgateConfigSchema` (@eval/models, published as schemas/evalgate-config.schema.json).
  */
-const ConfigFileSchema = z.strictObject({
-  bench_root: z.string().min(1).optional(),
-  state_dir: z.string().min(1).optional(),
-  trust_tiers: z.string().min(1).optional(),
-  concurrency: z.number().int().min(1).max(256).optional(),
-  max_cost_usd: z.number().min(0).optional(),
-  timeout_per_case_seconds: z.number().positive().optional(),
-  trials: z.number().int().min(1).max(1000).optional(),
-  format: z.enum(["jsonl", "human"]).optional(),
-});
-export type ConfigFile = z.output<typeof ConfigFileSchema>;
-export type ConfigKey = keyof ConfigFile;
+
+export type ConfigFile = EvalgateConfig;
+export type ConfigKey = Exclude<keyof ConfigFile, "$schema">;
 
 export interface LoadedConfig {
   readonly values: ConfigFile;
@@ -28,9 +20,20 @@ export interface LoadedConfig {
   readonly baseDir: string;
 }
 
-/** Finds and validates the nearest config, walking up from `cwd`. */
-export function loadConfigFile(cwd: string): LoadedConfig {
-  for (let dir = resolve(cwd); ; dir = dirname(dir)) {
+/**
+ * Finds and validates the nearest config, walking up from `cwd`; when there is none there, walking up
+ * from `benchRoot` (a bench root given by flag or env, so `--bench-root` from elsewhere finds the
+ * project's config). With no config at all, defaults resolve against `cwd` (and a state directory
+ * started there is announced: `watchNewStateDir`).
+ */
+export function loadConfigFile(cwd: string, benchRoot?: string): LoadedConfig {
+  const nearCwd = findConfigFile(cwd);
+  if (nearCwd !== null || benchRoot === undefined) return nearCwd ?? { values: {}, source: null, baseDir: resolve(cwd) };
+  return findConfigFile(benchRoot) ?? { values: {}, source: null, baseDir: resolve(cwd) };
+}
+
+function findConfigFile(start: string): LoadedConfig | null {
+  for (let dir = resolve(start); ; dir = dirname(dir)) {
     const standalone = join(dir, "evalgate.config.json");
     if (existsSync(standalone)) return { values: parseConfig(readJson(standalone), standalone), source: standalone, baseDir: dir };
     const manifest = join(dir, "package.json");
@@ -40,7 +43,7 @@ export function loadConfigFile(cwd: string): LoadedConfig {
         return { values: parseConfig(pkg.evalgate, `${manifest} (key "evalgate")`), source: manifest, baseDir: dir };
       }
     }
-    if (dirname(dir) === dir) return { values: {}, source: null, baseDir: resolve(cwd) };
+    if (dirname(dir) === dir) return null;
   }
 }
 
@@ -53,13 +56,13 @@ function readJson(path: string): unknown {
 }
 
 function parseConfig(value: unknown, where: string): ConfigFile {
-  const result = ConfigFileSchema.safeParse(value);
+  const result = EvalgateConfigSchema.safeParse(value);
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;
   throw new EvalError(
     "EVAL_CONFIG_INVALID",
     `${where}: ${issue.path.join(".") || "(root)"}: ${issue.message}`,
-    { hint: `accepted keys: ${Object.keys(ConfigFileSchema.shape).join(", ")}` },
+    { hint: `accepted keys: ${Object.keys(EvalgateConfigSchema.shape).filter((key) => key !== "$schema").join(", ")}` },
   );
 }
 
@@ -86,7 +89,36 @@ export class Settings {
 
   constructor(sources: SettingSources) {
     this.sources = sources;
-    this.file = loadConfigFile(sources.cwd);
+    const benchRoot = typeof sources.flags.bench_root === "string" ? sources.flags.bench_root : this.envValue("bench_root");
+    this.file = loadConfigFile(sources.cwd, benchRoot === undefined ? undefined : resolve(sources.cwd, benchRoot));
+  }
+
+  /** Where the settings file is (null: none found, defaults only). */
+  get configSource(): string | null {
+    return this.file.source;
+  }
+
+  /**
+   * Call before a command that may create `stateDir`; the returned function, called after it, gives a
+   * warning when the directory did not exist before and does now and no flag or env named it: the
+   * command says which state directory it started and why there (a second chain and cache never start
+   * silently, and a command that failed before creating anything says nothing about it).
+   */
+  watchNewStateDir(stateDir: string): () => EvalWarning | null {
+    // --out or EVALGATE_STATE_DIR named it: the user said so.
+    if (existsSync(stateDir) || typeof this.sources.flags.state_dir === "string" || this.envValue("state_dir") !== undefined) return () => null;
+    const why =
+      this.file.source === null
+        ? `the default, in ${this.file.baseDir}: no evalgate.config.json (or package.json "evalgate" key) at or above ${this.sources.cwd}`
+        : `${this.file.values.state_dir === undefined ? "the default" : "state_dir"} from ${this.file.source}`;
+    return () =>
+      existsSync(stateDir)
+        ? {
+            code: "state.new",
+            message: `started a new state directory ${stateDir} (${why}); if you meant an existing one, pass --out or set state_dir in evalgate.config.json`,
+            details: { state_dir: stateDir, config: this.file.source },
+          }
+        : null;
   }
 
   /** A path setting, absolute: flags and env resolve against cwd, the file against its directory. */

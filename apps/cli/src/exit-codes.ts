@@ -65,7 +65,7 @@ export const ERROR_PRESENTATION: Readonly<Record<EvalErrorCode, ErrorPresentatio
   EVAL_SANDBOX_UNAVAILABLE: { exitCode: 1, hint: "install bubblewrap (apt-get install bubblewrap), or pass --sandbox none to accept weaker isolation" },
   EVAL_STATE_DIR_NOT_A_DIRECTORY: { exitCode: 1, hint: "point --out (or EVALGATE_STATE_DIR) at a directory, or at a path that does not exist yet" },
   EVAL_STATE_DIR_READ_ONLY: { exitCode: 1, hint: "make the state directory writable, or point --out (or EVALGATE_STATE_DIR) at a writable directory" },
-  EVAL_COMPARE_MISMATCH: { exitCode: 1, hint: "compare two runs of one task class over the same cases (`evalgate verify --format human` lists the runs)" },
+  EVAL_COMPARE_MISMATCH: { exitCode: 1, hint: "compare two runs of one task class over the same cases (`evalgate runs --task-class <name>` lists the runs)" },
   EVAL_CASSETTES_TOO_FEW: { exitCode: 1, hint: "record as many sessions as trials (`run --sut cli:<adapter> --record --trials k`), or lower --trials" },
   EVAL_MODEL_KEY_MISSING: { exitCode: 1, hint: "export the provider's API key (docs/adapters.md names it), give --model-upstream for a keyless endpoint, or use a subscription login with --agent-network host and both opt-ins" },
   EVAL_SCENARIO_INVALID: { exitCode: 1, hint: "fix the scenario file; docs/adapters.md describes its fields" },

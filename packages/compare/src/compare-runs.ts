@@ -37,7 +37,7 @@ async function findRuns(runsDir: string, ids: readonly string[]): Promise<Map<st
   }
   for (const id of ids) {
     if (!found.has(id)) {
-      throw new EvalError("EVAL_REPORT_NOT_FOUND", `no run ${id} in ${runsDir}`, { hint: "`evalgate verify --format human` checks the chain; pass a run_id printed by `evalgate run`" });
+      throw new EvalError("EVAL_REPORT_NOT_FOUND", `no run ${id} in ${runsDir}`, { hint: "`evalgate runs` lists the recorded run ids" });
     }
   }
   return found;

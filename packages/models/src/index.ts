@@ -163,3 +163,5 @@ export type {
   TrustTiersFile,
 } from "./types.ts";
 export { AGENT_ADAPTER_NAMES, BENCH_CHECK_SCHEMA_VERSION, FENCE_FAILURE_SCHEMA_VERSION, FENCE_SUMMARY_SCHEMA_VERSION, SIGN_RESULT_SCHEMA_VERSION, SUT_FAILURE_MODES, TRANSCRIPT_FORMATS, TRANSCRIPT_PROVIDERS } from "./names.ts";
+export { EvalgateConfigSchema } from "./config-file.ts";
+export type { EvalgateConfig } from "./config-file.ts";

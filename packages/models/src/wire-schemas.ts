@@ -11,6 +11,7 @@ import { CliBackendMetadataSchema, ComplianceReportSchema, ComplianceTrialSchema
 import { TranscriptSchema } from "./transcript.ts";
 import { CacheEntrySchema, CaseDetailSchema, SutRequestSchema } from "./runner-files.ts";
 import { RunPlanSchema, ShardManifestSchema, ShardUnitSchema } from "./scale-out.ts";
+import { EvalgateConfigSchema } from "./config-file.ts";
 
 /**
  * Every document that crosses a process or disk boundary, by the file name of its JSON Schema
@@ -50,4 +51,5 @@ export const WIRE_SCHEMAS: Readonly<Record<string, z.ZodType>> = Object.freeze({
   "compliance-trial": ComplianceTrialSchema,
   "compliance-report": ComplianceReportSchema,
   "cli-backend-metadata": CliBackendMetadataSchema,
+  "evalgate-config": EvalgateConfigSchema,
 });

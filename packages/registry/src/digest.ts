@@ -103,6 +103,11 @@ function digestFile(hasher: Blake3Hasher, root: string, relativePath: string): U
  * verify cases, `signBench` to record them, and the runner may reuse it for any tree.
  */
 export async function digestDirectory(dir: string, options: DigestOptions = {}): Promise<DirectoryDigest> {
+  return digestDirectorySync(dir, options);
+}
+
+/** `digestDirectory` for synchronous callers (the rubric digest's dependency closure). */
+export function digestDirectorySync(dir: string, options: DigestOptions = {}): DirectoryDigest {
   const hasher = createBlake3();
   const paths = listFiles(dir, options.exclude);
   const digests = paths.map((path) => digestFile(hasher, dir, path));

@@ -9,7 +9,7 @@ export { loadCases, selectCases, STALE_AFTER_DAYS } from "./case-loader.ts";
 export type { CaseSelection, LoadCasesOptions } from "./case-loader.ts";
 export { digestDirectory, CASE_TREE_SERIALIZATION } from "./digest.ts";
 export type { DigestOptions, DirectoryDigest } from "./digest.ts";
-export { lockedDependencyClosure } from "./rubric-digest.ts";
+export { lockedDependencyClosure } from "./lockfiles/dependency-closure.ts";
 export { signBench } from "./sign.ts";
 export { readCaseControls, readNearMissKinds } from "./bench-controls.ts";
 export type { CaseControls, NearMissControl, NearMissKind } from "./bench-controls.ts";

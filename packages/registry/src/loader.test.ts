@@ -4,7 +4,7 @@ import type { EvalWarning } from "@eval/errors";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadCases } from "./case-loader.ts";
 import { makeFixtureBench, type FixtureBench } from "./fixture-bench.test-helpers.ts";
-import { lockedDependencyClosure } from "./rubric-digest.ts";
+import { lockedDependencyClosure } from "./lockfiles/dependency-closure.ts";
 import { signBench } from "./sign.ts";
 import { loadAllTaskClasses, loadTaskClass } from "./task-class-loader.ts";
 import { TaskClassRegistry } from "./task-class-registry.ts";

@@ -9,3 +9,5 @@ export { caseStatus, HARNESS_FAILURE_CODES, REPORT_DATA_SCHEMA_VERSION } from ".
 export type { CaseEvidence, CaseTrials, ReportTrial, ReportBaseline, ReportCase, ReportChain, ReportData, ReportRecord, ReportRun, ReportTier, TrendPoint } from "./report-data.ts";
 export { caseTrial, renderCaseText, renderRunText } from "./show.ts";
 export { trendChartSvg } from "./trend-chart.ts";
+export { matchesRunFilter, renderRunListText, runListEntry } from "./run-list.ts";
+export type { RunListEntry, RunListFilter } from "./run-list.ts";

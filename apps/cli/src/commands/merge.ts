@@ -37,15 +37,20 @@ export class MergeCommand extends EvalgateCommand {
     const format = settings.format();
     const onWarning = warningPrinter(this.context, format);
     const [{ mergeBundles }, { resolve }] = await Promise.all([import("@eval/runner"), import("node:path")]);
+    const stateDir = settings.path("state_dir", ".evalgate");
+    const newStateDir = settings.watchNewStateDir(stateDir);
     const result = await mergeBundles(
       this.bundles.map((bundle) => resolve(this.context.cwd, bundle)),
       {
-        stateDir: settings.path("state_dir", ".evalgate"),
+        stateDir,
         allowIncomplete: this.allowIncomplete,
         onWarning,
         ...(this.expectHead === undefined ? {} : { expectHead: this.expectHead }),
       },
-    );
+    ).finally(() => {
+      const started = newStateDir();
+      if (started !== null) onWarning(started);
+    });
     const { report } = result;
     const { writeRunOutputs } = await import("../run-outputs.ts");
     const missingCases = [...new Set(result.missing.map((unit) => unit.case_id))];

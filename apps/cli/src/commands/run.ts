@@ -51,6 +51,8 @@ export class RunCommand extends RunFlags {
     const tiers = this.withVerdict ? await loadRunTiers(tiersPath, taskClassName) : null;
     const runner = await import("@eval/runner");
     runner.checkStateDir(stateDir, { write: true });
+    // A shard writes a bundle, not a chain record: only a run that records announces a new state directory.
+    const newStateDir = shardJob === null ? settings.watchNewStateDir(stateDir) : () => null;
     const sutOptions: SutResolverOptions = { cwd: this.context.cwd, env: this.context.env, stateDir, benchRoot, record: this.record, allowCliSubscription: this.allowCliSubscription, acknowledgeUnsandboxedCli: this.acknowledgeUnsandboxedCli, allowStaleCompliance: this.allowStaleCompliance, streamLog: await this.resolveStreamLog(onWarning), ...(this.agentModel === undefined ? {} : { agentModel: this.agentModel }), agentArgs: this.agentArg ?? [], onWarning, sandbox: this.sandboxMode(), sutNetwork: this.sutNetwork, sutRead: this.sutRead ?? [], ...(await this.agentNetworkOptions(maxCostUsd)) };
     const { defaultSutChooser, resolveSut } = await import("../sut-resolver.ts");
     const spec = shardJob?.plan?.sut.spec ?? this.sut ?? (scaleOut === null ? undefined : await scaleOut.shardDefaultSutSpec(benchRoot, taskClassName, this.cases));
@@ -70,6 +72,8 @@ export class RunCommand extends RunFlags {
       result = await runner.runEval(taskClassName, { ...runOptions, systemUnderTest });
     } finally {
       progress?.finish();
+      const started = newStateDir();
+      if (started !== null) onWarning(started);
     }
     // The run is recorded: from here on a failure is a warning and never changes its exit code.
     const afterRecord = (what: string) => (error: unknown): null => {

@@ -1,0 +1,50 @@
+import { parseSyml } from "@yarnpkg/parsers";
+import { IMPORTER_GROUPS, PACKAGE_GROUPS, walkClosure, wantedFrom, type Graph, type Wanted } from "./closure.ts";
+
+interface YarnEntry {
+  readonly version?: string;
+  readonly resolution?: string;
+  readonly resolved?: string;
+  readonly integrity?: string;
+  readonly checksum?: string;
+  readonly dependencies?: Record<string, string>;
+  readonly optionalDependencies?: Record<string, string>;
+}
+/** Each descriptor (`name@range`) to its entry, for classic (v1) and berry lockfiles alike. */
+export interface YarnLock {
+  readonly berry: boolean;
+  readonly byDescriptor: ReadonlyMap<string, YarnEntry>;
+}
+
+export function parseYarnLock(text: string): YarnLock {
+  const document = parseSyml(text) as Record<string, YarnEntry>;
+  const byDescriptor = new Map<string, YarnEntry>();
+  for (const [keys, entry] of Object.entries(document)) {
+    if (keys === "__metadata") continue;
+    for (const key of keys.split(",")) byDescriptor.set(key.trim(), entry);
+  }
+  return { berry: "__metadata" in document, byDescriptor };
+}
+
+const LOCAL = /^(workspace|link|portal|file):/;
+
+/**
+ * yarn.lock, classic and berry: the importer's dependencies (from berry's workspace entry, or from the
+ * package.json for classic, which does not lock workspaces) resolved through their descriptors, one line
+ * per package (`name@version checksum`, the resolved URL where classic has no integrity). Workspace, link, portal and file dependencies are left out.
+ */
+export function yarnClosure(lock: YarnLock, importer: string, manifest: unknown): string[] {
+  const workspace = lock.berry ? [...lock.byDescriptor.entries()].find(([key]) => key.endsWith(`@workspace:${importer === "" ? "." : importer}`))?.[1] : undefined;
+  const roots: Wanted[] = workspace !== undefined ? wantedFrom(workspace, IMPORTER_GROUPS) : wantedFrom(manifest, IMPORTER_GROUPS);
+  const graph: Graph<{ name: string; entry: YarnEntry }> = {
+    resolve: (_from, [name, range]) => {
+      if (LOCAL.test(range)) return "skip";
+      const entry = lock.byDescriptor.get(`${name}@${range}`) ?? (lock.berry ? lock.byDescriptor.get(`${name}@npm:${range}`) : undefined);
+      return entry === undefined ? null : { name, entry };
+    },
+    key: ({ name, entry }) => entry.resolution ?? `${name}@${entry.version ?? ""}#${entry.resolved ?? ""}`,
+    children: ({ entry }) => wantedFrom(entry, PACKAGE_GROUPS),
+    line: ({ name, entry }) => `${name}@${entry.version ?? "no-version"} ${entry.checksum ?? entry.integrity ?? entry.resolved ?? "no-integrity"}`,
+  };
+  return walkClosure(graph, roots);
+}
