@@ -26,7 +26,7 @@ describe("a command line clipanion cannot match", () => {
   });
 
   it("a group without its subcommand, an unknown option, a missing value, an extra argument", async () => {
-    expect(await oneLine(["bench"])).toBe("evalgate: `evalgate bench` needs a subcommand: list, show, sign (EVAL_USAGE); run `evalgate --help` for the commands");
+    expect(await oneLine(["bench"])).toBe("evalgate: `evalgate bench` needs a subcommand: list, show, sign, check (EVAL_USAGE); run `evalgate --help` for the commands");
     expect(await oneLine(["--bogus"])).toMatch(/unknown option --bogus where a command was expected/);
     expect(await oneLine(["run", "--task-class", "x", "--bogus"])).toMatch(/`evalgate run`: Unsupported option name \("--bogus"\) \(EVAL_USAGE\); run `evalgate run --help`/);
     expect(await oneLine(["run", "--task-class"])).toMatch(/Not enough arguments to option --task-class/);

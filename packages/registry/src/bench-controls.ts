@@ -20,8 +20,8 @@ export type NearMissControl =
   | { readonly kind: string; readonly notApplicable: string };
 
 export interface CaseControls {
-  /** The reference fix's overlay directory (absolute). */
-  readonly reference: string;
+  /** The reference fix's overlay directory (absolute); null when the right change is none (a negative case). */
+  readonly reference: string | null;
   readonly nearMisses: readonly NearMissControl[];
 }
 
@@ -63,7 +63,8 @@ export function readCaseControls(benchCase: BenchCase): CaseControls | null {
     throw new CaseLoadFailed(file, null, `not valid JSON (${(error as Error).message})`);
   }
   if (!isRecord(raw) || raw.schema !== CONTROLS_SCHEMA) throw new CaseLoadFailed(file, "schema", `must be "${CONTROLS_SCHEMA}"`);
-  if (typeof raw.reference !== "string") throw new CaseLoadFailed(file, "reference", "must name the reference fix's directory under controls/");
+  // null: the right change is none (a negative case). A directory cannot say so: git keeps no empty one.
+  if (typeof raw.reference !== "string" && raw.reference !== null) throw new CaseLoadFailed(file, "reference", "must name the reference fix's directory under controls/, or be null when the right change is none");
   const declared = raw.near_misses ?? {};
   if (!isRecord(declared)) throw new CaseLoadFailed(file, "near_misses", "must map each near-miss kind to { expect } or { not_applicable }");
   const nearMisses = Object.entries(declared).map(([kind, value]): NearMissControl => {
@@ -71,5 +72,5 @@ export function readCaseControls(benchCase: BenchCase): CaseControls | null {
     if (isRecord(value) && typeof value.not_applicable === "string") return { kind, notApplicable: value.not_applicable };
     throw new CaseLoadFailed(file, `near_misses.${kind}`, 'needs "expect": <failure mode> or "not_applicable": <why>');
   });
-  return { reference: overlay(benchCase.case_path, raw.reference, file), nearMisses };
+  return { reference: raw.reference === null ? null : overlay(benchCase.case_path, raw.reference, file), nearMisses };
 }

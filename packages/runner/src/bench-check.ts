@@ -10,6 +10,7 @@ import type { BenchCase, RubricRequest } from "@eval/models";
 import type { WarningSink } from "@eval/errors";
 import { loadTaskClass, readCaseControls, readNearMissKinds, selectCases, TaskClassRegistry } from "@eval/registry";
 import type { CaseControls, TaskClass } from "@eval/registry";
+import { handOverTree } from "@eval/sandbox";
 import { NoCasesSelected } from "./errors.ts";
 import { caseFilterOf } from "./prepare-run.ts";
 import { copyTree, DEFAULT_RUBRIC_TIMEOUT_S } from "./execute-case.ts";
@@ -96,6 +97,8 @@ async function runControl(item: Planned, launcher: RubricLauncher, tempRoot: str
   try {
     copyTree(item.benchCase.input_path, workspace);
     if (item.overlay !== null) copyTree(item.overlay, workspace);
+    // As root the rubric runs as the sandbox's unprivileged uid: the workspace must be its to read.
+    await handOverTree(workspace);
     const request = { schema_version: RUBRIC_REQUEST_SCHEMA_VERSION, case: item.benchCase, harness_output: {}, context: { workspace_path: workspace } } as RubricRequest;
     const outcome = await launcher.run({ request, readablePaths: [item.benchCase.case_path, workspace], timeoutMs: (item.benchCase.rubric_wall_clock_seconds ?? DEFAULT_RUBRIC_TIMEOUT_S) * 1000 });
     if (outcome.kind !== "ok") {

@@ -45,7 +45,7 @@ describe("kill -9 at random moments", () => {
       let stdout = "";
       child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
       const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-      await Promise.race([new Promise((resolve) => setTimeout(resolve, 300 + Math.random() * 3000)), exited]);
+      await Promise.race([new Promise((resolve) => setTimeout(resolve, 500 + Math.random() * 5000)), exited]);
       child.kill("SIGKILL");
       await exited;
       if (stdout.includes("done")) finished += 1;

@@ -166,6 +166,11 @@ export async function handOverWritable(policy: SandboxPolicy): Promise<void> {
 
 const handedOver = new Set<string>();
 
+/** As root, hands a tree the harness made (a workspace for a rubric, say) to SANDBOX_UID; nothing otherwise. */
+export async function handOverTree(path: string): Promise<void> {
+  if (runningAsRoot()) await chownTree(path, SANDBOX_UID, SANDBOX_GID);
+}
+
 /** As root: the setpriv prefix that drops to SANDBOX_UID with no groups and no capabilities left. */
 function dropPrivileges(setpriv: string | null): string[] {
   if (setpriv === null) return [];

@@ -1,4 +1,4 @@
-export { nodeInstallDir, programFootprint, realOrSelf, sandboxArgv, sandboxOwner, sandboxSupport } from "./bwrap.ts";
+export { handOverTree, nodeInstallDir, programFootprint, realOrSelf, sandboxArgv, sandboxOwner, sandboxSupport } from "./bwrap.ts";
 export type { SandboxPolicy, SandboxSupport } from "./bwrap.ts";
 export { SandboxUnavailable } from "./errors.ts";
 export { LineBuffer } from "./line-buffer.ts";

@@ -12,14 +12,14 @@ export class AnchorCommand extends EvalgateCommand {
     category: "Audit",
     description: "Write the audit chain's head to an anchor file kept outside the state directory",
     details: `
-      Verifies the whole chain, then writes its head (chain hash, number of records, host, time) to --write
-      <file>. Keep that file where whoever runs evalgate cannot rewrite it (a CI artifact, a commit): \`verify
-      --anchor <file>\` and \`promote-verdict --anchor <file>\` then refuse a chain that does not extend it, so
-      deleting the newest records (with the checkpoint and head pointer restored) is caught. The anchor is not
-      signed: anyone who can rewrite the anchor file can move it. Prints one JSON line; exit 5 when the chain
-      does not verify (nothing is written).
+      Verifies the whole chain, then writes its head (chain hash, number of records, host, time) to the file
+      given with --write. Keep that file where whoever runs evalgate cannot rewrite it (a CI artifact, a
+      commit): \`verify --anchor <file>\` and \`promote-verdict --anchor <file>\` then refuse a chain that does
+      not extend it, so deleting the newest records (with the checkpoint and head pointer restored) is caught.
+      The anchor is not signed: anyone who can rewrite the anchor file can move it. Prints one JSON line; exit
+      5 when the chain does not verify (nothing is written).
     `,
-    examples: [["Anchor the chain after a run", "evalgate anchor --write ../anchors/evalgate-anchor.json"]],
+    examples: [["Anchor the chain after a run", "evalgate anchor --write ../evalgate-anchor.json"]],
   });
 
   write = Option.String("--write", { required: true, description: "Where to write the anchor (outside the state directory)" });

@@ -13,9 +13,9 @@ export class MergeCommand extends EvalgateCommand {
     details: `
       Checks every bundle (its manifest's digests), that all belong to one plan, and that every unit is there
       exactly once (identical duplicates are fine), then computes the run's statistics as a one-machine run
-      of the plan would and appends exactly one record. Merging the same bundles again appends nothing.
-      --junit and --summary-md (and $GITHUB_STEP_SUMMARY) write the merged run's CI files, missing units'
-      cases as skipped testcases. Exit codes: 0 ok, 9 bundles rejected (edited, different plans, conflicting
+      of the plan would and appends exactly one record. Merging the same bundles again appends nothing. The
+      flags --junit and --summary-md (and $GITHUB_STEP_SUMMARY) write the merged run's CI files, missing
+      units' cases as skipped testcases. Exit codes: 0 ok, 9 bundles rejected (edited, different plans, conflicting
       units), 10 units missing (--allow-incomplete records an incomplete run instead, which never supports a
       verdict), 11 the chain's head is not --expect-head, 5 the chain does not verify.
     `,
