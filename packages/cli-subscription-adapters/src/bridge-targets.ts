@@ -88,7 +88,8 @@ export const BRIDGE_TARGETS: Readonly<Partial<Record<AgentAdapterName, BridgeTar
     configure(home, baseUrl, key) {
       // Without the auth type a base URL makes it choose "gateway" auth and exit 41.
       writeHomeFile(home, ".gemini/settings.json", JSON.stringify({ security: { auth: { selectedType: "gemini-api-key" } } }));
-      return { env: { GOOGLE_GEMINI_BASE_URL: baseUrl, GEMINI_API_KEY: key } };
+      // No relaunch: it would start a second Node only to raise its heap limit.
+      return { env: { GOOGLE_GEMINI_BASE_URL: baseUrl, GEMINI_API_KEY: key, GEMINI_CLI_NO_RELAUNCH: "1" } };
     },
   },
   pi: {
