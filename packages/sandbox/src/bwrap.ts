@@ -79,31 +79,33 @@ const runningAsRoot = (): boolean => process.getuid?.() === 0;
  * needs (user namespaces may be disabled). Probed once per process by running `true` inside it.
  */
 export function sandboxSupport(): SandboxSupport {
-  if (support !== undefined) return support;
-  const bwrap = BWRAP_CANDIDATES.find((candidate) => existsSync(candidate));
-  if (bwrap === undefined) {
-    support = { available: false, reason: "bubblewrap (bwrap) is not installed" };
-    return support;
-  }
-  const setpriv = runningAsRoot() ? (SETPRIV_CANDIDATES.find((candidate) => existsSync(candidate)) ?? null) : null;
+  support ??= probeSandbox();
+  return support;
+}
+
+/** Where to look for the tools the sandbox needs, and which architecture's system call table to filter. */
+export interface SandboxTools {
+  readonly bwrap: readonly string[];
+  readonly setpriv: readonly string[];
+  readonly arch: string;
+}
+
+/** The probe behind sandboxSupport(), with the tools' candidate paths given (a test names missing or broken ones). */
+export function probeSandbox(tools: SandboxTools = { bwrap: BWRAP_CANDIDATES, setpriv: SETPRIV_CANDIDATES, arch: process.arch }): SandboxSupport {
+  const bwrap = tools.bwrap.find((candidate) => existsSync(candidate));
+  if (bwrap === undefined) return { available: false, reason: "bubblewrap (bwrap) is not installed" };
+  const setpriv = runningAsRoot() ? (tools.setpriv.find((candidate) => existsSync(candidate)) ?? null) : null;
   if (runningAsRoot() && setpriv === null) {
-    support = { available: false, reason: "setpriv (util-linux) is not installed: as root it is what drops sandboxed processes to an unprivileged uid" };
-    return support;
+    return { available: false, reason: "setpriv (util-linux) is not installed: as root it is what drops sandboxed processes to an unprivileged uid" };
   }
-  const filter = seccompFilter();
-  if (filter === null) {
-    support = { available: false, reason: `no seccomp filter for the ${process.arch} architecture` };
-    return support;
-  }
+  const filter = seccompFilter(tools.arch);
+  if (filter === null) return { available: false, reason: `no seccomp filter for the ${tools.arch} architecture` };
   // The probe reads the filter from stdin (fd 0); real runs use SECCOMP_FD, keeping stdin for the program.
   const probeArgv = [...systemArgs(false), "--seccomp", "0", "--", ...dropPrivileges(setpriv), "/bin/true"];
   const probe = spawnSync(bwrap, probeArgv, { input: filter, stdio: ["pipe", "ignore", "pipe"], timeout: 10_000, env: {} });
-  if (probe.status === 0) support = { available: true, bwrap, setpriv };
-  else {
-    const why = probe.error?.message ?? (probe.stderr.toString("utf8").trim().split("\n")[0] || `exit ${probe.status ?? probe.signal}`);
-    support = { available: false, reason: `bubblewrap cannot create its namespaces here (${why})` };
-  }
-  return support;
+  if (probe.status === 0) return { available: true, bwrap, setpriv };
+  const why = probe.error?.message ?? (probe.stderr.toString("utf8").trim().split("\n")[0] || `exit ${probe.status ?? probe.signal}`);
+  return { available: false, reason: `bubblewrap cannot create its namespaces here (${why})` };
 }
 
 const systemArgsCache = new Map<boolean, readonly string[]>();

@@ -7,7 +7,7 @@ import type { Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { nodeInstallDir, sandboxArgv, sandboxSupport } from "./bwrap.ts";
+import { nodeInstallDir, probeSandbox, programFootprint, realOrSelf, sandboxArgv, sandboxSupport } from "./bwrap.ts";
 import type { SandboxPolicy } from "./bwrap.ts";
 import { runProcess } from "./process-runner.ts";
 import { hostUidsOf } from "@eval/test-utils";
@@ -259,5 +259,22 @@ describe("SandboxUnavailable", () => {
     expect(error).toMatchObject({ code: "EVAL_SANDBOX_UNAVAILABLE", message: "cannot sandbox the rubric: bubblewrap (bwrap) is not installed" });
     expect(error.hint).toMatch(/apt-get install bubblewrap.*--sandbox none/);
     expect(error.message).not.toContain("\n");
+  });
+});
+
+describe("probing for the sandbox", () => {
+  const tools = { bwrap: ["/usr/bin/bwrap"], setpriv: ["/usr/bin/setpriv"], arch: process.arch };
+  it("no bubblewrap, no setpriv as root, no filter for the architecture, a bwrap that fails: each unavailable, saying why", () => {
+    expect(probeSandbox({ ...tools, bwrap: [join(tmpdir(), "no-such-bwrap")] })).toEqual({ available: false, reason: "bubblewrap (bwrap) is not installed" });
+    if (process.getuid?.() === 0) expect(probeSandbox({ ...tools, setpriv: [] })).toMatchObject({ available: false, reason: expect.stringMatching(/^setpriv \(util-linux\) is not installed/) });
+    expect(probeSandbox({ ...tools, arch: "mips" })).toEqual({ available: false, reason: "no seccomp filter for the mips architecture" });
+    expect(probeSandbox({ ...tools, bwrap: ["/bin/false"] })).toEqual({ available: false, reason: "bubblewrap cannot create its namespaces here (exit 1)" });
+    expect(probeSandbox({ ...tools, bwrap: ["/bin/sh"] })).toMatchObject({ available: false, reason: expect.stringMatching(/^bubblewrap cannot create its namespaces here \(\/bin\/sh: .*--/) });
+  });
+
+  it("a program's footprint is its node_modules package directory, or the file itself; a missing path resolves to itself", () => {
+    expect(programFootprint(process.execPath)).toMatch(/node_modules$/);
+    expect(programFootprint("/bin/sh")).toBe(realOrSelf("/bin/sh"));
+    expect(realOrSelf("/no/such/path")).toBe("/no/such/path");
   });
 });
