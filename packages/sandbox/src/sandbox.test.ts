@@ -278,3 +278,23 @@ describe("probing for the sandbox", () => {
     expect(realOrSelf("/no/such/path")).toBe("/no/such/path");
   });
 });
+
+describe.skipIf(!support.available)("limits every sandboxed process gets", () => {
+  it("its OOM score is the highest (the kernel kills it before the harness), and its /tmp is a bounded tmpfs", async () => {
+    const outcome = await runProcess({
+      command: "/bin/sh",
+      args: ["-c", "cat /proc/self/oom_score_adj; stat -c %a /tmp; head -c 600M /dev/zero > /tmp/fill 2>/dev/null; echo fill=$?; du -m /tmp/fill | cut -f1"],
+      cwd: work,
+      env: { PATH: "/usr/bin:/bin" },
+      timeoutMs: 60_000,
+      sandbox: { writable: [work] },
+    });
+    const [oom, mode, fill, megabytes] = outcome.stdout.toString("utf8").trim().split("\n");
+    expect(oom).toBe(support.available && support.choom !== null ? "1000" : "0");
+    expect(mode).toBe("1777");
+    expect(fill).not.toBe("fill=0");
+    expect(Number(megabytes)).toBeLessThanOrEqual(512);
+    // The harness's own score is untouched.
+    expect(readFileSync("/proc/self/oom_score_adj", "utf8").trim()).not.toBe("1000");
+  }, 90_000);
+});
