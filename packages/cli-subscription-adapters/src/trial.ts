@@ -120,7 +120,7 @@ export async function executeTrial(options: {
   readonly bridge?: BridgeSettings & { readonly replay?: ReplayMatcher };
 }): Promise<TrialRun> {
   const { adapter, binaryPath, limits } = options;
-  const scratch = prepareScratch(options.workspace);
+  const scratch = await prepareScratch(options.workspace);
   const bridged = options.sandbox != null && options.bridge !== undefined;
   const sandbox = options.sandbox == null ? null : prepareAgentSandbox(adapter, binaryPath, scratch.dir, bridged ? withoutProviderEnv(adapter, options.env) : options.env, bridged ? undefined : options.sandbox.hostHome);
   const stopEarly = new AbortController();
@@ -194,8 +194,8 @@ export async function executeTrial(options: {
       },
       { ...options.labels, adapter: adapter.name, cli_version: options.cliVersion },
     );
-    const changes = collectChanges(scratch);
-    const { copied, undeclared } = copyBack(scratch, options.workspace.root, changes);
+    const changes = await collectChanges(scratch);
+    const { copied, undeclared } = await copyBack(scratch, options.workspace.root, changes);
     const { diff, binaryPaths } = unifiedDiff(copied);
     return {
       ...judged,
@@ -213,7 +213,7 @@ export async function executeTrial(options: {
     };
   } finally {
     if (bridge !== null && finished === null) await bridge.finish();
-    removeScratch(scratch);
+    await removeScratch(scratch);
     sandbox?.remove();
   }
 }
