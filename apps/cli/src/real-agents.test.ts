@@ -3,8 +3,8 @@
 // (@eval/model-stub) on loopback, on the repository's real benches and rubrics. The scripted sessions apply
 // the cases' correct fixes (the shipped cassettes' workspace diffs) through the CLI's own tools, and one
 // wrong fix; the scores, failure modes, token counts and canonical tool names come from the real run.
-import { execFile, execFileSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { execFile } from "node:child_process";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -12,27 +12,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { applyUnifiedDiff } from "@eval/cli-subscription-adapters";
 import { parseScenario, startModelStub } from "@eval/model-stub";
 import type { ModelStub, ScenarioAction } from "@eval/model-stub";
+import { pinnedAgentClis } from "@eval/test-utils";
 
 const execFileAsync = promisify(execFile);
 const repo = join(import.meta.dirname, "..", "..", "..");
 const bin = join(repo, "apps", "cli", "dist", "bin.js");
 const bench = join(repo, "bench");
 
-/** The installed CLIs' directory, or why there is none (the tests then skip, saying so). */
-function agentClis(): { dir: string | null; reason: string } {
-  // The installer prints its directory when the cache is ready (a hit costs nothing; it installs nothing with SKIP set).
-  let dir = process.env.EVALGATE_AGENT_CLIS ?? "";
-  if (dir === "") {
-    try {
-      dir = execFileSync(join(repo, "scripts", "agent-clis.sh"), [], { env: { ...process.env, EVALGATE_AGENT_CLIS_CHECK_ONLY: "1" }, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
-    } catch {
-      dir = "";
-    }
-  }
-  if (dir !== "" && existsSync(join(dir, ".complete"))) return { dir, reason: "" };
-  return { dir: null, reason: "the pinned agent CLIs are not installed (scripts/agent-clis.sh installs them; scripts/test.sh runs it)" };
-}
-const clis = agentClis();
+// The installed CLIs' directory, or why there is none (the tests then skip, saying so; under scripts/test.sh they fail).
+const clis = pinnedAgentClis(repo);
 
 /** Writes of every file the case's cassette diff changes, with the content it leaves. */
 function correctFix(taskClass: string, caseId: string): ScenarioAction[] {

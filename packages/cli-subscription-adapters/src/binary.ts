@@ -34,7 +34,7 @@ export function resolveBinary(adapter: AgentAdapter, options: { readonly binaryP
 /** Runs the CLI's version command once and returns the version number it prints. */
 export function readVersion(adapter: AgentAdapter, binaryPath: string, env: Readonly<Record<string, string>>): string {
   const result = spawnSync(binaryPath, [...adapter.versionArgs], {
-    env: { ...env },
+    env: { ...env, ...adapter.versionEnv },
     encoding: "utf8",
     timeout: VERSION_TIMEOUT_MS,
     killSignal: "SIGKILL",
