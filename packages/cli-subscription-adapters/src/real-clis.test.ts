@@ -79,6 +79,7 @@ describe.skipIf(!available)(available ? "real agent CLIs, no credentials, no net
     const result = await backend.run({ prompt: "Reply with the single word: hello", workspace: { root, editable: [], readonly: [] }, timeoutMs: DEADLINE_MS });
     expect(result.classification.cli_error_kind).toBe("auth_failure");
     expect(result.backend_metadata.compliance_report_path).toBe(check.reportPath);
-    expect(result.backend_metadata.argv_redacted).toContain("Reply with the single word: hello");
+    // Codex reads its prompt on stdin: the recorded argv is its exec mode's.
+    expect(result.backend_metadata.argv_redacted.slice(0, 2)).toEqual(["exec", "--json"]);
   }, 300_000);
 });
