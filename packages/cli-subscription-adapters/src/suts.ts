@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { blake3Digest } from "@eval/hashing";
-import type { AgentAdapterName, SutCase, SutInvocation, SutOutput, SystemUnderTest } from "@eval/models";
+import type { AgentAdapterName, SutCase, SutInvocation, SutOutput, SystemUnderTest, TaskAgent } from "@eval/models";
 import type { WarningSink } from "@eval/errors";
 import { EvalError, ignoreWarnings } from "@eval/errors";
 import { getAdapter } from "./adapters.ts";
@@ -12,6 +12,7 @@ import { AgentBudgetExceeded, AgentTrialFailed, CassetteInvalid } from "./errors
 import type { AgentNetworkRecord } from "./agent-network.ts";
 import { buildAgentPrompt, promptSha256 } from "./prompt.ts";
 import { refuseUneditableCases } from "./limits.ts";
+import { agentArgsFor } from "./agent-args.ts";
 import { judgeSession } from "./trial.ts";
 import { applyUnifiedDiff } from "./workspace-diff.ts";
 import { logTranscript } from "./transcript-log.ts";
@@ -47,6 +48,10 @@ function checkCassettesPerTrial(benchRoot: string, cases: readonly SutCase[], tr
 
 export interface LiveSutOptions extends Omit<CliSubscriptionBackendOptions, "adapter"> {
   readonly adapter: AgentAdapterName;
+  /** What the task class declares about its agents (registration `agent`): the files a solution edits, per-adapter model and flags. */
+  readonly task_agent?: TaskAgent | null;
+  /** `--agent-model`: replaces the task class's model for this adapter. `extra_args` (`--agent-arg`) come after the class's flags. */
+  readonly agent_model?: string;
   /** Where `--record` writes each case's cassette (`<benchRoot>/<task-class>/cases/<id>/cassette`). */
   readonly benchRoot: string;
   /** Write each successful session as the case's cassette (what `replay` reads). */
@@ -77,18 +82,20 @@ function outputOf(result: Pick<TrialResult, "adapter" | "cli_version" | "classif
  * is no agent work to score. With `record`, a session that produced a result becomes the case's cassette.
  */
 export function createLiveSut(options: LiveSutOptions): SystemUnderTest {
-  const backend = new CliSubscriptionBackend(options);
+  const taskAgent = options.task_agent ?? null;
+  const extraArgs = agentArgsFor(getAdapter(options.adapter), taskAgent, { model: options.agent_model, args: options.extra_args });
+  const backend = new CliSubscriptionBackend({ ...options, extra_args: extraArgs });
   const adapter = backend.adapter;
   const probe = adapter.buildArgv("<prompt>", { workspaceDir: "<workspace>", insideSandbox: backend.sandbox === "bwrap" });
   // The model and extra flags are part of what is evaluated: a different one is a different SUT.
-  const digest = blake3Digest(JSON.stringify({ kind: "evalgate.live-sut.v1", adapter: adapter.name, cli_version: backend.cliVersion, argv: probe.args, ...((options.extra_args ?? []).length === 0 ? {} : { extra_args: options.extra_args }) }));
+  const digest = blake3Digest(JSON.stringify({ kind: "evalgate.live-sut.v1", adapter: adapter.name, cli_version: backend.cliVersion, argv: probe.args, ...(extraArgs.length === 0 ? {} : { extra_args: extraArgs }) }));
   return {
     label: `cli:${adapter.name}`,
     digest,
     // In the sandbox the agent reaches only the model bridge, or (a subscription login) the host's network; with `--sandbox none` it runs on the host.
     isolation: backend.sandbox === "none" ? "process" : backend.agentNetwork === "bridge" ? "bwrap-bridge" : "bwrap-network",
     async preflight({ cases }) {
-      refuseUneditableCases(adapter, options.benchRoot, cases);
+      refuseUneditableCases(adapter, options.benchRoot, cases, taskAgent);
     },
     async run(invocation) {
       const prompt = buildAgentPrompt(invocation.benchCase, invocation.canarySeed);

@@ -50,8 +50,8 @@ export abstract class RunFlags extends EvalgateCommand {
   sandbox = Option.String("--sandbox", { description: "How rubrics and command SUTs run: bwrap (default; refused where it cannot run) or none (weaker, recorded in the report)" });
   sutRead = Option.Array("--sut-read", { description: "A path a sandboxed command SUT may read besides its program and scripts (repeatable)" });
   sutNetwork = Option.Boolean("--sut-network", false, { description: "Give a sandboxed command SUT the host's network (recorded as sut_isolation bwrap-network)" });
-  agentModel = Option.String("--agent-model", { description: "With --sut cli:<adapter>: the model the agent CLI uses (its --model)" });
-  agentArg = Option.Array("--agent-arg", { description: "With --sut cli:<adapter>: one more CLI flag, e.g. --agent-arg=--provider --agent-arg=stub (repeatable; bypass, shell and eval flags are refused)" });
+  agentModel = Option.String("--agent-model", { description: "With --sut cli:<adapter>: the model the agent CLI uses (its --model; replaces the task class's)" });
+  agentArg = Option.Array("--agent-arg", { description: "With --sut cli:<adapter>: one more CLI flag after the task class's, e.g. --agent-arg=--provider --agent-arg=stub (repeatable; bypass, shell and eval flags are refused)" });
   agentNetwork = Option.String("--agent-network", { description: "Agent CLIs: bridge (default: loopback only, the model bridge holds the key) or host (the host's network and login files; both opt-ins)" });
   modelUpstream = Option.String("--model-upstream", { description: "Agent CLIs behind the bridge: where model calls go (a compatible base URL; default the provider's API)" });
   caseMaxRequests = Option.String("--case-max-requests", { description: "Agent CLIs behind the bridge: model requests one case trial may make (the next is refused: agent.budget_exceeded)" });

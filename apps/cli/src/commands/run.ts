@@ -54,9 +54,9 @@ export class RunCommand extends RunFlags {
     // A shard writes a bundle, not a chain record: only a run that records announces a new state directory.
     const newStateDir = shardJob === null ? settings.watchNewStateDir(stateDir) : () => null;
     const sutOptions: SutResolverOptions = { cwd: this.context.cwd, env: this.context.env, stateDir, benchRoot, record: this.record, allowCliSubscription: this.allowCliSubscription, acknowledgeUnsandboxedCli: this.acknowledgeUnsandboxedCli, allowStaleCompliance: this.allowStaleCompliance, streamLog: await this.resolveStreamLog(onWarning), ...(this.agentModel === undefined ? {} : { agentModel: this.agentModel }), agentArgs: this.agentArg ?? [], onWarning, sandbox: this.sandboxMode(), sutNetwork: this.sutNetwork, sutRead: this.sutRead ?? [], ...(await this.agentNetworkOptions(maxCostUsd)) };
-    const { defaultSutChooser, resolveSut } = await import("../sut-resolver.ts");
+    const { defaultSutChooser, runSut } = await import("../sut-resolver.ts");
     const spec = shardJob?.plan?.sut.spec ?? this.sut ?? (scaleOut === null ? undefined : await scaleOut.shardDefaultSutSpec(benchRoot, taskClassName, this.cases));
-    const systemUnderTest = spec === undefined ? defaultSutChooser(sutOptions) : await resolveSut(spec, sutOptions);
+    const systemUnderTest = spec === undefined ? defaultSutChooser(sutOptions) : await runSut(spec, sutOptions, shardJob === null ? null : { taskClass: taskClassName });
     const { join: joinPath, resolve: resolvePath } = await import("node:path");
     const cacheOptions = this.cacheDir === undefined ? {} : { cacheDir: resolvePath(this.context.cwd, this.cacheDir), cacheKeyPath: joinPath(resolvePath(this.context.cwd, this.cacheDir), "..", "cache.key") };
     const { progressHooks, runProgress } = await import("../progress.ts");
