@@ -11,6 +11,8 @@ export interface AgentSutOptions {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** `--record`: write each live session as the case's cassette. */
   readonly record: boolean;
+  /** `--record-overwrite`: let `--record` replace cassettes that exist. */
+  readonly recordOverwrite?: boolean;
   readonly allowCliSubscription: boolean;
   readonly acknowledgeUnsandboxedCli: boolean;
   /** How untrusted code runs: `bwrap` (default) or `none`; an agent CLI without the sandbox needs both opt-ins. */
@@ -98,6 +100,7 @@ export async function resolveAgentSut(spec: string, options: AgentSutOptions): P
     complianceDir: join(options.stateDir, "compliance"),
     env: options.env,
     record: options.record,
+    record_overwrite: options.recordOverwrite === true,
     transcriptLog: transcriptLogOf(options),
     onWarning: options.onWarning,
     ...(binaryPath === undefined || binaryPath === "" ? {} : { binaryPath }),

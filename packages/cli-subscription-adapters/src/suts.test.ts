@@ -128,6 +128,19 @@ describe("live SUT with --record, then replay", () => {
     expect(readFileSync(join(replayWorkspace.workspacePath, "src", "app.js"), "utf8")).toBe("fixed\n");
   });
 
+  it("--record refuses, before any case, to replace a recorded session (naming the cases; re-sign when the bench is signed) unless told to overwrite", async () => {
+    const { benchCase, caseDir } = makeCase();
+    const cases = [sutCaseOf(benchCase)];
+    const { sut } = liveSut("claude", [{ stdout: "file:claude-success.stdout.jsonl" }]);
+    await expect(sut.preflight!({ cases, trials: 1 })).resolves.toBeUndefined();
+    await sut.run(invocation(benchCase));
+    await expect(sut.preflight!({ cases, trials: 1 })).rejects.toThrow(expect.objectContaining({ code: "EVAL_USAGE", message: "--record would replace the recorded sessions of 1 case(s): demo-case", hint: expect.not.stringContaining("re-sign") }));
+    writeFileSync(join(caseDir, "..", "digests.yaml"), "schema_version: evalgate.digests.v1\n");
+    await expect(sut.preflight!({ cases, trials: 2 })).rejects.toThrow(expect.objectContaining({ hint: expect.stringContaining("--record-overwrite to replace them, then re-sign the bench (evalgate bench sign)") }));
+    await expect(liveSut("claude", [], { record_overwrite: true }).sut.preflight!({ cases, trials: 1 })).resolves.toBeUndefined();
+    await expect(liveSut("claude", [], { record: false }).sut.preflight!({ cases, trials: 1 })).resolves.toBeUndefined();
+  });
+
   it("--record with trials writes one cassette per trial; replay reads each trial's own and refuses fewer sessions than trials", async () => {
     const { benchCase, caseDir } = makeCase();
     const { sut } = liveSut("claude", [{ modifyFile: { path: "src/app.js", content: "fixed\n" } }, { stdout: "file:claude-success.stdout.jsonl" }]);

@@ -46,6 +46,20 @@ function checkCassettesPerTrial(benchRoot: string, cases: readonly SutCase[], tr
   throw new EvalError("EVAL_CASSETTES_TOO_FEW", `replay of ${trials} trials per case needs ${trials} recorded sessions per case; too few in ${short.slice(0, 5).join(", ")}${short.length > 5 ? ` and ${short.length - 5} more` : ""}`);
 }
 
+/**
+ * Refuses, before a recording run starts, to replace sessions already recorded (a signed bench's cassettes
+ * are part of its cases' digests): names the cases, and says how to replace them on purpose.
+ */
+function refuseOverwritingCassettes(benchRoot: string, cases: readonly SutCase[], trials: number): void {
+  const recorded = cases.filter((benchCase) => Array.from({ length: trials }, (_, trial) => trial).some((trial) => existsSync(cassetteDirOf(benchRoot, { benchCase, trial }))));
+  if (recorded.length === 0) return;
+  const names = recorded.slice(0, 5).map((benchCase) => benchCase.case_id);
+  const signed = existsSync(join(benchRoot, recorded[0]!.task_class, "cases", "digests.yaml"));
+  throw new EvalError("EVAL_USAGE", `--record would replace the recorded sessions of ${recorded.length} case(s): ${names.join(", ")}${recorded.length > 5 ? ` and ${recorded.length - 5} more` : ""}`, {
+    hint: `pass --record-overwrite to replace them${signed ? ", then re-sign the bench (evalgate bench sign): its digests cover the cassettes" : ""}, or select other cases with --cases`,
+  });
+}
+
 export interface LiveSutOptions extends Omit<CliSubscriptionBackendOptions, "adapter"> {
   readonly adapter: AgentAdapterName;
   /** What the task class declares about its agents (registration `agent`): the files a solution edits, per-adapter model and flags. */
@@ -56,6 +70,8 @@ export interface LiveSutOptions extends Omit<CliSubscriptionBackendOptions, "ada
   readonly benchRoot: string;
   /** Write each successful session as the case's cassette (what `replay` reads). */
   readonly record?: boolean;
+  /** With `record`: replace cassettes that exist (otherwise the run is refused before any case). */
+  readonly record_overwrite?: boolean;
   /** Where each invocation's transcript line (and optional stream log) is written. */
   readonly transcriptLog?: TranscriptLogOptions;
   readonly onWarning?: WarningSink;
@@ -94,8 +110,9 @@ export function createLiveSut(options: LiveSutOptions): SystemUnderTest {
     digest,
     // In the sandbox the agent reaches only the model bridge, or (a subscription login) the host's network; with `--sandbox none` it runs on the host.
     isolation: backend.sandbox === "none" ? "process" : backend.agentNetwork === "bridge" ? "bwrap-bridge" : "bwrap-network",
-    async preflight({ cases }) {
+    async preflight({ cases, trials }) {
       refuseUneditableCases(adapter, options.benchRoot, cases, taskAgent);
+      if (options.record === true && options.record_overwrite !== true) refuseOverwritingCassettes(options.benchRoot, cases, trials);
     },
     async run(invocation) {
       const prompt = buildAgentPrompt(invocation.benchCase, invocation.canarySeed);

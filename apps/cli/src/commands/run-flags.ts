@@ -43,7 +43,8 @@ export abstract class RunFlags extends EvalgateCommand {
   format = formatOption();
   withVerdict = Option.Boolean("--with-verdict", false, { description: "Also evaluate promotion and write the verdict" });
   trustTiers = trustTiersOption("The trust-tier file for --with-verdict (default docs/trust-tiers.yaml)");
-  record = Option.Boolean("--record", false, { description: "With --sut cli:<adapter>: write each session as the case's cassette" });
+  record = Option.Boolean("--record", false, { description: "With --sut cli:<adapter>: write each session as the case's cassette (refused where one exists)" });
+  recordOverwrite = Option.Boolean("--record-overwrite", false, { description: "With --record: replace cassettes that exist (then re-sign the bench)" });
   allowCliSubscription = Option.Boolean("--allow-cli-subscription", false, { description: "Opt in to driving an agent CLI (with --acknowledge-unsandboxed-cli)" });
   acknowledgeUnsandboxedCli = Option.Boolean("--acknowledge-unsandboxed-cli", false, { description: "Acknowledge the agent CLI runs unsandboxed" });
   allowStaleCompliance = Option.Boolean("--allow-stale-compliance", false, { description: "Accept a compliance report older than 30 days (loud warning)" });

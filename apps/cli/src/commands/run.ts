@@ -39,6 +39,7 @@ export class RunCommand extends RunFlags {
     // 0: not set anywhere, so the task class's min_trials (default 1) applies.
     const trials = settings.number("trials", 0);
     if (timeoutPerCaseSeconds <= 0) throw new EvalError("EVAL_CONFIG_INVALID", "timeout_per_case_seconds must be > 0");
+    if (this.recordOverwrite && !this.record) throw new EvalError("EVAL_USAGE", "--record-overwrite only changes what --record does: pass both, or neither");
     const onWarning = warningPrinter(this.context, format);
     const scaleOut = this.plan !== undefined || this.shard !== undefined ? await import("./run-shard.ts") : null;
     if (scaleOut !== null && (this.junit !== undefined || this.summaryMd !== undefined)) {
@@ -53,7 +54,7 @@ export class RunCommand extends RunFlags {
     runner.checkStateDir(stateDir, { write: true });
     // A shard writes a bundle, not a chain record: only a run that records announces a new state directory.
     const newStateDir = shardJob === null ? settings.watchNewStateDir(stateDir) : () => null;
-    const sutOptions: SutResolverOptions = { cwd: this.context.cwd, env: this.context.env, stateDir, benchRoot, record: this.record, allowCliSubscription: this.allowCliSubscription, acknowledgeUnsandboxedCli: this.acknowledgeUnsandboxedCli, allowStaleCompliance: this.allowStaleCompliance, streamLog: await this.resolveStreamLog(onWarning), ...(this.agentModel === undefined ? {} : { agentModel: this.agentModel }), agentArgs: this.agentArg ?? [], onWarning, sandbox: this.sandboxMode(), sutNetwork: this.sutNetwork, sutRead: this.sutRead ?? [], ...(await this.agentNetworkOptions(maxCostUsd)) };
+    const sutOptions: SutResolverOptions = { cwd: this.context.cwd, env: this.context.env, stateDir, benchRoot, record: this.record, recordOverwrite: this.recordOverwrite, allowCliSubscription: this.allowCliSubscription, acknowledgeUnsandboxedCli: this.acknowledgeUnsandboxedCli, allowStaleCompliance: this.allowStaleCompliance, streamLog: await this.resolveStreamLog(onWarning), ...(this.agentModel === undefined ? {} : { agentModel: this.agentModel }), agentArgs: this.agentArg ?? [], onWarning, sandbox: this.sandboxMode(), sutNetwork: this.sutNetwork, sutRead: this.sutRead ?? [], ...(await this.agentNetworkOptions(maxCostUsd)) };
     const { defaultSutChooser, runSut } = await import("../sut-resolver.ts");
     const spec = shardJob?.plan?.sut.spec ?? this.sut ?? (scaleOut === null ? undefined : await scaleOut.shardDefaultSutSpec(benchRoot, taskClassName, this.cases));
     const systemUnderTest = spec === undefined ? defaultSutChooser(sutOptions) : await runSut(spec, sutOptions, shardJob === null ? null : { taskClass: taskClassName });
