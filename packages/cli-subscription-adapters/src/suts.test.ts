@@ -1,8 +1,9 @@
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { EvalWarning } from "@eval/errors";
+import { sha256Digest } from "@eval/hashing";
 import type { BenchCase, SutInvocation, SutStreams } from "@eval/models";
 import { BenchCaseSchema, CassetteMetaSchema, parseWire, sutCaseOf } from "@eval/models";
 import { readCassette, writeCassette } from "./cassette-files.ts";
@@ -115,6 +116,8 @@ describe("live SUT with --record, then replay", () => {
     expect(meta.prompt_sha256).toBe(promptSha256(buildAgentPrompt(benchCase, SEED)));
     expect(meta.argv_redacted[1]).toBe(buildAgentPrompt(benchCase, SEED));
     expect(meta).toMatchObject({ adapter: "claude-code", cli_version: "2.1.330", exit_code: 0, timed_out: false, synthetic: false });
+    // Provenance: the content of the binary that ran (not its path), and how it reached its model.
+    expect(meta.provenance).toEqual({ cli_binary_sha256: sha256Digest(readFileSync(realpathSync(fake.binaryPath))), agent_network: "host", endpoint_host: null });
     expect(readFileSync(join(cassetteDir, "stdout.jsonl"), "utf8")).toBe(readStream("claude-success.stdout.jsonl"));
 
     const replayed = await createReplaySut({ benchRoot: benchRootOf(benchCase) }).run(invocation(benchCase));

@@ -1,6 +1,6 @@
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { join } from "node:path";
-import { blake3Digest } from "@eval/hashing";
+import { blake3Digest, sha256Digest } from "@eval/hashing";
 import type { AgentAdapterName, SutCase, SutInvocation, SutOutput, SystemUnderTest, TaskAgent } from "@eval/models";
 import type { WarningSink } from "@eval/errors";
 import { EvalError, ignoreWarnings } from "@eval/errors";
@@ -103,6 +103,9 @@ export function createLiveSut(options: LiveSutOptions): SystemUnderTest {
   const backend = new CliSubscriptionBackend({ ...options, extra_args: extraArgs });
   const adapter = backend.adapter;
   const probe = adapter.buildArgv("<prompt>", { workspaceDir: "<workspace>", insideSandbox: backend.sandbox === "bwrap" });
+  // Read once, when the first session is recorded: the binary a cassette says it came from.
+  let binarySha256: string | null = null;
+  const binaryDigest = (): string => (binarySha256 ??= sha256Digest(readFileSync(realpathSync(backend.binaryPath))));
   // The model and extra flags are part of what is evaluated: a different one is a different SUT.
   const digest = blake3Digest(JSON.stringify({ kind: "evalgate.live-sut.v1", adapter: adapter.name, cli_version: backend.cliVersion, argv: probe.args, ...(extraArgs.length === 0 ? {} : { extra_args: extraArgs }) }));
   return {
@@ -152,6 +155,7 @@ export function createLiveSut(options: LiveSutOptions): SystemUnderTest {
             cost_usd: result.cost_usd,
             recorded_at: new Date().toISOString(),
             synthetic: false,
+            provenance: { cli_binary_sha256: binaryDigest(), agent_network: network.agent_network, endpoint_host: network.upstream_host },
           },
           stdout: result.stdout,
           stderr: result.stderr,
