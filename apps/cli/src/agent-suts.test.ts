@@ -70,4 +70,22 @@ describe("resolveAgentSut", () => {
     expect(sut!.digest).toMatch(/^blake3:/);
     expect(binaryEnvName("claude-code")).toBe("EVALGATE_CLI_BINARY_CLAUDE_CODE");
   }, 60_000);
+
+  it("cli:<adapter> takes the task class's model and flags for it; --agent-model replaces the model; the class's flags are checked like --agent-arg", async () => {
+    const fake = fakeClaude({ stream: CLAUDE_SUCCESS });
+    const base = { env: { PATH: process.env.PATH, [binaryEnvName("claude-code")]: fake.binaryPath }, allowCliSubscription: true, acknowledgeUnsandboxedCli: true, allowStaleCompliance: true, agentNetwork: "host" as const };
+    const digest = async (extra: Partial<AgentSutOptions>) => (await resolveAgentSut("cli:claude-code", options({ ...base, ...extra })))!.digest;
+    const classModel = { adapters: { "claude-code": { model: "class-model", args: ["--effort", "high"] } } };
+    const [none, flagOnly, fromClass, classAndFlag, otherAdapter] = await Promise.all([
+      digest({}),
+      digest({ agentModel: "flag-model", agentArgs: ["--effort", "high"] }),
+      digest({ taskAgent: classModel }),
+      digest({ taskAgent: classModel, agentModel: "flag-model" }),
+      digest({ taskAgent: { adapters: { codex: { model: "gpt" } } } }),
+    ]);
+    expect(fromClass).not.toBe(none);
+    expect(classAndFlag).toBe(flagOnly);
+    expect(otherAdapter).toBe(none);
+    await expect(resolveAgentSut("cli:claude-code", options({ ...base, taskAgent: { adapters: { "claude-code": { args: ["--dangerously-skip-permissions"] } } } }))).rejects.toThrow(expect.objectContaining({ code: "EVAL_ADAPTER_INVALID" }));
+  }, 60_000);
 });

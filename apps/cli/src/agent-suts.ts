@@ -1,6 +1,6 @@
 import type { WarningSink } from "@eval/errors";
 import { EvalError } from "@eval/errors";
-import type { AgentAdapterName, SystemUnderTest } from "@eval/models";
+import type { AgentAdapterName, SystemUnderTest, TaskAgent } from "@eval/models";
 import { join } from "node:path";
 import { AGENT_ADAPTER_NAMES } from "@eval/models/names";
 
@@ -11,6 +11,8 @@ export interface AgentSutOptions {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** `--record`: write each live session as the case's cassette. */
   readonly record: boolean;
+  /** `--record-overwrite`: let `--record` replace cassettes that exist. */
+  readonly recordOverwrite?: boolean;
   readonly allowCliSubscription: boolean;
   readonly acknowledgeUnsandboxedCli: boolean;
   /** How untrusted code runs: `bwrap` (default) or `none`; an agent CLI without the sandbox needs both opt-ins. */
@@ -30,6 +32,8 @@ export interface AgentSutOptions {
   readonly agentModel?: string;
   /** `--agent-arg` (repeatable): more CLI flags; permission-bypass, shell and eval flags are refused. */
   readonly agentArgs?: readonly string[];
+  /** The task class's `agent` declaration (what a solution edits; per-adapter model and flags), when it is loaded. */
+  readonly taskAgent?: TaskAgent | null;
   readonly onWarning: WarningSink;
 }
 
@@ -96,9 +100,12 @@ export async function resolveAgentSut(spec: string, options: AgentSutOptions): P
     complianceDir: join(options.stateDir, "compliance"),
     env: options.env,
     record: options.record,
+    record_overwrite: options.recordOverwrite === true,
     transcriptLog: transcriptLogOf(options),
     onWarning: options.onWarning,
     ...(binaryPath === undefined || binaryPath === "" ? {} : { binaryPath }),
-    extra_args: [...(options.agentModel === undefined ? [] : ["--model", options.agentModel]), ...(options.agentArgs ?? [])],
+    task_agent: options.taskAgent ?? null,
+    ...(options.agentModel === undefined ? {} : { agent_model: options.agentModel }),
+    extra_args: options.agentArgs ?? [],
   });
 }

@@ -1,10 +1,10 @@
 // Every adapter end to end, as CI runs it: the BUILT evalgate drives the REAL agent CLI (the versions pinned in
 // scripts/agent-clis/, installed by scripts/agent-clis.sh) in its sandbox against the scripted model endpoint
 // (@eval/model-stub) on loopback, on the repository's real benches and rubrics. The scripted sessions apply
-// the cases' correct fixes (the shipped cassettes' workspace diffs) through the CLI's own tools, and one
-// wrong fix; the scores, failure modes, token counts and canonical tool names come from the real run.
-import { execFile, execFileSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+// the cases' correct fixes (the shipped cassettes' workspace diffs) through the CLI's own tools, and a
+// wrong fix in each task class; the scores, failure modes, token counts and canonical tool names come from the real run.
+import { execFile } from "node:child_process";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -12,27 +12,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { applyUnifiedDiff } from "@eval/cli-subscription-adapters";
 import { parseScenario, startModelStub } from "@eval/model-stub";
 import type { ModelStub, ScenarioAction } from "@eval/model-stub";
+import { pinnedAgentClis } from "@eval/test-utils";
 
 const execFileAsync = promisify(execFile);
 const repo = join(import.meta.dirname, "..", "..", "..");
 const bin = join(repo, "apps", "cli", "dist", "bin.js");
 const bench = join(repo, "bench");
 
-/** The installed CLIs' directory, or why there is none (the tests then skip, saying so). */
-function agentClis(): { dir: string | null; reason: string } {
-  // The installer prints its directory when the cache is ready (a hit costs nothing; it installs nothing with SKIP set).
-  let dir = process.env.EVALGATE_AGENT_CLIS ?? "";
-  if (dir === "") {
-    try {
-      dir = execFileSync(join(repo, "scripts", "agent-clis.sh"), [], { env: { ...process.env, EVALGATE_AGENT_CLIS_CHECK_ONLY: "1" }, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
-    } catch {
-      dir = "";
-    }
-  }
-  if (dir !== "" && existsSync(join(dir, ".complete"))) return { dir, reason: "" };
-  return { dir: null, reason: "the pinned agent CLIs are not installed (scripts/agent-clis.sh installs them; scripts/test.sh runs it)" };
-}
-const clis = agentClis();
+// The installed CLIs' directory, or why there is none (the tests then skip, saying so; under scripts/test.sh they fail).
+const clis = pinnedAgentClis(repo);
 
 /** Writes of every file the case's cassette diff changes, with the content it leaves. */
 function correctFix(taskClass: string, caseId: string): ScenarioAction[] {
@@ -69,10 +57,30 @@ const VULN = {
     ],
   }),
 };
+// A wrong migration: the runtime stage moves from Alpine to Debian, not to a hardened image.
+const WRONG_MIGRATION = `FROM golang:1.23 AS build
+WORKDIR /src
+COPY go.mod ./
+RUN go mod download
+COPY . .
+RUN CGO_ENABLED=0 go build -o /out/api ./cmd/api
+
+FROM debian:bookworm-slim
+RUN apt-get update && apt-get install -y ca-certificates tzdata
+COPY --from=build /out/api /usr/local/bin/api
+USER 65534
+EXPOSE 8080 9090
+ENTRYPOINT ["/usr/local/bin/api"]
+`;
 const MIGRATION = {
   taskClass: "migration-chainguard-distroless",
-  cases: ["go-healthd-distroless"],
-  scenario: () => ({ turns: [{ tools: correctFix("migration-chainguard-distroless", "go-healthd-distroless") }], final_text: "Migrated." }),
+  cases: ["go-healthd-distroless", "go-api-alpine-runtime"],
+  scenario: () => ({
+    sessions: [
+      { match: "to a distroless runtime image", turns: [{ tools: correctFix("migration-chainguard-distroless", "go-healthd-distroless") }], final_text: "Migrated." },
+      { match: "to Chainguard images", turns: [{ tools: [{ write: { path: "Dockerfile", content: WRONG_MIGRATION } }] }], final_text: "Migrated." },
+    ],
+  }),
 };
 
 interface Adapter {
@@ -186,6 +194,9 @@ describe.skipIf(clis.dir === null)(`real agent CLIs against the scripted endpoin
 
       const migration = await runThrough(adapter, MIGRATION);
       expect(migration.cases.get("go-healthd-distroless")?.score.score, migration.stderr).toBe(1);
+      const wrongMigration = migration.cases.get("go-api-alpine-runtime")!;
+      expect(wrongMigration.score.score, migration.stderr).toBe(0);
+      expect(wrongMigration.score.failure_modes.map((mode) => mode.code)).toContain("base_not_hardened");
       expect(leftovers()).toEqual([]);
     }, 600_000);
   }

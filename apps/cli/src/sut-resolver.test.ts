@@ -2,7 +2,9 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { resolveSut, splitCommand } from "./sut-resolver.ts";
+import { binaryEnvName } from "./agent-suts.ts";
+import { CLAUDE_SUCCESS, fakeClaude } from "./commands/adapters.test-helpers.ts";
+import { resolveSut, runSut, splitCommand } from "./sut-resolver.ts";
 import type { SutResolverOptions } from "./sut-resolver.ts";
 
 let dir: string;
@@ -48,5 +50,24 @@ describe("resolveSut", () => {
   it("refuses unknown specs and unknown adapters", async () => {
     await expect(resolveSut("telepathy", options)).rejects.toThrow(/unknown SUT spec/);
     await expect(resolveSut("cli:nonesuch", options)).rejects.toMatchObject({ code: "EVAL_SUT_INVALID" });
+  });
+});
+
+describe("runSut", () => {
+  it("resolves a non-agent spec at once; a cli: agent once the run has loaded the task class, with its agent declaration", async () => {
+    expect(typeof (await runSut("module:sut.mjs#fix", options, null))).toBe("object");
+    const fake = fakeClaude({ stream: CLAUDE_SUCCESS });
+    const agentOptions = { ...options, env: { PATH: process.env.PATH, [binaryEnvName("claude-code")]: fake.binaryPath }, allowCliSubscription: true, acknowledgeUnsandboxedCli: true, allowStaleCompliance: true, agentNetwork: "host" as const };
+    const chooser = await runSut("cli:claude-code", agentOptions, null);
+    expect(typeof chooser).toBe("function");
+    const taskClass = (agent: unknown) => ({ taskClass: { name: "t", agent }, cases: [] }) as never;
+    const choose = chooser as (selected: never) => Promise<{ label: string }>;
+    expect((await choose(taskClass(null))).label).toBe("cli:claude-code");
+    // The class's flags reach the backend, which refuses a permission bypass among them as it does on the command line.
+    await expect(choose(taskClass({ adapters: { "claude-code": { args: ["--dangerously-skip-permissions"] } } }))).rejects.toThrow(expect.objectContaining({ code: "EVAL_ADAPTER_INVALID" }));
+  }, 60_000);
+
+  it("for a shard, loads the task class before resolving a cli: agent", async () => {
+    await expect(runSut("cli:claude-code", options, { taskClass: "t" })).rejects.toThrow(expect.objectContaining({ code: "EVAL_BENCH_DIR_MISSING" }));
   });
 });

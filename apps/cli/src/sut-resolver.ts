@@ -99,3 +99,16 @@ export function defaultSutSpec(taskClassName: string, cases: ReadonlyArray<{ rea
 export function defaultSutChooser(options: SutResolverOptions): SutChooser {
   return async ({ taskClass, cases }) => resolveSut(defaultSutSpec(taskClass.name, cases), options);
 }
+
+/**
+ * The SUT of a run with `--sut <spec>`. A `cli:<adapter>` agent takes the task class's `agent` declaration
+ * (the files a solution edits, the adapter's model and flags): resolved once the run has loaded the class,
+ * or, for a shard (whose SUT is part of its plan), after loading it here.
+ */
+export async function runSut(spec: string, options: SutResolverOptions, shard: { readonly taskClass: string } | null): Promise<SystemUnderTest | SutChooser> {
+  if (!spec.startsWith("cli:")) return resolveSut(spec, options);
+  if (shard === null) return async ({ taskClass }) => resolveSut(spec, { ...options, taskAgent: taskClass.agent });
+  const { loadTaskClass, TaskClassRegistry } = await import("@eval/registry");
+  const taskClass = await loadTaskClass(shard.taskClass, { benchRoot: options.benchRoot, registry: new TaskClassRegistry(), onWarning: options.onWarning });
+  return resolveSut(spec, { ...options, taskAgent: taskClass.agent });
+}

@@ -99,6 +99,8 @@ export interface AgentAdapter {
   readonly homeFiles: readonly string[];
   /** argv for `<binary> <args>` printing the version. */
   readonly versionArgs: readonly string[];
+  /** Variables the version command runs with besides the CLI's environment (e.g. to skip a slow self-relaunch). */
+  readonly versionEnv?: Readonly<Record<string, string>>;
   /** Picks the version number out of the version command's output (null when it is not there). */
   parseVersion(output: string): string | null;
   /**

@@ -4,7 +4,9 @@ import { delimiter, isAbsolute, join, resolve } from "node:path";
 import type { AgentAdapter } from "./adapter.ts";
 import { AgentAdapterInvalid, AgentBinaryNotFound } from "./errors.ts";
 
-const VERSION_TIMEOUT_MS = 30_000;
+// Generous: Pi 0.73.1 takes 18 s to print its version on a loaded 2-core machine (1 s idle), and a
+// version read that times out refuses the whole run.
+const VERSION_TIMEOUT_MS = 90_000;
 
 function isExecutableFile(path: string): boolean {
   try {
@@ -34,7 +36,7 @@ export function resolveBinary(adapter: AgentAdapter, options: { readonly binaryP
 /** Runs the CLI's version command once and returns the version number it prints. */
 export function readVersion(adapter: AgentAdapter, binaryPath: string, env: Readonly<Record<string, string>>): string {
   const result = spawnSync(binaryPath, [...adapter.versionArgs], {
-    env: { ...env },
+    env: { ...env, ...adapter.versionEnv },
     encoding: "utf8",
     timeout: VERSION_TIMEOUT_MS,
     killSignal: "SIGKILL",

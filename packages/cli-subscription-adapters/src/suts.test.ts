@@ -1,8 +1,9 @@
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { EvalWarning } from "@eval/errors";
+import { sha256Digest } from "@eval/hashing";
 import type { BenchCase, SutInvocation, SutStreams } from "@eval/models";
 import { BenchCaseSchema, CassetteMetaSchema, parseWire, sutCaseOf } from "@eval/models";
 import { readCassette, writeCassette } from "./cassette-files.ts";
@@ -115,6 +116,8 @@ describe("live SUT with --record, then replay", () => {
     expect(meta.prompt_sha256).toBe(promptSha256(buildAgentPrompt(benchCase, SEED)));
     expect(meta.argv_redacted[1]).toBe(buildAgentPrompt(benchCase, SEED));
     expect(meta).toMatchObject({ adapter: "claude-code", cli_version: "2.1.330", exit_code: 0, timed_out: false, synthetic: false });
+    // Provenance: the content of the binary that ran (not its path), and how it reached its model.
+    expect(meta.provenance).toEqual({ cli_binary_sha256: sha256Digest(readFileSync(realpathSync(fake.binaryPath))), agent_network: "host", endpoint_host: null });
     expect(readFileSync(join(cassetteDir, "stdout.jsonl"), "utf8")).toBe(readStream("claude-success.stdout.jsonl"));
 
     const replayed = await createReplaySut({ benchRoot: benchRootOf(benchCase) }).run(invocation(benchCase));
@@ -126,6 +129,19 @@ describe("live SUT with --record, then replay", () => {
     await createReplaySut({ benchRoot: benchRootOf(benchCase) }).run(replayWorkspace);
     expect(replayStreams.map((streams) => streams.stdout)).toEqual([readStream("claude-success.stdout.jsonl")]);
     expect(readFileSync(join(replayWorkspace.workspacePath, "src", "app.js"), "utf8")).toBe("fixed\n");
+  });
+
+  it("--record refuses, before any case, to replace a recorded session (naming the cases; re-sign when the bench is signed) unless told to overwrite", async () => {
+    const { benchCase, caseDir } = makeCase();
+    const cases = [sutCaseOf(benchCase)];
+    const { sut } = liveSut("claude", [{ stdout: "file:claude-success.stdout.jsonl" }]);
+    await expect(sut.preflight!({ cases, trials: 1 })).resolves.toBeUndefined();
+    await sut.run(invocation(benchCase));
+    await expect(sut.preflight!({ cases, trials: 1 })).rejects.toThrow(expect.objectContaining({ code: "EVAL_USAGE", message: "--record would replace the recorded sessions of 1 case(s): demo-case", hint: expect.not.stringContaining("re-sign") }));
+    writeFileSync(join(caseDir, "..", "digests.yaml"), "schema_version: evalgate.digests.v1\n");
+    await expect(sut.preflight!({ cases, trials: 2 })).rejects.toThrow(expect.objectContaining({ hint: expect.stringContaining("--record-overwrite to replace them, then re-sign the bench (evalgate bench sign)") }));
+    await expect(liveSut("claude", [], { record_overwrite: true }).sut.preflight!({ cases, trials: 1 })).resolves.toBeUndefined();
+    await expect(liveSut("claude", [], { record: false }).sut.preflight!({ cases, trials: 1 })).resolves.toBeUndefined();
   });
 
   it("--record with trials writes one cassette per trial; replay reads each trial's own and refuses fewer sessions than trials", async () => {

@@ -1,7 +1,7 @@
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { join } from "node:path";
-import { blake3Digest } from "@eval/hashing";
-import type { AgentAdapterName, SutCase, SutInvocation, SutOutput, SystemUnderTest } from "@eval/models";
+import { blake3Digest, sha256Digest } from "@eval/hashing";
+import type { AgentAdapterName, SutCase, SutInvocation, SutOutput, SystemUnderTest, TaskAgent } from "@eval/models";
 import type { WarningSink } from "@eval/errors";
 import { EvalError, ignoreWarnings } from "@eval/errors";
 import { getAdapter } from "./adapters.ts";
@@ -12,6 +12,7 @@ import { AgentBudgetExceeded, AgentTrialFailed, CassetteInvalid } from "./errors
 import type { AgentNetworkRecord } from "./agent-network.ts";
 import { buildAgentPrompt, promptSha256 } from "./prompt.ts";
 import { refuseUneditableCases } from "./limits.ts";
+import { agentArgsFor } from "./agent-args.ts";
 import { judgeSession } from "./trial.ts";
 import { applyUnifiedDiff } from "./workspace-diff.ts";
 import { logTranscript } from "./transcript-log.ts";
@@ -45,12 +46,32 @@ function checkCassettesPerTrial(benchRoot: string, cases: readonly SutCase[], tr
   throw new EvalError("EVAL_CASSETTES_TOO_FEW", `replay of ${trials} trials per case needs ${trials} recorded sessions per case; too few in ${short.slice(0, 5).join(", ")}${short.length > 5 ? ` and ${short.length - 5} more` : ""}`);
 }
 
+/**
+ * Refuses, before a recording run starts, to replace sessions already recorded (a signed bench's cassettes
+ * are part of its cases' digests): names the cases, and says how to replace them on purpose.
+ */
+function refuseOverwritingCassettes(benchRoot: string, cases: readonly SutCase[], trials: number): void {
+  const recorded = cases.filter((benchCase) => Array.from({ length: trials }, (_, trial) => trial).some((trial) => existsSync(cassetteDirOf(benchRoot, { benchCase, trial }))));
+  if (recorded.length === 0) return;
+  const names = recorded.slice(0, 5).map((benchCase) => benchCase.case_id);
+  const signed = existsSync(join(benchRoot, recorded[0]!.task_class, "cases", "digests.yaml"));
+  throw new EvalError("EVAL_USAGE", `--record would replace the recorded sessions of ${recorded.length} case(s): ${names.join(", ")}${recorded.length > 5 ? ` and ${recorded.length - 5} more` : ""}`, {
+    hint: `pass --record-overwrite to replace them${signed ? ", then re-sign the bench (evalgate bench sign): its digests cover the cassettes" : ""}, or select other cases with --cases`,
+  });
+}
+
 export interface LiveSutOptions extends Omit<CliSubscriptionBackendOptions, "adapter"> {
   readonly adapter: AgentAdapterName;
+  /** What the task class declares about its agents (registration `agent`): the files a solution edits, per-adapter model and flags. */
+  readonly task_agent?: TaskAgent | null;
+  /** `--agent-model`: replaces the task class's model for this adapter. `extra_args` (`--agent-arg`) come after the class's flags. */
+  readonly agent_model?: string;
   /** Where `--record` writes each case's cassette (`<benchRoot>/<task-class>/cases/<id>/cassette`). */
   readonly benchRoot: string;
   /** Write each successful session as the case's cassette (what `replay` reads). */
   readonly record?: boolean;
+  /** With `record`: replace cassettes that exist (otherwise the run is refused before any case). */
+  readonly record_overwrite?: boolean;
   /** Where each invocation's transcript line (and optional stream log) is written. */
   readonly transcriptLog?: TranscriptLogOptions;
   readonly onWarning?: WarningSink;
@@ -77,18 +98,24 @@ function outputOf(result: Pick<TrialResult, "adapter" | "cli_version" | "classif
  * is no agent work to score. With `record`, a session that produced a result becomes the case's cassette.
  */
 export function createLiveSut(options: LiveSutOptions): SystemUnderTest {
-  const backend = new CliSubscriptionBackend(options);
+  const taskAgent = options.task_agent ?? null;
+  const extraArgs = agentArgsFor(getAdapter(options.adapter), taskAgent, { model: options.agent_model, args: options.extra_args });
+  const backend = new CliSubscriptionBackend({ ...options, extra_args: extraArgs });
   const adapter = backend.adapter;
   const probe = adapter.buildArgv("<prompt>", { workspaceDir: "<workspace>", insideSandbox: backend.sandbox === "bwrap" });
+  // Read once, when the first session is recorded: the binary a cassette says it came from.
+  let binarySha256: string | null = null;
+  const binaryDigest = (): string => (binarySha256 ??= sha256Digest(readFileSync(realpathSync(backend.binaryPath))));
   // The model and extra flags are part of what is evaluated: a different one is a different SUT.
-  const digest = blake3Digest(JSON.stringify({ kind: "evalgate.live-sut.v1", adapter: adapter.name, cli_version: backend.cliVersion, argv: probe.args, ...((options.extra_args ?? []).length === 0 ? {} : { extra_args: options.extra_args }) }));
+  const digest = blake3Digest(JSON.stringify({ kind: "evalgate.live-sut.v1", adapter: adapter.name, cli_version: backend.cliVersion, argv: probe.args, ...(extraArgs.length === 0 ? {} : { extra_args: extraArgs }) }));
   return {
     label: `cli:${adapter.name}`,
     digest,
     // In the sandbox the agent reaches only the model bridge, or (a subscription login) the host's network; with `--sandbox none` it runs on the host.
     isolation: backend.sandbox === "none" ? "process" : backend.agentNetwork === "bridge" ? "bwrap-bridge" : "bwrap-network",
-    async preflight({ cases }) {
-      refuseUneditableCases(adapter, options.benchRoot, cases);
+    async preflight({ cases, trials }) {
+      refuseUneditableCases(adapter, options.benchRoot, cases, taskAgent);
+      if (options.record === true && options.record_overwrite !== true) refuseOverwritingCassettes(options.benchRoot, cases, trials);
     },
     async run(invocation) {
       const prompt = buildAgentPrompt(invocation.benchCase, invocation.canarySeed);
@@ -128,6 +155,7 @@ export function createLiveSut(options: LiveSutOptions): SystemUnderTest {
             cost_usd: result.cost_usd,
             recorded_at: new Date().toISOString(),
             synthetic: false,
+            provenance: { cli_binary_sha256: binaryDigest(), agent_network: network.agent_network, endpoint_host: network.upstream_host },
           },
           stdout: result.stdout,
           stderr: result.stderr,

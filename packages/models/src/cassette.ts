@@ -31,4 +31,17 @@ export const CassetteMetaSchema = z.strictObject({
   /** True when written by hand in the CLI's format rather than recorded from a live run. */
   synthetic: z.boolean(),
   notes: z.string().max(2000).optional(),
+  /**
+   * Where a recorded session came from (absent in cassettes written before it was recorded, and in
+   * synthetic ones): the SHA-256 of the file the CLI's binary path resolves to (for a Node CLI, its entry
+   * script), how the agent reached its model, and the host model calls went to through the bridge (null
+   * with the host's network: evalgate does not see where the CLI connects then).
+   */
+  provenance: z
+    .strictObject({
+      cli_binary_sha256: Sha256DigestSchema,
+      agent_network: z.enum(["bridge", "host"]),
+      endpoint_host: z.string().min(1).max(300).nullable(),
+    })
+    .optional(),
 });

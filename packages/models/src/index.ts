@@ -165,3 +165,5 @@ export type {
 export { AGENT_ADAPTER_NAMES, BENCH_CHECK_SCHEMA_VERSION, FENCE_FAILURE_SCHEMA_VERSION, FENCE_SUMMARY_SCHEMA_VERSION, SIGN_RESULT_SCHEMA_VERSION, SUT_FAILURE_MODES, TRANSCRIPT_FORMATS, TRANSCRIPT_PROVIDERS } from "./names.ts";
 export { EvalgateConfigSchema } from "./config-file.ts";
 export type { EvalgateConfig } from "./config-file.ts";
+export { TaskAgentSchema } from "./task-agent.ts";
+export type { TaskAgent } from "./task-agent.ts";

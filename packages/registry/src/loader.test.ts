@@ -109,6 +109,16 @@ describe("loadTaskClass", () => {
     expect(taskClass.rubricPath).toBeNull();
   });
 
+  it("reads the agent declaration, which is part of the rubric digest (absent: null)", async () => {
+    const bench = await setup();
+    const before = await load(bench);
+    expect(before.agent).toBeNull();
+    edit(join(bench.benchPath, "registration.ts"), 'min_cases: 3,', 'min_cases: 3, agent: { edits: ["out.txt"], adapters: { pi: { model: "m" } } },');
+    const after = await load(bench);
+    expect(after.agent).toEqual({ edits: ["out.txt"], adapters: { pi: { model: "m" } } });
+    expect(after.rubricDigest).not.toBe(before.rubricDigest);
+  });
+
   it("makes a ./program rubric command absolute, and requires the program", async () => {
     const bench = await setup();
     edit(join(bench.benchPath, "registration.ts"), 'min_cases: 3,', 'min_cases: 3, rubric_command: ["./rubric.py", "--strict"],');

@@ -1,5 +1,5 @@
-import { ScoreKindSchema, TaskClassNameSchema, TierNameSchema } from "@eval/models";
-import type { ScoreKind } from "@eval/models";
+import { ScoreKindSchema, TaskAgentSchema, TaskClassNameSchema, TierNameSchema } from "@eval/models";
+import type { ScoreKind, TaskAgent } from "@eval/models";
 import { z } from "zod";
 
 /** What `registerTaskClass` accepts. Snake_case: it is data, checked by the fence. */
@@ -26,6 +26,13 @@ export interface TaskClassOptions {
    */
   readonly rubric_command?: readonly string[];
   readonly description?: string;
+  /**
+   * For agent SUTs (`--sut cli:<adapter>`): `edits`, the workspace paths a solution edits (globs allowed),
+   * which decides whether an adapter whose CLI refuses some files can take the task; `adapters`, per
+   * adapter, the `model` and extra `args` its runs use (`--agent-model` replaces the model; `--agent-arg`
+   * flags come after these). Part of the rubric digest, like everything in registration.ts.
+   */
+  readonly agent?: TaskAgent;
 }
 
 const BRAND = Symbol.for("evalgate.task-class-registration.v1");
@@ -35,7 +42,7 @@ export interface TaskClassRegistration {
   readonly [BRAND]: true;
   readonly name: string;
   readonly options: Readonly<Required<Pick<TaskClassOptions, "min_cases_for_promotion" | "min_cases" | "score_kind">>> &
-    Readonly<Pick<TaskClassOptions, "rubric_command" | "description" | "min_trials">>;
+    Readonly<Pick<TaskClassOptions, "rubric_command" | "description" | "min_trials" | "agent">>;
 }
 
 const OptionsSchema = z.strictObject({
@@ -45,6 +52,7 @@ const OptionsSchema = z.strictObject({
   min_trials: z.number().int().min(1).max(1000).optional(),
   rubric_command: z.array(z.string().min(1)).min(1).optional(),
   description: z.string().min(1).max(2000).optional(),
+  agent: TaskAgentSchema.optional(),
 });
 
 /** Thrown by `registerTaskClass` on bad arguments; the loader reports it against the file. */
@@ -63,7 +71,7 @@ export function registerTaskClass(name: string, options: TaskClassOptions): Task
     const issue = parsed.error.issues[0]!;
     throw new RegistrationArgumentError(`options.${issue.path.map(String).join(".") || "(root)"}: ${issue.message}`);
   }
-  const { rubric_command, description, min_trials, ...required } = parsed.data;
+  const { rubric_command, description, min_trials, agent, ...required } = parsed.data;
   return Object.freeze({
     [BRAND]: true as const,
     name,
@@ -73,6 +81,7 @@ export function registerTaskClass(name: string, options: TaskClassOptions): Task
       ...(rubric_command === undefined ? {} : { rubric_command: Object.freeze([...rubric_command]) }),
       ...(description === undefined ? {} : { description }),
       ...(min_trials === undefined ? {} : { min_trials }),
+      ...(agent === undefined ? {} : { agent: structuredClone(agent) }),
     }),
   });
 }

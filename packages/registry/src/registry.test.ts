@@ -17,6 +17,7 @@ function taskClass(name: string, registrationPath: string): TaskClass {
     failureModeTaxonomy: {},
     rubricCommand: null,
     rubricPath: `/b/${name}/rubric.ts`,
+    agent: null,
     rubricDigest: `blake3:${"0".repeat(64)}`,
   };
 }
@@ -35,6 +36,22 @@ describe("registerTaskClass", () => {
   it("keeps a rubric command and a description", () => {
     const registration = registerTaskClass("py", { min_cases_for_promotion: {}, rubric_command: ["python3", "rubric.py"], description: "d", min_cases: 4 });
     expect(registration.options).toEqual({ min_cases_for_promotion: {}, min_cases: 4, score_kind: "graded", rubric_command: ["python3", "rubric.py"], description: "d" });
+  });
+
+  it("keeps what it declares about agents: the files a solution edits, per-adapter model and flags", () => {
+    const agent = { edits: ["package.json", "src/**"], adapters: { pi: { model: "m", args: ["--provider", "stub"] }, codex: {} } };
+    const registration = registerTaskClass("agentic", { min_cases_for_promotion: {}, agent });
+    expect(registration.options.agent).toEqual(agent);
+    expect(registration.options.agent).not.toBe(agent);
+  });
+
+  it.each([
+    ["ok", { min_cases_for_promotion: {}, agent: { adapters: { cursor: { model: "m" } } } }, /options\.agent\.adapters: .*cursor/],
+    ["ok", { min_cases_for_promotion: {}, agent: { edits: [] } }, /options\.agent\.edits/],
+    ["ok", { min_cases_for_promotion: {}, agent: { adapters: { pi: { model: "" } } } }, /options\.agent\.adapters\.pi\.model/],
+    ["ok", { min_cases_for_promotion: {}, agent: { model: "m" } }, /options\.agent/],
+  ])("rejects a bad agent declaration (%#)", (name, options, message) => {
+    expect(() => registerTaskClass(name, options as never)).toThrow(message);
   });
 
   it.each([

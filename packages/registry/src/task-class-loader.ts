@@ -72,6 +72,7 @@ export async function buildTaskClass(benchRoot: string, discovered: DiscoveredRe
     failureModeTaxonomy: inspection.failureModes!,
     rubricCommand,
     rubricPath: rubricCommand === null ? join(benchPath, "rubric.ts") : null,
+    agent: registration.options.agent ?? null,
     rubricDigest,
   });
 }

@@ -1,4 +1,4 @@
-import type { FailureModesFile, ScoreKind } from "@eval/models";
+import type { FailureModesFile, ScoreKind, TaskAgent } from "@eval/models";
 
 /** A loaded task class: its registration plus what the loader read from its bench directory. */
 export interface TaskClass {
@@ -22,6 +22,8 @@ export interface TaskClass {
   readonly rubricCommand: readonly string[] | null;
   /** <benchPath>/rubric.ts when the default command applies, else null. */
   readonly rubricPath: string | null;
+  /** What the class declares about the agents that solve it (registration `agent`), or null. */
+  readonly agent: TaskAgent | null;
   /** `blake3:<hex>` over everything that decides how a case is scored (docs/bench-authoring.md). */
   readonly rubricDigest: string;
 }

@@ -2,6 +2,8 @@ export { claudeAuthErrorStream, claudeStream, codexStream, durationMs, geminiStr
 export type { Session, SessionOutcome, SessionStep } from "./cassette-streams.ts";
 export { copyGoldenState, GOLDEN_CHAIN_HEAD, goldenRuns } from "./golden.ts";
 export type { GoldenCase, GoldenRecord, GoldenReport, GoldenRun } from "./golden.ts";
+export { pinnedAgentClis } from "./agent-clis.ts";
+export type { PinnedAgentClis } from "./agent-clis.ts";
 export { hostUidsOf } from "./host-process.ts";
 export { legacyRunReport, runReport } from "./reports.ts";
 export type { RunReportShape } from "./reports.ts";

@@ -105,6 +105,13 @@ describe("evalgate run", () => {
     expect(runs.filter((name) => name.endsWith(".json"))).toEqual([]);
   });
 
+  it("refuses --record-overwrite without --record in one line, before anything runs", async () => {
+    const result = await invoke([...base("s-overwrite"), "--sut", "command:node upper.mjs", "--record-overwrite"], { cwd: bench.root, env: { PATH: process.env.PATH } });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toBe("evalgate: --record-overwrite only changes what --record does: pass both, or neither (EVAL_USAGE); run `evalgate <command> --help` for the accepted flags\n");
+  });
+
   it("exits 2 at the cost cap with the run recorded as incomplete", async () => {
     const result = await invoke([...base("s3"), "--sut", "command:node upper.mjs", "--max-cost-usd", "0.5", "--concurrency", "1"], { cwd: bench.root, env: { PATH: process.env.PATH } });
     expect(result.code).toBe(2);

@@ -39,6 +39,7 @@ export class RunCommand extends RunFlags {
     // 0: not set anywhere, so the task class's min_trials (default 1) applies.
     const trials = settings.number("trials", 0);
     if (timeoutPerCaseSeconds <= 0) throw new EvalError("EVAL_CONFIG_INVALID", "timeout_per_case_seconds must be > 0");
+    if (this.recordOverwrite && !this.record) throw new EvalError("EVAL_USAGE", "--record-overwrite only changes what --record does: pass both, or neither");
     const onWarning = warningPrinter(this.context, format);
     const scaleOut = this.plan !== undefined || this.shard !== undefined ? await import("./run-shard.ts") : null;
     if (scaleOut !== null && (this.junit !== undefined || this.summaryMd !== undefined)) {
@@ -55,10 +56,10 @@ export class RunCommand extends RunFlags {
     const newStateDir = shardJob === null ? settings.watchNewStateDir(stateDir) : () => null;
     const { join: joinPath, resolve: resolvePath } = await import("node:path");
     const cacheOptions = this.cacheDir === undefined ? {} : { cacheDir: resolvePath(this.context.cwd, this.cacheDir), cacheKeyPath: joinPath(resolvePath(this.context.cwd, this.cacheDir), "..", "cache.key") };
-    const sutOptions: SutResolverOptions = { hideFromSut: Object.values(cacheOptions), cwd: this.context.cwd, env: this.context.env, stateDir, benchRoot, record: this.record, allowCliSubscription: this.allowCliSubscription, acknowledgeUnsandboxedCli: this.acknowledgeUnsandboxedCli, allowStaleCompliance: this.allowStaleCompliance, streamLog: await this.resolveStreamLog(onWarning), ...(this.agentModel === undefined ? {} : { agentModel: this.agentModel }), agentArgs: this.agentArg ?? [], onWarning, sandbox: this.sandboxMode(), sutNetwork: this.sutNetwork, sutRead: this.sutRead ?? [], ...(await this.agentNetworkOptions(maxCostUsd)) };
-    const { defaultSutChooser, resolveSut } = await import("../sut-resolver.ts");
+    const sutOptions: SutResolverOptions = { hideFromSut: Object.values(cacheOptions), cwd: this.context.cwd, env: this.context.env, stateDir, benchRoot, record: this.record, recordOverwrite: this.recordOverwrite, allowCliSubscription: this.allowCliSubscription, acknowledgeUnsandboxedCli: this.acknowledgeUnsandboxedCli, allowStaleCompliance: this.allowStaleCompliance, streamLog: await this.resolveStreamLog(onWarning), ...(this.agentModel === undefined ? {} : { agentModel: this.agentModel }), agentArgs: this.agentArg ?? [], onWarning, sandbox: this.sandboxMode(), sutNetwork: this.sutNetwork, sutRead: this.sutRead ?? [], ...(await this.agentNetworkOptions(maxCostUsd)) };
+    const { defaultSutChooser, runSut } = await import("../sut-resolver.ts");
     const spec = shardJob?.plan?.sut.spec ?? this.sut ?? (scaleOut === null ? undefined : await scaleOut.shardDefaultSutSpec(benchRoot, taskClassName, this.cases));
-    const systemUnderTest = spec === undefined ? defaultSutChooser(sutOptions) : await resolveSut(spec, sutOptions);
+    const systemUnderTest = spec === undefined ? defaultSutChooser(sutOptions) : await runSut(spec, sutOptions, shardJob === null ? null : { taskClass: taskClassName });
     const { progressHooks, runProgress } = await import("../progress.ts");
     const progress = runProgress(this.context, { quiet: this.quiet, taskClass: taskClassName });
     let result: RunEvalResult;

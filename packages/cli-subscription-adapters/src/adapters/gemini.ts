@@ -119,6 +119,8 @@ export const geminiAdapter: AgentAdapter = {
   envPassthrough: ["GEMINI_", "GOOGLE_"],
   homeFiles: [".gemini/oauth_creds.json", ".gemini/google_accounts.json", ".gemini/settings.json"],
   versionArgs: ["--version"],
+  // Printing the version needs no bigger heap: without this it starts Node twice (seconds on a loaded machine).
+  versionEnv: { GEMINI_CLI_NO_RELAUNCH: "1" },
   parseVersion: parseSemver,
   buildArgv(prompt) {
     // auto_edit approves file edits only; never --yolo / --approval-mode yolo.
