@@ -129,7 +129,7 @@ export function concurrencyCapacity(cpus = availableParallelism()): number {
 }
 
 /** Applies the defaults and refuses (EVAL_USAGE) a setting out of range; caps concurrency at the machine's capacity, with a warning. */
-export function runSettingsOf(options: RunEvalOptions): RunSettings {
+export function runSettingsOf(options: Omit<RunEvalOptions, "systemUnderTest">): RunSettings {
   const stateDir = resolve(options.stateDir ?? ".evalgate");
   const onWarning = options.onWarning ?? ignoreWarnings;
   const asked = options.concurrency ?? Math.min(availableParallelism(), 4);
