@@ -83,4 +83,14 @@ describe("error presentation", () => {
     });
     expect(renderError("boom", false).text).toContain("internal error: boom");
   });
+
+  it("a storage fault that escaped a library unnamed is one EVAL_IO line, never an internal error", () => {
+    const withPath = Object.assign(new Error("EROFS: read-only file system, open '/s/x'"), { code: "EROFS", path: "/s/x" });
+    expect(renderError(withPath, false)).toEqual({
+      exitCode: 1,
+      text: "evalgate: cannot use /s/x: read-only file system (EROFS) (EVAL_IO); remount /s read-write, or point --out (or EVALGATE_STATE_DIR) at a writable directory\n",
+    });
+    const unnamed = renderError(Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" }), false);
+    expect(unnamed.text).toMatch(/^evalgate: a file operation failed: no space left on the device \(ENOSPC\) \(EVAL_IO\); free space on the file system of the state directory/);
+  });
 });

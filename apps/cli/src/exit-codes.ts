@@ -10,7 +10,7 @@ export const ExitCode = {
   chainTamper: 5,
   caseDigestMismatch: 6,
   noCasesSelected: 7,
-  /** Every case of a recorded run failed for a harness or SUT-infrastructure reason: nothing was scored. */
+  /** Every case of a recorded run failed for a harness or SUT-infrastructure reason, or its rubric failed on most: nothing was scored. */
   allCasesErrored: 8,
   /** Shard bundles that cannot make one run: edited, from different plans, or conflicting. */
   bundlesRejected: 9,
@@ -77,6 +77,7 @@ export const ERROR_PRESENTATION: Readonly<Record<EvalErrorCode, ErrorPresentatio
   EVAL_CASE_DIGEST_MISMATCH: { exitCode: 6, hint: "if the change is intended, run `evalgate bench sign` and commit digests.yaml" },
   EVAL_NO_CASES_SELECTED: { exitCode: 7, hint: "`evalgate bench list --task-class <name>` lists the case ids; fix --cases, or add cases" },
   EVAL_RUN_ALL_CASES_ERRORED: { exitCode: 8, hint: "the run is recorded; fix the SUT (`evalgate schemas sut-request`, docs/runner.md) and see runs/<run-id>/cases/ for each case's error" },
+  EVAL_RUBRIC_BROKEN: { exitCode: 8, hint: "the run is recorded, but its rubric failed, not the SUT: see the rubric's stderr in runs/<run-id>/cases/<case>.json, fix the task class's rubric (`evalgate bench check --task-class <name>` scores its reference fixes), then rerun (no rubric failure is cached)" },
   EVAL_BUNDLE_TAMPERED: { exitCode: 9, hint: "rerun the named shard and merge its fresh bundle; never edit a bundle" },
   EVAL_PLAN_MISMATCH: { exitCode: 9, hint: "run every shard from the same plan file, on the same bench, SUT and evalgate version" },
   EVAL_UNIT_CONFLICT: { exitCode: 9, hint: "a shard ran twice with different results: keep one of its bundles (the SUT or rubric is not deterministic)" },

@@ -1,7 +1,7 @@
 import { appendFile, mkdir } from "node:fs/promises";
 import { dirname } from "node:path";
 import writeFileAtomic from "write-file-atomic";
-import { EvalError } from "@eval/errors";
+import { ioError } from "@eval/errors";
 
 /** Writes a whole output file (report, JUnit) atomically: a reader never sees half of it. */
 export async function writeOutputFile(path: string, content: string): Promise<void> {
@@ -9,7 +9,7 @@ export async function writeOutputFile(path: string, content: string): Promise<vo
     await mkdir(dirname(path), { recursive: true });
     await writeFileAtomic(path, content, { encoding: "utf8" });
   } catch (error) {
-    throw new EvalError("EVAL_IO", `cannot write ${path}: ${(error as Error).message}`, { cause: error });
+    throw ioError(error, "cannot write", path);
   }
 }
 
@@ -18,6 +18,6 @@ export async function appendOutputFile(path: string, content: string): Promise<v
   try {
     await appendFile(path, content, { encoding: "utf8" });
   } catch (error) {
-    throw new EvalError("EVAL_IO", `cannot append to ${path}: ${(error as Error).message}`, { cause: error });
+    throw ioError(error, "cannot append to", path);
   }
 }

@@ -3,7 +3,7 @@ import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { AnyBenchRunReportSchema, BenchRunReportSchema, CHAIN_RECORD_SCHEMA_VERSION, ChainRecordSchema, GENESIS_PREV_HASH, formatIssues, parseWire, safeParseWire } from "@eval/models";
 import type { AnyBenchRunReport, BenchRunReport, BenchRunReportInput, ChainRecord } from "@eval/models";
-import { EvalError } from "@eval/errors";
+import { EvalError, ioError } from "@eval/errors";
 import lockfile from "proper-lockfile";
 import { ChainConflict, ChainTampered } from "./errors.ts";
 import { writeFileExclusive } from "./exclusive-file.ts";
@@ -182,7 +182,7 @@ export async function withAppendLock<T>(runsDir: string, fn: (lock: AppendLock) 
     if ((error as NodeJS.ErrnoException).code === "ELOCKED") {
       throw new ChainConflict(`the audit chain in ${runsDir} stayed locked by another append for ${Math.round(lockWaitMs / 1000)} s`, { runsDir, lockPath });
     }
-    throw new EvalError("EVAL_IO", `cannot lock ${lockPath}: ${(error as Error).message}`, { cause: error });
+    throw ioError(error, "cannot lock", lockPath);
   }
   const lock: AppendLock = {
     runsDir,
@@ -211,13 +211,13 @@ async function appendLocked(valid: BenchRunReport, options: AppendOptions, lock:
   const built = await buildChainRecord({ ...valid, prev_hash: head.head }, { prevHash: head.head, sequence: head.nextSequence, recordedAt, hostFingerprint: options.hostFingerprint });
   lock.assertHeld();
   await removeHeadPointer(runsDir).catch((error: unknown) => {
-    throw new EvalError("EVAL_IO", `cannot update the head pointer in ${runsDir}: ${(error as Error).message}`, { cause: error });
+    throw ioError(error, "cannot update the head pointer in", runsDir);
   });
   const path = await writeFileExclusive(runsDir, built.fileName, built.text, {
     mode: 0o600,
     stagingDir: join(runsDir, STAGING_DIR),
   }).catch((error: unknown) => {
-    throw new EvalError("EVAL_IO", `cannot write the audit record in ${runsDir}: ${(error as Error).message}`, { cause: error });
+    throw ioError(error, "cannot write the audit record", join(runsDir, built.fileName));
   });
   // A pointer that fails to be written is only a missed shortcut: with none, the next append lists.
   await writeHeadPointer(runsDir, { file: built.fileName, records: head.records + 1 }).catch(() => {});

@@ -7,7 +7,8 @@ import { join } from "node:path";
  * temporary file in `stagingDir` (same filesystem), are fsynced, then hard-linked into place
  * (`link` fails with EEXIST instead of replacing), and the directory is fsynced so the new entry
  * survives a power cut. A crash at any point leaves either no file or the complete file; a stray
- * temporary file can only be left in `stagingDir`, never among the records.
+ * temporary file can only be left in `stagingDir`, never among the records, and only by a crash: a
+ * failed write (a full disk) removes its temporary file before it throws.
  *
  * Why not write-file-atomic: it renames over an existing target and puts its temporary file beside
  * the target, where a crash would leave it among the chain records.
@@ -16,14 +17,14 @@ export async function writeFileExclusive(dir: string, name: string, data: string
   await mkdir(options.stagingDir, { recursive: true, mode: 0o700 });
   const temp = join(options.stagingDir, `.${name}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
   const target = join(dir, name);
-  const handle = await open(temp, "wx", options.mode);
   try {
-    await handle.writeFile(data);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  try {
+    const handle = await open(temp, "wx", options.mode);
+    try {
+      await handle.writeFile(data);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
     await link(temp, target);
   } finally {
     await unlink(temp).catch(() => {});

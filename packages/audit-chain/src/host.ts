@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { EvalError } from "@eval/errors";
+import { EvalError, ioError } from "@eval/errors";
 import { writeFileExclusive } from "./exclusive-file.ts";
 
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -19,7 +19,7 @@ export async function getHostFingerprint(stateDir: string): Promise<string> {
     await writeFileExclusive(stateDir, "host_id", `${randomUUID()}\n`, { mode: 0o600, stagingDir: stateDir });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "EEXIST") {
-      throw new EvalError("EVAL_IO", `cannot create ${path}: ${(error as Error).message}`, { cause: error });
+      throw ioError(error, "cannot create", path);
     }
   }
   const created = await readHostId(path);

@@ -3,7 +3,7 @@ import type { KeyObject } from "node:crypto";
 import type { Stats } from "node:fs";
 import { link, mkdir, open, unlink } from "node:fs/promises";
 import { dirname, isAbsolute, relative, resolve, sep } from "node:path";
-import { EvalError } from "@eval/errors";
+import { EvalError, ioError } from "@eval/errors";
 import { hmacSha256 } from "@eval/hashing";
 
 /**
@@ -137,7 +137,7 @@ async function createKeyFile(keyPath: string): Promise<void> {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error; // else another process won the race: use its key
     }
   } catch (error) {
-    throw new EvalError("EVAL_IO", `cannot create the cache key file ${keyPath}: ${(error as Error).message}`, { cause: error });
+    throw ioError(error, "cannot create the cache key file", keyPath);
   } finally {
     await unlink(temp).catch(() => {});
   }

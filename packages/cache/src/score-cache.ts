@@ -4,7 +4,7 @@ import { mkdir, readdir, readFile, rename, stat, unlink, writeFile } from "node:
 import { basename, dirname, join, resolve } from "node:path";
 import { CACHE_ENTRY_SCHEMA_VERSION, CacheEntrySchema, formatIssues, safeParseWire } from "@eval/models";
 import type { BenchScore, BenchScoreInput } from "@eval/models";
-import { EvalError, ignoreWarnings } from "@eval/errors";
+import { EvalError, ignoreWarnings, ioError } from "@eval/errors";
 import type { EvalWarning, WarningSink } from "@eval/errors";
 import lockfile from "proper-lockfile";
 import { assertKeyOutside, defaultKeyPath, KEY_TEMP_INFIX, loadOrCreateMacKey, readMacKey, sealEntry, splitEntry, verifyEntry } from "./entry-mac.ts";
@@ -111,14 +111,15 @@ export class ScoreCache {
     const checked = safeParseWire(CacheEntrySchema, entry);
     if (!checked.success) throw new Error(`ScoreCache.put: not a valid BenchScore: ${formatIssues(checked.issues)}`);
     const content = sealEntry(await this.macKey(), key, JSON.stringify(checked.data));
-    await mkdir(shard, { recursive: true });
     const temp = join(shard, `${TEMP_PREFIX}${process.pid}-${randomBytes(6).toString("hex")}`);
-    await writeFile(temp, content, { flag: "wx", mode: 0o600 });
     try {
+      await mkdir(shard, { recursive: true });
+      await writeFile(temp, content, { flag: "wx", mode: 0o600 });
       await this.withLock(() => rename(temp, path));
     } catch (error) {
+      // Never a half-written temp file left behind (a full disk cuts the write short).
       await unlink(temp).catch(() => {});
-      throw error;
+      throw ioError(error, "cannot write", path);
     }
   }
 
@@ -299,9 +300,9 @@ export class ScoreCache {
       });
     } catch (error) {
       // ELOCKED: a live holder kept the lock; anything else (EROFS, EACCES) is this directory, not another process.
-      const held = (error as NodeJS.ErrnoException).code === "ELOCKED";
+      if ((error as NodeJS.ErrnoException).code !== "ELOCKED") throw ioError(error, "cannot lock the cache at", this.dir);
       throw new EvalError("EVAL_IO", `cannot lock the cache at ${this.dir}: ${(error as Error).message}`, {
-        hint: held ? "another evalgate process is writing the cache; if none is, remove the .lock directory" : `${this.dir} is not writable: fix its permissions, or point --out at a writable state directory`,
+        hint: "another evalgate process is writing the cache; if none is, remove the .lock directory",
         cause: error,
       });
     }

@@ -1,6 +1,6 @@
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import { EvalError } from "@eval/errors";
+import { ioError } from "@eval/errors";
 import { sha256Hex } from "@eval/hashing";
 import { ComparisonSchema, parseWire } from "@eval/models";
 import type { Comparison } from "@eval/models";
@@ -19,7 +19,7 @@ export async function writeComparison(comparison: Comparison, recommendationsDir
     await mkdir(recommendationsDir, { recursive: true, mode: 0o700 });
     await writeFileAtomic(path, text, { mode: 0o600 });
   } catch (error) {
-    throw new EvalError("EVAL_IO", `cannot write the comparison to ${recommendationsDir}: ${(error as Error).message}`, { cause: error });
+    throw ioError(error, "cannot write the comparison", path);
   }
   return path;
 }

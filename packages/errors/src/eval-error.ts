@@ -76,6 +76,7 @@ export const ERROR_CODES = [
   "EVAL_NO_CASES_SELECTED",
   // exit 8
   "EVAL_RUN_ALL_CASES_ERRORED",
+  "EVAL_RUBRIC_BROKEN",
   // exit 9: shard bundles that cannot make one run
   "EVAL_BUNDLE_TAMPERED",
   "EVAL_PLAN_MISMATCH",

@@ -2,7 +2,7 @@ import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { PromotionVerdictSchema, parseWire } from "@eval/models";
 import type { PromotionVerdict } from "@eval/models";
-import { EvalError } from "@eval/errors";
+import { ioError } from "@eval/errors";
 import writeFileAtomic from "write-file-atomic";
 import { sha256Hex } from "@eval/hashing";
 
@@ -20,7 +20,7 @@ export async function writeVerdict(verdict: PromotionVerdict, recommendationsDir
     await mkdir(recommendationsDir, { recursive: true, mode: 0o700 });
     await writeFileAtomic(path, text, { mode: 0o600 });
   } catch (error) {
-    throw new EvalError("EVAL_IO", `cannot write the verdict to ${recommendationsDir}: ${(error as Error).message}`, { cause: error });
+    throw ioError(error, "cannot write the verdict", path);
   }
   return path;
 }

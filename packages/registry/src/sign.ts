@@ -1,5 +1,6 @@
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
+import { ioError } from "@eval/errors";
 import { CaseIdSchema, DigestsFileSchema, parseWire, safeParseWire, type DigestsFile } from "@eval/models";
 import { parse as parseYaml, stringify } from "yaml";
 import { CASE_TREE_SERIALIZATION, digestDirectory } from "./digest.ts";
@@ -64,7 +65,11 @@ export async function signBench(taskClass: { readonly benchPath: string; readonl
   const text = `${HEADER}${stringify(document, { lineWidth: 0 })}`;
   const current = (await entryKind(digestsPath)) === "file" ? await readText(digestsPath) : null;
   const written = current !== text;
-  if (written) await writeFileAtomic(digestsPath, text);
+  if (written) {
+    await writeFileAtomic(digestsPath, text).catch((error: unknown) => {
+      throw ioError(error, "cannot write", digestsPath);
+    });
+  }
   return { digests_path: digestsPath, added, removed, changed, unchanged, written };
 }
 

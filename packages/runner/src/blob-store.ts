@@ -2,6 +2,7 @@
 // by their BLAKE3 digest, written once, checked against the digest on every read.
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { ioError } from "@eval/errors";
 import { blake3Digest } from "@eval/hashing";
 import writeFileAtomic from "write-file-atomic";
 
@@ -15,8 +16,12 @@ function blobPath(blobsDir: string, digest: string): string {
 export function writeBlob(blobsDir: string, digest: string, content: Buffer): void {
   const path = blobPath(blobsDir, digest);
   if (existsSync(path)) return;
-  mkdirSync(join(path, ".."), { recursive: true });
-  writeFileAtomic.sync(path, content, { mode: 0o600, fsync: false });
+  try {
+    mkdirSync(join(path, ".."), { recursive: true });
+    writeFileAtomic.sync(path, content, { mode: 0o600, fsync: false });
+  } catch (error) {
+    throw ioError(error, "cannot write the captured file", path);
+  }
 }
 
 /** The bytes stored under `digest`, or null when they are missing or no longer match it. */

@@ -5,7 +5,7 @@ import { existsSync } from "node:fs";
 import { lstat, mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import { blake3Digest } from "@eval/hashing";
-import { EvalError } from "@eval/errors";
+import { EvalError, ioError } from "@eval/errors";
 import { formatIssues, SHARD_MANIFEST_SCHEMA_VERSION, SHARD_UNIT_SCHEMA_VERSION, ShardManifestSchema, ShardUnitSchema, safeParseWire } from "@eval/models";
 import type { BenchScore, RunPlan, ShardManifest, ShardUnit } from "@eval/models";
 import { TreeInvalid, walkTree } from "@eval/sandbox";
@@ -82,7 +82,7 @@ export async function writeBundle(dir: string, content: BundleContent): Promise<
     await rename(staging, target);
   } catch (error) {
     await rm(staging, { recursive: true, force: true });
-    throw new EvalError("EVAL_IO", `cannot write the bundle ${target}: ${(error as Error).message}`, { cause: error });
+    throw ioError(error, "cannot write the bundle", target);
   }
   return checked.data;
 }

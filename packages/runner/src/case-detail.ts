@@ -1,6 +1,7 @@
 // Per-case detail files: written when a case runs, and reused (hard-linked) when a later run hits the cache.
 import { copyFileSync, linkSync, mkdirSync, readFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
+import { ioError } from "@eval/errors";
 import { CASE_DETAIL_SCHEMA_VERSION } from "@eval/models";
 import type { BenchScore, SutOutput, SutStreams, WorkspaceCapture } from "@eval/models";
 import type { RubricOutcome } from "./rubric-isolation.ts";
@@ -21,13 +22,21 @@ export function detailIndexPath(runsDir: string, cacheKey: string): string {
  * fsync: a pointer or a copy lost in a crash only costs a later hit its detail.
  */
 function writeAtomic(path: string, content: string): void {
-  writeFileAtomic.sync(path, content, { mode: 0o600, fsync: false });
+  try {
+    writeFileAtomic.sync(path, content, { mode: 0o600, fsync: false });
+  } catch (error) {
+    throw ioError(error, "cannot write", path);
+  }
 }
 
 /** Records that `runId` executed the unit of `cacheKey` (its detail is `runs/<runId>/cases/<detailFile>`). */
 export function indexCaseDetail(runsDir: string, cacheKey: string, runId: string, detailFile: string): void {
   const path = detailIndexPath(runsDir, cacheKey);
-  mkdirSync(join(runsDir, ".detail-index"), { recursive: true });
+  try {
+    mkdirSync(join(runsDir, ".detail-index"), { recursive: true });
+  } catch (error) {
+    throw ioError(error, "cannot create", join(runsDir, ".detail-index"));
+  }
   writeAtomic(path, `${JSON.stringify({ run_id: runId, file: detailFile })}\n`);
 }
 

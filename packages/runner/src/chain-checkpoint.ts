@@ -6,6 +6,7 @@ import { join, resolve } from "node:path";
 import { verifyChain, verifyChainFrom, verifyHeadRecord } from "@eval/audit-chain";
 import type { VerifiedPrefix, VerifyResult } from "@eval/audit-chain";
 import { loadOrCreateMacKey, sealEntry, splitEntry, verifyEntry } from "@eval/cache";
+import { ioError } from "@eval/errors";
 import type { WarningSink } from "@eval/errors";
 import writeFileAtomic from "write-file-atomic";
 
@@ -144,5 +145,8 @@ export async function writeCheckpoint(options: ChainCheckpointOptions, prefix: C
     dir_mtime_ns: prefix.dirMtimeNs,
   };
   const key = await loadOrCreateMacKey(join(options.stateDir, "cache.key"));
-  await writeFileAtomic(checkpointPath(options.stateDir), sealEntry(key, MAC_LABEL, JSON.stringify(body)));
+  const path = checkpointPath(options.stateDir);
+  await writeFileAtomic(path, sealEntry(key, MAC_LABEL, JSON.stringify(body))).catch((error: unknown) => {
+    throw ioError(error, "cannot write the chain checkpoint", path);
+  });
 }

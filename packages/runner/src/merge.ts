@@ -4,7 +4,7 @@ import { mkdir } from "node:fs/promises";
 import { basename, join, resolve } from "node:path";
 import { appendRunRecord, ChainTampered, getHostFingerprint, normalizeExpectedHead, readChainHead, recordsNewestFirst, withAppendLock } from "@eval/audit-chain";
 import type { VerifyResult } from "@eval/audit-chain";
-import { EvalError, ignoreWarnings } from "@eval/errors";
+import { EvalError, ignoreWarnings, ioError } from "@eval/errors";
 import type { WarningSink } from "@eval/errors";
 import type { AnyBenchRunReport, BenchRunReportInput, RunPlan, Selection, ShardUnit } from "@eval/models";
 import writeFileAtomic from "write-file-atomic";
@@ -191,10 +191,15 @@ async function findMergedRun(runsDir: string, plan: RunPlan, runId: string, scor
 /** Per-case details under `runs/<run-id>/cases/`, as a one-machine run writes them (executed units only). */
 async function writeDetails(runDir: string, units: ReadonlyMap<string, ShardUnit>): Promise<void> {
   const casesDir = join(runDir, "cases");
-  await mkdir(casesDir, { recursive: true });
+  await mkdir(casesDir, { recursive: true }).catch((error: unknown) => {
+    throw ioError(error, "cannot create", casesDir);
+  });
   for (const unit of units.values()) {
     if (unit.detail === null) continue;
     // Atomic: a merge killed mid-write leaves whole files or none, and a later merge replaces them whole.
-    await writeFileAtomic(join(casesDir, trialDetailFile(unit.case_id, unit.trial)), `${JSON.stringify(unit.detail, null, 2)}\n`, { mode: 0o600 });
+    const path = join(casesDir, trialDetailFile(unit.case_id, unit.trial));
+    await writeFileAtomic(path, `${JSON.stringify(unit.detail, null, 2)}\n`, { mode: 0o600 }).catch((error: unknown) => {
+      throw ioError(error, "cannot write", path);
+    });
   }
 }

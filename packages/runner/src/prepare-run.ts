@@ -115,18 +115,37 @@ export function caseFilterOf(filter: RunEvalOptions["caseFilter"]): ((benchCase:
   return (benchCase) => match(benchCase.case_id);
 }
 
-/** Applies the defaults and refuses (EVAL_USAGE) a setting out of range. */
-export function runSettingsOf(options: RunEvalOptions): RunSettings {
+/** The most trials per case a run or plan makes (as the config file's and the plan's schemas say). */
+export const MAX_TRIALS = 1000;
+/** The most units (cases x trials) one run makes: past it, split the bench (`--cases`) or use shards. */
+export const MAX_UNITS_PER_RUN = 100_000;
+
+/**
+ * The most cases run at once on this machine: 4 per CPU, at least 16 (agents mostly wait on their model,
+ * but every case is a sandbox, a SUT and a rubric process). Above it a run warns and caps.
+ */
+export function concurrencyCapacity(cpus = availableParallelism()): number {
+  return Math.max(16, 4 * cpus);
+}
+
+/** Applies the defaults and refuses (EVAL_USAGE) a setting out of range; caps concurrency at the machine's capacity, with a warning. */
+export function runSettingsOf(options: Omit<RunEvalOptions, "systemUnderTest">): RunSettings {
   const stateDir = resolve(options.stateDir ?? ".evalgate");
-  const concurrency = options.concurrency ?? Math.min(availableParallelism(), 4);
+  const onWarning = options.onWarning ?? ignoreWarnings;
+  const asked = options.concurrency ?? Math.min(availableParallelism(), 4);
   const maxCostUsd = options.maxCostUsd ?? 5;
   const timeoutMs = (options.timeoutPerCaseSeconds ?? 600) * 1000;
-  if (!Number.isInteger(concurrency) || concurrency < 1) throw new EvalError("EVAL_USAGE", `concurrency must be a whole number >= 1, got ${concurrency}`);
+  if (!Number.isSafeInteger(asked) || asked < 1) throw new EvalError("EVAL_USAGE", `--concurrency must be a whole number >= 1, got ${asked}`);
   if (!(maxCostUsd >= 0)) throw new EvalError("EVAL_USAGE", `maxCostUsd must be >= 0, got ${maxCostUsd}`);
-  if (options.trials !== undefined && !(Number.isInteger(options.trials) && options.trials >= 1)) throw new EvalError("EVAL_USAGE", `trials must be a whole number >= 1, got ${options.trials}`);
+  if (options.trials !== undefined && !(Number.isInteger(options.trials) && options.trials >= 1 && options.trials <= MAX_TRIALS)) {
+    throw new EvalError("EVAL_USAGE", `--trials must be a whole number >= 1 and at most ${MAX_TRIALS}, got ${options.trials}`);
+  }
   if (!(timeoutMs > 0)) throw new EvalError("EVAL_USAGE", `timeoutPerCaseSeconds must be > 0, got ${options.timeoutPerCaseSeconds}`);
+  const capacity = concurrencyCapacity();
+  const concurrency = Math.min(asked, capacity);
+  if (asked > capacity) onWarning({ code: "run.concurrency_capped", message: `--concurrency ${asked} is above this machine's capacity (${capacity}: 4 per CPU, at least 16): running ${capacity} cases at once`, details: { asked, capacity } });
   return {
-    onWarning: options.onWarning ?? ignoreWarnings,
+    onWarning,
     stateDir,
     runsDir: resolve(options.outDir ?? join(stateDir, "runs")),
     cacheDir: resolve(options.cacheDir ?? join(stateDir, "cache")),
@@ -168,6 +187,11 @@ export async function prepareRun(taskClassName: string, options: RunEvalOptions,
   const sutIsolation = sut.isolation ?? "in-process";
   const corpusDigest = await cassetteCorpusDigest(taskClass.benchPath);
   const keyFacts = { sut, taskClass, corpusDigest, harnessVersion: settings.harnessVersion, isolationClass, sutIsolation };
+  if (cases.length * trials > MAX_UNITS_PER_RUN) {
+    throw new EvalError("EVAL_USAGE", `${cases.length} cases x ${trials} trials = ${cases.length * trials} units, more than one run makes (${MAX_UNITS_PER_RUN})`, {
+      hint: "select fewer cases with --cases, lower --trials, or split the run into shards (`evalgate plan`, docs/scale-out.md)",
+    });
+  }
   const items = trialItems(cases, trials, options.onlyUnits, (benchCase) => caseCacheKey(benchCase, keyFacts));
   const runId = `${compactTimestamp(startedAt)}-${randomBytes(4).toString("hex")}`;
   // The MAC key lives in the state directory, outside the cache (a copied cache never carries its key),

@@ -2,12 +2,13 @@
 // (execute-units.ts, execute-case.ts), aggregation (run-report.ts), audit append (here).
 import { basename } from "node:path";
 import { appendRunRecord } from "@eval/audit-chain";
+import { isOutOfSpace } from "@eval/errors";
 import { probeCache } from "./cache-probe.ts";
 import { verifyAfterAppend } from "./chain-checkpoint.ts";
 import { executeUnits } from "./execute-units.ts";
 import { prepareRun } from "./prepare-run.ts";
 import type { PreparedRun } from "./prepare-run.ts";
-import { claimRunDir, releaseRunDir } from "./run-owner.ts";
+import { claimRunDir, freeRecordReserve, recordReserveBytes, releaseRunDir } from "./run-owner.ts";
 import { assembleReport } from "./run-report.ts";
 import { RunTally } from "./run-tally.ts";
 import type { RunEvalOptions, RunEvalResult, ScoredRun } from "./run-types.ts";
@@ -34,7 +35,12 @@ export async function runEval(taskClassName: string, options: RunEvalOptions): P
 async function recordRun(scored: ScoredRun): Promise<RunEvalResult> {
   // Append to the chain: under its lock, linked to whatever the head is then.
   // The head pointer is trusted only when nothing touched the runs directory since the checkpoint.
-  const { record, path, previous } = await appendRunRecord(scored.report, { runsDir: scored.runsDir, hostFingerprint: scored.hostFingerprint, trustHeadPointer: scored.chain!.directoryUnchanged });
+  const append = () => appendRunRecord(scored.report, { runsDir: scored.runsDir, hostFingerprint: scored.hostFingerprint, trustHeadPointer: scored.chain!.directoryUnchanged });
+  // A disk that filled during the run: the room kept since the claim is freed for the record.
+  const { record, path, previous } = await append().catch((error: unknown) => {
+    if (isOutOfSpace(error) && freeRecordReserve(scored.runDir)) return append();
+    throw error;
+  });
   // From here on the run is recorded: nothing may turn it into a failure (a CI retry would record it twice).
   const chain = await verifyAfterAppend({ stateDir: scored.stateDir, runsDir: scored.runsDir, onWarning: scored.onWarning }, scored.chain!, {
     previous: { records: previous.records, head: previous.head },
@@ -59,7 +65,7 @@ async function recordRun(scored: ScoredRun): Promise<RunEvalResult> {
 export async function scoreRun(taskClassName: string, options: RunEvalOptions, mode: { readonly verifyChain: boolean }): Promise<ScoredRun> {
   const plan = await prepareRun(taskClassName, options, mode);
   // The detail directory is this process's until the record lands: `gc` leaves it alone meanwhile.
-  claimRunDir(plan.settings.runsDir, plan.runId);
+  claimRunDir(plan.settings.runsDir, plan.runId, recordReserveBytes(plan.items.length));
   try {
     return await executeAndAggregate(plan, options);
   } catch (error) {

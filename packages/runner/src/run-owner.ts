@@ -1,12 +1,18 @@
 // A run's claim on its detail directory `runs/<run-id>/`: which process owns it until its record
 // lands, so `gc` removes only what a dead run left and never a live run's details.
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { STAGING_DIR } from "@eval/audit-chain";
+import { ioError } from "@eval/errors";
 
 /** The marker inside a claimed detail directory; its leading dot keeps it out of the case listing. */
 export const OWNER_FILE = ".owner.json";
+/**
+ * Room held for the run's record from its claim until its append: when the disk fills during the run,
+ * the append frees it and retries, so a run that started is recorded.
+ */
+const RESERVE_FILE = ".record-reserve";
 const CLAIM_PREFIX = "claim-";
 /** A claim from another host cannot be checked from here: it is kept this long. */
 const FOREIGN_CLAIM_MAX_AGE_MS = 7 * 24 * 60 * 60 * 1000;
@@ -38,20 +44,41 @@ function alive(pid: number): boolean {
   }
 }
 
+/** The room a record of `units` units needs, with a wide margin (a unit's entry in a report is about 300 bytes). */
+export function recordReserveBytes(units: number): number {
+  return 64 * 1024 + units * 2048;
+}
+
 /**
  * Creates `runs/<runId>/` with this process's owner marker in it, atomically: the directory is made
- * in the staging area with its marker and renamed into place, so no one ever sees it unowned.
- * Returns the directory's path.
+ * in the staging area with its marker (and `reserveBytes` of room for the record) and renamed into
+ * place, so no one ever sees it unowned. Returns the directory's path. A full disk refuses the run
+ * here, before anything ran, naming the directory (EVAL_IO), and leaves nothing behind.
  */
-export function claimRunDir(runsDir: string, runId: string): string {
+export function claimRunDir(runsDir: string, runId: string, reserveBytes = 0): string {
   const staging = join(runsDir, STAGING_DIR);
-  mkdirSync(staging, { recursive: true, mode: 0o700 });
-  const temp = mkdtempSync(join(staging, `${CLAIM_PREFIX}${runId}-`));
-  const owner: RunOwner = { pid: process.pid, host: hostname(), started_at: new Date().toISOString(), proc_start: processStart("self") };
-  writeFileSync(join(temp, OWNER_FILE), `${JSON.stringify(owner)}\n`, { mode: 0o600 });
-  const runDir = join(runsDir, runId);
-  renameSync(temp, runDir);
-  return runDir;
+  let temp: string | null = null;
+  try {
+    mkdirSync(staging, { recursive: true, mode: 0o700 });
+    temp = mkdtempSync(join(staging, `${CLAIM_PREFIX}${runId}-`));
+    const owner: RunOwner = { pid: process.pid, host: hostname(), started_at: new Date().toISOString(), proc_start: processStart("self") };
+    writeFileSync(join(temp, OWNER_FILE), `${JSON.stringify(owner)}\n`, { mode: 0o600 });
+    if (reserveBytes > 0) writeFileSync(join(temp, RESERVE_FILE), Buffer.alloc(reserveBytes, 0x20), { mode: 0o600 });
+    const runDir = join(runsDir, runId);
+    renameSync(temp, runDir);
+    return runDir;
+  } catch (error) {
+    if (temp !== null) rmSync(temp, { recursive: true, force: true });
+    throw ioError(error, `cannot claim a detail directory (with ${Math.ceil(reserveBytes / 1024)} KiB kept for the run's record) in`, runsDir);
+  }
+}
+
+/** Frees the room kept for the record (before retrying an append that hit a full disk); whether there was any. */
+export function freeRecordReserve(runDir: string): boolean {
+  const path = join(runDir, RESERVE_FILE);
+  if (!existsSync(path)) return false;
+  rmSync(path, { force: true });
+  return true;
 }
 
 /**
@@ -60,6 +87,7 @@ export function claimRunDir(runsDir: string, runId: string): string {
  */
 export function releaseRunDir(runDir: string): void {
   try {
+    rmSync(join(runDir, RESERVE_FILE), { force: true });
     rmSync(join(runDir, OWNER_FILE), { force: true });
   } catch {
     // see above

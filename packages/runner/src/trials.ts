@@ -39,6 +39,20 @@ export function trialDetailFile(caseId: string, trial: number): string {
  */
 export const HARNESS_SIDE_FAILURES: ReadonlySet<string> = new Set(["sut.timeout", "sut.exception", "rubric.timeout"]);
 
+/**
+ * The rubric's own faults: no valid answer, or none in time. Like every `rubric.*` outcome they are never
+ * cached (a fixed rubric must score the case again), and on most units they mark the rubric broken.
+ */
+export const RUBRIC_FAULTS: ReadonlySet<string> = new Set(["rubric.malformed_output", "rubric.timeout"]);
+
+/**
+ * Whether a score may be cached: not a harness-side failure (retried by the next run) and no `rubric.*`
+ * outcome (what a third-party rubric got wrong is not the case's result under a fixed rubric).
+ */
+export function isCacheable(score: BenchScore): boolean {
+  return !isHarnessSideFailure(score) && !score.failure_modes.some((mode) => mode.code.startsWith("rubric."));
+}
+
 export function isHarnessSideFailure(score: BenchScore): boolean {
   return score.failure_modes.some((mode) => HARNESS_SIDE_FAILURES.has(mode.code));
 }

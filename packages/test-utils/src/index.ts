@@ -9,3 +9,5 @@ export { legacyRunReport, runReport } from "./reports.ts";
 export type { RunReportShape } from "./reports.ts";
 export { checkJunit } from "./junit.ts";
 export type { JunitCheck } from "./junit.ts";
+export { mountTmpfs } from "./tmpfs.ts";
+export type { Tmpfs } from "./tmpfs.ts";

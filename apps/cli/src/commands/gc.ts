@@ -16,6 +16,8 @@ export class GcCommand extends EvalgateCommand {
       before it appended; a live run's or merge's directory is never touched), a killed append's staged
       files, stale checkpoint temp files, the cache's stale temp files, and cache entries older than
       --older-than-days (default 90). Safe beside running runs and merges. Never touches a record.
+      Repairs torn lines of \`transcripts/*.jsonl\` (a write cut short by a full disk or a kill): each
+      is kept in \`<file>.torn\` and blanked in place.
     `,
     examples: [["Clean up after killed runs", "evalgate gc"]],
   });
@@ -26,8 +28,10 @@ export class GcCommand extends EvalgateCommand {
   protected async run(): Promise<number> {
     const settings = await loadSettings({ flags: { state_dir: this.out }, env: this.context.env, cwd: this.context.cwd });
     const days = retentionDays(this.olderThanDays);
-    const { collectGarbage } = await import("@eval/runner");
-    const result = await collectGarbage({ stateDir: settings.path("state_dir", ".evalgate"), cacheOlderThanDays: days, onWarning: warningPrinter(this.context, settings.format()) });
+    const [{ collectGarbage }, { repairTranscriptDirectory }, { join }] = await Promise.all([import("@eval/runner"), import("@eval/tool-normalize"), import("node:path")]);
+    const stateDir = settings.path("state_dir", ".evalgate");
+    const result = await collectGarbage({ stateDir, cacheOlderThanDays: days, onWarning: warningPrinter(this.context, settings.format()) });
+    const repairs = await repairTranscriptDirectory(join(stateDir, "transcripts"));
     this.emit({
       type: "gc",
       removed_temp_dirs: result.removedTempDirs,
@@ -35,6 +39,7 @@ export class GcCommand extends EvalgateCommand {
       removed_stale_files: result.removedStaleFiles,
       removed_cache_entries: result.removedCacheEntries,
       removed_cache_temp_files: result.removedCacheTempFiles,
+      repaired_torn_lines: repairs.map((repair) => ({ path: repair.path, lines: repair.blankedLines, kept_in: repair.tornPath })),
     });
     return 0;
   }

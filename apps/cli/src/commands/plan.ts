@@ -57,10 +57,10 @@ export class PlanCommand extends EvalgateCommand {
       sutNetwork: false,
       sutRead: [],
     });
-    const [{ planRun }, { default: writeFileAtomic }, { resolve }] = await Promise.all([import("@eval/runner"), import("write-file-atomic"), import("node:path")]);
+    const [{ planRun }, { resolve }, { writeOutputFile }] = await Promise.all([import("@eval/runner"), import("node:path"), import("../output-file.ts")]);
     const plan = await planRun(this.taskClass, { systemUnderTest, sutSpec: spec, trials, benchRoot, sandbox, onWarning });
     const path = resolve(this.context.cwd, this.output ?? "plan.json");
-    await writeFileAtomic(path, `${JSON.stringify(plan, null, 2)}\n`);
+    await writeOutputFile(path, `${JSON.stringify(plan, null, 2)}\n`);
     const units = plan.cases.length * plan.trials;
     if (format === "human") this.context.stdout.write(`plan ${plan.plan_id}: ${plan.task_class}, ${plan.cases.length} cases x ${plan.trials} trials = ${units} units, SUT ${plan.sut.label}\nwrote ${path}\n`);
     else this.emit({ type: "plan", plan_id: plan.plan_id, task_class: plan.task_class, cases: plan.cases.length, trials: plan.trials, units, path });
