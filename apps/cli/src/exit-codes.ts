@@ -59,6 +59,7 @@ export const ERROR_PRESENTATION: Readonly<Record<EvalErrorCode, ErrorPresentatio
   EVAL_ADAPTER_COMPLIANCE_FAILED: { exitCode: 1, hint: "see the trials' classification in the compliance report named above (auth_failure: log in; format_drift: the CLI's output changed)" },
   EVAL_ADAPTER_INVALID: { exitCode: 1, hint: "see docs/adapters.md" },
   EVAL_RESCORE_UNAVAILABLE: { exitCode: 1, hint: "run the SUT again with `evalgate run`: only runs whose workspaces the harness captured can be rescored" },
+  EVAL_INIT_CONFLICT: { exitCode: 1, hint: "pick another --task-class, or remove the named directory first" },
   EVAL_ADAPTER_TRIAL_FAILED: { exitCode: 1, hint: "see the trial's backend_metadata and the CLI's stderr; `evalgate adapters doctor` checks login" },
   EVAL_CASSETTE_INVALID: { exitCode: 1, hint: "re-record the cassette with `evalgate run --sut cli:<adapter> --record`" },
   EVAL_IO: { exitCode: 1, hint: "check the path exists and is readable/writable" },
