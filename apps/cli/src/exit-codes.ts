@@ -63,7 +63,7 @@ export const ERROR_PRESENTATION: Readonly<Record<EvalErrorCode, ErrorPresentatio
   EVAL_ADAPTER_TRIAL_FAILED: { exitCode: 1, hint: "see the trial's backend_metadata and the CLI's stderr; `evalgate adapters doctor` checks login" },
   EVAL_CASSETTE_INVALID: { exitCode: 1, hint: "re-record the cassette with `evalgate run --sut cli:<adapter> --record`" },
   EVAL_IO: { exitCode: 1, hint: "check the path exists and is readable/writable" },
-  EVAL_SANDBOX_UNAVAILABLE: { exitCode: 1, hint: "install bubblewrap (apt-get install bubblewrap), or pass --sandbox none to accept weaker isolation" },
+  EVAL_SANDBOX_UNAVAILABLE: { exitCode: 1, hint: "install bubblewrap (sudo apt-get install bubblewrap), or pass --sandbox none to accept weaker isolation" },
   EVAL_STATE_DIR_NOT_A_DIRECTORY: { exitCode: 1, hint: "point --out (or EVALGATE_STATE_DIR) at a directory, or at a path that does not exist yet" },
   EVAL_STATE_DIR_READ_ONLY: { exitCode: 1, hint: "make the state directory writable, or point --out (or EVALGATE_STATE_DIR) at a writable directory" },
   EVAL_COMPARE_MISMATCH: { exitCode: 1, hint: "compare two runs of one task class over the same cases (`evalgate runs --task-class <name>` lists the runs)" },

@@ -4,6 +4,7 @@ import { chmod, mkdir, rm, writeFile } from "node:fs/promises";
 import { dirname, join, relative } from "node:path";
 import { TaskClassNameSchema } from "@eval/models";
 import { EvalError } from "@eval/errors";
+import { packageManagerOf, type PackageManagerCommands } from "./package-manager.ts";
 import { signBench } from "./sign.ts";
 import * as t from "./scaffold-templates.ts";
 import type { RubricLanguage } from "./scaffold-templates.ts";
@@ -43,23 +44,7 @@ export interface ScaffoldResult {
   readonly install_command: string | null;
 }
 
-export type PackageManager = "npm" | "pnpm" | "yarn" | "bun";
-
-const MANAGERS: ReadonlyArray<{ manager: PackageManager; lockfiles: readonly string[]; run: string; add: string }> = [
-  { manager: "pnpm", lockfiles: ["pnpm-lock.yaml"], run: "pnpm exec", add: "pnpm add -D" },
-  { manager: "yarn", lockfiles: ["yarn.lock"], run: "yarn", add: "yarn add -D" },
-  { manager: "bun", lockfiles: ["bun.lock", "bun.lockb"], run: "bunx", add: "bun add -d" },
-  { manager: "npm", lockfiles: ["package-lock.json", "npm-shrinkwrap.json"], run: "npx", add: "npm install -D" },
-];
-
-/** The package manager whose lockfile is nearest at or above `dir` (npm when there is none). */
-function packageManagerOf(dir: string): (typeof MANAGERS)[number] {
-  for (let at = dir; ; at = dirname(at)) {
-    const found = MANAGERS.find((entry) => entry.lockfiles.some((name) => existsSync(join(at, name))));
-    if (found !== undefined) return found;
-    if (dirname(at) === at) return MANAGERS.at(-1)!;
-  }
-}
+export type PackageManager = PackageManagerCommands["manager"];
 
 const EXAMPLE_CASE = "example-1";
 const BENCH_IMPORTS = ["@eval/registry", "@eval/rubric-protocol"] as const;
@@ -83,7 +68,7 @@ export async function scaffoldTaskClass(options: ScaffoldOptions): Promise<Scaff
       hint: "pick another name with --task-class, or remove that directory first",
     });
   }
-  const manager = packageManagerOf(options.projectDir);
+  const manager = packageManagerOf(options.projectDir).commands;
   const files = plannedFiles(options, benchPath, `${manager.run} evalgate`);
   const created: string[] = [];
   const madeDirs: string[] = [];
