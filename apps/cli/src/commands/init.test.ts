@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync,
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runBuiltCli } from "../test-helpers.ts";
+import { invoke, runBuiltCli } from "../test-helpers.ts";
 
 const PACKAGES = join(import.meta.dirname, "..", "..", "..", "..", "packages");
 /** A command SUT that reads question.txt, computes the arithmetic it asks for, and writes answer.txt. */
@@ -98,5 +98,28 @@ describe("evalgate init in a repository of one's own", () => {
     const result = await runBuiltCli(["init", "--rubric", "ruby"], { cwd: repo, env: env() });
     expect(result.code).toBe(1);
     expect(result.stderr).toBe('evalgate: --rubric must be typescript or python, got "ruby" (EVAL_USAGE); run `evalgate <command> --help` for the accepted flags\n');
+  });
+});
+
+describe("evalgate init, in-process", () => {
+  it("in a pnpm project without the bench's imports: the install line first, then the tier line for a kept tier file", { timeout: 60_000 }, async () => {
+    const project = mkdtempSync(join(tmpdir(), "evalgate-init-pnpm-"));
+    try {
+      writeFileSync(join(project, "pnpm-lock.yaml"), "lockfileVersion: '9.0'\n");
+      writeFileSync(join(project, "evalgate.config.json"), JSON.stringify({ trust_tiers: "tiers.yaml" }));
+      writeFileSync(join(project, "tiers.yaml"), "kept\n");
+      const result = await invoke(["init", "--task-class", "mine", "--no-workflow"], { cwd: project, env: { PATH: process.env.PATH } });
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toContain("kept     evalgate.config.json (exists)\n");
+      expect(result.stdout).toContain("  1. pnpm add -D @eval/registry @eval/rubric-protocol   # the bench imports @eval/registry and @eval/rubric-protocol\n");
+      expect(result.stdout).toContain('  2. add "mine: untrusted" under current: in tiers.yaml (a reviewed change)\n');
+      expect(result.stdout).toContain("  3. pnpm exec evalgate bench check --task-class mine --format human");
+      expect(readFileSync(join(project, "tiers.yaml"), "utf8")).toBe("kept\n");
+      const again = await invoke(["init", "--task-class", "mine"], { cwd: project, env: { PATH: process.env.PATH } });
+      expect(again.code).toBe(1);
+      expect(again.stderr).toMatch(/EVAL_INIT_CONFLICT/);
+    } finally {
+      rmSync(project, { recursive: true, force: true });
+    }
   });
 });
