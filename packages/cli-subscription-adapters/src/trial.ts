@@ -129,11 +129,11 @@ export async function executeTrial(options: {
   try {
     if (bridged && sandbox !== null) {
       // A refused call (budget, replay divergence) makes every CLI stop within a fraction of a second; one that does not is stopped.
-      bridge = await openBridge({ adapter: adapter.name, home: sandbox.home, settings: options.bridge!, ...(options.bridge!.replay === undefined ? {} : { replay: options.bridge!.replay }), onStop: () => setTimeout(() => stopEarly.abort(), STOP_AFTER_REFUSAL_MS).unref() });
+      bridge = await openBridge({ adapter: adapter.name, home: sandbox.home, settings: options.bridge!, cliArgs: options.extraArgs ?? [], ...(options.bridge!.replay === undefined ? {} : { replay: options.bridge!.replay }), onStop: () => setTimeout(() => stopEarly.abort(), STOP_AFTER_REFUSAL_MS).unref() });
     }
     const env = sandbox === null ? options.env : bridge === null ? sandbox.env : { ...sandbox.env, ...bridge.env, HOME: AGENT_HOME };
     const base = adapter.buildArgv(options.prompt, { workspaceDir: bridge === null ? scratch.dir : AGENT_WORKSPACE, insideSandbox: sandbox !== null });
-    const built = { ...base, args: [...base.args, ...(options.extraArgs ?? [])] };
+    const built = { ...base, args: [...base.args, ...(options.extraArgs ?? []), ...(bridge?.args ?? [])] };
     const cliEnv = { ...env, ...built.env };
     const secrets = [...secretValuesInEnv(cliEnv), ...secretValuesInArgv(built.args)];
     const observer = adapter.observeStream();

@@ -82,7 +82,7 @@ export class RunCommand extends RunFlags {
     };
     const verdict = tiers === null ? null : await issueRunVerdict(tiers, result, stateDir).catch(afterRecord("issuing its verdict"));
     const { writeRunOutputs } = await import("../run-outputs.ts");
-    await writeRunOutputs({ runId: result.report.run_id, unscored: result.unscoredCaseIds, stateDir, benchRoot, tiersPath, cwd: this.context.cwd, env: this.context.env, onWarning, ...(this.junit === undefined ? {} : { junit: this.junit }), ...(this.summaryMd === undefined ? {} : { summaryMd: this.summaryMd }) }).catch(afterRecord("writing its CI outputs"));
+    await writeRunOutputs({ recorded: result, unscored: result.unscoredCaseIds, stateDir, tiersPath, cwd: this.context.cwd, env: this.context.env, onWarning, ...(this.junit === undefined ? {} : { junit: this.junit }), ...(this.summaryMd === undefined ? {} : { summaryMd: this.summaryMd }) }).catch(afterRecord("writing its CI outputs"));
     this.print(result, verdict, (modes) => failureModesCell(modes, runner), format);
     return this.exitCode(result, interrupt.received(), maxCostUsd, runner, exitCodeForSignal);
   }
