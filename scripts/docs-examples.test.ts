@@ -35,6 +35,8 @@ const EXCLUDED: ReadonlyArray<{ readonly pattern: RegExp; readonly reason: strin
   { pattern: /evalgate bench check --task-class /, reason: "scores every control of a bench in the sandbox (minutes on a shared machine); apps/cli/src/commands/bench-check.test.ts runs it on both shipped benches and a case subset" },
   { pattern: /evalgate rescore --run \d{8}T/, reason: "names a run id from the author's state directory; apps/cli/src/seeing.test.ts rescores a real run" },
   { pattern: /evalgate show --case \S+ --trial \d/, reason: "needs a run made with --trials, which the examples' state does not have; apps/cli/src/seeing.test.ts shows a trial of a 3-trial run" },
+  { pattern: /evalgate init( |$)/, reason: "writes a task class into the bench root, which the examples' environment points at this repository's bench/; apps/cli/src/commands/init.test.ts runs init in a fresh git repository" },
+  { pattern: /^npx evalgate |^cp -r bench\/answers\//, reason: "docs/bench-authoring.md's walkthrough in a project of one's own; apps/cli/src/commands/init.test.ts runs its steps (init, fence, bench check, run, runs, promote-verdict) in a fresh git repository" },
   { pattern: /evalgate compare --baseline \d{8}T/, reason: "names run ids from the demo's state directory (scripts/reliability-demo.ts); trials.test.ts compares two real runs" },
 ];
 

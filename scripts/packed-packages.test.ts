@@ -76,12 +76,12 @@ describe("packed packages", () => {
     expect(pkg.engines).toEqual({ node: ">=22.18.0" });
   });
 
-  it("type-checks imports of every package by name from outside the workspace", async () => {
+  it("type-checks imports of every package by name from outside the workspace", { timeout: 120_000 }, async () => {
     const tsc = join(repo, "node_modules", ".bin", "tsc");
     await expect(run(tsc, ["-p", join(scratch, "consumer", "tsconfig.json")])).resolves.toBeDefined();
   });
 
-  it("imports and runs every package by name from outside the workspace", async () => {
+  it("imports and runs every package by name from outside the workspace", { timeout: 120_000 }, async () => {
     const { stdout } = await run(process.execPath, [join(scratch, "consumer", "check.ts")]);
     expect(JSON.parse(stdout)).toEqual({ loaded: manifests.length, frozen: true });
   });
@@ -89,6 +89,36 @@ describe("packed packages", () => {
   it("installs a working evalgate binary", async () => {
     const { stdout } = await run(join(scratch, "consumer", "node_modules", ".bin", "evalgate"), ["--version"]);
     expect(stdout.trim()).toBe("0.1.0");
+  });
+
+  it.each(manifests.map((manifest) => [manifest.name] as const))("%s's tarball: LICENSE, no test helpers or fixtures, exports and source maps that resolve inside it", async (name) => {
+    const tarball = tarballs.get(name)!;
+    const files = (await run("tar", ["-tzf", tarball])).stdout.trim().split("\n");
+    const unpacked = mkdtempSync(join(scratch, "unpacked-"));
+    await run("tar", ["-xzf", tarball, "-C", unpacked]);
+    const read = async (path: string) => readFileSync(join(unpacked, "package", path), "utf8");
+    expect(await read("LICENSE")).toBe(readFileSync(join(repo, "LICENSE"), "utf8"));
+    expect(files.filter((file) => /\.test\.|\.test-helpers\.|__fixtures__|\.d\.ts\.map$|tsbuildinfo|^package\/src\//.test(file))).toEqual([]);
+    const pkg = JSON.parse(await read("package.json")) as { exports: Record<string, unknown>; repository?: unknown; dependencies?: Record<string, string> };
+    expect(JSON.stringify(pkg)).not.toMatch(/workspace:|@eval\/source|example\.invalid/);
+    expect(pkg.repository).toBeUndefined();
+    for (const [subpath, target] of Object.entries(pkg.exports)) {
+      if (typeof target === "string") {
+        if (!target.includes("*")) expect(files, subpath).toContain(`package/${target.slice(2)}`);
+        continue;
+      }
+      expect(Object.keys(target as object), subpath).toEqual(["types", "import", "default"]);
+      for (const path of Object.values(target as Record<string, string>)) expect(files, `${subpath} ${path}`).toContain(`package/${path.slice(2)}`);
+    }
+    for (const map of files.filter((file) => file.endsWith(".js.map"))) {
+      const parsed = JSON.parse(await read(map.slice("package/".length))) as { sources: string[]; sourcesContent?: Array<string | null> };
+      expect(parsed.sourcesContent?.length, map).toBe(parsed.sources.length);
+      expect(parsed.sourcesContent?.every((content) => typeof content === "string" && content.length > 0), map).toBe(true);
+    }
+  });
+
+  it("every published package's LICENSE is the repository's", () => {
+    for (const manifest of manifests) expect(readFileSync(join(manifest.dir, "LICENSE"), "utf8"), manifest.name).toBe(readFileSync(join(repo, "LICENSE"), "utf8"));
   });
 
   it("ships no tests, sources outside dist, or build info", async () => {

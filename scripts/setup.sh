@@ -5,6 +5,6 @@ set -eu
 . "$(dirname -- "$0")/system-packages.sh"
 ensure_system_packages
 cd "$EVALGATE_ROOT"
-pnpm install --frozen-lockfile --reporter=append-only >&2
+install_dependencies
 pnpm run --silent build >&2
 echo "evalgate: set up with Node $(node --version) and pnpm $(pnpm --version); run ./scripts/evalgate --help" >&2

@@ -6,7 +6,7 @@ set -eu
 . "$(dirname -- "$0")/system-packages.sh"
 ensure_system_packages
 cd "$EVALGATE_ROOT"
-pnpm install --frozen-lockfile --reporter=append-only >&2
+install_dependencies
 pnpm run --silent build
 pnpm run --silent typecheck
 pnpm run --silent lint:deps

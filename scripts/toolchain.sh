@@ -30,3 +30,17 @@ elif ! node_is_suitable || ! pnpm_is_pinned; then
   PATH="$TOOLCHAIN_BIN:$PATH"
 fi
 export PATH
+
+# Installs the workspace's dependencies. In CI (CI set) the lockfile must already match every package.json;
+# elsewhere pnpm updates it when a package was added or changed (a new bench package, a pull), so running
+# setup again after either works. Idempotent: with nothing to do pnpm changes nothing.
+install_dependencies() {
+  if [ -n "${CI:-}" ]; then
+    pnpm install --frozen-lockfile --reporter=append-only >&2 || {
+      echo "evalgate: pnpm-lock.yaml does not match a package.json (a package added or changed?): run ./scripts/setup.sh outside CI and commit pnpm-lock.yaml" >&2
+      return 1
+    }
+  else
+    pnpm install --prefer-frozen-lockfile --reporter=append-only >&2
+  fi
+}

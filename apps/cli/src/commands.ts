@@ -94,6 +94,12 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import("./commands/gc.ts")).GcCommand,
   },
   {
+    path: ["init"],
+    category: "Bench",
+    description: "Scaffold a task class in this repository: config, bench, rubric, one example case, trust tiers",
+    load: async () => (await import("./commands/init.ts")).InitCommand,
+  },
+  {
     path: ["merge"],
     category: "Run",
     description: "Merge shard bundles of one plan into one run and append it to the audit chain",

@@ -93,6 +93,11 @@ export class Settings {
     this.file = loadConfigFile(sources.cwd, benchRoot === undefined ? undefined : resolve(sources.cwd, benchRoot));
   }
 
+  /** The directory the settings file is in (without one, the working directory). */
+  get baseDir(): string {
+    return this.file.baseDir;
+  }
+
   /** Where the settings file is (null: none found, defaults only). */
   get configSource(): string | null {
     return this.file.source;

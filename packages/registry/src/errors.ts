@@ -1,4 +1,6 @@
+import { dirname } from "node:path";
 import { EvalError } from "@eval/errors";
+import { installHint } from "./package-manager.ts";
 
 /** No registration.ts under the bench root registers the requested name (exit 3). */
 export class TaskClassNotFound extends EvalError {
@@ -36,8 +38,8 @@ export class TaskClassIncomplete extends EvalError {
 
 /**
  * registration.ts, breakdown-keys.ts or failure_modes.yaml breaks the contract. The hint names the file
- * at fault; when a bench file cannot import a package (a task class created since the last
- * `pnpm install`), it names that command instead.
+ * at fault; when a bench file cannot import a package (a task class created since the last install),
+ * the command that installs it, in the project's package manager.
  */
 export class TaskClassInvalid extends EvalError {
   constructor(path: string, reason: string) {
@@ -48,7 +50,7 @@ export class TaskClassInvalid extends EvalError {
 function taskClassInvalidHint(path: string, reason: string): string {
   const missingPackage = /Cannot find (?:package|module) '([^']+)'/.exec(reason)?.[1];
   if (missingPackage !== undefined && !missingPackage.startsWith(".") && !missingPackage.startsWith("/")) {
-    return `run \`pnpm install\` at the repository root: a task class's package.json dependencies (${missingPackage}) are linked by install; docs/bench-authoring.md`;
+    return `${installHint(dirname(path), missingPackage)}; docs/bench-authoring.md`;
   }
   const file = path.split(/[\\/]/).at(-1) ?? path;
   return `fix ${file} as described; docs/bench-authoring.md lists the contract`;

@@ -29,3 +29,5 @@ export {
   TaskClassInvalid,
   TaskClassNotFound,
 } from "./errors.ts";
+export { scaffoldTaskClass } from "./scaffold.ts";
+export type { PackageManager, RubricLanguage, ScaffoldOptions, ScaffoldResult } from "./scaffold.ts";

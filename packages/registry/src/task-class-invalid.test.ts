@@ -1,7 +1,8 @@
-// The hint of EVAL_TASK_CLASS_INVALID names the file at fault, or `pnpm install` when a bench file
-// cannot import its dependencies (was: "fix registration.ts" for both).
+// The hint of EVAL_TASK_CLASS_INVALID names the file at fault, or the install command when a bench file
+// cannot import its dependencies (was: "fix registration.ts" for both), in the project's package manager.
 import { spawnSync } from "node:child_process";
-import { appendFileSync, rmSync } from "node:fs";
+import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { ignoreWarnings } from "@eval/errors";
@@ -25,7 +26,7 @@ describe("TaskClassInvalid's hint", () => {
     });
   });
 
-  it("says to run pnpm install when registration.ts cannot import @eval/registry (a bench created since the last install)", async () => {
+  it("says to install when registration.ts cannot import @eval/registry (a bench created since the last install)", async () => {
     bench = await makeFixtureBench();
     rmSync(join(bench.root, "node_modules"), { recursive: true, force: true });
     // In a plain Node process: under vitest the module runner would resolve @eval/registry anyway.
@@ -36,7 +37,29 @@ describe("TaskClassInvalid's hint", () => {
     const error = JSON.parse(child.stdout) as { code: string; message: string; hint: string };
     expect(error.code, child.stderr).toBe("EVAL_TASK_CLASS_INVALID");
     expect(error.message).toMatch(/registration\.ts: cannot be imported: Cannot find package '@eval\/registry'/);
-    expect(error.hint).toBe("run `pnpm install` at the repository root: a task class's package.json dependencies (@eval/registry) are linked by install; docs/bench-authoring.md");
+    // The fixture's bench package declares it as workspace:^ (a pnpm workspace), and no lockfile is above it.
+    expect(error.hint).toBe("run `pnpm install` in your project: the bench's package.json declares @eval/registry, which an install links; docs/bench-authoring.md");
+  });
+
+  it("in the package manager of the nearest lockfile: add when undeclared, install when declared, this repository's set-up script here", () => {
+    const root = mkdtempSync(join(tmpdir(), "evalgate-hint-"));
+    try {
+      mkdirSync(join(root, "bench", "mine"), { recursive: true });
+      writeFileSync(join(root, "yarn.lock"), "");
+      const registration = join(root, "bench", "mine", "registration.ts");
+      const missing = "cannot be imported: Cannot find package '@eval/registry' imported from x";
+      expect(new TaskClassInvalid(registration, missing).hint).toBe(`run \`yarn add -D @eval/registry\` in ${root}: the bench imports it; docs/bench-authoring.md`);
+      writeFileSync(join(root, "bench", "mine", "package.json"), JSON.stringify({ devDependencies: { "@eval/registry": "^0.1.0" } }));
+      expect(new TaskClassInvalid(registration, missing).hint).toBe(`run \`yarn install\` in ${root}: the bench's package.json declares @eval/registry, which an install links; docs/bench-authoring.md`);
+      writeFileSync(join(root, "bench", "mine", "package.json"), "{ not json");
+      expect(new TaskClassInvalid(registration, missing).hint).toMatch(/^run `yarn add -D @eval\/registry`/);
+      const repo = join(import.meta.dirname, "..", "..", "..");
+      expect(new TaskClassInvalid(join(repo, "bench", "new-class", "registration.ts"), missing).hint).toBe(
+        `run \`./scripts/setup.sh\` in ${repo}: it installs every workspace package's dependencies (@eval/registry), bench packages included; docs/bench-authoring.md`,
+      );
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 
   it("names the file for any other reason, and never suggests install for a relative import", () => {

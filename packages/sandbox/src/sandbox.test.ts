@@ -260,6 +260,20 @@ describe("SandboxUnavailable", () => {
     expect(error.hint).toMatch(/apt-get install bubblewrap.*--sandbox none/);
     expect(error.message).not.toContain("\n");
   });
+
+  it("names the fix for the reason given, runnable as this user", async () => {
+    const { SandboxUnavailable } = await import("./errors.ts");
+    const sudo = process.getuid?.() === 0 ? "" : "sudo ";
+    expect(new SandboxUnavailable("the rubric", "setpriv (util-linux) is not installed: ...").hint).toContain(`\`${sudo}apt-get install util-linux\``);
+    const userns = new SandboxUnavailable("the rubric", "bubblewrap cannot create its namespaces here (bwrap: setting up uid map: Permission denied)").hint;
+    expect(userns).toContain(`\`${sudo}sysctl -w kernel.apparmor_restrict_unprivileged_userns=0\``);
+    expect(userns).not.toContain("install bubblewrap");
+    for (const hint of [userns, new SandboxUnavailable("x", "bubblewrap (bwrap) is not installed").hint]) {
+      expect(hint).toMatch(/--sandbox none/);
+      expect(hint).not.toContain("\n");
+      expect(hint).not.toContain("scripts/setup.sh");
+    }
+  });
 });
 
 describe("probing for the sandbox", () => {
