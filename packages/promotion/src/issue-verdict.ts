@@ -6,6 +6,7 @@ import { chooseEvidence } from "./evidence.ts";
 import { PromotionGate } from "./gate.ts";
 import { poolEvidence } from "./pooled-evidence.ts";
 import { checkRecordedFigures } from "./recorded-figures.ts";
+import { signedEvidence } from "./signed-evidence.ts";
 import type { TierConfig } from "./tier-config.ts";
 import { writeVerdict } from "./write-verdict.ts";
 
@@ -51,6 +52,7 @@ export async function issueVerdict(options: IssueVerdictOptions): Promise<Issued
   const judged = evidence.report;
   const pooled = judged.schema_version === "evalgate.bench_run_report.v3" ? await poolEvidence(options.runsDir, judged) : null;
   const checked = pooled === null ? checkRecordedFigures(judged) : { report: pooled.report, tampered: pooled.tampered };
+  const signatures = await signedEvidence(options.runsDir, options.config, options.taskClass.name, judged.sut_digest);
   const verdict = new PromotionGate(options.config).evaluate({
     taskClass: options.taskClass.name,
     report: checked.report,
@@ -59,6 +61,7 @@ export async function issueVerdict(options: IssueVerdictOptions): Promise<Issued
     chainVerified: evidence.chainVerified,
     ...(checked.tampered === null ? {} : { tampered: checked.tampered.message }),
     ...(pooled === null ? {} : { evidencePool: pooled.pool }),
+    signatures,
     passedOver: evidence.passedOver,
     ...(options.targetTier === undefined ? {} : { targetTier: options.targetTier }),
     ...(options.now === undefined ? {} : { now: options.now }),

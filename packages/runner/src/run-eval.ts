@@ -2,6 +2,7 @@
 // (execute-units.ts, execute-case.ts), aggregation (run-report.ts), audit append (here).
 import { basename } from "node:path";
 import { appendRunRecord } from "@eval/audit-chain";
+import type { SigningKey } from "@eval/audit-chain";
 import { probeCache } from "./cache-probe.ts";
 import { verifyAfterAppend } from "./chain-checkpoint.ts";
 import { executeUnits } from "./execute-units.ts";
@@ -24,17 +25,17 @@ import type { RunEvalOptions, RunEvalResult, ScoredRun } from "./run-types.ts";
 export async function runEval(taskClassName: string, options: RunEvalOptions): Promise<RunEvalResult> {
   const scored = await scoreRun(taskClassName, options, { verifyChain: true });
   try {
-    return await recordRun(scored);
+    return await recordRun(scored, options.signingKey ?? null);
   } finally {
     // The record is in the chain (or the run failed and its directory is garbage): no longer ours.
     releaseRunDir(scored.runDir);
   }
 }
 
-async function recordRun(scored: ScoredRun): Promise<RunEvalResult> {
+async function recordRun(scored: ScoredRun, signingKey: SigningKey | null): Promise<RunEvalResult> {
   // Append to the chain: under its lock, linked to whatever the head is then.
   // The head pointer is trusted only when nothing touched the runs directory since the checkpoint.
-  const { record, path, previous } = await appendRunRecord(scored.report, { runsDir: scored.runsDir, hostFingerprint: scored.hostFingerprint, trustHeadPointer: scored.chain!.directoryUnchanged });
+  const { record, path, previous } = await appendRunRecord(scored.report, { runsDir: scored.runsDir, hostFingerprint: scored.hostFingerprint, trustHeadPointer: scored.chain!.directoryUnchanged, signingKey });
   // From here on the run is recorded: nothing may turn it into a failure (a CI retry would record it twice).
   const chain = await verifyAfterAppend({ stateDir: scored.stateDir, runsDir: scored.runsDir, onWarning: scored.onWarning }, scored.chain!, {
     previous: { records: previous.records, head: previous.head },
