@@ -6,7 +6,7 @@ import { chmod, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from "node:fs
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { appendRunRecord, buildChainRecord, generateSigningKey, keyIdOf, loadSigningKey, preAuthEncoding, readChainHead, signatureFault, signDocument, verifyChain } from "./index.ts";
+import { appendRunRecord, buildChainRecord, chainAnchor, readAnchor, writeAnchor, generateSigningKey, keyIdOf, loadSigningKey, preAuthEncoding, readChainHead, signatureFault, signDocument, verifyChain } from "./index.ts";
 import { parseSigningKey } from "./signing.ts";
 import type { SigningKey } from "./signing.ts";
 import { HOST, makeReport, steppingClock } from "./__fixtures__/reports.ts";
@@ -153,5 +153,19 @@ describe("loadSigningKey", () => {
     await chmod(rsaFile, 0o600);
     await expect(loadSigningKey({ path: rsaFile, stateDir })).rejects.toMatchObject({ message: expect.stringContaining("is a rsa key, not Ed25519") });
     expect(await readdir(stateDir)).toEqual(["key.pem"]);
+  });
+});
+
+describe("signed anchors", () => {
+  it("signs an anchor when a key is given; reading one whose fields were moved under the old signature is EVAL_CHAIN_TAMPERED", async () => {
+    await appendSigned(2);
+    const file = join(dir, "anchor.json");
+    const anchor = (await chainAnchor(runsDir, key))!;
+    expect(anchor.signature?.key_id).toBe(key.keyId);
+    await writeAnchor(file, anchor);
+    expect(await readAnchor(file)).toEqual(anchor);
+    expect((await chainAnchor(runsDir))!.signature).toBeUndefined();
+    await writeFile(file, JSON.stringify({ ...anchor, records: 1 }));
+    await expect(readAnchor(file)).rejects.toMatchObject({ code: "EVAL_CHAIN_TAMPERED", message: expect.stringContaining("the signature does not verify") });
   });
 });

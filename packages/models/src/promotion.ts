@@ -155,6 +155,8 @@ export const PromotionVerdictSchema = z.strictObject({
       /** Records read (pooled or of the judged SUT) not signed by a declared signer. */
       runs_not_signed: z.array(z.strictObject({ run_id: z.string().min(1), key_id: Sha256DigestSchema.nullable() })),
       head_signed: z.boolean(),
+      /** Present when the verdict was checked against an anchor: whether a declared signer signed it. */
+      anchor_signed: z.boolean().optional(),
     })
     .optional(),
   /** Structural marker: only a human, through a reviewed change to docs/trust-tiers.yaml, promotes. */

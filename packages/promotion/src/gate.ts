@@ -83,7 +83,7 @@ function signatureReasons(signatures: EvaluateInput["signatures"], targetTier: s
   if (!tier.require_signed || signatures?.status === "signed") return [];
   if (signatures === undefined) return [`${targetTier} requires signed evidence, and no signature was checked`];
   const runs = signatures.runs_not_signed.map((run) => `${run.run_id} (${run.key_id === null ? "unsigned" : `undeclared key ${run.key_id}`})`);
-  const parts = [...(runs.length === 0 ? [] : [`runs not signed by a declared signer: ${runs.slice(0, 5).join(", ")}${runs.length > 5 ? `, and ${runs.length - 5} more` : ""}`]), ...(signatures.head_signed ? [] : ["the chain's head is not signed by a declared signer"])];
+  const parts = [...(runs.length === 0 ? [] : [`runs not signed by a declared signer: ${runs.slice(0, 5).join(", ")}${runs.length > 5 ? `, and ${runs.length - 5} more` : ""}`]), ...(signatures.head_signed ? [] : ["the chain's head is not signed by a declared signer"]), ...(signatures.anchor_signed === false ? ["the anchor is not signed by a declared signer"] : [])];
   return [`${targetTier} requires evidence signed by a signer declared in trust-tiers.yaml: ${parts.join("; ")}`];
 }
 

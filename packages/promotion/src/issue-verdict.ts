@@ -52,7 +52,7 @@ export async function issueVerdict(options: IssueVerdictOptions): Promise<Issued
   const judged = evidence.report;
   const pooled = judged.schema_version === "evalgate.bench_run_report.v3" ? await poolEvidence(options.runsDir, judged) : null;
   const checked = pooled === null ? checkRecordedFigures(judged) : { report: pooled.report, tampered: pooled.tampered };
-  const signatures = await signedEvidence(options.runsDir, options.config, options.taskClass.name, judged.sut_digest);
+  const signatures = await signedEvidence(options.runsDir, options.config, options.taskClass.name, judged.sut_digest, options.anchor);
   const verdict = new PromotionGate(options.config).evaluate({
     taskClass: options.taskClass.name,
     report: checked.report,

@@ -5,7 +5,7 @@ import { mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { appendRunRecord, buildChainRecord, generateSigningKey, getHostFingerprint, loadSigningKey, readChainHead, verifyChain } from "@eval/audit-chain";
+import { appendRunRecord, buildChainRecord, chainAnchor, generateSigningKey, getHostFingerprint, loadSigningKey, readAnchor, readChainHead, verifyChain, writeAnchor } from "@eval/audit-chain";
 import type { SigningKey } from "@eval/audit-chain";
 import type { BenchRunReportInput } from "@eval/models";
 import { caseGateStatistics } from "@eval/statistics";
@@ -64,8 +64,9 @@ async function record(runId: string, passed: number, key: SigningKey | null, tas
   return path;
 }
 
-async function verdict(path = tiersPath) {
+async function verdict(path = tiersPath, anchorFile?: string) {
   return issueVerdict({
+    ...(anchorFile === undefined ? {} : { anchor: await readAnchor(anchorFile) }),
     config: await loadTierConfig(path),
     runsDir,
     recommendationsDir: join(stateDir, "recommendations"),
@@ -142,5 +143,29 @@ describe("signed evidence", () => {
     const [, head] = (await readdir(runsDir)).filter((name) => name.endsWith(".json")).sort();
     await rechain([join(runsDir, head!)], [{ ...laterReport, chain_head: null }], operator);
     expect((await verdict()).verdict.signatures).toMatchObject({ status: "untrusted", head_signed: false });
+  });
+
+  it("ATTACK: the failing newest run deleted (truncation) and an anchor of the truncated chain written by the operator: refused", async () => {
+    await record("run-0", CASES, ci);
+    const failing = await record("run-1", 2, ci);
+    const ciAnchor = join(stateDir, "ci-anchor.json");
+    await writeAnchor(ciAnchor, (await chainAnchor(runsDir, ci))!);
+    await rm(failing);
+    expect(await verifyChain({ runsDir })).toMatchObject({ ok: true, records: 1 });
+    // CI's signed anchor catches it; the operator's own anchors (unsigned, or signed with their key) are not accepted.
+    expect((await verdict(tiersPath, ciAnchor)).verdict.evidence_sufficient).toBe(false);
+    const forged = join(stateDir, "forged-anchor.json");
+    await writeAnchor(forged, (await chainAnchor(runsDir))!);
+    expect((await verdict(TIERS, forged)).verdict.evidence_sufficient).toBe(true);
+    const unsignedAnchor = (await verdict(tiersPath, forged)).verdict;
+    expect(unsignedAnchor.evidence_sufficient).toBe(false);
+    expect(unsignedAnchor.signatures).toMatchObject({ status: "unsigned", head_signed: true, anchor_signed: false });
+    expect(unsignedAnchor.reasons.join("\n")).toContain("the anchor is not signed by a declared signer");
+    await writeAnchor(forged, (await chainAnchor(runsDir, operator))!);
+    expect((await verdict(tiersPath, forged)).verdict.signatures).toMatchObject({ status: "untrusted", anchor_signed: false });
+    // Moving CI's signed anchor back (its head and count edited, the signature kept) is refused on reading.
+    const moved = JSON.parse(await readFile(ciAnchor, "utf8"));
+    await writeFile(ciAnchor, JSON.stringify({ ...moved, records: 1, head: (await readChainHead(runsDir)).head }));
+    await expect(readAnchor(ciAnchor)).rejects.toMatchObject({ code: "EVAL_CHAIN_TAMPERED", message: expect.stringContaining("the signature does not verify") });
   });
 });

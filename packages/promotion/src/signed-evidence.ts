@@ -3,8 +3,9 @@
 // judged SUT on the task class must be signed (stripping a failing run's signature would otherwise drop it from
 // signed evidence), and so must the chain's head: a signed record signs its prev_hash, so a signed head vouches
 // for every record before it, and a record deleted mid-chain would force re-chaining every later one unsigned.
+// Deleting the newest records back to a signed one is truncation: only an anchor (signed too) catches it.
 import { keyIdOf, readChainHead, recordsNewestFirst } from "@eval/audit-chain";
-import type { PromotionVerdict } from "@eval/models";
+import type { ChainAnchor, PromotionVerdict } from "@eval/models";
 import type { TierConfig } from "./tier-config.ts";
 
 type Signatures = NonNullable<PromotionVerdict["signatures"]>;
@@ -18,7 +19,7 @@ function declaredSigners(config: TierConfig): Map<string, string> {
  * The signature status of the evidence for `sutDigest` on `taskClass`: every record of that SUT (pooled or
  * not) and the chain's head. `signed` only when each is signed by a declared signer.
  */
-export async function signedEvidence(runsDir: string, config: TierConfig, taskClass: string, sutDigest: string): Promise<Signatures> {
+export async function signedEvidence(runsDir: string, config: TierConfig, taskClass: string, sutDigest: string, anchor?: ChainAnchor): Promise<Signatures> {
   const declared = declaredSigners(config);
   const signers = new Set<string>();
   const notSigned: Signatures["runs_not_signed"][number][] = [];
@@ -34,6 +35,11 @@ export async function signedEvidence(runsDir: string, config: TierConfig, taskCl
   const head = await readChainHead(runsDir);
   const headKey = head.signature?.key_id ?? null;
   const headSigned = headKey !== null && declared.has(headKey);
-  const status = notSigned.length === 0 && headSigned ? "signed" : anyUnsigned || headKey === null ? "unsigned" : "untrusted";
-  return { status, signers: [...signers].sort(), runs_not_signed: notSigned, head_signed: headSigned };
+  // An anchor the verdict was given must be signed by a declared signer too, or whoever holds the state
+  // directory could write an older one.
+  const anchorKey = anchor === undefined ? undefined : (anchor.signature?.key_id ?? null);
+  const anchorSigned = anchorKey === undefined ? undefined : anchorKey !== null && declared.has(anchorKey);
+  const allSigned = notSigned.length === 0 && headSigned && anchorSigned !== false;
+  const status = allSigned ? "signed" : anyUnsigned || headKey === null || anchorKey === null ? "unsigned" : "untrusted";
+  return { status, signers: [...signers].sort(), runs_not_signed: notSigned, head_signed: headSigned, ...(anchorSigned === undefined ? {} : { anchor_signed: anchorSigned }) };
 }

@@ -14,6 +14,7 @@ import type { ScoredCase } from "./aggregate.ts";
 import { readBundle } from "./bundle.ts";
 import type { ReadBundle } from "./bundle.ts";
 import { verifyAfterAppend, verifyChainForRun } from "./chain-checkpoint.ts";
+import { markRecorded } from "./run-owner.ts";
 import { planUnits } from "./shard.ts";
 import type { PlanUnit } from "./shard.ts";
 import { digestOf } from "./sut.ts";
@@ -164,6 +165,7 @@ export async function mergeBundles(dirs: readonly string[], options: MergeOption
     if (previous !== null) return { appended: false as const, ...previous };
     await writeDetails(join(runsDir, runId), units);
     const appended = await appendRunRecord(reportOf(head.head), { runsDir, hostFingerprint, lock, signingKey: options.signingKey ?? null });
+    markRecorded(join(runsDir, runId), appended.record.chain_hash);
     return { appended: true as const, ...appended };
   });
   if (!outcome.appended) return { plan, report: outcome.report, recordPath: outcome.path, appended: false, missing, duplicates, chain: before };

@@ -8,7 +8,7 @@ import { verifyAfterAppend } from "./chain-checkpoint.ts";
 import { executeUnits } from "./execute-units.ts";
 import { prepareRun } from "./prepare-run.ts";
 import type { PreparedRun } from "./prepare-run.ts";
-import { claimRunDir, releaseRunDir } from "./run-owner.ts";
+import { claimRunDir, markRecorded, releaseRunDir } from "./run-owner.ts";
 import { assembleReport } from "./run-report.ts";
 import { RunTally } from "./run-tally.ts";
 import type { RunEvalOptions, RunEvalResult, ScoredRun } from "./run-types.ts";
@@ -37,6 +37,7 @@ async function recordRun(scored: ScoredRun, signingKey: SigningKey | null): Prom
   // The head pointer is trusted only when nothing touched the runs directory since the checkpoint.
   const { record, path, previous } = await appendRunRecord(scored.report, { runsDir: scored.runsDir, hostFingerprint: scored.hostFingerprint, trustHeadPointer: scored.chain!.directoryUnchanged, signingKey });
   // From here on the run is recorded: nothing may turn it into a failure (a CI retry would record it twice).
+  markRecorded(scored.runDir, record.chain_hash);
   const chain = await verifyAfterAppend({ stateDir: scored.stateDir, runsDir: scored.runsDir, onWarning: scored.onWarning }, scored.chain!, {
     previous: { records: previous.records, head: previous.head },
     chainHash: record.chain_hash,

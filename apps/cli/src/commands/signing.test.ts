@@ -80,6 +80,14 @@ describe("evalgate key generate and signed runs", () => {
     expect(inside.code).toBe(1);
     expect(inside.stderr).toContain("is inside the state directory");
     expect(await records("env-signed")).toHaveLength(1);
+
+    // Truncation: the record deleted, `gc` keeps the run's details and reports it.
+    const runs = join(bench.root, "env-signed", "runs");
+    for (const name of (await readdir(runs)).filter((n) => n.endsWith(".json"))) await rm(join(runs, name));
+    const gc = await invoke(["gc", "--out", "env-signed"], cwd());
+    expect(gc.code, gc.stderr).toBe(0);
+    expect(JSON.parse(gc.stdout.trim().split("\n").at(-1)!)).toMatchObject({ removed_detail_dirs: [], kept_removed_run_dirs: [expect.stringContaining(join("env-signed", "runs"))] });
+    expect(gc.stderr).toContain("possible truncation");
   }, 120_000);
 
   it("ATTACK: a shard bundle rewritten together with its manifest digests (the signature kept, or dropped): refused by a signing merge", async () => {
