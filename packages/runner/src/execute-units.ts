@@ -14,7 +14,7 @@ import type { RunTally } from "./run-tally.ts";
 import { createRunTempRoot } from "./run-temp.ts";
 import { RunInterrupted } from "./run-types.ts";
 import type { RunEvalOptions, TrialItem } from "./run-types.ts";
-import { isHarnessSideFailure, trialInvocationTag } from "./trials.ts";
+import { isUncachedFailure, trialInvocationTag } from "./trials.ts";
 
 /** How execution ended. */
 export interface Execution {
@@ -98,8 +98,8 @@ export async function executeUnits(plan: PreparedRun, misses: readonly TrialItem
     if (executed === null || executed === undefined) return; // cancelled, or stopped the run
     tally.executed(performance.now() - started, executed.score.cost_usd);
     if (tally.costUsd > maxCostUsd) stopAtCostCap();
-    // A failure of the harness or its environment is not the case's result: the next run retries it.
-    const stored = isHarnessSideFailure(executed.score) ? Promise.resolve() : plan.cache.put(item.key, executed.score);
+    // A fault of the harness is not the case's result: the next run retries it. A SUT's crash or timeout is.
+    const stored = isUncachedFailure(executed.score) ? Promise.resolve() : plan.cache.put(item.key, executed.score);
     const done = (): void => {
       // A case counts as done (result, progress) once its cache entry is on disk.
       tally.add({ case_id: item.benchCase.case_id, trial: item.trial, cacheKey: item.key, cacheHit: false, score: executed.score, detailPath: executed.detailPath });

@@ -33,11 +33,24 @@ export function trialDetailFile(caseId: string, trial: number): string {
 }
 
 /**
- * Failure codes that say the harness or the environment failed, not the case: a SUT past its deadline,
- * a SUT that could not run or crashed (a missing program, a CLI login error, a transient fault), a rubric
- * past its deadline. Their scores are recorded in the run but never cached, so the next run retries them.
+ * Failure codes that say the case did not get a judgement: a SUT past its deadline, a SUT that could not run
+ * or crashed (a missing program, a CLI login error, a transient fault), a rubric past its deadline. Run health
+ * counts them (exit 8 when every case ended so) and `--retry-errors` reruns them. Only the harness's own
+ * (UNCACHED_FAILURES) are left out of the cache: a SUT's crash or timeout is its attempt, cached like a pass.
  */
 export const HARNESS_SIDE_FAILURES: ReadonlySet<string> = new Set(["sut.timeout", "sut.exception", "rubric.timeout"]);
+
+/**
+ * Failures of the harness itself, never cached, so a plain rerun retries them. A SUT's `sut.exception` and
+ * `sut.timeout` are cached: a SUT that crashes on purpose when its own check fails must not have its failures,
+ * and only those, retried by every rerun until they pass.
+ */
+const UNCACHED_FAILURES: ReadonlySet<string> = new Set(["rubric.timeout"]);
+
+/** Whether a score is left out of the cache (a harness fault: the next run retries it). */
+export function isUncachedFailure(score: BenchScore): boolean {
+  return score.failure_modes.some((mode) => UNCACHED_FAILURES.has(mode.code));
+}
 
 export function isHarnessSideFailure(score: BenchScore): boolean {
   return score.failure_modes.some((mode) => HARNESS_SIDE_FAILURES.has(mode.code));
