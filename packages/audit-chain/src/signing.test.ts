@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { appendRunRecord, buildChainRecord, chainAnchor, readAnchor, writeAnchor, generateSigningKey, keyIdOf, loadSigningKey, preAuthEncoding, readChainHead, signatureFault, signDocument, verifyChain } from "./index.ts";
-import { parseSigningKey } from "./signing.ts";
+import { parseSigningKey, writeNewSigningKey } from "./signing.ts";
 import type { SigningKey } from "./signing.ts";
 import { HOST, makeReport, steppingClock } from "./__fixtures__/reports.ts";
 
@@ -125,6 +125,17 @@ describe("signed records", () => {
     const signature = signDocument(key, "application/vnd.evalgate.chain-anchor+json", { a: 1 });
     expect(signatureFault(signature, "application/vnd.evalgate.chain-anchor+json", { a: 1 })).toBeNull();
     expect(signatureFault(signature, "application/vnd.evalgate.chain-record+json", { a: 1 })).toContain("does not verify");
+  });
+});
+
+describe("writeNewSigningKey", () => {
+  it("writes a new 0600 PEM whose key loads back, never overwrites one, and names an unwritable place", async () => {
+    const file = join(dir, "new.pem");
+    const { keyId, publicKey } = await writeNewSigningKey(file);
+    expect((await loadSigningKey({ path: file }))).toMatchObject({ keyId, publicKey });
+    expect((await import("node:fs")).statSync(file).mode & 0o777).toBe(0o600);
+    await expect(writeNewSigningKey(file)).rejects.toMatchObject({ code: "EVAL_USAGE", message: expect.stringContaining("a key is never overwritten") });
+    await expect(writeNewSigningKey(join(dir, "missing", "k.pem"))).rejects.toMatchObject({ code: "EVAL_IO", message: expect.stringContaining("ENOENT") });
   });
 });
 
