@@ -100,6 +100,12 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import("./commands/init.ts")).InitCommand,
   },
   {
+    path: ["key", "generate"],
+    category: "Audit",
+    description: "Create an Ed25519 signing key for records, bundles and anchors; print its public key to declare",
+    load: async () => (await import("./commands/key-generate.ts")).KeyGenerateCommand,
+  },
+  {
     path: ["merge"],
     category: "Run",
     description: "Merge shard bundles of one plan into one run and append it to the audit chain",

@@ -42,10 +42,17 @@ describe("examples/github-actions/evalgate-sharded.yml", () => {
     expect(commands.map((command) => `${command.where}: ${accepted(command)}`)).toEqual([
       "plan: plan",
       "shard: run",
-      "merge: merge",
       "merge: verify",
+      "merge: merge",
+      "merge: anchor",
       "merge: promote-verdict",
     ]);
+    // Signed and anchored: the chain must extend the previous merge's anchor, and the new one is an artifact.
+    expect(flagsOf(commands[2]!.argv)).toEqual(["--anchor", "--format"]);
+    expect(flagsOf(commands[5]!.argv)).toEqual(["--anchor", "--format", "--task-class"]);
+    const merge = readWorkflow().jobs.merge!.steps;
+    expect(merge.some((step) => step.uses?.startsWith("actions/upload-artifact") && step.with!.path === "evalgate-anchor.json")).toBe(true);
+    expect(merge.some((step) => step.uses?.startsWith("actions/download-artifact") && step.with!.name === "evalgate-anchor")).toBe(true);
     expect(flagsOf(commands[1]!.argv)).toEqual(["--bundle", "--out", "--plan", "--shard"]);
   });
 
@@ -69,15 +76,16 @@ describe("examples/kubernetes/evalgate-sharded.yaml", () => {
     expect(kube.map((command) => `${command.where}: ${accepted(command)}`)).toEqual([
       "evalgate-plan: plan",
       "evalgate-shard: run",
-      "evalgate-merge: merge",
       "evalgate-merge: verify",
+      "evalgate-merge: merge",
+      "evalgate-merge: anchor",
       "evalgate-merge: promote-verdict",
     ]);
     const workflow = workflowCommands({ "${{ matrix.shard }}": "1", $SHARDS: "4", $TASK_CLASS: "vuln-remediation" });
     // The shards share a cache on the volume; the merge host's state directory lives there too.
     const extras = kube.map((command, index) => flagsOf(command.argv).filter((flag) => !flagsOf(workflow[index]!.argv).includes(flag)));
-    expect(extras).toEqual([[], ["--cache-dir"], ["--out"], ["--out"], ["--out"]]);
+    expect(extras).toEqual([[], ["--cache-dir"], ["--out"], ["--out"], ["--out"], ["--out"]]);
     const missing = kube.map((command, index) => flagsOf(workflow[index]!.argv).filter((flag) => !flagsOf(command.argv).includes(flag)));
-    expect(missing).toEqual([[], [], [], [], []]);
+    expect(missing).toEqual([[], [], [], [], [], []]);
   });
 });

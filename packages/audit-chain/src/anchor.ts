@@ -7,14 +7,20 @@ import type { ChainAnchor } from "@eval/models";
 import { EvalError } from "@eval/errors";
 import writeFileAtomic from "write-file-atomic";
 import { readChainHead } from "./append.ts";
+import { PAYLOAD_TYPES, signatureFault, signDocument } from "./signing.ts";
+import type { SigningKey } from "./signing.ts";
 import { verifyChain } from "./verify.ts";
 import type { VerifyResult } from "./verify.ts";
 
-/** The anchor of the chain in `runsDir` as it stands (its newest record checked); null for an empty chain. */
-export async function chainAnchor(runsDir: string): Promise<ChainAnchor | null> {
+/**
+ * The anchor of the chain in `runsDir` as it stands (its newest record checked), signed when a key is given, so
+ * it cannot be moved back without the key; null for an empty chain.
+ */
+export async function chainAnchor(runsDir: string, signingKey: SigningKey | null = null): Promise<ChainAnchor | null> {
   const head = await readChainHead(runsDir);
   if (head.records === 0) return null;
-  return { schema_version: CHAIN_ANCHOR_SCHEMA_VERSION, head: head.head, records: head.records, host_fingerprint: head.hostFingerprint!, recorded_at: head.recordedAt! };
+  const fields: ChainAnchor = { schema_version: CHAIN_ANCHOR_SCHEMA_VERSION, head: head.head, records: head.records, host_fingerprint: head.hostFingerprint!, recorded_at: head.recordedAt! };
+  return signingKey === null ? fields : { ...fields, signature: signDocument(signingKey, PAYLOAD_TYPES.anchor, fields) };
 }
 
 /** Writes an anchor file atomically (mode 0644: it is meant to be published). */
@@ -36,6 +42,11 @@ export async function readAnchor(path: string): Promise<ChainAnchor> {
   }
   const parsed = safeParseWire(ChainAnchorSchema, value);
   if (!parsed.success) throw new EvalError("EVAL_USAGE", `${path} is not a chain anchor: ${formatIssues(parsed.issues)}`, { hint: "pass the file `evalgate anchor --write <file>` wrote" });
+  if (parsed.data.signature !== undefined) {
+    const { signature, ...fields } = parsed.data;
+    const problem = signatureFault(signature, PAYLOAD_TYPES.anchor, fields);
+    if (problem !== null) throw new EvalError("EVAL_CHAIN_TAMPERED", `the anchor ${path} was altered: ${problem}`, { hint: "use the anchor file CI kept; a moved anchor cannot be re-signed without the key" });
+  }
   return parsed.data;
 }
 

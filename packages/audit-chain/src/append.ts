@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { AnyBenchRunReportSchema, BenchRunReportSchema, CHAIN_RECORD_SCHEMA_VERSION, ChainRecordSchema, GENESIS_PREV_HASH, formatIssues, parseWire, safeParseWire } from "@eval/models";
-import type { AnyBenchRunReport, BenchRunReport, BenchRunReportInput, ChainRecord } from "@eval/models";
+import type { AnyBenchRunReport, BenchRunReport, BenchRunReportInput, ChainRecord, Signature } from "@eval/models";
 import { EvalError, ioError } from "@eval/errors";
 import lockfile from "proper-lockfile";
 import { ChainConflict, ChainTampered } from "./errors.ts";
@@ -11,7 +11,9 @@ import { blake3Digest } from "@eval/hashing";
 import { canonicalJson, chainHashOf } from "./hashing.ts";
 import { readHeadPointer, removeHeadPointer, writeHeadPointer } from "./head-pointer.ts";
 import { listRuns } from "./listing.ts";
-import { checkRecordFile, recordFileName } from "./record-file.ts";
+import { checkRecordFile, recordFileName, signedRecordFields } from "./record-file.ts";
+import { PAYLOAD_TYPES, signDocument } from "./signing.ts";
+import type { SigningKey } from "./signing.ts";
 
 export interface ChainHead {
   /** The newest record's chain_hash, or GENESIS_PREV_HASH for an empty chain. */
@@ -24,6 +26,8 @@ export interface ChainHead {
   readonly recordedAt: string | null;
   /** The host the chain belongs to (null for an empty chain). */
   readonly hostFingerprint: string | null;
+  /** The newest record's signature, checked against its own key (null when unsigned or the chain is empty). */
+  readonly signature: Signature | null;
 }
 
 /**
@@ -40,7 +44,7 @@ export async function readChainHead(runsDir: string, options: { readonly usePoin
   }
   const { records } = await listRuns(runsDir);
   const newest = records.at(-1);
-  if (newest === undefined) return { head: GENESIS_PREV_HASH, file: null, nextSequence: 0, records: 0, recordedAt: null, hostFingerprint: null };
+  if (newest === undefined) return { head: GENESIS_PREV_HASH, file: null, nextSequence: 0, records: 0, recordedAt: null, hostFingerprint: null, signature: null };
   return checkNewest(runsDir, newest, records.length, true)!;
 }
 
@@ -65,7 +69,7 @@ function checkNewest(runsDir: string, file: string, records: number, strict: boo
       runsDir,
     );
   }
-  return { head: check.record.chainHash, file, nextSequence: records, records, recordedAt: check.record.recordedAt, hostFingerprint: check.record.hostFingerprint };
+  return { head: check.record.chainHash, file, nextSequence: records, records, recordedAt: check.record.recordedAt, hostFingerprint: check.record.hostFingerprint, signature: check.record.signature };
 }
 
 export interface RecordPlacement {
@@ -74,17 +78,20 @@ export interface RecordPlacement {
   /** `YYYY-MM-DDTHH:MM:SS.mmmZ`. */
   readonly recordedAt: string;
   readonly hostFingerprint: string;
+  /** Signs the record (its `signature` field) when given. */
+  readonly signingKey?: SigningKey | null;
 }
 
 /**
  * The record a report becomes at a given place in a chain, its file name and its exact file bytes
- * (RFC 8785 canonical JSON + LF). Pure: `appendRunRecord` writes what this returns.
+ * (RFC 8785 canonical JSON + LF), signed when the placement carries a key. Pure: `appendRunRecord`
+ * writes what this returns.
  */
 export async function buildChainRecord(report: BenchRunReportInput | AnyBenchRunReport, placement: RecordPlacement): Promise<{ record: ChainRecord; fileName: string; text: string }> {
   const valid = parseWire(AnyBenchRunReportSchema, report);
   const contentHash = blake3Digest(canonicalJson({ ...valid, chain_head: null }));
   const chainHash = chainHashOf(placement.prevHash, contentHash);
-  const record = parseWire(ChainRecordSchema, {
+  const fields = {
     schema_version: CHAIN_RECORD_SCHEMA_VERSION,
     sequence: placement.sequence,
     host_fingerprint: placement.hostFingerprint,
@@ -92,8 +99,10 @@ export async function buildChainRecord(report: BenchRunReportInput | AnyBenchRun
     prev_hash: placement.prevHash,
     content_hash: contentHash,
     chain_hash: chainHash,
-    report: { ...valid, chain_head: chainHash },
-  });
+  };
+  const key = placement.signingKey ?? null;
+  const signature = key === null ? {} : { signature: signDocument(key, PAYLOAD_TYPES.record, signedRecordFields(fields)) };
+  const record = parseWire(ChainRecordSchema, { ...fields, report: { ...valid, chain_head: chainHash }, ...signature });
   return { record, fileName: recordFileName(placement.recordedAt, chainHash), text: `${canonicalJson(record)}\n` };
 }
 
@@ -114,6 +123,8 @@ export interface AppendOptions {
   readonly trustHeadPointer?: boolean;
   /** The append lock the caller already holds (`withAppendLock`); without it the append takes the lock itself. */
   readonly lock?: AppendLock;
+  /** Signs the record (loadSigningKey); without it the record is unsigned, as before signing existed. */
+  readonly signingKey?: SigningKey | null;
 }
 
 const LOCK_FILE = ".append.lock";
@@ -208,7 +219,7 @@ async function appendLocked(valid: BenchRunReport, options: AppendOptions, lock:
   // Strictly increasing, even if the clock steps back: name order must stay chain order.
   const recordedAtMs = head.recordedAt === null ? now : Math.max(now, Date.parse(head.recordedAt) + 1);
   const recordedAt = new Date(recordedAtMs).toISOString();
-  const built = await buildChainRecord({ ...valid, prev_hash: head.head }, { prevHash: head.head, sequence: head.nextSequence, recordedAt, hostFingerprint: options.hostFingerprint });
+  const built = await buildChainRecord({ ...valid, prev_hash: head.head }, { prevHash: head.head, sequence: head.nextSequence, recordedAt, hostFingerprint: options.hostFingerprint, signingKey: options.signingKey ?? null });
   lock.assertHeld();
   await removeHeadPointer(runsDir).catch((error: unknown) => {
     throw ioError(error, "cannot update the head pointer in", runsDir);

@@ -1,7 +1,9 @@
-import { CHAIN_RECORD_SCHEMA_VERSION, ChainRecordSchema, formatIssues, safeParseWire } from "@eval/models";
+import { CHAIN_RECORD_SCHEMA_VERSION, ChainRecordSchema, formatIssues, safeParseWire, SignatureSchema } from "@eval/models";
+import type { Signature } from "@eval/models";
 import type { ChainFault } from "./errors.ts";
 import { blake3Digest } from "@eval/hashing";
 import { canonicalJson, chainHashOf } from "./hashing.ts";
+import { PAYLOAD_TYPES, signatureFault } from "./signing.ts";
 
 /**
  * A record file is named `<recorded_at with ":" as "-">-<first 12 hex of chain_hash>.json`, e.g.
@@ -15,6 +17,16 @@ const SHA256_PATTERN = /^sha256:[0-9a-f]{64}$/;
 const BLAKE3_PATTERN = /^blake3:[0-9a-f]{64}$/;
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const ENVELOPE_KEYS = ["chain_hash", "content_hash", "host_fingerprint", "prev_hash", "recorded_at", "report", "schema_version", "sequence"];
+const SIGNED_ENVELOPE_KEYS = [...ENVELOPE_KEYS, "signature"];
+
+/**
+ * What a record's signature signs: every envelope field but the report (bound by content_hash) and the
+ * signature itself. prev_hash is among them, so a signed record vouches for the whole chain before it.
+ */
+export function signedRecordFields(record: { readonly [key: string]: unknown }): Record<string, unknown> {
+  const { report: _report, signature: _signature, ...fields } = record;
+  return fields;
+}
 
 export function recordFileName(recordedAt: string, chainHash: string): string {
   return `${recordedAt.replaceAll(":", "-")}-${chainHash.slice("sha256:".length, "sha256:".length + 12)}.json`;
@@ -37,6 +49,8 @@ export interface CheckedRecord {
   readonly chainHash: string;
   readonly complete: boolean;
   readonly taskClass: string;
+  /** The record's signature, checked against its own public key (whether that key is trusted is the reader's call). */
+  readonly signature: Signature | null;
   /** The parsed file (plain JSON, not schema-validated unless `strict`). */
   readonly value: Record<string, unknown>;
 }
@@ -71,8 +85,9 @@ function keysInCanonicalOrder(value: unknown): boolean {
  * `"report":` and the two envelope fields after it, and `chain_head` sits after the keys that sort
  * before it, whose serialized lengths are measured. Null when the layout is not the expected one.
  */
-function reportTextWithNullHead(body: string, report: Record<string, unknown>, schemaVersion: string, sequence: number): string | null {
-  const tail = `,"schema_version":${JSON.stringify(schemaVersion)},"sequence":${sequence}}`;
+function reportTextWithNullHead(body: string, report: Record<string, unknown>, schemaVersion: string, sequence: number, signature: unknown): string | null {
+  const signed = signature === undefined ? "" : `,"signature":${JSON.stringify(signature)}`;
+  const tail = `,"schema_version":${JSON.stringify(schemaVersion)},"sequence":${sequence}${signed}}`;
   const start = body.indexOf(',"report":{');
   if (start === -1 || !body.endsWith(tail)) return null;
   const text = body.slice(start + ',"report":'.length, body.length - tail.length);
@@ -106,9 +121,9 @@ export function checkRecordFile(file: string, raw: Buffer, strict: boolean): Rec
     return fault(file, "the file is not valid JSON (truncated or corrupted)", "valid JSON", clip((error as Error).message));
   }
   if (!isPlainObject(value)) return fault(file, "the file is not a chain record", "a JSON object", typeof value);
-  const keys = Object.keys(value).sort();
-  if (keys.join(",") !== ENVELOPE_KEYS.join(",")) return fault(file, "the record's fields are wrong", ENVELOPE_KEYS.join(","), clip(keys.join(",")));
-  const { chain_hash, content_hash, host_fingerprint, prev_hash, recorded_at, report, schema_version, sequence } = value;
+  const keys = Object.keys(value).sort().join(",");
+  if (keys !== ENVELOPE_KEYS.join(",") && keys !== SIGNED_ENVELOPE_KEYS.join(",")) return fault(file, "the record's fields are wrong", ENVELOPE_KEYS.join(","), clip(keys));
+  const { chain_hash, content_hash, host_fingerprint, prev_hash, recorded_at, report, schema_version, sequence, signature } = value;
   if (schema_version !== CHAIN_RECORD_SCHEMA_VERSION) return fault(file, "unknown schema_version", CHAIN_RECORD_SCHEMA_VERSION, clip(String(schema_version)));
   if (typeof sequence !== "number" || !Number.isSafeInteger(sequence) || sequence < 0) return fault(file, "sequence is not a whole number", "an integer >= 0", clip(String(sequence)));
   if (typeof prev_hash !== "string" || !SHA256_PATTERN.test(prev_hash)) return fault(file, "prev_hash is malformed", "sha256:<64 hex>", clip(String(prev_hash)));
@@ -125,7 +140,7 @@ export function checkRecordFile(file: string, raw: Buffer, strict: boolean): Rec
   // Integer-like keys (which JS reorders) fall through to the library.
   let reportForHash: string;
   if (keysInCanonicalOrder(value) && JSON.stringify(value) === body) {
-    reportForHash = reportTextWithNullHead(body, report, schema_version, sequence) ?? JSON.stringify({ ...report, chain_head: null });
+    reportForHash = reportTextWithNullHead(body, report, schema_version, sequence, signature) ?? JSON.stringify({ ...report, chain_head: null });
   } else {
     const canonical = canonicalJson(value);
     if (canonical !== body) {
@@ -147,6 +162,8 @@ export function checkRecordFile(file: string, raw: Buffer, strict: boolean): Rec
   if (report.host_fingerprint !== host_fingerprint) {
     return fault(file, "report.host_fingerprint disagrees with the record's host_fingerprint", host_fingerprint, clip(String(report.host_fingerprint)));
   }
+  const signed = checkSignature(file, value, signature);
+  if (!signed.ok) return signed;
   if (strict) {
     const parsed = safeParseWire(ChainRecordSchema, value);
     if (!parsed.success) return fault(file, "the record does not match the chain-record schema", "a valid evalgate.chain_record.v1", clip(formatIssues(parsed.issues)));
@@ -162,7 +179,18 @@ export function checkRecordFile(file: string, raw: Buffer, strict: boolean): Rec
       chainHash: chain_hash,
       complete: report.complete === true,
       taskClass: typeof report.task_class === "string" ? report.task_class : "",
+      signature: signed.signature,
       value,
     },
   };
+}
+
+/** A record's signature, when it has one: well-formed and signing the record's other fields under its own key. */
+function checkSignature(file: string, record: Record<string, unknown>, signature: unknown): { ok: true; signature: Signature | null } | { ok: false; fault: ChainFault } {
+  if (signature === undefined) return { ok: true, signature: null };
+  const parsed = safeParseWire(SignatureSchema, signature);
+  if (!parsed.success) return { ok: false, fault: { file, reason: "the record's signature is malformed", expected: "an ed25519 signature", found: clip(formatIssues(parsed.issues)) } };
+  const problem = signatureFault(parsed.data, PAYLOAD_TYPES.record, signedRecordFields(record));
+  if (problem !== null) return { ok: false, fault: { file, reason: problem, expected: "a signature by the key it names", found: parsed.data.key_id } };
+  return { ok: true, signature: parsed.data };
 }

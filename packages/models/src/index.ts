@@ -8,6 +8,7 @@ export {
   FiniteNumberSchema,
   SeveritySchema,
   Sha256DigestSchema,
+  SignatureSchema,
   TaskClassNameSchema,
   TierNameSchema,
   TimestampSchema,
@@ -160,6 +161,7 @@ export type {
   SutCase,
   SutIsolation,
   Severity,
+  Signature,
   TrustTiersFile,
 } from "./types.ts";
 export { AGENT_ADAPTER_NAMES, BENCH_CHECK_SCHEMA_VERSION, FENCE_FAILURE_SCHEMA_VERSION, FENCE_SUMMARY_SCHEMA_VERSION, SIGN_RESULT_SCHEMA_VERSION, SUT_FAILURE_MODES, TRANSCRIPT_FORMATS, TRANSCRIPT_PROVIDERS } from "./names.ts";

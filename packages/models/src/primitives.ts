@@ -57,3 +57,17 @@ export const UsdSchema = z.number().min(0).finite().transform(withoutNegativeZer
 
 /** A unit-interval number: scores and bounds. */
 export const UnitIntervalSchema = z.number().min(0).max(1).transform(withoutNegativeZero);
+
+/**
+ * An Ed25519 signature over a document's DSSE pre-authentication encoding (docs/audit-and-promotion.md,
+ * "Signed evidence"): the signer's public key travels with it so anyone can check it, and `key_id`
+ * (SHA-256 of the 32 raw public-key bytes) is what trust-tiers.yaml's `signers` declare trusted.
+ */
+export const SignatureSchema = z.strictObject({
+  algorithm: z.literal("ed25519"),
+  key_id: Sha256DigestSchema,
+  /** The raw 32-byte public key, base64. */
+  public_key: z.string().regex(/^[A-Za-z0-9+/]{43}=$/, "a base64 Ed25519 public key (32 bytes)"),
+  /** The 64-byte signature, base64. */
+  value: z.string().regex(/^[A-Za-z0-9+/]{86}==$/, "a base64 Ed25519 signature (64 bytes)"),
+});

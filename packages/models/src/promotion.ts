@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { Blake3DigestSchema, TaskClassNameSchema, TierNameSchema, TimestampSchema, UnitIntervalSchema } from "./primitives.ts";
+import { Blake3DigestSchema, Sha256DigestSchema, TaskClassNameSchema, TierNameSchema, TimestampSchema, UnitIntervalSchema } from "./primitives.ts";
 import { BoundQuantitySchema, IsolationClassSchema } from "./report.ts";
 
 /** `docs/trust-tiers.yaml`: ordered tiers (lowest first), their thresholds, and each task class's tier. */
@@ -30,11 +30,26 @@ export const TrustTiersFileSchema = z
            * reliability gate. Only a report v3 records it. With k = 1 it is the pass rate.
            */
           min_pass_hat_k: UnitIntervalSchema.optional(),
+          /**
+           * The evidence must be signed by a declared signer (`signers`): every pooled record, every record of
+           * the judged SUT on the task class, and the chain's head. Absent: false.
+           */
+          require_signed: z.boolean().optional(),
           description: z.string().optional(),
         }),
       )
       .min(1),
     current: z.record(TaskClassNameSchema, TierNameSchema),
+    /** Keys whose signatures count as evidence (records, bundles, anchors): a CI secret's public half. */
+    signers: z
+      .array(
+        z.strictObject({
+          name: z.string().min(1).max(200),
+          /** The raw 32-byte Ed25519 public key, base64 (what `evalgate key generate` prints). */
+          public_key: z.string().regex(/^[A-Za-z0-9+/]{43}=$/, "a base64 Ed25519 public key (32 bytes)"),
+        }),
+      )
+      .optional(),
   })
   .superRefine((file, ctx) => {
     const names = file.tiers.map((tier) => tier.name);
@@ -127,6 +142,23 @@ export const PromotionVerdictSchema = z.strictObject({
   thresholds_calibrated: z.boolean(),
   evaluated_at: TimestampSchema,
   evidence_pool: EvidencePoolSchema.optional(),
+  /**
+   * Who signed the evidence: `signed` when every record the verdict read (and the chain's head) carries a valid
+   * signature by a declared signer, `untrusted` when some is signed only by an undeclared key, else `unsigned`.
+   * Absent on verdicts written before signing.
+   */
+  signatures: z
+    .strictObject({
+      status: z.enum(["signed", "unsigned", "untrusted"]),
+      /** Declared signers' names that signed records read, sorted. */
+      signers: z.array(z.string().min(1)),
+      /** Records read (pooled or of the judged SUT) not signed by a declared signer. */
+      runs_not_signed: z.array(z.strictObject({ run_id: z.string().min(1), key_id: Sha256DigestSchema.nullable() })),
+      head_signed: z.boolean(),
+      /** Present when the verdict was checked against an anchor: whether a declared signer signed it. */
+      anchor_signed: z.boolean().optional(),
+    })
+    .optional(),
   /** Structural marker: only a human, through a reviewed change to docs/trust-tiers.yaml, promotes. */
   requires_human_approval: z.literal(true),
 });

@@ -7,6 +7,7 @@ import {
   CaseIdSchema,
   FailureModeCodeSchema,
   Sha256DigestSchema,
+  SignatureSchema,
   TaskClassNameSchema,
   TimestampSchema,
   UnitIntervalSchema,
@@ -246,6 +247,8 @@ export const ChainRecordSchema = z.strictObject({
   chain_hash: Sha256DigestSchema,
   /** Any report version: a chain keeps the records it was given. */
   report: AnyBenchRunReportSchema,
+  /** Present when a signing key was set: signs every other field (docs/audit-and-promotion.md). */
+  signature: SignatureSchema.optional(),
 });
 
 export const CHAIN_ANCHOR_SCHEMA_VERSION = "evalgate.chain_anchor.v1";
@@ -264,4 +267,6 @@ export const ChainAnchorSchema = z.strictObject({
   host_fingerprint: z.uuid(),
   /** The head record's recorded_at. */
   recorded_at: z.iso.datetime({ precision: 3 }),
+  /** Present when a signing key was set: signs every other field, so the anchor cannot be moved without the key. */
+  signature: SignatureSchema.optional(),
 });

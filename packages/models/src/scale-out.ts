@@ -3,7 +3,7 @@ import { CurationClassSchema } from "./case.ts";
 import { IsolationClassSchema, ScoreKindSchema, SutIsolationSchema } from "./report.ts";
 import { CaseDetailSchema } from "./runner-files.ts";
 import { BenchScoreSchema } from "./score.ts";
-import { Blake3DigestSchema, CaseIdSchema, TaskClassNameSchema, TimestampSchema } from "./primitives.ts";
+import { Blake3DigestSchema, CaseIdSchema, SignatureSchema, TaskClassNameSchema, TimestampSchema } from "./primitives.ts";
 
 export const RUN_PLAN_SCHEMA_VERSION = "evalgate.run_plan.v1";
 
@@ -79,4 +79,6 @@ export const ShardManifestSchema = z.strictObject({
   complete: z.boolean(),
   units: z.array(z.strictObject({ case_id: CaseIdSchema, trial: z.number().int().min(0), file: z.string() })),
   files: z.array(BundleFileSchema).min(1),
+  /** Present when the shard had a signing key: signs every other field (and through `files`, the bundle). */
+  signature: SignatureSchema.optional(),
 });

@@ -21,7 +21,7 @@ import type { ReliabilitySchema, TrialCaseResultSchema } from "./trials.ts";
 import type { ComparisonSchema } from "./comparison.ts";
 import type { HarnessOutputSchema, RubricRequestSchema, RubricResponseSchema } from "./rubric.ts";
 import type { BenchScoreSchema, FailureModeSchema } from "./score.ts";
-import type { SeveritySchema } from "./primitives.ts";
+import type { SeveritySchema, SignatureSchema } from "./primitives.ts";
 import type { FenceFailureSchema, FenceSummarySchema, SignResultSchema } from "./fence.ts";
 import type { AgentAdapterNameSchema, CassetteMetaSchema } from "./cassette.ts";
 import type {
@@ -66,6 +66,7 @@ export type BoundQuantity = z.output<typeof BoundQuantitySchema>;
 export type Selection = DeepReadonly<z.output<typeof SelectionSchema>>;
 export type ChainRecord = DeepReadonly<z.output<typeof ChainRecordSchema>>;
 export type ChainAnchor = DeepReadonly<z.output<typeof ChainAnchorSchema>>;
+export type Signature = DeepReadonly<z.output<typeof SignatureSchema>>;
 export type TrustTiersFile = DeepReadonly<z.output<typeof TrustTiersFileSchema>>;
 export type PromotionVerdict = DeepReadonly<z.output<typeof PromotionVerdictSchema>>;
 export type HarnessOutput = DeepReadonly<z.output<typeof HarnessOutputSchema>>;

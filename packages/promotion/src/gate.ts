@@ -26,6 +26,8 @@ export interface EvaluateInput {
   readonly now?: Date;
   /** From the task class's registration: trials per case its runs need (min_trials); default 1. */
   readonly minTrials?: number;
+  /** Who signed the evidence (signed-evidence.ts): recorded on the verdict; a tier with require_signed needs `signed`. */
+  readonly signatures?: PromotionVerdict["signatures"];
 }
 
 /** Thrown by `PromotionGate.apply`, always: only a human promotes. */
@@ -74,6 +76,15 @@ function reliabilityReasons(report: AnyBenchRunReport, targetTier: string, tier:
     }
   }
   return reasons;
+}
+
+/** A tier with require_signed: every record of the judged SUT and the chain's head signed by a declared signer. */
+function signatureReasons(signatures: EvaluateInput["signatures"], targetTier: string, tier: TierConfig["tiers"][number]): string[] {
+  if (!tier.require_signed || signatures?.status === "signed") return [];
+  if (signatures === undefined) return [`${targetTier} requires signed evidence, and no signature was checked`];
+  const runs = signatures.runs_not_signed.map((run) => `${run.run_id} (${run.key_id === null ? "unsigned" : `undeclared key ${run.key_id}`})`);
+  const parts = [...(runs.length === 0 ? [] : [`runs not signed by a declared signer: ${runs.slice(0, 5).join(", ")}${runs.length > 5 ? `, and ${runs.length - 5} more` : ""}`]), ...(signatures.head_signed ? [] : ["the chain's head is not signed by a declared signer"]), ...(signatures.anchor_signed === false ? ["the anchor is not signed by a declared signer"] : [])];
+  return [`${targetTier} requires evidence signed by a signer declared in trust-tiers.yaml: ${parts.join("; ")}`];
 }
 
 /**
@@ -170,6 +181,7 @@ export class PromotionGate {
     }
     reasons.push(...reliabilityReasons(report, targetTier, tier, input.minTrials ?? 1));
     if (blockCodes.length > 0) reasons.push(`block-severity failure modes present (${blockCodes.length}): ${blockCodes.join(", ")}`);
+    reasons.push(...signatureReasons(input.signatures, targetTier, tier));
     if (!input.chainVerified) reasons.push("the audit chain does not verify (run `evalgate verify`)");
     if (input.tampered !== undefined) reasons.push(`tampered record: ${input.tampered}`);
     if (!report.complete) reasons.push(`the report is incomplete (${report.per_case.length} of ${report.case_count} cases; run ${report.run_id})`);
@@ -205,6 +217,7 @@ export class PromotionGate {
       thresholds_calibrated: config.calibrated,
       evaluated_at: (input.now ?? new Date()).toISOString(),
       ...(input.evidencePool === undefined ? {} : { evidence_pool: input.evidencePool }),
+      ...(input.signatures === undefined ? {} : { signatures: input.signatures }),
       requires_human_approval: true,
     });
   }

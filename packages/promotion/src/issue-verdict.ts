@@ -51,6 +51,7 @@ export async function issueVerdict(options: IssueVerdictOptions): Promise<Issued
     taskClass: options.taskClass,
     report: evidence.report,
     chainVerified: evidence.chainVerified,
+    ...(options.anchor === undefined ? {} : { anchor: options.anchor }),
     passedOver: evidence.passedOver,
     ...(options.targetTier === undefined ? {} : { targetTier: options.targetTier }),
     ...(options.now === undefined ? {} : { now: options.now }),

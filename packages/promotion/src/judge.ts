@@ -1,10 +1,11 @@
 // The one evidence rule: how a chosen run is judged against a tier, the same for a written verdict
 // (`promote-verdict`, `run --with-verdict`) and a previewed one (`report`, `show`, the CI summary).
 import type { EvalError } from "@eval/errors";
-import type { AnyBenchRunReport, PromotionVerdict } from "@eval/models";
+import type { AnyBenchRunReport, ChainAnchor, PromotionVerdict } from "@eval/models";
 import { PromotionGate } from "./gate.ts";
 import { poolEvidence } from "./pooled-evidence.ts";
 import { checkRecordedFigures } from "./recorded-figures.ts";
+import { signedEvidence } from "./signed-evidence.ts";
 import type { TierConfig } from "./tier-config.ts";
 
 /** A task class as the gate needs it: its name and its registration's minimums. */
@@ -24,6 +25,8 @@ export interface JudgeRunInput {
   readonly passedOver?: readonly { readonly run_id: string; readonly reason: string }[];
   readonly targetTier?: string;
   readonly now?: Date;
+  /** An anchor kept outside the state directory: its signature is part of the signed-evidence check. */
+  readonly anchor?: ChainAnchor;
 }
 
 export interface JudgedRun {
@@ -37,20 +40,25 @@ export interface ExaminedEvidence {
   readonly report: AnyBenchRunReport;
   readonly pool: PromotionVerdict["evidence_pool"] | null;
   readonly tampered: EvalError | null;
+  /** Whether the judged SUT's records, the chain's head and the anchor are signed by declared signers. */
+  readonly signatures: PromotionVerdict["signatures"];
 }
 
 /**
  * Prepares `report` for judging: figures recomputed from its per-case data, never the stored ones, and for a
- * v3 run every attempt the chain holds for the same SUT on its cases (pooled-evidence.ts).
+ * v3 run every attempt the chain holds for the same SUT on its cases (pooled-evidence.ts); and the signatures
+ * on the evidence checked against the tier file's signers (signed-evidence.ts).
  */
-export async function examineEvidence(runsDir: string, report: AnyBenchRunReport): Promise<ExaminedEvidence> {
-  if (report.schema_version !== "evalgate.bench_run_report.v3") return { ...checkRecordedFigures(report), pool: null };
+export async function examineEvidence(input: Pick<JudgeRunInput, "runsDir" | "report" | "config" | "taskClass" | "anchor">): Promise<ExaminedEvidence> {
+  const { runsDir, report } = input;
+  const signatures = await signedEvidence(runsDir, input.config, input.taskClass.name, report.sut_digest, input.anchor);
+  if (report.schema_version !== "evalgate.bench_run_report.v3") return { ...checkRecordedFigures(report), pool: null, signatures };
   const pooled = await poolEvidence(runsDir, report);
-  return { report: pooled.report, pool: pooled.pool, tampered: pooled.tampered };
+  return { report: pooled.report, pool: pooled.pool, tampered: pooled.tampered, signatures };
 }
 
 /** The gate's verdict on examined evidence (pure: nothing is read or written). */
-export function verdictOn(examined: ExaminedEvidence, input: Omit<JudgeRunInput, "runsDir" | "report">): PromotionVerdict {
+export function verdictOn(examined: ExaminedEvidence, input: Omit<JudgeRunInput, "runsDir" | "report" | "anchor">): PromotionVerdict {
   const { taskClass } = input;
   return new PromotionGate(input.config).evaluate({
     taskClass: taskClass.name,
@@ -60,6 +68,7 @@ export function verdictOn(examined: ExaminedEvidence, input: Omit<JudgeRunInput,
     chainVerified: input.chainVerified,
     ...(examined.tampered === null ? {} : { tampered: examined.tampered.message }),
     ...(examined.pool === null ? {} : { evidencePool: examined.pool }),
+    ...(examined.signatures === undefined ? {} : { signatures: examined.signatures }),
     ...(input.passedOver === undefined ? {} : { passedOver: input.passedOver }),
     ...(input.targetTier === undefined ? {} : { targetTier: input.targetTier }),
     ...(input.now === undefined ? {} : { now: input.now }),
@@ -68,6 +77,6 @@ export function verdictOn(examined: ExaminedEvidence, input: Omit<JudgeRunInput,
 
 /** Judges `report` against one tier (default: the one above the current tier). */
 export async function judgeRun(input: JudgeRunInput): Promise<JudgedRun> {
-  const examined = await examineEvidence(input.runsDir, input.report);
+  const examined = await examineEvidence(input);
   return { verdict: verdictOn(examined, input), tampered: examined.tampered };
 }

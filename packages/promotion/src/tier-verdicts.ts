@@ -60,8 +60,8 @@ export async function tierVerdicts(input: TierVerdictsInput): Promise<TierVerdic
     return { verdicts: [], tiers };
   }
   const above = tiers.slice(tiers.findIndex((tier) => tier.name === current) + 1);
-  const examined = await examineEvidence(input.runsDir, report);
   const { taskClass, chainVerified } = input;
+  const examined = await examineEvidence({ runsDir: input.runsDir, report, config, taskClass });
   const verdicts = above.map((tier) => verdictOn(examined, { config, taskClass, chainVerified, targetTier: tier.name, ...(input.now === undefined ? {} : { now: input.now }) }));
   return { verdicts, tiers };
 }

@@ -9,6 +9,8 @@ import { EvalError, ioError } from "@eval/errors";
 import { formatIssues, SHARD_MANIFEST_SCHEMA_VERSION, SHARD_UNIT_SCHEMA_VERSION, ShardManifestSchema, ShardUnitSchema, safeParseWire } from "@eval/models";
 import type { BenchScore, RunPlan, ShardManifest, ShardUnit } from "@eval/models";
 import { TreeInvalid, walkTree } from "@eval/sandbox";
+import { PAYLOAD_TYPES, signatureFault, signDocument } from "@eval/audit-chain";
+import type { SigningKey } from "@eval/audit-chain";
 import { parsePlan } from "./plan.ts";
 
 export interface BundleUnit {
@@ -29,6 +31,8 @@ export interface BundleContent {
   readonly complete: boolean;
   readonly units: readonly BundleUnit[];
   readonly transcripts: string | null;
+  /** Signs the manifest (and through its digests, every file) when given. */
+  readonly signingKey?: SigningKey | null;
 }
 
 export interface ReadBundle {
@@ -62,7 +66,7 @@ export async function writeBundle(dir: string, content: BundleContent): Promise<
     files.push({ path: unitFileName(unit.case_id, unit.trial), text: `${JSON.stringify(body.data, null, 2)}\n` });
   }
   if (content.transcripts !== null) files.push({ path: "transcripts.jsonl", text: content.transcripts });
-  const manifest = {
+  const fields = {
     schema_version: SHARD_MANIFEST_SCHEMA_VERSION,
     plan_id: content.plan.plan_id,
     shard: content.shard,
@@ -73,6 +77,8 @@ export async function writeBundle(dir: string, content: BundleContent): Promise<
     units: content.units.map((unit) => ({ case_id: unit.case_id, trial: unit.trial, file: unitFileName(unit.case_id, unit.trial) })),
     files: files.map((file) => ({ path: file.path, digest: fileDigest(file.text) })),
   };
+  const key = content.signingKey ?? null;
+  const manifest = key === null ? fields : { ...fields, signature: signDocument(key, PAYLOAD_TYPES.manifest, fields) };
   const checked = safeParseWire(ShardManifestSchema, manifest);
   if (!checked.success) throw new Error(`evalgate built an invalid shard manifest: ${formatIssues(checked.issues)}`);
   try {
@@ -126,6 +132,11 @@ export async function readBundle(dir: string): Promise<ReadBundle> {
   const parsed = safeParseWire(ShardManifestSchema, await readJson(root, "manifest.json"));
   if (!parsed.success) throw tampered(root, `manifest.json is not a shard manifest: ${formatIssues(parsed.issues)}`);
   const manifest = parsed.data;
+  if (manifest.signature !== undefined) {
+    const { signature, ...fields } = manifest;
+    const problem = signatureFault(signature, PAYLOAD_TYPES.manifest, fields);
+    if (problem !== null) throw tampered(root, `manifest.json: ${problem}`);
+  }
   const listed = new Map(manifest.files.map((file) => [file.path, file.digest]));
   const present = [...(await readdir(root)).filter((name) => name !== "manifest.json" && name !== "units"), ...(existsSync(join(root, "units")) ? (await readdir(join(root, "units"))).map((name) => `units/${name}`) : [])];
   for (const path of present) if (!listed.has(path)) throw tampered(root, `${path} is not listed in manifest.json (added after the shard wrote it)`);

@@ -10,15 +10,19 @@ import { trialDetailFile } from "./trials.ts";
 
 /**
  * Probes the cache for every unit of the plan (none with `noCache`), adds each hit to the tally, and
- * returns the misses. With `retryErrors`, refuses the run unless the misses are exactly the cases that
- * errored in the last run.
+ * returns the misses. With `retryErrors`, the cases that errored in the last run are executed again (their
+ * cached failure is not reused: the retry is asked for, and recorded), and the run is refused unless the
+ * misses are exactly those cases.
  */
 export async function probeCache(plan: PreparedRun, tally: RunTally, options: Pick<RunEvalOptions, "noCache" | "retryErrors">): Promise<TrialItem[]> {
   const { runsDir } = plan.settings;
+  if (options.retryErrors === true && options.noCache === true) throw new EvalError("EVAL_USAGE", "--retry-errors takes the cases that did not error from the cache: it cannot be combined with --no-cache");
+  const errored = options.retryErrors === true ? await erroredCasesOfLastRun(runsDir, plan.taskClass.name, plan.sut.digest, plan.sut.label) : null;
   const misses: TrialItem[] = [];
   for (const item of plan.items) {
     const { benchCase, key, trial } = item;
-    const cached = options.noCache === true ? null : await plan.cache.get(key);
+    const retried = errored?.caseIds.has(benchCase.case_id) === true;
+    const cached = options.noCache === true || retried ? null : await plan.cache.get(key);
     if (cached === null) {
       misses.push(item);
       continue;
@@ -27,9 +31,6 @@ export async function probeCache(plan: PreparedRun, tally: RunTally, options: Pi
     const detailPath = linkCachedDetail(runsDir, key, plan.runId, trialDetailFile(benchCase.case_id, trial));
     tally.add({ case_id: benchCase.case_id, trial, cacheKey: key, cacheHit: true, score: { ...cached, cost_usd: 0 }, detailPath });
   }
-  if (options.retryErrors === true) {
-    if (options.noCache === true) throw new EvalError("EVAL_USAGE", "--retry-errors takes the cases that did not error from the cache: it cannot be combined with --no-cache");
-    checkRetryMisses(misses.map((item) => item.benchCase.case_id), await erroredCasesOfLastRun(runsDir, plan.taskClass.name, plan.sut.digest, plan.sut.label));
-  }
+  if (errored !== null) checkRetryMisses(misses.map((item) => item.benchCase.case_id), errored);
   return misses;
 }

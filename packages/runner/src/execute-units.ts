@@ -98,8 +98,8 @@ export async function executeUnits(plan: PreparedRun, misses: readonly TrialItem
     if (executed === null || executed === undefined) return; // cancelled, or stopped the run
     tally.executed(performance.now() - started, executed.score.cost_usd);
     if (tally.costUsd > maxCostUsd) stopAtCostCap();
-    // A failure of the harness or its environment, or anything the rubric got wrong, is not the case's
-    // result: the next run scores it again.
+    // Anything the rubric got wrong (or the harness around it) is not the case's result: the next run scores
+    // it again. A SUT's crash or timeout is its attempt, cached like any other.
     const stored = isCacheable(executed.score) ? plan.cache.put(item.key, executed.score) : Promise.resolve();
     const done = (): void => {
       // A case counts as done (result, progress) once its cache entry is on disk.

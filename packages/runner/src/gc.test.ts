@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { collectGarbage } from "./gc.ts";
+import { markRecorded } from "./run-owner.ts";
 import { createRunTempRoot, removeAbandonedRunTemps } from "./run-temp.ts";
 
 let root: string;
@@ -31,6 +32,20 @@ describe("collectGarbage", () => {
     expect(result).toMatchObject({ removedCacheEntries: 0, removedCacheTempFiles: 0 });
     live.remove();
     expect(existsSync(live.path)).toBe(false);
+  });
+
+  it("ATTACK: keeps and reports the details of a run that was recorded and then deleted from the chain (truncation)", async () => {
+    const stateDir = join(root, "truncated");
+    const truncated = join(stateDir, "runs", "20261122T000000Z-failing");
+    mkdirSync(join(truncated, "cases"), { recursive: true });
+    markRecorded(truncated, `sha256:${"1".repeat(64)}`);
+    mkdirSync(join(stateDir, "runs", "20261122T000000Z-killed"), { recursive: true });
+    const warnings: { code: string; message: string }[] = [];
+    const result = await collectGarbage({ stateDir, tempParent: join(root, "tmp"), onWarning: (warning) => warnings.push(warning) });
+    expect(result.keptRemovedRunDirs).toEqual([truncated]);
+    expect(result.removedDetailDirs).toEqual([join(stateDir, "runs", "20261122T000000Z-killed")]);
+    expect(existsSync(join(truncated, "cases"))).toBe(true);
+    expect(warnings).toEqual([expect.objectContaining({ code: "gc.possible_truncation", message: expect.stringContaining("1 detail directory belongs to runs that were recorded but are no longer in the chain") })]);
   });
 
   it("judges a temp dir without an owner by its age", () => {

@@ -6,7 +6,7 @@ import { chainedRunIds, STAGING_DIR, withAppendLock } from "@eval/audit-chain";
 import { ScoreCache } from "@eval/cache";
 import type { WarningSink } from "@eval/errors";
 import { CHECKPOINT_FILE } from "./chain-checkpoint.ts";
-import { claimState, deadClaims, olderThan } from "./run-owner.ts";
+import { claimState, deadClaims, olderThan, recordedChainHash } from "./run-owner.ts";
 import { removeAbandonedRunTemps } from "./run-temp.ts";
 import { checkStateDir } from "./state-dir.ts";
 
@@ -23,6 +23,11 @@ export interface GarbageOptions {
 export interface GarbageResult {
   readonly removedTempDirs: readonly string[];
   readonly removedDetailDirs: readonly string[];
+  /**
+   * Detail directories of runs that were recorded (their marker names a chain hash) but are no longer in the
+   * chain: a possible truncation. Kept, never removed, and reported as a warning.
+   */
+  readonly keptRemovedRunDirs: readonly string[];
   /** A killed append's staged record, a killed claim, a killed checkpoint write's temp file. */
   readonly removedStaleFiles: readonly string[];
   readonly removedCacheEntries: number;
@@ -41,20 +46,32 @@ export async function collectGarbage(options: GarbageOptions): Promise<GarbageRe
   checkStateDir(options.stateDir, { write: true });
   const runsDir = join(options.stateDir, "runs");
   const removedTempDirs = removeAbandonedRunTemps(options.tempParent === undefined ? {} : { parent: options.tempParent });
-  const { removedDetailDirs, removedStaleFiles } = await withAppendLock(runsDir, async () => ({
-    removedDetailDirs: await removeDeadDetailDirs(runsDir),
+  const { detailDirs, removedStaleFiles } = await withAppendLock(runsDir, async () => ({
+    detailDirs: await removeDeadDetailDirs(runsDir),
     removedStaleFiles: removeStagingLeftovers(runsDir),
   }));
+  const { removed: removedDetailDirs, kept: keptRemovedRunDirs } = detailDirs;
+  if (keptRemovedRunDirs.length > 0) {
+    options.onWarning?.({
+      code: "gc.possible_truncation",
+      message: `${keptRemovedRunDirs.length} detail director${keptRemovedRunDirs.length === 1 ? "y belongs" : "ies belong"} to runs that were recorded but are no longer in the chain (records deleted: a possible truncation); kept: ${keptRemovedRunDirs.slice(0, 3).join(", ")}${keptRemovedRunDirs.length > 3 ? ", ..." : ""}; \`evalgate verify --anchor <file>\` checks the chain against an anchor`,
+      details: { dirs: keptRemovedRunDirs },
+    });
+  }
   removedStaleFiles.push(...removeCheckpointTemps(options.stateDir));
   const cache = new ScoreCache({ dir: join(options.stateDir, "cache"), keyPath: join(options.stateDir, "cache.key"), ...(options.onWarning === undefined ? {} : { onWarning: options.onWarning }) });
   const swept = await cache.gc({ olderThanDays: options.cacheOlderThanDays ?? 90 });
-  return { removedTempDirs, removedDetailDirs, removedStaleFiles, removedCacheEntries: swept.removedEntries, removedCacheTempFiles: swept.removedTempFiles };
+  return { removedTempDirs, removedDetailDirs, keptRemovedRunDirs, removedStaleFiles, removedCacheEntries: swept.removedEntries, removedCacheTempFiles: swept.removedTempFiles };
 }
 
-/** Under the append lock: the detail directories of runs not in the chain and no longer owned. */
-async function removeDeadDetailDirs(runsDir: string): Promise<string[]> {
+/**
+ * Under the append lock: removes the detail directories of runs not in the chain and no longer owned, except
+ * those of runs that were recorded (a possible truncation), which it returns as kept.
+ */
+async function removeDeadDetailDirs(runsDir: string): Promise<{ removed: string[]; kept: string[] }> {
   const chained = await chainedRunIds(runsDir);
   const removed: string[] = [];
+  const kept: string[] = [];
   let entries: string[] = [];
   try {
     entries = readdirSync(runsDir, { withFileTypes: true }).filter((entry) => entry.isDirectory() && !entry.name.startsWith(".")).map((entry) => entry.name);
@@ -63,10 +80,14 @@ async function removeDeadDetailDirs(runsDir: string): Promise<string[]> {
   }
   for (const runId of entries) {
     if (chained.has(runId) || claimState(join(runsDir, runId)) === "live") continue;
+    if (recordedChainHash(join(runsDir, runId)) !== null) {
+      kept.push(join(runsDir, runId));
+      continue;
+    }
     rmSync(join(runsDir, runId), { recursive: true, force: true });
     removed.push(join(runsDir, runId));
   }
-  return removed;
+  return { removed, kept };
 }
 
 /** Under the append lock no append is staging a record, so every `*.tmp` there is a killed append's; plus dead claims. */

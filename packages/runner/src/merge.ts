@@ -3,7 +3,7 @@
 import { mkdir } from "node:fs/promises";
 import { basename, join, resolve } from "node:path";
 import { appendRunRecord, ChainTampered, getHostFingerprint, normalizeExpectedHead, readChainHead, recordsNewestFirst, withAppendLock } from "@eval/audit-chain";
-import type { VerifyResult } from "@eval/audit-chain";
+import type { SigningKey, VerifyResult } from "@eval/audit-chain";
 import { EvalError, ignoreWarnings, ioError } from "@eval/errors";
 import type { WarningSink } from "@eval/errors";
 import type { AnyBenchRunReport, BenchRunReportInput, RunPlan, Selection, ShardUnit } from "@eval/models";
@@ -14,6 +14,7 @@ import type { ScoredCase } from "./aggregate.ts";
 import { readBundle } from "./bundle.ts";
 import type { ReadBundle } from "./bundle.ts";
 import { verifyAfterAppend, verifyChainForRun } from "./chain-checkpoint.ts";
+import { markRecorded } from "./run-owner.ts";
 import { planUnits } from "./shard.ts";
 import type { PlanUnit } from "./shard.ts";
 import { digestOf } from "./sut.ts";
@@ -26,6 +27,13 @@ export interface MergeOptions {
   /** The chain's head must still be this (EVAL_CHAIN_MOVED otherwise). */
   readonly expectHead?: string;
   readonly onWarning?: WarningSink;
+  /**
+   * Signs the merged record. With a key, signing is configured: every bundle must be signed by this key or
+   * one of `trustedSigners`, or the merge refuses it (EVAL_BUNDLE_TAMPERED).
+   */
+  readonly signingKey?: SigningKey | null;
+  /** Key ids (SHA-256 of the public key) whose bundle signatures are accepted: trust-tiers.yaml's signers. */
+  readonly trustedSigners?: readonly string[];
 }
 
 export interface MergeResult {
@@ -45,6 +53,18 @@ const unitKey = (unit: { case_id: string; trial: number }): string => `${unit.ca
 /** What two runs of one unit must agree on: the result, not how long it took or whether it was cached. */
 function resultOf(unit: ShardUnit): string {
   return JSON.stringify([unit.cache_key, unit.score.passed, unit.score.score, unit.score.breakdown, unit.score.failure_modes]);
+}
+
+/**
+ * With signing configured, a bundle counts only when a trusted key signed its manifest (readBundle checked the
+ * signature itself): an unsigned bundle could have been rewritten, units and digests together, by anyone.
+ */
+function assertBundlesSigned(bundles: readonly ReadBundle[], trusted: ReadonlySet<string>): void {
+  for (const bundle of bundles) {
+    const keyId = bundle.manifest.signature?.key_id;
+    if (keyId === undefined) throw new EvalError("EVAL_BUNDLE_TAMPERED", `bundle ${bundle.dir} is unsigned, and this merge signs: only signed bundles are merged`, { hint: "run each shard with the signing key (--signing-key or EVALGATE_SIGNING_KEY)", details: { bundle: bundle.dir } });
+    if (!trusted.has(keyId)) throw new EvalError("EVAL_BUNDLE_TAMPERED", `bundle ${bundle.dir} is signed by ${keyId}, which is neither this merge's key nor a signer declared in the trust-tiers file`, { hint: "declare the shard's key under signers: in the trust-tiers file (a reviewed change)", details: { bundle: bundle.dir, key_id: keyId } });
+  }
 }
 
 /** Every bundle must carry the same plan; the first that does not is named with its plan. */
@@ -112,6 +132,7 @@ export async function mergeBundles(dirs: readonly string[], options: MergeOption
   const onWarning = options.onWarning ?? ignoreWarnings;
   const bundles: ReadBundle[] = [];
   for (const dir of dirs) bundles.push(await readBundle(dir));
+  if (options.signingKey != null) assertBundlesSigned(bundles, new Set([options.signingKey.keyId, ...(options.trustedSigners ?? [])]));
   const plan = samePlan(bundles);
   const { units, duplicates } = collectUnits(plan, bundles);
   const missing = planUnits(plan).filter((unit) => !units.has(unitKey(unit)));
@@ -143,7 +164,8 @@ export async function mergeBundles(dirs: readonly string[], options: MergeOption
     const previous = await findMergedRun(runsDir, plan, missing.length === 0 ? runId : `partial:${runId}`, scored.length);
     if (previous !== null) return { appended: false as const, ...previous };
     await writeDetails(join(runsDir, runId), units);
-    const appended = await appendRunRecord(reportOf(head.head), { runsDir, hostFingerprint, lock });
+    const appended = await appendRunRecord(reportOf(head.head), { runsDir, hostFingerprint, lock, signingKey: options.signingKey ?? null });
+    markRecorded(join(runsDir, runId), appended.record.chain_hash);
     return { appended: true as const, ...appended };
   });
   if (!outcome.appended) return { plan, report: outcome.report, recordPath: outcome.path, appended: false, missing, duplicates, chain: before };

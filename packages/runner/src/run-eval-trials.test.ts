@@ -86,3 +86,22 @@ describe("runEval retryErrors", () => {
     expect(existsSync(marker)).toBe(false);
   });
 });
+
+describe("a SUT's crash is its attempt", () => {
+  it("ATTACK: a SUT that crashes when its own check fails is not retried into a pass by a plain rerun (the crash is cached)", async () => {
+    const stateDir = join(root, "state-crash");
+    await writeFile(marker, "");
+    const first = await runEval(bench.slug, await options(stateDir));
+    expect(first.report.per_case.find((c) => c.case_id === "c-2")!.score.failure_modes[0]?.code).toBe("sut.exception");
+    // Retried now, c-2 would pass: the old runner retried exactly the crashes on every rerun.
+    await rm(marker);
+    const rerun = await options(stateDir);
+    const second = await runEval(bench.slug, rerun);
+    expect(rerun.systemUnderTest.calls).toEqual([]);
+    expect(second.report).toMatchObject({ passed_count: 2, harness_errored_case_ids: ["c-2"] });
+    // Only an explicit --retry-errors executes it again (its own recorded run; the verdict pools the first attempt).
+    const retry = await options(stateDir);
+    await runEval(bench.slug, { ...retry, retryErrors: true });
+    expect(retry.systemUnderTest.calls).toEqual(["c-2#0"]);
+  }, 180_000);
+});

@@ -3,12 +3,13 @@
 import { basename } from "node:path";
 import { appendRunRecord } from "@eval/audit-chain";
 import { isOutOfSpace } from "@eval/errors";
+import type { SigningKey } from "@eval/audit-chain";
 import { probeCache } from "./cache-probe.ts";
 import { verifyAfterAppend } from "./chain-checkpoint.ts";
 import { executeUnits } from "./execute-units.ts";
 import { prepareRun } from "./prepare-run.ts";
 import type { PreparedRun } from "./prepare-run.ts";
-import { claimRunDir, freeRecordReserve, recordReserveBytes, releaseRunDir } from "./run-owner.ts";
+import { claimRunDir, freeRecordReserve, markRecorded, recordReserveBytes, releaseRunDir } from "./run-owner.ts";
 import { assembleReport } from "./run-report.ts";
 import { RunTally } from "./run-tally.ts";
 import type { RunEvalOptions, RunEvalResult, ScoredRun } from "./run-types.ts";
@@ -25,23 +26,24 @@ import type { RunEvalOptions, RunEvalResult, ScoredRun } from "./run-types.ts";
 export async function runEval(taskClassName: string, options: RunEvalOptions): Promise<RunEvalResult> {
   const scored = await scoreRun(taskClassName, options, { verifyChain: true });
   try {
-    return await recordRun(scored);
+    return await recordRun(scored, options.signingKey ?? null);
   } finally {
     // The record is in the chain (or the run failed and its directory is garbage): no longer ours.
     releaseRunDir(scored.runDir);
   }
 }
 
-async function recordRun(scored: ScoredRun): Promise<RunEvalResult> {
+async function recordRun(scored: ScoredRun, signingKey: SigningKey | null): Promise<RunEvalResult> {
   // Append to the chain: under its lock, linked to whatever the head is then.
   // The head pointer is trusted only when nothing touched the runs directory since the checkpoint.
-  const append = () => appendRunRecord(scored.report, { runsDir: scored.runsDir, hostFingerprint: scored.hostFingerprint, trustHeadPointer: scored.chain!.directoryUnchanged });
+  const append = () => appendRunRecord(scored.report, { runsDir: scored.runsDir, hostFingerprint: scored.hostFingerprint, trustHeadPointer: scored.chain!.directoryUnchanged, signingKey });
   // A disk that filled during the run: the room kept since the claim is freed for the record.
   const { record, path, previous } = await append().catch((error: unknown) => {
     if (isOutOfSpace(error) && freeRecordReserve(scored.runDir)) return append();
     throw error;
   });
   // From here on the run is recorded: nothing may turn it into a failure (a CI retry would record it twice).
+  markRecorded(scored.runDir, record.chain_hash);
   const chain = await verifyAfterAppend({ stateDir: scored.stateDir, runsDir: scored.runsDir, onWarning: scored.onWarning }, scored.chain!, {
     previous: { records: previous.records, head: previous.head },
     chainHash: record.chain_hash,

@@ -94,6 +94,32 @@ export function releaseRunDir(runDir: string): void {
   }
 }
 
+/** The marker a run's detail directory gets once its record is in the chain: the record's chain hash. */
+const RECORDED_FILE = ".recorded.json";
+
+/**
+ * Marks a detail directory as recorded (its run's record is in the chain), so that `gc` can tell a run removed
+ * from the chain (a possible truncation: kept and reported) from one killed before it appended. Best effort:
+ * a missing marker only lets `gc` treat the directory as a killed run's.
+ */
+export function markRecorded(runDir: string, chainHash: string): void {
+  try {
+    writeFileSync(join(runDir, RECORDED_FILE), `${JSON.stringify({ chain_hash: chainHash })}\n`, { mode: 0o600 });
+  } catch {
+    // see above
+  }
+}
+
+/** The chain hash a detail directory's recorded marker names, or null when it has none. */
+export function recordedChainHash(dir: string): string | null {
+  try {
+    const value = JSON.parse(readFileSync(join(dir, RECORDED_FILE), "utf8")) as { chain_hash?: unknown };
+    return typeof value.chain_hash === "string" ? value.chain_hash : null;
+  } catch {
+    return null;
+  }
+}
+
 /**
  * Who holds a directory: `"live"` (a process of this host that is still the one that claimed it, or
  * a recent claim from another host), `"dead"` (its owner is gone), or `"none"` (no readable marker).

@@ -1,5 +1,5 @@
 // The shapes a run is given and returns, and the unit of work it schedules.
-import type { VerifyResult } from "@eval/audit-chain";
+import type { SigningKey, VerifyResult } from "@eval/audit-chain";
 import type { WarningSink } from "@eval/errors";
 import type { BenchCase, BenchRunReport, BenchRunReportInput, BenchScore, SystemUnderTest } from "@eval/models";
 import type { TaskClass } from "@eval/registry";
@@ -76,6 +76,8 @@ export interface RunEvalOptions {
   /** With `sandbox: "none"`: run rubrics in an empty network namespace where possible (default true). */
   readonly networkIsolation?: boolean;
   readonly onWarning?: WarningSink;
+  /** Signs the run's chain record (a shard: its bundle's manifest); without it they are unsigned. */
+  readonly signingKey?: SigningKey | null;
   readonly onProgress?: (progress: RunProgress) => void;
   readonly onCaseResult?: (result: CaseRunResult) => void;
   /** Aborting cancels outstanding cases; the run is then recorded as incomplete. */

@@ -105,6 +105,7 @@ async function bundleShard(options: RunShardOptions, plan: RunPlan, scored: Scor
     complete: scored.report.complete,
     units: bundleUnits,
     transcripts,
+    signingKey: options.signingKey ?? null,
   });
   return { plan, bundleDir: options.bundleDir, units: bundleUnits, complete: scored.report.complete };
 }

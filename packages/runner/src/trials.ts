@@ -33,9 +33,10 @@ export function trialDetailFile(caseId: string, trial: number): string {
 }
 
 /**
- * Failure codes that say the harness or the environment failed, not the case: a SUT past its deadline,
- * a SUT that could not run or crashed (a missing program, a CLI login error, a transient fault), a rubric
- * past its deadline. Their scores are recorded in the run but never cached, so the next run retries them.
+ * Failure codes that say the case did not get a judgement: a SUT past its deadline, a SUT that could not run
+ * or crashed (a missing program, a CLI login error, a transient fault), a rubric past its deadline. Run health
+ * counts them (exit 8 when every case ended so) and `--retry-errors` reruns them. Only the harness's own
+ * (UNCACHED_FAILURES) are left out of the cache: a SUT's crash or timeout is its attempt, cached like a pass.
  */
 export const HARNESS_SIDE_FAILURES: ReadonlySet<string> = new Set(["sut.timeout", "sut.exception", "rubric.timeout"]);
 
@@ -46,11 +47,13 @@ export const HARNESS_SIDE_FAILURES: ReadonlySet<string> = new Set(["sut.timeout"
 export const RUBRIC_FAULTS: ReadonlySet<string> = new Set(["rubric.malformed_output", "rubric.timeout"]);
 
 /**
- * Whether a score may be cached: not a harness-side failure (retried by the next run) and no `rubric.*`
- * outcome (what a third-party rubric got wrong is not the case's result under a fixed rubric).
+ * Whether a score may be cached: no `rubric.*` outcome (what a third-party rubric got wrong, or a fault of the
+ * harness around it, is not the case's result under a fixed rubric). A SUT's `sut.exception` and `sut.timeout`
+ * are cached: a SUT that crashes on purpose when its own check fails must not have its failures, and only
+ * those, retried by every rerun until they pass (`run --retry-errors` reruns them on request).
  */
 export function isCacheable(score: BenchScore): boolean {
-  return !isHarnessSideFailure(score) && !score.failure_modes.some((mode) => mode.code.startsWith("rubric."));
+  return !score.failure_modes.some((mode) => mode.code.startsWith("rubric."));
 }
 
 export function isHarnessSideFailure(score: BenchScore): boolean {

@@ -4,7 +4,7 @@ import { EvalgateCommand } from "../base-command.ts";
 import { loadSettings } from "../load-settings.ts";
 import { ExitCode } from "../exit-codes.ts";
 import { renderError } from "../render-error.ts";
-import { stateDirOption } from "../options.ts";
+import { signingKeyOption, stateDirOption } from "../options.ts";
 
 export class AnchorCommand extends EvalgateCommand {
   static override paths = [["anchor"]];
@@ -16,14 +16,17 @@ export class AnchorCommand extends EvalgateCommand {
       given with --write. Keep that file where whoever runs evalgate cannot rewrite it (a CI artifact, a
       commit): \`verify --anchor <file>\` and \`promote-verdict --anchor <file>\` then refuse a chain that does
       not extend it, so deleting the newest records (with the checkpoint and head pointer restored) is caught.
-      The anchor is not signed: anyone who can rewrite the anchor file can move it. Prints one JSON line; exit
-      5 when the chain does not verify (nothing is written).
+      With a signing key (--signing-key or EVALGATE_SIGNING_KEY) the anchor is signed, and a verdict whose tier
+      requires signed evidence accepts only an anchor a declared signer signed; an unsigned anchor can be moved
+      by anyone who can rewrite its file. Prints one JSON line; exit 5 when the chain does not verify (nothing
+      is written).
     `,
     examples: [["Anchor the chain after a run", "evalgate anchor --write ../evalgate-anchor.json"]],
   });
 
   write = Option.String("--write", { required: true, description: "Where to write the anchor (outside the state directory)" });
   out = stateDirOption();
+  signingKey = signingKeyOption();
 
   protected async run(): Promise<number> {
     const settings = await loadSettings({ flags: { state_dir: this.out }, env: this.context.env, cwd: this.context.cwd });
@@ -42,7 +45,8 @@ export class AnchorCommand extends EvalgateCommand {
       this.context.stderr.write(rendered.text);
       return rendered.exitCode;
     }
-    const anchor = await chainAnchor(runsDir);
+    const signingKey = await (await import("../signing-key.ts")).commandSigningKey(this.signingKey, this.context, stateDir);
+    const anchor = await chainAnchor(runsDir, signingKey);
     if (anchor === null) throw new EvalError("EVAL_REPORT_NOT_FOUND", `the audit chain in ${runsDir} is empty: there is nothing to anchor`, { hint: "run `evalgate run` first" });
     await writeAnchor(target, anchor);
     this.emit({ type: "anchor", path: target, ...anchor });

@@ -15,9 +15,10 @@ export class GcCommand extends EvalgateCommand {
       of runs that have no record in the audit chain and whose owner process is gone (the run was killed
       before it appended; a live run's or merge's directory is never touched), a killed append's staged
       files, stale checkpoint temp files, the cache's stale temp files, and cache entries older than
-      --older-than-days (default 90). Safe beside running runs and merges. Never touches a record.
-      Repairs torn lines of \`transcripts/*.jsonl\` (a write cut short by a full disk or a kill): each
-      is kept in \`<file>.torn\` and blanked in place.
+      --older-than-days (default 90). Safe beside running runs and merges. Never touches a record. The details
+      of a run that was recorded but is no longer in the chain (its records deleted: a possible truncation) are
+      kept and reported in kept_removed_run_dirs, with a warning. Repairs torn lines of \`transcripts/*.jsonl\`
+      (a write cut short by a full disk or a kill): each is kept in \`<file>.torn\` and blanked in place.
     `,
     examples: [["Clean up after killed runs", "evalgate gc"]],
   });
@@ -36,6 +37,7 @@ export class GcCommand extends EvalgateCommand {
       type: "gc",
       removed_temp_dirs: result.removedTempDirs,
       removed_detail_dirs: result.removedDetailDirs,
+      kept_removed_run_dirs: result.keptRemovedRunDirs,
       removed_stale_files: result.removedStaleFiles,
       removed_cache_entries: result.removedCacheEntries,
       removed_cache_temp_files: result.removedCacheTempFiles,

@@ -3,7 +3,7 @@ import { EvalgateCommand } from "../base-command.ts";
 import { loadSettings } from "../load-settings.ts";
 import { warningPrinter } from "../warnings.ts";
 import { ExitCode } from "../exit-codes.ts";
-import { benchRootOption, formatOption, stateDirOption, trustTiersOption } from "../options.ts";
+import { benchRootOption, formatOption, signingKeyOption, stateDirOption, trustTiersOption } from "../options.ts";
 
 export class MergeCommand extends EvalgateCommand {
   static override paths = [["merge"]];
@@ -17,7 +17,9 @@ export class MergeCommand extends EvalgateCommand {
       flags --junit and --summary-md (and $GITHUB_STEP_SUMMARY) write the merged run's CI files, missing
       units' cases as skipped testcases. Exit codes: 0 ok, 9 bundles rejected (edited, different plans, conflicting
       units), 10 units missing (--allow-incomplete records an incomplete run instead, which never supports a
-      verdict), 11 the chain's head is not --expect-head, 5 the chain does not verify.
+      verdict), 11 the chain's head is not --expect-head, 5 the chain does not verify. With a signing key
+      (--signing-key or EVALGATE_SIGNING_KEY) the record is signed, and every bundle must be signed by that key or
+      a signer declared in the trust-tiers file (exit 9 otherwise).
     `,
     examples: [["Merge the two shards of `evalgate run --help`", "evalgate merge shard-1-of-2 shard-2-of-2"]],
   });
@@ -31,6 +33,7 @@ export class MergeCommand extends EvalgateCommand {
   junit = Option.String("--junit", { description: "Also write a JUnit XML file of the merged run (missing units as skipped testcases)" });
   summaryMd = Option.String("--summary-md", { description: "Also write a Markdown summary (appended to $GITHUB_STEP_SUMMARY when that is set)" });
   format = formatOption();
+  signingKey = signingKeyOption();
 
   protected async run(): Promise<number> {
     const settings = await loadSettings({ flags: { state_dir: this.out, bench_root: this.benchRoot, trust_tiers: this.trustTiers, format: this.format }, env: this.context.env, cwd: this.context.cwd });
@@ -38,6 +41,8 @@ export class MergeCommand extends EvalgateCommand {
     const onWarning = warningPrinter(this.context, format);
     const [{ mergeBundles }, { resolve }] = await Promise.all([import("@eval/runner"), import("node:path")]);
     const stateDir = settings.path("state_dir", ".evalgate");
+    const signingKey = await (await import("../signing-key.ts")).commandSigningKey(this.signingKey, this.context, stateDir);
+    const trustedSigners = signingKey === null ? [] : await declaredSigners(settings.path("trust_tiers", "docs/trust-tiers.yaml"));
     const newStateDir = settings.watchNewStateDir(stateDir);
     const result = await mergeBundles(
       this.bundles.map((bundle) => resolve(this.context.cwd, bundle)),
@@ -45,6 +50,8 @@ export class MergeCommand extends EvalgateCommand {
         stateDir,
         allowIncomplete: this.allowIncomplete,
         onWarning,
+        signingKey,
+        trustedSigners,
         ...(this.expectHead === undefined ? {} : { expectHead: this.expectHead }),
       },
     ).finally(() => {
@@ -92,4 +99,11 @@ export class MergeCommand extends EvalgateCommand {
     } else this.emit(summary);
     return ExitCode.ok;
   }
+}
+
+/** The key ids of the trust-tiers file's signers (none when the file does not exist). */
+async function declaredSigners(tiersPath: string): Promise<string[]> {
+  const [{ loadTierConfig }, { keyIdOf }] = await Promise.all([import("@eval/promotion"), import("@eval/audit-chain")]);
+  const config = await loadTierConfig(tiersPath, { optional: true });
+  return (config?.signers ?? []).map((signer) => keyIdOf(signer.public_key));
 }

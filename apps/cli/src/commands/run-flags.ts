@@ -4,7 +4,7 @@ import { EvalError } from "@eval/errors";
 import type { WarningSink } from "@eval/errors";
 import type { AgentSutOptions } from "../agent-suts.ts";
 import { EvalgateCommand } from "../base-command.ts";
-import { benchRootOption, formatOption, stateDirOption, trustTiersOption } from "../options.ts";
+import { benchRootOption, formatOption, signingKeyOption, stateDirOption, trustTiersOption } from "../options.ts";
 
 export abstract class RunFlags extends EvalgateCommand {
   static override usage = Command.Usage({
@@ -66,6 +66,7 @@ export abstract class RunFlags extends EvalgateCommand {
   junit = Option.String("--junit", { description: "Also write a JUnit XML file: one testcase per case, failures with their modes" });
   summaryMd = Option.String("--summary-md", { description: "Also write a Markdown summary (appended to $GITHUB_STEP_SUMMARY when that is set)" });
   quiet = Option.Boolean("--quiet", false, { description: "No progress lines on stderr" });
+  signingKey = signingKeyOption();
 
   /** `--sandbox`: bwrap (default) or none. */
   protected sandboxMode(): "bwrap" | "none" {

@@ -50,6 +50,7 @@ export class RunCommand extends RunFlags {
     if (taskClassName === undefined) throw new EvalError("EVAL_USAGE", "`evalgate run` needs --task-class (or --plan <file> with --shard i/N)", { hint: "run `evalgate run --help` for the accepted flags" });
     // A verdict's trust-tier file is read before anything runs: a bad one must not cost a whole run.
     const tiers = this.withVerdict ? await loadRunTiers(tiersPath, taskClassName) : null;
+    const signingKey = await (await import("../signing-key.ts")).commandSigningKey(this.signingKey, this.context, stateDir);
     const runner = await import("@eval/runner");
     runner.checkStateDir(stateDir, { write: true });
     // A shard writes a bundle, not a chain record: only a run that records announces a new state directory.
@@ -63,7 +64,7 @@ export class RunCommand extends RunFlags {
     const { progressHooks, runProgress } = await import("../progress.ts");
     const progress = runProgress(this.context, { quiet: this.quiet, taskClass: taskClassName });
     let result: RunEvalResult;
-    const runOptions = { signal: interrupt.signal, ...(this.cases === undefined ? {} : { caseFilter: this.cases }), concurrency, maxCostUsd, timeoutPerCaseSeconds, ...(trials === 0 ? {} : { trials }), noCache: !this.cache, ...(this.retryErrors ? { retryErrors: true } : {}), stateDir, benchRoot, sandbox: sutOptions.sandbox, onWarning, ...cacheOptions, ...progressHooks(progress) } satisfies Omit<RunEvalOptions, "systemUnderTest">;
+    const runOptions = { signal: interrupt.signal, ...(this.cases === undefined ? {} : { caseFilter: this.cases }), concurrency, maxCostUsd, timeoutPerCaseSeconds, ...(trials === 0 ? {} : { trials }), noCache: !this.cache, ...(this.retryErrors ? { retryErrors: true } : {}), stateDir, benchRoot, sandbox: sutOptions.sandbox, onWarning, signingKey, ...cacheOptions, ...progressHooks(progress) } satisfies Omit<RunEvalOptions, "systemUnderTest">;
     if (shardJob !== null && scaleOut !== null && typeof systemUnderTest !== "function") {
       const done = await scaleOut.runShardJob(shardJob, { ...runOptions, systemUnderTest, sutSpec: spec! }).finally(() => progress?.finish());
       this.emit(done.line);

@@ -86,7 +86,7 @@ async function mergeArgv(dir: string, bundles: readonly string[]): Promise<strin
   await rm(join(dir, "bundles"), { recursive: true, force: true });
   await mkdir(join(dir, "bundles"), { recursive: true });
   for (const [index, bundle] of bundles.entries()) await cp(bundle, join(dir, "bundles", `bundle-${index + 1}`), { recursive: true });
-  const argv = commands(1)[2]!.argv;
+  const argv = commands(1)[3]!.argv;
   return argv.flatMap((word) => (word === "bundles/*" ? bundles.map((_, index) => `bundles/bundle-${index + 1}`) : [word]));
 }
 
@@ -104,10 +104,15 @@ describe("4 shards + merge, the workflow's commands, against one machine", () =>
     const merged = await evalgate(await mergeArgv(mergeDir, shards.map((s) => s.bundle)), mergeDir);
     const mergeMs = performance.now() - mergeStarted;
     expect(merged.code, merged.stderr).toBe(0);
-    const verify = await evalgate(commands(1)[3]!.argv, mergeDir);
+    const anchored = await evalgate(commands(1)[4]!.argv, mergeDir);
+    expect(anchored.code, anchored.stderr).toBe(0);
+    // The next merge's download step puts this run's anchor under previous-anchor/, and its verify reads it.
+    await mkdir(join(mergeDir, "previous-anchor"));
+    await cp(join(mergeDir, "evalgate-anchor.json"), join(mergeDir, "previous-anchor", "evalgate-anchor.json"));
+    const verify = await evalgate(commands(1)[2]!.argv, mergeDir);
     expect(verify.code, verify.stderr).toBe(0);
     expect(verify.stdout).toMatch(/^audit chain OK: 1 records \(1 complete, 0 incomplete\)/);
-    const verdict = await evalgate([...commands(1)[4]!.argv, "--bench-root", bench.benchRoot, "--trust-tiers", tiers], mergeDir);
+    const verdict = await evalgate([...commands(1)[5]!.argv, "--bench-root", bench.benchRoot, "--trust-tiers", tiers], mergeDir);
     expect(verdict.code, verdict.stderr).toBe(0);
     expect(verdict.stdout).toMatch(/^upper: untrusted -> bronze: evidence (NOT )?sufficient/);
 
@@ -135,7 +140,7 @@ describe("4 shards + merge, the workflow's commands, against one machine", () =>
     // Merging the same bundles again appends nothing.
     const again = await evalgate(await mergeArgv(mergeDir, shards.map((s) => s.bundle)), mergeDir);
     expect(lastJson(again)).toMatchObject({ appended: false });
-    expect((await evalgate(commands(1)[3]!.argv, mergeDir)).stdout).toMatch(/^audit chain OK: 1 records/);
+    expect((await evalgate(commands(1)[2]!.argv, mergeDir)).stdout).toMatch(/^audit chain OK: 1 records/);
   }, 300_000);
 });
 

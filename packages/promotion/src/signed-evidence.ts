@@ -1,0 +1,45 @@
+// Who signed the evidence. A record's signature was checked against its own public key when the chain was
+// verified; here it counts only when that key is declared in trust-tiers.yaml's `signers`. Every record of the
+// judged SUT on the task class must be signed (stripping a failing run's signature would otherwise drop it from
+// signed evidence), and so must the chain's head: a signed record signs its prev_hash, so a signed head vouches
+// for every record before it, and a record deleted mid-chain would force re-chaining every later one unsigned.
+// Deleting the newest records back to a signed one is truncation: only an anchor (signed too) catches it.
+import { keyIdOf, readChainHead, recordsNewestFirst } from "@eval/audit-chain";
+import type { ChainAnchor, PromotionVerdict } from "@eval/models";
+import type { TierConfig } from "./tier-config.ts";
+
+type Signatures = NonNullable<PromotionVerdict["signatures"]>;
+
+/** Declared signers by key id. */
+function declaredSigners(config: TierConfig): Map<string, string> {
+  return new Map((config.signers ?? []).map((signer) => [keyIdOf(signer.public_key), signer.name]));
+}
+
+/**
+ * The signature status of the evidence for `sutDigest` on `taskClass`: every record of that SUT (pooled or
+ * not) and the chain's head. `signed` only when each is signed by a declared signer.
+ */
+export async function signedEvidence(runsDir: string, config: TierConfig, taskClass: string, sutDigest: string, anchor?: ChainAnchor): Promise<Signatures> {
+  const declared = declaredSigners(config);
+  const signers = new Set<string>();
+  const notSigned: Signatures["runs_not_signed"][number][] = [];
+  let anyUnsigned = false;
+  for await (const { record } of recordsNewestFirst(runsDir, taskClass)) {
+    if (record.report.sut_digest !== sutDigest) continue;
+    const keyId = record.signature?.key_id ?? null;
+    const name = keyId === null ? undefined : declared.get(keyId);
+    if (name !== undefined) signers.add(name);
+    else notSigned.unshift({ run_id: record.report.run_id, key_id: keyId });
+    if (keyId === null) anyUnsigned = true;
+  }
+  const head = await readChainHead(runsDir);
+  const headKey = head.signature?.key_id ?? null;
+  const headSigned = headKey !== null && declared.has(headKey);
+  // An anchor the verdict was given must be signed by a declared signer too, or whoever holds the state
+  // directory could write an older one.
+  const anchorKey = anchor === undefined ? undefined : (anchor.signature?.key_id ?? null);
+  const anchorSigned = anchorKey === undefined ? undefined : anchorKey !== null && declared.has(anchorKey);
+  const allSigned = notSigned.length === 0 && headSigned && anchorSigned !== false;
+  const status = allSigned ? "signed" : anyUnsigned || headKey === null || anchorKey === null ? "unsigned" : "untrusted";
+  return { status, signers: [...signers].sort(), runs_not_signed: notSigned, head_signed: headSigned, ...(anchorSigned === undefined ? {} : { anchor_signed: anchorSigned }) };
+}
