@@ -2,6 +2,8 @@
 // rubric accepts, and the scripted agent session its synthetic cassette replays. `curate-cases.ts`
 // turns these into cases/<id>/ (lockfiles resolved from the real npm registry).
 // Advisory ranges are the GitHub Advisory Database's affected ranges for the npm ecosystem.
+// The cases added later (grown-case-specs.ts) are written compactly there and appended here.
+import { GROWN_CASES } from "./grown-case-specs.ts";
 
 export interface Advisory {
   readonly id: string;
@@ -202,7 +204,7 @@ const LOCK_ONLY = ["install", "--package-lock-only", "--ignore-scripts", "--no-a
 const bump = (name: string, from: string, to: string): TextEdit => ({ path: "package.json", oldText: `"${name}": "${from}"`, newText: `"${name}": "${to}"` });
 const MANIFEST_AND_LOCK = ["package.json", "package-lock.json"];
 
-export const CASES: readonly VulnCaseSpec[] = [
+const ORIGINAL_CASES: readonly VulnCaseSpec[] = [
   {
     id: "lodash-template-cve-2021-23337",
     title: "lodash 4.17.20: command injection through _.template",
@@ -703,3 +705,5 @@ export const CASES: readonly VulnCaseSpec[] = [
     },
   },
 ];
+
+export const CASES: readonly VulnCaseSpec[] = [...ORIGINAL_CASES, ...GROWN_CASES];

@@ -3,6 +3,7 @@
 // installed tree still runs (only where the snapshot carries the tarballs). Near-miss kinds are declared
 // in ../near-misses.yaml; curate-snapshot.ts derives each case's variants from its reference.
 import type { TextEdit } from "./case-specs.ts";
+import { GROWN_CONTROLS } from "./grown-case-specs.ts";
 
 const LOCK_ONLY = ["install", "--package-lock-only", "--ignore-scripts", "--no-audit", "--no-fund"] as const;
 const UPDATE = (name: string) => ["update", name, "--package-lock-only", "--ignore-scripts", "--no-audit", "--no-fund"] as const;
@@ -28,7 +29,7 @@ export interface ControlSpec {
 
 const smoke = (body: string) => `// The case's smoke check: run by the rubric on the tree installed from the registry snapshot.\n"use strict";\nconst assert = require("node:assert/strict");\n\nmodule.exports = async function smoke(load, scratch) {\n${body}\n};\n`;
 
-export const CONTROLS: Readonly<Record<string, ControlSpec>> = {
+const ORIGINAL_CONTROLS: Readonly<Record<string, ControlSpec>> = {
   "lodash-template-cve-2021-23337": {
     reference: { edits: [bump("lodash", "^4.17.20", "^4.17.21")], npm: [LOCK_ONLY] },
     needlessMajor: { notApplicable: "lodash has no release past 4.x" },
@@ -106,3 +107,5 @@ export const CONTROLS: Readonly<Record<string, ControlSpec>> = {
     smoke: smoke(`  const { sortTags } = load("./src/release-notes.js");\n  assert.equal(typeof sortTags, "function");`),
   },
 };
+
+export const CONTROLS: Readonly<Record<string, ControlSpec>> = { ...ORIGINAL_CONTROLS, ...GROWN_CONTROLS };
