@@ -5,8 +5,7 @@
 // advisory landed, the reference fix, the needless major bump its near miss uses (or why there is
 // none), the smoke check, and a synthetic agent session that performs the reference fix.
 // case-specs.ts and control-specs.ts merge these with the original 15.
-import type { Adapter, Advisory, TextEdit, VulnCaseSpec } from "./case-specs.ts";
-import type { ControlSpec } from "./control-specs.ts";
+import type { Adapter, Advisory, ControlSpec, TextEdit, VulnCaseSpec } from "./spec-types.ts";
 
 const LOCK_ONLY = ["install", "--package-lock-only", "--ignore-scripts", "--no-audit", "--no-fund"] as const;
 const UPDATE = (name: string) => ["update", name, "--package-lock-only", "--ignore-scripts", "--no-audit", "--no-fund"] as const;
