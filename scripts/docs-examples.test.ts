@@ -33,6 +33,8 @@ const EXCLUDED: ReadonlyArray<{ readonly pattern: RegExp; readonly reason: strin
   { pattern: /^EVALGATE_REAL_CLIS_DIR=/, reason: "the opt-in test of the real agent CLIs, which needs the download above" },
   { pattern: /evalgate run --task-class upper --bench-root bench --sut 'command:node stochastic-sut\.mjs/, reason: "the output of scripts/reliability-demo.ts, on the bench it builds; apps/cli/src/commands/trials.test.ts runs the same SUT and checks the figures" },
   { pattern: /evalgate bench check --task-class /, reason: "scores every control of a bench in the sandbox (minutes on a shared machine); apps/cli/src/commands/bench-check.test.ts runs it on both shipped benches and a case subset" },
+  { pattern: /^node bench\/[a-z-]+\/scripts\/(curate-[a-z]+|refresh-cassette-prompts)\.ts$/, reason: "curation rewrites the repository's own cases and needs the npm registry (the snapshot takes minutes); the benches' tests and bench-check.test.ts check what it wrote" },
+  { pattern: /^cp -r bench\/[a-z-]+\/cases \/tmp\/answer-key$|reference-fix\.ts \/tmp\/answer-key/, reason: "the oracle SUT over a whole bench (minutes of sandboxed cases); its figures are in docs/trust-tiers.yaml and docs/bench-authoring.md" },
   { pattern: /evalgate rescore --run \d{8}T/, reason: "names a run id from the author's state directory; apps/cli/src/seeing.test.ts rescores a real run" },
   { pattern: /evalgate show --case \S+ --trial \d/, reason: "needs a run made with --trials, which the examples' state does not have; apps/cli/src/seeing.test.ts shows a trial of a 3-trial run" },
   { pattern: /evalgate compare --baseline \d{8}T/, reason: "names run ids from the demo's state directory (scripts/reliability-demo.ts); trials.test.ts compares two real runs" },

@@ -69,7 +69,7 @@ describe("evalgate promote-verdict", () => {
     expect(result.stdout).toContain("  - cases 12 < 15 required for silver");
     expect(result.stdout).toMatch(/one-sided 95% lower bound 0\.58\d* of the mean score \(betting; threshold 0\.8\)/);
     expect(result.stdout).toMatch(/sut replay \(blake3:f{64}\)/);
-    expect(result.stdout).toContain("  - passed_count 11 < 34 min_cases_for_promotion for silver");
+    expect(result.stdout).toContain("  - passed_count 11 < 14 min_cases_for_promotion for silver");
     expect(result.stdout).toContain("  - held-out cases 3 < 5 required for silver");
     expect(result.stdout).toMatch(/thresholds NOT calibrated/);
     expect(result.stdout).toContain("pooled 1 run(s), 1 attempt(s) per case (12 distinct attempts recorded, 0 beyond the fewest any case has, 0 harness faults left out); 0 run(s) excluded");
