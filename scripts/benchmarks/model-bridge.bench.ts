@@ -5,8 +5,11 @@
 // request under 2 ms. On a shared machine the wall clock is dominated by waiting for a CPU at each of the
 // bridge's extra hops, so the CPU time the bridge and relay spend per request (load-independent) is
 // measured too: both phases run back to back and the relay's utime+stime is read from /proc. Then memory: the harness-side bytes per concurrent bridge (RSS delta over 40 open
-// bridges, each having served one request) and the resident size of one relay process.
-import { spawn } from "node:child_process";
+// bridges, each having served one request) and the resident size of one relay process. When Debian's
+// `socat` is on PATH, the same requests also go through a socat relay (`TCP-LISTEN,fork` -> the same
+// unix socket), alternating with the other two, with its CPU and resident size (listener + the child
+// serving the keep-alive connection): the candidate for a smaller relay.
+import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { Agent, createServer, request } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -65,6 +68,17 @@ const ownCpuMs = (): number => {
   return (usage.user + usage.system) / 1000;
 };
 
+/** The pids of `pid`'s children (socat forks one per connection). */
+const childrenOf = (pid: number): number[] => {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter((text) => text !== "").map(Number);
+  } catch {
+    return [];
+  }
+};
+const socatAvailable = (): boolean => spawnSync("socat", ["-V"], { stdio: "ignore" }).status === 0;
+const SOCAT_PORT = RELAY_PORT + 1;
+
 const rssKb = (pid: number): number => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? Number.NaN);
 
 export default async function modelBridgeBench(): Promise<BenchRow[]> {
@@ -84,22 +98,29 @@ export default async function modelBridgeBench(): Promise<BenchRow[]> {
   // The relay exactly as it runs in the sandbox, here in the host's namespace (it starts a placeholder agent).
   const relay = relayInvocation(process.execPath, socketPath, "/bin/sleep", ["3600"]);
   const relayProcess = spawn(relay.command, [...relay.args], { stdio: "ignore" });
+  const socat = socatAvailable() ? spawn("socat", [`TCP-LISTEN:${SOCAT_PORT},bind=127.0.0.1,reuseaddr,fork,nodelay`, `UNIX-CONNECT:${socketPath}`], { stdio: "ignore" }) : null;
   const bridges: ModelBridge[] = [];
   try {
     await waitForPort(RELAY_PORT);
+    if (socat !== null) await waitForPort(SOCAT_PORT);
+    const socatAgent = new Agent({ keepAlive: true, maxSockets: 1 });
     const directAgent = new Agent({ keepAlive: true, maxSockets: 1 });
     const bridgedAgent = new Agent({ keepAlive: true, maxSockets: 1 });
     for (let warm = 0; warm < 30; warm += 1) {
       await fetchStream(directAgent, upstreamPort);
       await fetchStream(bridgedAgent, RELAY_PORT);
+      if (socat !== null) await fetchStream(socatAgent, SOCAT_PORT);
     }
     const direct: number[] = [];
     const bridged: number[] = [];
+    const viaSocat: number[] = [];
     for (let round = 0; round < ROUNDS; round += 1) {
       direct.push(await fetchStream(directAgent, upstreamPort));
       bridged.push(await fetchStream(bridgedAgent, RELAY_PORT));
+      if (socat !== null) viaSocat.push(await fetchStream(socatAgent, SOCAT_PORT));
     }
     const added = bridged.map((value, index) => value - direct[index]!);
+    const addedSocat = viaSocat.map((value, index) => value - direct[index]!);
     // CPU per request: the same requests in two back-to-back phases (this process holds client, bridge and upstream).
     let mark = ownCpuMs();
     for (let round = 0; round < ROUNDS; round += 1) await fetchStream(directAgent, upstreamPort);
@@ -109,6 +130,7 @@ export default async function modelBridgeBench(): Promise<BenchRow[]> {
     for (let round = 0; round < ROUNDS; round += 1) await fetchStream(bridgedAgent, RELAY_PORT);
     const bridgedCpu = (ownCpuMs() - mark) / ROUNDS;
     const relayCpu = (cpuMsOf(relayProcess.pid!) - relayBefore) / ROUNDS;
+    const socatRows = socat === null ? [{ benchmark: "model-bridge", measure: "socat relay", value: "not measured: no socat on PATH (apt-get install socat)" }] : await measureSocat(socat.pid!, socatAgent, ROUNDS, addedSocat, viaSocat, direct);
     const metered = bridge.figures();
     const relayRss = rssKb(relayProcess.pid!);
 
@@ -127,6 +149,7 @@ export default async function modelBridgeBench(): Promise<BenchRow[]> {
     const perBridgeKb = (process.memoryUsage().rss - before) / BRIDGES / 1024;
     directAgent.destroy();
     bridgedAgent.destroy();
+    socatAgent.destroy();
     const ms = (value: number): string => `${value.toFixed(3)} ms`;
     return [
       { benchmark: "model-bridge", measure: `streamed request direct to the upstream (median of ${ROUNDS}, floor)`, value: ms(median(direct)) },
@@ -138,11 +161,30 @@ export default async function modelBridgeBench(): Promise<BenchRow[]> {
       { benchmark: "model-bridge", measure: "metered (check): requests, output tokens", value: `${metered.requests}, ${metered.output_tokens}` },
       { benchmark: "model-bridge", measure: `harness memory per open bridge (RSS delta over ${BRIDGES})`, value: `${perBridgeKb.toFixed(0)} KiB` },
       { benchmark: "model-bridge", measure: "relay process resident size (one per agent, in its sandbox)", value: `${(relayRss / 1024).toFixed(1)} MiB` },
+      ...socatRows,
     ];
   } finally {
     relayProcess.kill("SIGTERM");
+    socat?.kill("SIGTERM");
     await Promise.all([bridge.close(), ...bridges.map((extra) => extra.close())]);
     await new Promise<void>((resolve) => upstream.close(() => resolve()));
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** The socat relay's rows: its added latency (from the alternating phase), CPU per request, and resident size. */
+async function measureSocat(pid: number, agent: Agent, rounds: number, added: readonly number[], viaSocat: readonly number[], direct: readonly number[]): Promise<BenchRow[]> {
+  const serving = (): number[] => [pid, ...childrenOf(pid)];
+  const cpuOfAll = (): number => serving().reduce((sum, each) => sum + cpuMsOf(each), 0);
+  const before = cpuOfAll();
+  for (let round = 0; round < rounds; round += 1) await fetchStream(agent, SOCAT_PORT);
+  const cpu = (cpuOfAll() - before) / rounds;
+  const rss = serving().reduce((sum, each) => sum + rssKb(each), 0);
+  const ms = (value: number): string => `${value.toFixed(3)} ms`;
+  return [
+    { benchmark: "model-bridge", measure: "the same through a socat relay + bridge (median)", value: `${ms(median(viaSocat))} (${(median(viaSocat) / median(direct)).toFixed(2)}x the floor)` },
+    { benchmark: "model-bridge", measure: "added latency through socat (median of paired differences)", value: ms(median(added)), goal: "< 2 ms (on an idle machine)" },
+    { benchmark: "model-bridge", measure: "CPU per streamed request in the socat relay", value: ms(cpu) },
+    { benchmark: "model-bridge", measure: `socat relay resident size (listener + ${serving().length - 1} connection child)`, value: `${(rss / 1024).toFixed(1)} MiB` },
+  ];
 }

@@ -1,16 +1,15 @@
 // The CI outputs of `evalgate run` and `evalgate merge`: a JUnit file and a Markdown job summary, from the run just recorded.
 import { resolve } from "node:path";
-import { ignoreWarnings } from "@eval/errors";
 import type { WarningSink } from "@eval/errors";
+import { recordedRunViews } from "@eval/report-data";
+import type { RecordedRunViewsInput } from "@eval/report-data";
 import { renderJunit, renderMarkdownSummary } from "@eval/reports";
 import { appendOutputFile, writeOutputFile } from "./output-file.ts";
-import { gatherReportData } from "./report-data/gather.ts";
-import { HARNESS_VERSION } from "./version.ts";
 
 export interface RunOutputOptions {
-  readonly runId: string;
+  /** The run just recorded: its report, the chain as verified after the append, its task class (or where to load it). */
+  readonly recorded: Pick<RecordedRunViewsInput, "report" | "chain" | "taskClass">;
   readonly stateDir: string;
-  readonly benchRoot: string;
   readonly tiersPath: string;
   readonly cwd: string;
   readonly env: NodeJS.ProcessEnv;
@@ -36,15 +35,8 @@ function summaryTargets(options: RunOutputOptions): Array<{ path: string; append
 export async function writeRunOutputs(options: RunOutputOptions): Promise<string[]> {
   const summaries = summaryTargets(options);
   if (options.junit === undefined && summaries.length === 0) return [];
-  const data = await gatherReportData({
-    stateDir: options.stateDir,
-    benchRoot: options.benchRoot,
-    tiersPath: options.tiersPath,
-    runId: options.runId,
-    harnessVersion: HARNESS_VERSION,
-    // Verdicts are read only for the summary: JUnit alone need not warn about a missing tier file.
-    onWarning: summaries.length === 0 ? ignoreWarnings : options.onWarning,
-  });
+  // Verdicts are read only for the summary: JUnit alone need not judge, nor warn about a missing tier file.
+  const data = await recordedRunViews({ ...options.recorded, stateDir: options.stateDir, tiersPath: options.tiersPath, withVerdicts: summaries.length > 0, onWarning: options.onWarning });
   const written: string[] = [];
   if (options.junit !== undefined) {
     const path = resolve(options.cwd, options.junit);

@@ -9,10 +9,8 @@ import type { RunEvalResult } from "@eval/runner";
  * task class's current tier, or the verdict after a whole run could not be issued.
  */
 export async function loadRunTiers(path: string, taskClassName: string): Promise<TierConfig> {
-  const { loadTierConfig, PromotionGate } = await import("@eval/promotion");
-  const tiers = await loadTierConfig(path);
-  new PromotionGate(tiers).currentTier(taskClassName);
-  return tiers;
+  const { loadTiersFor } = await import("@eval/promotion");
+  return await loadTiersFor(path, taskClassName);
 }
 
 /** The read-only verdict on a run (on the chain as the run verified it after its append), written under `<state>/recommendations/`. */

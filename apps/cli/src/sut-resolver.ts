@@ -12,6 +12,8 @@ export interface SutResolverOptions extends AgentSutOptions {
   readonly sutNetwork?: boolean;
   /** More paths a sandboxed `command:` SUT may read. */
   readonly sutRead?: readonly string[];
+  /** More paths a `command:` SUT must never see, besides the bench and the state directory (`--cache-dir`, its key). */
+  readonly hideFromSut?: readonly string[];
 }
 
 /**
@@ -70,7 +72,7 @@ export async function resolveSut(spec: string, options: SutResolverOptions): Pro
       // In the sandbox the SUT gets an allowlisted environment, never the harness's; and whatever its
       // project holds, the bench and evalgate's state are hidden from it.
       ...(sandbox === "none" ? { env: options.env as NodeJS.ProcessEnv } : {}),
-      hide: [options.benchRoot, options.stateDir],
+      hide: [options.benchRoot, options.stateDir, ...(options.hideFromSut ?? [])],
       readable: options.sutRead ?? [],
     });
   }

@@ -241,6 +241,19 @@ describe("findLatestRecord", () => {
     expect(await findLatestRecord({ runsDir: join(dir, "missing"), taskClass: "nobody" })).toBeNull();
   });
 
+  it("findRun finds a run by id with or without its partial: prefix, of a task class when asked, and names a missing one", async () => {
+    await appendN(4, steppingClock(), (index) => ({ task_class: index === 1 ? "other-class" : "vuln-remediation", complete: index !== 3, run_id: index === 3 ? "partial:run-3" : `run-${index}` }));
+    const { bareRunId, findRun, isRun } = await import("./index.ts");
+    expect((await findRun(runsDir, "run-3")).record.report.run_id).toBe("partial:run-3");
+    expect((await findRun(runsDir, "partial:run-3")).record.report.run_id).toBe("partial:run-3");
+    expect((await findRun(runsDir, "run-1")).record.report.task_class).toBe("other-class");
+    await expect(findRun(runsDir, "run-1", "vuln-remediation")).rejects.toMatchObject({ code: "EVAL_REPORT_NOT_FOUND", message: expect.stringContaining("no run run-1 of vuln-remediation is recorded in") });
+    await expect(findRun(runsDir, "run-9")).rejects.toMatchObject({ code: "EVAL_REPORT_NOT_FOUND", message: expect.stringContaining("no run run-9 is recorded in") });
+    expect([bareRunId("partial:run-3"), bareRunId("run-3"), bareRunId("xpartial:run-3")]).toEqual(["run-3", "run-3", "xpartial:run-3"]);
+    const report = (await findRun(runsDir, "run-3")).record.report;
+    expect([isRun(report, "run-3"), isRun(report, "partial:run-3"), isRun(report, "run-30")]).toEqual([true, true, false]);
+  });
+
   it("refuses unreadable records on the way", async () => {
     const paths = await appendN(2);
     const { findLatestRecord } = await import("./index.ts");

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { EvalError } from "@eval/errors";
 import { ChainRecordSchema, formatIssues, safeParseWire } from "@eval/models";
 import type { AnyBenchRunReport, ChainRecord } from "@eval/models";
 import { ChainTampered } from "./errors.ts";
@@ -49,9 +50,24 @@ export async function findLatestRecord(options: FindRecordOptions): Promise<Foun
   return null;
 }
 
+/** A run id without the `partial:` prefix of an incomplete run: the name of its detail directory. */
+export const bareRunId = (runId: string): string => runId.replace(/^partial:/, "");
+
+/** Whether `report` is the run `runId` names, given with or without its `partial:` prefix. */
+export const isRun = (report: AnyBenchRunReport, runId: string): boolean => bareRunId(report.run_id) === bareRunId(runId);
+
+/**
+ * The record of run `runId` (with or without its `partial:` prefix; of `taskClass` when given), newest
+ * first: the one place a run is found in the chain. Throws EVAL_REPORT_NOT_FOUND when it is not there.
+ */
+export async function findRun(runsDir: string, runId: string, taskClass: string | null = null): Promise<FoundRecord> {
+  for await (const found of recordsNewestFirst(runsDir, taskClass)) if (isRun(found.record.report, runId)) return found;
+  throw new EvalError("EVAL_REPORT_NOT_FOUND", `no run ${runId}${taskClass === null ? "" : ` of ${taskClass}`} is recorded in ${runsDir}`, { hint: "`evalgate runs` lists the recorded run ids; pass --out <state dir> if it lives elsewhere" });
+}
+
 /** The run ids the chain holds, without the `partial:` prefix of incomplete runs (their detail directories' names). */
 export async function chainedRunIds(runsDir: string): Promise<Set<string>> {
   const ids = new Set<string>();
-  for await (const { record } of recordsNewestFirst(runsDir, null)) ids.add(record.report.run_id.replace(/^partial:/, ""));
+  for await (const { record } of recordsNewestFirst(runsDir, null)) ids.add(bareRunId(record.report.run_id));
   return ids;
 }

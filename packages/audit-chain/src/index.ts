@@ -2,7 +2,7 @@ export { chainAnchor, readAnchor, verifyAgainstAnchor, writeAnchor } from "./anc
 export { appendRunRecord, buildChainRecord, readChainHead, STAGING_DIR, withAppendLock } from "./append.ts";
 export type { AppendedRecord, AppendLock, AppendOptions, ChainHead, RecordPlacement } from "./append.ts";
 export { ChainConflict, ChainTampered } from "./errors.ts";
-export { chainedRunIds, findLatestRecord, recordsNewestFirst } from "./find.ts";
+export { bareRunId, chainedRunIds, findLatestRecord, findRun, isRun, recordsNewestFirst } from "./find.ts";
 export type { FindRecordOptions, FoundRecord } from "./find.ts";
 export type { ChainFault } from "./errors.ts";
 export { chainHashOf, contentHashOfReport } from "./hashing.ts";

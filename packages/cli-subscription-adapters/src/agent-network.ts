@@ -85,6 +85,8 @@ export function resolveUpstream(adapter: AgentAdapterName, hostEnv: Readonly<Rec
 export interface OpenedBridge {
   /** Variables pointing the CLI at the relay, with the case's dummy key. */
   readonly env: Readonly<Record<string, string>>;
+  /** Flags the CLI needs behind the bridge, appended after its own. */
+  readonly args: readonly string[];
   /** The directory holding the bridge's socket: shown read-only in the sandbox. */
   readonly socketDir: string;
   /** The dummy key (scrubbed from what is recorded, like any key). */
@@ -104,6 +106,8 @@ export async function openBridge(options: {
   readonly adapter: AgentAdapterName;
   readonly home: string;
   readonly settings: BridgeSettings;
+  /** The flags the CLI runs with (its model is read from `--model`). */
+  readonly cliArgs: readonly string[];
   readonly replay?: ReplayMatcher;
   readonly onStop: () => void;
 }): Promise<OpenedBridge> {
@@ -125,9 +129,10 @@ export async function openBridge(options: {
   // As root the sandboxed relay runs as the sandbox's unprivileged uid: the socket must be its to connect to.
   const owner = sandboxOwner();
   if (owner !== null) for (const path of [socketDir, socketPath]) lchownSync(path, owner.uid, owner.gid);
-  const env = target.configure(options.home, `http://127.0.0.1:${RELAY_PORT}`, clientKey);
+  const config = target.configure(options.home, `http://127.0.0.1:${RELAY_PORT}`, clientKey, options.cliArgs);
   return {
-    env,
+    env: config.env,
+    args: config.args ?? [],
     socketDir,
     clientKey,
     wrap: (command, args) => relayInvocation(realpathSync(process.execPath), socketPath, command, args),

@@ -231,7 +231,7 @@ export class CliSubscriptionBackend {
     if (run.binaryChanges.length > 0) {
       (this.#options.onWarning ?? ignoreWarnings)({
         code: "adapter.binary_changes_not_in_diff",
-        message: `${run.binaryChanges.length} binary file(s) changed; they were copied back but a unified diff cannot carry them: ${run.binaryChanges.join(", ")}`,
+        message: `${run.binaryChanges.length} binary or large file(s) changed; they were copied back but a unified diff cannot carry them: ${run.binaryChanges.join(", ")}`,
       });
     }
     return {

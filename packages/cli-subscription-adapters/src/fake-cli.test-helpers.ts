@@ -22,6 +22,8 @@ export interface FakeStep {
   echoEnv?: string;
   echoArgs?: boolean;
   modifyFile?: { path: string; content: string };
+  /** A shell script run in the CLI's working directory (what an agent's tool call would do there). */
+  shell?: string;
 }
 
 export interface FakeScenario {

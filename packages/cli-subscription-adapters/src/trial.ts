@@ -120,7 +120,7 @@ export async function executeTrial(options: {
   readonly bridge?: BridgeSettings & { readonly replay?: ReplayMatcher };
 }): Promise<TrialRun> {
   const { adapter, binaryPath, limits } = options;
-  const scratch = prepareScratch(options.workspace);
+  const scratch = await prepareScratch(options.workspace);
   const bridged = options.sandbox != null && options.bridge !== undefined;
   const sandbox = options.sandbox == null ? null : prepareAgentSandbox(adapter, binaryPath, scratch.dir, bridged ? withoutProviderEnv(adapter, options.env) : options.env, bridged ? undefined : options.sandbox.hostHome);
   const stopEarly = new AbortController();
@@ -129,11 +129,11 @@ export async function executeTrial(options: {
   try {
     if (bridged && sandbox !== null) {
       // A refused call (budget, replay divergence) makes every CLI stop within a fraction of a second; one that does not is stopped.
-      bridge = await openBridge({ adapter: adapter.name, home: sandbox.home, settings: options.bridge!, ...(options.bridge!.replay === undefined ? {} : { replay: options.bridge!.replay }), onStop: () => setTimeout(() => stopEarly.abort(), STOP_AFTER_REFUSAL_MS).unref() });
+      bridge = await openBridge({ adapter: adapter.name, home: sandbox.home, settings: options.bridge!, cliArgs: options.extraArgs ?? [], ...(options.bridge!.replay === undefined ? {} : { replay: options.bridge!.replay }), onStop: () => setTimeout(() => stopEarly.abort(), STOP_AFTER_REFUSAL_MS).unref() });
     }
     const env = sandbox === null ? options.env : bridge === null ? sandbox.env : { ...sandbox.env, ...bridge.env, HOME: AGENT_HOME };
     const base = adapter.buildArgv(options.prompt, { workspaceDir: bridge === null ? scratch.dir : AGENT_WORKSPACE, insideSandbox: sandbox !== null });
-    const built = { ...base, args: [...base.args, ...(options.extraArgs ?? [])] };
+    const built = { ...base, args: [...base.args, ...(options.extraArgs ?? []), ...(bridge?.args ?? [])] };
     const cliEnv = { ...env, ...built.env };
     const secrets = [...secretValuesInEnv(cliEnv), ...secretValuesInArgv(built.args)];
     const observer = adapter.observeStream();
@@ -194,8 +194,8 @@ export async function executeTrial(options: {
       },
       { ...options.labels, adapter: adapter.name, cli_version: options.cliVersion },
     );
-    const changes = collectChanges(scratch);
-    const { copied, undeclared } = copyBack(scratch, options.workspace.root, changes);
+    const changes = await collectChanges(scratch);
+    const { copied, undeclared } = await copyBack(scratch, options.workspace.root, changes);
     const { diff, binaryPaths } = unifiedDiff(copied);
     return {
       ...judged,
@@ -213,7 +213,7 @@ export async function executeTrial(options: {
     };
   } finally {
     if (bridge !== null && finished === null) await bridge.finish();
-    removeScratch(scratch);
+    await removeScratch(scratch);
     sandbox?.remove();
   }
 }

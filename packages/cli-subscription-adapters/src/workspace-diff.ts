@@ -8,6 +8,11 @@ export interface FileChange {
   readonly path: string;
   readonly before: Buffer | null;
   readonly after: Buffer | null;
+  /**
+   * A side too large to hold (or not a regular file): its content is not carried (an empty buffer stands
+   * for a side that exists). A unified diff cannot carry the change; it is listed with the binary paths.
+   */
+  readonly omitted?: boolean;
 }
 
 function isBinary(content: Buffer | null): boolean {
@@ -16,13 +21,13 @@ function isBinary(content: Buffer | null): boolean {
 
 /**
  * A unified diff (`a/` and `b/` prefixes, `/dev/null` for added and deleted files) of text changes,
- * in path order. Binary files cannot be carried by a unified diff; they are returned separately.
+ * in path order. Binary and omitted (too large) files cannot be carried by a unified diff; they are returned separately.
  */
 export function unifiedDiff(changes: readonly FileChange[]): { diff: string; binaryPaths: string[] } {
   const parts: string[] = [];
   const binaryPaths: string[] = [];
   for (const change of [...changes].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))) {
-    if (isBinary(change.before) || isBinary(change.after)) {
+    if (change.omitted === true || isBinary(change.before) || isBinary(change.after)) {
       binaryPaths.push(change.path);
       continue;
     }

@@ -1,7 +1,6 @@
 // A paired comparison of two recorded runs, read from the audit chain (never from the runner): the same task class
 // and case set, per-case differences, the paired lower bound on the improvement, and McNemar for binary classes.
-import { recordsNewestFirst, verifyChain } from "@eval/audit-chain";
-import type { FoundRecord } from "@eval/audit-chain";
+import { findRun, verifyChain } from "@eval/audit-chain";
 import { EvalError } from "@eval/errors";
 import { framedDigest } from "@eval/hashing";
 import { COMPARISON_SCHEMA_VERSION, ComparisonSchema, parseWire } from "@eval/models";
@@ -27,20 +26,6 @@ function caseValues(report: AnyBenchRunReport): Map<string, { value: number; pas
       return [entry.case_id, { value, passed: trials.every((t) => t.passed) }];
     }),
   );
-}
-
-async function findRuns(runsDir: string, ids: readonly string[]): Promise<Map<string, FoundRecord>> {
-  const found = new Map<string, FoundRecord>();
-  for await (const record of recordsNewestFirst(runsDir, null)) {
-    const bare = record.record.report.run_id.replace(/^partial:/, "");
-    for (const id of ids) if (id.replace(/^partial:/, "") === bare && !found.has(id)) found.set(id, record);
-  }
-  for (const id of ids) {
-    if (!found.has(id)) {
-      throw new EvalError("EVAL_REPORT_NOT_FOUND", `no run ${id} in ${runsDir}`, { hint: "`evalgate runs` lists the recorded run ids" });
-    }
-  }
-  return found;
 }
 
 const listSome = (ids: readonly string[]): string => `${ids.slice(0, 5).join(", ")}${ids.length > 5 ? `, ... (${ids.length} in all)` : ""}`;
@@ -85,9 +70,8 @@ const isBinary = (report: AnyBenchRunReport): boolean => report.schema_version !
  */
 export async function compareRuns(options: CompareRunsOptions): Promise<Comparison> {
   const chain = await verifyChain({ runsDir: options.runsDir });
-  const found = await findRuns(options.runsDir, [options.baselineRunId, options.candidateRunId]);
-  const baseline = found.get(options.baselineRunId)!.record.report;
-  const candidate = found.get(options.candidateRunId)!.record.report;
+  const baseline = (await findRun(options.runsDir, options.baselineRunId)).record.report;
+  const candidate = (await findRun(options.runsDir, options.candidateRunId)).record.report;
   checkComparable(baseline, candidate);
   const base = caseValues(baseline);
   const cand = caseValues(candidate);

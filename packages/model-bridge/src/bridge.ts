@@ -54,6 +54,8 @@ export interface ModelBridgeOptions {
   readonly onBudgetStop?: (stop: BudgetStop) => void;
   /** Called once, when a replayed conversation first departs from its recording. */
   readonly onDivergence?: (divergence: ReplayDivergence) => void;
+  /** The largest request body forwarded (default 64 MiB); a larger one is answered 413. */
+  readonly maxRequestBytes?: number;
 }
 
 export interface ModelBridge {
@@ -96,8 +98,9 @@ export async function startModelBridge(options: ModelBridgeOptions): Promise<Mod
     const path = request.url ?? "/";
     const protocol = protocolOfPath(path);
     if (!carriesKey(request, options.clientKey)) return refuse(response, protocol, "evalgate bridge: this request does not carry the case's key", 401);
-    const body = await readBody(request);
-    if (body === null) return refuse(response, protocol, `evalgate bridge: request body over ${MAX_REQUEST_BYTES} bytes`, 413);
+    const maxBytes = options.maxRequestBytes ?? MAX_REQUEST_BYTES;
+    const body = await readBody(request, maxBytes);
+    if (body === null) return refuse(response, protocol, `evalgate bridge: request body over ${maxBytes} bytes`, 413);
     const parsed = parseJson(body);
     const model = modelOf(path, parsed);
     if (protocol !== null) {
@@ -174,12 +177,13 @@ function carriesKey(request: IncomingMessage, key: string): boolean {
   return new URL(request.url ?? "/", "http://bridge").searchParams.get("key") === key;
 }
 
-async function readBody(request: IncomingMessage): Promise<Buffer | null> {
+/** The whole request body, or null as soon as it passes `maxBytes` (the rest is never read). */
+async function readBody(request: IncomingMessage, maxBytes: number): Promise<Buffer | null> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of request) {
     size += (chunk as Buffer).length;
-    if (size > MAX_REQUEST_BYTES) return null;
+    if (size > maxBytes) return null;
     chunks.push(chunk as Buffer);
   }
   return Buffer.concat(chunks);

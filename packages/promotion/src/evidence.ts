@@ -1,5 +1,5 @@
 // Which recorded run a verdict reads, and whether the chain that holds it verifies.
-import { recordsNewestFirst, verifyChain } from "@eval/audit-chain";
+import { isRun, recordsNewestFirst, verifyChain } from "@eval/audit-chain";
 import type { FoundRecord, VerifyResult } from "@eval/audit-chain";
 import type { AnyBenchRunReport } from "@eval/models";
 import { EvalError } from "@eval/errors";
@@ -25,16 +25,14 @@ export interface ChooseEvidenceOptions {
   readonly verified?: VerifyResult;
 }
 
-/** Why a run cannot be the default evidence, or null when it can (complete, whole task class). */
-function notDefaultEvidence(report: AnyBenchRunReport): string | null {
+/** Why a run cannot be the default evidence, or null when it can (complete, whole task class): the one rule. */
+export function notDefaultEvidence(report: AnyBenchRunReport): string | null {
   if (!report.complete) return `incomplete (${report.per_case.length} of ${report.case_count} cases)`;
   if (report.schema_version !== "evalgate.bench_run_report.v1" && report.selection.scope === "subset") {
     return `subset (${report.selection.selected_case_count} of ${report.selection.task_class_case_count} cases, filter ${JSON.stringify(report.selection.filter)})`;
   }
   return null;
 }
-
-const sameRun = (report: AnyBenchRunReport, runId: string): boolean => report.run_id === runId || report.run_id === `partial:${runId}`;
 
 /**
  * Picks the run a verdict is about, from the audit chain only: the named run, or by default the
@@ -49,7 +47,7 @@ export async function chooseEvidence(options: ChooseEvidenceOptions): Promise<Ch
   for await (const found of recordsNewestFirst(options.runsDir, options.taskClass)) {
     const { report } = found.record;
     if (options.runId !== undefined) {
-      if (sameRun(report, options.runId)) {
+      if (isRun(report, options.runId)) {
         chosen = found;
         break;
       }

@@ -1,4 +1,4 @@
-export { chooseEvidence } from "./evidence.ts";
+export { chooseEvidence, notDefaultEvidence } from "./evidence.ts";
 export type { ChooseEvidenceOptions, ChosenEvidence } from "./evidence.ts";
 export { PromotionGate, PromotionMustBeHumanAuthorized } from "./gate.ts";
 export type { EvaluateInput } from "./gate.ts";
@@ -7,3 +7,6 @@ export type { TierConfig } from "./tier-config.ts";
 export { writeVerdict } from "./write-verdict.ts";
 export { issueVerdict } from "./issue-verdict.ts";
 export type { IssuedVerdict, IssueVerdictOptions } from "./issue-verdict.ts";
+export { tierVerdicts, loadTiersFor } from "./tier-verdicts.ts";
+export type { TierThreshold, TierVerdicts, TierVerdictsInput } from "./tier-verdicts.ts";
+export type { JudgedTaskClass } from "./judge.ts";

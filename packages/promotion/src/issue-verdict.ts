@@ -3,9 +3,8 @@ import type { VerifyResult } from "@eval/audit-chain";
 import type { EvalError } from "@eval/errors";
 import type { ChainAnchor, PromotionVerdict } from "@eval/models";
 import { chooseEvidence } from "./evidence.ts";
-import { PromotionGate } from "./gate.ts";
-import { poolEvidence } from "./pooled-evidence.ts";
-import { checkRecordedFigures } from "./recorded-figures.ts";
+import { judgeRun } from "./judge.ts";
+import type { JudgedTaskClass } from "./judge.ts";
 import type { TierConfig } from "./tier-config.ts";
 import { writeVerdict } from "./write-verdict.ts";
 
@@ -15,7 +14,7 @@ export interface IssueVerdictOptions {
   /** Where the verdict is written (`<state>/recommendations`). */
   readonly recommendationsDir: string;
   /** The task class's name and its registration's min_cases_for_promotion. */
-  readonly taskClass: { readonly name: string; readonly minCasesForPromotion: Readonly<Record<string, number>>; readonly minTrials?: number };
+  readonly taskClass: JudgedTaskClass;
   /** The run to judge; default the newest complete run over the whole task class. */
   readonly runId?: string;
   /** A record file of the chain: judges the chained run it names (instead of `runId`; never the file's content). */
@@ -46,24 +45,17 @@ export async function issueVerdict(options: IssueVerdictOptions): Promise<Issued
   const runId = options.recordFile === undefined ? options.runId : await runIdOfRecordFile(options.recordFile);
   const verified = options.anchor === undefined ? options.verified : await verifyAgainstAnchor(options.runsDir, options.anchor);
   const evidence = await chooseEvidence({ runsDir: options.runsDir, taskClass: options.taskClass.name, ...(runId === undefined ? {} : { runId }), ...(verified === undefined ? {} : { verified }) });
-  // The gate judges figures recomputed from per-case data, never the stored ones; for a v3 run, over every
-  // attempt the chain holds for the same SUT on its cases (pooled-evidence.ts), whichever run was named.
-  const judged = evidence.report;
-  const pooled = judged.schema_version === "evalgate.bench_run_report.v3" ? await poolEvidence(options.runsDir, judged) : null;
-  const checked = pooled === null ? checkRecordedFigures(judged) : { report: pooled.report, tampered: pooled.tampered };
-  const verdict = new PromotionGate(options.config).evaluate({
-    taskClass: options.taskClass.name,
-    report: checked.report,
-    minCasesForPromotion: options.taskClass.minCasesForPromotion,
-    ...(options.taskClass.minTrials === undefined ? {} : { minTrials: options.taskClass.minTrials }),
+  const { verdict, tampered } = await judgeRun({
+    config: options.config,
+    runsDir: options.runsDir,
+    taskClass: options.taskClass,
+    report: evidence.report,
     chainVerified: evidence.chainVerified,
-    ...(checked.tampered === null ? {} : { tampered: checked.tampered.message }),
-    ...(pooled === null ? {} : { evidencePool: pooled.pool }),
     passedOver: evidence.passedOver,
     ...(options.targetTier === undefined ? {} : { targetTier: options.targetTier }),
     ...(options.now === undefined ? {} : { now: options.now }),
   });
   const path = await writeVerdict(verdict, options.recommendationsDir);
   const { chain } = evidence;
-  return { verdict, path, chain, tampered: chain.ok ? checked.tampered : new ChainTampered(chain.firstBad!, options.runsDir) };
+  return { verdict, path, chain, tampered: chain.ok ? tampered : new ChainTampered(chain.firstBad!, options.runsDir) };
 }

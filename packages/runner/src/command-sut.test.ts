@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -128,6 +128,77 @@ describe("a cheating SUT", () => {
   it("without the sandbox (--sandbox none) reads the answers at their known place: why the sandbox is the default", async () => {
     const sut = commandSut([process.execPath, "cheat.mjs", expectedFile], { cwd: dir, sandbox: "none" });
     expect((await sut.run(invocation())).found).toEqual(["THE ANSWER"]);
+  });
+});
+
+describe.runIf(sandboxed)("a script's directory is shown only when it is private", () => {
+  // The script reads a file beside it and lists its directory: what the sandbox shows of where it lives.
+  const looker = (sibling: string) =>
+    `import { readFileSync, readdirSync } from "node:fs"; import { dirname } from "node:path"; import { fileURLToPath } from "node:url";
+     readFileSync(0, "utf8");
+     const here = dirname(fileURLToPath(import.meta.url));
+     let sibling; try { sibling = readFileSync(${JSON.stringify(sibling)}, "utf8") } catch (e) { sibling = e.code }
+     process.stdout.write(JSON.stringify({ sibling, listed: readdirSync(here).length, names: readdirSync(here) }));`;
+
+  it("a script in the system temp directory sees nothing else there (only itself)", async () => {
+    const sibling = join(tmpdir(), `evalgate-sibling-${process.pid}.txt`);
+    const script = join(tmpdir(), `evalgate-looker-${process.pid}.mjs`);
+    writeFileSync(sibling, "another run's file");
+    writeFileSync(script, looker(sibling));
+    try {
+      // The bench and state directories lie elsewhere (as they usually do): nothing else hides /tmp.
+      const seen = await commandSut([process.execPath, script], { cwd: dir, hide: ["/nonexistent/bench", "/nonexistent/state"] }).run(invocation());
+      expect(seen.sibling).toBe("ENOENT");
+      // Itself, and its own workspace (made in the temp directory by this test).
+      expect(seen.names).toEqual(expect.arrayContaining([`evalgate-looker-${process.pid}.mjs`]));
+      expect(seen.listed).toBeLessThanOrEqual(2);
+    } finally {
+      rmSync(sibling, { force: true });
+      rmSync(script, { force: true });
+    }
+  });
+
+  it("a directory holding a socket is not shown: the script alone is", async () => {
+    const { createServer } = await import("node:net");
+    const holder = mkdtempSync(join(tmpdir(), "evalgate-sockdir-"));
+    chmodSync(holder, 0o755);
+    writeFileSync(join(holder, "beside.txt"), "beside the socket");
+    writeFileSync(join(holder, "looker.mjs"), looker(join(holder, "beside.txt")));
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(join(holder, "agent.sock"), resolve));
+    try {
+      expect(await commandSut([process.execPath, join(holder, "looker.mjs")], { cwd: dir, hide: hide() }).run(invocation())).toMatchObject({ sibling: "ENOENT", listed: 1 });
+    } finally {
+      server.close();
+      rmSync(holder, { recursive: true, force: true });
+    }
+  });
+
+  it("a private directory (its own files only) is shown whole: the script's own modules import", async () => {
+    const own = mkdtempSync(join(tmpdir(), "evalgate-own-"));
+    chmodSync(own, 0o755);
+    writeFileSync(join(own, "data.txt"), "mine");
+    writeFileSync(join(own, "looker.mjs"), looker(join(own, "data.txt")));
+    try {
+      expect(await commandSut([process.execPath, join(own, "looker.mjs")], { cwd: dir, hide: hide() }).run(invocation())).toMatchObject({ sibling: "mine", listed: 2 });
+    } finally {
+      rmSync(own, { recursive: true, force: true });
+    }
+  });
+
+  it.runIf(process.getuid?.() === 0)("as root, a script in a 0700 directory (mktemp -d) starts (its copy is shown), and a directory with another user's file is not shown", async () => {
+    const locked = mkdtempSync(join(tmpdir(), "evalgate-0700-"));
+    writeFileSync(join(locked, "echo.mjs"), readFileSync(join(dir, "echo.mjs"), "utf8"));
+    writeFileSync(join(locked, "theirs.txt"), "another user's");
+    writeFileSync(join(locked, "looker.mjs"), looker(join(locked, "theirs.txt")));
+    try {
+      expect(await commandSut([process.execPath, join(locked, "echo.mjs")], { cwd: dir, hide: hide() }).run(invocation())).toMatchObject({ case_id: "sut-case" });
+      chmodSync(locked, 0o755);
+      chownSync(join(locked, "theirs.txt"), 65534, 65534);
+      expect(await commandSut([process.execPath, join(locked, "looker.mjs")], { cwd: dir, hide: hide() }).run(invocation())).toMatchObject({ sibling: "ENOENT", listed: 1 });
+    } finally {
+      rmSync(locked, { recursive: true, force: true });
+    }
   });
 });
 

@@ -1,10 +1,11 @@
 // A program as the system under test (`command:`): untrusted, so it runs in the sandbox by default.
-import { accessSync, constants, existsSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { accessSync, chmodSync, constants, copyFileSync, existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { delimiter, dirname, join, resolve } from "node:path";
 import { EvalError } from "@eval/errors";
 import { SUT_REQUEST_SCHEMA_VERSION } from "@eval/models";
 import type { SutInvocation, SutIsolation, SutOutput, SystemUnderTest } from "@eval/models";
-import { programFootprint, realOrSelf, runProcess, SandboxUnavailable, sandboxSupport } from "@eval/sandbox";
+import { programFootprint, realOrSelf, runProcess, SandboxUnavailable, sandboxOwner, sandboxSupport, walkTreeSync } from "@eval/sandbox";
 import type { SandboxPolicy } from "@eval/sandbox";
 import type { SandboxMode } from "./rubric-isolation.ts";
 import { framedDigest } from "@eval/hashing";
@@ -69,23 +70,68 @@ function fileDigestPart(path: string): string | Uint8Array {
 const isUnder = (path: string, dir: string): boolean => path === dir || path.startsWith(dir.endsWith("/") ? dir : `${dir}/`);
 const overlaps = (a: string, b: string): boolean => isUnder(a, b) || isUnder(b, a);
 
+/** The system's shared temp directories: never shown as a script's directory, nor any directory holding one. */
+const SHARED_TEMP_DIRS = [...new Set([tmpdir(), "/tmp", "/var/tmp", "/dev/shm"].map(realOrSelf))];
+/** A script's directory is shown only when walking it stays within these (else the script is copied). */
+const PRIVATE_DIR_LIMITS = { maxDepth: 16, maxEntries: 10_000, maxBytes: 512 * 1024 * 1024 };
+
 /**
- * What of a script named in argv the sandbox shows: its directory when that holds nothing the SUT must not
- * see (no `.git`, not the home directory or the root, no hidden path inside or around it), else the file.
+ * Whether a script's directory may be shown whole: not the root, a home, a shared temp directory (or a
+ * directory holding one), no `.git`, no hidden path inside or around it, and private: every entry a
+ * regular file or directory owned by the directory's owner (no sockets, FIFOs, devices, symlinks, other
+ * users' entries) within PRIVATE_DIR_LIMITS; as root, also readable by the sandbox's unprivileged uid.
  */
-function scriptView(file: string, hidden: readonly string[]): string {
+function privateScriptDir(dir: string, hidden: readonly string[]): boolean {
+  const home = process.env.HOME === undefined ? null : realOrSelf(process.env.HOME);
+  const aHome = (home !== null && isUnder(home, dir)) || /^\/(root|home\/[^/]+)$/.test(dir) || isUnder("/home", dir);
+  if (dir === "/" || aHome || SHARED_TEMP_DIRS.some((temp) => isUnder(temp, dir)) || existsSync(join(dir, ".git")) || hidden.some((path) => overlaps(dir, path))) return false;
+  const owner = statSync(dir);
+  const readableByOthers = (mode: number, directory: boolean): boolean => (mode & (directory ? 0o005 : 0o004)) === (directory ? 0o005 : 0o004);
+  const sandboxUid = sandboxOwner();
+  if (sandboxUid !== null && !readableByOthers(owner.mode, true)) return false;
+  try {
+    for (const entry of walkTreeSync(dir, PRIVATE_DIR_LIMITS)) {
+      if ((entry.kind !== "file" && entry.kind !== "directory") || entry.stats.uid !== owner.uid) return false;
+      if (sandboxUid !== null && !readableByOthers(entry.stats.mode, entry.kind === "directory")) return false;
+    }
+  } catch {
+    return false;
+  }
+  return true;
+}
+
+/** What the sandbox shows of one script: its directory when private, else a private copy of the file at its path. */
+type ScriptView = { readonly kind: "dir"; readonly path: string } | { readonly kind: "copy"; readonly file: string };
+
+function scriptView(file: string, hidden: readonly string[]): ScriptView {
   const dir = dirname(file);
-  const home = process.env.HOME === undefined ? null : realpathSync(process.env.HOME);
-  const unsafe = dir === "/" || (home !== null && isUnder(home, dir)) || existsSync(join(dir, ".git")) || hidden.some((path) => overlaps(dir, path));
-  return unsafe ? file : dir;
+  return privateScriptDir(dir, hidden) ? { kind: "dir", path: dir } : { kind: "copy", file };
 }
 
 /**
- * The read-only paths a sandboxed command SUT sees: its program, its scripts (with their directories when
- * safe), the `readable` paths. Refuses (EVAL_SUT_INVALID) a readable path or a file that overlaps a path
+ * Copies the scripts whose directories are not shown into a fresh private directory beside the case's
+ * workspace (world-readable copies, so the sandbox's unprivileged uid can read them whatever the
+ * originals' modes), bound read-only at their original paths. The caller removes the directory.
+ */
+function copyScripts(files: readonly string[], workspace: string): { dir: string; binds: { source: string; target: string; readOnly: true }[] } | null {
+  if (files.length === 0) return null;
+  const dir = mkdtempSync(join(dirname(workspace), "sut-scripts-"));
+  chmodSync(dir, 0o755);
+  const binds = files.map((file, index) => {
+    const copy = join(dir, String(index));
+    copyFileSync(file, copy);
+    chmodSync(copy, 0o444);
+    return { source: copy, target: file, readOnly: true as const };
+  });
+  return { dir, binds };
+}
+
+/**
+ * The read-only paths a sandboxed command SUT sees: its program, its scripts' directories when private,
+ * the `readable` paths; and the scripts to copy (those whose directories are not shown). Refuses (EVAL_SUT_INVALID) a readable path or a file that overlaps a path
  * it must never see.
  */
-function sandboxView(program: string, scripts: readonly string[], base: string, options: CommandSutOptions): string[] {
+function sandboxView(program: string, scripts: readonly string[], base: string, options: CommandSutOptions): { readonly readOnly: string[]; readonly copied: string[] } {
   const hidden = (options.hide ?? []).map((path) => realOrSelf(resolve(base, path)));
   const readable = (options.readable ?? []).map((path) => resolve(base, path));
   for (const path of readable) {
@@ -96,7 +142,11 @@ function sandboxView(program: string, scripts: readonly string[], base: string, 
     const inside = hidden.find((path) => isUnder(realpathSync(file), path));
     if (inside !== undefined) throw new EvalError("EVAL_SUT_INVALID", `the command SUT's file ${file} lies inside ${inside}, which a SUT must never see: move the SUT out of the bench and the state directory`);
   }
-  return [programFootprint(program), ...scripts.map((file) => scriptView(realpathSync(file), hidden)), ...readable];
+  const views = scripts.map((file) => scriptView(realpathSync(file), hidden));
+  return {
+    readOnly: [programFootprint(program), ...views.flatMap((view) => (view.kind === "dir" ? [view.path] : [])), ...readable],
+    copied: views.flatMap((view) => (view.kind === "copy" ? [view.file] : [])),
+  };
 }
 
 /**
@@ -105,8 +155,8 @@ function sandboxView(program: string, scripts: readonly string[], base: string, 
  * writes one JSON object on stdout. At the deadline or on abort its group gets SIGTERM, then SIGKILL.
  *
  * In the sandbox (default) it sees the read-only system, its program (`programFootprint`), each script
- * named in argv with its directory when that directory is safe to show (else the file alone), any
- * `readable` paths, and its workspace, the only writable place; never the bench root, the state directory,
+ * named in argv with its directory when that directory is private (`privateScriptDir`; else a private copy of
+ * the file alone, at its path), any `readable` paths, and its workspace, the only writable place; never the bench root, the state directory,
  * a `.git` or a home directory; no network unless `network`, no host process, an allowlisted environment.
  * The digest covers argv, the program as resolved on PATH, and every argument that names a file, by content.
  */
@@ -136,8 +186,13 @@ export function commandSut(argv: readonly string[], options: CommandSutOptions =
     isolation,
     async run(invocation) {
       const env = options.env ?? (mode === "none" ? process.env : sandboxEnv(invocation.workspacePath));
-      const policy = view === null ? null : { readOnly: view, writable: [invocation.workspacePath], network: options.network === true };
-      return runCommand(resolved, invocation, { ...env, [BENCH_INVOCATION_TAG_ENV]: invocation.invocationTag }, maxStdout, policy);
+      const copies = view === null ? null : copyScripts(view.copied, invocation.workspacePath);
+      const policy = view === null ? null : { readOnly: view.readOnly, writable: [invocation.workspacePath], network: options.network === true, binds: copies?.binds ?? [] };
+      try {
+        return await runCommand(resolved, invocation, { ...env, [BENCH_INVOCATION_TAG_ENV]: invocation.invocationTag }, maxStdout, policy);
+      } finally {
+        if (copies !== null) rmSync(copies.dir, { recursive: true, force: true });
+      }
     },
   };
 }

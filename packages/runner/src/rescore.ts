@@ -4,7 +4,7 @@
 // digest, label and isolation: evidence for that SUT under the current rubric digest.
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { recordsNewestFirst } from "@eval/audit-chain";
+import { bareRunId, findRun } from "@eval/audit-chain";
 import { blake3Digest } from "@eval/hashing";
 import { EvalError } from "@eval/errors";
 import { CaseDetailSchema, safeParseWire } from "@eval/models";
@@ -18,14 +18,6 @@ import { restoreWorkspace } from "./workspace-capture.ts";
 export interface RescoreOptions extends Omit<RunEvalOptions, "systemUnderTest" | "caseFilter" | "trials" | "retryErrors" | "onlyUnits" | "noCache" | "rescoreOf"> {
   /** The run to rescore (`partial:` may be left off). */
   readonly runId: string;
-}
-
-async function findRun(runsDir: string, runId: string): Promise<AnyBenchRunReport> {
-  const bare = runId.replace(/^partial:/, "");
-  for await (const { record } of recordsNewestFirst(runsDir, null)) {
-    if (record.report.run_id.replace(/^partial:/, "") === bare) return record.report;
-  }
-  throw new EvalError("EVAL_REPORT_NOT_FOUND", `no run ${runId} is recorded in ${runsDir}`, { hint: "`evalgate show` lists the newest run; pass --out <state dir> if it lives elsewhere" });
 }
 
 /** A unit's recorded detail, or null when it is missing or does not validate. */
@@ -103,13 +95,13 @@ function recordedSut(original: AnyBenchRunReport, detailsDir: string, blobsDir: 
 export async function rescoreRun(options: RescoreOptions): Promise<RunEvalResult> {
   const stateDir = options.stateDir ?? ".evalgate";
   const runsDir = options.outDir ?? join(stateDir, "runs");
-  const original = await findRun(runsDir, options.runId);
+  const original = (await findRun(runsDir, options.runId)).record.report;
   const caseIds = new Set(original.per_case.map((entry) => entry.case_id));
   const trials = original.schema_version === "evalgate.bench_run_report.v3" ? original.trials_per_case : 1;
   const { runId: _runId, ...runOptions } = options;
   return runEval(original.task_class, {
     ...runOptions,
-    systemUnderTest: recordedSut(original, join(runsDir, original.run_id.replace(/^partial:/, ""), "cases"), join(stateDir, "blobs")),
+    systemUnderTest: recordedSut(original, join(runsDir, bareRunId(original.run_id), "cases"), join(stateDir, "blobs")),
     // Every case the original scored (a complete full run stays a full run), each scored afresh.
     caseFilter: (benchCase) => caseIds.has(benchCase.case_id),
     trials,

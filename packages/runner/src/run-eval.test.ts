@@ -294,10 +294,7 @@ describe("adversarial rubrics inside a real run: each case ends in the right fai
       expect(codes("write-outside")).toEqual(["rubric.malformed_output"]);
       expect(codes("spawn-child")).toEqual(["rubric.malformed_output"]);
       expect(codes("loop-forever")).toEqual(["rubric.timeout"]);
-      // KNOWN REGRESSION (found at integration, 2026-11-26): since rubrics run as the sandbox's unprivileged uid
-    // under seccomp, a rubric printing 1 GB is killed at its deadline instead of at the 8 MB output cap, so it
-    // ends as rubric.timeout. Still a block-severity rubric failure; the cap's own test is in process-runner.
-    expect(codes("print-1gb")).toEqual(expect.arrayContaining([expect.stringMatching(/^rubric\.(malformed_output|timeout)$/)]));
+      expect(codes("print-1gb")).toEqual(["rubric.malformed_output"]);
       expect(codes("invalid-json")).toEqual(["rubric.malformed_output"]);
       expect(codes("llm-confidence")).toEqual(["rubric.unknown_breakdown_key"]);
       expect(byId["llm-confidence"]!.breakdown).toEqual({ quality: 0.9 });

@@ -54,6 +54,15 @@ const ETC_FILES = [
 
 const BWRAP_CANDIDATES = ["/usr/bin/bwrap", "/usr/local/bin/bwrap", "/bin/bwrap"];
 const SETPRIV_CANDIDATES = ["/usr/bin/setpriv", "/bin/setpriv"];
+const CHOOM_CANDIDATES = ["/usr/bin/choom", "/bin/choom"];
+
+/**
+ * The OOM score every sandboxed process gets (the most the kernel allows): under memory pressure the
+ * kernel kills a sandboxed process before the harness (whose score is left as it is, 0 by default).
+ */
+export const SANDBOX_OOM_SCORE_ADJ = 1000;
+/** The size of the sandbox's private /tmp (a tmpfs, counted in memory): a fill ends in ENOSPC there. */
+export const SANDBOX_TMP_BYTES = 512 * 1024 * 1024;
 
 /** The host uid and gid a sandboxed process runs as when evalgate runs as root (nobody, nogroup). */
 export const SANDBOX_UID = 65534;
@@ -69,6 +78,8 @@ export type SandboxSupport =
       readonly bwrap: string;
       /** As root: the setpriv that drops the sandboxed process to SANDBOX_UID; null under an ordinary user. */
       readonly setpriv: string | null;
+      /** The choom that raises the sandboxed process's OOM score (util-linux); null when absent (score left as inherited). */
+      readonly choom: string | null;
     }
   | { readonly available: false; readonly reason: string };
 
@@ -79,31 +90,34 @@ const runningAsRoot = (): boolean => process.getuid?.() === 0;
  * needs (user namespaces may be disabled). Probed once per process by running `true` inside it.
  */
 export function sandboxSupport(): SandboxSupport {
-  if (support !== undefined) return support;
-  const bwrap = BWRAP_CANDIDATES.find((candidate) => existsSync(candidate));
-  if (bwrap === undefined) {
-    support = { available: false, reason: "bubblewrap (bwrap) is not installed" };
-    return support;
-  }
-  const setpriv = runningAsRoot() ? (SETPRIV_CANDIDATES.find((candidate) => existsSync(candidate)) ?? null) : null;
+  support ??= probeSandbox();
+  return support;
+}
+
+/** Where to look for the tools the sandbox needs, and which architecture's system call table to filter. */
+export interface SandboxTools {
+  readonly bwrap: readonly string[];
+  readonly setpriv: readonly string[];
+  readonly arch: string;
+}
+
+/** The probe behind sandboxSupport(), with the tools' candidate paths given (a test names missing or broken ones). */
+export function probeSandbox(tools: SandboxTools = { bwrap: BWRAP_CANDIDATES, setpriv: SETPRIV_CANDIDATES, arch: process.arch }): SandboxSupport {
+  const bwrap = tools.bwrap.find((candidate) => existsSync(candidate));
+  if (bwrap === undefined) return { available: false, reason: "bubblewrap (bwrap) is not installed" };
+  const setpriv = runningAsRoot() ? (tools.setpriv.find((candidate) => existsSync(candidate)) ?? null) : null;
   if (runningAsRoot() && setpriv === null) {
-    support = { available: false, reason: "setpriv (util-linux) is not installed: as root it is what drops sandboxed processes to an unprivileged uid" };
-    return support;
+    return { available: false, reason: "setpriv (util-linux) is not installed: as root it is what drops sandboxed processes to an unprivileged uid" };
   }
-  const filter = seccompFilter();
-  if (filter === null) {
-    support = { available: false, reason: `no seccomp filter for the ${process.arch} architecture` };
-    return support;
-  }
+  const filter = seccompFilter(tools.arch);
+  if (filter === null) return { available: false, reason: `no seccomp filter for the ${tools.arch} architecture` };
   // The probe reads the filter from stdin (fd 0); real runs use SECCOMP_FD, keeping stdin for the program.
   const probeArgv = [...systemArgs(false), "--seccomp", "0", "--", ...dropPrivileges(setpriv), "/bin/true"];
   const probe = spawnSync(bwrap, probeArgv, { input: filter, stdio: ["pipe", "ignore", "pipe"], timeout: 10_000, env: {} });
-  if (probe.status === 0) support = { available: true, bwrap, setpriv };
-  else {
-    const why = probe.error?.message ?? (probe.stderr.toString("utf8").trim().split("\n")[0] || `exit ${probe.status ?? probe.signal}`);
-    support = { available: false, reason: `bubblewrap cannot create its namespaces here (${why})` };
-  }
-  return support;
+  const choom = CHOOM_CANDIDATES.find((candidate) => existsSync(candidate)) ?? null;
+  if (probe.status === 0) return { available: true, bwrap, setpriv, choom };
+  const why = probe.error?.message ?? (probe.stderr.toString("utf8").trim().split("\n")[0] || `exit ${probe.status ?? probe.signal}`);
+  return { available: false, reason: `bubblewrap cannot create its namespaces here (${why})` };
 }
 
 const systemArgsCache = new Map<boolean, readonly string[]>();
@@ -139,7 +153,7 @@ function buildSystemArgs(network: boolean): string[] {
   }
   args.push("--perms", "0755", "--dir", "/etc");
   for (const file of ETC_FILES) args.push("--ro-bind-try", file, file);
-  args.push("--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys", "--dev", "/dev", "--perms", "1777", "--tmpfs", "/tmp");
+  args.push("--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys", "--dev", "/dev", "--perms", "1777", "--size", String(SANDBOX_TMP_BYTES), "--tmpfs", "/tmp");
   return args;
 }
 
@@ -233,7 +247,7 @@ function parentDirArgs(paths: readonly string[]): string[] {
 
 /**
  * The argv that runs `argv` inside the sandbox: `bwrap <namespaces, system, policy mounts> --chdir cwd
- * --clearenv --setenv ... --seccomp 3 -- [setpriv ... --] argv`. The environment is exactly `env`; the
+ * --clearenv --setenv ... --seccomp 3 -- [setpriv ... --] [choom -n 1000 --] argv`. The environment is exactly `env`; the
  * caller must hand the seccomp filter to the process on SECCOMP_FD. Throws when the sandbox is not
  * available (callers check sandboxSupport() first and decide what weaker isolation, if any, is allowed).
  */
@@ -242,7 +256,8 @@ export function sandboxArgv(policy: SandboxPolicy, argv: readonly string[], opti
   if (!found.available) throw new Error(`sandbox unavailable: ${found.reason}`);
   const env = Object.entries(options.env).flatMap(([key, value]) => ["--setenv", key, value]);
   const seccomp = ["--seccomp", String(SECCOMP_FD)];
-  return [found.bwrap, ...systemArgs(policy.network === true), ...policyArgs(policy), "--chdir", policy.chdir ?? realOrSelf(options.cwd), "--clearenv", ...env, ...seccomp, "--", ...dropPrivileges(found.setpriv), ...argv];
+  const oom = found.choom === null ? [] : [found.choom, "-n", String(SANDBOX_OOM_SCORE_ADJ), "--"];
+  return [found.bwrap, ...systemArgs(policy.network === true), ...policyArgs(policy), "--chdir", policy.chdir ?? realOrSelf(options.cwd), "--clearenv", ...env, ...seccomp, "--", ...dropPrivileges(found.setpriv), ...oom, ...argv];
 }
 
 /**

@@ -4,4 +4,4 @@ export { SandboxUnavailable } from "./errors.ts";
 export { LineBuffer } from "./line-buffer.ts";
 export { DEFAULT_GRACE_MS, DEFAULT_STDOUT_CAP_BYTES, killAllProcessGroups, liveProcessGroups, processGroupAlive, runProcess } from "./process-runner.ts";
 export type { ProcessOutcome, ProcessSpec, StopReason } from "./process-runner.ts";
-export { removeTree, TreeInvalid, walkTree } from "./tree-walk.ts";
+export { removeTree, TreeInvalid, walkTree, walkTreeSync } from "./tree-walk.ts";

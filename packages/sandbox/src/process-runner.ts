@@ -244,7 +244,8 @@ function startProcess(spec: ProcessSpec): Promise<ProcessOutcome> {
         const kept = chunk.subarray(0, cap - stdoutKept);
         stdoutChunks.push(kept);
         stdoutKept += kept.length;
-        for (const line of lines.push(kept)) {
+        // Lines are split only for a caller that reads them (a stream-json CLI), not for a rubric's one document.
+        for (const line of spec.onStdoutLine === undefined ? [] : lines.push(kept)) {
           if (spec.onStdoutLine?.(line) === true && !terminalSeen) {
             terminalSeen = true;
             timers.push(setTimeout(() => stop("after_terminal"), lingerMs));

@@ -7,7 +7,7 @@ import type { Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { nodeInstallDir, sandboxArgv, sandboxSupport } from "./bwrap.ts";
+import { nodeInstallDir, probeSandbox, programFootprint, realOrSelf, sandboxArgv, sandboxSupport } from "./bwrap.ts";
 import type { SandboxPolicy } from "./bwrap.ts";
 import { runProcess } from "./process-runner.ts";
 import { hostUidsOf } from "@eval/test-utils";
@@ -260,4 +260,42 @@ describe("SandboxUnavailable", () => {
     expect(error.hint).toMatch(/apt-get install bubblewrap.*--sandbox none/);
     expect(error.message).not.toContain("\n");
   });
+});
+
+describe("probing for the sandbox", () => {
+  const tools = { bwrap: ["/usr/bin/bwrap"], setpriv: ["/usr/bin/setpriv"], arch: process.arch };
+  it("no bubblewrap, no setpriv as root, no filter for the architecture, a bwrap that fails: each unavailable, saying why", () => {
+    expect(probeSandbox({ ...tools, bwrap: [join(tmpdir(), "no-such-bwrap")] })).toEqual({ available: false, reason: "bubblewrap (bwrap) is not installed" });
+    if (process.getuid?.() === 0) expect(probeSandbox({ ...tools, setpriv: [] })).toMatchObject({ available: false, reason: expect.stringMatching(/^setpriv \(util-linux\) is not installed/) });
+    expect(probeSandbox({ ...tools, arch: "mips" })).toEqual({ available: false, reason: "no seccomp filter for the mips architecture" });
+    // "exit 1"; on a machine loaded enough for the probe's 10 s timeout, the spawn error instead.
+    expect(probeSandbox({ ...tools, bwrap: ["/bin/false"] })).toMatchObject({ available: false, reason: expect.stringMatching(/^bubblewrap cannot create its namespaces here \((exit 1|.*ETIMEDOUT)\)$/) });
+    expect(probeSandbox({ ...tools, bwrap: ["/bin/sh"] })).toMatchObject({ available: false, reason: expect.stringMatching(/^bubblewrap cannot create its namespaces here \((\/bin\/sh: .*--|.*ETIMEDOUT)/) });
+  });
+
+  it("a program's footprint is its node_modules package directory, or the file itself; a missing path resolves to itself", () => {
+    expect(programFootprint(process.execPath)).toMatch(/node_modules$/);
+    expect(programFootprint("/bin/sh")).toBe(realOrSelf("/bin/sh"));
+    expect(realOrSelf("/no/such/path")).toBe("/no/such/path");
+  });
+});
+
+describe.skipIf(!support.available)("limits every sandboxed process gets", () => {
+  it("its OOM score is the highest (the kernel kills it before the harness), and its /tmp is a bounded tmpfs", async () => {
+    const outcome = await runProcess({
+      command: "/bin/sh",
+      args: ["-c", "cat /proc/self/oom_score_adj; stat -c %a /tmp; head -c 600M /dev/zero > /tmp/fill 2>/dev/null; echo fill=$?; du -m /tmp/fill | cut -f1"],
+      cwd: work,
+      env: { PATH: "/usr/bin:/bin" },
+      timeoutMs: 60_000,
+      sandbox: { writable: [work] },
+    });
+    const [oom, mode, fill, megabytes] = outcome.stdout.toString("utf8").trim().split("\n");
+    expect(oom).toBe(support.available && support.choom !== null ? "1000" : "0");
+    expect(mode).toBe("1777");
+    expect(fill).not.toBe("fill=0");
+    expect(Number(megabytes)).toBeLessThanOrEqual(512);
+    // The harness's own score is untouched.
+    expect(readFileSync("/proc/self/oom_score_adj", "utf8").trim()).not.toBe("1000");
+  }, 90_000);
 });

@@ -55,10 +55,9 @@ export class MergeCommand extends EvalgateCommand {
     const { writeRunOutputs } = await import("../run-outputs.ts");
     const missingCases = [...new Set(result.missing.map((unit) => unit.case_id))];
     await writeRunOutputs({
-      runId: report.run_id,
+      recorded: { report, chain: result.chain, taskClass: { benchRoot: settings.path("bench_root", "bench") } },
       unscored: missingCases,
-      stateDir: settings.path("state_dir", ".evalgate"),
-      benchRoot: settings.path("bench_root", "bench"),
+      stateDir,
       tiersPath: settings.path("trust_tiers", "docs/trust-tiers.yaml"),
       cwd: this.context.cwd,
       env: this.context.env,

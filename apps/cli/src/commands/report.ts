@@ -43,7 +43,7 @@ export class ReportCommand extends EvalgateCommand {
     });
     const format = settings.format();
     const [{ gatherReportData }, { renderHtmlReport }, { writeOutputFile }, { HARNESS_VERSION }, { resolve }] = await Promise.all([
-      import("../report-data/gather.ts"),
+      import("@eval/report-data"),
       import("@eval/reports"),
       import("../output-file.ts"),
       import("../version.ts"),

@@ -53,12 +53,12 @@ export class RunCommand extends RunFlags {
     runner.checkStateDir(stateDir, { write: true });
     // A shard writes a bundle, not a chain record: only a run that records announces a new state directory.
     const newStateDir = shardJob === null ? settings.watchNewStateDir(stateDir) : () => null;
-    const sutOptions: SutResolverOptions = { cwd: this.context.cwd, env: this.context.env, stateDir, benchRoot, record: this.record, allowCliSubscription: this.allowCliSubscription, acknowledgeUnsandboxedCli: this.acknowledgeUnsandboxedCli, allowStaleCompliance: this.allowStaleCompliance, streamLog: await this.resolveStreamLog(onWarning), ...(this.agentModel === undefined ? {} : { agentModel: this.agentModel }), agentArgs: this.agentArg ?? [], onWarning, sandbox: this.sandboxMode(), sutNetwork: this.sutNetwork, sutRead: this.sutRead ?? [], ...(await this.agentNetworkOptions(maxCostUsd)) };
+    const { join: joinPath, resolve: resolvePath } = await import("node:path");
+    const cacheOptions = this.cacheDir === undefined ? {} : { cacheDir: resolvePath(this.context.cwd, this.cacheDir), cacheKeyPath: joinPath(resolvePath(this.context.cwd, this.cacheDir), "..", "cache.key") };
+    const sutOptions: SutResolverOptions = { hideFromSut: Object.values(cacheOptions), cwd: this.context.cwd, env: this.context.env, stateDir, benchRoot, record: this.record, allowCliSubscription: this.allowCliSubscription, acknowledgeUnsandboxedCli: this.acknowledgeUnsandboxedCli, allowStaleCompliance: this.allowStaleCompliance, streamLog: await this.resolveStreamLog(onWarning), ...(this.agentModel === undefined ? {} : { agentModel: this.agentModel }), agentArgs: this.agentArg ?? [], onWarning, sandbox: this.sandboxMode(), sutNetwork: this.sutNetwork, sutRead: this.sutRead ?? [], ...(await this.agentNetworkOptions(maxCostUsd)) };
     const { defaultSutChooser, resolveSut } = await import("../sut-resolver.ts");
     const spec = shardJob?.plan?.sut.spec ?? this.sut ?? (scaleOut === null ? undefined : await scaleOut.shardDefaultSutSpec(benchRoot, taskClassName, this.cases));
     const systemUnderTest = spec === undefined ? defaultSutChooser(sutOptions) : await resolveSut(spec, sutOptions);
-    const { join: joinPath, resolve: resolvePath } = await import("node:path");
-    const cacheOptions = this.cacheDir === undefined ? {} : { cacheDir: resolvePath(this.context.cwd, this.cacheDir), cacheKeyPath: joinPath(resolvePath(this.context.cwd, this.cacheDir), "..", "cache.key") };
     const { progressHooks, runProgress } = await import("../progress.ts");
     const progress = runProgress(this.context, { quiet: this.quiet, taskClass: taskClassName });
     let result: RunEvalResult;
@@ -82,7 +82,7 @@ export class RunCommand extends RunFlags {
     };
     const verdict = tiers === null ? null : await issueRunVerdict(tiers, result, stateDir).catch(afterRecord("issuing its verdict"));
     const { writeRunOutputs } = await import("../run-outputs.ts");
-    await writeRunOutputs({ runId: result.report.run_id, unscored: result.unscoredCaseIds, stateDir, benchRoot, tiersPath, cwd: this.context.cwd, env: this.context.env, onWarning, ...(this.junit === undefined ? {} : { junit: this.junit }), ...(this.summaryMd === undefined ? {} : { summaryMd: this.summaryMd }) }).catch(afterRecord("writing its CI outputs"));
+    await writeRunOutputs({ recorded: result, unscored: result.unscoredCaseIds, stateDir, tiersPath, cwd: this.context.cwd, env: this.context.env, onWarning, ...(this.junit === undefined ? {} : { junit: this.junit }), ...(this.summaryMd === undefined ? {} : { summaryMd: this.summaryMd }) }).catch(afterRecord("writing its CI outputs"));
     this.print(result, verdict, (modes) => failureModesCell(modes, runner), format);
     return this.exitCode(result, interrupt.received(), maxCostUsd, runner, exitCodeForSignal);
   }

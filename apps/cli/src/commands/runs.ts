@@ -35,20 +35,10 @@ export class RunsCommand extends EvalgateCommand {
     const settings = await loadSettings({ flags: { state_dir: this.out, format: this.format }, env: this.context.env, cwd: this.context.cwd });
     const format = settings.format();
     const limit = numberFlag("--limit", this.limit, Number.POSITIVE_INFINITY, numberRule("a whole number >= 1", [t.isInteger(), t.isAtLeast(1)]));
-    const [{ join }, { checkStateDir }, { recordsNewestFirst }, { matchesRunFilter, renderRunListText, runListEntry }] = await Promise.all([
-      import("node:path"),
-      import("@eval/runner"),
-      import("@eval/audit-chain"),
-      import("@eval/reports"),
-    ]);
-    const runsDir = join(checkStateDir(settings.path("state_dir", ".evalgate"), { write: false }), "runs");
+    const [{ checkStateDir }, { listRecordedRuns }, { renderRunListText }] = await Promise.all([import("@eval/runner"), import("@eval/report-data"), import("@eval/reports")]);
+    const stateDir = checkStateDir(settings.path("state_dir", ".evalgate"), { write: false });
     const filter = { ...(this.taskClass === undefined ? {} : { taskClass: this.taskClass }), ...(this.sut === undefined ? {} : { sut: this.sut }), ...(this.complete === undefined ? {} : { complete: this.complete }) };
-    const entries = [];
-    for await (const { record } of recordsNewestFirst(runsDir, this.taskClass ?? null)) {
-      if (entries.length >= limit) break;
-      const entry = runListEntry(record);
-      if (matchesRunFilter(entry, filter)) entries.push(entry);
-    }
+    const entries = await listRecordedRuns(stateDir, filter, limit);
     if (format === "human") this.context.stdout.write(renderRunListText(entries));
     else for (const entry of entries) this.emit(entry);
     return ExitCode.ok;

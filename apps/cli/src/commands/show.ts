@@ -43,7 +43,7 @@ export class ShowCommand extends EvalgateCommand {
       env: this.context.env,
       cwd: this.context.cwd,
     });
-    const [{ gatherReportData }, { caseTrial, renderCaseText, renderRunText }, { HARNESS_VERSION }] = await Promise.all([import("../report-data/gather.ts"), import("@eval/reports"), import("../version.ts")]);
+    const [{ gatherReportData }, { caseTrial, renderCaseText, renderRunText }, { HARNESS_VERSION }] = await Promise.all([import("@eval/report-data"), import("@eval/reports"), import("../version.ts")]);
     const data = await gatherReportData({
       stateDir: settings.path("state_dir", ".evalgate"),
       benchRoot: settings.path("bench_root", "bench"),

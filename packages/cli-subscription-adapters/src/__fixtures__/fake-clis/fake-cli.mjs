@@ -1,7 +1,7 @@
 // A stand-in for an agent CLI, driven by scenario.json beside the executable that runs it. It replays
 // real observed streams and misbehaves on request (ignores SIGTERM, leaves a child running, hangs,
 // floods stdout, splits JSON lines across writes). Tests write the executable into a temp dir.
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 
@@ -64,6 +64,7 @@ async function main() {
       }
     }
     if (step.modifyFile) writeFileSync(join(process.cwd(), step.modifyFile.path), step.modifyFile.content);
+    if (step.shell) execFileSync("/bin/sh", ["-c", step.shell], { stdio: "ignore" });
     if (step.flood) {
       const line = `${"x".repeat(65535)}\n`;
       for (;;) await write(process.stdout, line);

@@ -1,16 +1,15 @@
 // Per-case evidence for the report views: the run's detail file and the case's transcript.
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { bareRunId } from "@eval/audit-chain";
 import { CaseDetailSchema, safeParseWire, TranscriptSchema } from "@eval/models";
 import type { CaseDetail, CaseResult, Transcript, TrialCaseResult } from "@eval/models";
 import type { CaseEvidence, CaseTrials, ReportCase, ReportTrial } from "@eval/reports";
 import { capturedDiff, isCachedDetail, trialDetailFile } from "@eval/runner";
 
-/** The run's detail directory name: its run id without the `partial:` prefix. */
-export const detailDirName = (runId: string): string => runId.replace(/^partial:/, "");
 
 function readDetail(runsDir: string, runId: string, caseId: string, trial = 0): CaseDetail | null {
-  const path = join(runsDir, detailDirName(runId), "cases", trialDetailFile(caseId, trial));
+  const path = join(runsDir, bareRunId(runId), "cases", trialDetailFile(caseId, trial));
   if (!existsSync(path)) return null;
   try {
     const parsed = safeParseWire(CaseDetailSchema, JSON.parse(readFileSync(path, "utf8")));

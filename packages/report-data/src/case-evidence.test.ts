@@ -4,7 +4,6 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CaseDetail, CaseResult } from "@eval/models";
 import { reportCaseOf, TranscriptIndex, trialsOf } from "./case-evidence.ts";
-import { tierVerdicts } from "./verdicts.ts";
 
 const TAG = "bench:2026-11-01T00:00:00.000Z:demo:c-1";
 const transcript = (tag: string | null, text: string) => ({
@@ -65,18 +64,5 @@ describe("case evidence", () => {
     expect(trialsOf(entry({ trials: [passed, failed, passed] }))).toEqual({ passed: 2, total: 3 });
     expect(trialsOf(entry({ trials: [failed, failed] }))).toEqual({ passed: 0, total: 2 });
     expect(trialsOf(entry())).toBeNull();
-  });
-
-  it("gives no verdicts, with a warning, for a task class it cannot load or that has no current tier", async () => {
-    const tiers = join(root, "tiers.yaml");
-    await writeFile(tiers, "schema_version: evalgate.trust_tiers.v1\ncalibrated: false\ntiers:\n  - { name: untrusted, threshold: 0, min_cases: 0, min_held_out: 0 }\n  - { name: bronze, threshold: 0.5, min_cases: 1, min_held_out: 0 }\ncurrent:\n  demo: untrusted\n");
-    const warnings: string[] = [];
-    const report = { task_class: "demo" } as unknown as Parameters<typeof tierVerdicts>[0];
-    const noBench = await tierVerdicts(report, { tiersPath: tiers, benchRoot: join(root, "no-bench"), chainVerified: true, onWarning: (w) => warnings.push(w.code) });
-    expect(noBench).toEqual({ verdicts: [], tiers: [{ name: "untrusted", threshold: 0 }, { name: "bronze", threshold: 0.5 }] });
-    const other = { task_class: "vuln-remediation" } as unknown as Parameters<typeof tierVerdicts>[0];
-    const noCurrent = await tierVerdicts(other, { tiersPath: tiers, benchRoot: join(import.meta.dirname, "..", "..", "..", "..", "bench"), chainVerified: true, onWarning: (w) => warnings.push(w.code) });
-    expect(noCurrent.verdicts).toEqual([]);
-    expect(warnings).toEqual(["report.no_task_class", "report.no_current_tier"]);
   });
 });

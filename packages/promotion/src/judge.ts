@@ -1,0 +1,73 @@
+// The one evidence rule: how a chosen run is judged against a tier, the same for a written verdict
+// (`promote-verdict`, `run --with-verdict`) and a previewed one (`report`, `show`, the CI summary).
+import type { EvalError } from "@eval/errors";
+import type { AnyBenchRunReport, PromotionVerdict } from "@eval/models";
+import { PromotionGate } from "./gate.ts";
+import { poolEvidence } from "./pooled-evidence.ts";
+import { checkRecordedFigures } from "./recorded-figures.ts";
+import type { TierConfig } from "./tier-config.ts";
+
+/** A task class as the gate needs it: its name and its registration's minimums. */
+export interface JudgedTaskClass {
+  readonly name: string;
+  readonly minCasesForPromotion: Readonly<Record<string, number>>;
+  readonly minTrials?: number;
+}
+
+export interface JudgeRunInput {
+  readonly config: TierConfig;
+  readonly runsDir: string;
+  readonly taskClass: JudgedTaskClass;
+  /** The run the verdict is about, as the chain recorded it. */
+  readonly report: AnyBenchRunReport;
+  readonly chainVerified: boolean;
+  readonly passedOver?: readonly { readonly run_id: string; readonly reason: string }[];
+  readonly targetTier?: string;
+  readonly now?: Date;
+}
+
+export interface JudgedRun {
+  readonly verdict: PromotionVerdict;
+  /** Why the report's stored figures cannot be trusted (the verdict says so), or null. */
+  readonly tampered: EvalError | null;
+}
+
+/** A run's evidence made ready for the gate: recomputed figures, pooled attempts, and whether the stored figures lied. */
+export interface ExaminedEvidence {
+  readonly report: AnyBenchRunReport;
+  readonly pool: PromotionVerdict["evidence_pool"] | null;
+  readonly tampered: EvalError | null;
+}
+
+/**
+ * Prepares `report` for judging: figures recomputed from its per-case data, never the stored ones, and for a
+ * v3 run every attempt the chain holds for the same SUT on its cases (pooled-evidence.ts).
+ */
+export async function examineEvidence(runsDir: string, report: AnyBenchRunReport): Promise<ExaminedEvidence> {
+  if (report.schema_version !== "evalgate.bench_run_report.v3") return { ...checkRecordedFigures(report), pool: null };
+  const pooled = await poolEvidence(runsDir, report);
+  return { report: pooled.report, pool: pooled.pool, tampered: pooled.tampered };
+}
+
+/** The gate's verdict on examined evidence (pure: nothing is read or written). */
+export function verdictOn(examined: ExaminedEvidence, input: Omit<JudgeRunInput, "runsDir" | "report">): PromotionVerdict {
+  const { taskClass } = input;
+  return new PromotionGate(input.config).evaluate({
+    taskClass: taskClass.name,
+    report: examined.report,
+    minCasesForPromotion: taskClass.minCasesForPromotion,
+    ...(taskClass.minTrials === undefined ? {} : { minTrials: taskClass.minTrials }),
+    chainVerified: input.chainVerified,
+    ...(examined.tampered === null ? {} : { tampered: examined.tampered.message }),
+    ...(examined.pool === null ? {} : { evidencePool: examined.pool }),
+    ...(input.passedOver === undefined ? {} : { passedOver: input.passedOver }),
+    ...(input.targetTier === undefined ? {} : { targetTier: input.targetTier }),
+    ...(input.now === undefined ? {} : { now: input.now }),
+  });
+}
+
+/** Judges `report` against one tier (default: the one above the current tier). */
+export async function judgeRun(input: JudgeRunInput): Promise<JudgedRun> {
+  const examined = await examineEvidence(input.runsDir, input.report);
+  return { verdict: verdictOn(examined, input), tampered: examined.tampered };
+}

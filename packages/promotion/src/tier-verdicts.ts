@@ -1,0 +1,67 @@
+// A verdict for every tier above a task class's current one, previewed (never written): what `report`,
+// `show` and a run's CI summary show, judged exactly as `promote-verdict` judges (judge.ts).
+import { existsSync } from "node:fs";
+import type { WarningSink } from "@eval/errors";
+import type { AnyBenchRunReport, PromotionVerdict } from "@eval/models";
+import { examineEvidence, verdictOn } from "./judge.ts";
+import type { JudgedTaskClass } from "./judge.ts";
+import { loadTierConfig } from "./tier-config.ts";
+import type { TierConfig } from "./tier-config.ts";
+
+export interface TierThreshold {
+  readonly name: string;
+  readonly threshold: number;
+}
+
+export interface TierVerdicts {
+  readonly verdicts: readonly PromotionVerdict[];
+  /** Every tier of the file, lowest first (for a chart's thresholds); empty without a tier file. */
+  readonly tiers: readonly TierThreshold[];
+}
+
+export interface TierVerdictsInput {
+  readonly tiersPath: string;
+  readonly runsDir: string;
+  readonly report: AnyBenchRunReport;
+  /** The task class's minimums, or the reason it could not be loaded (then no verdict is given). */
+  readonly taskClass: JudgedTaskClass | { readonly unavailable: string };
+  readonly chainVerified: boolean;
+  readonly onWarning: WarningSink;
+  readonly now?: Date;
+}
+
+/** Loads the tier file and checks it names `taskClass`'s current tier (EVAL_TIER_CONFIG_INVALID otherwise). */
+export async function loadTiersFor(path: string, taskClass: string): Promise<TierConfig> {
+  const { PromotionGate } = await import("./gate.ts");
+  const config = await loadTierConfig(path);
+  new PromotionGate(config).currentTier(taskClass);
+  return config;
+}
+
+/**
+ * The verdict of `report` for each tier above its task class's current tier. Without a tier file, a
+ * loadable task class or a current tier for it, gives no verdict and tells `onWarning` why.
+ */
+export async function tierVerdicts(input: TierVerdictsInput): Promise<TierVerdicts> {
+  const { report, onWarning } = input;
+  if (!existsSync(input.tiersPath)) {
+    onWarning({ code: "report.no_tiers", message: `no trust-tier file at ${input.tiersPath}: the report shows no verdicts`, details: { path: input.tiersPath } });
+    return { verdicts: [], tiers: [] };
+  }
+  const config = await loadTierConfig(input.tiersPath);
+  const tiers = config.tiers.map((tier) => ({ name: tier.name, threshold: tier.threshold }));
+  if ("unavailable" in input.taskClass) {
+    onWarning({ code: "report.no_task_class", message: `cannot load task class ${report.task_class} (${input.taskClass.unavailable}): the report shows no verdicts`, details: {} });
+    return { verdicts: [], tiers };
+  }
+  const current = config.current[report.task_class];
+  if (current === undefined) {
+    onWarning({ code: "report.no_current_tier", message: `${config.source} names no current tier for ${report.task_class}: the report shows no verdicts`, details: {} });
+    return { verdicts: [], tiers };
+  }
+  const above = tiers.slice(tiers.findIndex((tier) => tier.name === current) + 1);
+  const examined = await examineEvidence(input.runsDir, report);
+  const { taskClass, chainVerified } = input;
+  const verdicts = above.map((tier) => verdictOn(examined, { config, taskClass, chainVerified, targetTier: tier.name, ...(input.now === undefined ? {} : { now: input.now }) }));
+  return { verdicts, tiers };
+}
