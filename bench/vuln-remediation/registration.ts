@@ -1,12 +1,14 @@
 import { registerTaskClass } from "@eval/registry";
 
-// 15 cases ship (7 rag-corpus-derived, 8 held-out): within bronze's and silver's floors (10 and 15 cases,
-// 5 held out; docs/trust-tiers.yaml). Bronze asks for 10 passing cases; silver for 14, i.e. nearly the
-// whole corpus, until the corpus grows. No gold: its floor is 30 cases with 10 held out.
+// 42 cases ship (19 rag-corpus-derived, 23 held-out): past every tier's floor in docs/trust-tiers.yaml
+// (gold: 32 cases, 10 held out). Gold asks for 38 passes (0.9 x 42, rounded up): a run that clears gold's
+// bound of 0.9 on a graded bench has nearly every case right anyway, and the count keeps a high mean
+// from standing in for breadth. A perfect run of the 42 bounds at 0.924 (betting): gold is within reach
+// of a strong agent, not given. Bronze and silver keep the passes they asked of the 15-case bench.
 // Scores are graded (0.85 for a fix with collateral changes), so the gate bounds the mean score.
 export default registerTaskClass("vuln-remediation", {
-  min_cases_for_promotion: { bronze: 10, silver: 14 },
-  min_cases: 12,
+  min_cases_for_promotion: { bronze: 10, silver: 14, gold: 38 },
+  min_cases: 40,
   score_kind: "graded",
   description: "Remediate a real npm security advisory in a small project: package.json and package-lock.json must stop resolving an affected version, with the smallest consistent change.",
 });

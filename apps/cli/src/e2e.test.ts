@@ -113,7 +113,7 @@ describe("evalgate end to end on the repository's bench", () => {
     first = await evalgate("run", "--task-class", "vuln-remediation");
     recordsAfterFirst = chainFiles();
     second = await evalgate("run", "--task-class", "vuln-remediation");
-  }, 120_000);
+  }, 400_000); // two runs of the whole bench (42 cases, each install-checked), under a loaded machine
 
   afterAll(() => {
     if (scratch) rmSync(scratch, { recursive: true, force: true });
@@ -174,11 +174,12 @@ describe("evalgate end to end on the repository's bench", () => {
     expect(picked.code, picked.stderr).toBe(0);
     expect(picked.stderr).toMatch(/cannot support a promotion/);
     const pickedRun = jsonLines(picked.stdout).at(-1)!;
-    expect(pickedRun).toMatchObject({ scope: "subset", case_count: passing.length, task_class_case_count: 15, passed_count: passing.length });
+    const total = caseIds("vuln-remediation").length;
+    expect(pickedRun).toMatchObject({ scope: "subset", case_count: passing.length, task_class_case_count: total, passed_count: passing.length });
     // Named explicitly, the subset is refused, with how many cases it left out.
     const named = jsonLines((await evalgate("promote-verdict", "--task-class", "vuln-remediation", "--run", pickedRun.run_id as string)).stdout).at(-1)!;
     expect(named).toMatchObject({ evidence_sufficient: false, report_scope: "subset", report_run_id: pickedRun.run_id });
-    expect(named.reasons).toContain(`run ${pickedRun.run_id} scored a subset: ${passing.length} of 15 cases (filter "{${passing.join(",")}}"), ${15 - passing.length} left out; a promotion needs a run over the whole task class`);
+    expect(named.reasons).toContain(`run ${pickedRun.run_id} scored a subset: ${passing.length} of ${total} cases (filter "{${passing.join(",")}}"), ${total - passing.length} left out; a promotion needs a run over the whole task class`);
     // By default the verdict reads the newest full run and names the subset it passed over.
     const latest = jsonLines((await evalgate("promote-verdict", "--task-class", "vuln-remediation")).stdout).at(-1)!;
     expect(latest).toMatchObject({ report_scope: "full", evidence_sufficient: false, passed_over: [{ run_id: pickedRun.run_id, reason: expect.stringContaining("subset") }] });
@@ -189,7 +190,7 @@ describe("evalgate end to end on the repository's bench", () => {
     expect(none.stdout).toBe("");
     expect(none.stderr.trim().split("\n")).toHaveLength(1);
     expect(chainFiles()).toEqual(before);
-  }, 60_000);
+  }, 300_000);
 
   it("refuses a poisoned case: a flipped byte in ANY expected/ file exits 6 naming the case and the file, before any SUT call, chain unchanged", async () => {
     for (const slug of ["vuln-remediation", "migration-chainguard-distroless"]) {

@@ -1,5 +1,6 @@
-// Builds cases/<id>/ for the migration bench: the service's input files, expected/facts.json, and a
-// synthetic cassette (the stream of a scripted agent session plus the real diff of its edits).
+// Builds cases/<id>/ for the migration bench: the service's input files, expected/facts.json, a
+// synthetic cassette (the stream of a scripted agent session plus the real diff of its edits), and
+// controls/ (the reference migration and its near misses, for `evalgate bench check`).
 // Run from the repo root: node bench/migration-chainguard-distroless/scripts/curate-cases.ts
 // then refresh the prompt hashes and `evalgate bench sign --task-class migration-chainguard-distroless`.
 import { execFileSync } from "node:child_process";
@@ -30,6 +31,8 @@ interface MigrationCaseSpec {
     readonly requires_builder: boolean;
     readonly runtime_shell_script: string | null;
   };
+  /** The reference migration (what a correct agent writes); absent: the agent's Dockerfile is it. */
+  readonly reference?: string;
   readonly agent: {
     readonly adapter: "claude-code" | "codex" | "gemini";
     readonly opening: string;
@@ -86,6 +89,7 @@ const CASES: readonly MigrationCaseSpec[] = [
       costUsd: null,
       note: "a working migration that leaves both images on floating tags",
     },
+    reference: `FROM ${pin("cgr.dev/chainguard/python:latest-dev")} AS builder\nWORKDIR /app\nRUN python -m venv /app/venv\nENV PATH="/app/venv/bin:$PATH"\nCOPY requirements.txt .\nRUN pip install --no-cache-dir -r requirements.txt\n\nFROM ${pin("cgr.dev/chainguard/python:latest")}\nWORKDIR /app\nENV PATH="/app/venv/bin:$PATH"\nCOPY --from=builder /app/venv /app/venv\nCOPY app.py .\nEXPOSE 8000\nENTRYPOINT ["gunicorn", "--bind", "0.0.0.0:8000", "app:app"]\n`,
   },
   {
     id: "go-api-alpine-runtime",
@@ -129,6 +133,8 @@ const CASES: readonly MigrationCaseSpec[] = [
       costUsd: 0.1876,
       note: "keeps a package manager and a shell-form RUN in a shell-less final image",
     },
+    // The JRE image has neither curl nor a shell: the health probe moves to the orchestrator.
+    reference: `FROM ${pin("cgr.dev/chainguard/maven:latest-dev")} AS build\nWORKDIR /build\nCOPY pom.xml .\nRUN mvn -B dependency:go-offline\nCOPY src ./src\nRUN mvn -B package -DskipTests\n\n# No curl or shell in the JRE image: probe /actuator/health from the orchestrator instead of HEALTHCHECK.\nFROM ${pin("cgr.dev/chainguard/jre:latest")}\nWORKDIR /app\nCOPY --from=build /build/target/orders-service.jar /app/app.jar\nEXPOSE 8080\nENTRYPOINT ["java", "-jar", "/app/app.jar"]\n`,
   },
   {
     id: "node-entrypoint-shell-script",
@@ -153,6 +159,9 @@ const CASES: readonly MigrationCaseSpec[] = [
       costUsd: null,
       note: "keeps a shell-script entrypoint on an image without a shell",
     },
+    // The entrypoint script renders the config the server needs, so the runtime keeps a shell: the -dev
+    // image, with an explicit non-root USER (the -dev variants may run as root).
+    reference: `FROM ${pin("cgr.dev/chainguard/node:latest-dev")} AS deps\nWORKDIR /app\nCOPY package.json ./\nRUN npm install --omit=dev\n\nFROM ${pin("cgr.dev/chainguard/node:latest-dev")}\nWORKDIR /app\nCOPY --from=deps /app/node_modules ./node_modules\nCOPY server.js config.template.json ./\nCOPY --chmod=755 docker-entrypoint.sh /usr/local/bin/docker-entrypoint.sh\nUSER node\nEXPOSE 8080\nENTRYPOINT ["/usr/local/bin/docker-entrypoint.sh"]\nCMD ["node", "server.js"]\n`,
   },
   {
     id: "python-worker-stdlib",
@@ -193,6 +202,118 @@ const CASES: readonly MigrationCaseSpec[] = [
       finalMessage: "Compilation now happens in a pinned golang:1.23-alpine build stage with CGO disabled; the runtime is gcr.io/distroless/static-debian12:nonroot, which runs as uid 65532 and has no shell. Same binary path, same flags, port 9000.",
       costUsd: 0.1342,
       note: "a clean migration to distroless",
+    },
+  },
+  {
+    id: "ruby-sinatra-bundler",
+    title: "Ruby Sinatra app bundled and served from one ruby:3.3 image",
+    difficulty: "medium",
+    target: "chainguard",
+    files: {
+      Dockerfile: `FROM ruby:3.3\nWORKDIR /app\nCOPY Gemfile Gemfile.lock ./\nRUN bundle config set --local deployment true && bundle install\nCOPY app.rb config.ru ./\nEXPOSE 4567\nCMD bundle exec rackup --host 0.0.0.0 --port 4567\n`,
+      Gemfile: `source "https://rubygems.org"\n\ngem "sinatra", "~> 4.1"\ngem "rackup", "~> 2.2"\ngem "puma", "~> 6.5"\n`,
+      "Gemfile.lock": `GEM\n  remote: https://rubygems.org/\n  specs:\n    sinatra (4.1.1)\n\nPLATFORMS\n  ruby\n\nDEPENDENCIES\n  puma (~> 6.5)\n  rackup (~> 2.2)\n  sinatra (~> 4.1)\n`,
+      "app.rb": `require "sinatra/base"\n\nclass Catalog < Sinatra::Base\n  get "/healthz" do\n    "ok"\n  end\nend\n`,
+      "config.ru": `require_relative "app"\nrun Catalog\n`,
+    },
+    facts: { ports: [4567], artifacts: ["/app/vendor/bundle", "/app/app.rb", "/app/config.ru"], command_tokens: ["rackup"], requires_builder: true, runtime_shell_script: null },
+    agent: {
+      adapter: "codex",
+      opening: "Reading the Dockerfile and Gemfile",
+      reads: ["Gemfile"],
+      dockerfile: `FROM ${pin("cgr.dev/chainguard/ruby:latest-dev")} AS build\nWORKDIR /app\nCOPY Gemfile Gemfile.lock ./\nRUN bundle config set --local deployment true && bundle install\n\nFROM ${pin("cgr.dev/chainguard/ruby:latest")}\nWORKDIR /app\nCOPY --from=build /app/.bundle ./.bundle\nCOPY --from=build /app/vendor/bundle ./vendor/bundle\nCOPY Gemfile Gemfile.lock app.rb config.ru ./\nEXPOSE 4567\nENTRYPOINT ["bundle", "exec", "rackup", "--host", "0.0.0.0", "--port", "4567"]\n`,
+      finalMessage: "Gems are installed in a chainguard/ruby:latest-dev build stage (deployment mode, into vendor/bundle) and copied into the pinned chainguard/ruby runtime, which runs as nonroot. rackup runs in exec form on port 4567.",
+      costUsd: null,
+      note: "performs the reference migration",
+    },
+  },
+  {
+    id: "rust-api-debian-slim",
+    title: "Rust API built in rust:1.83 and run on debian:bookworm-slim with apt packages",
+    difficulty: "medium",
+    target: "chainguard",
+    files: {
+      Dockerfile: `FROM rust:1.83 AS build\nWORKDIR /src\nCOPY Cargo.toml Cargo.lock ./\nCOPY src ./src\nRUN cargo build --release --locked\n\nFROM debian:bookworm-slim\nRUN apt-get update && apt-get install -y --no-install-recommends ca-certificates && rm -rf /var/lib/apt/lists/*\nCOPY --from=build /src/target/release/ledger /usr/local/bin/ledger\nUSER 10001\nEXPOSE 8443\nENTRYPOINT ["/usr/local/bin/ledger"]\n`,
+      "Cargo.toml": `[package]\nname = "ledger"\nversion = "0.3.2"\nedition = "2021"\n\n[dependencies]\n`,
+      "Cargo.lock": `# This file is automatically @generated by Cargo.\nversion = 4\n\n[[package]]\nname = "ledger"\nversion = "0.3.2"\n`,
+      "src/main.rs": `use std::io::Write;\nuse std::net::TcpListener;\n\nfn main() {\n    let listener = TcpListener::bind("0.0.0.0:8443").expect("bind");\n    for stream in listener.incoming().flatten() {\n        let mut stream = stream;\n        let _ = stream.write_all(b"HTTP/1.1 200 OK\\r\\ncontent-length: 2\\r\\n\\r\\nok");\n    }\n}\n`,
+    },
+    facts: { ports: [8443], artifacts: ["/usr/local/bin/ledger"], command_tokens: ["/usr/local/bin/ledger"], requires_builder: true, runtime_shell_script: null },
+    agent: {
+      adapter: "claude-code",
+      opening: "I'll read the Dockerfile and the crate manifest.",
+      reads: ["Cargo.toml"],
+      dockerfile: `FROM ${pin("cgr.dev/chainguard/rust:latest-dev")} AS build\nWORKDIR /src\nCOPY Cargo.toml Cargo.lock ./\nCOPY src ./src\nRUN cargo build --release --locked\n\n# The binary links glibc dynamically; glibc-dynamic carries glibc and CA certificates, no shell.\nFROM ${pin("cgr.dev/chainguard/glibc-dynamic:latest")}\nCOPY --from=build /src/target/release/ledger /usr/local/bin/ledger\nEXPOSE 8443\nENTRYPOINT ["/usr/local/bin/ledger"]\n`,
+      finalMessage: "The build stage is cgr.dev/chainguard/rust:latest-dev; the runtime is cgr.dev/chainguard/glibc-dynamic (Rust binaries link glibc by default), which already ships CA certificates, so the apt-get step is gone. Pinned by digest, nonroot by default, same port and binary.",
+      costUsd: 0.1577,
+      note: "performs the reference migration",
+    },
+  },
+  {
+    id: "nginx-static-site",
+    title: "Static site built with Node and served by nginx:1.27",
+    difficulty: "easy",
+    target: "chainguard",
+    files: {
+      Dockerfile: `FROM node:20 AS build\nWORKDIR /site\nCOPY package.json package-lock.json ./\nRUN npm ci\nCOPY . .\nRUN npm run build\n\nFROM nginx:1.27\nCOPY nginx.conf /etc/nginx/conf.d/default.conf\nCOPY --from=build /site/dist /usr/share/nginx/html\nEXPOSE 8080\nCMD ["nginx", "-g", "daemon off;"]\n`,
+      "package.json": `{\n  "name": "docs-site",\n  "version": "1.0.0",\n  "private": true,\n  "scripts": { "build": "node build.js" }\n}\n`,
+      "package-lock.json": `{\n  "name": "docs-site",\n  "version": "1.0.0",\n  "lockfileVersion": 3,\n  "requires": true,\n  "packages": {\n    "": { "name": "docs-site", "version": "1.0.0" }\n  }\n}\n`,
+      "build.js": `const fs = require("node:fs");\n\nfs.mkdirSync("dist", { recursive: true });\nfs.copyFileSync("src/index.html", "dist/index.html");\n`,
+      "src/index.html": `<!doctype html>\n<title>Docs</title>\n<h1>Docs</h1>\n`,
+      "nginx.conf": `server {\n  listen 8080;\n  root /usr/share/nginx/html;\n  location / { try_files $uri $uri/ /index.html; }\n}\n`,
+    },
+    facts: { ports: [8080], artifacts: ["/usr/share/nginx/html", "/etc/nginx/conf.d/default.conf"], command_tokens: ["nginx"], requires_builder: true, runtime_shell_script: null },
+    agent: {
+      adapter: "gemini",
+      opening: "I will read the Dockerfile and the nginx configuration.",
+      reads: ["nginx.conf"],
+      dockerfile: `FROM ${pin("cgr.dev/chainguard/node:latest-dev")} AS build\nWORKDIR /site\nCOPY package.json package-lock.json ./\nRUN npm ci\nCOPY . .\nRUN npm run build\n\nFROM ${pin("cgr.dev/chainguard/nginx:latest")}\nCOPY nginx.conf /etc/nginx/conf.d/default.conf\nCOPY --from=build /site/dist /usr/share/nginx/html\nEXPOSE 8080\nCMD ["nginx", "-g", "daemon off;"]\n`,
+      finalMessage: "The site is still built in a node stage (now cgr.dev/chainguard/node:latest-dev) and served by cgr.dev/chainguard/nginx, pinned by digest. The server block already listens on 8080, which suits the nonroot nginx image.",
+      costUsd: null,
+      note: "performs the reference migration",
+    },
+  },
+  {
+    id: "python-fastapi-distroless",
+    title: "Python FastAPI service with pip-installed dependencies; target distroless",
+    difficulty: "hard",
+    target: "distroless",
+    files: {
+      Dockerfile: `FROM python:3.11-slim\nWORKDIR /srv\nCOPY requirements.txt .\nRUN pip install --no-cache-dir --target /srv/deps -r requirements.txt\nCOPY api ./api\nENV PYTHONPATH=/srv/deps\nEXPOSE 8000\nCMD python -m uvicorn api.main:app --host 0.0.0.0 --port 8000\n`,
+      "requirements.txt": "fastapi==0.115.6\nuvicorn==0.34.0\n",
+      "api/__init__.py": "",
+      "api/main.py": `from fastapi import FastAPI\n\napp = FastAPI()\n\n\n@app.get("/healthz")\ndef healthz() -> dict[str, bool]:\n    return {"ok": True}\n`,
+    },
+    facts: { ports: [8000], artifacts: ["/srv/deps", "/srv/api"], command_tokens: ["api.main:app"], requires_builder: true, runtime_shell_script: null },
+    agent: {
+      adapter: "claude-code",
+      opening: "Dependencies are pip-installed in the runtime image; I'll move that into a build stage.",
+      reads: ["requirements.txt"],
+      dockerfile: `FROM ${pin("python:3.11-slim")} AS build\nWORKDIR /srv\nCOPY requirements.txt .\nRUN pip install --no-cache-dir --target /srv/deps -r requirements.txt\n\n# Debian 12's Python is 3.11, the version the dependencies were installed for.\nFROM ${pin("gcr.io/distroless/python3-debian12:nonroot")}\nWORKDIR /srv\nCOPY --from=build /srv/deps /srv/deps\nCOPY api ./api\nENV PYTHONPATH=/srv/deps\nEXPOSE 8000\nENTRYPOINT ["python3", "-m", "uvicorn", "api.main:app", "--host", "0.0.0.0", "--port", "8000"]\n`,
+      finalMessage: "pip now runs in a pinned python:3.11-slim build stage that installs into /srv/deps; the runtime is gcr.io/distroless/python3-debian12:nonroot (Python 3.11, no shell, uid 65532) with the dependencies copied in and uvicorn started in exec form on port 8000.",
+      costUsd: 0.2049,
+      note: "performs the reference migration",
+    },
+  },
+  {
+    id: "dotnet-aspnet-api",
+    title: ".NET 8 API published with the SDK image and run on aspnet:8.0",
+    difficulty: "medium",
+    target: "chainguard",
+    files: {
+      Dockerfile: `FROM mcr.microsoft.com/dotnet/sdk:8.0 AS build\nWORKDIR /src\nCOPY Inventory.csproj .\nRUN dotnet restore\nCOPY . .\nRUN dotnet publish -c Release -o /app/publish --no-restore\n\nFROM mcr.microsoft.com/dotnet/aspnet:8.0\nWORKDIR /app\nCOPY --from=build /app/publish .\nEXPOSE 8080\nENTRYPOINT ["dotnet", "Inventory.dll"]\n`,
+      "Inventory.csproj": `<Project Sdk="Microsoft.NET.Sdk.Web">\n  <PropertyGroup>\n    <TargetFramework>net8.0</TargetFramework>\n    <Nullable>enable</Nullable>\n  </PropertyGroup>\n</Project>\n`,
+      "Program.cs": `var app = WebApplication.CreateBuilder(args).Build();\napp.MapGet("/healthz", () => "ok");\napp.Run();\n`,
+    },
+    facts: { ports: [8080], artifacts: ["/app/Inventory.dll"], command_tokens: ["Inventory.dll"], requires_builder: true, runtime_shell_script: null },
+    agent: {
+      adapter: "codex",
+      opening: "Inspecting the .NET Dockerfile",
+      reads: ["Inventory.csproj"],
+      dockerfile: `FROM ${pin("cgr.dev/chainguard/dotnet-sdk:latest-dev")} AS build\nWORKDIR /src\nCOPY Inventory.csproj .\nRUN dotnet restore\nCOPY . .\nRUN dotnet publish -c Release -o /app/publish --no-restore\n\nFROM ${pin("cgr.dev/chainguard/aspnet-runtime:latest")}\nWORKDIR /app\nCOPY --from=build /app/publish .\nEXPOSE 8080\nENTRYPOINT ["dotnet", "Inventory.dll"]\n`,
+      finalMessage: "Build stage on cgr.dev/chainguard/dotnet-sdk:latest-dev, runtime on cgr.dev/chainguard/aspnet-runtime, both pinned; the runtime runs as nonroot and still serves Inventory.dll on 8080.",
+      costUsd: null,
+      note: "performs the reference migration",
     },
   },
 ];
@@ -246,6 +367,76 @@ function argvFor(adapter: MigrationCaseSpec["agent"]["adapter"], prompt: string,
 }
 
 const json = (value: unknown): string => `${JSON.stringify(value, null, 2)}\n`;
+
+// The near-miss mutations of ../near-misses.yaml, each derived from the case's reference Dockerfile by a
+// text edit of its final stage, with the failure mode the rubric must report (or why it does not apply).
+type Mutation = { readonly dockerfile: string; readonly expect: string } | { readonly notApplicable: string };
+
+const finalStageStart = (lines: readonly string[]): number => lines.findLastIndex((line) => /^FROM\s/i.test(line));
+const isCommand = (line: string) => /^(ENTRYPOINT|CMD)\s/i.test(line);
+
+function editFinal(reference: string, edit: (final: string[]) => string[]): string {
+  const lines = reference.split("\n");
+  const start = finalStageStart(lines);
+  return [...lines.slice(0, start), ...edit(lines.slice(start))].join("\n");
+}
+
+function floating(reference: string): string {
+  const stages = new Set([...reference.matchAll(/^FROM\s.*\sAS\s+(\S+)/gim)].map((m) => m[1]!.toLowerCase()));
+  return reference.replace(/^FROM\s+(\S+)/gim, (line, image: string) => {
+    if (stages.has(image.toLowerCase())) return line;
+    const bare = image.replace(/@sha256:[0-9a-f]{64}$/, "");
+    const slash = bare.lastIndexOf("/");
+    const colon = bare.lastIndexOf(":");
+    const repository = colon > slash ? bare.slice(0, colon) : bare;
+    const tag = colon > slash ? bare.slice(colon + 1) : "";
+    return `FROM ${repository}:${tag.endsWith("-dev") ? "latest-dev" : "latest"}`;
+  });
+}
+
+function mutations(spec: MigrationCaseSpec, reference: string): Record<string, Mutation> {
+  const inputFinal = spec.files.Dockerfile!.split("\n").findLast((line) => /^FROM\s/i.test(line))!.split(/\s+/)[1]!;
+  const toShellForm = (final: string[]) => {
+    const index = final.findLastIndex((line) => /^ENTRYPOINT\s/i.test(line));
+    const at = index === -1 ? final.findLastIndex((line) => /^CMD\s/i.test(line)) : index;
+    const [keyword, ...rest] = final[at]!.split(" ");
+    return final.map((line, i) => (i === at ? `${keyword} ${(JSON.parse(rest.join(" ")) as string[]).join(" ")}` : line));
+  };
+  return {
+    "unhardened-runtime": { dockerfile: editFinal(reference, ([from, ...rest]) => [from!.replace(/^FROM\s+\S+/i, `FROM ${inputFinal}`), ...rest]), expect: "base_not_hardened" },
+    "floating-tags": { dockerfile: floating(reference), expect: "image_unpinned" },
+    "runs-as-root": { dockerfile: editFinal(reference, (final) => final.flatMap((line, i) => (i === final.findIndex(isCommand) ? ["USER root", line] : [line]))), expect: "runs_as_root" },
+    "shell-form-command": { dockerfile: editFinal(reference, toShellForm), expect: "shell_form_in_final" },
+    "package-manager-in-final": { dockerfile: editFinal(reference, ([from, ...rest]) => [from!, 'RUN ["apk", "add", "--no-cache", "curl"]', ...rest]), expect: "package_manager_in_final" },
+    "port-dropped":
+      spec.facts.ports.length === 0
+        ? { notApplicable: "the service exposes no port" }
+        : { dockerfile: editFinal(reference, (final) => final.filter((line) => !/^EXPOSE\s/i.test(line))), expect: "ports_changed" },
+    "artifact-dropped": { dockerfile: editFinal(reference, (final) => final.filter((line) => !/^(COPY|ADD)\s/i.test(line))), expect: "artifact_missing" },
+  };
+}
+
+/** controls/: the reference migration and its near misses, each a Dockerfile laid over input/. */
+function writeControls(spec: MigrationCaseSpec, caseDir: string): void {
+  const controlsDir = join(caseDir, "controls");
+  rmSync(controlsDir, { recursive: true, force: true });
+  const reference = spec.reference ?? spec.agent.dockerfile;
+  const write = (name: string, dockerfile: string) => {
+    mkdirSync(join(controlsDir, name), { recursive: true });
+    writeFileSync(join(controlsDir, name, "Dockerfile"), dockerfile);
+  };
+  write("reference", reference);
+  const declared: Record<string, unknown> = {};
+  for (const [kind, mutation] of Object.entries(mutations(spec, reference))) {
+    if ("notApplicable" in mutation) declared[kind] = { not_applicable: mutation.notApplicable };
+    else {
+      if (mutation.dockerfile === reference) throw new Error(`${spec.id}: the ${kind} mutation changed nothing`);
+      write(kind, mutation.dockerfile);
+      declared[kind] = { expect: mutation.expect };
+    }
+  }
+  writeFileSync(join(controlsDir, "controls.json"), json({ schema: "evalgate.bench-controls.v1", reference: "reference", near_misses: declared }));
+}
 
 function curate(spec: MigrationCaseSpec): void {
   const caseDir = join(BENCH, "cases", spec.id);
@@ -314,6 +505,7 @@ function curate(spec: MigrationCaseSpec): void {
       notes: `Synthetic: written in the ${spec.agent.adapter} ${CLI_VERSIONS[spec.agent.adapter]} stream format by bench/migration-chainguard-distroless/scripts/curate-cases.ts; image digests are stand-ins (cgr.dev is not reachable where it was written). Meant to show: ${spec.agent.note}.`,
     }),
   );
+  writeControls(spec, caseDir);
   process.stderr.write(`${spec.id}: done\n`);
 }
 

@@ -15,7 +15,7 @@ const load = async () => {
 
 it("loads with every case digest matching cases/digests.yaml (re-sign after editing a case)", async () => {
   const { taskClass, cases } = await load();
-  expect(cases).toHaveLength(7);
+  expect(cases).toHaveLength(12);
   expect(cases.length).toBeGreaterThanOrEqual(taskClass.minCases);
   expect(cases.every((c) => c.curation_class === "held-out")).toBe(true);
   expect(new Set(cases.map((c) => c.difficulty))).toEqual(new Set(["easy", "medium", "hard"]));

@@ -18,8 +18,13 @@ const GOOD = `FROM cgr.dev/chainguard/go:latest-dev${DIGEST} AS build\nRUN go bu
 
 describe("every recorded session, replayed onto its case", () => {
   const verdicts: Record<string, { passed: boolean; codes: string[]; score: number }> = {
+    "dotnet-aspnet-api": { passed: true, codes: [], score: 1 },
     "go-api-alpine-runtime": { passed: true, codes: [], score: 1 },
     "go-healthd-distroless": { passed: true, codes: [], score: 1 },
+    "nginx-static-site": { passed: true, codes: [], score: 1 },
+    "python-fastapi-distroless": { passed: true, codes: [], score: 1 },
+    "ruby-sinatra-bundler": { passed: true, codes: [], score: 1 },
+    "rust-api-debian-slim": { passed: true, codes: [], score: 1 },
     "java-spring-healthcheck-curl": { passed: false, codes: ["package_manager_in_final", "shell_form_in_final"], score: 0.4444 },
     "node-entrypoint-shell-script": { passed: false, codes: ["shell_required_missing"], score: 0.4444 },
     "node-ts-api-multistage": { passed: true, codes: [], score: 1 },

@@ -2,63 +2,11 @@
 // rubric accepts, and the scripted agent session its synthetic cassette replays. `curate-cases.ts`
 // turns these into cases/<id>/ (lockfiles resolved from the real npm registry).
 // Advisory ranges are the GitHub Advisory Database's affected ranges for the npm ecosystem.
+// The cases added later (grown-case-specs.ts) are written compactly there and appended here.
+import { GROWN_CASES } from "./grown-case-specs.ts";
 
-export interface Advisory {
-  readonly id: string;
-  readonly cve: string;
-  readonly package: string;
-  /** A node-semver range of the affected versions. */
-  readonly vulnerable_range: string;
-  readonly patched_versions: readonly string[];
-  readonly severity: "low" | "moderate" | "high" | "critical";
-  readonly summary: string;
-}
-
-export type Adapter = "claude-code" | "codex" | "gemini";
-
-export interface TextEdit {
-  readonly path: string;
-  readonly oldText: string;
-  readonly newText: string;
-}
-
-export interface AgentScript {
-  readonly adapter: Adapter;
-  /** completed: the session ran to its end; refused / auth_error: nothing was changed. */
-  readonly outcome: "completed" | "refused" | "auth_error";
-  readonly opening: string;
-  readonly edits: readonly TextEdit[];
-  /** npm commands the agent ran in its workspace after editing (really run at curation time). */
-  readonly npm: readonly (readonly string[])[];
-  readonly finalMessage: string;
-  readonly costUsd: number | null;
-  /** What this session is meant to show in the aggregate. */
-  readonly note: string;
-}
-
-export interface VulnCaseSpec {
-  readonly id: string;
-  readonly title: string;
-  readonly difficulty: "easy" | "medium" | "hard";
-  readonly disposition: "positive" | "negative";
-  readonly curationClass: "rag-corpus-derived" | "held-out";
-  readonly advisories: readonly Advisory[];
-  /** The vulnerable package the case is about. */
-  readonly package: string;
-  readonly dependencies: Readonly<Record<string, string>>;
-  /** Versions the original lockfile had (older than what the ranges resolve to today). */
-  readonly lockedDirect?: Readonly<Record<string, string>>;
-  readonly lockedTransitive?: Readonly<Record<string, string>>;
-  readonly source: { readonly path: string; readonly content: string };
-  readonly expected: {
-    readonly minimal_fixed_version: string | null;
-    readonly max_major: Readonly<Record<string, number>>;
-    readonly allowed_files: readonly string[];
-    readonly allowed_dependency_changes: readonly string[];
-    readonly accepted_fixes: string;
-  };
-  readonly agent: AgentScript;
-}
+export type { TextEdit, VulnCaseSpec } from "./spec-types.ts";
+import type { Advisory, TextEdit, VulnCaseSpec } from "./spec-types.ts";
 
 const GHSA = {
   lodash: {
@@ -202,7 +150,7 @@ const LOCK_ONLY = ["install", "--package-lock-only", "--ignore-scripts", "--no-a
 const bump = (name: string, from: string, to: string): TextEdit => ({ path: "package.json", oldText: `"${name}": "${from}"`, newText: `"${name}": "${to}"` });
 const MANIFEST_AND_LOCK = ["package.json", "package-lock.json"];
 
-export const CASES: readonly VulnCaseSpec[] = [
+const ORIGINAL_CASES: readonly VulnCaseSpec[] = [
   {
     id: "lodash-template-cve-2021-23337",
     title: "lodash 4.17.20: command injection through _.template",
@@ -703,3 +651,5 @@ export const CASES: readonly VulnCaseSpec[] = [
     },
   },
 ];
+
+export const CASES: readonly VulnCaseSpec[] = [...ORIGINAL_CASES, ...GROWN_CASES];

@@ -2,7 +2,8 @@
 // curate-snapshot.ts), the needless major bump its near-miss uses, and the smoke check that proves an
 // installed tree still runs (only where the snapshot carries the tarballs). Near-miss kinds are declared
 // in ../near-misses.yaml; curate-snapshot.ts derives each case's variants from its reference.
-import type { TextEdit } from "./case-specs.ts";
+import type { ControlSpec, TextEdit } from "./spec-types.ts";
+import { GROWN_CONTROLS } from "./grown-case-specs.ts";
 
 const LOCK_ONLY = ["install", "--package-lock-only", "--ignore-scripts", "--no-audit", "--no-fund"] as const;
 const UPDATE = (name: string) => ["update", name, "--package-lock-only", "--ignore-scripts", "--no-audit", "--no-fund"] as const;
@@ -13,22 +14,10 @@ const override = (parent: string, parentSpec: string, name: string, spec: string
   newText: `  "dependencies": {\n    "${parent}": "${parentSpec}"\n  },\n  "overrides": {\n    "${name}": "${spec}"\n  }\n`,
 });
 
-export interface ControlSpec {
-  /** The reference fix: manifest edits, then npm commands (none for the negative case). */
-  readonly reference: { readonly edits: readonly TextEdit[]; readonly npm: readonly (readonly string[])[] };
-  /** The near-miss "needless major bump": the same kind of fix one major line too far, or why there is none. */
-  readonly needlessMajor: { readonly edits: readonly TextEdit[]; readonly npm: readonly (readonly string[])[] } | { readonly notApplicable: string };
-  /**
-   * expected/smoke.cjs: CommonJS exporting `(load, scratch) => void | Promise<void>`; `load` is require()
-   * rooted at the installed project (the case's own source from input/ is there), `scratch` a writable
-   * directory. It throws when the fixed project does not run. Null: no tarballs, static checks only.
-   */
-  readonly smoke: string | null;
-}
 
 const smoke = (body: string) => `// The case's smoke check: run by the rubric on the tree installed from the registry snapshot.\n"use strict";\nconst assert = require("node:assert/strict");\n\nmodule.exports = async function smoke(load, scratch) {\n${body}\n};\n`;
 
-export const CONTROLS: Readonly<Record<string, ControlSpec>> = {
+const ORIGINAL_CONTROLS: Readonly<Record<string, ControlSpec>> = {
   "lodash-template-cve-2021-23337": {
     reference: { edits: [bump("lodash", "^4.17.20", "^4.17.21")], npm: [LOCK_ONLY] },
     needlessMajor: { notApplicable: "lodash has no release past 4.x" },
@@ -106,3 +95,5 @@ export const CONTROLS: Readonly<Record<string, ControlSpec>> = {
     smoke: smoke(`  const { sortTags } = load("./src/release-notes.js");\n  assert.equal(typeof sortTags, "function");`),
   },
 };
+
+export const CONTROLS: Readonly<Record<string, ControlSpec>> = { ...ORIGINAL_CONTROLS, ...GROWN_CONTROLS };

@@ -195,7 +195,10 @@ async function main(): Promise<void> {
     const caseDir = join(BENCH, "cases", spec.id);
     const variants = nearMisses(spec, input, reference, major, registry);
     rmSync(join(caseDir, "controls"), { recursive: true, force: true });
-    writeOverlay(join(caseDir, "controls", "reference"), input, reference);
+    // A negative case's reference is the untouched input: null, since git keeps no empty overlay directory.
+    const negative = spec.disposition === "negative";
+    mkdirSync(join(caseDir, "controls"), { recursive: true });
+    if (!negative) writeOverlay(join(caseDir, "controls", "reference"), input, reference);
     const declared: Json = {};
     for (const variant of variants) {
       if ("notApplicable" in variant) declared[variant.kind] = { not_applicable: variant.notApplicable };
@@ -204,7 +207,7 @@ async function main(): Promise<void> {
         declared[variant.kind] = { expect: variant.expect };
       }
     }
-    writeFileSync(join(caseDir, "controls", "controls.json"), json({ schema: "evalgate.bench-controls.v1", reference: "reference", near_misses: declared }));
+    writeFileSync(join(caseDir, "controls", "controls.json"), json({ schema: "evalgate.bench-controls.v1", reference: negative ? null : "reference", near_misses: declared }));
     const smoke = CONTROLS[spec.id]!.smoke;
     rmSync(join(caseDir, "expected", "smoke.cjs"), { force: true });
     if (smoke === null) continue;

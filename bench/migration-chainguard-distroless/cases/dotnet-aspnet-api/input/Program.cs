@@ -1,0 +1,3 @@
+var app = WebApplication.CreateBuilder(args).Build();
+app.MapGet("/healthz", () => "ok");
+app.Run();

@@ -1,0 +1,7 @@
+require "sinatra/base"
+
+class Catalog < Sinatra::Base
+  get "/healthz" do
+    "ok"
+  end
+end
