@@ -1,4 +1,5 @@
 import { Command, Option } from "clipanion";
+import { GC_LINE_SCHEMA_VERSION } from "@eval/models/names";
 import { EvalgateCommand } from "../base-command.ts";
 import { retentionDays } from "./cache-gc.ts";
 import { loadSettings } from "../load-settings.ts";
@@ -30,6 +31,7 @@ export class GcCommand extends EvalgateCommand {
     const result = await collectGarbage({ stateDir: settings.path("state_dir", ".evalgate"), cacheOlderThanDays: days, onWarning: warningPrinter(this.context, settings.format()) });
     this.emit({
       type: "gc",
+      schema_version: GC_LINE_SCHEMA_VERSION,
       removed_temp_dirs: result.removedTempDirs,
       removed_detail_dirs: result.removedDetailDirs,
       removed_stale_files: result.removedStaleFiles,
