@@ -76,6 +76,12 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import("./commands/cache-stats.ts")).CacheStatsCommand,
   },
   {
+    path: ["completion"],
+    category: "Setup",
+    description: "Print the shell completion script for bash, zsh or fish",
+    load: async () => (await import("./commands/completion.ts")).CompletionCommand,
+  },
+  {
     path: ["compare"],
     category: "Audit",
     description: "Compare two recorded runs of one task class, case by case: the lower bound on the improvement",

@@ -1,0 +1,39 @@
+import { Command, Option } from "clipanion";
+import { EvalError } from "@eval/errors";
+import { EvalgateCommand } from "../base-command.ts";
+import { ExitCode } from "../exit-codes.ts";
+
+export class CompletionCommand extends EvalgateCommand {
+  static override paths = [["completion"]];
+  static override usage = Command.Usage({
+    category: "Setup",
+    description: "Print the shell completion script for bash, zsh or fish",
+    details: `
+      Completes commands, subcommands and each command's options (an option's value completes as a file).
+      Load it from your shell's start-up file.
+    `,
+    examples: [
+      ["bash (~/.bashrc)", 'eval "$(evalgate completion bash)"'],
+      ["zsh (~/.zshrc, after compinit)", 'eval "$(evalgate completion zsh)"'],
+      ["fish (~/.config/fish/config.fish)", "evalgate completion fish | source"],
+    ],
+  });
+
+  shell = Option.String({ required: true, name: "shell" });
+
+  protected async run(): Promise<number> {
+    const [{ COMPLETION_SHELLS, completionCommands, completionScript }, { Cli }, { COMMANDS }, { withPlaceholders }] = await Promise.all([
+      import("../completion.ts"),
+      import("clipanion"),
+      import("../commands.ts"),
+      import("../placeholders.ts"),
+    ]);
+    const shell = COMPLETION_SHELLS.find((name) => name === this.shell);
+    if (shell === undefined) throw new EvalError("EVAL_USAGE", `no completion for shell "${this.shell}"`, { hint: `choose one of: ${COMPLETION_SHELLS.join(", ")}` });
+    const cli = new Cli({ binaryName: "evalgate" });
+    for (const command of await Promise.all(COMMANDS.map((entry) => entry.load()))) cli.register(command);
+    const definitions = cli.definitions().map((definition) => ({ ...definition, options: definition.options.map((option) => ({ definition: withPlaceholders(option.definition) })) }));
+    this.context.stdout.write(completionScript(shell, completionCommands(definitions)));
+    return ExitCode.ok;
+  }
+}
