@@ -178,5 +178,7 @@ export const COMMANDS: readonly CommandEntry[] = [
  * argv starts with an option or an unknown word: then `listedCommands` stands in.
  */
 export async function reachableCommands(argv: readonly string[]): Promise<Array<CommandClass<EvalgateContext>>> {
-  return Promise.all(COMMANDS.filter((entry) => entry.path[0] === argv[0]).map((entry) => entry.load()));
+  // `completion` describes every command's options, so it reaches them all.
+  const reached = argv[0] === "completion" ? COMMANDS : COMMANDS.filter((entry) => entry.path[0] === argv[0]);
+  return Promise.all(reached.map((entry) => entry.load()));
 }

@@ -22,17 +22,11 @@ export class CompletionCommand extends EvalgateCommand {
   shell = Option.String({ required: true, name: "shell" });
 
   protected async run(): Promise<number> {
-    const [{ COMPLETION_SHELLS, completionCommands, completionScript }, { Cli }, { COMMANDS }, { withPlaceholders }] = await Promise.all([
-      import("../completion.ts"),
-      import("clipanion"),
-      import("../commands.ts"),
-      import("../placeholders.ts"),
-    ]);
+    const { COMPLETION_SHELLS, completionCommands, completionScript } = await import("../completion.ts");
     const shell = COMPLETION_SHELLS.find((name) => name === this.shell);
     if (shell === undefined) throw new EvalError("EVAL_USAGE", `no completion for shell "${this.shell}"`, { hint: `choose one of: ${COMPLETION_SHELLS.join(", ")}` });
-    const cli = new Cli({ binaryName: "evalgate" });
-    for (const command of await Promise.all(COMMANDS.map((entry) => entry.load()))) cli.register(command);
-    const definitions = cli.definitions().map((definition) => ({ ...definition, options: definition.options.map((option) => ({ definition: withPlaceholders(option.definition) })) }));
+    // Every command is registered for `completion` (reachableCommands), with its values named (cli.ts).
+    const definitions = this.cli.definitions();
     this.context.stdout.write(completionScript(shell, completionCommands(definitions)));
     return ExitCode.ok;
   }
