@@ -79,6 +79,15 @@ describe("evalgate completion", () => {
     expect(complete("evalgate verify --str")).toEqual(["--strict"]);
   });
 
+  it("in-process prints the same scripts as the built CLI", { timeout: 60_000 }, async () => {
+    const { readFileSync } = await import("node:fs");
+    for (const shell of ["bash", "zsh", "fish"]) {
+      const result = await invoke(["completion", shell]);
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toBe(readFileSync(scripts[shell]!, "utf8"));
+    }
+  });
+
   it("an unknown shell is one line and exit 1", async () => {
     const result = await invoke(["completion", "tcsh"]);
     expect(result.code).toBe(1);
