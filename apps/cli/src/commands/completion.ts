@@ -10,12 +10,13 @@ export class CompletionCommand extends EvalgateCommand {
     description: "Print the shell completion script for bash, zsh or fish",
     details: `
       Completes commands, subcommands and each command's options (an option's value completes as a file).
-      Load it from your shell's start-up file.
+      Load it from your shell's start-up file: eval "$(evalgate completion bash)" in ~/.bashrc,
+      eval "$(evalgate completion zsh)" in ~/.zshrc after compinit, evalgate completion fish | source in fish.
     `,
     examples: [
-      ["bash (~/.bashrc)", 'eval "$(evalgate completion bash)"'],
-      ["zsh (~/.zshrc, after compinit)", 'eval "$(evalgate completion zsh)"'],
-      ["fish (~/.config/fish/config.fish)", "evalgate completion fish | source"],
+      ["The bash script", "evalgate completion bash"],
+      ["The zsh script (it uses zsh's bashcompinit)", "evalgate completion zsh"],
+      ["The fish script", "evalgate completion fish"],
     ],
   });
 
