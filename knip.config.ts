@@ -34,7 +34,7 @@ const config: KnipConfig = {
   },
   ignore: ["**/__fixtures__/**"],
   // System tools the tests and benchmarks call (installed by apt-get, not npm).
-  ignoreBinaries: ["b3sum", "diff", "mkfifo", "awk", "bwrap", "useradd", "socat", "mount", "umount"],
+  ignoreBinaries: ["b3sum", "diff", "mkfifo", "awk", "bwrap", "useradd", "socat", "mount", "umount", "fish"],
   // An export its own file uses is not dead code; flagging it would only churn files other work touches.
   ignoreExportsUsedInFile: true,
 };

@@ -24,7 +24,7 @@ describe("evalgate", () => {
     const result = await invoke(["schemas", "--nope"]);
     expect(result.code).toBe(1);
     expect(result.stdout).toBe("");
-    expect(result.stderr).toContain('Unsupported option name ("--nope")');
+    expect(result.stderr).toContain('`evalgate schemas`: unknown option --nope (EVAL_USAGE)');
   });
 
   it("lists wire types and prints one JSON Schema", async () => {

@@ -18,8 +18,15 @@ export async function runCli(argv: readonly string[], options: RunCliOptions = {
     (options.stdout ?? process.stdout).write(answer);
     return 0;
   }
-  const { Builtins, Cli } = await import("clipanion");
-  const cli = new Cli<EvalgateContext>({
+  const [{ Builtins, Cli }, { withPlaceholders }] = await Promise.all([import("clipanion"), import("./placeholders.ts")]);
+  /** Usage text and definitions with each option's value named (`--task-class <name>`), not `#0`. */
+  class EvalgateCli extends Cli<EvalgateContext> {
+    protected override getUsageByIndex(n: number, opts?: { detailed?: boolean; inlineOptions?: boolean }): { usage: string; options: Array<{ definition: string; description: string; required: boolean }> } {
+      const { usage, options } = super.getUsageByIndex(n, opts);
+      return { usage: withPlaceholders(usage), options: options.map((option) => ({ ...option, definition: withPlaceholders(option.definition) })) };
+    }
+  }
+  const cli = new EvalgateCli({
     binaryLabel: "evalgate",
     binaryName: "evalgate",
     binaryVersion: HARNESS_VERSION,

@@ -33,6 +33,7 @@ describe("the command table", () => {
     expect((await reachableCommands(["adapters", "doctor"])).map((command) => command.paths![0]!.join(" ")).sort()).toEqual(["adapters compliance-check", "adapters doctor", "adapters list"]);
     expect(await reachableCommands(["--help"])).toEqual([]);
     expect(await reachableCommands(["verfy"])).toEqual([]);
+    expect((await reachableCommands(["completion", "bash"])).length).toBe(COMMANDS.length);
     expect(listedCommands().map((command) => command.paths![0]!.join(" "))).toEqual(COMMANDS.map((entry) => entry.path.join(" ")));
   });
 });

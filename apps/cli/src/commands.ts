@@ -76,6 +76,12 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import("./commands/cache-stats.ts")).CacheStatsCommand,
   },
   {
+    path: ["completion"],
+    category: "Setup",
+    description: "Print the shell completion script for bash, zsh or fish",
+    load: async () => (await import("./commands/completion.ts")).CompletionCommand,
+  },
+  {
     path: ["compare"],
     category: "Audit",
     description: "Compare two recorded runs of one task class, case by case: the lower bound on the improvement",
@@ -184,5 +190,7 @@ export const COMMANDS: readonly CommandEntry[] = [
  * argv starts with an option or an unknown word: then `listedCommands` stands in.
  */
 export async function reachableCommands(argv: readonly string[]): Promise<Array<CommandClass<EvalgateContext>>> {
-  return Promise.all(COMMANDS.filter((entry) => entry.path[0] === argv[0]).map((entry) => entry.load()));
+  // `completion` describes every command's options, so it reaches them all.
+  const reached = argv[0] === "completion" ? COMMANDS : COMMANDS.filter((entry) => entry.path[0] === argv[0]);
+  return Promise.all(reached.map((entry) => entry.load()));
 }

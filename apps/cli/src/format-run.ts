@@ -3,6 +3,7 @@ import type { BenchRunReport, FailureMode } from "@eval/models";
 import type { RunEvalResult } from "@eval/runner";
 import { formatReliabilityLines, formatTrialTable } from "./format-reliability.ts";
 import { escapeTerminal } from "@eval/reports";
+import { RUN_CASE_LINE_SCHEMA_VERSION, RUN_SUMMARY_LINE_SCHEMA_VERSION } from "@eval/models/names";
 
 export type RunSummary = ReturnType<typeof runSummary>;
 
@@ -11,6 +12,7 @@ export function runSummary(result: RunEvalResult) {
   const { report } = result;
   return {
     type: "run",
+    schema_version: RUN_SUMMARY_LINE_SCHEMA_VERSION,
     run_id: report.run_id,
     task_class: report.task_class,
     sut_label: report.sut_label,
@@ -40,6 +42,12 @@ export function runSummary(result: RunEvalResult) {
     chain_head: report.chain_head,
     record_path: result.recordPath,
   };
+}
+
+/** The run's case lines (`type: "case"`), one per case, or per trial when the run had trials. */
+export function runCaseLines(result: RunEvalResult): Array<Record<string, unknown>> {
+  const withTrial = result.report.trials_per_case !== 1;
+  return result.caseResults.map((r) => ({ type: "case", schema_version: RUN_CASE_LINE_SCHEMA_VERSION, case_id: r.case_id, ...(withTrial ? { trial: r.trial } : {}), score: r.score, cache_hit: r.cacheHit }));
 }
 
 /** The human table of a run: one row per case (or the trial table), then the summary lines. */

@@ -28,9 +28,28 @@ describe("a command line clipanion cannot match", () => {
   it("a group without its subcommand, an unknown option, a missing value, an extra argument", async () => {
     expect(await oneLine(["bench"])).toBe("evalgate: `evalgate bench` needs a subcommand: list, show, sign, check (EVAL_USAGE); run `evalgate --help` for the commands");
     expect(await oneLine(["--bogus"])).toMatch(/unknown option --bogus where a command was expected/);
-    expect(await oneLine(["run", "--task-class", "x", "--bogus"])).toMatch(/`evalgate run`: Unsupported option name \("--bogus"\) \(EVAL_USAGE\); run `evalgate run --help`/);
+    expect(await oneLine(["run", "--task-class", "x", "--bogus"])).toBe("evalgate: `evalgate run`: unknown option --bogus (EVAL_USAGE); run `evalgate run --help` for the accepted flags");
     expect(await oneLine(["run", "--task-class"])).toMatch(/Not enough arguments to option --task-class/);
     expect(await oneLine(["schemas", "a", "b"])).toMatch(/`evalgate schemas`: unexpected argument "b"/);
+  });
+
+  it("an unknown option names the closest accepted one, and is blamed before a positional (was: the run id)", async () => {
+    expect(await oneLine(["run", "--task-clas", "upper"])).toBe("evalgate: `evalgate run`: unknown option --task-clas; did you mean --task-class? (EVAL_USAGE); run `evalgate run --help` for the accepted flags");
+    expect(await oneLine(["verify", "--formt=jsonl"])).toMatch(/`evalgate verify`: unknown option --formt; did you mean --format\?/);
+    expect(await oneLine(["run", "--task-class", "x", "--no-cach"])).toMatch(/unknown option --no-cach; did you mean --no-cache\?/);
+    expect(await oneLine(["show", "some-run", "--bogus"])).toBe("evalgate: `evalgate show`: unknown option --bogus (EVAL_USAGE); run `evalgate show --help` for the accepted flags");
+    expect(await oneLine(["report", "-x"])).toMatch(/`evalgate report`: unknown option -x \(EVAL_USAGE\)/);
+  });
+
+  it("every command's help names each option's value (--task-class <name>), never clipanion's #0", async () => {
+    const { COMMANDS } = await import("./commands.ts");
+    for (const entry of COMMANDS) {
+      const help = await invoke([...entry.path, "--help"]);
+      expect(help.code, entry.path.join(" ")).toBe(0);
+      expect(help.stdout, entry.path.join(" ")).not.toMatch(/#\d|<value>/);
+    }
+    expect((await invoke(["run", "--help"])).stdout).toMatch(/\n {2}--task-class <name> +The task class to run/);
+    expect((await invoke(["report", "--help"])).stdout).toMatch(/\n {2}-o,--output <file> +The HTML file/);
   });
 
   it("help and version are unchanged", async () => {

@@ -40,6 +40,24 @@ function missingRequired(definition: CommandDefinition, argv: readonly string[])
   return names.filter((name) => !argv.some((arg) => arg === name || arg.startsWith(`${name}=`)));
 }
 
+/** The option names a command accepts (`-o`, `--output`, and `--no-x` for every `--x`), with help's. */
+function optionNames(definition: CommandDefinition): string[] {
+  const names = ["-h", "--help"];
+  for (const option of definition.options) {
+    for (const name of option.definition.split(" ")[0]!.split(",")) names.push(name, ...(name.startsWith("--") ? [`--no-${name.slice(2)}`] : []));
+  }
+  return names;
+}
+
+/** The first `--option` in argv the command does not accept, with the accepted one closest to it (when close). */
+function unknownOption(definition: CommandDefinition, argv: readonly string[]): { readonly option: string; readonly closest: string | null } | null {
+  const known = optionNames(definition);
+  const option = argv.map((arg) => arg.split("=")[0]!).find((arg) => /^--?[a-zA-Z]/.test(arg) && !known.includes(arg));
+  if (option === undefined) return null;
+  const best = known.filter((name) => name.startsWith("--")).map((name) => ({ name, distance: editDistance(option, name) })).sort((a, b) => a.distance - b.distance)[0];
+  return { option, closest: best !== undefined && best.distance <= Math.max(2, Math.floor(option.length / 4)) ? best.name : null };
+}
+
 /**
  * The EvalError (EVAL_USAGE) for a command line clipanion rejected: `reason` is clipanion's message.
  * The hint names `--help` for the command when one was recognised, for the commands otherwise.
@@ -62,6 +80,8 @@ export function usageError(argv: readonly string[], definitions: readonly Comman
   const hint = `run \`${matched.path} --help\` for the accepted flags`;
   const missing = missingRequired(matched, argv);
   if (missing.length > 0) return new EvalError("EVAL_USAGE", `\`${matched.path}\` needs ${missing.join(" and ")}`, { hint });
+  const unknown = unknownOption(matched, argv);
+  if (unknown !== null) return new EvalError("EVAL_USAGE", `\`${matched.path}\`: unknown option ${unknown.option}${unknown.closest === null ? "" : `; did you mean ${unknown.closest}?`}`, { hint });
   const first = reason.split("\n")[0]!.replace(/\.$/, "");
   const why = first.startsWith("Command not found") ? `unexpected argument "${words.at(-1) ?? argv.at(-1)}"` : first;
   return new EvalError("EVAL_USAGE", `\`${matched.path}\`: ${why}`, { hint });

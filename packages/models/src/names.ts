@@ -26,6 +26,22 @@ export const FENCE_SUMMARY_SCHEMA_VERSION = "evalgate.fence_summary.v1";
 export const BENCH_CHECK_SCHEMA_VERSION = "evalgate.bench_check.v1";
 export const SIGN_RESULT_SCHEMA_VERSION = "evalgate.sign_result.v1";
 
+/** The versions of the lines the CLI prints in its machine format (cli-lines.ts). */
+export const RUN_CASE_LINE_SCHEMA_VERSION = "evalgate.run_case_line.v1";
+export const RUN_SUMMARY_LINE_SCHEMA_VERSION = "evalgate.run_summary_line.v1";
+export const SHARD_LINE_SCHEMA_VERSION = "evalgate.shard_line.v1";
+export const PLAN_LINE_SCHEMA_VERSION = "evalgate.plan_line.v1";
+export const MERGE_LINE_SCHEMA_VERSION = "evalgate.merge_line.v1";
+export const VERIFY_LINE_SCHEMA_VERSION = "evalgate.verify_line.v1";
+export const RECORDED_RUN_LINE_SCHEMA_VERSION = "evalgate.recorded_run_line.v1";
+export const REPORT_LINE_SCHEMA_VERSION = "evalgate.report_line.v1";
+export const REPORT_DATA_SCHEMA_VERSION = "evalgate.report_data.v1";
+export const REPORT_CASE_LINE_SCHEMA_VERSION = "evalgate.report_case_line.v1";
+export const GC_LINE_SCHEMA_VERSION = "evalgate.gc_line.v1";
+export const CACHE_GC_LINE_SCHEMA_VERSION = "evalgate.cache_gc_line.v1";
+export const CACHE_STATS_LINE_SCHEMA_VERSION = "evalgate.cache_stats_line.v1";
+export const WARNING_LINE_SCHEMA_VERSION = "evalgate.warning_line.v1";
+
 /**
  * Failure modes a SUT may end a case with itself: it throws an error whose `failure_mode` is one of these
  * (and whose `cost_usd`, when a number, is what it spent before stopping); any other error is `sut.exception`.

@@ -12,6 +12,25 @@ import { TranscriptSchema } from "./transcript.ts";
 import { CacheEntrySchema, CaseDetailSchema, SutRequestSchema } from "./runner-files.ts";
 import { RunPlanSchema, ShardManifestSchema, ShardUnitSchema } from "./scale-out.ts";
 import { EvalgateConfigSchema } from "./config-file.ts";
+import {
+  AnchorLineSchema,
+  CacheGcLineSchema,
+  CacheStatsLineSchema,
+  ComparisonLineSchema,
+  GcLineSchema,
+  MergeLineSchema,
+  PlanLineSchema,
+  RecordedRunLineSchema,
+  ReportCaseLineSchema,
+  ReportDataSchema,
+  ReportLineSchema,
+  RunCaseLineSchema,
+  RunSummaryLineSchema,
+  ShardLineSchema,
+  VerdictLineSchema,
+  VerifyLineSchema,
+  WarningLineSchema,
+} from "./cli-lines.ts";
 
 /**
  * Every document that crosses a process or disk boundary, by the file name of its JSON Schema
@@ -52,4 +71,22 @@ export const WIRE_SCHEMAS: Readonly<Record<string, z.ZodType>> = Object.freeze({
   "compliance-report": ComplianceReportSchema,
   "cli-backend-metadata": CliBackendMetadataSchema,
   "evalgate-config": EvalgateConfigSchema,
+  // The lines the CLI prints in its machine format (cli-lines.ts).
+  "run-case-line": RunCaseLineSchema,
+  "run-summary-line": RunSummaryLineSchema,
+  "verdict-line": VerdictLineSchema,
+  "comparison-line": ComparisonLineSchema,
+  "shard-line": ShardLineSchema,
+  "plan-line": PlanLineSchema,
+  "merge-line": MergeLineSchema,
+  "verify-line": VerifyLineSchema,
+  "recorded-run-line": RecordedRunLineSchema,
+  "report-line": ReportLineSchema,
+  "report-data": ReportDataSchema,
+  "report-case-line": ReportCaseLineSchema,
+  "anchor-line": AnchorLineSchema,
+  "gc-line": GcLineSchema,
+  "cache-gc-line": CacheGcLineSchema,
+  "cache-stats-line": CacheStatsLineSchema,
+  "warning-line": WarningLineSchema,
 });

@@ -1,4 +1,7 @@
 import type { AnyBenchRunReport, BenchScore, CaseResult, PromotionVerdict, Transcript } from "@eval/models";
+import { REPORT_DATA_SCHEMA_VERSION } from "@eval/models/names";
+
+export { REPORT_DATA_SCHEMA_VERSION };
 
 /** The data every renderer reads: one recorded run and what surrounds it, gathered from the state dir. */
 export interface ReportData {
@@ -18,7 +21,6 @@ export interface ReportData {
   readonly baseline: ReportBaseline | null;
 }
 
-export const REPORT_DATA_SCHEMA_VERSION = "evalgate.report_data.v1";
 
 /** A recorded report without its `per_case` (each version kept apart, so `schema_version` still narrows). */
 export type ReportRun = AnyBenchRunReport extends infer R ? (R extends unknown ? Omit<R, "per_case"> : never) : never;

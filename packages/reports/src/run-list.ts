@@ -1,8 +1,10 @@
 import type { ChainRecord } from "@eval/models";
+import { RECORDED_RUN_LINE_SCHEMA_VERSION } from "@eval/models/names";
 
 /** One recorded run as `evalgate runs` lists it. */
 export interface RunListEntry {
   readonly type: "recorded_run";
+  readonly schema_version: typeof RECORDED_RUN_LINE_SCHEMA_VERSION;
   readonly run_id: string;
   /** When the chain recorded it (UTC, milliseconds). */
   readonly recorded_at: string;
@@ -33,6 +35,7 @@ export function runListEntry(record: ChainRecord): RunListEntry {
   const report = record.report;
   return {
     type: "recorded_run",
+    schema_version: RECORDED_RUN_LINE_SCHEMA_VERSION,
     run_id: report.run_id,
     recorded_at: record.recorded_at,
     task_class: report.task_class,

@@ -1,4 +1,5 @@
 import { Command, Option } from "clipanion";
+import { CACHE_GC_LINE_SCHEMA_VERSION } from "@eval/models/names";
 import { EvalgateCommand } from "../base-command.ts";
 import { loadSettings } from "../load-settings.ts";
 import { numberFlag, numberRule } from "../number-flag.ts";
@@ -32,6 +33,7 @@ export class CacheGcCommand extends EvalgateCommand {
     const result = await new ScoreCache({ dir, keyPath: join(stateDir, "cache.key") }).gc({ olderThanDays: days });
     this.emit({
       type: "cache_gc",
+      schema_version: CACHE_GC_LINE_SCHEMA_VERSION,
       dir,
       older_than_days: days,
       removed_entries: result.removedEntries,

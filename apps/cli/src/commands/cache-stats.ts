@@ -1,4 +1,5 @@
 import { Command } from "clipanion";
+import { CACHE_STATS_LINE_SCHEMA_VERSION } from "@eval/models/names";
 import { EvalgateCommand } from "../base-command.ts";
 import { loadSettings } from "../load-settings.ts";
 import { formatOption, stateDirOption } from "../options.ts";
@@ -25,6 +26,7 @@ export class CacheStatsCommand extends EvalgateCommand {
     const stats = await new ScoreCache({ dir, keyPath: join(stateDir, "cache.key") }).stats();
     const row = {
       type: "cache_stats",
+      schema_version: CACHE_STATS_LINE_SCHEMA_VERSION,
       dir,
       entries: stats.entries,
       unverified: stats.unverified,

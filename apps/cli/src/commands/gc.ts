@@ -1,4 +1,5 @@
 import { Command, Option } from "clipanion";
+import { GC_LINE_SCHEMA_VERSION } from "@eval/models/names";
 import { EvalgateCommand } from "../base-command.ts";
 import { retentionDays } from "./cache-gc.ts";
 import { loadSettings } from "../load-settings.ts";
@@ -35,6 +36,7 @@ export class GcCommand extends EvalgateCommand {
     const repairs = await repairTranscriptDirectory(join(stateDir, "transcripts"));
     this.emit({
       type: "gc",
+      schema_version: GC_LINE_SCHEMA_VERSION,
       removed_temp_dirs: result.removedTempDirs,
       removed_detail_dirs: result.removedDetailDirs,
       kept_removed_run_dirs: result.keptRemovedRunDirs,

@@ -1,4 +1,5 @@
 import { Command, Option } from "clipanion";
+import { MERGE_LINE_SCHEMA_VERSION } from "@eval/models/names";
 import { EvalgateCommand } from "../base-command.ts";
 import { loadSettings } from "../load-settings.ts";
 import { warningPrinter } from "../warnings.ts";
@@ -74,6 +75,7 @@ export class MergeCommand extends EvalgateCommand {
     });
     const summary = {
       type: "merge",
+      schema_version: MERGE_LINE_SCHEMA_VERSION,
       plan_id: result.plan.plan_id,
       run_id: report.run_id,
       appended: result.appended,

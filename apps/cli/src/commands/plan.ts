@@ -1,5 +1,6 @@
 import { Command, Option } from "clipanion";
 import { EvalError } from "@eval/errors";
+import { PLAN_LINE_SCHEMA_VERSION } from "@eval/models/names";
 import { EvalgateCommand } from "../base-command.ts";
 import { loadSettings } from "../load-settings.ts";
 import { warningPrinter } from "../warnings.ts";
@@ -63,7 +64,7 @@ export class PlanCommand extends EvalgateCommand {
     await writeOutputFile(path, `${JSON.stringify(plan, null, 2)}\n`);
     const units = plan.cases.length * plan.trials;
     if (format === "human") this.context.stdout.write(`plan ${plan.plan_id}: ${plan.task_class}, ${plan.cases.length} cases x ${plan.trials} trials = ${units} units, SUT ${plan.sut.label}\nwrote ${path}\n`);
-    else this.emit({ type: "plan", plan_id: plan.plan_id, task_class: plan.task_class, cases: plan.cases.length, trials: plan.trials, units, path });
+    else this.emit({ type: "plan", schema_version: PLAN_LINE_SCHEMA_VERSION, plan_id: plan.plan_id, task_class: plan.task_class, cases: plan.cases.length, trials: plan.trials, units, path });
     return ExitCode.ok;
   }
 }

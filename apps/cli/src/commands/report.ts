@@ -1,4 +1,5 @@
 import { Command, Option } from "clipanion";
+import { REPORT_LINE_SCHEMA_VERSION } from "@eval/models/names";
 import { EvalgateCommand } from "../base-command.ts";
 import { loadSettings } from "../load-settings.ts";
 import { ExitCode } from "../exit-codes.ts";
@@ -66,7 +67,7 @@ export class ReportCommand extends EvalgateCommand {
     if (format === "human") {
       this.context.stdout.write(`report of run ${data.run.run_id} (${data.run.task_class}, ${data.cases.length} cases): ${path}, ${(bytes / 1024).toFixed(0)} KiB, data ${report.dataSha256}\n`);
     } else {
-      this.emit({ type: "report", path, run_id: data.run.run_id, task_class: data.run.task_class, cases: data.cases.length, bytes, compressed: report.compressed, data_sha256: report.dataSha256 });
+      this.emit({ type: "report", schema_version: REPORT_LINE_SCHEMA_VERSION, path, run_id: data.run.run_id, task_class: data.run.task_class, cases: data.cases.length, bytes, compressed: report.compressed, data_sha256: report.dataSha256 });
     }
     return ExitCode.ok;
   }

@@ -4,7 +4,7 @@ import { EvalError } from "@eval/errors";
 import { EvalgateCommand } from "../base-command.ts";
 import { ExitCode } from "../exit-codes.ts";
 import { failureModesCell } from "../failure-modes-cell.ts";
-import { formatRunHuman, runSummary } from "../format-run.ts";
+import { formatRunHuman, runCaseLines, runSummary } from "../format-run.ts";
 import { loadSettings } from "../load-settings.ts";
 import { benchRootOption, formatOption, stateDirOption } from "../options.ts";
 import { warningPrinter } from "../warnings.ts";
@@ -51,7 +51,7 @@ export class RescoreCommand extends EvalgateCommand {
       this.context.stdout.write(formatRunHuman(result, summary, (modes) => failureModesCell(modes, runner)));
       if (of !== null) this.context.stdout.write(`rescore of run ${of.run_id} (SUT ${of.sut_digest}): rubric ${of.rubric_digest} then, ${result.report.rubric_digest} now\n`);
     } else {
-      for (const r of result.caseResults) this.emit({ type: "case", case_id: r.case_id, ...(result.report.trials_per_case === 1 ? {} : { trial: r.trial }), score: r.score, cache_hit: r.cacheHit });
+      for (const line of runCaseLines(result)) this.emit(line);
       this.emit(summary);
     }
     runner.assertSomeCaseScored(result.report.run_id, result.report.per_case);

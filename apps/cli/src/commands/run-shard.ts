@@ -5,6 +5,7 @@ import { resolve } from "node:path";
 import { EvalError } from "@eval/errors";
 import type { RunPlan, SystemUnderTest } from "@eval/models";
 import type { RunEvalOptions, ShardSpec } from "@eval/runner";
+import { SHARD_LINE_SCHEMA_VERSION } from "@eval/models/names";
 import { ExitCode } from "../exit-codes.ts";
 
 export interface ShardJob {
@@ -64,6 +65,7 @@ export async function runShardJob(job: ShardJob, options: Omit<RunEvalOptions, "
   const result = await runShard(job.taskClass!, { ...runOptions, plan: job.plan, planOptions: { sutSpec }, shard: job.shard, bundleDir: job.bundleDir });
   const line = {
     type: "shard",
+    schema_version: SHARD_LINE_SCHEMA_VERSION,
     plan_id: result.plan.plan_id,
     shard: `${job.shard.index}/${job.shard.count}`,
     units: result.units.length,

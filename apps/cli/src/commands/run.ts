@@ -3,7 +3,7 @@ import { EvalError } from "@eval/errors";
 import type { RunEvalOptions, RunEvalResult } from "@eval/runner";
 import { ExitCode } from "../exit-codes.ts";
 import { failureModesCell } from "../failure-modes-cell.ts";
-import { formatRunHuman, runSummary } from "../format-run.ts";
+import { formatRunHuman, runCaseLines, runSummary } from "../format-run.ts";
 import { formatVerdictHuman } from "../format-verdict.ts";
 import { loadSettings } from "../load-settings.ts";
 import { issueRunVerdict, loadRunTiers } from "../run-verdict.ts";
@@ -117,7 +117,7 @@ export class RunCommand extends RunFlags {
       if (verdict !== null) this.context.stdout.write(`\n${formatVerdictHuman(verdict.verdict, verdict.path, verdict.tiersFile)}`);
       return;
     }
-    for (const r of result.caseResults) this.emit({ type: "case", case_id: r.case_id, ...(result.report.trials_per_case === 1 ? {} : { trial: r.trial }), score: r.score, cache_hit: r.cacheHit });
+    for (const line of runCaseLines(result)) this.emit(line);
     this.emit(summary);
     if (verdict !== null) this.emit({ type: "verdict", ...verdict.verdict, path: verdict.path });
   }

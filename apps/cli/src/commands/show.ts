@@ -1,5 +1,6 @@
 import { Command, Option } from "clipanion";
 import { EvalError } from "@eval/errors";
+import { REPORT_CASE_LINE_SCHEMA_VERSION } from "@eval/models/names";
 import { EvalgateCommand } from "../base-command.ts";
 import { loadSettings } from "../load-settings.ts";
 import { ExitCode } from "../exit-codes.ts";
@@ -18,7 +19,7 @@ export class ShowCommand extends EvalgateCommand {
       SUT's stdout and stderr, and its transcript (messages, then tool calls one per line). Cache hits show the detail of the run that
       executed the case. The run defaults to the newest one (of --task-class when given).
       With --trial t (and --case): that trial's status, score, failure modes, diff, output and transcript.
-      --format json prints the gathered data as one JSON document instead.
+      --format jsonl prints the gathered data as one JSON line instead (json is accepted as the same).
     `,
     examples: [
       ["The newest run", "evalgate show"],
@@ -34,10 +35,10 @@ export class ShowCommand extends EvalgateCommand {
   out = stateDirOption();
   benchRoot = benchRootOption();
   trustTiers = trustTiersOption();
-  format = formatOption("human (default) or json");
+  format = formatOption("human (default) or jsonl (json is the same)");
 
   protected async run(): Promise<number> {
-    if (this.format !== undefined && this.format !== "human" && this.format !== "json") throw new EvalError("EVAL_USAGE", `--format must be human or json, got "${this.format}"`);
+    if (this.format !== undefined && this.format !== "human" && this.format !== "jsonl" && this.format !== "json") throw new EvalError("EVAL_USAGE", `--format must be human or jsonl, got "${this.format}"`);
     const settings = await loadSettings({
       flags: { state_dir: this.out, bench_root: this.benchRoot, trust_tiers: this.trustTiers },
       env: this.context.env,
@@ -60,7 +61,7 @@ export class ShowCommand extends EvalgateCommand {
     }
     const shown = reportCase === null || this.trial === undefined ? reportCase : this.pickTrial(data.run.run_id, reportCase, caseTrial);
     const trialNote = shown === reportCase || shown === null ? undefined : { trial: Number(this.trial), of: reportCase!.trials?.total ?? 1 };
-    if (this.format === "json") this.emit(shown === null ? data : shown);
+    if (this.format === "jsonl" || this.format === "json") this.emit(shown === null ? data : { schema_version: REPORT_CASE_LINE_SCHEMA_VERSION, run_id: data.run.run_id, ...shown });
     else this.context.stdout.write(shown === null ? renderRunText(data) : renderCaseText(data, shown, trialNote));
     return ExitCode.ok;
   }

@@ -1,5 +1,6 @@
 import { Command, Option } from "clipanion";
 import { EvalError } from "@eval/errors";
+import { VERIFY_LINE_SCHEMA_VERSION } from "@eval/models/names";
 import { EvalgateCommand } from "../base-command.ts";
 import { loadSettings } from "../load-settings.ts";
 import { ExitCode } from "../exit-codes.ts";
@@ -65,6 +66,7 @@ export class VerifyCommand extends EvalgateCommand {
     } else {
       this.emit({
         type: "verify",
+        schema_version: VERIFY_LINE_SCHEMA_VERSION,
         runs_dir: runsDir,
         ok: result.ok,
         records: result.records,
