@@ -4,7 +4,7 @@
 set -eu
 . "$(dirname -- "$0")/toolchain.sh"
 . "$(dirname -- "$0")/system-packages.sh"
-ensure_system_packages
+ensure_system_packages tests
 cd "$EVALGATE_ROOT"
 install_dependencies
 pnpm run --silent build
