@@ -176,7 +176,8 @@ describe("CliSubscriptionBackend.run", () => {
     expect(readFileSync(join(root, "src", "app.js"), "utf8")).toBe("fixed\n");
     expect(existsSync(join(root, "new.txt"))).toBe(false);
     expect(result.backend_metadata.changed_files).toEqual(["src/app.js"]);
-    expect(result.backend_metadata.undeclared_changes).toEqual(["README.md", "new.txt"]);
+    // The read-only README is one the agent cannot write as an ordinary user; root writes through its mode.
+    expect(result.backend_metadata.undeclared_changes).toEqual(process.getuid?.() === 0 ? ["README.md", "new.txt"] : ["new.txt"]);
     expect(readFileSync(join(root, "README.md"), "utf8")).toBe("read me\n");
     expect(result.diff).toBe("--- a/src/app.js\n+++ b/src/app.js\n@@ -1,1 +1,1 @@\n-broken\n+fixed\n");
     expect(statSync(join(root, "README.md")).mode & 0o222).not.toBe(0);
