@@ -74,7 +74,10 @@ describe("evalgate run", () => {
        process.stdout.write("{}");`,
     );
     const result = await invoke([...base("s-forge-link"), "--sut", "command:node forge.mjs", "--cases", "a-*", "--no-cache"], { cwd: bench.root, env: { PATH: process.env.PATH } });
-    expect(result.code, result.stderr).toBe(0);
+    // The link is removed, so this bench's rubric throws on the missing file for every case: recorded as the
+    // SUT's failure (never in its favour), and the run exits 8 saying the rubric failed on every unit.
+    expect(result.code, result.stderr).toBe(8);
+    expect(result.stderr).toContain("EVAL_RUBRIC_BROKEN");
     expect(lines(result.stdout).at(-1)).toMatchObject({ passed_count: 0 });
     const runDir = (await readdir(join(bench.root, "s-forge-link", "runs"), { withFileTypes: true })).find((entry) => entry.isDirectory() && !entry.name.startsWith("."))!;
     const detail = JSON.parse(await readFile(join(bench.root, "s-forge-link", "runs", runDir.name, "cases", "a-1.json"), "utf8"));
@@ -199,7 +202,7 @@ describe("evalgate run", () => {
 
   it("runs the repository's own vuln-remediation bench, replaying its cassettes by default", async () => {
     const repo = join(import.meta.dirname, "..", "..", "..", "..");
-    const result = await invoke(["run", "--task-class", "vuln-remediation", "--cases", "{braces,lodash}-*", "--bench-root", join(repo, "bench"), "--out", join(bench.root, "s-real")], { cwd: repo });
+    const result = await invoke(["run", "--task-class", "vuln-remediation", "--cases", "{braces-transitive,lodash-template}-*", "--bench-root", join(repo, "bench"), "--out", join(bench.root, "s-real")], { cwd: repo });
     expect(result.code, result.stderr).toBe(0);
     const out = lines(result.stdout);
     expect(out.filter((l) => l.type === "case").map((l) => l.case_id)).toEqual(["braces-transitive-cve-2024-4068", "lodash-template-cve-2021-23337"]);
@@ -209,7 +212,7 @@ describe("evalgate run", () => {
   it("always writes a transcript line per agent invocation; --stream-log adds the raw stream, --log-format is mapped with a warning", async () => {
     const repo = join(import.meta.dirname, "..", "..", "..", "..");
     const state = join(bench.root, "s-transcripts");
-    const args = ["run", "--task-class", "vuln-remediation", "--cases", "lodash-*", "--bench-root", join(repo, "bench"), "--out", state, "--no-cache"];
+    const args = ["run", "--task-class", "vuln-remediation", "--cases", "lodash-template-*", "--bench-root", join(repo, "bench"), "--out", state, "--no-cache"];
     const raw = await invoke([...args, "--stream-log", "raw"], { cwd: repo });
     expect(raw.code, raw.stderr).toBe(0);
     const transcripts = (await readFile(join(state, "transcripts", "vuln-remediation.jsonl"), "utf8")).trim().split("\n");
