@@ -282,9 +282,13 @@ export const GcLineSchema = z.strictObject({
   /** The paths removed, each kind apart. */
   removed_temp_dirs: z.array(z.string()),
   removed_detail_dirs: z.array(z.string()),
+  /** Detail directories of recorded runs no longer in the chain (a possible truncation): kept, never removed. */
+  kept_removed_run_dirs: z.array(z.string()),
   removed_stale_files: z.array(z.string()),
   removed_cache_entries: z.number().int().min(0),
   removed_cache_temp_files: z.number().int().min(0),
+  /** Torn transcript lines blanked in place, per file, each kept in `kept_in` with its line number. */
+  repaired_torn_lines: z.array(z.strictObject({ path: z.string(), lines: z.array(z.number().int().min(1)), kept_in: z.string().nullable() })),
 });
 
 /** `cache gc`: what was removed from the score cache. */
