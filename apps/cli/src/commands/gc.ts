@@ -15,11 +15,12 @@ export class GcCommand extends EvalgateCommand {
       Removes per-run temp directories whose evalgate process is gone, \`runs/<run-id>/\` detail directories
       of runs that have no record in the audit chain and whose owner process is gone (the run was killed
       before it appended; a live run's or merge's directory is never touched), a killed append's staged
-      files, stale checkpoint temp files, the cache's stale temp files, and cache entries older than
-      --older-than-days (default 90). Safe beside running runs and merges. Never touches a record. The details
-      of a run that was recorded but is no longer in the chain (its records deleted: a possible truncation) are
-      kept and reported in kept_removed_run_dirs, with a warning. Repairs torn lines of \`transcripts/*.jsonl\`
-      (a write cut short by a full disk or a kill): each is kept in \`<file>.torn\` and blanked in place.
+      files, stale checkpoint temp files, the cache's stale temp files, and cache entries
+      older than --older-than-days (default 90). Safe beside running runs and merges. Never touches a record.
+      The details of a run that was recorded but is no longer in the chain (its records deleted: a possible
+      truncation) are kept and reported in kept_removed_run_dirs, with a warning. Repairs torn lines of
+      \`transcripts/*.jsonl\` (a write cut short by a full disk or a kill): each is kept in \`<file>.torn\`
+      and blanked in place.
     `,
     examples: [["Clean up after killed runs", "evalgate gc"]],
   });
