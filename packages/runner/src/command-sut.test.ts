@@ -1,6 +1,6 @@
 import { chmodSync, chownSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, relative, sep } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SutInvocation } from "@eval/models";
 import { sutCaseOf } from "@eval/models";
@@ -147,11 +147,15 @@ describe.runIf(sandboxed)("a script's directory is shown only when it is private
     writeFileSync(script, looker(sibling));
     try {
       // The bench and state directories lie elsewhere (as they usually do): nothing else hides /tmp.
-      const seen = await commandSut([process.execPath, script], { cwd: dir, hide: ["/nonexistent/bench", "/nonexistent/state"] }).run(invocation());
+      const request = invocation();
+      const seen = await commandSut([process.execPath, script], { cwd: dir, hide: ["/nonexistent/bench", "/nonexistent/state"] }).run(request);
       expect(seen.sibling).toBe("ENOENT");
-      // Itself, and its own workspace (made in the temp directory by this test).
+      // Itself, and only the directories on the way to what the sandbox binds: its workspace (made in the temp
+      // directory by this test) and, when the toolchain lives under the temp directory (a clone in /tmp), node.
       expect(seen.names).toEqual(expect.arrayContaining([`evalgate-looker-${process.pid}.mjs`]));
-      expect(seen.listed).toBeLessThanOrEqual(2);
+      const bound = [request.workspacePath, process.execPath].map((path) => relative(tmpdir(), path)).filter((rel) => !rel.startsWith(".."));
+      const allowed = new Set([`evalgate-looker-${process.pid}.mjs`, ...bound.map((rel) => rel.split(sep)[0]!)]);
+      expect((seen.names as string[]).filter((name) => !allowed.has(name))).toEqual([]);
     } finally {
       rmSync(sibling, { force: true });
       rmSync(script, { force: true });
