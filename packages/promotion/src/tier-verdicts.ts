@@ -1,8 +1,8 @@
 // A verdict for every tier above a task class's current one, previewed (never written): what `report`,
 // `show` and a run's CI summary show, judged exactly as `promote-verdict` judges (judge.ts).
-import { existsSync } from "node:fs";
 import type { WarningSink } from "@eval/errors";
 import type { AnyBenchRunReport, PromotionVerdict } from "@eval/models";
+import { PromotionGate } from "./gate.ts";
 import { examineEvidence, verdictOn } from "./judge.ts";
 import type { JudgedTaskClass } from "./judge.ts";
 import { loadTierConfig } from "./tier-config.ts";
@@ -32,7 +32,6 @@ export interface TierVerdictsInput {
 
 /** Loads the tier file and checks it names `taskClass`'s current tier (EVAL_TIER_CONFIG_INVALID otherwise). */
 export async function loadTiersFor(path: string, taskClass: string): Promise<TierConfig> {
-  const { PromotionGate } = await import("./gate.ts");
   const config = await loadTierConfig(path);
   new PromotionGate(config).currentTier(taskClass);
   return config;
@@ -44,11 +43,11 @@ export async function loadTiersFor(path: string, taskClass: string): Promise<Tie
  */
 export async function tierVerdicts(input: TierVerdictsInput): Promise<TierVerdicts> {
   const { report, onWarning } = input;
-  if (!existsSync(input.tiersPath)) {
+  const config = await loadTierConfig(input.tiersPath, { optional: true });
+  if (config === null) {
     onWarning({ code: "report.no_tiers", message: `no trust-tier file at ${input.tiersPath}: the report shows no verdicts`, details: { path: input.tiersPath } });
     return { verdicts: [], tiers: [] };
   }
-  const config = await loadTierConfig(input.tiersPath);
   const tiers = config.tiers.map((tier) => ({ name: tier.name, threshold: tier.threshold }));
   if ("unavailable" in input.taskClass) {
     onWarning({ code: "report.no_task_class", message: `cannot load task class ${report.task_class} (${input.taskClass.unavailable}): the report shows no verdicts`, details: {} });
