@@ -2,22 +2,11 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { bareRunId } from "@eval/audit-chain";
-import { CaseDetailSchema, safeParseWire, TranscriptSchema } from "@eval/models";
+import { safeParseWire, TranscriptSchema } from "@eval/models";
 import type { CaseDetail, CaseResult, Transcript, TrialCaseResult } from "@eval/models";
 import type { CaseEvidence, CaseTrials, ReportCase, ReportTrial } from "@eval/reports";
-import { capturedDiff, isCachedDetail, trialDetailFile } from "@eval/runner";
+import { capturedDiff, isCachedDetail, readCaseDetail } from "@eval/runner";
 
-
-function readDetail(runsDir: string, runId: string, caseId: string, trial = 0): CaseDetail | null {
-  const path = join(runsDir, bareRunId(runId), "cases", trialDetailFile(caseId, trial));
-  if (!existsSync(path)) return null;
-  try {
-    const parsed = safeParseWire(CaseDetailSchema, JSON.parse(readFileSync(path, "utf8")));
-    return parsed.success ? parsed.data : null;
-  } catch {
-    return null;
-  }
-}
 
 /** What a detail recorded besides its score; the workspace diff is rendered from the blob store in `blobsDir`. */
 function evidenceOf(detail: CaseDetail, blobsDir: string): CaseEvidence {
@@ -90,14 +79,14 @@ export function trialsOf(entry: CaseResult | TrialCaseResult): CaseTrials | null
 function trialRunsOf(entry: CaseResult | TrialCaseResult, context: { runsDir: string; blobsDir: string; runId: string; taskClass: string; transcripts: TranscriptIndex }): ReportTrial[] | null {
   if (!("trials" in entry) || entry.trials === undefined) return null;
   return entry.trials.map((score, trial) => {
-    const detail = readDetail(context.runsDir, context.runId, entry.case_id, trial);
+    const detail = readCaseDetail(join(context.runsDir, bareRunId(context.runId), "cases"), entry.case_id, trial);
     return { trial, score, evidence: detail === null ? null : evidenceOf(detail, context.blobsDir), transcript: detail === null ? null : context.transcripts.find(context.taskClass, detail) };
   });
 }
 
 /** One case of a recorded run with its evidence, as the report views show it. */
 export function reportCaseOf(entry: CaseResult | TrialCaseResult, context: { runsDir: string; blobsDir: string; runId: string; taskClass: string; transcripts: TranscriptIndex; baseline: CaseResult | null | undefined }): ReportCase {
-  const detail = readDetail(context.runsDir, context.runId, entry.case_id);
+  const detail = readCaseDetail(join(context.runsDir, bareRunId(context.runId), "cases"), entry.case_id);
   return {
     case_id: entry.case_id,
     curation_class: entry.curation_class,

@@ -1,9 +1,9 @@
 // Per-case detail files: written when a case runs, and reused (hard-linked) when a later run hits the cache.
-import { copyFileSync, linkSync, mkdirSync, readFileSync } from "node:fs";
+import { copyFileSync, existsSync, linkSync, mkdirSync, readFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { ioError } from "@eval/errors";
-import { CASE_DETAIL_SCHEMA_VERSION } from "@eval/models";
-import type { BenchScore, SutOutput, SutStreams, WorkspaceCapture } from "@eval/models";
+import { CASE_DETAIL_SCHEMA_VERSION, CaseDetailSchema, safeParseWire } from "@eval/models";
+import type { BenchScore, CaseDetail, SutOutput, SutStreams, WorkspaceCapture } from "@eval/models";
 import type { RubricOutcome } from "./rubric-isolation.ts";
 import { trialDetailFile } from "./trials.ts";
 import writeFileAtomic from "write-file-atomic";
@@ -170,4 +170,16 @@ export function writeCaseDetail(input: CaseDetailInput): string {
   writeAtomic(detailPath, `${JSON.stringify(detail, null, 2)}\n`);
   indexCaseDetail(dirname(input.runDir), input.cacheKey, input.runId, basename(detailPath));
   return detailPath;
+}
+
+/** A trial's detail file in a run's `cases/` directory, or null when it is missing or does not validate (evidence to show, not to trust). */
+export function readCaseDetail(detailsDir: string, caseId: string, trial = 0): CaseDetail | null {
+  const path = join(detailsDir, trialDetailFile(caseId, trial));
+  if (!existsSync(path)) return null;
+  try {
+    const parsed = safeParseWire(CaseDetailSchema, JSON.parse(readFileSync(path, "utf8")));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
 }

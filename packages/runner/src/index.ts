@@ -49,4 +49,4 @@ export { parsePlan, planDifference, planIdOf, planRun } from "./plan.ts";
 export type { PlanOptions } from "./plan.ts";
 export { parseShard, planUnits, runShard, shardUnits } from "./shard.ts";
 export type { PlanUnit, RunShardOptions, ShardResult, ShardSpec } from "./shard.ts";
-export { isCachedDetail } from "./case-detail.ts";
+export { isCachedDetail, readCaseDetail } from "./case-detail.ts";

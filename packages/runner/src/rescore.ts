@@ -7,29 +7,16 @@ import { join } from "node:path";
 import { bareRunId, findRun } from "@eval/audit-chain";
 import { blake3Digest } from "@eval/hashing";
 import { EvalError } from "@eval/errors";
-import { CaseDetailSchema, safeParseWire } from "@eval/models";
 import type { AnyBenchRunReport, CaseDetail, SutCase, SutInvocation, SutOutput, SystemUnderTest, WorkspaceCapture } from "@eval/models";
 import { runEval } from "./run-eval.ts";
 import type { RunEvalOptions, RunEvalResult } from "./run-types.ts";
-import { trialDetailFile } from "./trials.ts";
 import { hasBlob } from "./blob-store.ts";
+import { readCaseDetail } from "./case-detail.ts";
 import { restoreWorkspace } from "./workspace-capture.ts";
 
 export interface RescoreOptions extends Omit<RunEvalOptions, "systemUnderTest" | "caseFilter" | "trials" | "retryErrors" | "onlyUnits" | "noCache" | "rescoreOf"> {
   /** The run to rescore (`partial:` may be left off). */
   readonly runId: string;
-}
-
-/** A unit's recorded detail, or null when it is missing or does not validate. */
-function readDetail(detailsDir: string, caseId: string, trial: number): CaseDetail | null {
-  const path = join(detailsDir, trialDetailFile(caseId, trial));
-  if (!existsSync(path)) return null;
-  try {
-    const parsed = safeParseWire(CaseDetailSchema, JSON.parse(readFileSync(path, "utf8")));
-    return parsed.success ? parsed.data : null;
-  } catch {
-    return null;
-  }
 }
 
 /** Why a unit's recorded output cannot be scored again, or null when it can. */
@@ -67,7 +54,7 @@ function recordedSut(original: AnyBenchRunReport, detailsDir: string, blobsDir: 
     async preflight({ cases, trials }: { readonly cases: readonly SutCase[]; readonly trials: number }) {
       const problems = cases.flatMap((benchCase) =>
         Array.from({ length: trials }, (_, trial) => {
-          const why = unavailable(readDetail(detailsDir, benchCase.case_id, trial), blobsDir);
+          const why = unavailable(readCaseDetail(detailsDir, benchCase.case_id, trial), blobsDir);
           return why === null ? [] : [`${benchCase.case_id}${trial === 0 ? "" : ` trial ${trial}`}: ${why}`];
         }).flat(),
       );
@@ -75,7 +62,7 @@ function recordedSut(original: AnyBenchRunReport, detailsDir: string, blobsDir: 
       throw new EvalError("EVAL_RESCORE_UNAVAILABLE", `run ${originalId} cannot be rescored: ${problems.slice(0, 3).join("; ")}${problems.length > 3 ? ` (${problems.length} units in all)` : ""}`);
     },
     async run(invocation: SutInvocation): Promise<SutOutput> {
-      const detail = readDetail(detailsDir, invocation.benchCase.case_id, invocation.trial ?? 0)!;
+      const detail = readCaseDetail(detailsDir, invocation.benchCase.case_id, invocation.trial ?? 0)!;
       if (detail.sut_streams !== undefined) invocation.recordStreams?.({ stdout: detail.sut_streams.stdout.text, stderr: detail.sut_streams.stderr.text });
       if (detail.sut_output === null) throw new Error(`the SUT failed in run ${originalId}: ${detail.sut_error ?? "no output"}`);
       checkInputUnchanged(invocation.workspacePath, detail.workspace!, originalId);
