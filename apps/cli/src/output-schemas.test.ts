@@ -43,7 +43,7 @@ function schemaOf(line: Record<string, unknown>): string {
   if (typeof line.type === "string" && line.type in byType) return byType[line.type]!;
   if (line.level === "warn") return "warning-line";
   const byVersion: Record<string, string> = {
-    "evalgate.report_data.v1": "report-data",
+    "evalgate.report_data.v2": "report-data",
     "evalgate.report_case_line.v1": "report-case-line",
     "evalgate.bench_check.v1": "bench-check",
     "evalgate.sign_result.v1": "sign-result",
@@ -103,7 +103,7 @@ describe("every machine-readable line the CLI prints has a published schema it s
     await evalgate(["verify", "--out", state]);
     await evalgate(["runs", "--out", state]);
     const shown = await evalgate(["show", trialRun, "--format", "jsonl", ...common, ...tiers]);
-    expect(shown[0]!.schema_version).toBe("evalgate.report_data.v1");
+    expect(shown[0]!.schema_version).toBe("evalgate.report_data.v2");
     expect((await evalgate(["show", trialRun, "--case", "a-1", "--format", "jsonl", ...common]))[0]).toMatchObject({ run_id: trialRun, case_id: "a-1", trials: { passed: 2, total: 2 } });
     expect((await evalgate(["show", trialRun, "--case", "a-1", "--trial", "1", "--format", "json", ...common]))[0]).toMatchObject({ run_id: trialRun, case_id: "a-1" });
     await evalgate(["report", "--run", trialRun, ...common, ...tiers, "--output", join(bench.root, "report.html")]);

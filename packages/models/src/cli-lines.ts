@@ -255,7 +255,7 @@ export const ReportDataSchema = z.strictObject({
   chain: z.strictObject({ head: z.string(), verified: z.boolean(), records: z.number().int().min(0), problem: z.string().nullable() }),
   verdicts: z.array(PromotionVerdictSchema),
   tiers: z.array(z.strictObject({ name: TierNameSchema, threshold: UnitIntervalSchema })),
-  trend: z.array(z.strictObject({ run_id: RunIdSchema, ended_at: TimestampSchema, mean_score: UnitIntervalSchema, lower_bound_95: UnitIntervalSchema })),
+  trend: z.array(z.strictObject({ run_id: RunIdSchema, ended_at: TimestampSchema, mean_score: UnitIntervalSchema, lower_bound_95: UnitIntervalSchema, pass_rate: UnitIntervalSchema })),
   cases: z.array(z.strictObject(reportCaseFields)),
   baseline: z
     .strictObject({
