@@ -74,10 +74,10 @@ describe.skipIf(browserSkipReason !== null)(browserSkipReason === null ? "the HT
     expect(errors).toEqual([]);
     expect(cspViolations).toEqual([]);
     const chart = await page.$eval("#trend-chart", (svg) => {
-      const box = (selector: string) => [...svg.querySelectorAll(selector)].map((node) => (node as SVGGraphicsElement).getBBox()).map((b) => ({ width: b.width, height: b.height, y: b.y }));
+      const box = (selector: string) => [...svg.querySelectorAll(selector)].map((node) => (node as unknown as { getBBox(): { width: number; height: number; y: number } }).getBBox()).map((b) => ({ width: b.width, height: b.height, y: b.y }));
       const style = (selector: string) => {
         const node = svg.querySelector(selector)!;
-        const computed = getComputedStyle(node);
+        const computed = (globalThis as unknown as { getComputedStyle(element: unknown): { stroke: string; strokeDasharray: string } }).getComputedStyle(node);
         return { stroke: computed.stroke, dash: computed.strokeDasharray };
       };
       return {
