@@ -1,7 +1,7 @@
 // Everything the main entry of @eval/rubric-protocol runs, in one module. A rubric is a fresh process
 // per case, so what `import { runRubric } from "@eval/rubric-protocol"` loads is paid on every case:
 // - no zod. @eval/models' index builds every zod schema at import (about 70 ms, more than the rest of a
-//   cold case); the request and the score are checked here by hand (below), and the full schemas load
+//   cold case); the request and the score are checked by code generated from the zod schemas (below), and the full schemas load
 //   only on a failure, to say why;
 // - no ESM import of a builtin: importing node:fs builds its whole namespace (about 2 ms); the helpers
 //   fetch the already loaded module with process.getBuiltinModule when they run;
@@ -109,8 +109,8 @@ const scoreOnce = (async function scoreOnce(
 type Verdict = { readonly success: true; readonly data: unknown } | { readonly success: false; readonly message: string };
 
 /**
- * The full zod schema's verdict on a value the hand-written check did not accept: the reasons when it
- * is invalid (zod's wording, path by path), the parsed value when the hand check was merely stricter.
+ * The full zod schema's verdict on a value the generated check did not accept: the reasons when it
+ * is invalid (zod's wording, path by path), the parsed value when the generated check was merely stricter.
  * @eval/models (and zod) load only here, off the path a valid case takes.
  */
 async function validateWithSchema(schema: "RubricRequestSchema" | "BenchScoreSchema", value: unknown): Promise<Verdict> {
