@@ -12,6 +12,8 @@ export type { CaseRunResult, RunEvalOptions, RunEvalResult, RunProgress, ScoredR
 export { BENCH_INVOCATION_TAG_ENV, canarySeedFor, checkSutOutput, digestOf, moduleSut, SutAborted } from "./sut.ts";
 export type { SutFunction } from "./sut.ts";
 export { commandSut, resolveProgram } from "./command-sut.ts";
+export { defaultSutSpec, parseSutSpec, resolveSutSpec, splitCommand, sutFromSpec } from "./sut-spec.ts";
+export type { AgentSutFactory, AgentSutRequest, ParsedSutSpec, SutResolveOptions } from "./sut-spec.ts";
 export type { CommandSutOptions } from "./command-sut.ts";
 export { dependencyReadPaths, networkNamespaceWrapper, prepareRubricLauncher, rubricIsolationClass, scrubbedRubricEnv } from "./rubric-isolation.ts";
 export type { RubricLauncher, RubricLauncherOptions, SandboxMode, RubricLimits, RubricOutcome, RubricProcessReport, RubricRunInput, RubricSource, StreamExcerpt } from "./rubric-isolation.ts";
