@@ -19,22 +19,9 @@ export { dependencyReadPaths, networkNamespaceWrapper, prepareRubricLauncher, ru
 export type { RubricLauncher, RubricLauncherOptions, SandboxMode, RubricLimits, RubricOutcome, RubricProcessReport, RubricRunInput, RubricSource, StreamExcerpt } from "./rubric-isolation.ts";
 export { HARNESS_FAILURE_CODES, harnessFailureScore, resolveRubricScore } from "./scoring.ts";
 export type { HarnessFailureCode, Measured, ScoringContract } from "./scoring.ts";
-export { bettingLowerBound, clopperPearsonLowerBound } from "@eval/statistics";
 export { AllCasesErrored, NoCasesSelected, StateDirNotADirectory, StateDirReadOnly } from "./errors.ts";
 export { assertSomeCaseScored, shortReason, unscoredReason } from "./run-health.ts";
 export { checkStateDir } from "./state-dir.ts";
-export {
-  bcaLowerBound,
-  bcaLowerBoundFromDistribution,
-  bootstrapMeans,
-  normalCdf,
-  normalQuantile,
-  runStatistics,
-  seededRandom,
-  welford,
-  wilsonLowerBound,
-} from "@eval/statistics";
-export type { BcaResult, RunStatistics, WelfordResult } from "@eval/statistics";
 export { HARNESS_VERSION } from "./version.ts";
 export { capturedDiff } from "./workspace-capture.ts";
 export { rescoreRun } from "./rescore.ts";
