@@ -60,6 +60,11 @@ describe("defaultSutSpec", () => {
 });
 
 describe("resolveSutSpec", () => {
+  it("resolves a command: SUT without the sandbox only when asked, with the harness's environment", async () => {
+    const sut = await resolveSutSpec(`command:${process.execPath} sut.mjs`, taskClass, { ...options, sandbox: "none" });
+    expect(sut).toMatchObject({ label: `command:${process.execPath} sut.mjs`, isolation: "process" });
+  });
+
   it("resolves module: specs relative to cwd and refuses a missing file", async () => {
     expect((await resolveSutSpec("module:sut.mjs#full", taskClass, options)).label).toBe("module:sut.mjs#full");
     await expect(resolveSutSpec("module:missing.mjs#fix", taskClass, options)).rejects.toMatchObject({ code: "EVAL_SUT_INVALID" });
