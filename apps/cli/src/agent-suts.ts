@@ -49,6 +49,13 @@ export function binaryEnvName(adapter: AgentAdapterName): string {
   return `EVALGATE_CLI_BINARY_${adapter.toUpperCase().replaceAll("-", "_")}`;
 }
 
+/** The SUT of the agent kinds the CLI registers with the runner (`replay`, `cli`): `resolveAgentSut`, never null. */
+export async function agentSut(spec: string, options: AgentSutOptions): Promise<SystemUnderTest> {
+  const sut = await resolveAgentSut(spec, options);
+  if (sut === null) throw new EvalError("EVAL_SUT_INVALID", `unknown SUT spec "${spec.slice(0, 200)}"`, { hint: "pass --sut replay | cli:<adapter>" });
+  return sut;
+}
+
 /**
  * The SUT for `--sut replay` and `--sut cli:<adapter>`; null for every other spec (the runner's own
  * resolver handles `command:` and `module:`). A live SUT is constructed here, so missing opt-ins, a

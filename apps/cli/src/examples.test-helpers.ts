@@ -3,7 +3,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse, parseAllDocuments } from "yaml";
-import { splitCommand } from "./sut-resolver.ts";
+import { splitCommand } from "@eval/runner";
 
 export const REPO = join(import.meta.dirname, "..", "..", "..");
 export const GITHUB_WORKFLOW = join(REPO, "examples", "github-actions", "evalgate-sharded.yml");

@@ -1,7 +1,6 @@
-import { EvalError } from "@eval/errors";
+// `--sut` and its flags mapped to the runner's SUT resolution; the grammar and the default rule are the runner's.
 import type { WarningSink } from "@eval/errors";
-import type { SystemUnderTest } from "@eval/models";
-import type { SutChooser } from "@eval/runner";
+import type { SutChooser, SutResolveOptions } from "@eval/runner";
 import type { AgentSutOptions } from "./agent-suts.ts";
 
 export interface SutResolverOptions extends AgentSutOptions {
@@ -16,99 +15,26 @@ export interface SutResolverOptions extends AgentSutOptions {
   readonly hideFromSut?: readonly string[];
 }
 
-/**
- * Splits a `command:` spec into argv: whitespace separates words, single or double quotes group
- * them, a backslash escapes the next character. No variables, globs or other shell expansion.
- */
-export function splitCommand(text: string): string[] {
-  const words: string[] = [];
-  let current = "";
-  let inWord = false;
-  let quote: '"' | "'" | null = null;
-  for (let i = 0; i < text.length; i += 1) {
-    const char = text[i]!;
-    if (quote !== null) {
-      if (char === quote) quote = null;
-      else if (char === "\\" && quote === '"' && i + 1 < text.length) current += text[++i];
-      else current += char;
-    } else if (char === '"' || char === "'") {
-      quote = char;
-      inWord = true;
-    } else if (char === "\\" && i + 1 < text.length) {
-      current += text[++i];
-      inWord = true;
-    } else if (/\s/.test(char)) {
-      if (inWord) words.push(current);
-      current = "";
-      inWord = false;
-    } else {
-      current += char;
-      inWord = true;
-    }
-  }
-  if (quote !== null) throw new EvalError("EVAL_SUT_INVALID", `unterminated ${quote} quote in command SUT: ${text}`);
-  if (inWord) words.push(current);
-  return words;
+/** The runner's resolve options from the flags, with the agent kinds (`replay`, `cli`) registered by name. */
+export function sutResolveOptions(options: SutResolverOptions): SutResolveOptions {
+  return {
+    cwd: options.cwd,
+    benchRoot: options.benchRoot,
+    stateDir: options.stateDir,
+    hide: options.hideFromSut ?? [],
+    readable: options.sutRead ?? [],
+    network: options.sutNetwork === true,
+    sandbox: options.sandbox ?? "bwrap",
+    env: options.env,
+    agents: {
+      replay: async ({ spec, taskClass }) => (await import("./agent-suts.ts")).agentSut(spec, { ...options, taskAgent: taskClass.agent }),
+      cli: async ({ spec, taskClass }) => (await import("./agent-suts.ts")).agentSut(spec, { ...options, taskAgent: taskClass.agent }),
+    },
+  };
 }
 
-/**
- * The SUT for a `--sut` spec: `module:<path>#<export>`, `command:<argv>`, `replay`, `cli:<adapter>`.
- * Libraries load lazily: the agent adapters only for `replay`/`cli:`.
- */
-export async function resolveSut(spec: string, options: SutResolverOptions): Promise<SystemUnderTest> {
-  if (spec.startsWith("module:")) {
-    const { moduleSut } = await import("@eval/runner");
-    return moduleSut(spec.slice("module:".length), { cwd: options.cwd });
-  }
-  if (spec.startsWith("command:")) {
-    const argv = splitCommand(spec.slice("command:".length));
-    if (argv.length === 0) throw new EvalError("EVAL_SUT_INVALID", "command SUT needs a program: --sut 'command:<program> [args...]'");
-    const { commandSut } = await import("@eval/runner");
-    const sandbox = options.sandbox ?? "bwrap";
-    return commandSut(argv, {
-      cwd: options.cwd,
-      sandbox,
-      network: options.sutNetwork === true,
-      // In the sandbox the SUT gets an allowlisted environment, never the harness's; and whatever its
-      // project holds, the bench and evalgate's state are hidden from it.
-      ...(sandbox === "none" ? { env: options.env as NodeJS.ProcessEnv } : {}),
-      hide: [options.benchRoot, options.stateDir, ...(options.hideFromSut ?? [])],
-      readable: options.sutRead ?? [],
-    });
-  }
-  if (spec === "replay" || spec.startsWith("cli:")) {
-    const { resolveAgentSut } = await import("./agent-suts.ts");
-    const sut = await resolveAgentSut(spec, options);
-    if (sut !== null) return sut;
-  }
-  throw new EvalError("EVAL_SUT_INVALID", `unknown SUT spec "${spec}"`);
-}
-
-/**
- * The SUT spec when `--sut` is not given: `replay` when any selected case has a cassette (or none is
- * selected: the run then says EVAL_NO_CASES_SELECTED); otherwise EVAL_SUT_INVALID.
- */
-export function defaultSutSpec(taskClassName: string, cases: ReadonlyArray<{ readonly cassette_path: string | null }>): string {
-  if (cases.length === 0 || cases.some((c) => c.cassette_path !== null)) return "replay";
-  throw new EvalError("EVAL_SUT_INVALID", `no --sut given and no selected case of ${taskClassName} has a cassette to replay`, {
-    hint: "pass --sut module:<path>#<export> | command:<argv> | cli:<adapter>",
-  });
-}
-
-/** For a run without `--sut`: chooses the default from the cases the run selected (the run loads them once). */
-export function defaultSutChooser(options: SutResolverOptions): SutChooser {
-  return async ({ taskClass, cases }) => resolveSut(defaultSutSpec(taskClass.name, cases), options);
-}
-
-/**
- * The SUT of a run with `--sut <spec>`. A `cli:<adapter>` agent takes the task class's `agent` declaration
- * (the files a solution edits, the adapter's model and flags): resolved once the run has loaded the class,
- * or, for a shard (whose SUT is part of its plan), after loading it here.
- */
-export async function runSut(spec: string, options: SutResolverOptions, shard: { readonly taskClass: string } | null): Promise<SystemUnderTest | SutChooser> {
-  if (!spec.startsWith("cli:")) return resolveSut(spec, options);
-  if (shard === null) return async ({ taskClass }) => resolveSut(spec, { ...options, taskAgent: taskClass.agent });
-  const { loadTaskClass, TaskClassRegistry } = await import("@eval/registry");
-  const taskClass = await loadTaskClass(shard.taskClass, { benchRoot: options.benchRoot, registry: new TaskClassRegistry(), onWarning: options.onWarning });
-  return resolveSut(spec, { ...options, taskAgent: taskClass.agent });
+/** The SUT of a run, shard or plan: `--sut` (undefined: the runner's default rule), resolved once the task class is loaded. */
+export async function sutChooser(spec: string | undefined, options: SutResolverOptions): Promise<SutChooser> {
+  const { sutFromSpec } = await import("@eval/runner");
+  return sutFromSpec(spec, sutResolveOptions(options));
 }

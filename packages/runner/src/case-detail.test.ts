@@ -61,4 +61,22 @@ describe("cache-hit details", () => {
     await writeFile(detailIndexPath(runsDir, KEY), JSON.stringify({ run_id: "run-a", file: "../../run-a/cases/c-1.json" }));
     expect(linkCachedDetail(runsDir, KEY, "run-b", "c-1.json")).toBeNull();
   });
+
+  it("proves the key from the head of a detail in the writer's layout, and parses anything else whole", async () => {
+    const key = `blake3:${"12".repeat(32)}`;
+    const other = `blake3:${"34".repeat(32)}`;
+    const write = async (runId: string, content: unknown) => {
+      await mkdir(join(runsDir, runId, "cases"), { recursive: true });
+      await writeFile(join(runsDir, runId, "cases", "c-1.json"), `${JSON.stringify(content, null, 2)}\n`);
+      indexCaseDetail(runsDir, key, runId, "c-1.json");
+      return linkCachedDetail(runsDir, key, `${runId}-hit`, "c-1.json");
+    };
+    // The writer's layout, with a large SUT output after the key.
+    expect(await write("run-pretty", { ...detail(key), sut_output: { diff: "x".repeat(200_000) } })).not.toBeNull();
+    // The key named only inside a nested object (deeper indentation) is not the detail's key.
+    expect(await write("run-nested", { ...detail(other), sut_output: { cache_key: key } })).toBeNull();
+    // Fields before the key longer than the head: parsed whole, still found (and still refused for another key).
+    expect(await write("run-long", { schema_version: CASE_DETAIL_SCHEMA_VERSION, run_id: "run-long", task_class: "t".repeat(5000), cache_key: key })).not.toBeNull();
+    expect(await write("run-long-other", { schema_version: CASE_DETAIL_SCHEMA_VERSION, task_class: "t".repeat(5000), cache_key: other })).toBeNull();
+  });
 });

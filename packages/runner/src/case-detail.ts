@@ -1,5 +1,5 @@
 // Per-case detail files: written when a case runs, and reused (hard-linked) when a later run hits the cache.
-import { copyFileSync, existsSync, linkSync, mkdirSync, readFileSync } from "node:fs";
+import { closeSync, copyFileSync, existsSync, linkSync, mkdirSync, openSync, readFileSync, readSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { ioError } from "@eval/errors";
 import { CASE_DETAIL_SCHEMA_VERSION, CaseDetailSchema, safeParseWire } from "@eval/models";
@@ -81,9 +81,26 @@ function executedDetailPath(runsDir: string, cacheKey: string): string | null {
   return join(runsDir, runId.replace(/^partial:/, ""), "cases", file);
 }
 
-/** Whether the detail file at `path` parses and names `cacheKey`. */
+/** How much of a detail file `isDetailOf` reads first: its top-level fields before the SUT's output. */
+const DETAIL_HEAD_BYTES = 4096;
+
+/**
+ * Whether the detail file at `path` names `cacheKey`. `writeCaseDetail` writes `cache_key` as a top-level
+ * line near the start, and a JSON string cannot hold a raw newline, so finding that exact line in the
+ * file's head is proof without parsing the rest (a hit's detail can be hundreds of KiB); anything else
+ * (an older layout, a long case id) is parsed whole.
+ */
 function isDetailOf(path: string, cacheKey: string): boolean {
   try {
+    const fd = openSync(path, "r");
+    let head: string;
+    try {
+      const buffer = Buffer.allocUnsafe(DETAIL_HEAD_BYTES);
+      head = buffer.toString("utf8", 0, readSync(fd, buffer, 0, DETAIL_HEAD_BYTES, 0));
+    } finally {
+      closeSync(fd);
+    }
+    if (head.startsWith("{\n") && head.includes(`\n  "cache_key": ${JSON.stringify(cacheKey)},\n`)) return true;
     return (JSON.parse(readFileSync(path, "utf8")) as { cache_key?: unknown }).cache_key === cacheKey;
   } catch {
     return false;

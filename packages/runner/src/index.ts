@@ -12,27 +12,16 @@ export type { CaseRunResult, RunEvalOptions, RunEvalResult, RunProgress, ScoredR
 export { BENCH_INVOCATION_TAG_ENV, canarySeedFor, checkSutOutput, digestOf, moduleSut, SutAborted } from "./sut.ts";
 export type { SutFunction } from "./sut.ts";
 export { commandSut, resolveProgram } from "./command-sut.ts";
+export { defaultSutSpec, parseSutSpec, resolveSutSpec, splitCommand, sutFromSpec } from "./sut-spec.ts";
+export type { AgentSutFactory, AgentSutRequest, ParsedSutSpec, SutResolveOptions } from "./sut-spec.ts";
 export type { CommandSutOptions } from "./command-sut.ts";
 export { dependencyReadPaths, networkNamespaceWrapper, prepareRubricLauncher, rubricIsolationClass, scrubbedRubricEnv } from "./rubric-isolation.ts";
 export type { RubricLauncher, RubricLauncherOptions, SandboxMode, RubricLimits, RubricOutcome, RubricProcessReport, RubricRunInput, RubricSource, StreamExcerpt } from "./rubric-isolation.ts";
 export { HARNESS_FAILURE_CODES, harnessFailureScore, resolveRubricScore } from "./scoring.ts";
 export type { HarnessFailureCode, Measured, ScoringContract } from "./scoring.ts";
-export { bettingLowerBound, clopperPearsonLowerBound } from "@eval/statistics";
 export { AllCasesErrored, NoCasesSelected, StateDirNotADirectory, StateDirReadOnly } from "./errors.ts";
 export { assertSomeCaseScored, shortReason, unscoredReason } from "./run-health.ts";
 export { checkStateDir } from "./state-dir.ts";
-export {
-  bcaLowerBound,
-  bcaLowerBoundFromDistribution,
-  bootstrapMeans,
-  normalCdf,
-  normalQuantile,
-  runStatistics,
-  seededRandom,
-  welford,
-  wilsonLowerBound,
-} from "@eval/statistics";
-export type { BcaResult, RunStatistics, WelfordResult } from "@eval/statistics";
 export { HARNESS_VERSION } from "./version.ts";
 export { capturedDiff } from "./workspace-capture.ts";
 export { rescoreRun } from "./rescore.ts";

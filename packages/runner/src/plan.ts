@@ -10,13 +10,16 @@ import { caseCacheKey } from "./case-keys.ts";
 import { rubricIsolationClass } from "./rubric-isolation.ts";
 import type { SandboxMode } from "./rubric-isolation.ts";
 import { cassetteCorpusDigest, trialsSetting } from "./prepare-run.ts";
+import type { SutChooser } from "./run-types.ts";
 import { digestOf } from "./sut.ts";
+import { chosenSutSpec } from "./sut-spec.ts";
 import { HARNESS_VERSION } from "./version.ts";
 
 export interface PlanOptions {
-  readonly systemUnderTest: SystemUnderTest;
-  /** The --sut value a shard resolves again (its digest must match). */
-  readonly sutSpec: string;
+  /** The SUT, or how to choose it once the task class is loaded (`sutFromSpec`). */
+  readonly systemUnderTest: SystemUnderTest | SutChooser;
+  /** The --sut value a shard resolves again (its digest must match); undefined: the default rule (`defaultSutSpec`). */
+  readonly sutSpec?: string | undefined;
   /** Default 1. A unit is a (case, trial) pair. */
   readonly trials?: number;
   readonly benchRoot?: string;
@@ -55,12 +58,18 @@ export function planIdOf(plan: PlanIdentity): string {
  * would), then fixes each case's digest and cache key. Runs nothing and writes nothing.
  */
 export async function planRun(taskClassName: string, options: PlanOptions): Promise<RunPlan> {
+  return (await planWithSut(taskClassName, options)).plan;
+}
+
+/** `planRun`, and the SUT it planned with (a shard runs that one: its spec is resolved once). */
+export async function planWithSut(taskClassName: string, options: PlanOptions): Promise<{ readonly plan: RunPlan; readonly sut: SystemUnderTest }> {
   const onWarning = options.onWarning ?? ignoreWarnings;
   const trials = trialsSetting(options.trials);
   const taskClass = await loadTaskClass(taskClassName, { benchRoot: resolve(options.benchRoot ?? "bench"), registry: new TaskClassRegistry(), onWarning });
   const { selected, taskClassCaseCount } = await selectCases(taskClass, { onWarning });
   if (selected.length === 0) throw new EvalError("EVAL_NO_CASES_SELECTED", `task class "${taskClass.name}" has no cases: nothing to plan`);
-  const sut = options.systemUnderTest;
+  const sutSpec = chosenSutSpec(options.sutSpec, taskClass, selected);
+  const sut = typeof options.systemUnderTest === "function" ? await options.systemUnderTest({ taskClass, cases: selected }) : options.systemUnderTest;
   const isolationClass = rubricIsolationClass(taskClass, { sandbox: options.sandbox ?? "bwrap", ...(options.networkIsolation === undefined ? {} : { networkIsolation: options.networkIsolation }) });
   const sutIsolation = sut.isolation ?? "in-process";
   const corpusDigest = await cassetteCorpusDigest(taskClass.benchPath);
@@ -70,7 +79,7 @@ export async function planRun(taskClassName: string, options: PlanOptions): Prom
     task_class: taskClass.name,
     score_kind: taskClass.scoreKind,
     harness_version: harnessVersion,
-    sut: { spec: options.sutSpec, label: sut.label.slice(0, 500), digest: sut.digest },
+    sut: { spec: sutSpec, label: sut.label.slice(0, 500), digest: sut.digest },
     rubric_digest: taskClass.rubricDigest,
     cassette_corpus_digest: corpusDigest,
     isolation_class: isolationClass,
@@ -82,7 +91,8 @@ export async function planRun(taskClassName: string, options: PlanOptions): Prom
       .map((c) => ({ case_id: c.case_id, case_digest: c.case_digest, curation_class: c.curation_class, cache_key: caseCacheKey(c, keyContext) })),
   };
   const createdAt = (options.now ?? (() => new Date()))().toISOString();
-  return parseWire(RunPlanSchema, { schema_version: RUN_PLAN_SCHEMA_VERSION, plan_id: planIdOf(identity), created_at: createdAt, ...identity });
+  const plan = parseWire(RunPlanSchema, { schema_version: RUN_PLAN_SCHEMA_VERSION, plan_id: planIdOf(identity), created_at: createdAt, ...identity });
+  return { plan, sut };
 }
 
 /** The first field in which two plans differ (for a one-line error), or null when they are the same run. */

@@ -6,11 +6,11 @@ import { EvalError } from "@eval/errors";
 import type { RunPlan, SystemUnderTest } from "@eval/models";
 import { writeBundle } from "./bundle.ts";
 import type { BundleUnit } from "./bundle.ts";
-import { planDifference, planRun } from "./plan.ts";
+import { planDifference, planWithSut } from "./plan.ts";
 import type { PlanOptions } from "./plan.ts";
 import { scoreRun } from "./run-eval.ts";
 import { releaseRunDir } from "./run-owner.ts";
-import type { RunEvalOptions, ScoredRun } from "./run-types.ts";
+import type { RunEvalOptions, ScoredRun, SutChooser } from "./run-types.ts";
 import { trialUnitId } from "./trials.ts";
 
 export interface ShardSpec {
@@ -46,8 +46,8 @@ export function shardUnits(plan: RunPlan, shard: ShardSpec): PlanUnit[] {
 }
 
 export interface RunShardOptions extends Omit<RunEvalOptions, "systemUnderTest"> {
-  /** A shard's SUT is resolved up front: its spec is part of the plan. */
-  readonly systemUnderTest: SystemUnderTest;
+  /** The SUT, or how to choose it (`sutFromSpec` with the plan's spec): resolved once, as the shard plans. */
+  readonly systemUnderTest: SystemUnderTest | SutChooser;
   /** The plan to run, or null to plan first from `planOptions`. */
   readonly plan: RunPlan | null;
   readonly planOptions: Omit<PlanOptions, "systemUnderTest" | "onWarning" | "benchRoot">;
@@ -68,7 +68,7 @@ export interface ShardResult {
  * that is the given plan, runs the shard's units, and writes its bundle.
  */
 export async function runShard(taskClassName: string, options: RunShardOptions): Promise<ShardResult> {
-  const local = await planRun(taskClassName, {
+  const { plan: local, sut } = await planWithSut(taskClassName, {
     ...options.planOptions,
     ...(options.plan === null ? {} : { sutSpec: options.plan.sut.spec, trials: options.plan.trials }),
     systemUnderTest: options.systemUnderTest,
@@ -80,7 +80,7 @@ export async function runShard(taskClassName: string, options: RunShardOptions):
   const difference = planDifference(plan, local);
   if (difference !== null) throw new EvalError("EVAL_PLAN_MISMATCH", `this machine's run is not the plan's: ${difference}`, { details: { plan: plan.plan_id, local: local.plan_id } });
   const units = shardUnits(plan, options.shard);
-  const scored = await scoreRun(plan.task_class, { ...options, trials: plan.trials, onlyUnits: new Set(units.map((unit) => trialUnitId(unit.case_id, unit.trial))) }, { verifyChain: false });
+  const scored = await scoreRun(plan.task_class, { ...options, systemUnderTest: sut, trials: plan.trials, onlyUnits: new Set(units.map((unit) => trialUnitId(unit.case_id, unit.trial))) }, { verifyChain: false });
   try {
     return await bundleShard(options, plan, scored);
   } finally {

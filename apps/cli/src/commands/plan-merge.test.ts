@@ -57,6 +57,8 @@ describe("evalgate plan / run --shard / merge, in-process", () => {
       [["run", "--bench-root", bench.benchRoot], 1, /`evalgate run` needs --task-class \(or --plan <file> with --shard i\/N\)/],
       [["plan", "--task-class", "upper", "--bench-root", bench.benchRoot, "--sandbox", "maybe"], 1, /--sandbox must be bwrap or none/],
       [["plan", "--task-class", "upper", "--bench-root", bench.benchRoot, "--trials", "0", "--sut", "module:../sut.mjs#upper"], 1, /--trials must be a whole number >= 1 and at most 1000, got 0/],
+      // Without --sut a plan takes run's default: replay needs a cassette, and this class has none.
+      [["plan", "--task-class", "upper", "--bench-root", bench.benchRoot, "--sandbox", "none"], 1, /no --sut given and no selected case of upper has a cassette to replay \(EVAL_SUT_INVALID\)/],
       [["merge", "nowhere"], 9, /bundle .*nowhere: has no manifest\.json/],
     ];
     for (const [argv, code, pattern] of cases) {

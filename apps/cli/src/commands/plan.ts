@@ -25,7 +25,7 @@ export class PlanCommand extends EvalgateCommand {
   });
 
   taskClass = Option.String("--task-class", { required: true, description: "The task class to plan" });
-  sut = Option.String("--sut", { description: "The system under test (as for run; default replay)" });
+  sut = Option.String("--sut", { description: "The system under test (as for run, with run's default: replay when a case has a cassette)" });
   trials = Option.String("--trials", { description: `Trials per case (default ${RUN_DEFAULTS.trials})` });
   output = Option.String("--output", { description: "The plan file to write (default plan.json)" });
   benchRoot = benchRootOption();
@@ -42,9 +42,8 @@ export class PlanCommand extends EvalgateCommand {
     const trials = numberFlag("--trials", this.trials, 1, numberRule("a number", []));
     if (this.sandbox !== undefined && this.sandbox !== "bwrap" && this.sandbox !== "none") throw new EvalError("EVAL_USAGE", `--sandbox must be bwrap or none, got "${this.sandbox}"`);
     const sandbox = (this.sandbox ?? "bwrap") as "bwrap" | "none";
-    const spec = this.sut ?? "replay";
-    const { resolveSut } = await import("../sut-resolver.ts");
-    const systemUnderTest = await resolveSut(spec, {
+    const { sutChooser } = await import("../sut-resolver.ts");
+    const systemUnderTest = await sutChooser(this.sut, {
       cwd: this.context.cwd,
       env: this.context.env,
       stateDir: settings.path("state_dir", ".evalgate"),
@@ -60,7 +59,7 @@ export class PlanCommand extends EvalgateCommand {
       sutRead: [],
     });
     const [{ planRun }, { resolve }, { writeOutputFile }] = await Promise.all([import("@eval/runner"), import("node:path"), import("../output-file.ts")]);
-    const plan = await planRun(this.taskClass, { systemUnderTest, sutSpec: spec, trials, benchRoot, sandbox, onWarning });
+    const plan = await planRun(this.taskClass, { systemUnderTest, sutSpec: this.sut, trials, benchRoot, sandbox, onWarning });
     const path = resolve(this.context.cwd, this.output ?? "plan.json");
     await writeOutputFile(path, `${JSON.stringify(plan, null, 2)}\n`);
     const units = plan.cases.length * plan.trials;

@@ -3,8 +3,8 @@
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { EvalError } from "@eval/errors";
-import type { RunPlan, SystemUnderTest } from "@eval/models";
-import type { RunEvalOptions, ShardSpec } from "@eval/runner";
+import type { RunPlan } from "@eval/models";
+import type { RunEvalOptions, ShardSpec, SutChooser } from "@eval/runner";
 import { SHARD_LINE_SCHEMA_VERSION } from "@eval/models/names";
 import { ExitCode } from "../exit-codes.ts";
 
@@ -59,10 +59,10 @@ export async function prepareShard(flags: ShardFlags): Promise<ShardJob> {
 }
 
 /** Runs the shard and returns the JSON line to print and the exit code. */
-export async function runShardJob(job: ShardJob, options: Omit<RunEvalOptions, "systemUnderTest"> & { readonly systemUnderTest: SystemUnderTest; readonly sutSpec: string }): Promise<{ line: Record<string, unknown>; exitCode: number }> {
+export async function runShardJob(job: ShardJob, options: Omit<RunEvalOptions, "systemUnderTest"> & { readonly systemUnderTest: SutChooser; readonly sutSpec: string | undefined }): Promise<{ line: Record<string, unknown>; exitCode: number }> {
   const { runShard } = await import("@eval/runner");
   const { sutSpec, ...runOptions } = options;
-  const result = await runShard(job.taskClass!, { ...runOptions, plan: job.plan, planOptions: { sutSpec }, shard: job.shard, bundleDir: job.bundleDir });
+  const result = await runShard(job.taskClass!, { ...runOptions, plan: job.plan, planOptions: sutSpec === undefined ? {} : { sutSpec }, shard: job.shard, bundleDir: job.bundleDir });
   const line = {
     type: "shard",
     schema_version: SHARD_LINE_SCHEMA_VERSION,
@@ -74,20 +74,4 @@ export async function runShardJob(job: ShardJob, options: Omit<RunEvalOptions, "
     bundle: result.bundleDir,
   };
   return { line, exitCode: result.complete ? ExitCode.ok : ExitCode.costCap };
-}
-
-/**
- * The default SUT spec of a shard run without `--sut` or a plan: a shard's plan names its SUT spec
- * before anything runs, so the cases are read here (unverified and silent; the run verifies them).
- */
-export async function shardDefaultSutSpec(benchRoot: string, taskClassName: string, casesGlob: string | undefined): Promise<string> {
-  const [{ loadCases, loadTaskClass, TaskClassRegistry }, { ignoreWarnings: onWarning }, { caseFilterOf }, { defaultSutSpec }] = await Promise.all([
-    import("@eval/registry"),
-    import("@eval/errors"),
-    import("@eval/runner"),
-    import("../sut-resolver.ts"),
-  ]);
-  const taskClass = await loadTaskClass(taskClassName, { benchRoot, registry: new TaskClassRegistry(), onWarning });
-  const filter = caseFilterOf(casesGlob);
-  return defaultSutSpec(taskClassName, await loadCases(taskClass, { verify: false, onWarning, ...(filter === undefined ? {} : { filter }) }));
 }

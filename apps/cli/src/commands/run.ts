@@ -59,15 +59,14 @@ export class RunCommand extends RunFlags {
     const { join: joinPath, resolve: resolvePath } = await import("node:path");
     const cacheOptions = this.cacheDir === undefined ? {} : { cacheDir: resolvePath(this.context.cwd, this.cacheDir), cacheKeyPath: joinPath(resolvePath(this.context.cwd, this.cacheDir), "..", "cache.key") };
     const sutOptions: SutResolverOptions = { hideFromSut: Object.values(cacheOptions), cwd: this.context.cwd, env: this.context.env, stateDir, benchRoot, record: this.record, recordOverwrite: this.recordOverwrite, allowCliSubscription: this.allowCliSubscription, acknowledgeUnsandboxedCli: this.acknowledgeUnsandboxedCli, allowStaleCompliance: this.allowStaleCompliance, streamLog: await this.resolveStreamLog(onWarning), ...(this.agentModel === undefined ? {} : { agentModel: this.agentModel }), agentArgs: this.agentArg ?? [], onWarning, sandbox: this.sandboxMode(), sutNetwork: this.sutNetwork, sutRead: this.sutRead ?? [], ...(await this.agentNetworkOptions(maxCostUsd)) };
-    const { defaultSutChooser, runSut } = await import("../sut-resolver.ts");
-    const spec = shardJob?.plan?.sut.spec ?? this.sut ?? (scaleOut === null ? undefined : await scaleOut.shardDefaultSutSpec(benchRoot, taskClassName, this.cases));
-    const systemUnderTest = spec === undefined ? defaultSutChooser(sutOptions) : await runSut(spec, sutOptions, shardJob === null ? null : { taskClass: taskClassName });
+    const spec = shardJob?.plan?.sut.spec ?? this.sut;
+    const systemUnderTest = await (await import("../sut-resolver.ts")).sutChooser(spec, sutOptions);
     const { progressHooks, runProgress } = await import("../progress.ts");
     const progress = runProgress(this.context, { quiet: this.quiet, taskClass: taskClassName });
     let result: RunEvalResult;
     const runOptions = { signal: interrupt.signal, ...(this.cases === undefined ? {} : { caseFilter: this.cases }), concurrency, maxCostUsd, timeoutPerCaseSeconds, ...(trials === 0 ? {} : { trials }), noCache: !this.cache, ...(this.retryErrors ? { retryErrors: true } : {}), stateDir, benchRoot, sandbox: sutOptions.sandbox, onWarning, signingKey, ...cacheOptions, ...progressHooks(progress) } satisfies Omit<RunEvalOptions, "systemUnderTest">;
-    if (shardJob !== null && scaleOut !== null && typeof systemUnderTest !== "function") {
-      const done = await scaleOut.runShardJob(shardJob, { ...runOptions, systemUnderTest, sutSpec: spec! }).finally(() => progress?.finish());
+    if (shardJob !== null && scaleOut !== null) {
+      const done = await scaleOut.runShardJob(shardJob, { ...runOptions, systemUnderTest, sutSpec: spec }).finally(() => progress?.finish());
       this.emit(done.line);
       return done.exitCode;
     }
