@@ -44,6 +44,7 @@ async function record(runId: string, scores: readonly BenchScore[]): Promise<num
     score_stddev: figures.stddev,
     lower_bound_95: figures.lowerBound95,
     passed_count: figures.passedCount,
+    block_severity_failure_modes: [...new Set(perCase.flatMap((c) => c.score.failure_modes.filter((m) => m.severity === "block").map((m) => m.code)))].sort(),
     failed_trial_count: CASES - figures.passedCount,
     reliability: { ...template.reliability, pass_at_1: share, pass_at_k: share, pass_hat_k: share },
   };
@@ -118,5 +119,44 @@ describe("every attempt counts", () => {
     await appendRunRecord({ ...other, sut_digest: `blake3:${"a".repeat(64)}`, lower_bound_95: 0.6843708377400617 }, { runsDir, hostFingerprint: await getHostFingerprint(stateDir) });
     const verdict = await verdictFor("run-0");
     expect(verdict.evidence_pool).toMatchObject({ runs_pooled: ["run-0"], runs_excluded: [{ run_id: "other", reason: "another SUT" }], distinct_suts_on_held_out: 2 });
+  });
+});
+
+/** The rubric past its deadline: the SUT's work hung it (an endless loop in the code it wrote). */
+const rubricHung = (ms: number): BenchScore => ({ passed: false, score: 0, breakdown: {}, failure_modes: [{ code: "rubric.timeout", severity: "block", detail: "no answer within 30000 ms" }], cost_usd: 0, wall_clock_ms: ms });
+/** The harness saw the agent's CLI fail to start (`agent.infrastructure`). */
+const cliMissing = (ms: number): BenchScore => ({ passed: false, score: 0, breakdown: {}, failure_modes: [{ code: "agent.infrastructure", severity: "block", detail: "claude-code: the CLI could not be started: spawn ENOENT" }], cost_usd: 0, wall_clock_ms: ms });
+
+describe("what is left out of the evidence", () => {
+  it("ATTACK: a SUT that hangs the rubric on the cases it cannot solve does not drop them from the evidence", async () => {
+    // 7 of 12 solved; the other 5 hang the rubric (fewer than half: the run is not refused as a broken rubric).
+    const honest = await record("run-0", Array.from({ length: CASES }, (_, i) => (i < 7 ? pass(i + 1) : rubricHung(i + 1))));
+    const verdict = await verdictFor();
+    expect(verdict.lower_bound_95).toBe(honest);
+    expect(verdict.lower_bound_95).toBeCloseTo(clopperPearsonLowerBound(7, CASES), 12);
+    expect(verdict.evidence_pool).toMatchObject({ attempts_per_case: 1, harness_faults_excluded: 0 });
+  });
+
+  it("an agent infrastructure failure leaves its whole run out (passes included), never the one case; the verdict says which and why", async () => {
+    const honest = await record("run-0", Array.from({ length: CASES }, (_, i) => (i < 6 ? pass(i + 1) : crash(i + 1))));
+    // 20 reruns in which every case the SUT fails ends as an infrastructure failure instead: none of them counts.
+    const random = seededRandom("infrastructure");
+    let clock = 100;
+    for (let run = 1; run <= 20; run += 1) {
+      await record(`run-${run}`, Array.from({ length: CASES }, () => (random() < 0.5 ? pass(clock++) : cliMissing(clock++))));
+    }
+    const verdict = await verdictFor();
+    expect(verdict.lower_bound_95).toBe(honest);
+    expect(verdict.evidence_pool!.runs_pooled).toEqual(["run-0"]);
+    expect(verdict.evidence_pool!.runs_excluded).toHaveLength(20);
+    for (const excluded of verdict.evidence_pool!.runs_excluded) expect(excluded.reason).toMatch(/^agent infrastructure failure on \d+ attempt\(s\), first \d{3}-case: claude-code: the CLI could not be started: spawn ENOENT$/);
+  });
+
+  it("a chain whose only run failed in the agent's infrastructure pools nothing and is not sufficient", async () => {
+    await record("run-0", Array.from({ length: CASES }, (_, i) => (i === 3 ? cliMissing(i + 1) : pass(i + 1))));
+    const verdict = await verdictFor();
+    expect(verdict.evidence_sufficient).toBe(false);
+    expect(verdict.evidence_pool).toMatchObject({ runs_pooled: [], attempts_per_case: 0, attempts_recorded: 0 });
+    expect(verdict.evidence_pool!.runs_excluded[0]!.reason).toContain("first 003-case");
   });
 });

@@ -10,11 +10,24 @@ type EvidencePool = NonNullable<PromotionVerdict["evidence_pool"]>;
 type GatedReport = Exclude<AnyBenchRunReport, { schema_version: "evalgate.bench_run_report.v1" }>;
 
 /**
- * Attempts that failed in the harness itself, not in the SUT: the rubric's own deadline and `harness.*` codes.
- * A SUT's crash, bad output or own timeout (`sut.*`) is the SUT failing an attempt, and counts as one.
+ * Attempts that failed in the harness itself, not in the SUT: `harness.*` codes. A SUT's crash, bad output or
+ * own timeout (`sut.*`) is the SUT failing an attempt, and counts as one; so is a rubric past its deadline
+ * (the rubric runs the SUT's work, which can hang it on exactly the cases the SUT cannot solve).
  */
 function isHarnessFault(score: BenchScore): boolean {
-  return score.failure_modes.some((mode) => mode.code === "rubric.timeout" || mode.code.startsWith("harness."));
+  return score.failure_modes.some((mode) => mode.code.startsWith("harness."));
+}
+
+/**
+ * Why a run is left out whole for its agent's infrastructure (`agent.infrastructure`: the harness saw it fail
+ * before the agent could act), or null. Whole runs only: leaving out the one attempt would let a SUT that
+ * could provoke it pick which of its attempts count.
+ */
+function infrastructureFailure(report: GatedReport): string | null {
+  const failed = report.per_case.flatMap((entry) => attemptsOf(entry).flatMap((score) => score.failure_modes.filter((mode) => mode.code === "agent.infrastructure").map((mode) => ({ case_id: entry.case_id, detail: mode.detail ?? "" }))));
+  if (failed.length === 0) return null;
+  const first = failed[0]!;
+  return `agent infrastructure failure on ${failed.length} attempt(s), first ${first.case_id}: ${first.detail.split("\n")[0]!.slice(0, 160)}`;
 }
 
 /** Deterministic text of a score: a cache hit returns the stored score unchanged, so equal text is the same attempt. */
@@ -73,6 +86,11 @@ export async function poolEvidence(runsDir: string, judged: BenchRunReport): Pro
     if (checked.tampered !== null) {
       tampered ??= checked.tampered;
       excluded.push({ run_id: report.run_id, reason: "tampered figures" });
+      continue;
+    }
+    const infrastructure = infrastructureFailure(report as GatedReport);
+    if (infrastructure !== null) {
+      excluded.push({ run_id: report.run_id, reason: infrastructure });
       continue;
     }
     pooled.push(report.run_id);

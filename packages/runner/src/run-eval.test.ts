@@ -184,6 +184,22 @@ describe("runEval end to end (real registry, rubric subprocesses, cache and chai
     expect(forged.report.per_case[0]?.score).toMatchObject({ failure_modes: [{ code: "sut.exception" }], cost_usd: 0 });
   });
 
+  it("agent.infrastructure (the harness saw the agent's CLI fail to start) is never cached: the next run attempts the case again", async () => {
+    const stateDir = join(root, "state-infrastructure");
+    const working = (await options(stateDir)).systemUnderTest;
+    const broken: SystemUnderTest = {
+      label: working.label,
+      digest: working.digest,
+      run: async (invocation) => (invocation.benchCase.case_id === "c-1" ? Promise.reject(Object.assign(new Error("claude-code: the CLI could not be started: ENOENT"), { failure_mode: "agent.infrastructure" })) : working.run(invocation)),
+    };
+    const first = await runEval(bench.slug, { ...(await options(stateDir)), systemUnderTest: broken, caseFilter: "c-[12]" });
+    expect(first.report.per_case[0]?.score.failure_modes).toEqual([{ code: "agent.infrastructure", severity: "block", detail: "Error: claude-code: the CLI could not be started: ENOENT" }]);
+    const sut = counting(working);
+    const second = await runEval(bench.slug, { ...(await options(stateDir)), systemUnderTest: sut, caseFilter: "c-[12]" });
+    expect(sut.calls).toBe(1);
+    expect(second.caseResults.map((r) => [r.case_id, r.cacheHit])).toEqual([["c-1", false], ["c-2", true]]);
+  });
+
   it("stops at the cost cap: outstanding cases cancelled, partial run recorded as incomplete", async () => {
     const result = await runEval(bench.slug, { ...(await options(join(root, "state-cap"), "full")), concurrency: 1, maxCostUsd: 1.5 });
     expect(result.costCapExceeded).toBe(true);
