@@ -7,7 +7,7 @@ import { EvalError } from "@eval/errors";
 import { sandboxSupport } from "@eval/sandbox";
 import { CaseDetailSchema, ChainRecordSchema, parseWire } from "@eval/models";
 import type { SystemUnderTest } from "@eval/models";
-import { signBench } from "@eval/registry";
+import { loadCases, loadTaskClass, signBench } from "@eval/registry";
 import { isCachedDetail } from "./case-detail.ts";
 import { ADVERSARIAL_RUBRIC, HALF_UPPER_SUT, makeTaskClassBench, UPPER_RUBRIC, writeCase } from "./bench.test-helpers.ts";
 import { moduleSut, runEval } from "./index.ts";
@@ -198,6 +198,10 @@ describe("runEval end to end (real registry, rubric subprocesses, cache and chai
     const second = await runEval(bench.slug, { ...(await options(stateDir)), systemUnderTest: sut, caseFilter: "c-[12]" });
     expect(sut.calls).toBe(1);
     expect(second.caseResults.map((r) => [r.case_id, r.cacheHit])).toEqual([["c-1", false], ["c-2", true]]);
+    // Each case is recorded with its content digest (the pool's case identity), the one the registry loaded.
+    const loaded = await loadCases(await loadTaskClass(bench.slug, { benchRoot: bench.benchRoot }));
+    expect(second.report.per_case.map((c) => c.case_digest)).toEqual(["c-1", "c-2"].map((id) => loaded.find((c) => c.case_id === id)!.case_digest));
+    expect(new Set(second.report.per_case.map((c) => c.case_digest)).size).toBe(2);
   });
 
   it("stops at the cost cap: outstanding cases cancelled, partial run recorded as incomplete", async () => {

@@ -62,7 +62,7 @@ export function isHarnessSideFailure(score: BenchScore): boolean {
 }
 
 export interface CaseTrialScores {
-  readonly benchCase: Pick<BenchCase, "case_id" | "curation_class">;
+  readonly benchCase: Pick<BenchCase, "case_id" | "curation_class"> & { readonly case_digest?: string };
   /** One score per trial, in trial order (every trial ran). */
   readonly scores: readonly BenchScore[];
 }
@@ -93,6 +93,7 @@ export function aggregateTrials(cases: readonly CaseTrialScores[], options: { sc
   const perCase = cases.map(({ benchCase, scores }, i): TrialCaseResult => ({
     case_id: benchCase.case_id,
     curation_class: benchCase.curation_class,
+    ...(benchCase.case_digest === undefined ? {} : { case_digest: benchCase.case_digest }),
     score: scores[0]!,
     ...(single ? {} : { trials: scores, case_value: Math.min(1, Math.max(0, caseValues[i]!.score)) }),
   }));
