@@ -1,6 +1,8 @@
 // `evalgate attest`: a recorded run as an in-toto Statement in a DSSE envelope, signed with the key that signs
 // records, so CI can hand the gate's evidence to attestation tooling; and the check of such an envelope
 // against the declared signers and the chain it claims to come from.
+import { readFile } from "node:fs/promises";
+import writeFileAtomic from "write-file-atomic";
 import { findRun, keyIdOf, openEnvelope, reportDigests, signEnvelope, verifyChain, ChainTampered } from "@eval/audit-chain";
 import type { FoundRecord, SigningKey } from "@eval/audit-chain";
 import { EvalError } from "@eval/errors";
@@ -110,6 +112,26 @@ export async function verifyAttestation(options: { readonly path: string; readon
   if (JSON.stringify({ digest: statement.data.subject[0]!.digest, predicate }) !== expected) throw invalid(`its subject or predicate is not run ${predicate.run_id}'s record in the chain`);
   const signer = options.config.signers!.find((declaredSigner) => keyIdOf(declaredSigner.public_key) === opened.keyId)!;
   return { statement: statement.data, keyId: opened.keyId, signer: signer.name };
+}
+
+/** Writes an envelope as one line of JSON (the DSSE JSON serialization), atomically. */
+export async function writeAttestation(path: string, envelope: DsseEnvelope): Promise<void> {
+  try {
+    await writeFileAtomic(path, `${JSON.stringify(envelope)}\n`, { mode: 0o644 });
+  } catch (error) {
+    throw new EvalError("EVAL_IO", `cannot write the attestation ${path}: ${(error as Error).message}`, { hint: "write it to a writable path" });
+  }
+}
+
+/** verifyAttestation of the envelope in the file at `path` (a file that cannot be read is EVAL_IO). */
+export async function verifyAttestationFile(options: { readonly path: string; readonly config: TierConfig; readonly runsDir: string }): Promise<VerifiedAttestation> {
+  let text: string;
+  try {
+    text = await readFile(options.path, "utf8");
+  } catch (error) {
+    throw new EvalError("EVAL_IO", `cannot read the attestation ${options.path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, { hint: "pass the file `evalgate attest <run> --write <file>` wrote" });
+  }
+  return verifyAttestation({ ...options, envelope: parseJson(Buffer.from(text, "utf8")) });
 }
 
 function parseJson(bytes: Buffer): unknown {
