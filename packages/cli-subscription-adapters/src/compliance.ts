@@ -20,6 +20,7 @@ import { promptSha256 } from "./prompt.ts";
 import { executeTrial } from "./trial.ts";
 import type { TrialLimits } from "./trial.ts";
 import writeFileAtomic from "write-file-atomic";
+import { RUN_DEFAULTS } from "@eval/models/defaults";
 
 export interface BenignTask {
   readonly id: string;
@@ -115,7 +116,7 @@ export async function runComplianceCheck(options: ComplianceCheckOptions): Promi
           prompt: task.prompt,
           workspace: { root, editable: ["."], readonly: [] },
           env,
-          limits: { ...options.limits, timeoutMs: options.timeoutMsPerTask ?? 180_000 },
+          limits: { ...options.limits, timeoutMs: options.timeoutMsPerTask ?? RUN_DEFAULTS.complianceSecondsPerTask * 1000 },
         });
         trial = {
           schema_version: COMPLIANCE_TRIAL_SCHEMA_VERSION,

@@ -14,7 +14,11 @@ import { CacheEntrySchema, CaseDetailSchema, SutRequestSchema } from "./runner-f
 import { RunPlanSchema, ShardManifestSchema, ShardUnitSchema } from "./scale-out.ts";
 import { EvalgateConfigSchema } from "./config-file.ts";
 import {
+  AdapterLineSchema,
   AnchorLineSchema,
+  BenchCaseLineSchema,
+  BenchShowLineSchema,
+  BenchTaskClassLineSchema,
   CacheGcLineSchema,
   CacheStatsLineSchema,
   ComparisonLineSchema,
@@ -93,4 +97,8 @@ export const WIRE_SCHEMAS: Readonly<Record<string, z.ZodType>> = Object.freeze({
   "attestation-line": AttestationLineSchema,
   "dsse-envelope": DsseEnvelopeSchema,
   "run-statement": RunStatementSchema,
+  "bench-task-class-line": BenchTaskClassLineSchema,
+  "bench-case-line": BenchCaseLineSchema,
+  "bench-show-line": BenchShowLineSchema,
+  "adapter-line": AdapterLineSchema,
 });
