@@ -41,6 +41,12 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import("./commands/anchor.ts")).AnchorCommand,
   },
   {
+    path: ["attest"],
+    category: "Audit",
+    description: "Write a run's signed in-toto attestation (DSSE envelope), or check one against the chain",
+    load: async () => (await import("./commands/attest.ts")).AttestCommand,
+  },
+  {
     path: ["bench", "list"],
     category: "Bench",
     description: "List the registered task classes, or one task class's cases",

@@ -75,6 +75,7 @@ export const ERROR_PRESENTATION: Readonly<Record<EvalErrorCode, ErrorPresentatio
   EVAL_BENCH_DIR_MISSING: { exitCode: 4, hint: "create the bench directory, or point --bench-root at it" },
   EVAL_CHAIN_TAMPERED: { exitCode: 5, hint: "restore the named file from a backup or git; `evalgate verify` rechecks" },
   EVAL_RECORD_TAMPERED: { exitCode: 5, hint: "a record's figures disagree with its per-case data: never edit records; rerun the task class" },
+  EVAL_ATTESTATION_INVALID: { exitCode: 5, hint: "an attestation is checked as `evalgate attest` wrote it: rewrite it from the chain with `evalgate attest <run> --write <file>`" },
   EVAL_CASE_DIGEST_MISMATCH: { exitCode: 6, hint: "if the change is intended, run `evalgate bench sign` and commit digests.yaml" },
   EVAL_NO_CASES_SELECTED: { exitCode: 7, hint: "`evalgate bench list --task-class <name>` lists the case ids; fix --cases, or add cases" },
   EVAL_RUN_ALL_CASES_ERRORED: { exitCode: 8, hint: "the run is recorded; fix the SUT (`evalgate schemas sut-request`, docs/runner.md) and see runs/<run-id>/cases/ for each case's error" },

@@ -1,6 +1,7 @@
 // Every line the BUILT CLI prints in its machine format, validated against the JSON Schema published for it
 // (packages/models/schemas/*-line.schema.json, report-data.schema.json) by a JSON Schema validator, not by
 // the zod schemas that generate them: what a consumer in another language would check.
+import { generateKeyPairSync } from "node:crypto";
 import { readFileSync, readdirSync } from "node:fs";
 import { rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -36,6 +37,7 @@ function schemaOf(line: Record<string, unknown>): string {
     recorded_run: "recorded-run-line",
     report: "report-line",
     anchor: "anchor-line",
+    attestation: "attestation-line",
     gc: "gc-line",
     cache_gc: "cache-gc-line",
     cache_stats: "cache-stats-line",
@@ -90,7 +92,7 @@ afterAll(async () => {
 });
 
 describe("every machine-readable line the CLI prints has a published schema it satisfies", () => {
-  it("run, rescore, plan/shard/merge, verify, promote-verdict, compare, show, runs, report, anchor, gc, cache, bench list/show, adapters list", { timeout: 600_000 }, async () => {
+  it("run, rescore, plan/shard/merge, verify, promote-verdict, compare, show, runs, report, anchor, attest, gc, cache, bench list/show, adapters list", { timeout: 600_000 }, async () => {
     const common = ["--out", state, "--bench-root", bench.benchRoot];
     const tiers = ["--trust-tiers", join(bench.root, "tiers.yaml")];
     const sut = ["--sut", "module:sut.mjs#upper", "--sandbox", "none"];
@@ -112,6 +114,8 @@ describe("every machine-readable line the CLI prints has a published schema it s
     expect((await evalgate(["show", trialRun, "--case", "a-1", "--trial", "1", "--format", "json", ...common]))[0]).toMatchObject({ run_id: trialRun, case_id: "a-1" });
     await evalgate(["report", "--run", trialRun, ...common, ...tiers, "--output", join(bench.root, "report.html")]);
     await evalgate(["anchor", "--out", state, "--write", join(bench.root, "anchor.json")]);
+    await writeFile(join(bench.root, "key.pem"), generateKeyPairSync("ed25519").privateKey.export({ type: "pkcs8", format: "pem" }).toString());
+    await evalgate(["attest", firstRun, "--out", state, "--write", join(bench.root, "run.intoto.json"), "--signing-key", join(bench.root, "key.pem")]);
     await evalgate(["plan", "--task-class", "upper", "--bench-root", bench.benchRoot, "--sut", "module:sut.mjs#upper", "--sandbox", "none", "--output", join(bench.root, "plan.json")]);
     await evalgate(["run", "--plan", join(bench.root, "plan.json"), "--shard", "1/1", "--bundle", join(bench.root, "bundle"), "--sandbox", "none", ...common]);
     await evalgate(["merge", join(bench.root, "bundle"), "--out", join(bench.root, "merged"), "--bench-root", bench.benchRoot]);

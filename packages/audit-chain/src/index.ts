@@ -1,3 +1,4 @@
+export { openEnvelope, reportDigests, signEnvelope } from "./attest.ts";
 export { chainAnchor, readAnchor, verifyAgainstAnchor, writeAnchor } from "./anchor.ts";
 export { appendRunRecord, buildChainRecord, readChainHead, STAGING_DIR, withAppendLock } from "./append.ts";
 export type { AppendedRecord, AppendLock, AppendOptions, ChainHead, RecordPlacement } from "./append.ts";

@@ -118,6 +118,15 @@ export async function loadSigningKey(source: SigningKeySource): Promise<SigningK
   return null;
 }
 
+/** The Ed25519 public key of its raw 32 bytes in base64, or null when they are not a curve point. */
+export function ed25519PublicKey(publicKeyBase64: string): KeyObject | null {
+  try {
+    return createPublicKey({ key: { kty: "OKP", crv: "Ed25519", x: Buffer.from(publicKeyBase64, "base64").toString("base64url") }, format: "jwk" });
+  } catch {
+    return null;
+  }
+}
+
 /** Signs `fields` (a document without its `signature`): Ed25519 over PAE(payloadType, canonical JSON). */
 export function signDocument(key: SigningKey, payloadType: string, fields: object): Signature {
   const value = sign(null, preAuthEncoding(payloadType, Buffer.from(canonicalJson(fields), "utf8")), key.privateKey);
@@ -130,12 +139,8 @@ export function signDocument(key: SigningKey, payloadType: string, fields: objec
  */
 export function signatureFault(signature: Signature, payloadType: string, fields: object): string | null {
   if (keyIdOf(signature.public_key) !== signature.key_id) return "the signature's key_id is not the hash of its public key";
-  let publicKey: KeyObject;
-  try {
-    publicKey = createPublicKey({ key: { kty: "OKP", crv: "Ed25519", x: Buffer.from(signature.public_key, "base64").toString("base64url") }, format: "jwk" });
-  } catch {
-    return "the signature's public key is not an Ed25519 key";
-  }
+  const publicKey = ed25519PublicKey(signature.public_key);
+  if (publicKey === null) return "the signature's public key is not an Ed25519 key";
   const ok = verify(null, preAuthEncoding(payloadType, Buffer.from(canonicalJson(fields), "utf8")), publicKey, Buffer.from(signature.value, "base64"));
   return ok ? null : "the signature does not verify: the document was altered after signing, or the signature was forged";
 }

@@ -79,7 +79,7 @@ export class AgentTrialFailed extends EvalError {
 
 /** A case the SUT ended itself, with a failure mode of SUT_FAILURE_MODES the runner records (not `sut.exception`). */
 class SutDeclaredFailure extends Error {
-  readonly failure_mode: "agent.budget_exceeded" | "replay.diverged";
+  readonly failure_mode: "agent.budget_exceeded" | "replay.diverged" | "agent.infrastructure";
   /** What the case spent before it stopped (metered at the bridge), counted in the run's spend. */
   readonly cost_usd: number;
 
@@ -103,5 +103,18 @@ export class ReplayDiverged extends SutDeclaredFailure {
   override readonly name = "ReplayDiverged";
   constructor(message: string) {
     super("replay.diverged", message, 0);
+  }
+}
+
+/**
+ * The harness saw the agent's infrastructure fail before the agent could do anything (its CLI could not be
+ * started): the case ends as `agent.infrastructure`, which is never cached and takes the whole run out of the
+ * evidence. Only facts the harness observes qualify; what the CLI itself reports (auth, rate limit, network)
+ * stays the SUT's failed attempt, since an agent could report it on the cases it cannot solve.
+ */
+export class AgentInfrastructureFailure extends SutDeclaredFailure {
+  override readonly name = "AgentInfrastructureFailure";
+  constructor(message: string) {
+    super("agent.infrastructure", message, 0);
   }
 }

@@ -1,4 +1,4 @@
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -162,6 +162,21 @@ describe("live SUT with --record, then replay", () => {
     const trial0 = invocation(benchCase);
     await replay.run(trial0);
     expect(readFileSync(join(trial0.workspacePath, "src", "app.js"), "utf8")).toBe("fixed\n");
+  });
+
+  it("a CLI that can no longer be started is the agent's infrastructure (agent.infrastructure); what the CLI reports itself is not", async () => {
+    const { benchCase } = makeCase();
+    const { sut, fake } = liveSut("claude", [{ stdout: "file:claude-success.stdout.jsonl" }]);
+    rmSync(fake.binaryPath);
+    await expect(sut.run(invocation(benchCase))).rejects.toThrow(expect.objectContaining({ failure_mode: "agent.infrastructure", message: expect.stringMatching(/^claude-code: the CLI could not be started: .*claude: ENOENT$/) }));
+    // The file is there but cannot be executed: the same.
+    writeFileSync(fake.binaryPath, "#!/bin/sh\n", { mode: 0o644 });
+    await expect(sut.run(invocation(benchCase))).rejects.toThrow(expect.objectContaining({ failure_mode: "agent.infrastructure", message: expect.stringMatching(/EACCES$/) }));
+    // A CLI that says its network is down, or exits as if it could not start, is the SUT failing the attempt.
+    const { sut: claims } = liveSut("claude", [{ stderr: "spawn ENOENT: the CLI could not be started\n", stdout: "file:claude-noauth.stdout.jsonl", exit: 127 }]);
+    const thrown = await claims.run(invocation(benchCase)).catch((error: unknown) => error);
+    expect(thrown).toMatchObject({ code: "EVAL_ADAPTER_TRIAL_FAILED" });
+    expect((thrown as { failure_mode?: unknown }).failure_mode).toBeUndefined();
   });
 
   it("a CLI error (auth) throws for the runner's sut.exception and writes no cassette", async () => {

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, realpathSync } from "node:fs";
+import { accessSync, constants, existsSync, readFileSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import { blake3Digest, sha256Digest } from "@eval/hashing";
 import type { AgentAdapterName, SutCase, SutInvocation, SutOutput, SystemUnderTest, TaskAgent } from "@eval/models";
@@ -8,7 +8,7 @@ import { getAdapter } from "./adapters.ts";
 import { CliSubscriptionBackend } from "./backend.ts";
 import type { CliSubscriptionBackendOptions, TrialResult } from "./backend.ts";
 import { readCassette, writeCassette } from "./cassette-files.ts";
-import { AgentBudgetExceeded, AgentTrialFailed, CassetteInvalid } from "./errors.ts";
+import { AgentBudgetExceeded, AgentInfrastructureFailure, AgentTrialFailed, CassetteInvalid } from "./errors.ts";
 import type { AgentNetworkRecord } from "./agent-network.ts";
 import { buildAgentPrompt, promptSha256 } from "./prompt.ts";
 import { refuseUneditableCases } from "./limits.ts";
@@ -119,6 +119,7 @@ export function createLiveSut(options: LiveSutOptions): SystemUnderTest {
     },
     async run(invocation) {
       const prompt = buildAgentPrompt(invocation.benchCase, invocation.canarySeed);
+      assertStartable(adapter.name, backend.binaryPath);
       const result = await backend.run({
         prompt,
         workspace: { root: invocation.workspacePath, editable: ["."], readonly: [] },
@@ -134,6 +135,7 @@ export function createLiveSut(options: LiveSutOptions): SystemUnderTest {
       if (network.budget_stop !== null) {
         throw new AgentBudgetExceeded(`${network.budget_stop.reason}: the bridge refused model request ${network.budget_stop.refused_request} (${describeMetered(network)})`, network.metered?.cost_usd ?? 0);
       }
+      if (result.classification.cli_error_kind === "spawn_failed") throw new AgentInfrastructureFailure(`${adapter.name}: ${result.classification.reason}`);
       if (result.classification.trial_class === "cli_error") {
         throw new AgentTrialFailed(adapter.name, result.classification.cli_error_kind ?? "cli_error", result.classification.reason, {
           exit_code: meta.exit_code,
@@ -170,6 +172,18 @@ export function createLiveSut(options: LiveSutOptions): SystemUnderTest {
       return outputOf({ ...result, cost_usd: cost }, { backend_metadata: meta, replayed: false, agent_network: network, cli_reported_cost_usd: result.cost_usd });
     },
   };
+}
+
+/**
+ * Before each session: the CLI the backend was built with is still there and executable, as the harness sees
+ * it on the host (inside a sandbox, a CLI that cannot start is reported on the stream the agent shares).
+ */
+function assertStartable(adapterName: string, binaryPath: string): void {
+  try {
+    accessSync(binaryPath, constants.X_OK);
+  } catch (error) {
+    throw new AgentInfrastructureFailure(`${adapterName}: the CLI could not be started: ${binaryPath}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+  }
 }
 
 function describeMetered(network: AgentNetworkRecord): string {

@@ -71,6 +71,7 @@ export const ERROR_CODES = [
   // exit 5
   "EVAL_CHAIN_TAMPERED",
   "EVAL_RECORD_TAMPERED",
+  "EVAL_ATTESTATION_INVALID",
   // exit 6
   "EVAL_CASE_DIGEST_MISMATCH",
   // exit 7

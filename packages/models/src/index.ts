@@ -169,3 +169,5 @@ export { EvalgateConfigSchema } from "./config-file.ts";
 export type { EvalgateConfig } from "./config-file.ts";
 export { TaskAgentSchema } from "./task-agent.ts";
 export type { TaskAgent } from "./task-agent.ts";
+export { ATTESTATION_LINE_SCHEMA_VERSION, DsseEnvelopeSchema, IN_TOTO_PAYLOAD_TYPE, IN_TOTO_STATEMENT_TYPE, RUN_PREDICATE_TYPE, RunStatementSchema } from "./attestation.ts";
+export type { DsseEnvelope, RunPredicate, RunStatement } from "./attestation.ts";

@@ -50,6 +50,8 @@ export const ADAPTER_LINE_SCHEMA_VERSION = "evalgate.adapter_line.v1";
  * Failure modes a SUT may end a case with itself: it throws an error whose `failure_mode` is one of these
  * (and whose `cost_usd`, when a number, is what it spent before stopping); any other error is `sut.exception`.
  * `agent.budget_exceeded`: the model bridge refused a call past the case's or the run's budget;
- * `replay.diverged`: a replayed CLI sent a request its recording does not hold.
+ * `replay.diverged`: a replayed CLI sent a request its recording does not hold;
+ * `agent.infrastructure`: the harness saw the agent's infrastructure fail, nothing the agent did (its CLI could
+ * not be started): never cached, and the gate leaves the whole run out of the evidence, never the one case.
  */
-export const SUT_FAILURE_MODES = ["agent.budget_exceeded", "replay.diverged"] as const;
+export const SUT_FAILURE_MODES = ["agent.budget_exceeded", "replay.diverged", "agent.infrastructure"] as const;

@@ -2,13 +2,18 @@
 // harness errors counted apart from cases the system under test failed (docs/reliability.md).
 import { z } from "zod";
 import { CurationClassSchema } from "./case.ts";
-import { CaseIdSchema, UnitIntervalSchema } from "./primitives.ts";
+import { Blake3DigestSchema, CaseIdSchema, UnitIntervalSchema } from "./primitives.ts";
 import { BenchScoreSchema } from "./score.ts";
 
 /** One case of a v3 report: `score` is trial 0's; with more than one trial, `trials` holds them all. */
 export const TrialCaseResultSchema = z.strictObject({
   case_id: CaseIdSchema,
   curation_class: CurationClassSchema,
+  /**
+   * The case's content (its files' digest in digests.yaml): its identity across runs, so the gate pools a
+   * case's attempts by what the case is, not by its id. Absent in reports recorded before it was kept.
+   */
+  case_digest: Blake3DigestSchema.optional(),
   score: BenchScoreSchema,
   /** Every trial's score in trial order (trials[0] is `score`); absent when the run had one trial per case. */
   trials: z.array(BenchScoreSchema).min(2).optional(),

@@ -2,6 +2,7 @@ import type { z } from "zod";
 import { BenchCaseSchema, CaseTomlSchema, DigestsFileSchema, FailureModesFileSchema } from "./case.ts";
 import { PromotionVerdictSchema, TrustTiersFileSchema } from "./promotion.ts";
 import { ComparisonSchema } from "./comparison.ts";
+import { AttestationLineSchema, DsseEnvelopeSchema, RunStatementSchema } from "./attestation.ts";
 import { BenchRunReportSchema, BenchRunReportV1Schema, BenchRunReportV2Schema, ChainAnchorSchema, ChainRecordSchema } from "./report.ts";
 import { HarnessOutputSchema, RubricRequestSchema, RubricResponseSchema } from "./rubric.ts";
 import { BenchScoreSchema, FailureModeSchema } from "./score.ts";
@@ -93,6 +94,9 @@ export const WIRE_SCHEMAS: Readonly<Record<string, z.ZodType>> = Object.freeze({
   "cache-gc-line": CacheGcLineSchema,
   "cache-stats-line": CacheStatsLineSchema,
   "warning-line": WarningLineSchema,
+  "attestation-line": AttestationLineSchema,
+  "dsse-envelope": DsseEnvelopeSchema,
+  "run-statement": RunStatementSchema,
   "bench-task-class-line": BenchTaskClassLineSchema,
   "bench-case-line": BenchCaseLineSchema,
   "bench-show-line": BenchShowLineSchema,

@@ -10,3 +10,5 @@ export type { IssuedVerdict, IssueVerdictOptions } from "./issue-verdict.ts";
 export { tierVerdicts, loadTiersFor } from "./tier-verdicts.ts";
 export type { TierThreshold, TierVerdicts, TierVerdictsInput } from "./tier-verdicts.ts";
 export type { JudgedTaskClass } from "./judge.ts";
+export { attestRun, verifyAttestationFile, writeAttestation } from "./attestation.ts";
+export type { Attestation, VerifiedAttestation } from "./attestation.ts";

@@ -10,11 +10,24 @@ type EvidencePool = NonNullable<PromotionVerdict["evidence_pool"]>;
 type GatedReport = Exclude<AnyBenchRunReport, { schema_version: "evalgate.bench_run_report.v1" }>;
 
 /**
- * Attempts that failed in the harness itself, not in the SUT: the rubric's own deadline and `harness.*` codes.
- * A SUT's crash, bad output or own timeout (`sut.*`) is the SUT failing an attempt, and counts as one.
+ * Attempts that failed in the harness itself, not in the SUT: `harness.*` codes. A SUT's crash, bad output or
+ * own timeout (`sut.*`) is the SUT failing an attempt, and counts as one; so is a rubric past its deadline
+ * (the rubric runs the SUT's work, which can hang it on exactly the cases the SUT cannot solve).
  */
 function isHarnessFault(score: BenchScore): boolean {
-  return score.failure_modes.some((mode) => mode.code === "rubric.timeout" || mode.code.startsWith("harness."));
+  return score.failure_modes.some((mode) => mode.code.startsWith("harness."));
+}
+
+/**
+ * Why a run is left out whole for its agent's infrastructure (`agent.infrastructure`: the harness saw it fail
+ * before the agent could act), or null. Whole runs only: leaving out the one attempt would let a SUT that
+ * could provoke it pick which of its attempts count.
+ */
+function infrastructureFailure(report: GatedReport): string | null {
+  const failed = report.per_case.flatMap((entry) => attemptsOf(entry).flatMap((score) => score.failure_modes.filter((mode) => mode.code === "agent.infrastructure").map((mode) => ({ case_id: entry.case_id, detail: mode.detail ?? "" }))));
+  if (failed.length === 0) return null;
+  const first = failed[0]!;
+  return `agent infrastructure failure on ${failed.length} attempt(s), first ${first.case_id}: ${first.detail.split("\n")[0]!.slice(0, 160)}`;
 }
 
 /** Deterministic text of a score: a cache hit returns the stored score unchanged, so equal text is the same attempt. */
@@ -32,6 +45,31 @@ function exclusion(report: AnyBenchRunReport, judged: GatedReport): string | nul
   if (report.isolation_class !== judged.isolation_class || report.sut_isolation !== judged.sut_isolation) return "another isolation";
   if (report.cassette_corpus_digest !== judged.cassette_corpus_digest || report.score_kind !== judged.score_kind) return "another corpus or score kind";
   return null;
+}
+
+type RecordedCase = GatedReport["per_case"][number];
+const digestOf = (entry: RecordedCase): string | undefined => ("case_digest" in entry ? entry.case_digest : undefined);
+
+/**
+ * Which of the judged run's cases a recorded case is (its case_id there), or undefined: by content digest when
+ * both carry one, so a renamed or re-numbered case keeps its evidence and a changed case is a new case; by id
+ * only where a report was recorded before case digests were kept. Cases of the judged run that share a digest
+ * (the same files under other canary pins) are told apart by id.
+ */
+function caseMatcher(judged: BenchRunReport): (entry: RecordedCase) => string | undefined {
+  const byId = new Map(judged.per_case.map((entry) => [entry.case_id, entry]));
+  const byDigest = new Map<string, string[]>();
+  for (const entry of judged.per_case) {
+    const digest = digestOf(entry);
+    if (digest !== undefined) byDigest.set(digest, [...(byDigest.get(digest) ?? []), entry.case_id]);
+  }
+  return (entry) => {
+    const digest = digestOf(entry);
+    const sameId = byId.get(entry.case_id);
+    if (digest === undefined || (sameId !== undefined && digestOf(sameId) === undefined)) return sameId?.case_id;
+    const ids = byDigest.get(digest) ?? [];
+    return ids.length === 1 ? ids[0] : ids.find((id) => id === entry.case_id);
+  };
 }
 
 const attemptsOf = (entry: GatedReport["per_case"][number]): BenchScore[] => ("trials" in entry && entry.trials !== undefined ? [...entry.trials] : [entry.score]);
@@ -56,6 +94,7 @@ export async function poolEvidence(runsDir: string, judged: BenchRunReport): Pro
   for await (const found of recordsNewestFirst(runsDir, judged.task_class)) records.unshift(found.record.report);
   const caseIds = new Set(judged.per_case.map((entry) => entry.case_id));
   const heldOut = new Set(judged.per_case.filter((entry) => entry.curation_class === "held-out").map((entry) => entry.case_id));
+  const matchCase = caseMatcher(judged);
   const attempts = new Map<string, Map<string, BenchScore>>([...caseIds].map((id) => [id, new Map()]));
   const pooled: string[] = [];
   const excluded: { run_id: string; reason: string }[] = [];
@@ -63,7 +102,7 @@ export async function poolEvidence(runsDir: string, judged: BenchRunReport): Pro
   let harnessFaults = 0;
   let tampered: EvalError | null = null;
   for (const report of records) {
-    if (report.schema_version !== "evalgate.bench_run_report.v1" && report.rubric_digest === judged.rubric_digest && report.per_case.some((entry) => heldOut.has(entry.case_id))) suts.add(report.sut_digest);
+    if (report.schema_version !== "evalgate.bench_run_report.v1" && report.rubric_digest === judged.rubric_digest && (report as GatedReport).per_case.some((entry) => heldOut.has(matchCase(entry) ?? ""))) suts.add(report.sut_digest);
     const reason = exclusion(report, judged);
     if (reason !== null) {
       excluded.push({ run_id: report.run_id, reason });
@@ -75,9 +114,14 @@ export async function poolEvidence(runsDir: string, judged: BenchRunReport): Pro
       excluded.push({ run_id: report.run_id, reason: "tampered figures" });
       continue;
     }
+    const infrastructure = infrastructureFailure(report as GatedReport);
+    if (infrastructure !== null) {
+      excluded.push({ run_id: report.run_id, reason: infrastructure });
+      continue;
+    }
     pooled.push(report.run_id);
     for (const entry of (report as GatedReport).per_case) {
-      const seen = attempts.get(entry.case_id);
+      const seen = attempts.get(matchCase(entry) ?? "");
       if (seen === undefined) continue;
       attemptsOf(entry).forEach((score, trial) => {
         if (isHarnessFault(score)) harnessFaults += 1;
@@ -90,7 +134,7 @@ export async function poolEvidence(runsDir: string, judged: BenchRunReport): Pro
   const recorded = [...attempts.values()].reduce((sum, seen) => sum + seen.size, 0);
   const perCase = withAttempts.map((entry) => {
     const used = [...attempts.get(entry.case_id)!.values()].slice(0, m);
-    const base = { case_id: entry.case_id, curation_class: entry.curation_class, score: used[0]! };
+    const base = { case_id: entry.case_id, curation_class: entry.curation_class, ...(entry.case_digest === undefined ? {} : { case_digest: entry.case_digest }), score: used[0]! };
     return m === 1 ? base : { ...base, trials: used, case_value: Math.min(1, Math.max(0, used.reduce((sum, s) => sum + s.score, 0) / m)) };
   });
   const pooledReport = pooledRun(judged, perCase, Math.max(m, 1));

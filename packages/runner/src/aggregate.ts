@@ -9,6 +9,8 @@ import { aggregateTrials } from "./trials.ts";
 export interface ScoredCase {
   readonly case_id: string;
   readonly curation_class: BenchCase["curation_class"];
+  /** The case's content digest (digests.yaml), recorded so the gate pools attempts by content, not by id. */
+  readonly case_digest: string;
   readonly trials: ReadonlyArray<{ readonly cacheKey: string; readonly score: BenchScore }>;
 }
 
@@ -45,7 +47,7 @@ export function buildRunReport(facts: RunFacts, scored: readonly ScoredCase[]): 
   const units = scored.flatMap((unit) => unit.trials);
   const seed = digestOf("evalgate.bootstrap_seed.v1", units.map((unit) => unit.cacheKey));
   const aggregate = aggregateTrials(
-    scored.map((unit) => ({ benchCase: { case_id: unit.case_id, curation_class: unit.curation_class }, scores: unit.trials.map((trial) => trial.score) })),
+    scored.map((unit) => ({ benchCase: { case_id: unit.case_id, curation_class: unit.curation_class, case_digest: unit.case_digest }, scores: unit.trials.map((trial) => trial.score) })),
     { scoreKind: facts.scoreKind, trials: facts.trials, seed, orderSeed: facts.selection.selected_case_ids_digest },
   );
   const { statistics } = aggregate;

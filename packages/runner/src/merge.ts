@@ -149,7 +149,7 @@ export async function mergeBundles(dirs: readonly string[], options: MergeOption
   const scored: ScoredCase[] = plan.cases.flatMap((c) => {
     const trials = Array.from({ length: plan.trials }, (_, trial) => units.get(unitKey({ case_id: c.case_id, trial })));
     if (trials.some((unit) => unit === undefined)) return [];
-    return [{ case_id: c.case_id, curation_class: c.curation_class, trials: trials.map((unit) => ({ cacheKey: unit!.cache_key, score: unit!.score })) }];
+    return [{ case_id: c.case_id, curation_class: c.curation_class, case_digest: c.case_digest, trials: trials.map((unit) => ({ cacheKey: unit!.cache_key, score: unit!.score })) }];
   });
   const runId = `plan-${plan.plan_id.slice("blake3:".length)}`;
   const hostFingerprint = await getHostFingerprint(stateDir);

@@ -7,7 +7,7 @@ import { EvalError } from "@eval/errors";
 import { sandboxSupport } from "@eval/sandbox";
 import { CaseDetailSchema, ChainRecordSchema, parseWire } from "@eval/models";
 import type { SystemUnderTest } from "@eval/models";
-import { signBench } from "@eval/registry";
+import { loadCases, loadTaskClass, signBench } from "@eval/registry";
 import { isCachedDetail } from "./case-detail.ts";
 import { ADVERSARIAL_RUBRIC, HALF_UPPER_SUT, makeTaskClassBench, UPPER_RUBRIC, writeCase } from "./bench.test-helpers.ts";
 import { moduleSut, runEval } from "./index.ts";
@@ -182,6 +182,26 @@ describe("runEval end to end (real registry, rubric subprocesses, cache and chai
     expect(diverged.report.per_case[0]?.score).toMatchObject({ failure_modes: [{ code: "replay.diverged" }], cost_usd: 0 });
     const forged = await runEval(bench.slug, { ...(await options(join(root, "state-forged"))), systemUnderTest: declare("rubric.timeout", 1), caseFilter: "c-1" });
     expect(forged.report.per_case[0]?.score).toMatchObject({ failure_modes: [{ code: "sut.exception" }], cost_usd: 0 });
+  });
+
+  it("agent.infrastructure (the harness saw the agent's CLI fail to start) is never cached: the next run attempts the case again", async () => {
+    const stateDir = join(root, "state-infrastructure");
+    const working = (await options(stateDir)).systemUnderTest;
+    const broken: SystemUnderTest = {
+      label: working.label,
+      digest: working.digest,
+      run: async (invocation) => (invocation.benchCase.case_id === "c-1" ? Promise.reject(Object.assign(new Error("claude-code: the CLI could not be started: ENOENT"), { failure_mode: "agent.infrastructure" })) : working.run(invocation)),
+    };
+    const first = await runEval(bench.slug, { ...(await options(stateDir)), systemUnderTest: broken, caseFilter: "c-[12]" });
+    expect(first.report.per_case[0]?.score.failure_modes).toEqual([{ code: "agent.infrastructure", severity: "block", detail: "Error: claude-code: the CLI could not be started: ENOENT" }]);
+    const sut = counting(working);
+    const second = await runEval(bench.slug, { ...(await options(stateDir)), systemUnderTest: sut, caseFilter: "c-[12]" });
+    expect(sut.calls).toBe(1);
+    expect(second.caseResults.map((r) => [r.case_id, r.cacheHit])).toEqual([["c-1", false], ["c-2", true]]);
+    // Each case is recorded with its content digest (the pool's case identity), the one the registry loaded.
+    const loaded = await loadCases(await loadTaskClass(bench.slug, { benchRoot: bench.benchRoot }));
+    expect(second.report.per_case.map((c) => c.case_digest)).toEqual(["c-1", "c-2"].map((id) => loaded.find((c) => c.case_id === id)!.case_digest));
+    expect(new Set(second.report.per_case.map((c) => c.case_digest)).size).toBe(2);
   });
 
   it("stops at the cost cap: outstanding cases cancelled, partial run recorded as incomplete", async () => {

@@ -14,6 +14,7 @@ export const HARNESS_FAILURE_CODES = [
   // Declared by the SUT itself (SUT_FAILURE_MODES in @eval/models).
   "agent.budget_exceeded",
   "replay.diverged",
+  "agent.infrastructure",
 ] as const;
 export type HarnessFailureCode = (typeof HARNESS_FAILURE_CODES)[number];
 

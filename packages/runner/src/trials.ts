@@ -39,7 +39,7 @@ export function trialDetailFile(caseId: string, trial: number): string {
  * counts them (exit 8 when every case ended so) and `--retry-errors` reruns them. Only the harness's own
  * (UNCACHED_FAILURES) are left out of the cache: a SUT's crash or timeout is its attempt, cached like a pass.
  */
-export const HARNESS_SIDE_FAILURES: ReadonlySet<string> = new Set(["sut.timeout", "sut.exception", "rubric.timeout"]);
+export const HARNESS_SIDE_FAILURES: ReadonlySet<string> = new Set(["sut.timeout", "sut.exception", "rubric.timeout", "agent.infrastructure"]);
 
 /**
  * The rubric's own faults: no valid answer, or none in time. Like every `rubric.*` outcome they are never
@@ -51,10 +51,11 @@ export const RUBRIC_FAULTS: ReadonlySet<string> = new Set(["rubric.malformed_out
  * Whether a score may be cached: no `rubric.*` outcome (what a third-party rubric got wrong, or a fault of the
  * harness around it, is not the case's result under a fixed rubric). A SUT's `sut.exception` and `sut.timeout`
  * are cached: a SUT that crashes on purpose when its own check fails must not have its failures, and only
- * those, retried by every rerun until they pass (`run --retry-errors` reruns them on request).
+ * those, retried by every rerun until they pass (`run --retry-errors` reruns them on request). Nor is
+ * `agent.infrastructure` (the agent never got to work): the gate leaves that whole run out instead.
  */
 export function isCacheable(score: BenchScore): boolean {
-  return !score.failure_modes.some((mode) => mode.code.startsWith("rubric."));
+  return !score.failure_modes.some((mode) => mode.code.startsWith("rubric.") || mode.code === "agent.infrastructure");
 }
 
 export function isHarnessSideFailure(score: BenchScore): boolean {
@@ -62,7 +63,7 @@ export function isHarnessSideFailure(score: BenchScore): boolean {
 }
 
 export interface CaseTrialScores {
-  readonly benchCase: Pick<BenchCase, "case_id" | "curation_class">;
+  readonly benchCase: Pick<BenchCase, "case_id" | "curation_class"> & { readonly case_digest?: string };
   /** One score per trial, in trial order (every trial ran). */
   readonly scores: readonly BenchScore[];
 }
@@ -93,6 +94,7 @@ export function aggregateTrials(cases: readonly CaseTrialScores[], options: { sc
   const perCase = cases.map(({ benchCase, scores }, i): TrialCaseResult => ({
     case_id: benchCase.case_id,
     curation_class: benchCase.curation_class,
+    ...(benchCase.case_digest === undefined ? {} : { case_digest: benchCase.case_digest }),
     score: scores[0]!,
     ...(single ? {} : { trials: scores, case_value: Math.min(1, Math.max(0, caseValues[i]!.score)) }),
   }));

@@ -136,3 +136,43 @@ describe("evalgate key generate and signed runs", () => {
     expect(signing.stderr).toContain("is unsigned, and this merge signs");
   }, 180_000);
 });
+
+describe("evalgate attest", () => {
+  it("writes a run's signed in-toto attestation and checks it against the chain; a tampered one is exit 5 in one line", async () => {
+    const generated = await invoke(["key", "generate", "--write", "attest.pem"], cwd());
+    expect(generated.code, generated.stderr).toBe(0);
+    const key = JSON.parse(generated.stdout) as { key_id: string; public_key: string };
+    const run = await invoke(runArgs("attested", ["--signing-key", "attest.pem"]), cwd());
+    expect(run.code, run.stderr).toBe(0);
+    const runId = JSON.parse(run.stdout.trim().split("\n").at(-1)!).run_id as string;
+    const written = await invoke(["attest", runId, "--out", "attested", "--write", "run.intoto.json", "--signing-key", "attest.pem"], cwd());
+    expect(written.code, written.stderr).toBe(0);
+    expect(JSON.parse(written.stdout)).toMatchObject({ type: "attestation", verified: false, run_id: runId, task_class: "upper", key_id: key.key_id, signer: null });
+    const envelope = JSON.parse(await readFile(join(bench.root, "run.intoto.json"), "utf8")) as { payloadType: string; payload: string; signatures: { keyid: string }[] };
+    expect(envelope).toMatchObject({ payloadType: "application/vnd.in-toto+json", signatures: [{ keyid: key.key_id }] });
+
+    const tiers = await tiersRequiringSignatures("tiers-attest.yaml", [key.public_key]);
+    const checked = await invoke(["attest", "--verify", "run.intoto.json", "--out", "attested", "--trust-tiers", tiers], cwd());
+    expect(checked.code, checked.stderr).toBe(0);
+    expect(JSON.parse(checked.stdout)).toMatchObject({ type: "attestation", verified: true, run_id: runId, signer: "signer-0", subject_sha256: JSON.parse(written.stdout).subject_sha256 });
+
+    // ATTACK: the payload's bound raised under the old signature.
+    const statement = JSON.parse(Buffer.from(envelope.payload, "base64").toString("utf8")) as { predicate: { figures: { lower_bound_95: number } } };
+    statement.predicate.figures.lower_bound_95 = 0.99;
+    await writeFile(join(bench.root, "forged.intoto.json"), JSON.stringify({ ...envelope, payload: Buffer.from(JSON.stringify(statement)).toString("base64") }));
+    const forged = await invoke(["attest", "--verify", "forged.intoto.json", "--out", "attested", "--trust-tiers", tiers], cwd());
+    expect(forged.code).toBe(5);
+    expect(forged.stderr).toMatch(/EVAL_ATTESTATION_INVALID|the signature does not verify/);
+    expect(forged.stderr).not.toMatch(/\n\s+at /);
+    // Not signed by a declared key: refused too.
+    const undeclared = await invoke(["attest", "--verify", "run.intoto.json", "--out", "attested", "--trust-tiers", TIERS], cwd());
+    expect(undeclared.code).toBe(5);
+
+    const unsigned = await invoke(["attest", runId, "--out", "attested", "--write", "x.json"], { ...cwd(), env: {} });
+    expect(unsigned.code).toBe(1);
+    expect(unsigned.stderr).toContain("an attestation is signed");
+    const both = await invoke(["attest", runId, "--verify", "run.intoto.json", "--out", "attested"], cwd());
+    expect(both.code).toBe(1);
+    expect(both.stderr).toContain("or --verify <file> alone");
+  }, 180_000);
+});
