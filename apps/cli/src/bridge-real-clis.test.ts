@@ -15,7 +15,7 @@ import type { AgentAdapterName } from "@eval/models";
 import { sandboxSupport } from "@eval/sandbox";
 import { applyUnifiedDiff, cassetteDirOf, CliSubscriptionBackend, createLiveSut, createReplaySut, readCassette } from "@eval/cli-subscription-adapters";
 import { BenchCaseSchema, parseWire, sutCaseOf } from "@eval/models";
-import { createReplayMatcher } from "@eval/model-bridge";
+import { createReplayMatcher, PRICE_TABLE } from "@eval/model-bridge";
 
 // The pinned CLIs' directory (EVALGATE_AGENT_CLIS, else the installer's cache when it is ready), or null.
 function pinnedClis(): string | null {
@@ -149,6 +149,11 @@ describe.runIf(runnable)("evalgate run behind the bridge (the default), through 
       const sent = answered.reduce((sum, request) => ({ input: sum.input + request.usage!.input_tokens, output: sum.output + request.usage!.output_tokens }), { input: 0, output: 0 });
       expect(sent).toEqual({ input: 3400, output: 350 });
       expect(detail.sut_output.agent_network).toMatchObject({ agent_network: "bridge", key_withheld: true, metered: { requests: answered.length, input_tokens: 3400, output_tokens: 350 } });
+      // The run's report sums what was metered on the wire, with its price source; show, the JSON line and JUnit say so.
+      const run = stdout.split("\n").filter((text) => text.startsWith("{")).map((text) => JSON.parse(text) as { type: string; run_id?: string; metered?: Record<string, unknown> }).find((entry) => entry.type === "run")!;
+      expect(run.metered).toMatchObject({ trials: 1, requests: answered.length, input_tokens: 3400, output_tokens: 350, price_tables: [PRICE_TABLE.version], upstream_hosts: [new URL(own.url).host] });
+      const shown = await execFileAsync(process.execPath, [join(repo, "apps", "cli", "dist", "bin.js"), "show", run.run_id!, "--out", state], { cwd: root, env });
+      expect(shown.stdout).toContain(`metered from the wire over 1 trial(s): ${answered.length} requests, 3400 input tokens`);
     } finally {
       await own.close();
     }

@@ -46,7 +46,7 @@ export function assembleReport(plan: PreparedRun, tally: RunTally, execution: Ex
     ordered.map(({ benchCase, trialResults }) => ({
       case_id: benchCase.case_id,
       curation_class: benchCase.curation_class,
-      trials: trialResults.map((result) => ({ cacheKey: result.cacheKey, score: result.score })),
+      trials: trialResults.map((result) => ({ cacheKey: result.cacheKey, score: result.score, ...(result.metered === undefined ? {} : { metered: result.metered }) })),
     })),
   );
 }
