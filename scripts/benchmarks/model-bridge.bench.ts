@@ -106,11 +106,12 @@ export default async function modelBridgeBench(): Promise<BenchRow[]> {
   const bridge = await startModelBridge({ socketPath, upstream: { baseUrl: `http://127.0.0.1:${upstreamPort}`, apiKey: "sk-real" }, localPrefix: "", clientKey: KEY });
   // Both relays exactly as they run in the sandbox, here in the host's namespace (each starts a placeholder agent).
   const relay = relayInvocation({ nodePath: process.execPath, socatPath: null, socketPath }, "/bin/sleep", ["3600"]);
-  const relayProcess = spawn(relay.command, [...relay.args], { stdio: "ignore" });
+  // Each relay in its own process group, stopped as a whole (in the sandbox its PID namespace does that).
+  const relayProcess = spawn(relay.command, [...relay.args], { stdio: "ignore", detached: true });
   const socatPath = findSocat();
   const socatRelay = socatPath === null ? null : relayInvocation({ nodePath: process.execPath, socatPath, socketPath, port: SOCAT_PORT }, "/bin/sleep", ["3600"]);
   // The relay's shell runs socat and its notice drain, and once socat listens, the placeholder agent.
-  const socat = socatRelay === null ? null : spawn(socatRelay.command, [...socatRelay.args], { stdio: "ignore" });
+  const socat = socatRelay === null ? null : spawn(socatRelay.command, [...socatRelay.args], { stdio: "ignore", detached: true });
   const bridges: ModelBridge[] = [];
   try {
     await waitForPort(RELAY_PORT);
@@ -137,6 +138,7 @@ export default async function modelBridgeBench(): Promise<BenchRow[]> {
     let mark = ownCpuMs();
     for (let round = 0; round < ROUNDS; round += 1) await fetchStream(directAgent, upstreamPort);
     const directCpu = (ownCpuMs() - mark) / ROUNDS;
+    await fetchStream(bridgedAgent, RELAY_PORT).catch(() => 0);
     const relayBefore = cpuMsOf(relayProcess.pid!);
     mark = ownCpuMs();
     for (let round = 0; round < ROUNDS; round += 1) await fetchStream(bridgedAgent, RELAY_PORT);
@@ -176,8 +178,7 @@ export default async function modelBridgeBench(): Promise<BenchRow[]> {
       ...socatRows,
     ];
   } finally {
-    relayProcess.kill("SIGTERM");
-    socat?.kill("SIGTERM");
+    for (const group of [relayProcess.pid, socat?.pid]) if (group !== undefined) process.kill(-group, "SIGTERM");
     await Promise.all([bridge.close(), ...bridges.map((extra) => extra.close())]);
     await new Promise<void>((resolve) => upstream.close(() => resolve()));
     rmSync(dir, { recursive: true, force: true });
@@ -189,6 +190,8 @@ async function measureSocat(relayPid: number, agent: Agent, rounds: number, adde
   // socat's listener, its connection child and the notice drain: what the relay's shell runs beside the placeholder agent.
   const serving = (): number[] => descendantsOf(relayPid).filter((pid) => ["socat", "cat"].includes(commOf(pid)));
   const cpuOfAll = (): number => serving().reduce((sum, each) => sum + cpuMsOf(each), 0);
+  // The kept-alive connection may have been closed while idle (the bridge's keep-alive timeout): one request to reopen it.
+  await fetchStream(agent, SOCAT_PORT).catch(() => 0);
   const before = cpuOfAll();
   for (let round = 0; round < rounds; round += 1) await fetchStream(agent, SOCAT_PORT);
   const cpu = (cpuOfAll() - before) / rounds;
