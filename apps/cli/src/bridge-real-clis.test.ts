@@ -1,6 +1,7 @@
 // The real agent CLIs (Claude Code, Codex, Gemini CLI, Pi) behind the model bridge, in the sandbox with no
 // network but the relay, against the scripted model endpoint: each edits its workspace as without the
-// bridge, the metered tokens are what the endpoint sent, and a one-request budget ends the session.
+// bridge, the metered tokens are what the endpoint sent, a one-request budget ends the session, and a session
+// recorded behind the bridge replays with the endpoint stopped (the real CLI again) or diverges on a changed prompt.
 // Needs the pinned CLIs (scripts/agent-clis.sh installs them into ~/.cache/evalgate/agent-clis/<digest>/,
 // or EVALGATE_AGENT_CLIS names them); skips without them.
 import { execFile } from "node:child_process";
@@ -15,7 +16,7 @@ import type { AgentAdapterName } from "@eval/models";
 import { sandboxSupport } from "@eval/sandbox";
 import { applyUnifiedDiff, cassetteDirOf, CliSubscriptionBackend, createLiveSut, createReplaySut, readCassette } from "@eval/cli-subscription-adapters";
 import { BenchCaseSchema, parseWire, sutCaseOf } from "@eval/models";
-import { createReplayMatcher } from "@eval/model-bridge";
+import { createReplayMatcher, PRICE_TABLE } from "@eval/model-bridge";
 
 // The pinned CLIs' directory (EVALGATE_AGENT_CLIS, else the installer's cache when it is ready), or null.
 function pinnedClis(): string | null {
@@ -149,51 +150,60 @@ describe.runIf(runnable)("evalgate run behind the bridge (the default), through 
       const sent = answered.reduce((sum, request) => ({ input: sum.input + request.usage!.input_tokens, output: sum.output + request.usage!.output_tokens }), { input: 0, output: 0 });
       expect(sent).toEqual({ input: 3400, output: 350 });
       expect(detail.sut_output.agent_network).toMatchObject({ agent_network: "bridge", key_withheld: true, metered: { requests: answered.length, input_tokens: 3400, output_tokens: 350 } });
+      // The run's report sums what was metered on the wire, with its price source; show, the JSON line and JUnit say so.
+      const run = stdout.split("\n").filter((text) => text.startsWith("{")).map((text) => JSON.parse(text) as { type: string; run_id?: string; metered?: Record<string, unknown> }).find((entry) => entry.type === "run")!;
+      expect(run.metered).toMatchObject({ trials: 1, requests: answered.length, input_tokens: 3400, output_tokens: 350, price_tables: [PRICE_TABLE.version], upstream_hosts: [new URL(own.url).host] });
+      const shown = await execFileAsync(process.execPath, [join(repo, "apps", "cli", "dist", "bin.js"), "show", run.run_id!, "--out", state], { cwd: root, env });
+      expect(shown.stdout).toContain(`metered from the wire over 1 trial(s): ${answered.length} requests, 3400 input tokens`);
     } finally {
       await own.close();
     }
   }, 300_000);
 });
 
-describe.runIf(runnable)("Claude Code recorded behind the bridge, then replayed with the endpoint stopped", () => {
-  it("runs the real CLI again: the same workspace diff; a changed prompt diverges", async () => {
-    const own = await startModelStub({ scenario: parseScenario({ turns: [{ tools: [{ write: { path: "fixed.txt", content: "fixed\n" } }] }], final_text: "Fixed." }) });
-    const caseDir = join(root, "bench", "vuln-remediation", "cases", "demo-case");
-    mkdirSync(join(caseDir, "input"), { recursive: true });
-    writeFileSync(join(caseDir, "input", "README.md"), "fix me\n");
-    const benchRoot = dirname(dirname(dirname(caseDir)));
-    const benchCase = (prompt: string) =>
-      sutCaseOf(
-        parseWire(BenchCaseSchema, {
-          case_id: "demo-case", task_class: "vuln-remediation", prompt, disposition: "positive", difficulty: "easy", source: "curated", curation_class: "held-out",
-          added_at: "2026-01-01T00:00:00Z", last_validated_at: "2026-01-01T00:00:00Z", cassette_canary_pin: "0123456789abcdef0123456789abcdef",
-          case_path: caseDir, input_path: join(caseDir, "input"), expected_path: join(caseDir, "expected"), cassette_path: null, case_digest: `blake3:${"0".repeat(64)}`,
-        }),
-      );
-    const invocation = (prompt: string) => {
-      const workspacePath = mkdtempSync(join(root, "ws-"));
-      cpSync(join(caseDir, "input"), workspacePath, { recursive: true });
-      return { benchCase: benchCase(prompt), workspacePath, canarySeed: "ab".repeat(32), signal: new AbortController().signal, timeoutMs: 120_000, invocationTag: "bench:t:vuln-remediation:demo-case" };
-    };
-    const gate = { allow_cli_subscription: true, acknowledge_unsandboxed_cli: false, allow_stale_compliance: true, complianceDir: join(root, "compliance"), env: { PATH: process.env.PATH, HOME: join(root, "home") } };
-    const prompt = "Create fixed.txt containing the word fixed.";
-    const recorded = await createLiveSut({ ...gate, adapter: "claude-code", binaryPath: claude!, model_upstream: own.url, record: true, benchRoot }).run(invocation(prompt));
-    await own.close();
-    const cassette = readCassette(cassetteDirOf(benchRoot, { benchCase: benchCase(prompt), trial: 0 }));
-    expect(cassette.exchanges!.length).toBeGreaterThan(0);
-    const replay = createReplaySut({ benchRoot, wire: { ...gate, binaryPathOf: () => claude! } });
-    const again = invocation(prompt);
-    const output = await replay.run(again);
-    expect(output).toMatchObject({ wire_replay: true, diff_matches_recording: true, diff: recorded.diff });
-    expect(readFileSync(join(again.workspacePath, "fixed.txt"), "utf8")).toBe("fixed\n");
-    // A changed prompt (the replay SUT refuses a stale cassette before this; here the backend is asked directly).
-    const changed = invocation(prompt);
-    const diverged = await new CliSubscriptionBackend({ ...gate, adapter: "claude-code", binaryPath: claude!, replay_only: true }).run({
-      prompt: "Create broken.txt instead.",
-      workspace: { root: changed.workspacePath, editable: ["."], readonly: [] },
-      timeoutMs: 120_000,
-      replay: createReplayMatcher(cassette.exchanges!),
-    });
-    expect(diverged.agent_network.replay_divergence).toMatchObject({ index: 0, field: "messages[first user].text" });
-  }, 300_000);
+describe.runIf(runnable)("every adapter's real CLI recorded behind the bridge, then replayed with the endpoint stopped", () => {
+  for (const entry of ADAPTERS) {
+    it(`cli:${entry.adapter} runs again against the recording: the same workspace diff; a changed prompt diverges`, async () => {
+      const own = await startModelStub({ scenario: parseScenario({ turns: [{ tools: [{ write: { path: "fixed.txt", content: "fixed\n" } }] }], final_text: "Fixed." }) });
+      const caseId = `demo-${entry.adapter}`;
+      const caseDir = join(root, "bench", "vuln-remediation", "cases", caseId);
+      mkdirSync(join(caseDir, "input"), { recursive: true });
+      writeFileSync(join(caseDir, "input", "README.md"), "fix me\n");
+      const benchRoot = dirname(dirname(dirname(caseDir)));
+      const benchCase = (prompt: string) =>
+        sutCaseOf(
+          parseWire(BenchCaseSchema, {
+            case_id: caseId, task_class: "vuln-remediation", prompt, disposition: "positive", difficulty: "easy", source: "curated", curation_class: "held-out",
+            added_at: "2026-01-01T00:00:00Z", last_validated_at: "2026-01-01T00:00:00Z", cassette_canary_pin: "0123456789abcdef0123456789abcdef",
+            case_path: caseDir, input_path: join(caseDir, "input"), expected_path: join(caseDir, "expected"), cassette_path: null, case_digest: `blake3:${"0".repeat(64)}`,
+          }),
+        );
+      const invocation = (prompt: string) => {
+        const workspacePath = mkdtempSync(join(root, "ws-"));
+        cpSync(join(caseDir, "input"), workspacePath, { recursive: true });
+        return { benchCase: benchCase(prompt), workspacePath, canarySeed: "ab".repeat(32), signal: new AbortController().signal, timeoutMs: 240_000, invocationTag: `bench:t:vuln-remediation:${caseId}` };
+      };
+      const gate = { allow_cli_subscription: true, acknowledge_unsandboxed_cli: false, allow_stale_compliance: true, complianceDir: join(root, "compliance"), extra_args: entry.args, env: { PATH: process.env.PATH, HOME: join(root, "home"), GEMINI_CLI_NO_RELAUNCH: "1" } };
+      const prompt = "Create fixed.txt containing the word fixed.";
+      const recorded = await createLiveSut({ ...gate, adapter: entry.adapter, binaryPath: binOf(entry.bin), model_upstream: `${own.url}${entry.base}`, record: true, benchRoot }).run(invocation(prompt));
+      await own.close();
+      const cassette = readCassette(cassetteDirOf(benchRoot, { benchCase: benchCase(prompt), trial: 0 }));
+      expect(cassette.exchanges!.length).toBeGreaterThan(0);
+      const replay = createReplaySut({ benchRoot, wire: { ...gate, binaryPathOf: () => binOf(entry.bin) } });
+      const again = invocation(prompt);
+      const output = await replay.run(again);
+      expect(output).toMatchObject({ wire_replay: true, diff_matches_recording: true, diff: recorded.diff });
+      expect(readFileSync(join(again.workspacePath, "fixed.txt"), "utf8")).toBe("fixed\n");
+      // A changed prompt (the replay SUT refuses a stale cassette before this; here the backend is asked directly).
+      const changed = invocation(prompt);
+      const diverged = await new CliSubscriptionBackend({ ...gate, adapter: entry.adapter, binaryPath: binOf(entry.bin), replay_only: true }).run({
+        prompt: "Create broken.txt instead.",
+        workspace: { root: changed.workspacePath, editable: ["."], readonly: [] },
+        timeoutMs: 240_000,
+        replay: createReplayMatcher(cassette.exchanges!),
+      });
+      expect(diverged.agent_network.replay_divergence).not.toBeNull();
+      process.stderr.write(`cli:${entry.adapter}: a changed prompt diverged at ${diverged.agent_network.replay_divergence?.endpoint} ${diverged.agent_network.replay_divergence?.field}\n`);
+    }, 600_000);
+  }
 });

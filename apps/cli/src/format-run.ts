@@ -2,7 +2,7 @@
 import type { BenchRunReport, FailureMode } from "@eval/models";
 import type { RunEvalResult } from "@eval/runner";
 import { formatReliabilityLines, formatTrialTable } from "./format-reliability.ts";
-import { escapeTerminal } from "@eval/reports";
+import { escapeTerminal, meteredText } from "@eval/reports";
 import { RUN_CASE_LINE_SCHEMA_VERSION, RUN_SUMMARY_LINE_SCHEMA_VERSION } from "@eval/models/names";
 
 export type RunSummary = ReturnType<typeof runSummary>;
@@ -41,6 +41,7 @@ export function runSummary(result: RunEvalResult) {
     sut_isolation: report.sut_isolation,
     chain_head: report.chain_head,
     record_path: result.recordPath,
+    ...(report.metered === undefined ? {} : { metered: report.metered }),
   };
 }
 
@@ -63,6 +64,7 @@ export function formatRunHuman(result: RunEvalResult, summary: RunSummary, cell:
     "",
     `task class ${summary.task_class}: ${summary.scored}/${summary.case_count} cases${summary.complete ? "" : " (INCOMPLETE)"}${summary.scope === "subset" ? ` (SUBSET of ${summary.task_class_case_count}: cannot support a promotion)` : ""}, ${summary.passed_count} passed${report.trials_per_case > 1 ? " every trial" : ""}, ${summary.cache_hits} from cache`,
     `mean ${summary.mean_score.toFixed(3)}, sd ${summary.score_stddev.toFixed(3)}, one-sided 95% lower bound ${summary.lower_bound_95.toFixed(3)} of the ${summary.bound_quantity.replace("_", " ")} (${summary.lower_bound_method}), cost $${summary.total_cost_usd.toFixed(4)}`,
+    ...(meteredText(report) === null ? [] : [meteredText(report)!]),
     ...formatReliabilityLines(report),
     `block failure modes: ${summary.block_severity_failure_modes.join(", ") || "none"}`,
     `isolation: rubric ${summary.isolation_class}, SUT ${summary.sut_isolation}; run ${summary.run_id}; chain head ${summary.chain_head}`,

@@ -10,6 +10,7 @@ import type { AddressInfo } from "node:net";
 import { networkInterfaces, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { findSocat } from "@eval/model-bridge";
 import { sandboxSupport } from "@eval/sandbox";
 import { CliSubscriptionBackend } from "./backend.ts";
 import type { CliSubscriptionBackendOptions } from "./backend.ts";
@@ -80,6 +81,7 @@ const found = {
   metadata: await tryConnect({ host: "169.254.169.254", port: 80 }),
   procTcpShowsListener: read("/proc/net/tcp").includes(":" + portHex),
   procUnixShowsAbstract: read("/proc/net/unix").includes("${ABSTRACT}"),
+  relayProcess: read("/proc/" + process.ppid + "/comm").trim(),
   env: process.env,
 };
 const base = process.env.ANTHROPIC_BASE_URL;
@@ -164,6 +166,23 @@ describe.runIf(sandboxed)("an agent trying to leave its sandbox", () => {
     expect(result.stdout + result.stderr).not.toContain(REAL_KEY);
     expect(result.agent_network).toMatchObject({ agent_network: "bridge", key_withheld: true, upstream_host: new URL(upstream.url).host, metered: { requests: 1, input_tokens: 100, output_tokens: 7 } });
     expect(result.classification.trial_class).toBe("parse_success");
+  }, 90_000);
+
+  it.runIf(findSocat() !== null)("behind the bridge the relay is socat when it is installed", async () => {
+    const { found } = await attack({ model_upstream: upstream.url });
+    expect(found.relayProcess).toBe("sh");
+    expect(found.relay).toBe(200);
+  }, 90_000);
+
+  it("the Node relay (where socat is not installed) is the same door: the first call gets through, nothing else does", async () => {
+    const { result, found, heard } = await attack({ model_upstream: upstream.url, relay: "node" });
+    expect(found.relayProcess).toMatch(/^(node|MainThread)$/);
+    expect(found.relay).toBe(200);
+    expect(found.loopback).toBe("ECONNREFUSED");
+    expect(found.abstract).toBe("ECONNREFUSED");
+    expect(found.metadata).toBe("ENETUNREACH");
+    expect(heard).toBe("");
+    expect(result.agent_network).toMatchObject({ agent_network: "bridge", key_withheld: true, metered: { requests: 1, output_tokens: 7 } });
   }, 90_000);
 
   it("a new dummy key per trial (the bridge refuses any other, see the bridge tests)", async () => {

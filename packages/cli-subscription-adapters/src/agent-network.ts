@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { EvalError } from "@eval/errors";
 import type { AgentAdapterName } from "@eval/models";
-import { RELAY_PORT, relayInvocation, startModelBridge } from "@eval/model-bridge";
+import { findSocat, RELAY_PORT, relayInvocation, startModelBridge } from "@eval/model-bridge";
 import { sandboxOwner } from "@eval/sandbox";
 import type { BudgetStop, CaseBudget, MeteredFigures, RecordedExchange, ReplayDivergence, ReplayMatcher, SpendLedger, Upstream } from "@eval/model-bridge";
 import { BRIDGE_TARGETS } from "./bridge-targets.ts";
@@ -49,7 +49,11 @@ export interface BridgeSettings {
   readonly budget?: CaseBudget;
   /** The run's spend, shared by all its cases (the run's cost cap, enforced per request). */
   readonly ledger?: SpendLedger;
+  readonly relay?: RelayChoice;
 }
+
+/** Which relay serves in the sandbox: `auto`, socat when it is installed (else Node); `node`, the Node relay. */
+export type RelayChoice = "auto" | "node";
 
 /** How an adapter's CLI is pointed at the bridge; refused for a CLI that cannot run behind it yet. */
 function bridgeTarget(adapter: AgentAdapterName): BridgeTarget {
@@ -135,7 +139,7 @@ export async function openBridge(options: {
     args: config.args ?? [],
     socketDir,
     clientKey,
-    wrap: (command, args) => relayInvocation(realpathSync(process.execPath), socketPath, command, args),
+    wrap: (command, args) => relayInvocation({ nodePath: realpathSync(process.execPath), socatPath: options.settings.relay === "node" ? null : findSocat(), socketPath }, command, args),
     async finish() {
       await bridge.close();
       rmSync(socketDir, { recursive: true, force: true });

@@ -13,7 +13,7 @@ import { executeTrial } from "./trial.ts";
 import { SandboxUnavailable, sandboxSupport } from "@eval/sandbox";
 import type { CaseBudget, RecordedExchange, ReplayMatcher, SpendLedger } from "@eval/model-bridge";
 import { resolveUpstream } from "./agent-network.ts";
-import type { AgentNetwork, AgentNetworkRecord, BridgeSettings } from "./agent-network.ts";
+import type { AgentNetwork, AgentNetworkRecord, BridgeSettings, RelayChoice } from "./agent-network.ts";
 
 /** Flags that would hand the agent more power than a reviewed eval may: never passed, whoever asks. */
 const FORBIDDEN_ARG = /(dangerously|yolo|bypass|^--(shell|bash|eval|repl|code-act)\b|^-y$)/i;
@@ -44,6 +44,8 @@ export interface CliSubscriptionBackendOptions {
   readonly model_upstream?: string;
   /** Only ever answers from recordings (wire replay): no upstream, no key needed. */
   readonly replay_only?: boolean;
+  /** The relay in the sandbox: `auto` (default) uses socat when it is installed, else the Node relay; `node` always the Node relay. */
+  readonly relay?: RelayChoice;
   /** What one case trial may spend through the bridge. */
   readonly case_budget?: CaseBudget;
   /** The run's spend, shared by every case: the run's cost cap enforced per model call. */
@@ -144,6 +146,7 @@ export class CliSubscriptionBackend {
             upstream: options.replay_only === true ? { baseUrl: "http://replay.invalid", apiKey: null } : resolveUpstream(options.adapter, options.env ?? process.env, options.model_upstream),
             ...(options.case_budget === undefined ? {} : { budget: options.case_budget }),
             ...(options.spend_ledger === undefined ? {} : { ledger: options.spend_ledger }),
+            ...(options.relay === undefined ? {} : { relay: options.relay }),
           }
         : null;
     for (const arg of options.extra_args ?? []) {

@@ -132,6 +132,7 @@ export function createLiveSut(options: LiveSutOptions): SystemUnderTest {
       invocation.recordStreams?.({ stdout: result.stdout, stderr: result.stderr });
       if (options.transcriptLog !== undefined) await logTranscript(options.transcriptLog, invocation, result.transcript, result.stdout);
       const network = result.agent_network;
+      recordMetered(network, invocation);
       if (network.budget_stop !== null) {
         throw new AgentBudgetExceeded(`${network.budget_stop.reason}: the bridge refused model request ${network.budget_stop.refused_request} (${describeMetered(network)})`, network.metered?.cost_usd ?? 0);
       }
@@ -184,6 +185,12 @@ function assertStartable(adapterName: string, binaryPath: string): void {
   } catch (error) {
     throw new AgentInfrastructureFailure(`${adapterName}: the CLI could not be started: ${binaryPath}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
   }
+}
+
+/** Hands what the bridge metered on the wire to the harness (a live call behind the bridge; a replay spends nothing). */
+function recordMetered(network: AgentNetworkRecord, invocation: SutInvocation): void {
+  if (network.metered === null || network.upstream_host === null) return;
+  invocation.recordMetered?.({ ...network.metered, upstream_host: network.upstream_host });
 }
 
 function describeMetered(network: AgentNetworkRecord): string {

@@ -6,5 +6,5 @@ export type { MeteredFigures } from "./meter.ts";
 export { PRICE_TABLE } from "./price-table.ts";
 export type { ModelPrice, PriceTable } from "./price-table.ts";
 export type { TokenUsage, WireProtocol } from "./protocols.ts";
-export { RELAY_PORT, relayInvocation } from "./relay.ts";
+export { findSocat, RELAY_PORT, relayInvocation } from "./relay.ts";
 export { createReplayMatcher } from "./replay.ts";

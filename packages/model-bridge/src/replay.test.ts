@@ -45,6 +45,22 @@ describe("replay matching", () => {
     expect(matcher.answer(ask(1, body("Fix the advisory.")))).toMatchObject({ divergence: { field: "request count", index: 1 } });
   });
 
+  it("a changed prompt after a first user item that stays the same (Codex's environment context) diverges", () => {
+    const responses = (prompt: string) => ({
+      model: "gpt-5.5",
+      tools: [{ type: "function", name: "exec_command" }],
+      input: [
+        { type: "message", role: "developer", content: [{ type: "input_text", text: "You are Codex." }] },
+        { type: "message", role: "user", content: [{ type: "input_text", text: "<environment_context><cwd>/workspace</cwd></environment_context>" }] },
+        { type: "message", role: "user", content: [{ type: "input_text", text: prompt }] },
+      ],
+    });
+    const recorded: RecordedExchange = { ...exchange(0, "", "first"), path: "/v1/responses", protocol: "openai-responses", model: "gpt-5.5", request_body: responses("Create fixed.txt.") };
+    const request = (prompt: string) => ({ index: 0, method: "POST", path: "/v1/responses", protocol: "openai-responses" as const, model: "gpt-5.5", request_body: responses(prompt) });
+    expect(createReplayMatcher([recorded]).answer(request("Create fixed.txt."))).toMatchObject({ response_body: "first" });
+    expect(createReplayMatcher([recorded]).answer(request("Create broken.txt instead."))).toMatchObject({ divergence: { field: "input[every user].text", received: expect.stringContaining("broken.txt") } });
+  });
+
   it("normalises what varies run to run and nothing else", () => {
     expect(normalizeText("at 2026-11-26T08:42:50.123Z in /tmp/evalgate-x/ws id deadbeefdeadbeefdeadbeef")).toBe("at <date> in <tmp> id <hex>");
     expect(normalizeText("Fix lodash 4.17.20")).toBe("Fix lodash 4.17.20");

@@ -1,8 +1,8 @@
 // Answers a re-run CLI from a recording: the n-th request to an endpoint gets the n-th recorded answer to
 // it, once its shape matches the recorded request's. Requests differ run to run in ids, timestamps and
 // paths, so matching goes by order within the conversation, never by hash; the shape compared is the
-// model, the tools offered, the length of the conversation and its first user text (the prompt) with ids,
-// dates and temporary paths blanked.
+// model, the tools offered, the length of the conversation, its first user text and all its user texts (the
+// prompt, wherever a CLI puts it) with ids, dates and temporary paths blanked.
 import type { ExchangeRequest, RecordedExchange, ReplayDivergence, ReplayMatcher } from "./exchanges.ts";
 import type { WireProtocol } from "./protocols.ts";
 import { isRecord } from "./protocols.ts";
@@ -49,15 +49,19 @@ export function shapeOf(protocol: WireProtocol | null, body: unknown): Shape {
   if (protocol === null || !isRecord(body)) return [];
   const key = CONVERSATION[protocol];
   const turns = Array.isArray(body[key]) ? (body[key] as unknown[]) : typeof body[key] === "string" ? [body[key]] : [];
-  const firstUser = turns.find((turn) => typeof turn === "string" || (isRecord(turn) && turn.role === "user"));
-  const prompt = typeof firstUser === "string" ? firstUser : isRecord(firstUser) ? textOf(firstUser.content ?? firstUser.parts) : "";
+  const userTexts = turns.filter((turn) => typeof turn === "string" || (isRecord(turn) && turn.role === "user")).map(userText);
   return [
     ["model", String(body.model ?? "")],
     ["tools", toolNames(body)],
     [`${key}.length`, String(turns.length)],
-    [`${key}[first user].text`, normalizeText(prompt)],
+    [`${key}[first user].text`, normalizeText(userTexts[0] ?? "")],
+    // Codex's first user item is its environment context; the prompt follows it.
+    [`${key}[every user].text`, normalizeText(userTexts.join("\n"))],
   ];
 }
+
+/** A user turn's text parts (tool results are not text parts: their content is compared by order alone). */
+const userText = (turn: unknown): string => (typeof turn === "string" ? turn : isRecord(turn) ? textOf(turn.content ?? turn.parts) : "");
 
 const clip = (text: string): string => (text.length > 200 ? `${text.slice(0, 199)}…` : text);
 

@@ -22,6 +22,7 @@ import {
 import { BenchScoreSchema } from "./score.ts";
 import { TranscriptSchema } from "./transcript.ts";
 import { ReliabilitySchema } from "./trials.ts";
+import { RunMeteredSchema } from "./metered.ts";
 import {
   ADAPTER_LINE_SCHEMA_VERSION,
   BENCH_CASE_LINE_SCHEMA_VERSION,
@@ -91,6 +92,8 @@ export const RunSummaryLineSchema = z.strictObject({
   record_path: z.string().min(1),
   /** `rescore` only: the run whose recorded outputs were scored again (null when the record says none). */
   rescore_of: RescoreOfSchema.nullable().optional(),
+  /** Present when any executed trial's agent ran behind the model bridge: the report's metered sums. */
+  metered: RunMeteredSchema.optional(),
 });
 
 /** `run` / `promote-verdict`: the verdict and the file it was written to. */

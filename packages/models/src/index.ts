@@ -52,6 +52,7 @@ export {
   SutIsolationSchema,
 } from "./report.ts";
 export { ReliabilitySchema, TrialCaseResultSchema } from "./trials.ts";
+export { MeteredUsageSchema, RunMeteredSchema } from "./metered.ts";
 export { COMPARISON_SCHEMA_VERSION, ComparisonSchema } from "./comparison.ts";
 export { PassedOverRunSchema, PROMOTION_VERDICT_SCHEMA_VERSION, PromotionVerdictSchema, TrustTiersFileSchema } from "./promotion.ts";
 export {
@@ -136,6 +137,8 @@ export type {
   Comparison,
   Reliability,
   TrialCaseResult,
+  MeteredUsage,
+  RunMetered,
   BoundQuantity,
   BenchScore,
   BenchScoreInput,

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { BenchScoreSchema } from "./score.ts";
 import { CurationClassSchema } from "./case.ts";
 import { TrialCaseResultSchema, trialFields } from "./trials.ts";
+import { RunMeteredSchema } from "./metered.ts";
 import {
   Blake3DigestSchema,
   CaseIdSchema,
@@ -193,6 +194,8 @@ export const BenchRunReportSchema = z
     ...runTotalsFields,
     /** Present on a rescore only: the run whose recorded outputs this run scored. */
     rescore_of: RescoreOfSchema.optional(),
+    /** Present when any executed trial's agent ran behind the model bridge: its metered sums. */
+    metered: RunMeteredSchema.optional(),
   })
   .refine(caseCountMatchesSelection.check, caseCountMatchesSelection.params);
 

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { BenchScoreSchema } from "./score.ts";
+import { MeteredUsageSchema } from "./metered.ts";
 import { SutCaseSchema } from "./case.ts";
 import { Blake3DigestSchema, CaseIdSchema, TaskClassNameSchema, TimestampSchema } from "./primitives.ts";
 
@@ -93,6 +94,8 @@ export const CaseDetailSchema = z.strictObject({
     })
     .nullable(),
   score: BenchScoreSchema,
+  /** Present when the SUT's agent ran behind the model bridge: what the harness metered on the wire (the SUT cannot set it). */
+  metered: MeteredUsageSchema.optional(),
   /**
    * Present on copies that versions before hard-linked details wrote for a cache hit: the run
    * `in_run_id` reused this score; `run_id` and `invocation_tag` remain those of the executing run.

@@ -1,4 +1,4 @@
-import type { SutCase, SutIsolation } from "./types.ts";
+import type { MeteredUsage, SutCase, SutIsolation } from "./types.ts";
 
 /**
  * What a system under test receives for one case. The runner owns the scratch workspace and the
@@ -24,6 +24,12 @@ export interface SutInvocation {
    * recorded session reports its stdout and stderr here (at most once per call, also when it then fails).
    */
   readonly recordStreams?: (streams: SutStreams) => void;
+  /**
+   * The harness's recorder of what its model bridge metered for this call (at most once, also when the call
+   * then fails). Only harness code that ran the agent behind the bridge calls it: a SUT's own output can never
+   * claim metered figures. A priced figure is the trial's cost.
+   */
+  readonly recordMetered?: (usage: MeteredUsage) => void;
 }
 
 /** A SUT process's output streams, as the harness records them (it caps and excerpts them). */

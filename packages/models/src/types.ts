@@ -18,6 +18,7 @@ import type {
   SutIsolationSchema,
 } from "./report.ts";
 import type { ReliabilitySchema, TrialCaseResultSchema } from "./trials.ts";
+import type { MeteredUsageSchema, RunMeteredSchema } from "./metered.ts";
 import type { ComparisonSchema } from "./comparison.ts";
 import type { HarnessOutputSchema, RubricRequestSchema, RubricResponseSchema } from "./rubric.ts";
 import type { BenchScoreSchema, FailureModeSchema } from "./score.ts";
@@ -56,6 +57,8 @@ export type BenchRunReportV1 = DeepReadonly<z.output<typeof BenchRunReportV1Sche
 export type BenchRunReportV2 = DeepReadonly<z.output<typeof BenchRunReportV2Schema>>;
 export type Reliability = DeepReadonly<z.output<typeof ReliabilitySchema>>;
 export type TrialCaseResult = DeepReadonly<z.output<typeof TrialCaseResultSchema>>;
+export type MeteredUsage = DeepReadonly<z.output<typeof MeteredUsageSchema>>;
+export type RunMetered = DeepReadonly<z.output<typeof RunMeteredSchema>>;
 export type Comparison = DeepReadonly<z.output<typeof ComparisonSchema>>;
 export type AnyBenchRunReport = DeepReadonly<z.output<typeof AnyBenchRunReportSchema>>;
 export type ScoreKind = z.output<typeof ScoreKindSchema>;

@@ -3,6 +3,7 @@ import { gunzipSync, gzipSync } from "node:zlib";
 import type { PromotionVerdict } from "@eval/models";
 import { escapeHtml } from "./escape.ts";
 import { REPORT_SCRIPT, REPORT_STYLE } from "./html-client.ts";
+import { meteredText, runMetered } from "./report-data.ts";
 import type { ReportCase, ReportData, ReportTrial } from "./report-data.ts";
 import { trendChartSvg } from "./trend-chart.ts";
 
@@ -48,6 +49,18 @@ function figure(label: string, name: string, text: string): string {
   return `<div class="figure">${escapeHtml(label)}<b>${field(name, text)}</b></div>`;
 }
 
+/** The metered figures of a run whose agent ran behind the model bridge, beside the self-reported rest of its cost. */
+function meteredFigures(run: ReportData["run"]): string {
+  const metered = runMetered(run);
+  if (metered === null) return "";
+  return [
+    figure("metered cost (wire)", "metered_cost_usd", `$${metered.cost_usd.toFixed(4)}`),
+    figure("SUT-reported cost", "sut_reported_cost_usd", `$${metered.sut_reported_cost_usd.toFixed(4)}`),
+    figure("tokens in / out", "metered_tokens", `${metered.input_tokens} / ${metered.output_tokens}`),
+    figure("model requests", "metered_requests", String(metered.requests)),
+  ].join("\n");
+}
+
 function verdictHtml(verdict: PromotionVerdict): string {
   const head = `${verdict.current_tier} -> ${verdict.target_tier}: evidence ${verdict.evidence_sufficient ? "sufficient" : "NOT sufficient"} (lower bound ${n4(verdict.lower_bound_95)}, threshold ${verdict.threshold_at_target}; passed ${verdict.passed_count}, min ${verdict.min_passed_at_target}; held-out ${verdict.held_out_count}, min ${verdict.min_held_out_at_target})`;
   const reasons = verdict.reasons.map((reason) => `<li>${escapeHtml(reason)}</li>`).join("");
@@ -72,7 +85,8 @@ ${figure("mean score", "mean_score", n4(run.mean_score))}
 ${figure("sd", "score_stddev", n4(run.score_stddev))}
 ${figure("passed", "passed_count", `${run.passed_count} / ${run.case_count}`)}
 ${figure("cost", "total_cost_usd", `$${run.total_cost_usd.toFixed(4)}`)}
-</div>
+${meteredFigures(run)}
+</div>${meteredText(run) === null ? "" : `\n<p class="sub">${field("metered", meteredText(run)!)}</p>`}
 <h2>Verdicts</h2>
 ${verdicts}
 </header>`;

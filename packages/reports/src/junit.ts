@@ -1,6 +1,6 @@
 import { escapeXml } from "./escape.ts";
 import type { BenchScore } from "@eval/models";
-import { caseStatus, failingTrials, incompleteReasonText, isFlaky, trialStatus } from "./report-data.ts";
+import { caseStatus, failingTrials, incompleteReasonText, isFlaky, runMetered, trialStatus } from "./report-data.ts";
 import type { CaseEvidence, ReportCase, ReportRun } from "./report-data.ts";
 
 export interface JunitInput {
@@ -55,6 +55,25 @@ function caseXml(taskClass: string, reportCase: ReportCase): string {
   return `${open}\n      <${tag} message="${escapeXml(message)}" type="${escapeXml(type)}">${escapeXml(body)}</${tag}>\n    </testcase>`;
 }
 
+/** The metered sums as properties (a run whose agent ran behind the model bridge); the rest of the cost is self-reported. */
+function meteredProperties(run: ReportRun): string[][] {
+  const metered = runMetered(run);
+  if (metered === null) return [];
+  return [
+    ["metered_trials", String(metered.trials)],
+    ["metered_requests", String(metered.requests)],
+    ["metered_input_tokens", String(metered.input_tokens)],
+    ["metered_cached_input_tokens", String(metered.cached_input_tokens)],
+    ["metered_cache_write_tokens", String(metered.cache_write_tokens)],
+    ["metered_output_tokens", String(metered.output_tokens)],
+    ["metered_cost_usd", String(metered.cost_usd)],
+    ["metered_price_tables", metered.price_tables.join(",")],
+    ["metered_unpriced_models", metered.unpriced_models.join(",")],
+    ["metered_upstream_hosts", metered.upstream_hosts.join(",")],
+    ["sut_reported_cost_usd", String(metered.sut_reported_cost_usd)],
+  ];
+}
+
 /** JUnit XML for a run: one testcase per case; a failed case carries its failure modes and their details. */
 export function renderJunit(input: JunitInput): string {
   const { run, cases } = input;
@@ -73,6 +92,8 @@ export function renderJunit(input: JunitInput): string {
     ["passed_count", String(run.passed_count)],
     ["case_count", String(run.case_count)],
     ["chain_head", run.chain_head ?? ""],
+    ["total_cost_usd", String(run.total_cost_usd)],
+    ...meteredProperties(run),
   ]
     .map(([name, value]) => `      <property name="${name}" value="${escapeXml(value!)}"/>`)
     .join("\n");

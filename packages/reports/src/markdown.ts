@@ -1,6 +1,6 @@
 import type { PromotionVerdict } from "@eval/models";
 import { escapeMarkdown } from "./escape.ts";
-import { caseStatus, failingTrials, incompleteReasonText, isFlaky } from "./report-data.ts";
+import { caseStatus, failingTrials, incompleteReasonText, isFlaky, meteredText } from "./report-data.ts";
 import type { ReportCase, ReportRun } from "./report-data.ts";
 
 export interface MarkdownSummaryInput {
@@ -56,6 +56,7 @@ export function renderMarkdownSummary(input: MarkdownSummaryInput): string {
     "",
     ...scopeLines(run, input.cases.length),
     `One-sided 95% lower bound **${run.lower_bound_95.toFixed(4)}** (${run.lower_bound_method}), mean ${run.mean_score.toFixed(4)}, sd ${run.score_stddev.toFixed(4)}, cost $${run.total_cost_usd.toFixed(4)}.`,
+    ...(meteredText(run) === null ? [] : [`${escapeMarkdown(meteredText(run)!)}.`]),
     `SUT ${escapeMarkdown(run.sut_label)}; run ${escapeMarkdown(run.run_id)}; chain head ${escapeMarkdown(run.chain_head ?? "-")}.`,
     ...reliabilityLines(run),
     "",

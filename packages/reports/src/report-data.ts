@@ -1,4 +1,4 @@
-import type { AnyBenchRunReport, BenchScore, CaseResult, PromotionVerdict, Transcript } from "@eval/models";
+import type { AnyBenchRunReport, BenchScore, CaseResult, PromotionVerdict, RunMetered, Transcript } from "@eval/models";
 import { REPORT_DATA_SCHEMA_VERSION } from "@eval/models/names";
 
 export { REPORT_DATA_SCHEMA_VERSION };
@@ -176,4 +176,24 @@ export function caseStatus(reportCase: Pick<ReportCase, "score" | "trials">): "p
   if (score.failure_modes.some((mode) => HARNESS_FAILURE_CODES.has(mode.code))) return "error";
   if (trials !== null) return trials.passed === trials.total ? "pass" : "fail";
   return score.passed ? "pass" : "fail";
+}
+
+/** The run's metered sums (a v3 run whose agent ran behind the model bridge), or null. */
+export function runMetered(run: ReportRun): RunMetered | null {
+  return run.schema_version === "evalgate.bench_run_report.v3" ? (run.metered ?? null) : null;
+}
+
+/**
+ * One line on what the model bridge metered from the wire and what the rest of the cost is (self-reported by
+ * the SUT); null when nothing was metered. Model names and hosts are as recorded: escape for the medium.
+ */
+export function meteredText(run: ReportRun): string | null {
+  const metered = runMetered(run);
+  if (metered === null) return null;
+  const unpriced = metered.unpriced_trials === 0 ? "" : `; ${metered.unpriced_trials} trial(s) unpriced (no price for ${metered.unpriced_models.join(", ")}): their cost is what the SUT reported`;
+  return (
+    `metered from the wire over ${metered.trials} trial(s): ${metered.requests} requests, ${metered.input_tokens} input tokens (${metered.cached_input_tokens} cached, ${metered.cache_write_tokens} cache writes), ` +
+    `${metered.output_tokens} output tokens, $${metered.cost_usd.toFixed(4)} priced by ${metered.price_tables.join(", ")}, upstream ${metered.upstream_hosts.join(", ")}; ` +
+    `reported by the SUT itself $${metered.sut_reported_cost_usd.toFixed(4)}${unpriced}`
+  );
 }

@@ -1,6 +1,6 @@
 import type { Transcript } from "@eval/models";
 import { escapeTerminal } from "./escape.ts";
-import { caseStatus, isFlaky, trialStatus } from "./report-data.ts";
+import { caseStatus, isFlaky, meteredText, trialStatus } from "./report-data.ts";
 import type { CaseEvidence, ReportCase, ReportData, StreamText } from "./report-data.ts";
 
 const oneLine = (text: string, max: number): string => {
@@ -16,6 +16,7 @@ export function renderRunText(data: ReportData): string {
   const lines = [
     `run ${run.run_id} of ${run.task_class}${run.complete ? "" : " (INCOMPLETE)"}: SUT ${escapeTerminal(run.sut_label)}, ended ${run.ended_at}`,
     `${run.passed_count}/${run.case_count} passed; mean ${run.mean_score.toFixed(4)}, sd ${run.score_stddev.toFixed(4)}, one-sided 95% lower bound ${run.lower_bound_95.toFixed(4)} (${run.lower_bound_method}), cost $${run.total_cost_usd.toFixed(4)}`,
+    ...meteredLines(run),
     `isolation: rubric ${run.isolation_class}, SUT ${run.schema_version !== "evalgate.bench_run_report.v1" ? run.sut_isolation : "unknown"}; chain head ${run.chain_head ?? "-"} (${data.chain.verified ? "verifies" : "DOES NOT VERIFY"})`,
     ...reliabilityLines(run),
     ...data.verdicts.map((v) => `${v.target_tier}: evidence ${v.evidence_sufficient ? "sufficient" : "NOT sufficient"}${v.evidence_sufficient ? "" : `: ${v.reasons.join("; ")}`}`),
@@ -29,6 +30,12 @@ export function renderRunText(data: ReportData): string {
     `one case: evalgate show ${run.run_id} --case <case-id>`,
   ];
   return `${lines.join("\n")}\n`;
+}
+
+/** The metered line of a run whose agent ran behind the model bridge (none otherwise). */
+function meteredLines(run: ReportData["run"]): string[] {
+  const text = meteredText(run);
+  return text === null ? [] : [escapeTerminal(text)];
 }
 
 /** `2 of 3 flaky`: a case's k of n, marked when its trials disagree. */

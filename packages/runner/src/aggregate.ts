@@ -1,7 +1,7 @@
 // A run's report from its scored cases: the one function a one-machine run and a merge of shards share,
 // so both compute the same statistics from the same units.
 import { RUN_REPORT_SCHEMA_VERSION } from "@eval/models";
-import type { BenchCase, BenchRunReportInput, BenchScore, IsolationClass, ScoreKind, Selection, SutIsolation } from "@eval/models";
+import type { BenchCase, BenchRunReportInput, BenchScore, IsolationClass, MeteredUsage, ScoreKind, Selection, SutIsolation } from "@eval/models";
 import { digestOf } from "./sut.ts";
 import { aggregateTrials } from "./trials.ts";
 
@@ -11,7 +11,7 @@ export interface ScoredCase {
   readonly curation_class: BenchCase["curation_class"];
   /** The case's content digest (digests.yaml), recorded so the gate pools attempts by content, not by id. */
   readonly case_digest: string;
-  readonly trials: ReadonlyArray<{ readonly cacheKey: string; readonly score: BenchScore }>;
+  readonly trials: ReadonlyArray<{ readonly cacheKey: string; readonly score: BenchScore; readonly metered?: MeteredUsage }>;
 }
 
 export interface RunFacts {
@@ -101,6 +101,37 @@ export function buildRunReport(facts: RunFacts, scored: readonly ScoredCase[]): 
     block_severity_failure_modes: blockCodes,
     prev_hash: facts.prevHash,
     ...(facts.rescoreOf === undefined ? {} : { rescore_of: { ...facts.rescoreOf } }),
+    ...meteredField(units),
     chain_head: null,
+  };
+}
+
+const sortedSet = (values: Iterable<string>): string[] => [...new Set(values)].sort();
+
+/**
+ * The run's metered sums over the units the bridge metered (executed behind it: cache hits carry none), and
+ * the rest of the run's cost, which SUTs reported about themselves; no field when nothing was metered.
+ * Summed in case and trial order, like total_cost_usd.
+ */
+function meteredField(units: ReadonlyArray<{ readonly score: BenchScore; readonly metered?: MeteredUsage }>): Pick<BenchRunReportInput, "metered"> {
+  const metered = units.flatMap((unit) => (unit.metered === undefined ? [] : [unit.metered]));
+  if (metered.length === 0) return {};
+  const sum = (pick: (usage: MeteredUsage) => number): number => metered.reduce((total, usage) => total + pick(usage), 0);
+  const priced = (unit: (typeof units)[number]): boolean => unit.metered !== undefined && unit.metered.cost_usd !== null;
+  return {
+    metered: {
+      trials: metered.length,
+      requests: sum((usage) => usage.requests),
+      input_tokens: sum((usage) => usage.input_tokens),
+      cached_input_tokens: sum((usage) => usage.cached_input_tokens),
+      cache_write_tokens: sum((usage) => usage.cache_write_tokens),
+      output_tokens: sum((usage) => usage.output_tokens),
+      cost_usd: sum((usage) => usage.cost_usd ?? 0),
+      unpriced_trials: metered.filter((usage) => usage.cost_usd === null).length,
+      unpriced_models: sortedSet(metered.flatMap((usage) => usage.unpriced_models)),
+      price_tables: sortedSet(metered.map((usage) => usage.price_table)),
+      upstream_hosts: sortedSet(metered.map((usage) => usage.upstream_host)),
+      sut_reported_cost_usd: units.reduce((total, unit) => total + (priced(unit) ? 0 : unit.score.cost_usd), 0),
+    },
   };
 }

@@ -3,7 +3,7 @@ import { closeSync, copyFileSync, existsSync, linkSync, mkdirSync, openSync, rea
 import { basename, dirname, join } from "node:path";
 import { ioError } from "@eval/errors";
 import { CASE_DETAIL_SCHEMA_VERSION, CaseDetailSchema, safeParseWire } from "@eval/models";
-import type { BenchScore, CaseDetail, SutOutput, SutStreams, WorkspaceCapture } from "@eval/models";
+import type { BenchScore, CaseDetail, MeteredUsage, SutOutput, SutStreams, WorkspaceCapture } from "@eval/models";
 import type { RubricOutcome } from "./rubric-isolation.ts";
 import { trialDetailFile } from "./trials.ts";
 import writeFileAtomic from "write-file-atomic";
@@ -135,6 +135,8 @@ export interface CaseDetailInput {
   readonly workspace: WorkspaceCapture | null;
   /** What the SUT's process printed, when the SUT reported it. */
   readonly sutStreams: SutStreams | null;
+  /** What the harness's model bridge metered, when the SUT's agent ran behind it. */
+  readonly metered?: MeteredUsage | null;
 }
 
 /** How much of each SUT stream a detail keeps (the first bytes; the size says how much more there was). */
@@ -183,6 +185,7 @@ export function writeCaseDetail(input: CaseDetailInput): string {
     ...(input.sutStreams === null ? {} : { sut_streams: { stdout: streamExcerpt(input.sutStreams.stdout), stderr: streamExcerpt(input.sutStreams.stderr) } }),
     rubric: rubricDetail(input.outcome),
     score: input.score,
+    ...(input.metered == null ? {} : { metered: input.metered }),
   };
   writeAtomic(detailPath, `${JSON.stringify(detail, null, 2)}\n`);
   indexCaseDetail(dirname(input.runDir), input.cacheKey, input.runId, basename(detailPath));

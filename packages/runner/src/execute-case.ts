@@ -2,8 +2,8 @@
 // deadline, run the rubric on what it left, and write the unit's detail.
 import { copyFileSync, lchownSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { RUBRIC_REQUEST_SCHEMA_VERSION, SUT_FAILURE_MODES, sutCaseOf } from "@eval/models";
-import type { BenchCase, BenchScore, RubricRequest, SutOutput, SutStreams, SystemUnderTest, WorkspaceCapture } from "@eval/models";
+import { MeteredUsageSchema, parseWire, RUBRIC_REQUEST_SCHEMA_VERSION, SUT_FAILURE_MODES, sutCaseOf } from "@eval/models";
+import type { BenchCase, BenchScore, MeteredUsage, RubricRequest, SutOutput, SutStreams, SystemUnderTest, WorkspaceCapture } from "@eval/models";
 import type { TaskClass } from "@eval/registry";
 import { removeTree, sandboxOwner, TreeInvalid, walkTree } from "@eval/sandbox";
 import { writeCaseDetail } from "./case-detail.ts";
@@ -98,7 +98,13 @@ function declaredFailure(error: unknown): { failureMode?: SutFailureMode; costUs
 /** How long a stopped SUT's call may take to settle (its process group killed: grace, then SIGKILL) before its workspace is touched. */
 const SETTLE_AFTER_STOP_MS = 30_000;
 
-async function callSut(benchCase: BenchCase, workspacePath: string, context: CaseContext, recordStreams: (streams: SutStreams) => void): Promise<SutResult> {
+/** What the harness's own code recorded beside the SUT's answer (never read from that answer). */
+interface Recorders {
+  readonly recordStreams: (streams: SutStreams) => void;
+  readonly recordMetered: (usage: MeteredUsage) => void;
+}
+
+async function callSut(benchCase: BenchCase, workspacePath: string, context: CaseContext, recorders: Recorders): Promise<SutResult> {
   const controller = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   let onCancel: (() => void) | undefined;
@@ -128,7 +134,7 @@ async function callSut(benchCase: BenchCase, workspacePath: string, context: Cas
         signal: controller.signal,
         timeoutMs: context.timeoutMs,
         invocationTag: context.invocationTag,
-        recordStreams,
+        ...recorders,
       });
       return { kind: "ok", output: checkSutOutput(output) };
     } catch (error) {
@@ -183,9 +189,15 @@ async function runRubric(benchCase: BenchCase, output: SutOutput, workspacePath:
   return { score, outcome };
 }
 
+/** A trial's cost: what the bridge metered on the wire when it could price it, else what the SUT reported spending. */
+function costOf(sutResult: FinishedSutResult, metered: MeteredUsage | null): number {
+  if (metered !== null && metered.cost_usd !== null) return metered.cost_usd;
+  return sutResult.kind === "ok" ? (sutResult.output.cost_usd ?? 0) : sutResult.kind === "error" ? (sutResult.costUsd ?? 0) : 0;
+}
+
 /** Scores what the SUT call ended in: a harness failure for a timeout or an exception, else the rubric's score. */
-async function scoreUnit(benchCase: BenchCase, sutResult: FinishedSutResult, workspacePath: string, context: CaseContext, timing: { started: number; sutMs: number }): Promise<Omit<ScoredUnit, "removedFromWorkspace"> | null> {
-  const costUsd = sutResult.kind === "ok" ? (sutResult.output.cost_usd ?? 0) : sutResult.kind === "error" ? (sutResult.costUsd ?? 0) : 0;
+async function scoreUnit(benchCase: BenchCase, sutResult: FinishedSutResult, workspacePath: string, context: CaseContext, timing: { started: number; sutMs: number; metered: MeteredUsage | null }): Promise<Omit<ScoredUnit, "removedFromWorkspace"> | null> {
+  const costUsd = costOf(sutResult, timing.metered);
   const atSut = { wallClockMs: timing.sutMs, costUsd };
   if (sutResult.kind === "timeout") return { score: harnessFailureScore("sut.timeout", `no result within ${context.timeoutMs} ms`, atSut), outcome: null };
   if (sutResult.kind === "error") return { score: harnessFailureScore(sutResult.failureMode ?? "sut.exception", sutResult.error, atSut), outcome: null };
@@ -211,18 +223,22 @@ async function inspectWorkspace(sutResult: FinishedSutResult, inputRoot: string,
 }
 
 /** Runs one case end to end; null when the run was cancelled before the case finished. */
-export async function executeCase(benchCase: BenchCase, context: CaseContext): Promise<{ score: BenchScore; detailPath: string } | null> {
+export async function executeCase(benchCase: BenchCase, context: CaseContext): Promise<{ score: BenchScore; detailPath: string; metered: MeteredUsage | null } | null> {
   if (context.cancel.aborted) return null;
   const started = performance.now();
   const workspacePath = mkdtempSync(join(context.tempRoot, "ws-"));
   try {
     const inputFiles = copyTree(benchCase.input_path, workspacePath);
     let streams: SutStreams | null = null;
-    const called = await callSut(benchCase, workspacePath, context, (recorded) => void (streams ??= recorded));
+    let metered: MeteredUsage | null = null;
+    const called = await callSut(benchCase, workspacePath, context, {
+      recordStreams: (recorded) => void (streams ??= recorded),
+      recordMetered: (usage) => void (metered ??= parseWire(MeteredUsageSchema, usage)),
+    });
     const sutMs = Math.round(performance.now() - started);
     if (called.kind === "cancelled") return null;
     const { sutResult, removed, capture } = await inspectWorkspace(called, benchCase.input_path, inputFiles, workspacePath, context);
-    const scored = await scoreUnit(benchCase, sutResult, workspacePath, context, { started, sutMs });
+    const scored = await scoreUnit(benchCase, sutResult, workspacePath, context, { started, sutMs, metered });
     if (scored === null) return null;
     const unit: ScoredUnit = { ...scored, removedFromWorkspace: removed };
     await context.casesDir();
@@ -239,9 +255,10 @@ export async function executeCase(benchCase: BenchCase, context: CaseContext): P
       sutMs,
       workspace: capture,
       sutStreams: streams,
+      metered,
       ...unit,
     });
-    return { score: unit.score, detailPath };
+    return { score: unit.score, detailPath, metered };
   } finally {
     await removeTree(workspacePath);
   }

@@ -6,7 +6,7 @@ import { appendRunRecord, ChainTampered, getHostFingerprint, normalizeExpectedHe
 import type { SigningKey, VerifyResult } from "@eval/audit-chain";
 import { EvalError, ignoreWarnings, ioError } from "@eval/errors";
 import type { WarningSink } from "@eval/errors";
-import type { AnyBenchRunReport, BenchRunReportInput, RunPlan, Selection, ShardUnit } from "@eval/models";
+import type { AnyBenchRunReport, BenchRunReportInput, MeteredUsage, RunPlan, Selection, ShardUnit } from "@eval/models";
 import writeFileAtomic from "write-file-atomic";
 import { trialCacheKey, trialDetailFile } from "./trials.ts";
 import { buildRunReport } from "./aggregate.ts";
@@ -149,7 +149,7 @@ export async function mergeBundles(dirs: readonly string[], options: MergeOption
   const scored: ScoredCase[] = plan.cases.flatMap((c) => {
     const trials = Array.from({ length: plan.trials }, (_, trial) => units.get(unitKey({ case_id: c.case_id, trial })));
     if (trials.some((unit) => unit === undefined)) return [];
-    return [{ case_id: c.case_id, curation_class: c.curation_class, case_digest: c.case_digest, trials: trials.map((unit) => ({ cacheKey: unit!.cache_key, score: unit!.score })) }];
+    return [{ case_id: c.case_id, curation_class: c.curation_class, case_digest: c.case_digest, trials: trials.map((unit) => ({ cacheKey: unit!.cache_key, score: unit!.score, ...meteredOf(unit!) })) }];
   });
   const runId = `plan-${plan.plan_id.slice("blake3:".length)}`;
   const hostFingerprint = await getHostFingerprint(stateDir);
@@ -224,4 +224,10 @@ async function writeDetails(runDir: string, units: ReadonlyMap<string, ShardUnit
       throw ioError(error, "cannot write", path);
     });
   }
+}
+
+/** What the bridge metered for a unit the shard executed (its detail says; a cache hit has none). */
+function meteredOf(unit: ShardUnit): { metered?: MeteredUsage } {
+  const metered = unit.cache_hit ? undefined : unit.detail?.metered;
+  return metered === undefined ? {} : { metered };
 }

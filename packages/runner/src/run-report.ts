@@ -47,7 +47,7 @@ export function assembleReport(plan: PreparedRun, tally: RunTally, execution: Ex
       case_id: benchCase.case_id,
       curation_class: benchCase.curation_class,
       case_digest: benchCase.case_digest,
-      trials: trialResults.map((result) => ({ cacheKey: result.cacheKey, score: result.score })),
+      trials: trialResults.map((result) => ({ cacheKey: result.cacheKey, score: result.score, ...(result.metered === undefined ? {} : { metered: result.metered }) })),
     })),
   );
 }

@@ -1,7 +1,7 @@
 // The shapes a run is given and returns, and the unit of work it schedules.
 import type { SigningKey, VerifyResult } from "@eval/audit-chain";
 import type { WarningSink } from "@eval/errors";
-import type { BenchCase, BenchRunReport, BenchRunReportInput, BenchScore, SystemUnderTest } from "@eval/models";
+import type { BenchCase, BenchRunReport, BenchRunReportInput, BenchScore, MeteredUsage, SystemUnderTest } from "@eval/models";
 import type { TaskClass } from "@eval/registry";
 import type { RunChainCheck } from "./chain-checkpoint.ts";
 import type { SandboxMode } from "./rubric-isolation.ts";
@@ -27,6 +27,8 @@ export interface CaseRunResult {
    * its detail, for a cache hit a copy of the executing run's detail; null for a hit whose earlier detail is gone.
    */
   readonly detailPath: string | null;
+  /** What the model bridge metered for an executed unit whose agent ran behind it (absent otherwise, and for a cache hit). */
+  readonly metered?: MeteredUsage;
 }
 
 /**

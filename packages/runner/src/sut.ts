@@ -48,7 +48,8 @@ class ModuleSutWorkers {
     if (invocation.signal.aborted) throw new SutAborted("aborted before start");
     const worker = this.#idle.pop() ?? new Worker(new URL(`./module-sut-worker${import.meta.url.endsWith(".ts") ? ".ts" : ".js"}`, import.meta.url));
     worker.ref();
-    const { signal, recordStreams, ...data } = invocation;
+    // Only what can cross to the worker; a module SUT is not harness code, so it gets no meter recorder.
+    const { signal, recordStreams, recordMetered: _notForModules, ...data } = invocation;
     try {
       const output = await new Promise<unknown>((resolvePromise, reject) => {
         const onAbort = (): void => reject(new SutAborted("aborted"));
