@@ -43,7 +43,7 @@ function pickRun(history: History, options: GatherOptions): RunSummary {
 /** The runs of the task class a promotion could read as evidence (promotion's rule), oldest first. */
 function trendOf(history: History, taskClass: string): TrendPoint[] {
   const points: TrendPoint[] = [];
-  for (const r of history.entries()) if (r.task_class === taskClass && r.evidence) points.push({ run_id: r.run_id, ended_at: r.ended_at, mean_score: r.mean_score, lower_bound_95: r.lower_bound_95 });
+  for (const r of history.entries()) if (r.task_class === taskClass && r.evidence) points.push({ run_id: r.run_id, ended_at: r.ended_at, mean_score: r.mean_score, lower_bound_95: r.lower_bound_95, pass_rate: r.pass_rate });
   return points;
 }
 

@@ -29,6 +29,8 @@ export interface RunSummary extends RunListEntry {
   readonly ended_at: string;
   /** Whether promotion could read the run as evidence by default (complete, over the whole task class). */
   readonly evidence: boolean;
+  /** Passed cases over the cases the record holds (0 for none). */
+  readonly pass_rate: number;
 }
 
 export interface HistoryIndexOptions {
@@ -39,8 +41,10 @@ export interface HistoryIndexOptions {
 /** The summary of one chain record. */
 export function summaryOf(record: ChainRecord, file: string): RunSummary {
   // `file` first: a stored entry is found by its name without being parsed.
-  return { file, ...runListEntry(record), sequence: record.sequence, ended_at: record.report.ended_at, evidence: notDefaultEvidence(record.report) === null };
+  return { file, ...runListEntry(record), sequence: record.sequence, ended_at: record.report.ended_at, evidence: notDefaultEvidence(record.report) === null, pass_rate: passRate(record) };
 }
+
+const passRate = ({ report }: ChainRecord): number => (report.per_case.length === 0 ? 0 : report.passed_count / report.per_case.length);
 
 /**
  * The chain's history, oldest first. Entries are parsed when asked for: `runs --limit 20` parses 20 of them.

@@ -9,7 +9,7 @@ export async function listRecordedRuns(stateDir: string, filter: RunListFilter, 
   const entries: RunListEntry[] = [];
   for (const summary of (await readHistory({ stateDir, onWarning })).newestFirst()) {
     if (entries.length >= limit) break;
-    const { file: _file, sequence: _sequence, ended_at: _endedAt, evidence: _evidence, ...entry } = summary;
+    const { file: _file, sequence: _sequence, ended_at: _endedAt, evidence: _evidence, pass_rate: _passRate, ...entry } = summary;
     if (matchesRunFilter(entry, filter)) entries.push(entry);
   }
   return entries;
