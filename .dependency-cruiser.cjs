@@ -43,7 +43,7 @@ const ALLOWED = {
   "model-bridge": [],
   "cli-subscription-adapters": ["models", "errors", "hashing", "tool-normalize", "sandbox", "model-bridge"],
   reports: ["models", "errors", "hashing"],
-  "report-data": ["models", "errors", "hashing", "audit-chain", "registry", "runner", "promotion", "compare", "reports"],
+  "report-data": ["models", "errors", "hashing", "audit-chain", "cache", "registry", "runner", "promotion", "compare", "reports"],
   // Private fixtures for tests (a devDependency only; no-dev-dependency-in-src keeps it out of shipped code).
   "test-utils": ["models", "hashing"],
 };

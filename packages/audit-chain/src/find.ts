@@ -27,18 +27,27 @@ export interface FoundRecord {
 export async function* recordsNewestFirst(runsDir: string, taskClass: string | null): AsyncGenerator<FoundRecord> {
   const { records } = await listRuns(runsDir);
   for (const file of [...records].reverse()) {
-    let value: unknown;
-    try {
-      value = JSON.parse(readFileSync(join(runsDir, file), "utf8"));
-    } catch (error) {
-      throw new ChainTampered({ file, reason: "the file is not valid JSON (truncated or corrupted)", expected: "valid JSON", found: (error as Error).message }, runsDir);
-    }
-    const parsed = safeParseWire(ChainRecordSchema, value);
-    if (!parsed.success) {
-      throw new ChainTampered({ file, reason: "the record does not match the chain-record schema", expected: "a valid evalgate.chain_record.v1", found: formatIssues(parsed.issues) }, runsDir);
-    }
-    if (taskClass === null || parsed.data.report.task_class === taskClass) yield { record: parsed.data, file };
+    const record = readRecordFile(runsDir, file);
+    if (taskClass === null || record.report.task_class === taskClass) yield { record, file };
   }
+}
+
+/**
+ * One record file of a runs directory, parsed and schema-validated (not checked against the chain: call
+ * `verifyChain` for that). A file that is not a valid record throws ChainTampered naming it.
+ */
+export function readRecordFile(runsDir: string, file: string): ChainRecord {
+  let value: unknown;
+  try {
+    value = JSON.parse(readFileSync(join(runsDir, file), "utf8"));
+  } catch (error) {
+    throw new ChainTampered({ file, reason: "the file is not valid JSON (truncated or corrupted)", expected: "valid JSON", found: (error as Error).message }, runsDir);
+  }
+  const parsed = safeParseWire(ChainRecordSchema, value);
+  if (!parsed.success) {
+    throw new ChainTampered({ file, reason: "the record does not match the chain-record schema", expected: "a valid evalgate.chain_record.v1", found: formatIssues(parsed.issues) }, runsDir);
+  }
+  return parsed.data;
 }
 
 /** The newest record of a task class's runs (complete ones only by default), or null when there is none. */
@@ -54,7 +63,7 @@ export async function findLatestRecord(options: FindRecordOptions): Promise<Foun
 export const bareRunId = (runId: string): string => runId.replace(/^partial:/, "");
 
 /** Whether `report` is the run `runId` names, given with or without its `partial:` prefix. */
-export const isRun = (report: AnyBenchRunReport, runId: string): boolean => bareRunId(report.run_id) === bareRunId(runId);
+export const isRun = (report: Pick<AnyBenchRunReport, "run_id">, runId: string): boolean => bareRunId(report.run_id) === bareRunId(runId);
 
 /**
  * The record of run `runId` (with or without its `partial:` prefix; of `taskClass` when given), newest

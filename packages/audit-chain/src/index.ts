@@ -3,11 +3,13 @@ export { chainAnchor, readAnchor, verifyAgainstAnchor, writeAnchor } from "./anc
 export { appendRunRecord, buildChainRecord, readChainHead, STAGING_DIR, withAppendLock } from "./append.ts";
 export type { AppendedRecord, AppendLock, AppendOptions, ChainHead, RecordPlacement } from "./append.ts";
 export { ChainConflict, ChainTampered } from "./errors.ts";
-export { bareRunId, chainedRunIds, findLatestRecord, findRun, isRun, recordsNewestFirst } from "./find.ts";
+export { bareRunId, chainedRunIds, findLatestRecord, findRun, isRun, readRecordFile, recordsNewestFirst } from "./find.ts";
 export type { FindRecordOptions, FoundRecord } from "./find.ts";
 export type { ChainFault } from "./errors.ts";
 export { chainHashOf, contentHashOfReport } from "./hashing.ts";
+export { INDEX_DIR } from "./head-pointer.ts";
 export { getHostFingerprint } from "./host.ts";
+export { listRuns } from "./listing.ts";
 export { RECORD_FILE_PATTERN, recordFileName } from "./record-file.ts";
 export { runIdOfRecordFile } from "./record-run-id.ts";
 export { generateSigningKey, keyIdOf, loadSigningKey, PAYLOAD_TYPES, preAuthEncoding, signatureFault, signDocument, writeNewSigningKey } from "./signing.ts";

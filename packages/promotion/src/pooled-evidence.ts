@@ -90,24 +90,32 @@ export interface PooledEvidence {
  * every case has been attempted again.
  */
 export async function poolEvidence(runsDir: string, judged: BenchRunReport): Promise<PooledEvidence> {
-  const records: AnyBenchRunReport[] = [];
-  for await (const found of recordsNewestFirst(runsDir, judged.task_class)) records.unshift(found.record.report);
   const caseIds = new Set(judged.per_case.map((entry) => entry.case_id));
   const heldOut = new Set(judged.per_case.filter((entry) => entry.curation_class === "held-out").map((entry) => entry.case_id));
   const matchCase = caseMatcher(judged);
+  // One pass, newest first, keeping only the reports that are pooled: memory follows the pool, not the history.
+  const matching: AnyBenchRunReport[] = [];
+  const inOrder: { run_id: string; reason: string | null }[] = [];
+  const suts = new Set<string>();
+  for await (const found of recordsNewestFirst(runsDir, judged.task_class)) {
+    const report = found.record.report;
+    if (report.schema_version !== "evalgate.bench_run_report.v1" && report.rubric_digest === judged.rubric_digest && (report as GatedReport).per_case.some((entry) => heldOut.has(matchCase(entry) ?? ""))) suts.add(report.sut_digest);
+    const reason = exclusion(report, judged);
+    inOrder.push({ run_id: report.run_id, reason });
+    if (reason === null) matching.push(report);
+  }
   const attempts = new Map<string, Map<string, BenchScore>>([...caseIds].map((id) => [id, new Map()]));
   const pooled: string[] = [];
   const excluded: { run_id: string; reason: string }[] = [];
-  const suts = new Set<string>();
   let harnessFaults = 0;
   let tampered: EvalError | null = null;
-  for (const report of records) {
-    if (report.schema_version !== "evalgate.bench_run_report.v1" && report.rubric_digest === judged.rubric_digest && (report as GatedReport).per_case.some((entry) => heldOut.has(matchCase(entry) ?? ""))) suts.add(report.sut_digest);
-    const reason = exclusion(report, judged);
+  const reports = matching.reverse()[Symbol.iterator]();
+  for (const { run_id, reason } of inOrder.reverse()) {
     if (reason !== null) {
-      excluded.push({ run_id: report.run_id, reason });
+      excluded.push({ run_id, reason });
       continue;
     }
+    const report = reports.next().value as AnyBenchRunReport;
     const checked = checkRecordedFigures(report);
     if (checked.tampered !== null) {
       tampered ??= checked.tampered;

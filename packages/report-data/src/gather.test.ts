@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appendRunRecord, getHostFingerprint, readChainHead, verifyChain } from "@eval/audit-chain";
+import { ignoreWarnings } from "@eval/errors";
 import type { EvalWarning } from "@eval/errors";
 import type { AnyBenchRunReport, BenchRunReportInput } from "@eval/models";
 import { runReport } from "@eval/test-utils";
@@ -94,8 +95,8 @@ describe("recordedRunViews", () => {
 
 describe("listRecordedRuns", () => {
   it("lists matching runs newest first, up to the limit", async () => {
-    expect((await listRecordedRuns(stateDir, {}, 10)).map((entry) => entry.run_id)).toEqual(["run-d", "run-c", "partial:run-b", "run-a"]);
-    expect((await listRecordedRuns(stateDir, { taskClass: "vuln-remediation", complete: true }, 10)).map((entry) => entry.run_id)).toEqual(["run-c", "run-a"]);
-    expect((await listRecordedRuns(stateDir, {}, 2)).map((entry) => entry.run_id)).toEqual(["run-d", "run-c"]);
+    expect((await listRecordedRuns(stateDir, {}, 10, ignoreWarnings)).map((entry) => entry.run_id)).toEqual(["run-d", "run-c", "partial:run-b", "run-a"]);
+    expect((await listRecordedRuns(stateDir, { taskClass: "vuln-remediation", complete: true }, 10, ignoreWarnings)).map((entry) => entry.run_id)).toEqual(["run-c", "run-a"]);
+    expect((await listRecordedRuns(stateDir, {}, 2, ignoreWarnings)).map((entry) => entry.run_id)).toEqual(["run-d", "run-c"]);
   });
 });

@@ -1,14 +1,17 @@
 // Gathers one recorded run and what surrounds it from the state dir, for `report` and `show`.
 import { join } from "node:path";
-import { isRun, recordsNewestFirst, verifyChain } from "@eval/audit-chain";
+import { isRun, readRecordFile } from "@eval/audit-chain";
 import { baselineSummary } from "@eval/compare";
 import { EvalError, ignoreWarnings } from "@eval/errors";
 import type { WarningSink } from "@eval/errors";
-import type { AnyBenchRunReport, ChainRecord } from "@eval/models";
-import { notDefaultEvidence, tierVerdicts } from "@eval/promotion";
+import type { AnyBenchRunReport } from "@eval/models";
+import { tierVerdicts } from "@eval/promotion";
 import { REPORT_DATA_SCHEMA_VERSION } from "@eval/reports";
+import { verifyChainForRun } from "@eval/runner";
 import type { ReportCase, ReportData, ReportRun, TrendPoint } from "@eval/reports";
 import { reportCaseOf, TranscriptIndex } from "./case-evidence.ts";
+import { readHistory } from "./history-index.ts";
+import type { History, RunSummary } from "./history-index.ts";
 import { taskClassForVerdicts } from "./task-class.ts";
 
 export interface GatherOptions {
@@ -27,20 +30,21 @@ export interface GatherOptions {
   readonly now?: Date;
 }
 
-function pickRun(records: readonly ChainRecord[], options: GatherOptions): ChainRecord {
-  const candidates = options.taskClass === undefined ? records : records.filter((r) => r.report.task_class === options.taskClass);
-  const found = options.runId === undefined ? candidates[0] : candidates.find((r) => isRun(r.report, options.runId!));
-  if (found !== undefined) return found;
+/** The summary of the run the options name (newest first), or EVAL_REPORT_NOT_FOUND. */
+function pickRun(history: History, options: GatherOptions): RunSummary {
+  for (const summary of history.newestFirst()) {
+    if (options.taskClass !== undefined && summary.task_class !== options.taskClass) continue;
+    if (options.runId === undefined || isRun(summary, options.runId)) return summary;
+  }
   const what = options.runId === undefined ? `no run${options.taskClass === undefined ? "" : ` of ${options.taskClass}`} is recorded` : `no run ${options.runId}${options.taskClass === undefined ? "" : ` of ${options.taskClass}`} is recorded`;
   throw new EvalError("EVAL_REPORT_NOT_FOUND", `${what} in ${join(options.stateDir, "runs")}`, { hint: "`evalgate show` lists the newest run; run `evalgate run` first, or pass --out <state dir>" });
 }
 
 /** The runs of the task class a promotion could read as evidence (promotion's rule), oldest first. */
-function trendOf(records: readonly ChainRecord[], taskClass: string): TrendPoint[] {
-  return records
-    .filter((r) => r.report.task_class === taskClass && notDefaultEvidence(r.report) === null)
-    .map((r) => ({ run_id: r.report.run_id, ended_at: r.report.ended_at, mean_score: r.report.mean_score, lower_bound_95: r.report.lower_bound_95, pass_rate: r.report.per_case.length === 0 ? 0 : r.report.passed_count / r.report.per_case.length }))
-    .reverse();
+function trendOf(history: History, taskClass: string): TrendPoint[] {
+  const points: TrendPoint[] = [];
+  for (const r of history.entries()) if (r.task_class === taskClass && r.evidence) points.push({ run_id: r.run_id, ended_at: r.ended_at, mean_score: r.mean_score, lower_bound_95: r.lower_bound_95, pass_rate: r.pass_rate });
+  return points;
 }
 
 /** Each case of `report` with its detail, transcript and (with a baseline) the baseline's score. */
@@ -65,16 +69,13 @@ export function reportRunOf(report: AnyBenchRunReport): ReportRun {
 export async function gatherReportData(options: GatherOptions): Promise<ReportData> {
   const onWarning = options.onWarning ?? ignoreWarnings;
   const runsDir = join(options.stateDir, "runs");
-  const chain = await verifyChain({ runsDir });
-  const records: ChainRecord[] = [];
-  const files = new Map<ChainRecord, string>();
-  for await (const { record, file } of recordsNewestFirst(runsDir, null)) {
-    records.push(record);
-    files.set(record, file);
-  }
-  const chosen = pickRun(records, options);
+  // From the chain checkpoint, as a run checks it: the records appended since are verified, not the whole history.
+  const chain = await verifyChainForRun({ stateDir: options.stateDir, runsDir, onWarning, bestEffort: true });
+  const history = await readHistory({ stateDir: options.stateDir, onWarning });
+  const summary = pickRun(history, options);
+  const chosen = readRecordFile(runsDir, summary.file);
   const report = chosen.report;
-  const base = options.baselineRunId === undefined ? null : pickRun(records, { ...options, taskClass: report.task_class, runId: options.baselineRunId }).report;
+  const base = options.baselineRunId === undefined ? null : readRecordFile(runsDir, pickRun(history, { ...options, taskClass: report.task_class, runId: options.baselineRunId }).file).report;
   const taskClass = await taskClassForVerdicts(report.task_class, options.benchRoot, onWarning);
   const { verdicts, tiers } = await tierVerdicts({ tiersPath: options.tiersPath, runsDir, report, taskClass, chainVerified: chain.ok, onWarning, ...(options.now === undefined ? {} : { now: options.now }) });
   return {
@@ -82,11 +83,11 @@ export async function gatherReportData(options: GatherOptions): Promise<ReportDa
     generated_at: (options.now ?? new Date()).toISOString(),
     harness_version: options.harnessVersion,
     run: reportRunOf(report),
-    record: { file: files.get(chosen)!, sequence: chosen.sequence, recorded_at: chosen.recorded_at, content_hash: chosen.content_hash, chain_hash: chosen.chain_hash },
-    chain: { head: chain.head, verified: chain.ok, records: chain.records, problem: chain.firstBad === null ? null : `${chain.firstBad.file}: ${chain.firstBad.reason}` },
+    record: { file: summary.file, sequence: chosen.sequence, recorded_at: chosen.recorded_at, content_hash: chosen.content_hash, chain_hash: chosen.chain_hash },
+    chain: { head: chain.head, verified: chain.ok, records: chain.skipped + chain.records, problem: chain.firstBad === null ? null : `${chain.firstBad.file}: ${chain.firstBad.reason}` },
     verdicts,
     tiers,
-    trend: trendOf(records, report.task_class),
+    trend: trendOf(history, report.task_class),
     cases: reportCases(report, options.stateDir, base),
     baseline: base === null ? null : baselineSummary(report, base),
   };

@@ -1,5 +1,5 @@
 // The chain checkpoint: a run reads only the records appended since it, and editing it is detected.
-import { mkdtemp, readdir, readFile, rm, unlink, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm, unlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -83,6 +83,15 @@ describe("verifyChainForRun", () => {
     expect(second.head).toBe((await verifyChain({ runsDir })).head);
     expect(await readCheckpoint(options())).toMatchObject({ records: 7, head: second.head });
     expect(warnings).toEqual([]);
+  });
+
+  it("a checkpoint that cannot be written fails a run's check, and is a warning for a view's (bestEffort)", async () => {
+    await append(2);
+    // No checkpoint yet, and its MAC key's place taken by a directory: the walk succeeds, sealing fails.
+    await mkdir(join(stateDir, "cache.key"));
+    await expect(verifyChainForRun(options())).rejects.toThrow();
+    expect(await verifyChainForRun({ ...options(), bestEffort: true })).toMatchObject({ ok: true, records: 2 });
+    expect(warnings.map((w) => w.code)).toEqual(["chain.checkpoint_unwritten"]);
   });
 
   it("an edited checkpoint is detected (MAC) and ignored: the whole chain is walked", async () => {

@@ -23,6 +23,8 @@ export interface ChainCheckpointOptions {
   readonly stateDir: string;
   readonly runsDir: string;
   readonly onWarning: WarningSink;
+  /** A view's check: a checkpoint that cannot be written (read-only or full state directory) is a warning, not an error. */
+  readonly bestEffort?: boolean;
 }
 
 interface CheckpointBody {
@@ -78,7 +80,12 @@ export async function verifyChainForRun(options: ChainCheckpointOptions): Promis
     if (result.ok) return { ...result, directoryUnchanged: true };
   }
   const result = checkpoint === null ? await verifyChain({ runsDir: options.runsDir }) : await verifyChainFrom(options.runsDir, checkpoint);
-  if (result.ok) await writeCheckpoint(options, { records: result.skipped + result.records, head: result.head, headFile: result.headFile, dirMtimeNs: mtime });
+  if (result.ok) {
+    await writeCheckpoint(options, { records: result.skipped + result.records, head: result.head, headFile: result.headFile, dirMtimeNs: mtime }).catch((error: unknown) => {
+      if (options.bestEffort !== true) throw error;
+      options.onWarning({ code: "chain.checkpoint_unwritten", message: `${(error as Error).message}: the next check verifies the same records again`, details: {} });
+    });
+  }
   return { ...result, directoryUnchanged: false };
 }
 

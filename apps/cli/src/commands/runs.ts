@@ -5,6 +5,7 @@ import { loadSettings } from "../load-settings.ts";
 import { ExitCode } from "../exit-codes.ts";
 import { numberFlag, numberRule } from "../number-flag.ts";
 import { formatOption, stateDirOption } from "../options.ts";
+import { warningPrinter } from "../warnings.ts";
 
 export class RunsCommand extends EvalgateCommand {
   static override paths = [["runs"]];
@@ -38,7 +39,7 @@ export class RunsCommand extends EvalgateCommand {
     const [{ checkStateDir }, { listRecordedRuns }, { renderRunListText }] = await Promise.all([import("@eval/runner"), import("@eval/report-data"), import("@eval/reports")]);
     const stateDir = checkStateDir(settings.path("state_dir", ".evalgate"), { write: false });
     const filter = { ...(this.taskClass === undefined ? {} : { taskClass: this.taskClass }), ...(this.sut === undefined ? {} : { sut: this.sut }), ...(this.complete === undefined ? {} : { complete: this.complete }) };
-    const entries = await listRecordedRuns(stateDir, filter, limit);
+    const entries = await listRecordedRuns(stateDir, filter, limit, warningPrinter(this.context, format));
     if (format === "human") this.context.stdout.write(renderRunListText(entries));
     else for (const entry of entries) this.emit(entry);
     return ExitCode.ok;
