@@ -46,6 +46,8 @@ export const WARNING_LINE_SCHEMA_VERSION = "evalgate.warning_line.v1";
  * Failure modes a SUT may end a case with itself: it throws an error whose `failure_mode` is one of these
  * (and whose `cost_usd`, when a number, is what it spent before stopping); any other error is `sut.exception`.
  * `agent.budget_exceeded`: the model bridge refused a call past the case's or the run's budget;
- * `replay.diverged`: a replayed CLI sent a request its recording does not hold.
+ * `replay.diverged`: a replayed CLI sent a request its recording does not hold;
+ * `sut.resource_limit`, `agent.resource_limit`: a sandboxed SUT program or agent CLI hit its process-count,
+ * memory or disk limit (the detail names which).
  */
-export const SUT_FAILURE_MODES = ["agent.budget_exceeded", "replay.diverged"] as const;
+export const SUT_FAILURE_MODES = ["agent.budget_exceeded", "replay.diverged", "sut.resource_limit", "agent.resource_limit"] as const;

@@ -5,11 +5,11 @@ import { delimiter, dirname, join, resolve } from "node:path";
 import { EvalError } from "@eval/errors";
 import { SUT_REQUEST_SCHEMA_VERSION } from "@eval/models";
 import type { SutInvocation, SutIsolation, SutOutput, SystemUnderTest } from "@eval/models";
-import { programFootprint, realOrSelf, runProcess, SandboxUnavailable, sandboxOwner, sandboxSupport, walkTreeSync } from "@eval/sandbox";
-import type { SandboxPolicy } from "@eval/sandbox";
+import { limitHitDetail, programFootprint, realOrSelf, runProcess, SandboxUnavailable, sandboxOwner, sandboxSupport, walkTreeSync } from "@eval/sandbox";
+import type { ResourceLimits, SandboxPolicy } from "@eval/sandbox";
 import type { SandboxMode } from "./rubric-isolation.ts";
 import { framedDigest } from "@eval/hashing";
-import { BENCH_INVOCATION_TAG_ENV, checkSutOutput, SutAborted } from "./sut.ts";
+import { BENCH_INVOCATION_TAG_ENV, checkSutOutput, SutAborted, SutResourceLimit } from "./sut.ts";
 
 const MAX_HASHED_FILE_BYTES = 4 * 1024 * 1024;
 const SUT_GRACE_MS = 2_000;
@@ -37,6 +37,8 @@ export interface CommandSutOptions {
   readonly hide?: readonly string[];
   /** More paths the sandboxed SUT may read (`--sut-read`), e.g. the directory its script imports from. */
   readonly readable?: readonly string[];
+  /** Its process-count, memory and disk limits in the sandbox (default: @eval/sandbox's defaultLimits()). */
+  readonly limits?: ResourceLimits;
 }
 
 /** The absolute, real path of a program named on PATH (or relative to `base`), or null when there is none. */
@@ -187,7 +189,7 @@ export function commandSut(argv: readonly string[], options: CommandSutOptions =
     async run(invocation) {
       const env = options.env ?? (mode === "none" ? process.env : sandboxEnv(invocation.workspacePath));
       const copies = view === null ? null : copyScripts(view.copied, invocation.workspacePath);
-      const policy = view === null ? null : { readOnly: view.readOnly, writable: [invocation.workspacePath], network: options.network === true, binds: copies?.binds ?? [] };
+      const policy = view === null ? null : { readOnly: view.readOnly, writable: [invocation.workspacePath], network: options.network === true, binds: copies?.binds ?? [], ...(options.limits === undefined ? {} : { limits: options.limits }) };
       try {
         return await runCommand(resolved, invocation, { ...env, [BENCH_INVOCATION_TAG_ENV]: invocation.invocationTag }, maxStdout, policy);
       } finally {
@@ -230,6 +232,8 @@ async function runCommand(argv: readonly string[], invocation: SutInvocation, en
   });
   invocation.recordStreams?.({ stdout: outcome.stdout, stderr: outcome.stderr });
   if (outcome.aborted) throw new SutAborted("aborted");
+  const limit = limitHitDetail(outcome);
+  if (limit !== null) throw new SutResourceLimit(limit);
   if (outcome.spawnError !== null) throw new Error(`cannot start ${argv[0]}: ${outcome.spawnError}`);
   if (outcome.stdoutCapped) throw new Error(`stdout exceeded ${maxStdout} bytes`);
   if (outcome.timedOut) throw new SutAborted("deadline");

@@ -211,3 +211,12 @@ export function lowerHarnessOomScore(): void {
 
 export const HARNESS_OOM_SCORE_ADJ = -900;
 let oomLowered = false;
+
+/** One line naming the limit a sandboxed process hit, its value and how it applied; null when it hit none. */
+export function limitHitDetail(outcome: { readonly limitHit: LimitKind | null; readonly limits: { readonly mechanism: LimitMechanism; readonly values: ResourceLimits } | null }): string | null {
+  if (outcome.limitHit === null || outcome.limits === null) return null;
+  const { values, mechanism } = outcome.limits;
+  const mib = (bytes: number): string => `${Math.round(bytes / MIB)} MiB`;
+  const what = { pids: `pids limit (${values.pids} processes) reached`, memory: `memory limit (${mib(values.memoryBytes)}) reached`, disk: `disk limit (${mib(values.diskBytes)} per file) reached` }[outcome.limitHit];
+  return `${what}, enforced by ${mechanism}`;
+}

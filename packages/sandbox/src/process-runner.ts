@@ -223,7 +223,7 @@ function startProcess(spec: ProcessSpec, limited: Limited | null): Promise<Proce
         pgid,
         argv,
         limits: limited === null ? null : { mechanism: limited.mechanism, values: limited.values },
-        limitHit: limited?.group?.hit() ?? null,
+        limitHit: limited === null ? null : (limited.group?.hit() ?? fileSizeHit(exitCode, exitSignal, Buffer.concat(stderrChunks).toString("utf8"))),
       });
     };
 
@@ -330,6 +330,16 @@ function startProcess(spec: ProcessSpec, limited: Limited | null): Promise<Proce
       }, LIMIT_POLL_MS);
     }
   });
+}
+
+/**
+ * Whether the file-size limit stopped a write: the program was killed by SIGXFSZ (bwrap exits 128+25 for
+ * its child), or it failed saying EFBIG ("File too large", errno 27) as most programs report it. A
+ * program may print that text without cause: it then fails all the same, only under another name.
+ */
+function fileSizeHit(exitCode: number | null, exitSignal: string | null, stderr: string): LimitKind | null {
+  if (exitCode === 0) return null;
+  return exitSignal === "SIGXFSZ" || exitCode === 128 + 25 || /File too large|\[Errno 27\]|EFBIG/.test(stderr) ? "disk" : null;
 }
 
 function failedToSpawn(message: string, started: number, argv: readonly string[]): ProcessOutcome {
