@@ -8,7 +8,7 @@ import { getAdapter } from "./adapters.ts";
 import { CliSubscriptionBackend } from "./backend.ts";
 import type { CliSubscriptionBackendOptions, TrialResult } from "./backend.ts";
 import { readCassette, writeCassette } from "./cassette-files.ts";
-import { AgentBudgetExceeded, AgentTrialFailed, CassetteInvalid } from "./errors.ts";
+import { AgentBudgetExceeded, AgentResourceLimit, AgentTrialFailed, CassetteInvalid } from "./errors.ts";
 import type { AgentNetworkRecord } from "./agent-network.ts";
 import { buildAgentPrompt, promptSha256 } from "./prompt.ts";
 import { refuseUneditableCases } from "./limits.ts";
@@ -134,6 +134,7 @@ export function createLiveSut(options: LiveSutOptions): SystemUnderTest {
       if (network.budget_stop !== null) {
         throw new AgentBudgetExceeded(`${network.budget_stop.reason}: the bridge refused model request ${network.budget_stop.refused_request} (${describeMetered(network)})`, network.metered?.cost_usd ?? 0);
       }
+      if (result.resource_limit !== null) throw new AgentResourceLimit(result.resource_limit, network.metered?.cost_usd ?? result.cost_usd ?? 0);
       if (result.classification.trial_class === "cli_error") {
         throw new AgentTrialFailed(adapter.name, result.classification.cli_error_kind ?? "cli_error", result.classification.reason, {
           exit_code: meta.exit_code,
