@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import { EvalError } from "@eval/errors";
 import type { WarningSink } from "@eval/errors";
 import type { SystemUnderTest } from "@eval/models";
@@ -74,6 +75,8 @@ export async function resolveSut(spec: string, options: SutResolverOptions): Pro
       ...(sandbox === "none" ? { env: options.env as NodeJS.ProcessEnv } : {}),
       hide: [options.benchRoot, options.stateDir, ...(options.hideFromSut ?? [])],
       readable: options.sutRead ?? [],
+      // Content digests of the files it can read, reused while their inode, size, ctime and mtime hold.
+      digestCachePath: join(options.stateDir, "file-digests.json"),
     });
   }
   if (spec === "replay" || spec.startsWith("cli:")) {

@@ -82,6 +82,7 @@ describe.runIf(sandboxed)("what a SUT leaves in its workspace never keeps its ru
     const { result, peakRss, baseline } = await runAttack(name, script);
     expect(existsSync(result.recordPath)).toBe(true);
     expect(result.report.complete).toBe(true);
+    expect(result.report.resource_limits).toBe(process.getuid?.() === 0 ? "cgroup" : "rlimit");
     const score = result.report.per_case[0]!.score;
     if (name === "many-files") {
       // Within the walker's limits: scored by the rubric as usual (the text was left as it was).

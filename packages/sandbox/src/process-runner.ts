@@ -124,9 +124,13 @@ export async function runProcess(spec: ProcessSpec): Promise<ProcessOutcome> {
   let limited: Limited;
   try {
     await handOverWritable(spec.sandbox);
+  } catch (error) {
+    return failedToSpawn(`cannot hand the sandbox its writable paths: ${(error as Error).message}`, performance.now(), [spec.command, ...spec.args]);
+  }
+  try {
     limited = limitsFor(spec.sandbox.limits ?? defaultLimits());
   } catch (error) {
-    return failedToSpawn(`cannot prepare the sandbox: ${(error as Error).message}`, performance.now(), [spec.command, ...spec.args]);
+    return failedToSpawn(`cannot create the sandbox's cgroup: ${(error as Error).message}`, performance.now(), [spec.command, ...spec.args]);
   }
   try {
     return await startProcess(spec, limited);
