@@ -1,7 +1,7 @@
 // Attacks on the resource limits: a fork bomb, a memory bomb and a disk fill, each run in a real sandbox,
 // on the cgroup path (root here) and the rlimit path (a scratch user without a cgroup of its own).
 import { spawn, spawnSync } from "node:child_process";
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -46,7 +46,11 @@ describe("default limits", () => {
     writeFileSync(join(fake, "cgroup.controllers"), "cpu io\n");
     expect(makeCgroupParents(fake, new Map([["", "/"]]))).toBe("the pids and memory controllers are not available to evalgate's cgroup");
     writeFileSync(join(fake, "cgroup.controllers"), "cpu pids memory\n");
+    // A parent an earlier evalgate left (its process gone) is swept; a live one's is kept.
+    mkdirSync(join(fake, "evalgate-999999999", "p1"), { recursive: true });
+    mkdirSync(join(fake, `evalgate-${process.pid}`));
     const v2 = makeCgroupParents(fake, new Map([["", "/"]]), "evalgate-test");
+    expect(readdirSync(fake).filter((entry) => entry.startsWith("evalgate-")).sort()).toEqual([`evalgate-${process.pid}`, "evalgate-test"]);
     expect(v2).toEqual({ version: 2, dirs: [join(fake, "evalgate-test")] });
     if (typeof v2 !== "string") {
       // A plain directory stands in for cgroupfs: the group's files are written as the kernel would take them.

@@ -3,9 +3,9 @@
 // memory controllers, which also says afterwards which limit was hit; otherwise rlimits apply (RLIMIT_NPROC,
 // RLIMIT_DATA). Disk is RLIMIT_FSIZE (one file's size) on both paths, plus the size-limited tmpfs /tmp
 // (bwrap.ts) and the workspace walk's byte bound, which the runner records as the disk limit.
-import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
 import { totalmem } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 
 export interface ResourceLimits {
   /** Processes and threads at once. */
@@ -64,7 +64,10 @@ export function makeCgroupParents(root = CGROUP_ROOT, own = ownCgroups(), name =
   try {
     if (existsSync(join(root, "pids", "cgroup.procs")) && existsSync(join(root, "memory", "cgroup.procs"))) {
       const dirs = (["pids", "memory"] as const).map((controller) => join(root, controller, own.get(controller) ?? "/", name));
-      for (const dir of dirs) mkdirSync(dir, { recursive: true });
+      for (const dir of dirs) {
+        sweepStaleParents(dirname(dir));
+        mkdirSync(dir, { recursive: true });
+      }
       return { version: 1, dirs };
     }
     if (existsSync(join(root, "cgroup.controllers"))) {
@@ -73,6 +76,7 @@ export function makeCgroupParents(root = CGROUP_ROOT, own = ownCgroups(), name =
       if (!available.includes("pids") || !available.includes("memory")) return "the pids and memory controllers are not available to evalgate's cgroup";
       writeFileSync(join(ownDir, "cgroup.subtree_control"), "+pids +memory");
       const dir = join(ownDir, name);
+      sweepStaleParents(ownDir);
       mkdirSync(dir, { recursive: true });
       writeFileSync(join(dir, "cgroup.subtree_control"), "+pids +memory");
       return { version: 2, dirs: [dir] };
@@ -80,6 +84,30 @@ export function makeCgroupParents(root = CGROUP_ROOT, own = ownCgroups(), name =
     return "no cgroup file system at /sys/fs/cgroup";
   } catch (error) {
     return `cannot create a cgroup (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`;
+  }
+}
+
+/**
+ * Removes the groups an earlier evalgate left (`evalgate-<pid>` whose process is gone: killed, or a worker
+ * whose exit handler never ran), with their empty per-process children. Busy ones stay.
+ */
+function sweepStaleParents(dir: string): void {
+  let names: string[];
+  try {
+    names = readdirSync(dir).filter((entry) => /^evalgate-\d+$/.test(entry));
+  } catch {
+    return;
+  }
+  for (const entry of names) {
+    const pid = Number(entry.slice("evalgate-".length));
+    if (pid === process.pid || existsSync(`/proc/${pid}`)) continue;
+    const stale = join(dir, entry);
+    try {
+      for (const child of readdirSync(stale, { withFileTypes: true })) if (child.isDirectory()) rmdirSync(join(stale, child.name));
+      rmdirSync(stale);
+    } catch {
+      // Still holding a process, or gone meanwhile.
+    }
   }
 }
 
