@@ -84,8 +84,9 @@ export class RunCommand extends RunFlags {
     };
     const verdict = tiers === null ? null : await issueRunVerdict(tiers, result, stateDir).catch(afterRecord("issuing its verdict"));
     const { writeRunOutputs } = await import("../run-outputs.ts");
-    await writeRunOutputs({ recorded: result, unscored: result.unscoredCaseIds, stateDir, tiersPath, cwd: this.context.cwd, env: this.context.env, onWarning, ...(this.junit === undefined ? {} : { junit: this.junit }), ...(this.summaryMd === undefined ? {} : { summaryMd: this.summaryMd }) }).catch(afterRecord("writing its CI outputs"));
+    const outputs = await writeRunOutputs({ recorded: result, unscored: result.unscoredCaseIds, stateDir, tiersPath, cwd: this.context.cwd, env: this.context.env, onWarning, ...(this.junit === undefined ? {} : { junit: this.junit }), ...(this.summaryMd === undefined ? {} : { summaryMd: this.summaryMd }), ...(format === "human" ? { glanceRecordPath: result.recordPath } : {}) }).catch(afterRecord("writing its CI outputs and summary"));
     this.print(result, verdict, (modes) => failureModesCell(modes, runner), format);
+    if (outputs?.glance) this.context.stdout.write(`\n${outputs.glance}`);
     return this.exitCode(result, interrupt.received(), maxCostUsd, runner, exitCodeForSignal);
   }
 
