@@ -118,3 +118,21 @@ describe("an agent CLI that cheats", () => {
     expect(installationOf(native)).toBe(native);
   });
 });
+
+describe.runIf(sandboxed && process.getuid?.() === 0)("an agent CLI that fork-bombs (cgroup limits, root)", () => {
+  it("is stopped at its process limit, and the trial says which limit it hit", async () => {
+    const bomber = join(root, "prefix", "node_modules", "fake-claude", "bomb.mjs");
+    writeFileSync(bomber, `#!${process.execPath}\nimport { spawn } from "node:child_process";\nif (process.argv.includes("--version")) { console.log("2.1.330 (Claude Code)"); process.exit(0); }\nsetInterval(() => { try { spawn("/bin/sleep", ["60"]).on("error", () => {}) } catch {} }, 5);\n`);
+    chmodSync(bomber, 0o755);
+    const bomberPath = join(root, "prefix", "bin", "claude-bomb");
+    symlinkSync(bomber, bomberPath);
+    writeReport(complianceDir, { adapter: "claude-code", binaryPath: bomberPath, version: "2.1.330" });
+    const limits = { pids: 64, memoryBytes: 1024 * 1024 * 1024, diskBytes: 64 * 1024 * 1024 };
+    const backend = new CliSubscriptionBackend({ adapter: "claude-code", allow_cli_subscription: true, acknowledge_unsandboxed_cli: true, sandbox: "bwrap", agent_network: "host", complianceDir, binaryPath: bomberPath, env: { PATH: process.env.PATH, HOME: hostHome }, resourceLimits: limits, graceMs: 1_000 });
+    const workspace = mkdtempSync(join(root, "ws-"));
+    const started = Date.now();
+    const result = await backend.run({ prompt: "Fix the advisory.", workspace: { root: workspace, editable: ["."], readonly: [] }, timeoutMs: 120_000 });
+    expect(result.resource_limit).toBe("pids limit (64 processes) reached, enforced by cgroup");
+    expect(Date.now() - started).toBeLessThan(60_000);
+  }, 180_000);
+});

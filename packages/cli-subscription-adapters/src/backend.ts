@@ -10,7 +10,8 @@ import { AgentAdapterInvalid, CliSubscriptionNotOptedIn } from "./errors.ts";
 import { describeEnv, redactArgv } from "./redaction.ts";
 import type { WorkspaceSpec } from "./scratch.ts";
 import { executeTrial } from "./trial.ts";
-import { SandboxUnavailable, sandboxSupport } from "@eval/sandbox";
+import { limitHitDetail, SandboxUnavailable, sandboxSupport } from "@eval/sandbox";
+import type { ResourceLimits } from "@eval/sandbox";
 import type { CaseBudget, RecordedExchange, ReplayMatcher, SpendLedger } from "@eval/model-bridge";
 import { resolveUpstream } from "./agent-network.ts";
 import type { AgentNetwork, AgentNetworkRecord, BridgeSettings, RelayChoice } from "./agent-network.ts";
@@ -26,6 +27,8 @@ export interface CliSubscriptionBackendOptions {
   readonly adapter: AgentAdapterName;
   /** Acknowledges the backend is experimental. */
   readonly allow_cli_subscription: boolean;
+  /** The sandboxed CLI's process-count, memory and disk limits (default: @eval/sandbox's defaultLimits()). */
+  readonly resourceLimits?: ResourceLimits;
   /** Acknowledges the CLI runs its own agent loop unsandboxed on this host (required with `sandbox: "none"`). */
   readonly acknowledge_unsandboxed_cli: boolean;
   /**
@@ -100,6 +103,8 @@ export interface TrialResult {
   readonly agent_network: AgentNetworkRecord;
   /** The model exchanges through the bridge, secrets removed (what a wire cassette holds). */
   readonly exchanges: readonly RecordedExchange[];
+  /** The sandbox limit the CLI hit (which, its value, cgroup or rlimit), or null. */
+  readonly resource_limit: string | null;
 }
 
 /**
@@ -199,7 +204,7 @@ export class CliSubscriptionBackend {
       workspace: task.workspace,
       env,
       extraArgs: this.#options.extra_args ?? [],
-      sandbox: this.sandbox === "bwrap" ? { hostHome: this.#hostEnv.HOME } : null,
+      sandbox: this.sandbox === "bwrap" ? { hostHome: this.#hostEnv.HOME, ...(this.#options.resourceLimits === undefined ? {} : { limits: this.#options.resourceLimits }) } : null,
       ...(this.#bridge === null ? {} : { bridge: { ...this.#bridge, ...(task.replay === undefined ? {} : { replay: task.replay }) } }),
       ...(task.labels === undefined ? {} : { labels: task.labels }),
       limits: {
@@ -252,6 +257,7 @@ export class CliSubscriptionBackend {
       backend_metadata: metadata,
       agent_network: run.network,
       exchanges: run.exchanges,
+      resource_limit: limitHitDetail(run.outcome),
     };
   }
 }

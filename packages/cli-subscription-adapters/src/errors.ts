@@ -79,7 +79,7 @@ export class AgentTrialFailed extends EvalError {
 
 /** A case the SUT ended itself, with a failure mode of SUT_FAILURE_MODES the runner records (not `sut.exception`). */
 class SutDeclaredFailure extends Error {
-  readonly failure_mode: "agent.budget_exceeded" | "replay.diverged" | "agent.infrastructure";
+  readonly failure_mode: "agent.budget_exceeded" | "replay.diverged" | "agent.infrastructure" | "agent.resource_limit";
   /** What the case spent before it stopped (metered at the bridge), counted in the run's spend. */
   readonly cost_usd: number;
 
@@ -87,6 +87,14 @@ class SutDeclaredFailure extends Error {
     super(message);
     this.failure_mode = failureMode;
     this.cost_usd = costUsd;
+  }
+}
+
+/** The sandboxed agent CLI hit its process-count, memory or disk limit: the case ends as `agent.resource_limit`. */
+export class AgentResourceLimit extends SutDeclaredFailure {
+  override readonly name = "AgentResourceLimit";
+  constructor(message: string, costUsd: number) {
+    super("agent.resource_limit", message, costUsd);
   }
 }
 

@@ -1,4 +1,4 @@
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -60,10 +60,11 @@ function invocation(benchCase: BenchCase, seed = SEED): SutInvocation {
   };
 }
 
-function liveSut(name: "claude" | "codex", steps: FakeStep[], extra: Record<string, unknown> = {}) {
+function liveSut(name: "claude" | "codex", steps: FakeStep[], extra: Record<string, unknown> = {}, binaryPath?: string) {
   const version = name === "claude" ? "2.1.330 (Claude Code)" : "codex-cli 0.169.0";
   const adapter = name === "claude" ? "claude-code" : "codex";
-  const fake = createFakeCli(name, { version, steps, authStatus: { args: "login status", stdout: "Logged in using an API key\n", code: 0 } });
+  const made = createFakeCli(name, { version, steps, authStatus: { args: "login status", stdout: "Logged in using an API key\n", code: 0 } });
+  const fake = binaryPath === undefined ? made : { ...made, binaryPath };
   const complianceDir = join(mkdtempSync(join(tmpdir(), "evalgate-state-")), "compliance");
   writeReport(complianceDir, { adapter, binaryPath: fake.binaryPath, version: version.match(/\d+\.\d+\.\d+/)![0] });
   const sut = createLiveSut({
@@ -81,6 +82,20 @@ function liveSut(name: "claude" | "codex", steps: FakeStep[], extra: Record<stri
   });
   return { sut, fake };
 }
+
+describe("a live agent SUT's identity", () => {
+  it("is the CLI's binary and installation by content, not its --version: another binary printing the same version is another SUT", () => {
+    const one = liveSut("claude", [{ stdout: "file:claude-success.stdout.jsonl" }]);
+    const two = liveSut("claude", [{ stdout: "file:claude-success.stdout.jsonl" }]);
+    // Same bytes at two paths: the same SUT.
+    expect(two.sut.digest).toBe(one.sut.digest);
+    const rebuilt = liveSut("claude", [{ stdout: "file:claude-success.stdout.jsonl" }]);
+    appendFileSync(rebuilt.fake.binaryPath, "// another build, same --version\n");
+    // The digest is taken when the SUT is made: a new one over the changed binary.
+    const changed = liveSut("claude", [], {}, rebuilt.fake.binaryPath);
+    expect(changed.sut.digest).not.toBe(one.sut.digest);
+  });
+});
 
 describe("buildAgentPrompt", () => {
   it("appends a canary derived from the seed; same case and seed, same prompt", () => {

@@ -1,6 +1,7 @@
 import { accessSync, constants, existsSync, readFileSync, realpathSync } from "node:fs";
 import { join } from "node:path";
-import { blake3Digest, sha256Digest } from "@eval/hashing";
+import { blake3Digest, sha256Digest, treeDigest } from "@eval/hashing";
+import { installationOf } from "./agent-sandbox.ts";
 import type { AgentAdapterName, SutCase, SutInvocation, SutOutput, SystemUnderTest, TaskAgent } from "@eval/models";
 import type { WarningSink } from "@eval/errors";
 import { EvalError, ignoreWarnings } from "@eval/errors";
@@ -8,7 +9,7 @@ import { getAdapter } from "./adapters.ts";
 import { CliSubscriptionBackend } from "./backend.ts";
 import type { CliSubscriptionBackendOptions, TrialResult } from "./backend.ts";
 import { readCassette, writeCassette } from "./cassette-files.ts";
-import { AgentBudgetExceeded, AgentInfrastructureFailure, AgentTrialFailed, CassetteInvalid } from "./errors.ts";
+import { AgentBudgetExceeded, AgentInfrastructureFailure, AgentResourceLimit, AgentTrialFailed, CassetteInvalid } from "./errors.ts";
 import type { AgentNetworkRecord } from "./agent-network.ts";
 import { buildAgentPrompt, promptSha256 } from "./prompt.ts";
 import { refuseUneditableCases } from "./limits.ts";
@@ -91,6 +92,16 @@ function outputOf(result: Pick<TrialResult, "adapter" | "cli_version" | "classif
   };
 }
 
+/** The digest of an agent CLI's binary and its installation (its node_modules, or the file itself); refuses the SUT when unreadable. */
+function agentInstallDigest(binaryPath: string): string {
+  const real = realpathSync(binaryPath);
+  try {
+    return [...new Set([real, installationOf(real)])].map((path) => treeDigest(path)).join(",");
+  } catch (error) {
+    throw new EvalError("EVAL_SUT_INVALID", `cannot digest the agent CLI's installation at ${installationOf(real)} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}): its identity, and so its cached scores, would be unknown`);
+  }
+}
+
 /**
  * `cli:<adapter>`: each case runs live through the CLI-subscription backend (constructed now, so a
  * missing opt-in, binary or compliance report fails before any case runs). A session that ends in a
@@ -107,7 +118,9 @@ export function createLiveSut(options: LiveSutOptions): SystemUnderTest {
   let binarySha256: string | null = null;
   const binaryDigest = (): string => (binarySha256 ??= sha256Digest(readFileSync(realpathSync(backend.binaryPath))));
   // The model and extra flags are part of what is evaluated: a different one is a different SUT.
-  const digest = blake3Digest(JSON.stringify({ kind: "evalgate.live-sut.v1", adapter: adapter.name, cli_version: backend.cliVersion, argv: probe.args, ...(extraArgs.length === 0 ? {} : { extra_args: extraArgs }) }));
+  // What runs is the binary and its installation, by content: two CLIs printing the same --version differ here.
+  const installed = agentInstallDigest(backend.binaryPath);
+  const digest = blake3Digest(JSON.stringify({ kind: "evalgate.live-sut.v2", adapter: adapter.name, cli_version: backend.cliVersion, installation: installed, argv: probe.args, ...(extraArgs.length === 0 ? {} : { extra_args: extraArgs }) }));
   return {
     label: `cli:${adapter.name}`,
     digest,
@@ -137,6 +150,7 @@ export function createLiveSut(options: LiveSutOptions): SystemUnderTest {
         throw new AgentBudgetExceeded(`${network.budget_stop.reason}: the bridge refused model request ${network.budget_stop.refused_request} (${describeMetered(network)})`, network.metered?.cost_usd ?? 0);
       }
       if (result.classification.cli_error_kind === "spawn_failed") throw new AgentInfrastructureFailure(`${adapter.name}: ${result.classification.reason}`);
+      if (result.resource_limit !== null) throw new AgentResourceLimit(result.resource_limit, network.metered?.cost_usd ?? result.cost_usd ?? 0);
       if (result.classification.trial_class === "cli_error") {
         throw new AgentTrialFailed(adapter.name, result.classification.cli_error_kind ?? "cli_error", result.classification.reason, {
           exit_code: meta.exit_code,

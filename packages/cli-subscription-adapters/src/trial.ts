@@ -2,7 +2,7 @@ import type { SafetyDetection, Transcript, TrialClassification } from "@eval/mod
 import { createTranscriptParser } from "@eval/tool-normalize";
 import type { AgentAdapter, AuthStatus, ProcessFacts, StreamFacts } from "./adapter.ts";
 import { runProcess } from "@eval/sandbox";
-import type { ProcessOutcome, SandboxPolicy } from "@eval/sandbox";
+import type { ProcessOutcome, ResourceLimits, SandboxPolicy } from "@eval/sandbox";
 import { prepareAgentSandbox } from "./agent-sandbox.ts";
 import type { AgentSandbox } from "./agent-sandbox.ts";
 import { AGENT_HOME, AGENT_WORKSPACE, HOST_NETWORK_RECORD, openBridge } from "./agent-network.ts";
@@ -112,7 +112,7 @@ export async function executeTrial(options: {
    * Run the CLI in the bubblewrap sandbox (see agent-sandbox.ts), with copies of its login files from
    * this HOME; null: a plain subprocess on the host (the two opt-ins' "unsandboxed" mode).
    */
-  readonly sandbox?: { readonly hostHome: string | undefined } | null;
+  readonly sandbox?: { readonly hostHome: string | undefined; readonly limits?: ResourceLimits } | null;
   /**
    * In the sandbox: its own network namespace whose only way out is the model bridge (no login files are
    * copied; the CLI holds a dummy key). Absent: the host's network (a subscription login).
@@ -165,7 +165,7 @@ export async function executeTrial(options: {
       ...(limits.lingerAfterTerminalMs === undefined ? {} : { lingerAfterTerminalMs: limits.lingerAfterTerminalMs }),
       signal: stopEarly.signal,
       onStdoutLine: (line) => observer.push(line),
-      sandbox: launched.policy,
+      sandbox: launched.policy === null || options.sandbox?.limits === undefined ? launched.policy : { ...launched.policy, limits: options.sandbox.limits },
     });
     if (bridge !== null) {
       const closed = await bridge.finish();

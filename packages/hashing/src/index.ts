@@ -3,3 +3,5 @@ export type { Blake3Hasher, HashInput } from "./blake3.ts";
 export { framedDigest, u64be } from "./framing.ts";
 export type { LengthPrefix } from "./framing.ts";
 export { hmacSha256, sha256, sha256Digest, sha256Hex } from "./sha256.ts";
+export { fileKey, treeDigest } from "./tree-digest.ts";
+export type { FileDigestCache } from "./tree-digest.ts";

@@ -51,7 +51,9 @@ export const ADAPTER_LINE_SCHEMA_VERSION = "evalgate.adapter_line.v1";
  * (and whose `cost_usd`, when a number, is what it spent before stopping); any other error is `sut.exception`.
  * `agent.budget_exceeded`: the model bridge refused a call past the case's or the run's budget;
  * `replay.diverged`: a replayed CLI sent a request its recording does not hold;
+ * `sut.resource_limit`, `agent.resource_limit`: a sandboxed SUT program or agent CLI hit its process-count,
+ * memory or disk limit (the detail names which).
  * `agent.infrastructure`: the harness saw the agent's infrastructure fail, nothing the agent did (its CLI could
  * not be started): never cached, and the gate leaves the whole run out of the evidence, never the one case.
  */
-export const SUT_FAILURE_MODES = ["agent.budget_exceeded", "replay.diverged", "agent.infrastructure"] as const;
+export const SUT_FAILURE_MODES = ["agent.budget_exceeded", "replay.diverged", "agent.infrastructure", "sut.resource_limit", "agent.resource_limit"] as const;

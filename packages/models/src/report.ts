@@ -130,6 +130,11 @@ const runBodyFields = {
   isolation_class: IsolationClassSchema,
   /** How the system under test ran. */
   sut_isolation: SutIsolationSchema,
+  /**
+   * How sandboxed processes (the SUT program, the rubric, the agent CLI) were limited in processes, memory
+   * and disk: a cgroup per process, rlimits, or none (nothing sandboxed, or no means); absent in older reports.
+   */
+  resource_limits: z.enum(["cgroup", "rlimit", "none"]).optional(),
   started_at: TimestampSchema,
   ended_at: TimestampSchema,
   complete: z.boolean(),

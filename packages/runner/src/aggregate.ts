@@ -25,6 +25,8 @@ export interface RunFacts {
   readonly hostFingerprint: string;
   readonly isolationClass: IsolationClass;
   readonly sutIsolation: SutIsolation;
+  /** How sandboxed processes were limited (absent: not recorded, e.g. a merge of older units). */
+  readonly resourceLimits?: "cgroup" | "rlimit" | "none";
   readonly startedAt: string;
   readonly endedAt: string;
   readonly selection: Selection;
@@ -65,6 +67,7 @@ export function buildRunReport(facts: RunFacts, scored: readonly ScoredCase[]): 
     host_fingerprint: facts.hostFingerprint,
     isolation_class: facts.isolationClass,
     sut_isolation: facts.sutIsolation,
+    ...(facts.resourceLimits === undefined ? {} : { resource_limits: facts.resourceLimits }),
     started_at: facts.startedAt,
     ended_at: facts.endedAt,
     complete,

@@ -102,7 +102,7 @@ async function runControl(item: Planned, launcher: RubricLauncher, tempRoot: str
     const request = { schema_version: RUBRIC_REQUEST_SCHEMA_VERSION, case: item.benchCase, harness_output: {}, context: { workspace_path: workspace } } as RubricRequest;
     const outcome = await launcher.run({ request, readablePaths: [item.benchCase.case_path, workspace], timeoutMs: (item.benchCase.rubric_wall_clock_seconds ?? DEFAULT_RUBRIC_TIMEOUT_S) * 1000 });
     if (outcome.kind !== "ok") {
-      const error = outcome.kind === "malformed" ? outcome.detail : `rubric ${outcome.kind}`;
+      const error = outcome.kind === "malformed" || outcome.kind === "resource_limit" ? outcome.detail : `rubric ${outcome.kind}`;
       return { ...base, passed: null, failureModes: [], error, ok: false };
     }
     // Held to the task class's contract as in a run: an undeclared code or key is a malformed answer.

@@ -1,17 +1,18 @@
 // A program as the system under test (`command:`): untrusted, so it runs in the sandbox by default.
-import { accessSync, chmodSync, constants, copyFileSync, existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync } from "node:fs";
+import { accessSync, chmodSync, constants, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join, resolve } from "node:path";
 import { EvalError } from "@eval/errors";
 import { SUT_REQUEST_SCHEMA_VERSION } from "@eval/models";
 import type { SutInvocation, SutIsolation, SutOutput, SystemUnderTest } from "@eval/models";
-import { programFootprint, realOrSelf, runProcess, SandboxUnavailable, sandboxOwner, sandboxSupport, walkTreeSync } from "@eval/sandbox";
-import type { SandboxPolicy } from "@eval/sandbox";
+import { limitHitDetail, programFootprint, realOrSelf, runProcess, SandboxUnavailable, sandboxOwner, sandboxSupport, walkTreeSync } from "@eval/sandbox";
+import type { ResourceLimits, SandboxPolicy } from "@eval/sandbox";
 import type { SandboxMode } from "./rubric-isolation.ts";
-import { framedDigest } from "@eval/hashing";
-import { BENCH_INVOCATION_TAG_ENV, checkSutOutput, SutAborted } from "./sut.ts";
+import { framedDigest, treeDigest } from "@eval/hashing";
+import type { FileDigestCache } from "@eval/hashing";
+import writeFileAtomic from "write-file-atomic";
+import { BENCH_INVOCATION_TAG_ENV, checkSutOutput, SutAborted, SutResourceLimit } from "./sut.ts";
 
-const MAX_HASHED_FILE_BYTES = 4 * 1024 * 1024;
 const SUT_GRACE_MS = 2_000;
 
 export interface CommandSutOptions {
@@ -37,6 +38,10 @@ export interface CommandSutOptions {
   readonly hide?: readonly string[];
   /** More paths the sandboxed SUT may read (`--sut-read`), e.g. the directory its script imports from. */
   readonly readable?: readonly string[];
+  /** Where file digests of its view are kept between runs (e.g. `<state>/file-digests.json`); absent: every file is read each time. */
+  readonly digestCachePath?: string;
+  /** Its process-count, memory and disk limits in the sandbox (default: @eval/sandbox's defaultLimits()). */
+  readonly limits?: ResourceLimits;
 }
 
 /** The absolute, real path of a program named on PATH (or relative to `base`), or null when there is none. */
@@ -61,10 +66,60 @@ export function resolveProgram(program: string, base: string, pathVariable = pro
   return null;
 }
 
-/** A file's bytes, or for a large one (an interpreter binary) its size and mtime: building a SUT must stay fast. */
-function fileDigestPart(path: string): string | Uint8Array {
-  const info = statSync(path);
-  return info.size <= MAX_HASHED_FILE_BYTES ? readFileSync(path) : `size=${info.size};mtime=${info.mtimeMs}`;
+/**
+ * The SUT's identity: its argv and the full content of every path it can read (trees whole, no size
+ * cut-off), file digests reused across runs from `cachePath` only for files whose device, inode, size,
+ * ctime and mtime are unchanged. A path that cannot be digested refuses the SUT: a run under an unknown
+ * identity could be served another program's cached scores.
+ */
+function viewDigest(argv: readonly string[], paths: readonly string[], cachePath: string | undefined): string {
+  const cache = cachePath === undefined ? undefined : loadDigestCache(cachePath);
+  const parts = argv.map((arg) => `arg:${arg}`);
+  for (const path of paths) {
+    try {
+      // A path that does not exist is not in the sandbox's view either (a --sut-read path made later, say).
+      parts.push(`view:${path}`, existsSync(path) ? treeDigest(path, cache === undefined ? {} : { cache: cache.entries }) : "absent");
+    } catch (error) {
+      throw new EvalError("EVAL_SUT_INVALID", `cannot digest ${path}, which the command SUT can read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}): its identity, and so its cached scores, would be unknown`, { hint: "make it readable, or leave it out of --sut-read" });
+    }
+  }
+  if (cache !== undefined) cache.save();
+  return framedDigest("evalgate.sut.command.v3", parts);
+}
+
+/** Entries the file-digest cache keeps (the newest): about 100 bytes each. */
+const DIGEST_CACHE_ENTRIES = 200_000;
+
+/** The persistent file-digest cache at `path` (a missing or unreadable file is an empty cache; saving is best effort). */
+function loadDigestCache(path: string): { entries: FileDigestCache; save(): void } {
+  let entries = new Map<string, string>();
+  try {
+    const parsed = JSON.parse(readFileSync(path, "utf8")) as { version?: unknown; entries?: unknown };
+    if (parsed.version === 1 && parsed.entries !== null && typeof parsed.entries === "object") entries = new Map(Object.entries(parsed.entries as Record<string, unknown>).filter((entry): entry is [string, string] => typeof entry[1] === "string"));
+  } catch {
+    // No cache yet, or a damaged one: every file is read.
+  }
+  let changed = false;
+  return {
+    entries: {
+      get: (key) => entries.get(key),
+      set(key, digest) {
+        entries.delete(key);
+        entries.set(key, digest);
+        changed = true;
+      },
+    },
+    save() {
+      if (!changed) return;
+      const kept = [...entries].slice(-DIGEST_CACHE_ENTRIES);
+      try {
+        mkdirSync(dirname(path), { recursive: true });
+        writeFileAtomic.sync(path, JSON.stringify({ version: 1, entries: Object.fromEntries(kept) }), { mode: 0o600 });
+      } catch {
+        // A cache that cannot be written only costs the next run a re-read.
+      }
+    },
+  };
 }
 
 const isUnder = (path: string, dir: string): boolean => path === dir || path.startsWith(dir.endsWith("/") ? dir : `${dir}/`);
@@ -158,7 +213,7 @@ function sandboxView(program: string, scripts: readonly string[], base: string, 
  * named in argv with its directory when that directory is private (`privateScriptDir`; else a private copy of
  * the file alone, at its path), any `readable` paths, and its workspace, the only writable place; never the bench root, the state directory,
  * a `.git` or a home directory; no network unless `network`, no host process, an allowlisted environment.
- * The digest covers argv, the program as resolved on PATH, and every argument that names a file, by content.
+ * The digest covers argv and the full content of everything it can read (viewDigest).
  */
 export function commandSut(argv: readonly string[], options: CommandSutOptions = {}): SystemUnderTest {
   if (argv.length === 0 || argv[0] === "") throw new EvalError("EVAL_SUT_INVALID", "command SUT needs a program: command:<program> [args...]");
@@ -175,10 +230,11 @@ export function commandSut(argv: readonly string[], options: CommandSutOptions =
   const resolved = [program, ...argv.slice(1).map((arg) => (isFile(arg) ? resolve(base, arg) : arg))];
   // The program first, then the files argv names (scripts, data), each once.
   const files = [...new Set([program, ...resolved.slice(1).filter(isFile)])];
-  const digest =
-    options.digest ?? framedDigest("evalgate.sut.command.v2", [...resolved.map((arg) => `arg:${arg}`), ...files.flatMap((file) => [`file:${file}`, fileDigestPart(file)])]);
   const isolation: SutIsolation = mode === "none" ? "process" : options.network === true ? "bwrap-network" : "bwrap";
   const view = mode === "bwrap" ? sandboxView(program, files.slice(1), base, options) : null;
+  // Everything it can read of the host besides the system: as shown in the sandbox, else its program's installation, the files argv names and --sut-read.
+  const shown = view === null ? [programFootprint(program), ...files.slice(1), ...(options.readable ?? []).map((path) => resolve(base, path))] : [...view.readOnly, ...view.copied];
+  const digest = options.digest ?? viewDigest(resolved, [...new Set(shown.map(realOrSelf))], options.digestCachePath);
   const maxStdout = options.maxStdoutBytes ?? 16 * 1024 * 1024;
   return {
     label: `command:${argv.join(" ")}`,
@@ -187,7 +243,7 @@ export function commandSut(argv: readonly string[], options: CommandSutOptions =
     async run(invocation) {
       const env = options.env ?? (mode === "none" ? process.env : sandboxEnv(invocation.workspacePath));
       const copies = view === null ? null : copyScripts(view.copied, invocation.workspacePath);
-      const policy = view === null ? null : { readOnly: view.readOnly, writable: [invocation.workspacePath], network: options.network === true, binds: copies?.binds ?? [] };
+      const policy = view === null ? null : { readOnly: view.readOnly, writable: [invocation.workspacePath], network: options.network === true, binds: copies?.binds ?? [], ...(options.limits === undefined ? {} : { limits: options.limits }) };
       try {
         return await runCommand(resolved, invocation, { ...env, [BENCH_INVOCATION_TAG_ENV]: invocation.invocationTag }, maxStdout, policy);
       } finally {
@@ -230,6 +286,8 @@ async function runCommand(argv: readonly string[], invocation: SutInvocation, en
   });
   invocation.recordStreams?.({ stdout: outcome.stdout, stderr: outcome.stderr });
   if (outcome.aborted) throw new SutAborted("aborted");
+  const limit = limitHitDetail(outcome);
+  if (limit !== null) throw new SutResourceLimit(limit);
   if (outcome.spawnError !== null) throw new Error(`cannot start ${argv[0]}: ${outcome.spawnError}`);
   if (outcome.stdoutCapped) throw new Error(`stdout exceeded ${maxStdout} bytes`);
   if (outcome.timedOut) throw new SutAborted("deadline");

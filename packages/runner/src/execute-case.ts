@@ -185,6 +185,7 @@ async function runRubric(benchCase: BenchCase, output: SutOutput, workspacePath:
   let score: BenchScore;
   if (outcome.kind === "ok") score = resolveRubricScore(outcome.response.score, context.taskClass, facts);
   else if (outcome.kind === "timeout") score = harnessFailureScore("rubric.timeout", `killed after ${outcome.process.wallClockMs} ms`, facts);
+  else if (outcome.kind === "resource_limit") score = harnessFailureScore("rubric.resource_limit", outcome.detail, facts);
   else score = harnessFailureScore("rubric.malformed_output", outcome.detail, facts);
   return { score, outcome };
 }
@@ -217,6 +218,8 @@ async function inspectWorkspace(sutResult: FinishedSutResult, inputRoot: string,
     const capture = captureWorkspace({ inputRoot, inputFiles, workspaceRoot: workspacePath, workspaceFiles: walked.files, blobsDir: context.blobsDir });
     return { sutResult, removed: walked.removed, capture };
   } catch (error) {
+    // More bytes than the walk's bound (the disk limit's total): the SUT filled its disk.
+    if (error instanceof TreeInvalid && error.problem === "too_large") return { sutResult: { kind: "error", error: `disk limit reached: ${error.message}`.slice(0, 500), failureMode: "sut.resource_limit" }, removed: [], capture: null };
     const detail = `the workspace the SUT left cannot be handled: ${(error as Error).message}`.slice(0, 500);
     return { sutResult: { kind: "invalid_workspace", error: detail }, removed: [], capture: null };
   }

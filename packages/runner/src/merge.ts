@@ -10,6 +10,7 @@ import type { AnyBenchRunReport, BenchRunReportInput, MeteredUsage, RunPlan, Sel
 import writeFileAtomic from "write-file-atomic";
 import { trialCacheKey, trialDetailFile } from "./trials.ts";
 import { buildRunReport } from "./aggregate.ts";
+import { resourceLimitsOf } from "./run-report.ts";
 import type { ScoredCase } from "./aggregate.ts";
 import { readBundle } from "./bundle.ts";
 import type { ReadBundle } from "./bundle.ts";
@@ -189,6 +190,7 @@ function mergedReport(plan: RunPlan, bundles: readonly ReadBundle[], facts: { ru
       hostFingerprint: facts.hostFingerprint,
       isolationClass: plan.isolation_class,
       sutIsolation: plan.sut_isolation,
+      resourceLimits: resourceLimitsOf(plan.isolation_class, plan.sut_isolation),
       startedAt: manifests.map((m) => m.started_at).sort()[0]!,
       endedAt: manifests.map((m) => m.ended_at).sort().at(-1)!,
       selection: planSelection(plan),

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { formatIssues, RubricResponseSchema, safeParseWire } from "@eval/models";
 import type { IsolationClass, RubricRequest, RubricResponse } from "@eval/models";
-import { nodeInstallDir, realOrSelf, runProcess, SandboxUnavailable, sandboxSupport } from "@eval/sandbox";
+import { limitHitDetail, nodeInstallDir, realOrSelf, runProcess, SandboxUnavailable, sandboxSupport } from "@eval/sandbox";
 import type { ProcessOutcome, SandboxPolicy } from "@eval/sandbox";
 
 /** What a rubric launch needs from the task class (a subset of @eval/registry's TaskClass). */
@@ -47,7 +47,9 @@ export type RubricOutcome =
   | { readonly kind: "ok"; readonly response: RubricResponse; readonly process: RubricProcessReport }
   | { readonly kind: "timeout"; readonly process: RubricProcessReport }
   | { readonly kind: "aborted"; readonly process: RubricProcessReport }
-  | { readonly kind: "malformed"; readonly detail: string; readonly process: RubricProcessReport };
+  | { readonly kind: "malformed"; readonly detail: string; readonly process: RubricProcessReport }
+  /** The sandboxed rubric hit its process-count, memory or disk limit (the detail names which). */
+  | { readonly kind: "resource_limit"; readonly detail: string; readonly process: RubricProcessReport };
 
 export interface RubricRunInput {
   readonly request: RubricRequest;
@@ -282,6 +284,8 @@ export async function prepareRubricLauncher(source: RubricSource, options: Rubri
           ...(input.signal === undefined ? {} : { signal: input.signal }),
           sandbox: sandboxed ? rubricPolicy(benchReal, staticReads, hidden, readablePaths, cwd, compileCacheDir) : null,
         });
+        const limit = limitHitDetail(outcome);
+        if (limit !== null && !outcome.aborted) return { kind: "resource_limit", detail: limit, process: processReport(outcome) };
         return classify(processReport(outcome), outcome.stdout.toString("utf8"), outcome.spawnError);
       } finally {
         // The process group is dead by now (runProcess waits for it), so nothing refills the cwd.

@@ -1,4 +1,5 @@
 // Step 4 of a run: aggregate what finished into the unsigned report.
+import { limitMechanism } from "@eval/sandbox";
 import { GENESIS_PREV_HASH } from "@eval/models";
 import type { BenchCase, BenchRunReportInput } from "@eval/models";
 import { buildRunReport } from "./aggregate.ts";
@@ -7,6 +8,14 @@ import type { PreparedRun } from "./prepare-run.ts";
 import type { RunTally } from "./run-tally.ts";
 import type { CaseRunResult } from "./run-types.ts";
 import { trialUnitId } from "./trials.ts";
+
+/**
+ * How this machine limits a run's sandboxed processes (its report's `resource_limits`): the mechanism when
+ * the rubric or the SUT runs sandboxed, else none. A merge records what the merging machine would use.
+ */
+export function resourceLimitsOf(isolationClass: string, sutIsolation: string): "cgroup" | "rlimit" | "none" {
+  return isolationClass.startsWith("bwrap") || sutIsolation.startsWith("bwrap") ? limitMechanism() : "none";
+}
 
 /** Why a run is incomplete, or null when every unit finished. */
 function incompleteReason(plan: PreparedRun, tally: RunTally, execution: Execution): "cost_cap" | "interrupted" | "cancelled" | "harness_error" | null {
@@ -34,6 +43,7 @@ export function assembleReport(plan: PreparedRun, tally: RunTally, execution: Ex
       hostFingerprint: plan.hostFingerprint,
       isolationClass: plan.isolationClass,
       sutIsolation: plan.sutIsolation,
+      resourceLimits: resourceLimitsOf(plan.isolationClass, plan.sutIsolation),
       startedAt: plan.startedAt.toISOString(),
       endedAt: new Date().toISOString(),
       selection: plan.selection,

@@ -11,10 +11,13 @@ export const HARNESS_FAILURE_CODES = [
   "rubric.timeout",
   "rubric.unknown_breakdown_key",
   "rubric.unknown_failure_mode",
+  "rubric.resource_limit",
   // Declared by the SUT itself (SUT_FAILURE_MODES in @eval/models).
   "agent.budget_exceeded",
   "replay.diverged",
   "agent.infrastructure",
+  "sut.resource_limit",
+  "agent.resource_limit",
 ] as const;
 export type HarnessFailureCode = (typeof HARNESS_FAILURE_CODES)[number];
 

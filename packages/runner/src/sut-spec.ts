@@ -1,5 +1,6 @@
 // The `--sut` grammar and the one rule for a run's or a plan's default SUT. A spec is persisted in plan
 // files (`sut.spec`), so whoever reads a plan can parse it here, without the command line.
+import { join } from "node:path";
 import { EvalError } from "@eval/errors";
 import type { BenchCase, SystemUnderTest } from "@eval/models";
 import type { TaskClass } from "@eval/registry";
@@ -131,6 +132,8 @@ export async function resolveSutSpec(spec: string, taskClass: TaskClass, options
       ...(sandbox === "none" ? { env: options.env as NodeJS.ProcessEnv } : {}),
       hide: [options.benchRoot, options.stateDir, ...(options.hide ?? [])],
       readable: options.readable ?? [],
+      // Content digests of the files it can read, reused while their inode, size, ctime and mtime hold.
+      digestCachePath: join(options.stateDir, "file-digests.json"),
     });
   }
   const agents = options.agents ?? {};

@@ -15,6 +15,12 @@ export class SutAborted extends Error {
   override readonly name = "SutAborted";
 }
 
+/** A sandboxed SUT program hit its process-count, memory or disk limit: the case ends as `sut.resource_limit`. */
+export class SutResourceLimit extends Error {
+  override readonly name = "SutResourceLimit";
+  readonly failure_mode = "sut.resource_limit";
+}
+
 /** The runner's domain-separated digests (8-byte length prefixes): @eval/hashing's framedDigest. */
 export { framedDigest as digestOf };
 

@@ -35,7 +35,14 @@ const ATTACKS: Record<string, string> = {
   "too-deep": `/usr/bin/python3 -c 'import os\nfor i in range(30): os.mkdir("a" * 200); os.chdir("a" * 200)' && echo '{}'`,
   "many-files": `mkdir many && cd many && seq 100000 | xargs touch && cd .. && echo '{}'`,
   "sparse-1.5g": `truncate -s 1536M big.bin && echo '{}'`,
+  // Each file under the file-size limit, together more than the walk's 1 GiB: the disk limit's total.
+  "sparse-2x600m": `truncate -s 600M a.bin && truncate -s 600M b.bin && echo '{}'`,
+  // Attacks on the limits: stopped at the process count, killed at the memory limit.
+  "fork-bomb": `/usr/bin/python3 -c 'import os, time\nwhile True:\n    try: os.fork()\n    except OSError: time.sleep(0.01)'`,
+  "memory-bomb": `/usr/bin/python3 -c 'x = []\nwhile True: x.append(bytearray(16 << 20))'`,
 };
+
+const ATTACK_LIMITS = { pids: 64, memoryBytes: 256 * 1024 * 1024, diskBytes: 1024 * 1024 * 1024 };
 
 async function runAttack(name: string, script: string, extra: { timeoutPerCaseSeconds?: number } = {}, sandbox: "bwrap" | "none" = "bwrap") {
   const sutScript = join(root, `${name}.sh`);
@@ -46,7 +53,7 @@ async function runAttack(name: string, script: string, extra: { timeoutPerCaseSe
   const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 20);
   try {
     const result = await runEval(bench.slug, {
-      systemUnderTest: commandSut(["/bin/sh", sutScript], { cwd: root, sandbox, hide: [bench.benchRoot, join(root, "state")] }),
+      systemUnderTest: commandSut(["/bin/sh", sutScript], { cwd: root, sandbox, hide: [bench.benchRoot, join(root, "state")], limits: ATTACK_LIMITS }),
       benchRoot: bench.benchRoot,
       stateDir: join(root, `state-${name}`),
       concurrency: 1,
@@ -60,19 +67,34 @@ async function runAttack(name: string, script: string, extra: { timeoutPerCaseSe
   }
 }
 
+const mechanism = process.getuid?.() === 0 ? "cgroup" : "(cgroup|rlimit)";
+/** What each limit attack is recorded as (the rlimit path cannot tell a process-count or memory limit apart from a crash). */
+const LIMIT_DETAILS: Record<string, RegExp> = {
+  // The file-size limit (1 GiB) refuses the file in the sandbox.
+  "sparse-1.5g": /SutResourceLimit: disk limit \(1024 MiB per file\) reached, enforced by (cgroup|rlimit)/,
+  "sparse-2x600m": /^disk limit reached: more than \d+ bytes/,
+  "fork-bomb": new RegExp(`^SutResourceLimit: pids limit \\(64 processes\\) reached, enforced by ${mechanism}`),
+  "memory-bomb": new RegExp(`^SutResourceLimit: memory limit \\(256 MiB\\) reached, enforced by ${mechanism}`),
+};
+
 describe.runIf(sandboxed)("what a SUT leaves in its workspace never keeps its run out of the record", () => {
   it.each(Object.entries(ATTACKS))("%s: the case is recorded, the run is recorded, no temp dir is left, RSS bounded", async (name, script) => {
     const { result, peakRss, baseline } = await runAttack(name, script);
     expect(existsSync(result.recordPath)).toBe(true);
     expect(result.report.complete).toBe(true);
+    expect(result.report.resource_limits).toBe(process.getuid?.() === 0 ? "cgroup" : "rlimit");
     const score = result.report.per_case[0]!.score;
     if (name === "many-files") {
       // Within the walker's limits: scored by the rubric as usual (the text was left as it was).
       expect(score.failure_modes.map((mode) => mode.code)).toEqual(["wrong_text"]);
+    } else if (name in LIMIT_DETAILS) {
+      expect(score.failure_modes.map((mode) => mode.code)).toEqual(["sut.resource_limit"]);
+      expect(score.passed).toBe(false);
+      expect(score.failure_modes[0]!.detail).toMatch(LIMIT_DETAILS[name]!);
     } else {
       expect(score.failure_modes.map((mode) => mode.code)).toEqual(["sut.workspace_invalid"]);
       expect(score.passed).toBe(false);
-      expect(score.failure_modes[0]!.detail).toMatch(name === "too-deep" ? /ENAMETOOLONG|deeper than/ : /more than \d+ bytes/);
+      expect(score.failure_modes[0]!.detail).toMatch(/ENAMETOOLONG|deeper than/);
     }
     expect(readdirSync(scratchTmp)).toEqual([]);
     // The harness (this test process, which starts near 90 MiB) grows by less than 100 MiB whatever the

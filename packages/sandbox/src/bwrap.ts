@@ -8,6 +8,7 @@ import { existsSync, lstatSync, readlinkSync, realpathSync } from "node:fs";
 import { chownTree } from "./tree-walk.ts";
 import { sep } from "node:path";
 import { seccompFilter } from "./seccomp.ts";
+import type { ResourceLimits } from "./limits.ts";
 
 /** What a sandboxed process may see of the host, besides the read-only system directories. */
 export interface SandboxPolicy {
@@ -29,6 +30,8 @@ export interface SandboxPolicy {
   readonly binds?: readonly { readonly source: string; readonly target: string; readonly readOnly?: boolean }[];
   /** The working directory inside, when it is not the process's cwd at the same path (e.g. a bind's target). */
   readonly chdir?: string;
+  /** Process-count, memory and disk limits (limits.ts); default: defaultLimits() for one case at a time. */
+  readonly limits?: ResourceLimits;
 }
 
 /** The read-only system: programs, libraries, and the few /etc files programs need (no secrets). */

@@ -5,3 +5,5 @@ export { LineBuffer } from "./line-buffer.ts";
 export { DEFAULT_GRACE_MS, DEFAULT_STDOUT_CAP_BYTES, killAllProcessGroups, liveProcessGroups, processGroupAlive, runProcess } from "./process-runner.ts";
 export type { ProcessOutcome, ProcessSpec, StopReason } from "./process-runner.ts";
 export { removeTree, TreeInvalid, walkTree, walkTreeSync } from "./tree-walk.ts";
+export { defaultLimits, limitHitDetail, limitMechanism } from "./limits.ts";
+export type { LimitKind, LimitMechanism, ResourceLimits } from "./limits.ts";

@@ -5,6 +5,8 @@ import { LineBuffer } from "./line-buffer.ts";
 import { handOverWritable, sandboxArgv, SECCOMP_FD } from "./bwrap.ts";
 import { seccompFilter } from "./seccomp.ts";
 import type { SandboxPolicy } from "./bwrap.ts";
+import { cgroupParents, createLimitGroup, defaultLimits, joinGroupPrefix, limitMechanism, lowerHarnessOomScore, rlimitPrefix } from "./limits.ts";
+import type { LimitGroup, LimitKind, LimitMechanism, ResourceLimits } from "./limits.ts";
 
 export const DEFAULT_GRACE_MS = 5_000;
 export const DEFAULT_STDOUT_CAP_BYTES = 10 * 1024 * 1024;
@@ -15,6 +17,8 @@ export const DEFAULT_LINGER_AFTER_TERMINAL_MS = 3_000;
 /** After SIGKILL, how long to wait for the pipes to close (a process that left the group may hold them). */
 const PIPE_CLOSE_WAIT_MS = 1_000;
 const GROUP_POLL_MS = 25;
+/** How often a running sandbox's process-count limit is checked (a fork bomb is stopped at the next check). */
+const LIMIT_POLL_MS = 200;
 
 export interface ProcessSpec {
   readonly command: string;
@@ -41,7 +45,7 @@ export interface ProcessSpec {
   readonly onStdoutLine?: (line: string) => boolean;
 }
 
-export type StopReason = "timeout" | "stdout_cap" | "stderr_cap" | "aborted" | "after_terminal" | "leader_exited";
+export type StopReason = "timeout" | "stdout_cap" | "stderr_cap" | "aborted" | "after_terminal" | "leader_exited" | "resource_limit";
 
 export interface ProcessOutcome {
   /** stdout as received, up to the cap (partial output is kept for forensics). */
@@ -66,6 +70,10 @@ export interface ProcessOutcome {
   readonly pgid: number | null;
   /** The argv actually started (with the sandbox's wrapper when there is one). */
   readonly argv: readonly string[];
+  /** For a sandboxed process: the limits it ran under and how they were applied; null outside the sandbox. */
+  readonly limits: { readonly mechanism: LimitMechanism; readonly values: ResourceLimits } | null;
+  /** The limit the kernel enforced on it (cgroup mechanism: from the group's counters), or null. */
+  readonly limitHit: LimitKind | null;
 }
 
 /** Process groups started by runProcess that have not finished yet: what cancellation must stop. */
@@ -111,23 +119,48 @@ function signalGroup(pgid: number, signal: NodeJS.Signals): void {
  * arrived. Resolves only once no process of the group is left. Never rejects.
  */
 export async function runProcess(spec: ProcessSpec): Promise<ProcessOutcome> {
-  if (spec.sandbox != null) {
-    try {
-      await handOverWritable(spec.sandbox);
-    } catch (error) {
-      return failedToSpawn(`cannot hand the sandbox its writable paths: ${(error as Error).message}`, performance.now(), [spec.command, ...spec.args]);
-    }
+  if (spec.sandbox == null) return startProcess(spec, null);
+  lowerHarnessOomScore();
+  let limited: Limited;
+  try {
+    await handOverWritable(spec.sandbox);
+  } catch (error) {
+    return failedToSpawn(`cannot hand the sandbox its writable paths: ${(error as Error).message}`, performance.now(), [spec.command, ...spec.args]);
   }
-  return startProcess(spec);
+  try {
+    limited = limitsFor(spec.sandbox.limits ?? defaultLimits());
+  } catch (error) {
+    return failedToSpawn(`cannot create the sandbox's cgroup: ${(error as Error).message}`, performance.now(), [spec.command, ...spec.args]);
+  }
+  try {
+    return await startProcess(spec, limited);
+  } finally {
+    await limited.group?.remove();
+  }
 }
 
-function startProcess(spec: ProcessSpec): Promise<ProcessOutcome> {
+/** A sandboxed process's limits: the values, the mechanism, its cgroup (if any) and the argv prefix applying them. */
+interface Limited {
+  readonly values: ResourceLimits;
+  readonly mechanism: LimitMechanism;
+  readonly group: LimitGroup | null;
+  readonly prefix: readonly string[];
+}
+
+function limitsFor(values: ResourceLimits): Limited {
+  const mechanism = limitMechanism();
+  const parents = cgroupParents();
+  const group = typeof parents === "string" ? null : createLimitGroup(parents, values);
+  return { values, mechanism, group, prefix: [...(group === null ? [] : joinGroupPrefix(group)), ...rlimitPrefix(values, mechanism)] };
+}
+
+function startProcess(spec: ProcessSpec, limited: Limited | null): Promise<ProcessOutcome> {
   const graceMs = spec.graceMs ?? DEFAULT_GRACE_MS;
   const cap = spec.stdoutCapBytes ?? DEFAULT_STDOUT_CAP_BYTES;
   const stderrKeep = spec.stderrKeepBytes ?? DEFAULT_STDERR_KEEP_BYTES;
   const stderrCap = spec.stderrCapBytes ?? Number.POSITIVE_INFINITY;
   const sandboxed = spec.sandbox == null ? null : sandboxArgv(spec.sandbox, [spec.command, ...spec.args], { cwd: spec.cwd, env: spec.env });
-  const argv = sandboxed ?? [spec.command, ...spec.args];
+  const argv = sandboxed === null ? [spec.command, ...spec.args] : [...(limited?.prefix ?? []), ...sandboxed];
   const lingerMs = spec.lingerAfterTerminalMs ?? DEFAULT_LINGER_AFTER_TERMINAL_MS;
   const started = performance.now();
 
@@ -148,6 +181,7 @@ function startProcess(spec: ProcessSpec): Promise<ProcessOutcome> {
     let settled = false;
     const lines = new LineBuffer();
     const timers: NodeJS.Timeout[] = [];
+    let limitPoll: NodeJS.Timeout | undefined;
 
     let child;
     try {
@@ -171,6 +205,7 @@ function startProcess(spec: ProcessSpec): Promise<ProcessOutcome> {
       settled = true;
       if (pgid !== null) liveGroups.delete(pgid);
       for (const timer of timers) clearTimeout(timer);
+      clearInterval(limitPoll);
       spec.signal?.removeEventListener("abort", onAbort);
       const tail = lines.end();
       if (tail !== null) spec.onStdoutLine?.(tail);
@@ -191,6 +226,8 @@ function startProcess(spec: ProcessSpec): Promise<ProcessOutcome> {
         spawnError,
         pgid,
         argv,
+        limits: limited === null ? null : { mechanism: limited.mechanism, values: limited.values },
+        limitHit: limited === null ? null : (limited.group?.hit() ?? fileSizeHit(exitCode, exitSignal, Buffer.concat(stderrChunks).toString("utf8"))),
       });
     };
 
@@ -289,7 +326,24 @@ function startProcess(spec: ProcessSpec): Promise<ProcessOutcome> {
     });
 
     if (pgid !== null) timers.push(setTimeout(() => stop("timeout"), spec.timeoutMs));
+    // A process-count limit refuses forks but kills nothing: a fork bomb would spin until its deadline.
+    const group = limited?.group;
+    if (pgid !== null && group != null) {
+      limitPoll = setInterval(() => {
+        if (group.hit() === "pids") stop("resource_limit");
+      }, LIMIT_POLL_MS);
+    }
   });
+}
+
+/**
+ * Whether the file-size limit stopped a write: the program was killed by SIGXFSZ (bwrap exits 128+25 for
+ * its child), or it failed saying EFBIG ("File too large", errno 27) as most programs report it. A
+ * program may print that text without cause: it then fails all the same, only under another name.
+ */
+function fileSizeHit(exitCode: number | null, exitSignal: string | null, stderr: string): LimitKind | null {
+  if (exitCode === 0) return null;
+  return exitSignal === "SIGXFSZ" || exitCode === 128 + 25 || /File too large|\[Errno 27\]|EFBIG/.test(stderr) ? "disk" : null;
 }
 
 function failedToSpawn(message: string, started: number, argv: readonly string[]): ProcessOutcome {
@@ -310,5 +364,7 @@ function failedToSpawn(message: string, started: number, argv: readonly string[]
     spawnError: message,
     pgid: null,
     argv,
+    limits: null,
+    limitHit: null,
   };
 }
