@@ -1,9 +1,9 @@
 export { chainAnchor, readAnchor, verifyAgainstAnchor, writeAnchor } from "./anchor.ts";
-export { appendRunRecord, buildChainRecord, readChainHead, STAGING_DIR, withAppendLock } from "./append.ts";
+export { appendRunRecord, buildChainRecord, readChainHead, withAppendLock } from "./append.ts";
 export type { AppendedRecord, AppendLock, AppendOptions, ChainHead, RecordPlacement } from "./append.ts";
 export { ChainConflict, ChainTampered } from "./errors.ts";
-export { bareRunId, chainedRunIds, findLatestRecord, findRun, isRun, recordsNewestFirst } from "./find.ts";
-export type { FindRecordOptions, FoundRecord } from "./find.ts";
+export { bareRunId, chainedRunIds, findRun, isRun, latestRun, recordsNewestFirst } from "./find.ts";
+export type { FoundRecord } from "./find.ts";
 export type { ChainFault } from "./errors.ts";
 export { chainHashOf, contentHashOfReport } from "./hashing.ts";
 export { getHostFingerprint } from "./host.ts";

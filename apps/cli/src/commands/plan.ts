@@ -7,6 +7,7 @@ import { warningPrinter } from "../warnings.ts";
 import { ExitCode } from "../exit-codes.ts";
 import { numberFlag, numberRule } from "../number-flag.ts";
 import { benchRootOption, formatOption, stateDirOption } from "../options.ts";
+import { DEFAULT_STATE_DIR } from "@eval/state-layout";
 
 export class PlanCommand extends EvalgateCommand {
   static override paths = [["plan"]];
@@ -46,7 +47,7 @@ export class PlanCommand extends EvalgateCommand {
     const systemUnderTest = await resolveSut(spec, {
       cwd: this.context.cwd,
       env: this.context.env,
-      stateDir: settings.path("state_dir", ".evalgate"),
+      stateDir: settings.path("state_dir", DEFAULT_STATE_DIR),
       benchRoot,
       record: false,
       allowCliSubscription: false,
