@@ -1,9 +1,9 @@
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { checkStateDir } from "./check.ts";
+import { checkStateDir, StateDirReadOnly } from "./check.ts";
 
 // bubblewrap mounts a read-only view; without it (no user namespaces) that case is skipped.
 const bwrapWorks = spawnSync("bwrap", ["--dev-bind", "/", "/", "true"]).status === 0;
@@ -40,5 +40,12 @@ describe("checkStateDir", () => {
     const runs = probe(["--ro-bind", join(state, "runs"), join(state, "runs")], state);
     expect(runs.stdout.trim(), runs.stderr).toBe(`EVAL_STATE_DIR_READ_ONLY the state directory ${state} is not writable: ${join(state, "runs")}: read-only file system (EROFS)`);
     expect(probe([], state).stdout.trim()).toBe("ok");
+  });
+
+  it("passes on a stat error other than a missing path (a symlink loop), and words a read-only mount and a permission apart", () => {
+    symlinkSync(join(root, "loop"), join(root, "loop"));
+    expect(() => checkStateDir(join(root, "loop"), { write: false })).toThrow(expect.objectContaining({ code: "ELOOP" }));
+    expect(new StateDirReadOnly("/s", "/s/runs", "EACCES").message).toBe("the state directory /s is not writable: /s/runs: permission denied (EACCES)");
+    expect(new StateDirReadOnly("/s", "/s", "EROFS").details).toEqual({ stateDir: "/s", dir: "/s", errno: "EROFS" });
   });
 });
