@@ -21,6 +21,7 @@ import { executeTrial } from "./trial.ts";
 import type { TrialLimits } from "./trial.ts";
 import { replaceFileSync } from "@eval/durable-fs";
 import { stateLayout } from "@eval/state-layout";
+import { RUN_DEFAULTS } from "@eval/models/defaults";
 
 export interface BenignTask {
   readonly id: string;
@@ -116,7 +117,7 @@ export async function runComplianceCheck(options: ComplianceCheckOptions): Promi
           prompt: task.prompt,
           workspace: { root, editable: ["."], readonly: [] },
           env,
-          limits: { ...options.limits, timeoutMs: options.timeoutMsPerTask ?? 180_000 },
+          limits: { ...options.limits, timeoutMs: options.timeoutMsPerTask ?? RUN_DEFAULTS.complianceSecondsPerTask * 1000 },
         });
         trial = {
           schema_version: COMPLIANCE_TRIAL_SCHEMA_VERSION,
