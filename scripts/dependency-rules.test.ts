@@ -92,6 +92,11 @@ describe("dependency rules", () => {
     link(planted, "bench/migration-chainguard-distroless", "@eval-bench/vuln-remediation", "bench/vuln-remediation");
     plant(planted, "bench/migration-chainguard-distroless/scripts/planted-bench.ts", 'export * from "@eval-bench/vuln-remediation/breakdown-keys.ts";\n');
     plant(planted, "packages/cache/src/planted-test-utils.ts", 'export * from "@eval/test-utils";\n');
+    // The two leaves know nothing above them: durable-fs imports none of ours, state-layout not the chain.
+    link(planted, "packages/durable-fs", "@eval/errors", "packages/errors");
+    plant(planted, "packages/durable-fs/src/planted-layer.ts", 'export * from "@eval/errors";\n');
+    link(planted, "packages/state-layout", "@eval/audit-chain", "packages/audit-chain");
+    plant(planted, "packages/state-layout/src/planted-layer.ts", 'export * from "@eval/audit-chain";\n');
     [, result] = await Promise.all([cruise(clean).then((r) => expect(r, r.output).toMatchObject({ code: 0 })), cruise(planted)]);
   }, 120_000);
 
@@ -116,6 +121,8 @@ describe("dependency rules", () => {
     ["no-cross-package-relative-import", "packages/registry/src/planted-relative.ts"],
     ["layer-models", "packages/models/src/planted-layer.ts"],
     ["layer-runner", "packages/runner/src/planted-adapter.ts"],
+    ["layer-durable-fs", "packages/durable-fs/src/planted-layer.ts"],
+    ["layer-state-layout", "packages/state-layout/src/planted-layer.ts"],
     ["no-import-of-apps", "packages/promotion/src/planted-app.ts"],
     ["no-circular", "packages/errors/src/cycle-a.ts"],
     ["no-undeclared-dependency", "packages/models/src/planted-undeclared.ts"],

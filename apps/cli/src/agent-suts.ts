@@ -1,8 +1,8 @@
 import type { WarningSink } from "@eval/errors";
 import { EvalError } from "@eval/errors";
 import type { AgentAdapterName, SystemUnderTest, TaskAgent } from "@eval/models";
-import { join } from "node:path";
 import { AGENT_ADAPTER_NAMES } from "@eval/models/names";
+import { stateLayout } from "@eval/state-layout";
 
 export interface AgentSutOptions {
   /** The `.evalgate` state directory (compliance reports live in its `compliance/`). */
@@ -38,7 +38,7 @@ export interface AgentSutOptions {
 }
 
 function transcriptLogOf(options: AgentSutOptions) {
-  return { transcriptsDir: join(options.stateDir, "transcripts"), streamLog: options.streamLog ?? false };
+  return { transcriptsDir: stateLayout(options.stateDir).transcripts, streamLog: options.streamLog ?? false };
 }
 
 /** The adapters `cli:<adapter>` accepts (the keys of the package's ADAPTERS, kept here so --help stays light). */
@@ -77,7 +77,7 @@ export async function resolveAgentSut(spec: string, options: AgentSutOptions): P
             acknowledge_unsandboxed_cli: options.acknowledgeUnsandboxedCli,
             sandbox: options.sandbox ?? "bwrap",
             allow_stale_compliance: options.allowStaleCompliance,
-            complianceDir: join(options.stateDir, "compliance"),
+            complianceDir: stateLayout(options.stateDir).compliance,
             env: options.env,
             onWarning: options.onWarning,
             binaryPathOf: (adapter: AgentAdapterName) => options.env[binaryEnvName(adapter)] || undefined,
@@ -104,7 +104,7 @@ export async function resolveAgentSut(spec: string, options: AgentSutOptions): P
     ...(options.caseBudget === undefined ? {} : { case_budget: options.caseBudget }),
     ...(options.runCostCapUsd === undefined ? {} : { spend_ledger: { spentUsd: 0, capUsd: options.runCostCapUsd } }),
     allow_stale_compliance: options.allowStaleCompliance,
-    complianceDir: join(options.stateDir, "compliance"),
+    complianceDir: stateLayout(options.stateDir).compliance,
     env: options.env,
     record: options.record,
     record_overwrite: options.recordOverwrite === true,

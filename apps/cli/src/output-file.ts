@@ -1,13 +1,13 @@
-import { appendFile, mkdir } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import { dirname } from "node:path";
-import writeFileAtomic from "write-file-atomic";
+import { appendDurable, replaceFile } from "@eval/durable-fs";
 import { ioError } from "@eval/errors";
 
 /** Writes a whole output file (report, JUnit) atomically: a reader never sees half of it. */
 export async function writeOutputFile(path: string, content: string): Promise<void> {
   try {
     await mkdir(dirname(path), { recursive: true });
-    await writeFileAtomic(path, content, { encoding: "utf8" });
+    await replaceFile(path, content);
   } catch (error) {
     throw ioError(error, "cannot write", path);
   }
@@ -16,7 +16,7 @@ export async function writeOutputFile(path: string, content: string): Promise<vo
 /** Appends to a file others write too (GitHub's job summary file is appended to by every step). */
 export async function appendOutputFile(path: string, content: string): Promise<void> {
   try {
-    await appendFile(path, content, { encoding: "utf8" });
+    await appendDurable(path, content);
   } catch (error) {
     throw ioError(error, "cannot append to", path);
   }

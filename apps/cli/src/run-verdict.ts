@@ -3,6 +3,7 @@
 import type { PromotionVerdict } from "@eval/models";
 import type { TierConfig } from "@eval/promotion";
 import type { RunEvalResult } from "@eval/runner";
+import { stateLayout } from "@eval/state-layout";
 
 /**
  * The trust tiers for --with-verdict, checked before anything runs: the file must load and name the
@@ -15,7 +16,8 @@ export async function loadRunTiers(path: string, taskClassName: string): Promise
 
 /** The read-only verdict on a run (on the chain as the run verified it after its append), written under `<state>/recommendations/`. */
 export async function issueRunVerdict(config: TierConfig, run: RunEvalResult, stateDir: string): Promise<{ verdict: PromotionVerdict; path: string; tiersFile: string }> {
-  const [{ issueVerdict }, { join }] = await Promise.all([import("@eval/promotion"), import("node:path")]);
-  const { verdict, path } = await issueVerdict({ config, runsDir: join(stateDir, "runs"), recommendationsDir: join(stateDir, "recommendations"), taskClass: run.taskClass, runId: run.report.run_id, ...(run.chain === null ? {} : { verified: run.chain }) });
+  const { issueVerdict } = await import("@eval/promotion");
+  const { runs, recommendations } = stateLayout(stateDir);
+  const { verdict, path } = await issueVerdict({ config, runsDir: runs, recommendationsDir: recommendations, taskClass: run.taskClass, runId: run.report.run_id, ...(run.chain === null ? {} : { verified: run.chain }) });
   return { verdict, path, tiersFile: config.source };
 }

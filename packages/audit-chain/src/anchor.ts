@@ -5,7 +5,7 @@ import { readFile } from "node:fs/promises";
 import { CHAIN_ANCHOR_SCHEMA_VERSION, ChainAnchorSchema, formatIssues, safeParseWire } from "@eval/models";
 import type { ChainAnchor } from "@eval/models";
 import { EvalError } from "@eval/errors";
-import writeFileAtomic from "write-file-atomic";
+import { replaceFile } from "@eval/durable-fs";
 import { readChainHead } from "./append.ts";
 import { PAYLOAD_TYPES, signatureFault, signDocument } from "./signing.ts";
 import type { SigningKey } from "./signing.ts";
@@ -26,7 +26,7 @@ export async function chainAnchor(runsDir: string, signingKey: SigningKey | null
 /** Writes an anchor file atomically (mode 0644: it is meant to be published). */
 export async function writeAnchor(path: string, anchor: ChainAnchor): Promise<void> {
   try {
-    await writeFileAtomic(path, `${JSON.stringify(anchor)}\n`, { mode: 0o644 });
+    await replaceFile(path, `${JSON.stringify(anchor)}\n`, { mode: 0o644 });
   } catch (error) {
     throw new EvalError("EVAL_IO", `cannot write the anchor ${path}: ${(error as Error).message}`, { hint: "write the anchor outside the state directory, to a writable path" });
   }

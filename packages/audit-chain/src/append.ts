@@ -6,7 +6,8 @@ import type { AnyBenchRunReport, BenchRunReport, BenchRunReportInput, ChainRecor
 import { EvalError, ioError } from "@eval/errors";
 import lockfile from "proper-lockfile";
 import { ChainConflict, ChainTampered } from "./errors.ts";
-import { writeFileExclusive } from "./exclusive-file.ts";
+import { createFileExclusive } from "@eval/durable-fs";
+import { RUNS_NAMES } from "@eval/state-layout";
 import { blake3Digest } from "@eval/hashing";
 import { canonicalJson, chainHashOf } from "./hashing.ts";
 import { readHeadPointer, removeHeadPointer, writeHeadPointer } from "./head-pointer.ts";
@@ -127,9 +128,7 @@ export interface AppendOptions {
   readonly signingKey?: SigningKey | null;
 }
 
-const LOCK_FILE = ".append.lock";
-/** Where appends stage record files; every `*.tmp` in it is a leftover whenever the append lock is free. */
-export const STAGING_DIR = ".staging";
+// Appends stage record files in RUNS_NAMES.staging; every `*.tmp` there is a leftover whenever the append lock is free.
 
 /** A record this version appended: its report is always the current version. */
 export type AppendedRecord = ChainRecord & { readonly report: BenchRunReport };
@@ -173,7 +172,7 @@ export interface AppendLock {
  */
 export async function withAppendLock<T>(runsDir: string, fn: (lock: AppendLock) => Promise<T>, options: Pick<AppendOptions, "lockStaleMs" | "lockWaitMs"> = {}): Promise<T> {
   await mkdir(runsDir, { recursive: true, mode: 0o700 });
-  const lockPath = join(runsDir, LOCK_FILE);
+  const lockPath = join(runsDir, RUNS_NAMES.appendLock);
   const lockWaitMs = options.lockWaitMs ?? 30_000;
   const lockState: { compromised: Error | null } = { compromised: null };
   let release: () => Promise<void>;
@@ -224,9 +223,9 @@ async function appendLocked(valid: BenchRunReport, options: AppendOptions, lock:
   await removeHeadPointer(runsDir).catch((error: unknown) => {
     throw ioError(error, "cannot update the head pointer in", runsDir);
   });
-  const path = await writeFileExclusive(runsDir, built.fileName, built.text, {
+  const path = await createFileExclusive(runsDir, built.fileName, built.text, {
     mode: 0o600,
-    stagingDir: join(runsDir, STAGING_DIR),
+    stagingDir: join(runsDir, RUNS_NAMES.staging),
   }).catch((error: unknown) => {
     throw ioError(error, "cannot write the audit record", join(runsDir, built.fileName));
   });

@@ -230,15 +230,17 @@ describe("getHostFingerprint", () => {
   });
 });
 
-describe("findLatestRecord", () => {
-  it("returns the newest complete record of a task class, or null", async () => {
+describe("latestRun", () => {
+  it("returns the newest record of a task class that the predicate accepts, or null", async () => {
     await appendN(4, steppingClock(), (index) => ({ task_class: index === 1 ? "other-class" : "vuln-remediation", complete: index !== 3, run_id: index === 3 ? "partial:run-3" : `run-${index}` }));
-    const { findLatestRecord } = await import("./index.ts");
-    expect((await findLatestRecord({ runsDir, taskClass: "vuln-remediation" }))?.record.report.run_id).toBe("run-2");
-    expect((await findLatestRecord({ runsDir, taskClass: "vuln-remediation", completeOnly: false }))?.record.report.run_id).toBe("partial:run-3");
-    expect((await findLatestRecord({ runsDir, taskClass: "other-class" }))?.file).toMatch(RECORD_FILE_PATTERN);
-    expect(await findLatestRecord({ runsDir, taskClass: "nobody" })).toBeNull();
-    expect(await findLatestRecord({ runsDir: join(dir, "missing"), taskClass: "nobody" })).toBeNull();
+    const { latestRun } = await import("./index.ts");
+    expect((await latestRun(runsDir, "vuln-remediation", (report) => report.complete))?.record.report.run_id).toBe("run-2");
+    expect((await latestRun(runsDir, "vuln-remediation"))?.record.report.run_id).toBe("partial:run-3");
+    expect((await latestRun(runsDir, null, (report) => report.task_class === "other-class"))?.record.report.run_id).toBe("run-1");
+    expect((await latestRun(runsDir, "other-class"))?.file).toMatch(RECORD_FILE_PATTERN);
+    expect(await latestRun(runsDir, "vuln-remediation", (report) => report.run_id === "run-9")).toBeNull();
+    expect(await latestRun(runsDir, "nobody")).toBeNull();
+    expect(await latestRun(join(dir, "missing"), "nobody")).toBeNull();
   });
 
   it("findRun finds a run by id with or without its partial: prefix, of a task class when asked, and names a missing one", async () => {
@@ -256,11 +258,11 @@ describe("findLatestRecord", () => {
 
   it("refuses unreadable records on the way", async () => {
     const paths = await appendN(2);
-    const { findLatestRecord } = await import("./index.ts");
+    const { latestRun } = await import("./index.ts");
     await writeFile(paths[1]!, "{");
-    await expect(findLatestRecord({ runsDir, taskClass: "vuln-remediation" })).rejects.toBeInstanceOf(ChainTampered);
+    await expect(latestRun(runsDir, "vuln-remediation")).rejects.toBeInstanceOf(ChainTampered);
     await writeFile(paths[1]!, "{}\n");
-    await expect(findLatestRecord({ runsDir, taskClass: "vuln-remediation" })).rejects.toThrow(/chain-record schema/);
+    await expect(latestRun(runsDir, "vuln-remediation")).rejects.toThrow(/chain-record schema/);
   });
 });
 
@@ -283,7 +285,7 @@ describe("verifyChainFrom", () => {
 
 describe("the head pointer", () => {
   it("names the newest record after every append; a pointer to nothing valid falls back to listing", async () => {
-    const { INDEX_DIR } = await import("./head-pointer.ts");
+    const { RUNS_NAMES: { index: INDEX_DIR } } = await import("@eval/state-layout");
     await appendN(3);
     const listed = await readChainHead(runsDir);
     expect(await readChainHead(runsDir, { usePointer: true })).toEqual(listed);

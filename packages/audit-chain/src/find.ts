@@ -6,13 +6,6 @@ import type { AnyBenchRunReport, ChainRecord } from "@eval/models";
 import { ChainTampered } from "./errors.ts";
 import { listRuns } from "./listing.ts";
 
-export interface FindRecordOptions {
-  readonly runsDir: string;
-  readonly taskClass: string;
-  /** Skip incomplete (`partial:`) runs; default true. */
-  readonly completeOnly?: boolean;
-}
-
 export interface FoundRecord {
   readonly record: ChainRecord;
   /** The record's file name in the runs directory. */
@@ -50,12 +43,13 @@ export function readRecordFile(runsDir: string, file: string): ChainRecord {
   return parsed.data;
 }
 
-/** The newest record of a task class's runs (complete ones only by default), or null when there is none. */
-export async function findLatestRecord(options: FindRecordOptions): Promise<FoundRecord | null> {
-  const wanted = (report: AnyBenchRunReport): boolean => report.complete || options.completeOnly === false;
-  for await (const found of recordsNewestFirst(options.runsDir, options.taskClass)) {
-    if (wanted(found.record.report)) return found;
-  }
+/**
+ * The newest record of `taskClass` (of any task class for null) whose report `where` accepts (any, without
+ * it), or null when there is none: the one place "the last run that ..." is found in the chain. Reads newest
+ * first and stops at the first match; like `recordsNewestFirst`, it does not verify the chain.
+ */
+export async function latestRun(runsDir: string, taskClass: string | null, where: (report: AnyBenchRunReport) => boolean = () => true): Promise<FoundRecord | null> {
+  for await (const found of recordsNewestFirst(runsDir, taskClass)) if (where(found.record.report)) return found;
   return null;
 }
 

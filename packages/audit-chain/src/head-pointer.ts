@@ -3,11 +3,11 @@
 import { readFileSync } from "node:fs";
 import { mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
-import writeFileAtomic from "write-file-atomic";
+import { replaceFile } from "@eval/durable-fs";
+import { RUNS_NAMES } from "@eval/state-layout";
 
 /** `<runs>/.index/head.json`: a directory, so verification (which reads only top-level files) never sees it. */
-export const INDEX_DIR = ".index";
-const HEAD_FILE = "head.json";
+const { index: INDEX_DIR, head: HEAD_FILE } = RUNS_NAMES;
 
 export interface HeadPointer {
   /** The newest record's file name. */
@@ -33,7 +33,7 @@ export function readHeadPointer(runsDir: string): HeadPointer | null {
 export async function writeHeadPointer(runsDir: string, pointer: HeadPointer): Promise<void> {
   const dir = join(runsDir, INDEX_DIR);
   await mkdir(dir, { recursive: true, mode: 0o700 });
-  await writeFileAtomic(join(dir, HEAD_FILE), `${JSON.stringify(pointer)}\n`, { mode: 0o600, fsync: false });
+  await replaceFile(join(dir, HEAD_FILE), `${JSON.stringify(pointer)}\n`, { mode: 0o600, survives: "crash" });
 }
 
 /**

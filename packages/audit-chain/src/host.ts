@@ -2,7 +2,8 @@ import { randomUUID } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { EvalError, ioError } from "@eval/errors";
-import { writeFileExclusive } from "./exclusive-file.ts";
+import { createFileExclusive } from "@eval/durable-fs";
+import { STATE_NAMES } from "@eval/state-layout";
 
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -12,11 +13,11 @@ const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{
  * A UUID rather than a hostname hash: it reveals nothing about the machine and survives renames.
  */
 export async function getHostFingerprint(stateDir: string): Promise<string> {
-  const path = join(stateDir, "host_id");
+  const path = join(stateDir, STATE_NAMES.hostId);
   const existing = await readHostId(path);
   if (existing !== null) return existing;
   try {
-    await writeFileExclusive(stateDir, "host_id", `${randomUUID()}\n`, { mode: 0o600, stagingDir: stateDir });
+    await createFileExclusive(stateDir, STATE_NAMES.hostId, `${randomUUID()}\n`, { mode: 0o600, stagingDir: stateDir });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "EEXIST") {
       throw ioError(error, "cannot create", path);

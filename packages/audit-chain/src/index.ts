@@ -1,13 +1,12 @@
 export { openEnvelope, reportDigests, signEnvelope } from "./attest.ts";
 export { chainAnchor, readAnchor, verifyAgainstAnchor, writeAnchor } from "./anchor.ts";
-export { appendRunRecord, buildChainRecord, readChainHead, STAGING_DIR, withAppendLock } from "./append.ts";
+export { appendRunRecord, buildChainRecord, readChainHead, withAppendLock } from "./append.ts";
 export type { AppendedRecord, AppendLock, AppendOptions, ChainHead, RecordPlacement } from "./append.ts";
 export { ChainConflict, ChainTampered } from "./errors.ts";
-export { bareRunId, chainedRunIds, findLatestRecord, findRun, isRun, readRecordFile, recordsNewestFirst } from "./find.ts";
-export type { FindRecordOptions, FoundRecord } from "./find.ts";
+export { bareRunId, chainedRunIds, findRun, isRun, latestRun, readRecordFile, recordsNewestFirst } from "./find.ts";
+export type { FoundRecord } from "./find.ts";
 export type { ChainFault } from "./errors.ts";
 export { chainHashOf, contentHashOfReport } from "./hashing.ts";
-export { INDEX_DIR } from "./head-pointer.ts";
 export { getHostFingerprint } from "./host.ts";
 export { listRuns } from "./listing.ts";
 export { RECORD_FILE_PATTERN, recordFileName } from "./record-file.ts";

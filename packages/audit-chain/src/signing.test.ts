@@ -156,6 +156,10 @@ describe("loadSigningKey", () => {
     const inside = join(stateDir, "key.pem");
     await writeFile(inside, generateSigningKey().privateKeyPem);
     await expect(loadSigningKey({ path: inside, stateDir })).rejects.toMatchObject({ code: "EVAL_USAGE", message: expect.stringContaining("inside the state directory") });
+    // ATTACK: a name that starts with two dots is still inside (a prefix test on the relative path let it through).
+    const dotted = join(stateDir, "..key.pem");
+    await writeFile(dotted, generateSigningKey().privateKeyPem, { mode: 0o600 });
+    await expect(loadSigningKey({ path: dotted, stateDir })).rejects.toMatchObject({ code: "EVAL_USAGE", message: expect.stringContaining("inside the state directory") });
     await expect(loadSigningKey({ path: join(dir, "missing.pem") })).rejects.toMatchObject({ code: "EVAL_USAGE", message: expect.stringContaining("ENOENT") });
     await expect(loadSigningKey({ pem: "not a key" })).rejects.toMatchObject({ code: "EVAL_USAGE", message: expect.stringContaining("EVALGATE_SIGNING_KEY is not a PEM private key") });
     const rsa = generateKeyPairSync("rsa", { modulusLength: 1024 }).privateKey.export({ type: "pkcs8", format: "pem" }).toString();
@@ -163,7 +167,7 @@ describe("loadSigningKey", () => {
     await writeFile(rsaFile, rsa);
     await chmod(rsaFile, 0o600);
     await expect(loadSigningKey({ path: rsaFile, stateDir })).rejects.toMatchObject({ message: expect.stringContaining("is a rsa key, not Ed25519") });
-    expect(await readdir(stateDir)).toEqual(["key.pem"]);
+    expect((await readdir(stateDir)).sort()).toEqual(["..key.pem", "key.pem"]);
   });
 });
 

@@ -5,7 +5,8 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify } from "node:crypto";
 import type { KeyObject } from "node:crypto";
 import { readFile, writeFile } from "node:fs/promises";
-import { isAbsolute, relative, resolve } from "node:path";
+import { resolve } from "node:path";
+import { isInside } from "@eval/durable-fs";
 import { EvalError } from "@eval/errors";
 import { sha256Digest } from "@eval/hashing";
 import type { Signature } from "@eval/models";
@@ -101,8 +102,7 @@ export async function loadSigningKey(source: SigningKeySource): Promise<SigningK
   if (source.path !== undefined) {
     const path = resolve(source.path);
     if (source.stateDir !== undefined) {
-      const inside = relative(resolve(source.stateDir), path);
-      if (inside === "" || (!inside.startsWith("..") && !isAbsolute(inside))) {
+      if (isInside(source.stateDir, path)) {
         throw new EvalError("EVAL_USAGE", `the signing key ${path} is inside the state directory: whoever can rewrite the chain could sign with it`, { hint: "keep the key outside, e.g. a CI secret in EVALGATE_SIGNING_KEY" });
       }
     }

@@ -2,9 +2,11 @@ import { createSecretKey, randomBytes, timingSafeEqual } from "node:crypto";
 import type { KeyObject } from "node:crypto";
 import type { Stats } from "node:fs";
 import { link, mkdir, open, unlink } from "node:fs/promises";
-import { dirname, isAbsolute, relative, resolve, sep } from "node:path";
+import { dirname, resolve } from "node:path";
+import { isInside } from "@eval/durable-fs";
 import { EvalError, ioError } from "@eval/errors";
 import { hmacSha256 } from "@eval/hashing";
+import { STATE_NAMES } from "@eval/state-layout";
 
 /**
  * Entry authentication for the score cache.
@@ -16,7 +18,6 @@ import { hmacSha256 } from "@eval/hashing";
  * does not verify there. JSON.stringify never emits a raw newline, so the first newline ends the entry.
  */
 
-export const KEY_FILE_NAME = "cache.key";
 /** Temporary key files are `<keyPath>.tmp-<pid>-<hex>`, beside the key file (link() needs one filesystem). */
 export const KEY_TEMP_INFIX = ".tmp-";
 const KEY_TEXT = /^([0-9a-f]{64})\n?$/;
@@ -28,13 +29,12 @@ const RECOVERY = "delete it to start over with a new key (every cached score is 
 
 /** `<dir>/../cache.key`: in the state directory beside the cache, never inside it. */
 export function defaultKeyPath(dir: string): string {
-  return resolve(dir, "..", KEY_FILE_NAME);
+  return resolve(dir, "..", STATE_NAMES.cacheKey);
 }
 
 /** The key must not live in the cache directory: copying, sharing or uploading a cache must never carry its key. */
 export function assertKeyOutside(dir: string, keyPath: string): void {
-  const rel = relative(resolve(dir), resolve(keyPath));
-  if (rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel)) return;
+  if (!isInside(dir, keyPath)) return;
   throw new EvalError("EVAL_USAGE", `the cache key file ${keyPath} must not be inside the cache directory ${dir}`, {
     hint: "keep it beside the cache, as the default <dir>/../cache.key does, so a copy of the cache never includes its key",
   });

@@ -1,6 +1,6 @@
-import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { swapDirectorySync } from "@eval/durable-fs";
 import type { CassetteMeta } from "@eval/models";
 import { CassetteMetaSchema, formatIssues, parseWire, safeParseWire } from "@eval/models";
 import type { RecordedExchange } from "@eval/model-bridge";
@@ -31,25 +31,13 @@ export interface Cassette {
  */
 export function writeCassette(dir: string, cassette: Cassette): void {
   const meta = parseWire(CassetteMetaSchema, cassette.meta);
-  mkdirSync(dirname(dir), { recursive: true });
-  const suffix = randomBytes(4).toString("hex");
-  const staging = `${dir}.tmp-${suffix}`;
-  mkdirSync(staging);
-  try {
+  swapDirectorySync(dir, (staging) => {
     writeFileSync(join(staging, CASSETTE_FILES.meta), `${JSON.stringify(meta, null, 2)}\n`);
     writeFileSync(join(staging, CASSETTE_FILES.stdout), cassette.stdout);
     writeFileSync(join(staging, CASSETTE_FILES.stderr), cassette.stderr);
     writeFileSync(join(staging, CASSETTE_FILES.diff), cassette.diff);
     if (cassette.exchanges != null) writeFileSync(join(staging, CASSETTE_FILES.exchanges), cassette.exchanges.map((exchange) => `${JSON.stringify(exchange)}\n`).join(""));
-    const old = `${dir}.old-${suffix}`;
-    const hadOld = existsSync(dir);
-    if (hadOld) renameSync(dir, old);
-    renameSync(staging, dir);
-    if (hadOld) rmSync(old, { recursive: true, force: true });
-  } catch (error) {
-    rmSync(staging, { recursive: true, force: true });
-    throw error;
-  }
+  }, { replace: true });
 }
 
 /** Reads and validates a cassette directory; throws CassetteInvalid naming the problem. */

@@ -19,7 +19,8 @@ import { ComplianceReportFailed, ComplianceReportMissing } from "./errors.ts";
 import { promptSha256 } from "./prompt.ts";
 import { executeTrial } from "./trial.ts";
 import type { TrialLimits } from "./trial.ts";
-import writeFileAtomic from "write-file-atomic";
+import { replaceFileSync } from "@eval/durable-fs";
+import { stateLayout } from "@eval/state-layout";
 import { RUN_DEFAULTS } from "@eval/models/defaults";
 
 export interface BenignTask {
@@ -179,11 +180,11 @@ function notRun(task: BenignTask): ComplianceTrial {
 }
 
 function writeReport(stateDir: string, adapter: string, startedAt: Date, lines: readonly unknown[]): string {
-  const dir = join(stateDir, "compliance");
+  const dir = stateLayout(stateDir).compliance;
   mkdirSync(dir, { recursive: true });
   const stamp = startedAt.toISOString().replace(/[:.]/g, "-");
   const path = join(dir, `${adapter}-${stamp}-${randomBytes(3).toString("hex")}.jsonl`);
-  writeFileAtomic.sync(path, lines.map((line) => JSON.stringify(line)).join("\n") + "\n", { mode: 0o644, fsync: false });
+  replaceFileSync(path, lines.map((line) => JSON.stringify(line)).join("\n") + "\n", { mode: 0o644, survives: "crash" });
   return path;
 }
 

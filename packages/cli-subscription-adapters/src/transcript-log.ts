@@ -3,6 +3,7 @@ import { join } from "node:path";
 import type { SutInvocation, Transcript } from "@eval/models";
 import type { StreamLogOption } from "@eval/tool-normalize";
 import { summarizeTranscript, writeTranscriptJsonl } from "@eval/tool-normalize";
+import { transcriptFile, transcriptStreamsDir } from "@eval/state-layout";
 
 /** Where and how a SUT that drives an agent keeps its evidence of each case invocation. */
 export interface TranscriptLogOptions {
@@ -23,13 +24,13 @@ function tagFileName(tag: string): string {
  * and transcript before they reach here (the backend redacts them).
  */
 export async function logTranscript(options: TranscriptLogOptions, invocation: SutInvocation, transcript: Transcript, rawStream: string): Promise<void> {
-  await writeTranscriptJsonl(join(options.transcriptsDir, `${invocation.benchCase.task_class}.jsonl`), transcript, {
+  await writeTranscriptJsonl(transcriptFile(options.transcriptsDir, invocation.benchCase.task_class), transcript, {
     case_id: invocation.benchCase.case_id,
     invocation_tag: invocation.invocationTag,
   });
   const mode = options.streamLog ?? false;
   if (mode === false) return;
-  const streams = join(options.transcriptsDir, "streams");
+  const streams = transcriptStreamsDir(options.transcriptsDir);
   await mkdir(streams, { recursive: true });
   const base = join(streams, tagFileName(invocation.invocationTag));
   if (mode === "raw") await writeFile(`${base}.jsonl`, rawStream, { mode: 0o600 });

@@ -2,7 +2,7 @@
 // records, so CI can hand the gate's evidence to attestation tooling; and the check of such an envelope
 // against the declared signers and the chain it claims to come from.
 import { readFile } from "node:fs/promises";
-import writeFileAtomic from "write-file-atomic";
+import { replaceFile } from "@eval/durable-fs";
 import { findRun, keyIdOf, openEnvelope, reportDigests, signEnvelope, verifyChain, ChainTampered } from "@eval/audit-chain";
 import type { FoundRecord, SigningKey } from "@eval/audit-chain";
 import { EvalError } from "@eval/errors";
@@ -117,7 +117,7 @@ export async function verifyAttestation(options: { readonly path: string; readon
 /** Writes an envelope as one line of JSON (the DSSE JSON serialization), atomically. */
 export async function writeAttestation(path: string, envelope: DsseEnvelope): Promise<void> {
   try {
-    await writeFileAtomic(path, `${JSON.stringify(envelope)}\n`, { mode: 0o644 });
+    await replaceFile(path, `${JSON.stringify(envelope)}\n`, { mode: 0o644 });
   } catch (error) {
     throw new EvalError("EVAL_IO", `cannot write the attestation ${path}: ${(error as Error).message}`, { hint: "write it to a writable path" });
   }

@@ -6,7 +6,7 @@ import { parse as parseYaml, stringify } from "yaml";
 import { CASE_TREE_SERIALIZATION, digestDirectory } from "./digest.ts";
 import { diffFiles } from "./case-loader.ts";
 import { CaseLoadFailed, CaseUnsafePath, TaskClassIncomplete } from "./errors.ts";
-import writeFileAtomic from "write-file-atomic";
+import { replaceFile } from "@eval/durable-fs";
 import { entryKind, readText } from "./files.ts";
 
 /** What `signBench` changed in cases/digests.yaml. */
@@ -66,7 +66,7 @@ export async function signBench(taskClass: { readonly benchPath: string; readonl
   const current = (await entryKind(digestsPath)) === "file" ? await readText(digestsPath) : null;
   const written = current !== text;
   if (written) {
-    await writeFileAtomic(digestsPath, text).catch((error: unknown) => {
+    await replaceFile(digestsPath, text).catch((error: unknown) => {
       throw ioError(error, "cannot write", digestsPath);
     });
   }

@@ -1,11 +1,11 @@
 // Per-case evidence for the report views: the run's detail file and the case's transcript.
 import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import { bareRunId } from "@eval/audit-chain";
 import { safeParseWire, TranscriptSchema } from "@eval/models";
 import type { CaseDetail, CaseResult, Transcript, TrialCaseResult } from "@eval/models";
 import type { CaseEvidence, CaseTrials, ReportCase, ReportTrial } from "@eval/reports";
 import { capturedDiff, isCachedDetail, readCaseDetail } from "@eval/runner";
+import { caseDetailsDir, transcriptFile } from "@eval/state-layout";
 
 
 /** What a detail recorded besides its score; the workspace diff is rendered from the blob store in `blobsDir`. */
@@ -54,7 +54,7 @@ export class TranscriptIndex {
     if (lines !== undefined) return lines;
     lines = new Map();
     this.byTag.set(taskClass, lines);
-    const path = join(this.transcriptsDir, `${taskClass}.jsonl`);
+    const path = transcriptFile(this.transcriptsDir, taskClass);
     if (!existsSync(path)) return lines;
     for (const text of readFileSync(path, "utf8").split("\n")) {
       if (text.trim() === "") continue;
@@ -79,14 +79,14 @@ export function trialsOf(entry: CaseResult | TrialCaseResult): CaseTrials | null
 function trialRunsOf(entry: CaseResult | TrialCaseResult, context: { runsDir: string; blobsDir: string; runId: string; taskClass: string; transcripts: TranscriptIndex }): ReportTrial[] | null {
   if (!("trials" in entry) || entry.trials === undefined) return null;
   return entry.trials.map((score, trial) => {
-    const detail = readCaseDetail(join(context.runsDir, bareRunId(context.runId), "cases"), entry.case_id, trial);
+    const detail = readCaseDetail(caseDetailsDir(context.runsDir, bareRunId(context.runId)), entry.case_id, trial);
     return { trial, score, evidence: detail === null ? null : evidenceOf(detail, context.blobsDir), transcript: detail === null ? null : context.transcripts.find(context.taskClass, detail) };
   });
 }
 
 /** One case of a recorded run with its evidence, as the report views show it. */
 export function reportCaseOf(entry: CaseResult | TrialCaseResult, context: { runsDir: string; blobsDir: string; runId: string; taskClass: string; transcripts: TranscriptIndex; baseline: CaseResult | null | undefined }): ReportCase {
-  const detail = readCaseDetail(join(context.runsDir, bareRunId(context.runId), "cases"), entry.case_id);
+  const detail = readCaseDetail(caseDetailsDir(context.runsDir, bareRunId(context.runId)), entry.case_id);
   return {
     case_id: entry.case_id,
     curation_class: entry.curation_class,

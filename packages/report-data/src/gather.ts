@@ -1,5 +1,4 @@
 // Gathers one recorded run and what surrounds it from the state dir, for `report` and `show`.
-import { join } from "node:path";
 import { isRun, readRecordFile } from "@eval/audit-chain";
 import { baselineSummary } from "@eval/compare";
 import { EvalError, ignoreWarnings } from "@eval/errors";
@@ -13,6 +12,7 @@ import { reportCaseOf, TranscriptIndex } from "./case-evidence.ts";
 import { readHistory } from "./history-index.ts";
 import type { History, RunSummary } from "./history-index.ts";
 import { taskClassForVerdicts } from "./task-class.ts";
+import { stateLayout } from "@eval/state-layout";
 
 export interface GatherOptions {
   readonly stateDir: string;
@@ -37,7 +37,7 @@ function pickRun(history: History, options: GatherOptions): RunSummary {
     if (options.runId === undefined || isRun(summary, options.runId)) return summary;
   }
   const what = options.runId === undefined ? `no run${options.taskClass === undefined ? "" : ` of ${options.taskClass}`} is recorded` : `no run ${options.runId}${options.taskClass === undefined ? "" : ` of ${options.taskClass}`} is recorded`;
-  throw new EvalError("EVAL_REPORT_NOT_FOUND", `${what} in ${join(options.stateDir, "runs")}`, { hint: "`evalgate show` lists the newest run; run `evalgate run` first, or pass --out <state dir>" });
+  throw new EvalError("EVAL_REPORT_NOT_FOUND", `${what} in ${stateLayout(options.stateDir).runs}`, { hint: "`evalgate show` lists the newest run; run `evalgate run` first, or pass --out <state dir>" });
 }
 
 /** The runs of the task class a promotion could read as evidence (promotion's rule), oldest first. */
@@ -50,8 +50,9 @@ function trendOf(history: History, taskClass: string): TrendPoint[] {
 /** Each case of `report` with its detail, transcript and (with a baseline) the baseline's score. */
 export function reportCases(report: AnyBenchRunReport, stateDir: string, base: AnyBenchRunReport | null): ReportCase[] {
   const baseCases = base === null ? null : new Map(base.per_case.map((entry) => [entry.case_id, entry]));
-  const transcripts = new TranscriptIndex(join(stateDir, "transcripts"));
-  const context = { runsDir: join(stateDir, "runs"), blobsDir: join(stateDir, "blobs"), runId: report.run_id, taskClass: report.task_class, transcripts };
+  const layout = stateLayout(stateDir);
+  const transcripts = new TranscriptIndex(layout.transcripts);
+  const context = { runsDir: layout.runs, blobsDir: layout.blobs, runId: report.run_id, taskClass: report.task_class, transcripts };
   return report.per_case.map((entry) => reportCaseOf(entry, { ...context, baseline: baseCases === null ? undefined : (baseCases.get(entry.case_id) ?? null) }));
 }
 
@@ -68,7 +69,7 @@ export function reportRunOf(report: AnyBenchRunReport): ReportRun {
  */
 export async function gatherReportData(options: GatherOptions): Promise<ReportData> {
   const onWarning = options.onWarning ?? ignoreWarnings;
-  const runsDir = join(options.stateDir, "runs");
+  const runsDir = stateLayout(options.stateDir).runs;
   // From the chain checkpoint, as a run checks it: the records appended since are verified, not the whole history.
   const chain = await verifyChainForRun({ stateDir: options.stateDir, runsDir, onWarning, bestEffort: true });
   const history = await readHistory({ stateDir: options.stateDir, onWarning });

@@ -7,16 +7,16 @@
 import { readFileSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import { INDEX_DIR, listRuns, readRecordFile } from "@eval/audit-chain";
+import { listRuns, readRecordFile } from "@eval/audit-chain";
 import { loadOrCreateMacKey, sealEntry, splitEntry, verifyEntry } from "@eval/cache";
 import type { WarningSink } from "@eval/errors";
 import type { ChainRecord } from "@eval/models";
 import { notDefaultEvidence } from "@eval/promotion";
 import { runListEntry } from "@eval/reports";
 import type { RunListEntry } from "@eval/reports";
-import writeFileAtomic from "write-file-atomic";
+import { replaceFile } from "@eval/durable-fs";
+import { RUNS_NAMES, stateLayout } from "@eval/state-layout";
 
-const INDEX_FILE = "history.json";
 const SCHEMA_VERSION = "evalgate.history_index.v1";
 /** The MAC's label: never a cache key (those are `blake3:<hex>`) nor the checkpoint's, so no sealed file stands in for another. */
 const MAC_LABEL = "evalgate.history_index";
@@ -90,7 +90,7 @@ const SEPARATOR = "\t";
  * the same records again.
  */
 export async function readHistory(options: HistoryIndexOptions): Promise<History> {
-  const runsDir = join(options.stateDir, "runs");
+  const runsDir = stateLayout(options.stateDir).runs;
   const names = (await listRuns(runsDir)).records;
   const stored = await storedPieces(options);
   const usable = stored.pieces !== null && isPrefix(new History(stored.pieces), names);
@@ -114,7 +114,7 @@ function isPrefix(history: History, names: readonly string[]): boolean {
   return true;
 }
 
-const indexPath = (stateDir: string): string => join(stateDir, "runs", INDEX_DIR, INDEX_FILE);
+const indexPath = (stateDir: string): string => join(stateLayout(stateDir).runs, RUNS_NAMES.index, RUNS_NAMES.history);
 
 /** The stored summaries' texts (null when there is no index), or the reason a stored index cannot be used. */
 async function storedPieces(options: HistoryIndexOptions): Promise<{ pieces: string[] | null; problem: string | null }> {
@@ -126,7 +126,7 @@ async function storedPieces(options: HistoryIndexOptions): Promise<{ pieces: str
   }
   const stored = splitEntry(bytes);
   if (stored.kind !== "sealed") return { pieces: null, problem: "has no valid MAC line (edited or truncated)" };
-  const key = await loadOrCreateMacKey(join(options.stateDir, "cache.key"));
+  const key = await loadOrCreateMacKey(stateLayout(options.stateDir).cacheKey);
   if (!verifyEntry(key, MAC_LABEL, stored)) return { pieces: null, problem: "fails its MAC (edited, or sealed with another key)" };
   const [header, ...pieces] = stored.body.toString("utf8").split(SEPARATOR);
   if (header !== HEADER) return { pieces: null, problem: "has an unknown schema_version" };
@@ -137,7 +137,7 @@ const HEADER = JSON.stringify({ schema_version: SCHEMA_VERSION });
 
 /** Seals and replaces the index atomically (readers see the old or the new one, never half). */
 async function writeIndex(options: HistoryIndexOptions, pieces: readonly string[]): Promise<void> {
-  const key = await loadOrCreateMacKey(join(options.stateDir, "cache.key"));
-  await mkdir(join(options.stateDir, "runs", INDEX_DIR), { recursive: true, mode: 0o700 });
-  await writeFileAtomic(indexPath(options.stateDir), sealEntry(key, MAC_LABEL, [HEADER, ...pieces].join(SEPARATOR)), { mode: 0o600 });
+  const key = await loadOrCreateMacKey(stateLayout(options.stateDir).cacheKey);
+  await mkdir(join(stateLayout(options.stateDir).runs, RUNS_NAMES.index), { recursive: true, mode: 0o700 });
+  await replaceFile(indexPath(options.stateDir), sealEntry(key, MAC_LABEL, [HEADER, ...pieces].join(SEPARATOR)), { mode: 0o600 });
 }

@@ -1,6 +1,5 @@
 // The CI views of a run just recorded (`run` and `merge` --junit / --summary-md): built from the report the
 // caller holds, with no second walk of the chain and no second load of a task class it already has.
-import { join } from "node:path";
 import { verifyChain } from "@eval/audit-chain";
 import type { VerifyResult } from "@eval/audit-chain";
 import type { WarningSink } from "@eval/errors";
@@ -10,6 +9,7 @@ import type { JudgedTaskClass } from "@eval/promotion";
 import type { ReportCase, ReportRun } from "@eval/reports";
 import { reportCases, reportRunOf } from "./gather.ts";
 import { taskClassForVerdicts } from "./task-class.ts";
+import { stateLayout } from "@eval/state-layout";
 
 export interface RecordedRunViewsInput {
   readonly stateDir: string;
@@ -34,7 +34,7 @@ export async function recordedRunViews(input: RecordedRunViewsInput): Promise<Re
   const { report, stateDir } = input;
   const views = { run: reportRunOf(report), cases: reportCases(report, stateDir, null) };
   if (!input.withVerdicts) return { ...views, verdicts: [] };
-  const runsDir = join(stateDir, "runs");
+  const runsDir = stateLayout(stateDir).runs;
   const chain = input.chain ?? (await verifyChain({ runsDir }));
   const taskClass = "benchRoot" in input.taskClass ? await taskClassForVerdicts(report.task_class, input.taskClass.benchRoot, input.onWarning) : input.taskClass;
   const { verdicts } = await tierVerdicts({ tiersPath: input.tiersPath, runsDir, report, taskClass, chainVerified: chain.ok, onWarning: input.onWarning });

@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ioError } from "@eval/errors";
 import { blake3Digest } from "@eval/hashing";
-import writeFileAtomic from "write-file-atomic";
+import { replaceFileSync } from "@eval/durable-fs";
 
 function blobPath(blobsDir: string, digest: string): string {
   const hex = digest.replace(/^blake3:/, "");
@@ -18,7 +18,7 @@ export function writeBlob(blobsDir: string, digest: string, content: Buffer): vo
   if (existsSync(path)) return;
   try {
     mkdirSync(join(path, ".."), { recursive: true });
-    writeFileAtomic.sync(path, content, { mode: 0o600, fsync: false });
+    replaceFileSync(path, content, { mode: 0o600, survives: "crash" });
   } catch (error) {
     throw ioError(error, "cannot write the captured file", path);
   }

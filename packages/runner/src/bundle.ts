@@ -1,9 +1,9 @@
 // A shard bundle on disk: manifest.json, plan.json, units/<case_id>.t<trial>.json and, when an agent
 // SUT wrote any, transcripts.jsonl. The manifest holds the BLAKE3 of every other file.
-import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
-import { lstat, mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
-import { basename, dirname, join, resolve } from "node:path";
+import { lstat, mkdir, readdir, readFile, writeFile } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import { swapDirectory } from "@eval/durable-fs";
 import { blake3Digest } from "@eval/hashing";
 import { EvalError, ioError } from "@eval/errors";
 import { formatIssues, SHARD_MANIFEST_SCHEMA_VERSION, SHARD_UNIT_SCHEMA_VERSION, ShardManifestSchema, ShardUnitSchema, safeParseWire } from "@eval/models";
@@ -57,8 +57,6 @@ export function unitFileName(caseId: string, trial: number): string {
 export async function writeBundle(dir: string, content: BundleContent): Promise<ShardManifest> {
   const target = resolve(dir);
   if (existsSync(target)) throw new EvalError("EVAL_USAGE", `the bundle directory ${target} already exists`, { hint: "give each shard its own new --bundle directory" });
-  await mkdir(dirname(target), { recursive: true });
-  const staging = join(dirname(target), `.${basename(target)}.tmp-${randomBytes(6).toString("hex")}`);
   const files: { path: string; text: string }[] = [{ path: "plan.json", text: `${JSON.stringify(content.plan, null, 2)}\n` }];
   for (const unit of content.units) {
     const body = safeParseWire(ShardUnitSchema, { schema_version: SHARD_UNIT_SCHEMA_VERSION, plan_id: content.plan.plan_id, ...unit });
@@ -81,15 +79,14 @@ export async function writeBundle(dir: string, content: BundleContent): Promise<
   const manifest = key === null ? fields : { ...fields, signature: signDocument(key, PAYLOAD_TYPES.manifest, fields) };
   const checked = safeParseWire(ShardManifestSchema, manifest);
   if (!checked.success) throw new Error(`evalgate built an invalid shard manifest: ${formatIssues(checked.issues)}`);
-  try {
+  // Each file flushed as it is written: the bundle is handed to another machine, whole or not at all.
+  await swapDirectory(target, async (staging) => {
     await mkdir(join(staging, "units"), { recursive: true });
     for (const file of files) await writeFile(join(staging, file.path), file.text, { flag: "wx", flush: true });
     await writeFile(join(staging, "manifest.json"), `${JSON.stringify(manifest, null, 2)}\n`, { flag: "wx", flush: true });
-    await rename(staging, target);
-  } catch (error) {
-    await rm(staging, { recursive: true, force: true });
+  }, { replace: false }).catch((error: unknown) => {
     throw ioError(error, "cannot write the bundle", target);
-  }
+  });
   return checked.data;
 }
 

@@ -1,12 +1,12 @@
 // Step 2 of a run: the cache probe. Hits become results (with the executing run's detail linked);
 // misses are what the pool executes.
 import { EvalError } from "@eval/errors";
+import { caseDetailFile } from "@eval/state-layout";
 import { linkCachedDetail } from "./case-detail.ts";
 import { checkRetryMisses, erroredCasesOfLastRun } from "./retry-errors.ts";
 import type { PreparedRun } from "./prepare-run.ts";
 import type { RunTally } from "./run-tally.ts";
 import type { RunEvalOptions, TrialItem } from "./run-types.ts";
-import { trialDetailFile } from "./trials.ts";
 
 /**
  * Probes the cache for every unit of the plan (none with `noCache`), adds each hit to the tally, and
@@ -28,7 +28,7 @@ export async function probeCache(plan: PreparedRun, tally: RunTally, options: Pi
       continue;
     }
     // A hit spends nothing now: the recorded cost is this run's spend.
-    const detailPath = linkCachedDetail(runsDir, key, plan.runId, trialDetailFile(benchCase.case_id, trial));
+    const detailPath = linkCachedDetail(runsDir, key, plan.runId, caseDetailFile(benchCase.case_id, trial));
     tally.add({ case_id: benchCase.case_id, trial, cacheKey: key, cacheHit: true, score: { ...cached, cost_usd: 0 }, detailPath });
   }
   if (errored !== null) checkRetryMisses(misses.map((item) => item.benchCase.case_id), errored);

@@ -3,7 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CASE_DETAIL_SCHEMA_VERSION } from "@eval/models";
-import { detailIndexPath, indexCaseDetail, isCachedDetail, linkCachedDetail } from "./case-detail.ts";
+import { detailIndexPath } from "@eval/state-layout";
+import { indexCaseDetail, isCachedDetail, linkCachedDetail } from "./case-detail.ts";
 
 const KEY = `blake3:${"ab".repeat(32)}`;
 let runsDir: string;

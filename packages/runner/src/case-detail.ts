@@ -5,25 +5,21 @@ import { ioError } from "@eval/errors";
 import { CASE_DETAIL_SCHEMA_VERSION, CaseDetailSchema, safeParseWire } from "@eval/models";
 import type { BenchScore, CaseDetail, MeteredUsage, SutOutput, SutStreams, WorkspaceCapture } from "@eval/models";
 import type { RubricOutcome } from "./rubric-isolation.ts";
-import { trialDetailFile } from "./trials.ts";
-import writeFileAtomic from "write-file-atomic";
+import { replaceFileSync } from "@eval/durable-fs";
+import { caseDetailFile, detailIndexPath, RUN_DIR_NAMES, RUNS_NAMES } from "@eval/state-layout";
+
+// `detailIndexPath` names which run executed the case a cache key names, so a later cache hit can show
+// that run's evidence; the leading dot keeps the index out of `gc`'s sweep and the chain's listing.
 
 /**
- * `<runsDir>/.detail-index/<key hex>.json`: which run executed the case a cache key names, so a later
- * cache hit can show that run's evidence. The leading dot keeps it out of `gc`'s sweep of detail
- * directories and out of the chain's listing.
+ * Writes a detail file or an index pointer whole (atomic replace): a reader never sees half a file, and
+ * a replaced file that is a hard link (a cache hit's detail) leaves the other name's content alone. The
+ * run and `merge` both write details through here. No fsync: a pointer or a detail lost in a power cut
+ * only costs a later hit, or a view, its evidence; the chain record is written durably.
  */
-export function detailIndexPath(runsDir: string, cacheKey: string): string {
-  return join(runsDir, ".detail-index", `${cacheKey.replace(/^blake3:/, "")}.json`);
-}
-
-/**
- * Writes `content` to `path` through a temp file and a rename: a reader never sees half a file. No
- * fsync: a pointer or a copy lost in a crash only costs a later hit its detail.
- */
-function writeAtomic(path: string, content: string): void {
+export function writeDetailFile(path: string, content: string): void {
   try {
-    writeFileAtomic.sync(path, content, { mode: 0o600, fsync: false });
+    replaceFileSync(path, content, { mode: 0o600, survives: "crash" });
   } catch (error) {
     throw ioError(error, "cannot write", path);
   }
@@ -33,11 +29,11 @@ function writeAtomic(path: string, content: string): void {
 export function indexCaseDetail(runsDir: string, cacheKey: string, runId: string, detailFile: string): void {
   const path = detailIndexPath(runsDir, cacheKey);
   try {
-    mkdirSync(join(runsDir, ".detail-index"), { recursive: true });
+    mkdirSync(join(runsDir, RUNS_NAMES.detailIndex), { recursive: true });
   } catch (error) {
-    throw ioError(error, "cannot create", join(runsDir, ".detail-index"));
+    throw ioError(error, "cannot create", join(runsDir, RUNS_NAMES.detailIndex));
   }
-  writeAtomic(path, `${JSON.stringify({ run_id: runId, file: detailFile })}\n`);
+  writeDetailFile(path, `${JSON.stringify({ run_id: runId, file: detailFile })}\n`);
 }
 
 /**
@@ -53,7 +49,7 @@ export function indexCaseDetail(runsDir: string, cacheKey: string, runId: string
 export function linkCachedDetail(runsDir: string, cacheKey: string, runId: string, detailFile: string): string | null {
   const source = executedDetailPath(runsDir, cacheKey);
   if (source === null || !isDetailOf(source, cacheKey)) return null;
-  const target = join(runsDir, runId, "cases", detailFile);
+  const target = join(runsDir, runId, RUN_DIR_NAMES.cases, detailFile);
   try {
     mkdirSync(dirname(target), { recursive: true });
     try {
@@ -78,7 +74,7 @@ function executedDetailPath(runsDir: string, cacheKey: string): string | null {
   const { run_id: runId, file } = pointer;
   if (typeof runId !== "string" || typeof file !== "string") return null;
   if (file.includes("/") || runId.includes("/") || runId.includes("..")) return null;
-  return join(runsDir, runId.replace(/^partial:/, ""), "cases", file);
+  return join(runsDir, runId.replace(/^partial:/, ""), RUN_DIR_NAMES.cases, file);
 }
 
 /** How much of a detail file `isDetailOf` reads first: its top-level fields before the SUT's output. */
@@ -168,7 +164,7 @@ function rubricDetail(outcome: RubricOutcome | null): Record<string, unknown> | 
  * indexes it for later cache hits. Returns the detail's path.
  */
 export function writeCaseDetail(input: CaseDetailInput): string {
-  const detailPath = join(input.runDir, "cases", trialDetailFile(input.caseId, input.trial));
+  const detailPath = join(input.runDir, RUN_DIR_NAMES.cases, caseDetailFile(input.caseId, input.trial));
   const detail = {
     schema_version: CASE_DETAIL_SCHEMA_VERSION,
     run_id: input.runId,
@@ -187,14 +183,14 @@ export function writeCaseDetail(input: CaseDetailInput): string {
     score: input.score,
     ...(input.metered == null ? {} : { metered: input.metered }),
   };
-  writeAtomic(detailPath, `${JSON.stringify(detail, null, 2)}\n`);
+  writeDetailFile(detailPath, `${JSON.stringify(detail, null, 2)}\n`);
   indexCaseDetail(dirname(input.runDir), input.cacheKey, input.runId, basename(detailPath));
   return detailPath;
 }
 
 /** A trial's detail file in a run's `cases/` directory, or null when it is missing or does not validate (evidence to show, not to trust). */
 export function readCaseDetail(detailsDir: string, caseId: string, trial = 0): CaseDetail | null {
-  const path = join(detailsDir, trialDetailFile(caseId, trial));
+  const path = join(detailsDir, caseDetailFile(caseId, trial));
   if (!existsSync(path)) return null;
   try {
     const parsed = safeParseWire(CaseDetailSchema, JSON.parse(readFileSync(path, "utf8")));

@@ -7,7 +7,8 @@ import { appendRunRecord, buildChainRecord, getHostFingerprint, readChainHead, v
 import type { EvalWarning } from "@eval/errors";
 import { GENESIS_PREV_HASH, RUN_REPORT_SCHEMA_VERSION } from "@eval/models";
 import type { BenchRunReportInput } from "@eval/models";
-import { CHECKPOINT_FILE, readCheckpoint, verifyChainForRun } from "./chain-checkpoint.ts";
+import { STATE_NAMES } from "@eval/state-layout";
+import { readCheckpoint, verifyChainForRun } from "./chain-checkpoint.ts";
 
 const HEX = "c".repeat(64);
 
@@ -97,7 +98,7 @@ describe("verifyChainForRun", () => {
   it("an edited checkpoint is detected (MAC) and ignored: the whole chain is walked", async () => {
     await append(3);
     await verifyChainForRun(options());
-    const path = join(stateDir, CHECKPOINT_FILE);
+    const path = join(stateDir, STATE_NAMES.checkpoint);
     const text = await readFile(path, "utf8");
     await writeFile(path, text.replace('"records":3', '"records":2'));
     const result = await verifyChainForRun(options());
@@ -111,7 +112,7 @@ describe("verifyChainForRun", () => {
   it("a checkpoint without a MAC line, or for another runs directory, is ignored with a warning", async () => {
     await append(2);
     await verifyChainForRun(options());
-    const path = join(stateDir, CHECKPOINT_FILE);
+    const path = join(stateDir, STATE_NAMES.checkpoint);
     const sealed = await readFile(path, "utf8");
     await writeFile(path, `${sealed.split("\n")[0]}\n`);
     expect(await readCheckpoint(options())).toBeNull();

@@ -2,15 +2,15 @@
 // what was appended since, not the whole history.
 import { statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import { verifyChain, verifyChainFrom, verifyHeadRecord } from "@eval/audit-chain";
 import type { VerifiedPrefix, VerifyResult } from "@eval/audit-chain";
 import { loadOrCreateMacKey, sealEntry, splitEntry, verifyEntry } from "@eval/cache";
 import { ioError } from "@eval/errors";
 import type { WarningSink } from "@eval/errors";
-import writeFileAtomic from "write-file-atomic";
+import { replaceFile } from "@eval/durable-fs";
+import { stateLayout } from "@eval/state-layout";
 
-export const CHECKPOINT_FILE = "chain.checkpoint";
 const SCHEMA_VERSION = "evalgate.chain_checkpoint.v1";
 /**
  * The checkpoint is sealed like a cache entry (HMAC-SHA256 under `<state>/cache.key`). In the MAC's
@@ -114,7 +114,7 @@ export async function verifyAfterAppend(
 }
 
 function checkpointPath(stateDir: string): string {
-  return join(stateDir, CHECKPOINT_FILE);
+  return stateLayout(stateDir).checkpoint;
 }
 
 /** The verified prefix the checkpoint vouches for, or null (none, or one that does not verify: warned). */
@@ -133,7 +133,7 @@ export async function readCheckpoint(options: ChainCheckpointOptions): Promise<C
   };
   const stored = splitEntry(bytes);
   if (stored.kind !== "sealed") return invalid("has no valid MAC line (edited or truncated)");
-  const key = await loadOrCreateMacKey(join(options.stateDir, "cache.key"));
+  const key = await loadOrCreateMacKey(stateLayout(options.stateDir).cacheKey);
   if (!verifyEntry(key, MAC_LABEL, stored)) return invalid("fails its MAC (edited, or sealed with another key)");
   const body = JSON.parse(stored.body.toString("utf8")) as CheckpointBody;
   if (body.schema_version !== SCHEMA_VERSION) return invalid(`has an unknown schema_version`);
@@ -151,9 +151,9 @@ export async function writeCheckpoint(options: ChainCheckpointOptions, prefix: C
     head_file: prefix.headFile,
     dir_mtime_ns: prefix.dirMtimeNs,
   };
-  const key = await loadOrCreateMacKey(join(options.stateDir, "cache.key"));
+  const key = await loadOrCreateMacKey(stateLayout(options.stateDir).cacheKey);
   const path = checkpointPath(options.stateDir);
-  await writeFileAtomic(path, sealEntry(key, MAC_LABEL, JSON.stringify(body))).catch((error: unknown) => {
+  await replaceFile(path, sealEntry(key, MAC_LABEL, JSON.stringify(body))).catch((error: unknown) => {
     throw ioError(error, "cannot write the chain checkpoint", path);
   });
 }

@@ -10,7 +10,7 @@ import type { ResourceLimits, SandboxPolicy } from "@eval/sandbox";
 import type { SandboxMode } from "./rubric-isolation.ts";
 import { framedDigest, treeDigest } from "@eval/hashing";
 import type { FileDigestCache } from "@eval/hashing";
-import writeFileAtomic from "write-file-atomic";
+import { replaceFileSync } from "@eval/durable-fs";
 import { BENCH_INVOCATION_TAG_ENV, checkSutOutput, SutAborted, SutResourceLimit } from "./sut.ts";
 
 const SUT_GRACE_MS = 2_000;
@@ -114,7 +114,7 @@ function loadDigestCache(path: string): { entries: FileDigestCache; save(): void
       const kept = [...entries].slice(-DIGEST_CACHE_ENTRIES);
       try {
         mkdirSync(dirname(path), { recursive: true });
-        writeFileAtomic.sync(path, JSON.stringify({ version: 1, entries: Object.fromEntries(kept) }), { mode: 0o600 });
+        replaceFileSync(path, JSON.stringify({ version: 1, entries: Object.fromEntries(kept) }), { mode: 0o600 });
       } catch {
         // A cache that cannot be written only costs the next run a re-read.
       }

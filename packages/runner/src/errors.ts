@@ -38,18 +38,3 @@ export class RubricBroken extends EvalError {
   }
 }
 
-/** The state directory (`--out`) is, or lies below, something that is not a directory. */
-export class StateDirNotADirectory extends EvalError {
-  constructor(stateDir: string, culprit: string) {
-    const where = culprit === stateDir ? "" : ` (${culprit} is not a directory)`;
-    super("EVAL_STATE_DIR_NOT_A_DIRECTORY", `the state directory ${stateDir} cannot be used: it is not a directory${where}`, { details: { stateDir, culprit } });
-  }
-}
-
-/** evalgate cannot write into the state directory (a read-only mount, or no permission). */
-export class StateDirReadOnly extends EvalError {
-  constructor(stateDir: string, dir: string, errno: string) {
-    const why = errno === "EROFS" ? "read-only file system" : "permission denied";
-    super("EVAL_STATE_DIR_READ_ONLY", `the state directory ${stateDir} is not writable: ${dir}: ${why} (${errno})`, { details: { stateDir, dir, errno } });
-  }
-}

@@ -2,6 +2,7 @@
 // what is outstanding.
 import { mkdir } from "node:fs/promises";
 import { EvalError } from "@eval/errors";
+import { RUN_DIR_NAMES, stateLayout } from "@eval/state-layout";
 import type { WarningSink } from "@eval/errors";
 import { join } from "node:path";
 import { executeCase } from "./execute-case.ts";
@@ -32,7 +33,7 @@ function unitContextFactory(plan: PreparedRun, options: ExecuteOptions, cancel: 
   const { taskClass, runDir, runId } = plan;
   let launcher: Promise<RubricLauncher> | null = null;
   let casesDirReady: Promise<unknown> | null = null;
-  const casesDir = (): Promise<unknown> => (casesDirReady ??= mkdir(join(runDir, "cases"), { recursive: true }));
+  const casesDir = (): Promise<unknown> => (casesDirReady ??= mkdir(join(runDir, RUN_DIR_NAMES.cases), { recursive: true }));
   const getLauncher = (): Promise<RubricLauncher> =>
     (launcher ??= prepareRubricLauncher(taskClass, {
       sandbox: options.sandbox ?? "bwrap",
@@ -53,7 +54,7 @@ function unitContextFactory(plan: PreparedRun, options: ExecuteOptions, cancel: 
     cacheKey: key,
     casesDir,
     tempRoot,
-    blobsDir: join(plan.settings.stateDir, "blobs"),
+    blobsDir: stateLayout(plan.settings.stateDir).blobs,
   });
 }
 

@@ -2,13 +2,12 @@
 // never reached the chain and whose owner is gone, staging and checkpoint temp files, and the score cache's stale temp files and expired entries.
 import { readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { chainedRunIds, STAGING_DIR, withAppendLock } from "@eval/audit-chain";
+import { chainedRunIds, withAppendLock } from "@eval/audit-chain";
 import { ScoreCache } from "@eval/cache";
 import type { WarningSink } from "@eval/errors";
-import { CHECKPOINT_FILE } from "./chain-checkpoint.ts";
+import { checkStateDir, RUNS_NAMES, STATE_NAMES, stateLayout } from "@eval/state-layout";
 import { claimState, deadClaims, olderThan, recordedChainHash } from "./run-owner.ts";
 import { removeAbandonedRunTemps } from "./run-temp.ts";
-import { checkStateDir } from "./state-dir.ts";
 import { RUN_DEFAULTS } from "@eval/models/defaults";
 
 export interface GarbageOptions {
@@ -45,7 +44,8 @@ export interface GarbageResult {
  */
 export async function collectGarbage(options: GarbageOptions): Promise<GarbageResult> {
   checkStateDir(options.stateDir, { write: true });
-  const runsDir = join(options.stateDir, "runs");
+  const layout = stateLayout(options.stateDir);
+  const runsDir = layout.runs;
   const removedTempDirs = removeAbandonedRunTemps(options.tempParent === undefined ? {} : { parent: options.tempParent });
   const { detailDirs, removedStaleFiles } = await withAppendLock(runsDir, async () => ({
     detailDirs: await removeDeadDetailDirs(runsDir),
@@ -60,7 +60,7 @@ export async function collectGarbage(options: GarbageOptions): Promise<GarbageRe
     });
   }
   removedStaleFiles.push(...removeCheckpointTemps(options.stateDir));
-  const cache = new ScoreCache({ dir: join(options.stateDir, "cache"), keyPath: join(options.stateDir, "cache.key"), ...(options.onWarning === undefined ? {} : { onWarning: options.onWarning }) });
+  const cache = new ScoreCache({ dir: layout.cache, keyPath: layout.cacheKey, ...(options.onWarning === undefined ? {} : { onWarning: options.onWarning }) });
   const swept = await cache.gc({ olderThanDays: options.cacheOlderThanDays ?? RUN_DEFAULTS.cacheRetentionDays });
   return { removedTempDirs, removedDetailDirs, keptRemovedRunDirs, removedStaleFiles, removedCacheEntries: swept.removedEntries, removedCacheTempFiles: swept.removedTempFiles };
 }
@@ -93,7 +93,7 @@ async function removeDeadDetailDirs(runsDir: string): Promise<{ removed: string[
 
 /** Under the append lock no append is staging a record, so every `*.tmp` there is a killed append's; plus dead claims. */
 function removeStagingLeftovers(runsDir: string): string[] {
-  const staging = join(runsDir, STAGING_DIR);
+  const staging = join(runsDir, RUNS_NAMES.staging);
   let names: string[] = [];
   try {
     names = readdirSync(staging);
@@ -108,7 +108,7 @@ function removeStagingLeftovers(runsDir: string): string[] {
 /** `chain.checkpoint.<n>`: a checkpoint write's temp file, left by a kill mid-write (a live write takes milliseconds). */
 function removeCheckpointTemps(stateDir: string): string[] {
   const removed = readdirSync(stateDir)
-    .filter((name) => name.startsWith(`${CHECKPOINT_FILE}.`))
+    .filter((name) => name.startsWith(`${STATE_NAMES.checkpoint}.`))
     .map((name) => join(stateDir, name))
     .filter((path) => olderThan(path, 60_000));
   for (const path of removed) rmSync(path, { force: true });

@@ -1,7 +1,7 @@
 export { runEval, scoreRun } from "./run-eval.ts";
 export { caseFilterOf, cassetteCorpusDigest } from "./prepare-run.ts";
 export { RunInterrupted } from "./run-types.ts";
-export { aggregateTrials, HARNESS_SIDE_FAILURES, isHarnessSideFailure, trialCacheKey, trialDetailFile, trialInvocationTag, trialSeedFor, trialUnitId } from "./trials.ts";
+export { aggregateTrials, HARNESS_SIDE_FAILURES, isHarnessSideFailure, trialCacheKey, trialInvocationTag, trialSeedFor, trialUnitId } from "./trials.ts";
 export type { CaseTrialScores, TrialAggregate } from "./trials.ts";
 export { removeAbandonedRunTemps } from "./run-temp.ts";
 export { checkBench } from "./bench-check.ts";
@@ -19,16 +19,15 @@ export { dependencyReadPaths, networkNamespaceWrapper, prepareRubricLauncher, ru
 export type { RubricLauncher, RubricLauncherOptions, SandboxMode, RubricLimits, RubricOutcome, RubricProcessReport, RubricRunInput, RubricSource, StreamExcerpt } from "./rubric-isolation.ts";
 export { HARNESS_FAILURE_CODES, harnessFailureScore, resolveRubricScore } from "./scoring.ts";
 export type { HarnessFailureCode, Measured, ScoringContract } from "./scoring.ts";
-export { AllCasesErrored, NoCasesSelected, StateDirNotADirectory, StateDirReadOnly } from "./errors.ts";
+export { AllCasesErrored, NoCasesSelected } from "./errors.ts";
 export { assertSomeCaseScored, shortReason, unscoredReason } from "./run-health.ts";
-export { checkStateDir } from "./state-dir.ts";
 export { HARNESS_VERSION } from "./version.ts";
 export { capturedDiff } from "./workspace-capture.ts";
 export { rescoreRun } from "./rescore.ts";
 export type { RescoreOptions } from "./rescore.ts";
 export { buildRunReport } from "./aggregate.ts";
 export type { RunFacts, ScoredCase } from "./aggregate.ts";
-export { CHECKPOINT_FILE, readCheckpoint, verifyAfterAppend, verifyChainForRun, writeCheckpoint } from "./chain-checkpoint.ts";
+export { readCheckpoint, verifyAfterAppend, verifyChainForRun, writeCheckpoint } from "./chain-checkpoint.ts";
 export type { ChainCheckpointOptions, Checkpoint, RunChainCheck } from "./chain-checkpoint.ts";
 export { readBundle, writeBundle } from "./bundle.ts";
 export type { BundleContent, BundleUnit, ReadBundle } from "./bundle.ts";

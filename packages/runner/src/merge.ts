@@ -2,13 +2,14 @@
 // of the plan computes, appended as exactly one record.
 import { mkdir } from "node:fs/promises";
 import { basename, join, resolve } from "node:path";
-import { appendRunRecord, ChainTampered, getHostFingerprint, normalizeExpectedHead, readChainHead, recordsNewestFirst, withAppendLock } from "@eval/audit-chain";
+import { appendRunRecord, ChainTampered, getHostFingerprint, latestRun, normalizeExpectedHead, readChainHead, withAppendLock } from "@eval/audit-chain";
 import type { SigningKey, VerifyResult } from "@eval/audit-chain";
 import { EvalError, ignoreWarnings, ioError } from "@eval/errors";
 import type { WarningSink } from "@eval/errors";
 import type { AnyBenchRunReport, BenchRunReportInput, MeteredUsage, RunPlan, Selection, ShardUnit } from "@eval/models";
-import writeFileAtomic from "write-file-atomic";
-import { trialCacheKey, trialDetailFile } from "./trials.ts";
+import { caseDetailFile, DEFAULT_STATE_DIR, RUN_DIR_NAMES, stateLayout } from "@eval/state-layout";
+import { writeDetailFile } from "./case-detail.ts";
+import { trialCacheKey } from "./trials.ts";
 import { buildRunReport } from "./aggregate.ts";
 import { resourceLimitsOf } from "./run-report.ts";
 import type { ScoredCase } from "./aggregate.ts";
@@ -142,8 +143,8 @@ export async function mergeBundles(dirs: readonly string[], options: MergeOption
       details: { missing: missing.map(unitKey) },
     });
   }
-  const stateDir = resolve(options.stateDir ?? ".evalgate");
-  const runsDir = join(stateDir, "runs");
+  const stateDir = resolve(options.stateDir ?? DEFAULT_STATE_DIR);
+  const runsDir = stateLayout(stateDir).runs;
   const before = await verifyChainForRun({ stateDir, runsDir, onWarning });
   if (!before.ok) throw new ChainTampered(before.firstBad!, runsDir);
   // A case counts once every one of its trials is present, as in a one-machine run.
@@ -205,26 +206,20 @@ function mergedReport(plan: RunPlan, bundles: readonly ReadBundle[], facts: { ru
 
 /** This plan's run already in the chain with as many scored units, or null. */
 async function findMergedRun(runsDir: string, plan: RunPlan, runId: string, scored: number): Promise<{ report: AnyBenchRunReport; path: string } | null> {
-  for await (const found of recordsNewestFirst(runsDir, plan.task_class)) {
-    const { report } = found.record;
-    if (report.run_id === runId && report.per_case.length === scored) return { report, path: join(runsDir, found.file) };
-  }
-  return null;
+  const found = await latestRun(runsDir, plan.task_class, (report) => report.run_id === runId && report.per_case.length === scored);
+  return found === null ? null : { report: found.record.report, path: join(runsDir, found.file) };
 }
 
 /** Per-case details under `runs/<run-id>/cases/`, as a one-machine run writes them (executed units only). */
 async function writeDetails(runDir: string, units: ReadonlyMap<string, ShardUnit>): Promise<void> {
-  const casesDir = join(runDir, "cases");
+  const casesDir = join(runDir, RUN_DIR_NAMES.cases);
   await mkdir(casesDir, { recursive: true }).catch((error: unknown) => {
     throw ioError(error, "cannot create", casesDir);
   });
   for (const unit of units.values()) {
     if (unit.detail === null) continue;
-    // Atomic: a merge killed mid-write leaves whole files or none, and a later merge replaces them whole.
-    const path = join(casesDir, trialDetailFile(unit.case_id, unit.trial));
-    await writeFileAtomic(path, `${JSON.stringify(unit.detail, null, 2)}\n`, { mode: 0o600 }).catch((error: unknown) => {
-      throw ioError(error, "cannot write", path);
-    });
+    // As a run writes them: a merge killed mid-write leaves whole files or none, and a later merge replaces them whole.
+    writeDetailFile(join(casesDir, caseDetailFile(unit.case_id, unit.trial)), `${JSON.stringify(unit.detail, null, 2)}\n`);
   }
 }
 

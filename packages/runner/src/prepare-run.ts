@@ -10,6 +10,7 @@ import { EvalError, ignoreWarnings } from "@eval/errors";
 import type { WarningSink } from "@eval/errors";
 import { sutCaseOf } from "@eval/models";
 import type { BenchCase, IsolationClass, Selection, SutIsolation, SystemUnderTest } from "@eval/models";
+import { checkStateDir, DEFAULT_STATE_DIR, stateLayout } from "@eval/state-layout";
 import { digestDirectory, loadTaskClass, selectCases, TaskClassRegistry } from "@eval/registry";
 import type { TaskClass } from "@eval/registry";
 import { RUN_DEFAULTS, RUN_LIMITS } from "@eval/models/defaults";
@@ -20,7 +21,6 @@ import type { RunChainCheck } from "./chain-checkpoint.ts";
 import { NoCasesSelected } from "./errors.ts";
 import { rubricIsolationClass } from "./rubric-isolation.ts";
 import type { RunEvalOptions, TrialItem } from "./run-types.ts";
-import { checkStateDir } from "./state-dir.ts";
 import { digestOf } from "./sut.ts";
 import { trialCacheKey, trialsFor, trialUnitId } from "./trials.ts";
 import { HARNESS_VERSION } from "./version.ts";
@@ -135,7 +135,8 @@ export function concurrencyCapacity(cpus = availableParallelism()): number {
 
 /** Applies the defaults and refuses (EVAL_USAGE) a setting out of range; caps concurrency at the machine's capacity, with a warning. */
 export function runSettingsOf(options: Omit<RunEvalOptions, "systemUnderTest">): RunSettings {
-  const stateDir = resolve(options.stateDir ?? ".evalgate");
+  const stateDir = resolve(options.stateDir ?? DEFAULT_STATE_DIR);
+  const layout = stateLayout(stateDir);
   const onWarning = options.onWarning ?? ignoreWarnings;
   const asked = options.concurrency ?? Math.min(availableParallelism(), RUN_DEFAULTS.concurrencyAtMost);
   const maxCostUsd = options.maxCostUsd ?? RUN_DEFAULTS.maxCostUsd;
@@ -150,8 +151,8 @@ export function runSettingsOf(options: Omit<RunEvalOptions, "systemUnderTest">):
   return {
     onWarning,
     stateDir,
-    runsDir: resolve(options.outDir ?? join(stateDir, "runs")),
-    cacheDir: resolve(options.cacheDir ?? join(stateDir, "cache")),
+    runsDir: resolve(options.outDir ?? layout.runs),
+    cacheDir: resolve(options.cacheDir ?? layout.cache),
     concurrency,
     maxCostUsd,
     timeoutMs,
@@ -199,7 +200,7 @@ export async function prepareRun(taskClassName: string, options: RunEvalOptions,
   const runId = `${compactTimestamp(startedAt)}-${randomBytes(4).toString("hex")}`;
   // The MAC key lives in the state directory, outside the cache (a copied cache never carries its key),
   // and no sandbox ever shows it.
-  const cache = new ScoreCache({ dir: settings.cacheDir, keyPath: resolve(options.cacheKeyPath ?? join(stateDir, "cache.key")), onWarning });
+  const cache = new ScoreCache({ dir: settings.cacheDir, keyPath: resolve(options.cacheKeyPath ?? stateLayout(stateDir).cacheKey), onWarning });
   return { settings, startedAt, taskClass, sut, trials, selectedCases, cases, selection, chain, hostFingerprint, isolationClass, sutIsolation, corpusDigest, items, runId, runDir: join(runsDir, runId), cache, rescoreOf: options.rescoreOf ?? null };
 }
 

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { bareRunId, findRun } from "@eval/audit-chain";
 import { blake3Digest } from "@eval/hashing";
 import { EvalError } from "@eval/errors";
+import { caseDetailsDir, DEFAULT_STATE_DIR, stateLayout } from "@eval/state-layout";
 import type { AnyBenchRunReport, CaseDetail, SutCase, SutInvocation, SutOutput, SystemUnderTest, WorkspaceCapture } from "@eval/models";
 import { runEval } from "./run-eval.ts";
 import type { RunEvalOptions, RunEvalResult } from "./run-types.ts";
@@ -80,15 +81,15 @@ function recordedSut(original: AnyBenchRunReport, detailsDir: string, blobsDir: 
  * a unit whose SUT failed in the original run keeps that failure (as `sut.exception`).
  */
 export async function rescoreRun(options: RescoreOptions): Promise<RunEvalResult> {
-  const stateDir = options.stateDir ?? ".evalgate";
-  const runsDir = options.outDir ?? join(stateDir, "runs");
+  const layout = stateLayout(options.stateDir ?? DEFAULT_STATE_DIR);
+  const runsDir = options.outDir ?? layout.runs;
   const original = (await findRun(runsDir, options.runId)).record.report;
   const caseIds = new Set(original.per_case.map((entry) => entry.case_id));
   const trials = original.schema_version === "evalgate.bench_run_report.v3" ? original.trials_per_case : 1;
   const { runId: _runId, ...runOptions } = options;
   return runEval(original.task_class, {
     ...runOptions,
-    systemUnderTest: recordedSut(original, join(runsDir, bareRunId(original.run_id), "cases"), join(stateDir, "blobs")),
+    systemUnderTest: recordedSut(original, caseDetailsDir(runsDir, bareRunId(original.run_id)), layout.blobs),
     // Every case the original scored (a complete full run stays a full run), each scored afresh.
     caseFilter: (benchCase) => caseIds.has(benchCase.case_id),
     trials,

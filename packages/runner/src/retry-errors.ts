@@ -1,6 +1,6 @@
 // `run --retry-errors`: which cases of the last run of a task class and SUT ended in a harness error, so that a
 // new run executes only those and takes every other case from the cache.
-import { recordsNewestFirst } from "@eval/audit-chain";
+import { latestRun } from "@eval/audit-chain";
 import { EvalError } from "@eval/errors";
 import type { AnyBenchRunReport } from "@eval/models";
 import { isHarnessSideFailure } from "./trials.ts";
@@ -22,10 +22,8 @@ function erroredCaseIds(report: AnyBenchRunReport): string[] {
  * EVAL_REPORT_NOT_FOUND when the chain holds no such run.
  */
 export async function erroredCasesOfLastRun(runsDir: string, taskClass: string, sutDigest: string, sutLabel: string): Promise<ErroredCases> {
-  for await (const { record } of recordsNewestFirst(runsDir, taskClass)) {
-    if (record.report.sut_digest !== sutDigest) continue;
-    return { runId: record.report.run_id, caseIds: new Set(erroredCaseIds(record.report)) };
-  }
+  const found = await latestRun(runsDir, taskClass, (report) => report.sut_digest === sutDigest);
+  if (found !== null) return { runId: found.record.report.run_id, caseIds: new Set(erroredCaseIds(found.record.report)) };
   throw new EvalError("EVAL_REPORT_NOT_FOUND", `--retry-errors: no recorded run of ${taskClass} with the SUT ${sutLabel} in ${runsDir}`, {
     hint: "run it once without --retry-errors first",
   });

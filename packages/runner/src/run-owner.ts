@@ -3,17 +3,17 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
-import { STAGING_DIR } from "@eval/audit-chain";
 import { ioError } from "@eval/errors";
+import { RUN_DIR_NAMES, RUNS_NAMES } from "@eval/state-layout";
 
 /** The marker inside a claimed detail directory; its leading dot keeps it out of the case listing. */
-export const OWNER_FILE = ".owner.json";
+export const OWNER_FILE = RUN_DIR_NAMES.owner;
 /**
  * Room held for the run's record from its claim until its append: when the disk fills during the run,
  * the append frees it and retries, so a run that started is recorded.
  */
-const RESERVE_FILE = ".record-reserve";
-const CLAIM_PREFIX = "claim-";
+const RESERVE_FILE = RUN_DIR_NAMES.reserve;
+const CLAIM_PREFIX = RUNS_NAMES.claimPrefix;
 /** A claim from another host cannot be checked from here: it is kept this long. */
 const FOREIGN_CLAIM_MAX_AGE_MS = 7 * 24 * 60 * 60 * 1000;
 
@@ -56,7 +56,7 @@ export function recordReserveBytes(units: number): number {
  * here, before anything ran, naming the directory (EVAL_IO), and leaves nothing behind.
  */
 export function claimRunDir(runsDir: string, runId: string, reserveBytes = 0): string {
-  const staging = join(runsDir, STAGING_DIR);
+  const staging = join(runsDir, RUNS_NAMES.staging);
   let temp: string | null = null;
   try {
     mkdirSync(staging, { recursive: true, mode: 0o700 });
@@ -95,7 +95,7 @@ export function releaseRunDir(runDir: string): void {
 }
 
 /** The marker a run's detail directory gets once its record is in the chain: the record's chain hash. */
-const RECORDED_FILE = ".recorded.json";
+const RECORDED_FILE = RUN_DIR_NAMES.recorded;
 
 /**
  * Marks a detail directory as recorded (its run's record is in the chain), so that `gc` can tell a run removed
@@ -146,7 +146,7 @@ export function claimState(dir: string, now = Date.now()): "live" | "dead" | "no
  * and older than a minute (a claim takes milliseconds).
  */
 export function deadClaims(runsDir: string, now = Date.now()): string[] {
-  const staging = join(runsDir, STAGING_DIR);
+  const staging = join(runsDir, RUNS_NAMES.staging);
   let names: string[];
   try {
     names = readdirSync(staging);

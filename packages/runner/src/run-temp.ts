@@ -3,9 +3,9 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { RUN_TEMP } from "@eval/state-layout";
 
-const PREFIX = "evalgate-run-";
-const OWNER_FILE = "owner.pid";
+const { prefix: PREFIX, owner: OWNER_FILE } = RUN_TEMP;
 
 export interface RunTempRoot {
   readonly path: string;

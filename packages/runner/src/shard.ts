@@ -1,8 +1,8 @@
 // `evalgate run --shard i/N`: a deterministic part of a plan's units, run on any machine, written as a
 // bundle. A shard never reads or appends to a chain and never writes a verdict.
 import { readFile } from "node:fs/promises";
-import { join } from "node:path";
 import { EvalError } from "@eval/errors";
+import { stateLayout, transcriptFile } from "@eval/state-layout";
 import type { RunPlan, SystemUnderTest } from "@eval/models";
 import { writeBundle } from "./bundle.ts";
 import type { BundleUnit } from "./bundle.ts";
@@ -114,7 +114,7 @@ async function bundleShard(options: RunShardOptions, plan: RunPlan, scored: Scor
 async function shardTranscripts(stateDir: string, taskClass: string, startedAt: string): Promise<string | null> {
   let text: string;
   try {
-    text = await readFile(join(stateDir, "transcripts", `${taskClass}.jsonl`), "utf8");
+    text = await readFile(transcriptFile(stateLayout(stateDir).transcripts, taskClass), "utf8");
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
     throw error;

@@ -1,7 +1,7 @@
 // The `--sut` grammar and the one rule for a run's or a plan's default SUT. A spec is persisted in plan
 // files (`sut.spec`), so whoever reads a plan can parse it here, without the command line.
-import { join } from "node:path";
 import { EvalError } from "@eval/errors";
+import { stateLayout } from "@eval/state-layout";
 import type { BenchCase, SystemUnderTest } from "@eval/models";
 import type { TaskClass } from "@eval/registry";
 import { commandSut } from "./command-sut.ts";
@@ -133,7 +133,7 @@ export async function resolveSutSpec(spec: string, taskClass: TaskClass, options
       hide: [options.benchRoot, options.stateDir, ...(options.hide ?? [])],
       readable: options.readable ?? [],
       // Content digests of the files it can read, reused while their inode, size, ctime and mtime hold.
-      digestCachePath: join(options.stateDir, "file-digests.json"),
+      digestCachePath: stateLayout(options.stateDir).fileDigests,
     });
   }
   const agents = options.agents ?? {};

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { BenchCase, BenchScore } from "@eval/models";
 import { bettingLowerBound, bettingOrder, clopperPearsonLowerBound } from "@eval/statistics";
-import { aggregateTrials, trialCacheKey, trialDetailFile, trialInvocationTag, trialSeedFor, trialsFor } from "./trials.ts";
+import { aggregateTrials, trialCacheKey, trialInvocationTag, trialSeedFor, trialsFor } from "./trials.ts";
 
 const score = (passed: boolean, failure?: string): BenchScore =>
   ({ passed, score: passed ? 1 : 0, breakdown: {}, failure_modes: failure === undefined ? [] : [{ code: failure, severity: "block", detail: null }], cost_usd: 0, wall_clock_ms: 1 }) as BenchScore;
@@ -14,7 +14,6 @@ describe("per-trial identity", () => {
     expect(trialCacheKey(KEY, 0)).toBe(KEY);
     expect(trialSeedFor(SEED, 0)).toBe(SEED);
     expect(trialInvocationTag("bench:t:c:x", 0)).toBe("bench:t:c:x");
-    expect(trialDetailFile("x", 0)).toBe("x.json");
     const keys = new Set([0, 1, 2, 3].map((t) => trialCacheKey(KEY, t)));
     const seeds = new Set([0, 1, 2, 3].map((t) => trialSeedFor(SEED, t)));
     expect(keys.size).toBe(4);
@@ -22,7 +21,6 @@ describe("per-trial identity", () => {
     expect(trialSeedFor(SEED, 2)).toMatch(/^[0-9a-f]{64}$/);
     expect(trialCacheKey(KEY, 2)).toMatch(/^blake3:[0-9a-f]{64}$/);
     expect(trialInvocationTag("bench:t:c:x", 2)).toBe("bench:t:c:x:trial-2");
-    expect(trialDetailFile("x", 2)).toBe("x.trial-2.json");
   });
 
   it("trialsFor defaults to the task class's minimum and refuses fewer", () => {

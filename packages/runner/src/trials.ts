@@ -28,11 +28,6 @@ export function trialUnitId(caseId: string, trial: number): string {
   return `${caseId}#${trial}`;
 }
 
-/** The per-trial detail file under `runs/<run-id>/cases/`: `<case-id>.json` for trial 0. */
-export function trialDetailFile(caseId: string, trial: number): string {
-  return trial === 0 ? `${caseId}.json` : `${caseId}.trial-${trial}.json`;
-}
-
 /**
  * Failure codes that say the case did not get a judgement: a SUT past its deadline, a SUT that could not run
  * or crashed (a missing program, a CLI login error, a transient fault), a rubric past its deadline. Run health

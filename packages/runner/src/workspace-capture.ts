@@ -7,7 +7,7 @@ import { createTwoFilesPatch } from "diff";
 import { blake3Digest } from "@eval/hashing";
 import { MAX_CAPTURED_CHANGES } from "@eval/models";
 import type { WorkspaceCapture, WorkspaceChange } from "@eval/models";
-import writeFileAtomic from "write-file-atomic";
+import { replaceFileSync } from "@eval/durable-fs";
 import { readBlob, writeBlob } from "./blob-store.ts";
 
 /** A file larger than this is kept by size (and digest, when read) only. */
@@ -146,6 +146,6 @@ export function restoreWorkspace(root: string, blobsDir: string, capture: Worksp
     const content = change.after.digest === null ? null : readBlob(blobsDir, change.after.digest);
     if (content === null) throw new Error(`the captured content of ${change.path} is missing from the blob store`);
     mkdirSync(dirname(target), { recursive: true });
-    writeFileAtomic.sync(target, content, { fsync: false });
+    replaceFileSync(target, content, { survives: "crash" });
   }
 }

@@ -3,6 +3,7 @@ import { EvalgateCommand } from "../base-command.ts";
 import { loadSettings } from "../load-settings.ts";
 import { isAbove, numberFlag, numberRule } from "../number-flag.ts";
 import { stateDirOption } from "../options.ts";
+import { DEFAULT_STATE_DIR } from "@eval/state-layout";
 import { RUN_DEFAULTS } from "@eval/models/defaults";
 
 export class AdaptersComplianceCheckCommand extends EvalgateCommand {
@@ -39,7 +40,7 @@ export class AdaptersComplianceCheckCommand extends EvalgateCommand {
     ];
     if (missing.length > 0) throw new lib.CliSubscriptionNotOptedIn(missing);
     const seconds = numberFlag("--timeout-per-task", this.timeoutPerTask, RUN_DEFAULTS.complianceSecondsPerTask, numberRule("a number of seconds > 0", [isAbove(0)], "e.g. --timeout-per-task 120"));
-    const stateDir = (await loadSettings({ flags: { state_dir: this.out }, env: this.context.env, cwd: this.context.cwd })).path("state_dir", ".evalgate");
+    const stateDir = (await loadSettings({ flags: { state_dir: this.out }, env: this.context.env, cwd: this.context.cwd })).path("state_dir", DEFAULT_STATE_DIR);
     const binaryPath = binaryFor(this.context, adapter, this.binary);
     const result = await lib.runComplianceCheck({
       adapter,

@@ -1,9 +1,9 @@
 import { Command, Option } from "clipanion";
-import { join } from "node:path";
 import type { AdapterReadiness, ReadinessCheck } from "@eval/cli-subscription-adapters";
 import { EvalgateCommand } from "../base-command.ts";
 import { loadSettings } from "../load-settings.ts";
 import { formatOption, stateDirOption } from "../options.ts";
+import { DEFAULT_STATE_DIR, stateLayout } from "@eval/state-layout";
 
 export class AdaptersDoctorCommand extends EvalgateCommand {
   static override paths = [["adapters", "doctor"]];
@@ -26,7 +26,7 @@ export class AdaptersDoctorCommand extends EvalgateCommand {
   protected async run(): Promise<number> {
     const settings = await loadSettings({ flags: { state_dir: this.out, format: this.format }, env: this.context.env, cwd: this.context.cwd });
     const format = settings.format();
-    const complianceDir = join(settings.path("state_dir", ".evalgate"), "compliance");
+    const complianceDir = stateLayout(settings.path("state_dir", DEFAULT_STATE_DIR)).compliance;
     const { ADAPTER_NAMES, binaryFor, parseAdapterName } = await import("./adapters-shared.ts");
     const names = this.adapter === undefined ? ADAPTER_NAMES : [parseAdapterName(this.adapter)];
     const { ADAPTERS, checkAdapterReadiness } = await import("@eval/cli-subscription-adapters");

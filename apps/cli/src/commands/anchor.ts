@@ -5,6 +5,8 @@ import { loadSettings } from "../load-settings.ts";
 import { ExitCode } from "../exit-codes.ts";
 import { renderError } from "../render-error.ts";
 import { signingKeyOption, stateDirOption } from "../options.ts";
+import { isInside } from "@eval/durable-fs";
+import { checkStateDir, DEFAULT_STATE_DIR, stateLayout } from "@eval/state-layout";
 
 export class AnchorCommand extends EvalgateCommand {
   static override paths = [["anchor"]];
@@ -30,12 +32,11 @@ export class AnchorCommand extends EvalgateCommand {
 
   protected async run(): Promise<number> {
     const settings = await loadSettings({ flags: { state_dir: this.out }, env: this.context.env, cwd: this.context.cwd });
-    const { join, resolve, relative, isAbsolute } = await import("node:path");
-    const stateDir = resolve(this.context.cwd, settings.path("state_dir", ".evalgate"));
-    const runsDir = join((await import("@eval/runner")).checkStateDir(stateDir, { write: false }), "runs");
+    const { resolve } = await import("node:path");
+    const stateDir = resolve(this.context.cwd, settings.path("state_dir", DEFAULT_STATE_DIR));
+    const runsDir = stateLayout(checkStateDir(stateDir, { write: false })).runs;
     const target = resolve(this.context.cwd, this.write);
-    const inside = relative(stateDir, target);
-    if (inside === "" || (!inside.startsWith("..") && !isAbsolute(inside))) {
+    if (isInside(stateDir, target)) {
       throw new EvalError("EVAL_USAGE", `the anchor ${target} is inside the state directory ${stateDir}: whoever can truncate the chain can rewrite it there`, { hint: "write it outside, e.g. a CI artifact or a file you commit" });
     }
     const { ChainTampered, chainAnchor, verifyChain, writeAnchor } = await import("@eval/audit-chain");

@@ -1,5 +1,6 @@
 import { Command, Option } from "clipanion";
 import { EvalError } from "@eval/errors";
+import { checkStateDir, DEFAULT_STATE_DIR, stateLayout } from "@eval/state-layout";
 import { ATTESTATION_LINE_SCHEMA_VERSION } from "@eval/models";
 import { EvalgateCommand } from "../base-command.ts";
 import { loadSettings } from "../load-settings.ts";
@@ -41,9 +42,9 @@ export class AttestCommand extends EvalgateCommand {
       throw new EvalError("EVAL_USAGE", "give a run id and --write <file> to attest a run, or --verify <file> alone to check an attestation");
     }
     const settings = await loadSettings({ flags: { state_dir: this.out, trust_tiers: this.trustTiers }, env: this.context.env, cwd: this.context.cwd });
-    const { join, resolve } = await import("node:path");
-    const stateDir = resolve(this.context.cwd, settings.path("state_dir", ".evalgate"));
-    const runsDir = join((await import("@eval/runner")).checkStateDir(stateDir, { write: false }), "runs");
+    const { resolve } = await import("node:path");
+    const stateDir = resolve(this.context.cwd, settings.path("state_dir", DEFAULT_STATE_DIR));
+    const runsDir = stateLayout(checkStateDir(stateDir, { write: false })).runs;
     const promotion = await import("@eval/promotion");
     const path = resolve(this.context.cwd, this.verify ?? this.write!);
     if (this.verify !== undefined) {

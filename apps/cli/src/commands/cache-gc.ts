@@ -5,6 +5,7 @@ import { loadSettings } from "../load-settings.ts";
 import { numberFlag, numberRule } from "../number-flag.ts";
 import * as t from "typanion";
 import { stateDirOption } from "../options.ts";
+import { checkStateDir, DEFAULT_STATE_DIR, stateLayout } from "@eval/state-layout";
 import { RUN_DEFAULTS } from "@eval/models/defaults";
 
 /** `--older-than-days`: a number >= 0, default RUN_DEFAULTS.cacheRetentionDays (shared by `cache gc` and `gc`). */
@@ -26,12 +27,11 @@ export class CacheGcCommand extends EvalgateCommand {
   protected async run(): Promise<number> {
     const settings = await loadSettings({ flags: { state_dir: this.out }, env: this.context.env, cwd: this.context.cwd });
     const days = retentionDays(this.olderThanDays);
-    const { join } = await import("node:path");
-    const stateDir = settings.path("state_dir", ".evalgate");
-    (await import("@eval/runner")).checkStateDir(stateDir, { write: true });
-    const dir = join(stateDir, "cache");
+    const stateDir = settings.path("state_dir", DEFAULT_STATE_DIR);
+    checkStateDir(stateDir, { write: true });
+    const dir = stateLayout(stateDir).cache;
     const { ScoreCache } = await import("@eval/cache");
-    const result = await new ScoreCache({ dir, keyPath: join(stateDir, "cache.key") }).gc({ olderThanDays: days });
+    const result = await new ScoreCache({ dir, keyPath: stateLayout(stateDir).cacheKey }).gc({ olderThanDays: days });
     this.emit({
       type: "cache_gc",
       schema_version: CACHE_GC_LINE_SCHEMA_VERSION,

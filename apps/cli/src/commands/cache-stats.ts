@@ -3,6 +3,7 @@ import { CACHE_STATS_LINE_SCHEMA_VERSION } from "@eval/models/names";
 import { EvalgateCommand } from "../base-command.ts";
 import { loadSettings } from "../load-settings.ts";
 import { formatOption, stateDirOption } from "../options.ts";
+import { checkStateDir, DEFAULT_STATE_DIR, stateLayout } from "@eval/state-layout";
 
 export class CacheStatsCommand extends EvalgateCommand {
   static override paths = [["cache", "stats"]];
@@ -18,12 +19,11 @@ export class CacheStatsCommand extends EvalgateCommand {
   protected async run(): Promise<number> {
     const settings = await loadSettings({ flags: { state_dir: this.out, format: this.format }, env: this.context.env, cwd: this.context.cwd });
     const format = settings.format();
-    const { join } = await import("node:path");
-    const stateDir = settings.path("state_dir", ".evalgate");
-    (await import("@eval/runner")).checkStateDir(stateDir, { write: false });
-    const dir = join(stateDir, "cache");
+    const stateDir = settings.path("state_dir", DEFAULT_STATE_DIR);
+    checkStateDir(stateDir, { write: false });
+    const dir = stateLayout(stateDir).cache;
     const { ScoreCache } = await import("@eval/cache");
-    const stats = await new ScoreCache({ dir, keyPath: join(stateDir, "cache.key") }).stats();
+    const stats = await new ScoreCache({ dir, keyPath: stateLayout(stateDir).cacheKey }).stats();
     const row = {
       type: "cache_stats",
       schema_version: CACHE_STATS_LINE_SCHEMA_VERSION,

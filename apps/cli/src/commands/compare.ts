@@ -7,6 +7,7 @@ import { numberFlag, numberRule } from "../number-flag.ts";
 import * as t from "typanion";
 import { formatOption, stateDirOption } from "../options.ts";
 import { escapeTerminal } from "@eval/reports";
+import { DEFAULT_STATE_DIR, stateLayout } from "@eval/state-layout";
 
 export class CompareCommand extends EvalgateCommand {
   static override paths = [["compare"]];
@@ -39,11 +40,10 @@ export class CompareCommand extends EvalgateCommand {
     const settings = await loadSettings({ flags: { state_dir: this.out, format: this.format }, env: this.context.env, cwd: this.context.cwd });
     const format = settings.format();
     const margin = this.failOnRegression === undefined ? null : numberFlag("--fail-on-regression", this.failOnRegression, 0, numberRule("a number in [-1, 1] (e.g. -0.05)", [t.isInInclusiveRange(-1, 1)]));
-    const { join } = await import("node:path");
-    const stateDir = settings.path("state_dir", ".evalgate");
+    const stateDir = settings.path("state_dir", DEFAULT_STATE_DIR);
     const { compareRuns, regressionBeyondMargin, writeComparison } = await import("@eval/compare");
-    const comparison = await compareRuns({ runsDir: join(stateDir, "runs"), baselineRunId: this.baseline, candidateRunId: this.candidate });
-    const path = this.write ? await writeComparison(comparison, join(stateDir, "recommendations")) : null;
+    const comparison = await compareRuns({ runsDir: stateLayout(stateDir).runs, baselineRunId: this.baseline, candidateRunId: this.candidate });
+    const path = this.write ? await writeComparison(comparison, stateLayout(stateDir).recommendations) : null;
     const failed = margin !== null && regressionBeyondMargin(comparison, margin);
     if (format === "human") this.context.stdout.write(formatComparisonHuman(comparison, path));
     else this.emit({ type: "comparison", ...comparison, ...(path === null ? {} : { path }) });

@@ -5,6 +5,7 @@ import { retentionDays } from "./cache-gc.ts";
 import { loadSettings } from "../load-settings.ts";
 import { warningPrinter } from "../warnings.ts";
 import { stateDirOption } from "../options.ts";
+import { DEFAULT_STATE_DIR, stateLayout } from "@eval/state-layout";
 import { RUN_DEFAULTS } from "@eval/models/defaults";
 
 export class GcCommand extends EvalgateCommand {
@@ -32,10 +33,10 @@ export class GcCommand extends EvalgateCommand {
   protected async run(): Promise<number> {
     const settings = await loadSettings({ flags: { state_dir: this.out }, env: this.context.env, cwd: this.context.cwd });
     const days = retentionDays(this.olderThanDays);
-    const [{ collectGarbage }, { repairTranscriptDirectory }, { join }] = await Promise.all([import("@eval/runner"), import("@eval/tool-normalize"), import("node:path")]);
-    const stateDir = settings.path("state_dir", ".evalgate");
+    const [{ collectGarbage }, { repairTranscriptDirectory }] = await Promise.all([import("@eval/runner"), import("@eval/tool-normalize")]);
+    const stateDir = settings.path("state_dir", DEFAULT_STATE_DIR);
     const result = await collectGarbage({ stateDir, cacheOlderThanDays: days, onWarning: warningPrinter(this.context, settings.format()) });
-    const repairs = await repairTranscriptDirectory(join(stateDir, "transcripts"));
+    const repairs = await repairTranscriptDirectory(stateLayout(stateDir).transcripts);
     this.emit({
       type: "gc",
       schema_version: GC_LINE_SCHEMA_VERSION,

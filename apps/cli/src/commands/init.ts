@@ -4,6 +4,7 @@ import { EvalgateCommand } from "../base-command.ts";
 import { loadSettings } from "../load-settings.ts";
 import { ExitCode } from "../exit-codes.ts";
 import { benchRootOption, stateDirOption, trustTiersOption } from "../options.ts";
+import { DEFAULT_STATE_DIR } from "@eval/state-layout";
 
 export class InitCommand extends EvalgateCommand {
   static override paths = [["init"]];
@@ -40,7 +41,7 @@ export class InitCommand extends EvalgateCommand {
       slug: this.taskClass,
       projectDir: settings.baseDir,
       benchRoot: settings.path("bench_root", "bench"),
-      stateDir: settings.path("state_dir", ".evalgate"),
+      stateDir: settings.path("state_dir", DEFAULT_STATE_DIR),
       trustTiersPath,
       existingConfig: settings.configSource,
       rubric: this.rubric,

@@ -5,6 +5,7 @@ import { loadSettings } from "../load-settings.ts";
 import { warningPrinter } from "../warnings.ts";
 import { ExitCode } from "../exit-codes.ts";
 import { benchRootOption, formatOption, signingKeyOption, stateDirOption, trustTiersOption } from "../options.ts";
+import { DEFAULT_STATE_DIR } from "@eval/state-layout";
 
 export class MergeCommand extends EvalgateCommand {
   static override paths = [["merge"]];
@@ -41,7 +42,7 @@ export class MergeCommand extends EvalgateCommand {
     const format = settings.format();
     const onWarning = warningPrinter(this.context, format);
     const [{ mergeBundles }, { resolve }] = await Promise.all([import("@eval/runner"), import("node:path")]);
-    const stateDir = settings.path("state_dir", ".evalgate");
+    const stateDir = settings.path("state_dir", DEFAULT_STATE_DIR);
     const signingKey = await (await import("../signing-key.ts")).commandSigningKey(this.signingKey, this.context, stateDir);
     const trustedSigners = signingKey === null ? [] : await declaredSigners(settings.path("trust_tiers", "docs/trust-tiers.yaml"));
     const newStateDir = settings.watchNewStateDir(stateDir);

@@ -7,6 +7,7 @@ import { warningPrinter } from "../warnings.ts";
 import { ExitCode } from "../exit-codes.ts";
 import { numberFlag, numberRule } from "../number-flag.ts";
 import { benchRootOption, formatOption, stateDirOption } from "../options.ts";
+import { DEFAULT_STATE_DIR } from "@eval/state-layout";
 import { RUN_DEFAULTS } from "@eval/models/defaults";
 
 export class PlanCommand extends EvalgateCommand {
@@ -46,7 +47,7 @@ export class PlanCommand extends EvalgateCommand {
     const systemUnderTest = await sutChooser(this.sut, {
       cwd: this.context.cwd,
       env: this.context.env,
-      stateDir: settings.path("state_dir", ".evalgate"),
+      stateDir: settings.path("state_dir", DEFAULT_STATE_DIR),
       benchRoot,
       record: false,
       allowCliSubscription: false,

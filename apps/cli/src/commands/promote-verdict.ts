@@ -7,6 +7,7 @@ import { formatVerdictHuman } from "../format-verdict.ts";
 import { renderError } from "../render-error.ts";
 import { warningPrinter } from "../warnings.ts";
 import { benchRootOption, formatOption, stateDirOption, trustTiersOption } from "../options.ts";
+import { checkStateDir, DEFAULT_STATE_DIR, stateLayout } from "@eval/state-layout";
 
 export class PromoteVerdictCommand extends EvalgateCommand {
   static override paths = [["promote-verdict"]];
@@ -49,10 +50,10 @@ export class PromoteVerdictCommand extends EvalgateCommand {
       cwd: this.context.cwd,
     });
     const format = settings.format();
-    const { join, resolve } = await import("node:path");
-    const stateDir = settings.path("state_dir", ".evalgate");
-    (await import("@eval/runner")).checkStateDir(stateDir, { write: true });
-    const runsDir = join(stateDir, "runs");
+    const { resolve } = await import("node:path");
+    const stateDir = settings.path("state_dir", DEFAULT_STATE_DIR);
+    checkStateDir(stateDir, { write: true });
+    const runsDir = stateLayout(stateDir).runs;
     const [{ loadTierConfig, issueVerdict }, { loadTaskClass, TaskClassRegistry }] = await Promise.all([import("@eval/promotion"), import("@eval/registry")]);
     if (this.runId !== undefined && this.report !== undefined) throw new EvalError("EVAL_USAGE", "pass --run or --report, not both");
     const config = await loadTierConfig(settings.path("trust_tiers", "docs/trust-tiers.yaml"));
@@ -67,7 +68,7 @@ export class PromoteVerdictCommand extends EvalgateCommand {
       config,
       ...(anchor === undefined ? {} : { anchor }),
       runsDir,
-      recommendationsDir: join(stateDir, "recommendations"),
+      recommendationsDir: stateLayout(stateDir).recommendations,
       taskClass,
       ...(this.runId === undefined ? {} : { runId: this.runId }),
       ...(this.report === undefined ? {} : { recordFile: resolve(this.context.cwd, this.report) }),

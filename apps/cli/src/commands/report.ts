@@ -5,6 +5,7 @@ import { loadSettings } from "../load-settings.ts";
 import { ExitCode } from "../exit-codes.ts";
 import { warningPrinter } from "../warnings.ts";
 import { benchRootOption, formatOption, stateDirOption, trustTiersOption } from "../options.ts";
+import { DEFAULT_STATE_DIR } from "@eval/state-layout";
 
 export class ReportCommand extends EvalgateCommand {
   static override paths = [["report"]];
@@ -51,7 +52,7 @@ export class ReportCommand extends EvalgateCommand {
       import("node:path"),
     ]);
     const data = await gatherReportData({
-      stateDir: settings.path("state_dir", ".evalgate"),
+      stateDir: settings.path("state_dir", DEFAULT_STATE_DIR),
       benchRoot: settings.path("bench_root", "bench"),
       tiersPath: settings.path("trust_tiers", "docs/trust-tiers.yaml"),
       harnessVersion: HARNESS_VERSION,

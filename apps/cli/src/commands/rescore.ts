@@ -8,6 +8,7 @@ import { formatRunHuman, runCaseLines, runSummary } from "../format-run.ts";
 import { loadSettings } from "../load-settings.ts";
 import { benchRootOption, formatOption, stateDirOption } from "../options.ts";
 import { warningPrinter } from "../warnings.ts";
+import { DEFAULT_STATE_DIR } from "@eval/state-layout";
 
 export class RescoreCommand extends EvalgateCommand {
   static override paths = [["rescore"]];
@@ -40,7 +41,7 @@ export class RescoreCommand extends EvalgateCommand {
     const runner = await import("@eval/runner");
     const result = await runner.rescoreRun({
       runId: this.runId,
-      stateDir: settings.path("state_dir", ".evalgate"),
+      stateDir: settings.path("state_dir", DEFAULT_STATE_DIR),
       benchRoot: settings.path("bench_root", "bench"),
       sandbox: this.sandbox === "none" ? "none" : "bwrap",
       onWarning: warningPrinter(this.context, format),

@@ -11,6 +11,7 @@ import type { Interrupt } from "../interrupt.ts";
 import type { SutResolverOptions } from "../sut-resolver.ts";
 import { warningPrinter } from "../warnings.ts";
 import { RunFlags } from "./run-flags.ts";
+import { checkStateDir, DEFAULT_STATE_DIR, STATE_NAMES } from "@eval/state-layout";
 import { RUN_DEFAULTS } from "@eval/models/defaults";
 
 export class RunCommand extends RunFlags {
@@ -32,7 +33,7 @@ export class RunCommand extends RunFlags {
     const flags = { bench_root: this.benchRoot, state_dir: this.out, trust_tiers: this.trustTiers, concurrency: this.concurrency, max_cost_usd: this.maxCostUsd, timeout_per_case_seconds: this.timeoutPerCase, trials: this.trials, format: this.format };
     const settings = await loadSettings({ flags, env: this.context.env, cwd: this.context.cwd });
     const format = settings.format();
-    const [benchRoot, stateDir, tiersPath] = [settings.path("bench_root", "bench"), settings.path("state_dir", ".evalgate"), settings.path("trust_tiers", "docs/trust-tiers.yaml")];
+    const [benchRoot, stateDir, tiersPath] = [settings.path("bench_root", "bench"), settings.path("state_dir", DEFAULT_STATE_DIR), settings.path("trust_tiers", "docs/trust-tiers.yaml")];
     const { availableParallelism } = await import("node:os");
     const concurrency = settings.number("concurrency", Math.min(availableParallelism(), RUN_DEFAULTS.concurrencyAtMost));
     const maxCostUsd = settings.number("max_cost_usd", RUN_DEFAULTS.maxCostUsd);
@@ -53,11 +54,11 @@ export class RunCommand extends RunFlags {
     const tiers = this.withVerdict ? await loadRunTiers(tiersPath, taskClassName) : null;
     const signingKey = await (await import("../signing-key.ts")).commandSigningKey(this.signingKey, this.context, stateDir);
     const runner = await import("@eval/runner");
-    runner.checkStateDir(stateDir, { write: true });
+    checkStateDir(stateDir, { write: true });
     // A shard writes a bundle, not a chain record: only a run that records announces a new state directory.
     const newStateDir = shardJob === null ? settings.watchNewStateDir(stateDir) : () => null;
     const { join: joinPath, resolve: resolvePath } = await import("node:path");
-    const cacheOptions = this.cacheDir === undefined ? {} : { cacheDir: resolvePath(this.context.cwd, this.cacheDir), cacheKeyPath: joinPath(resolvePath(this.context.cwd, this.cacheDir), "..", "cache.key") };
+    const cacheOptions = this.cacheDir === undefined ? {} : { cacheDir: resolvePath(this.context.cwd, this.cacheDir), cacheKeyPath: joinPath(resolvePath(this.context.cwd, this.cacheDir), "..", STATE_NAMES.cacheKey) };
     const sutOptions: SutResolverOptions = { hideFromSut: Object.values(cacheOptions), cwd: this.context.cwd, env: this.context.env, stateDir, benchRoot, record: this.record, recordOverwrite: this.recordOverwrite, allowCliSubscription: this.allowCliSubscription, acknowledgeUnsandboxedCli: this.acknowledgeUnsandboxedCli, allowStaleCompliance: this.allowStaleCompliance, streamLog: await this.resolveStreamLog(onWarning), ...(this.agentModel === undefined ? {} : { agentModel: this.agentModel }), agentArgs: this.agentArg ?? [], onWarning, sandbox: this.sandboxMode(), sutNetwork: this.sutNetwork, sutRead: this.sutRead ?? [], ...(await this.agentNetworkOptions(maxCostUsd)) };
     const spec = shardJob?.plan?.sut.spec ?? this.sut;
     const systemUnderTest = await (await import("../sut-resolver.ts")).sutChooser(spec, sutOptions);

@@ -5,6 +5,7 @@ import { loadSettings } from "../load-settings.ts";
 import { ExitCode } from "../exit-codes.ts";
 import { numberFlag, numberRule } from "../number-flag.ts";
 import { formatOption, stateDirOption } from "../options.ts";
+import { checkStateDir, DEFAULT_STATE_DIR } from "@eval/state-layout";
 import { warningPrinter } from "../warnings.ts";
 
 export class RunsCommand extends EvalgateCommand {
@@ -36,8 +37,8 @@ export class RunsCommand extends EvalgateCommand {
     const settings = await loadSettings({ flags: { state_dir: this.out, format: this.format }, env: this.context.env, cwd: this.context.cwd });
     const format = settings.format();
     const limit = numberFlag("--limit", this.limit, Number.POSITIVE_INFINITY, numberRule("a whole number >= 1", [t.isInteger(), t.isAtLeast(1)]));
-    const [{ checkStateDir }, { listRecordedRuns }, { renderRunListText }] = await Promise.all([import("@eval/runner"), import("@eval/report-data"), import("@eval/reports")]);
-    const stateDir = checkStateDir(settings.path("state_dir", ".evalgate"), { write: false });
+    const [{ listRecordedRuns }, { renderRunListText }] = await Promise.all([import("@eval/report-data"), import("@eval/reports")]);
+    const stateDir = checkStateDir(settings.path("state_dir", DEFAULT_STATE_DIR), { write: false });
     const filter = { ...(this.taskClass === undefined ? {} : { taskClass: this.taskClass }), ...(this.sut === undefined ? {} : { sut: this.sut }), ...(this.complete === undefined ? {} : { complete: this.complete }) };
     const entries = await listRecordedRuns(stateDir, filter, limit, warningPrinter(this.context, format));
     if (format === "human") this.context.stdout.write(renderRunListText(entries));

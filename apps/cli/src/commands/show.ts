@@ -7,6 +7,7 @@ import { ExitCode } from "../exit-codes.ts";
 import { warningPrinter } from "../warnings.ts";
 import { benchRootOption, formatOption, stateDirOption, trustTiersOption } from "../options.ts";
 import type { ReportCase } from "@eval/reports";
+import { DEFAULT_STATE_DIR } from "@eval/state-layout";
 
 export class ShowCommand extends EvalgateCommand {
   static override paths = [["show"]];
@@ -46,7 +47,7 @@ export class ShowCommand extends EvalgateCommand {
     });
     const [{ gatherReportData }, { caseTrial, renderCaseText, renderRunText }, { HARNESS_VERSION }] = await Promise.all([import("@eval/report-data"), import("@eval/reports"), import("../version.ts")]);
     const data = await gatherReportData({
-      stateDir: settings.path("state_dir", ".evalgate"),
+      stateDir: settings.path("state_dir", DEFAULT_STATE_DIR),
       benchRoot: settings.path("bench_root", "bench"),
       tiersPath: settings.path("trust_tiers", "docs/trust-tiers.yaml"),
       harnessVersion: HARNESS_VERSION,

@@ -78,6 +78,10 @@ describe("evalgate verify", () => {
     const inside = await invoke(["anchor", "--out", stateDir, "--write", join(stateDir, "anchor.json")]);
     expect(inside.code).toBe(1);
     expect(inside.stderr).toMatch(/is inside the state directory .*EVAL_USAGE/);
+    // ATTACK: a file name starting with two dots is still inside the state directory.
+    const dotted = await invoke(["anchor", "--out", stateDir, "--write", join(stateDir, "..anchor.json")]);
+    expect(dotted.code, dotted.stderr).toBe(1);
+    expect(dotted.stderr).toMatch(/is inside the state directory .*EVAL_USAGE/);
     await writeFile(join(outside, "junk.json"), "{}");
     expect((await invoke(["verify", "--out", stateDir, "--anchor", join(outside, "junk.json")])).stderr).toMatch(/is not a chain anchor.*EVAL_USAGE/);
     await rm(outside, { recursive: true, force: true });

@@ -6,6 +6,7 @@ import { loadSettings } from "../load-settings.ts";
 import { ExitCode } from "../exit-codes.ts";
 import { renderError } from "../render-error.ts";
 import { formatOption, stateDirOption } from "../options.ts";
+import { checkStateDir, DEFAULT_STATE_DIR, stateLayout } from "@eval/state-layout";
 
 export class VerifyCommand extends EvalgateCommand {
   static override paths = [["verify"]];
@@ -41,8 +42,8 @@ export class VerifyCommand extends EvalgateCommand {
   protected async run(): Promise<number> {
     const settings = await loadSettings({ flags: { state_dir: this.out, format: this.format }, env: this.context.env, cwd: this.context.cwd });
     const format = settings.format();
-    const { join, resolve } = await import("node:path");
-    const runsDir = join((await import("@eval/runner")).checkStateDir(settings.path("state_dir", ".evalgate"), { write: false }), "runs");
+    const { resolve } = await import("node:path");
+    const runsDir = stateLayout(checkStateDir(settings.path("state_dir", DEFAULT_STATE_DIR), { write: false })).runs;
     const { ChainTampered, readAnchor, verifyAgainstAnchor, verifyChain } = await import("@eval/audit-chain");
     if (this.anchor !== undefined && (this.since !== undefined || this.expectHead !== undefined)) throw new EvalError("EVAL_USAGE", "--anchor verifies the whole chain: pass it without --since and --expect-head");
     const result =

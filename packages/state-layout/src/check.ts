@@ -1,12 +1,26 @@
-// The state directory (`.evalgate/` by default) checked before any work: a path that is a file or a
-// directory evalgate cannot write fails at once with its own error, not as an internal error or a lock
-// that is retried for half a minute.
+// The state directory checked before any work: a path that is a file or a directory evalgate cannot
+// write fails at once with its own error, not as an internal error or a lock that is retried for half
+// a minute.
 import { accessSync, constants, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { StateDirNotADirectory, StateDirReadOnly } from "./errors.ts";
+import { EvalError } from "@eval/errors";
+import { WRITTEN_SUBDIRS } from "./names.ts";
 
-/** The subdirectories evalgate writes into; each must be a writable directory when it exists. */
-const WRITTEN_SUBDIRS = ["runs", "cache", "recommendations", "compliance", "transcripts", "blobs"] as const;
+/** The state directory (or a subdirectory evalgate writes into) exists and is not a directory. */
+export class StateDirNotADirectory extends EvalError {
+  constructor(stateDir: string, culprit: string) {
+    const where = culprit === stateDir ? "" : ` (${culprit} is not a directory)`;
+    super("EVAL_STATE_DIR_NOT_A_DIRECTORY", `the state directory ${stateDir} cannot be used: it is not a directory${where}`, { details: { stateDir, culprit } });
+  }
+}
+
+/** evalgate cannot write into the state directory (a read-only mount, or no permission). */
+export class StateDirReadOnly extends EvalError {
+  constructor(stateDir: string, dir: string, errno: string) {
+    const why = errno === "EROFS" ? "read-only file system" : "permission denied";
+    super("EVAL_STATE_DIR_READ_ONLY", `the state directory ${stateDir} is not writable: ${dir}: ${why} (${errno})`, { details: { stateDir, dir, errno } });
+  }
+}
 
 function kindOf(path: string): "directory" | "other" | "missing" {
   try {

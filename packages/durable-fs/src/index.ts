@@ -1,0 +1,7 @@
+export { appendDurable } from "./append.ts";
+export { isInside } from "./contain.ts";
+export { createFileExclusive } from "./exclusive.ts";
+export { replaceFile, replaceFileSync, syncDirectory } from "./replace.ts";
+export type { ReplaceOptions } from "./replace.ts";
+export { swapDirectory, swapDirectorySync } from "./swap.ts";
+export type { SwapOptions } from "./swap.ts";
