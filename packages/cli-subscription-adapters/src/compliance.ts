@@ -12,6 +12,7 @@ import {
   safeParseWire,
   TrialClassSchema,
 } from "@eval/models";
+import { agentArgsFor } from "./agent-args.ts";
 import { getAdapter } from "./adapters.ts";
 import { buildCliEnv, readVersion, resolveBinary } from "./binary.ts";
 import { classificationOf, trialsInReportFile } from "./compliance-failure.ts";
@@ -39,6 +40,8 @@ export interface ComplianceCheckOptions {
    * task, with the provider's key from `env` or a dummy; default: the CLI's own settings and login.
    */
   readonly modelUpstream?: string;
+  /** The model the CLI is asked for (its `--model`), as `run --agent-model` does; default the CLI's own. */
+  readonly model?: string;
   readonly timeoutMsPerTask?: number;
   readonly limits?: Omit<TrialLimits, "timeoutMs">;
   /** Stop after the first auth failure: the remaining tasks are recorded as not run (and not passed). */
@@ -119,7 +122,8 @@ interface ResolvedCli {
 /** One benign task, live, in a fresh workspace; it passes when the stream parsed and its expected files are there. */
 async function runTask(options: ComplianceCheckOptions, cli: ResolvedCli, task: BenignTask): Promise<ComplianceTrial> {
   const root = mkdtempSync(join(tmpdir(), "evalgate-compliance-"));
-  const target = options.modelUpstream === undefined ? null : pointCliAt(cli.adapter.name, options.modelUpstream, options.env, []);
+  const modelArgs = agentArgsFor(cli.adapter, null, { model: options.model });
+  const target = options.modelUpstream === undefined ? null : pointCliAt(cli.adapter.name, options.modelUpstream, options.env, modelArgs);
   try {
     for (const [name, content] of Object.entries(task.files)) writeFileSync(join(root, name), content);
     const run = await executeTrial({
@@ -129,7 +133,8 @@ async function runTask(options: ComplianceCheckOptions, cli: ResolvedCli, task: 
       prompt: task.prompt,
       workspace: { root, editable: ["."], readonly: [] },
       env: target === null ? cli.env : { ...cli.env, ...target.env },
-      ...(target === null ? {} : { extraArgs: target.args }),
+      extraArgs: [...modelArgs, ...(target?.args ?? [])],
+      ...(target === null ? {} : { endpointPointed: true }),
       limits: { ...options.limits, timeoutMs: options.timeoutMsPerTask ?? 180_000 },
     });
     const effects = checkEffects(root, task);

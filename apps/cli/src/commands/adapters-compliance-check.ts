@@ -21,13 +21,14 @@ export class AdaptersComplianceCheckCommand extends EvalgateCommand {
     `,
     examples: [
       ["Check Claude Code", "evalgate adapters compliance-check --adapter claude-code --allow-cli-subscription --acknowledge-unsandboxed-cli"],
-      ["Check Codex against a scripted endpoint", "evalgate adapters compliance-check --adapter codex --model-upstream http://127.0.0.1:8787 --allow-cli-subscription --acknowledge-unsandboxed-cli"],
+      ["Check Codex against a scripted endpoint", "evalgate adapters compliance-check --adapter codex --model-upstream http://127.0.0.1:8787 --agent-model gpt-5.5 --allow-cli-subscription --acknowledge-unsandboxed-cli"],
     ],
   });
 
   adapter = Option.String("--adapter", { required: true, description: "claude-code, codex or gemini" });
   binary = Option.String("--binary", { description: "The CLI's path; default EVALGATE_CLI_BINARY_<ADAPTER>, then PATH" });
   modelUpstream = Option.String("--model-upstream", { description: "Point the CLI at this model endpoint (a gateway, evalgate model-stub); default its own settings" });
+  agentModel = Option.String("--agent-model", { description: "The model the CLI is asked for (its --model); default its own" });
   out = stateDirOption();
   timeoutPerTask = Option.String("--timeout-per-task", { description: "Seconds per benign task (default 180)" });
   stopAfterAuthFailure = Option.Boolean("--stop-after-auth-failure", true, { description: "Skip the remaining tasks once one shows an auth failure (default on)" });
@@ -53,6 +54,7 @@ export class AdaptersComplianceCheckCommand extends EvalgateCommand {
       timeoutMsPerTask: seconds * 1000,
       stopAfterAuthFailure: this.stopAfterAuthFailure,
       ...(this.modelUpstream === undefined ? {} : { modelUpstream: this.modelUpstream }),
+      ...(this.agentModel === undefined ? {} : { model: this.agentModel }),
       ...(binaryPath === undefined ? {} : { binaryPath }),
       onTrial: (trial, index, total) => {
         const outcome = trial.classification === null ? "not run" : `${trial.classification.trial_class}${trial.classification.cli_error_kind === null ? "" : ` (${trial.classification.cli_error_kind})`}`;
