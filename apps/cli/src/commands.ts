@@ -1,5 +1,6 @@
 import type { CommandClass } from "clipanion";
 import type { EvalgateContext } from "./context.ts";
+import { RUN_DEFAULTS } from "@eval/models/defaults";
 
 /**
  * One command: its path, its line in `evalgate --help`, and how to load its class. The category and
@@ -66,7 +67,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   {
     path: ["cache", "gc"],
     category: "Cache",
-    description: "Remove cache entries older than N days (default 90) and temp files left by killed writers",
+    description: `Remove cache entries older than N days (default ${RUN_DEFAULTS.cacheRetentionDays}) and temp files left by killed writers`,
     load: async () => (await import("./commands/cache-gc.ts")).CacheGcCommand,
   },
   {

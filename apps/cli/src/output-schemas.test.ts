@@ -39,11 +39,15 @@ function schemaOf(line: Record<string, unknown>): string {
     gc: "gc-line",
     cache_gc: "cache-gc-line",
     cache_stats: "cache-stats-line",
+    bench_task_class: "bench-task-class-line",
+    bench_case: "bench-case-line",
+    bench_show: "bench-show-line",
+    adapter: "adapter-line",
   };
   if (typeof line.type === "string" && line.type in byType) return byType[line.type]!;
   if (line.level === "warn") return "warning-line";
   const byVersion: Record<string, string> = {
-    "evalgate.report_data.v1": "report-data",
+    "evalgate.report_data.v2": "report-data",
     "evalgate.report_case_line.v1": "report-case-line",
     "evalgate.bench_check.v1": "bench-check",
     "evalgate.sign_result.v1": "sign-result",
@@ -86,7 +90,7 @@ afterAll(async () => {
 });
 
 describe("every machine-readable line the CLI prints has a published schema it satisfies", () => {
-  it("run, rescore, plan/shard/merge, verify, promote-verdict, compare, show, runs, report, anchor, gc, cache", { timeout: 600_000 }, async () => {
+  it("run, rescore, plan/shard/merge, verify, promote-verdict, compare, show, runs, report, anchor, gc, cache, bench list/show, adapters list", { timeout: 600_000 }, async () => {
     const common = ["--out", state, "--bench-root", bench.benchRoot];
     const tiers = ["--trust-tiers", join(bench.root, "tiers.yaml")];
     const sut = ["--sut", "module:sut.mjs#upper", "--sandbox", "none"];
@@ -103,7 +107,7 @@ describe("every machine-readable line the CLI prints has a published schema it s
     await evalgate(["verify", "--out", state]);
     await evalgate(["runs", "--out", state]);
     const shown = await evalgate(["show", trialRun, "--format", "jsonl", ...common, ...tiers]);
-    expect(shown[0]!.schema_version).toBe("evalgate.report_data.v1");
+    expect(shown[0]!.schema_version).toBe("evalgate.report_data.v2");
     expect((await evalgate(["show", trialRun, "--case", "a-1", "--format", "jsonl", ...common]))[0]).toMatchObject({ run_id: trialRun, case_id: "a-1", trials: { passed: 2, total: 2 } });
     expect((await evalgate(["show", trialRun, "--case", "a-1", "--trial", "1", "--format", "json", ...common]))[0]).toMatchObject({ run_id: trialRun, case_id: "a-1" });
     await evalgate(["report", "--run", trialRun, ...common, ...tiers, "--output", join(bench.root, "report.html")]);
@@ -115,6 +119,10 @@ describe("every machine-readable line the CLI prints has a published schema it s
     await evalgate(["cache", "gc", "--out", state, "--older-than-days", "30"]);
     await evalgate(["gc", "--out", state]);
     await evalgate(["bench", "check", "--task-class", "upper", "--sandbox", "none", "--bench-root", bench.benchRoot], 1);
+    expect((await evalgate(["bench", "list", "--bench-root", bench.benchRoot])).map((line) => line.task_class)).toEqual(["upper"]);
+    expect(await evalgate(["bench", "list", "--task-class", "upper", "--bench-root", bench.benchRoot])).toHaveLength(3);
+    expect((await evalgate(["bench", "show", "a-1", "--task-class", "upper", "--bench-root", bench.benchRoot]))[0]).toMatchObject({ case_id: "a-1" });
+    expect((await evalgate(["adapters", "list"])).length).toBeGreaterThan(0);
 
     // Every published line schema was met by a real line (a new line needs a command here that prints it).
     const unmet = LINE_SCHEMAS.filter((name) => !seen.has(name));

@@ -1,9 +1,10 @@
-// The CI outputs of `evalgate run` and `evalgate merge`: a JUnit file and a Markdown job summary, from the run just recorded.
+// The outputs of `evalgate run` and `evalgate merge` built from the run just recorded: a JUnit file and a
+// Markdown job summary for CI, and the at-a-glance lines a human-format run ends with.
 import { resolve } from "node:path";
 import type { WarningSink } from "@eval/errors";
 import { recordedRunViews } from "@eval/report-data";
 import type { RecordedRunViewsInput } from "@eval/report-data";
-import { renderJunit, renderMarkdownSummary } from "@eval/reports";
+import { renderJunit, renderMarkdownSummary, renderRunGlance } from "@eval/reports";
 import { appendOutputFile, writeOutputFile } from "./output-file.ts";
 
 export interface RunOutputOptions {
@@ -20,6 +21,14 @@ export interface RunOutputOptions {
   /** Selected cases the run did not score (skipped testcases in JUnit). */
   readonly unscored: readonly string[];
   readonly onWarning: WarningSink;
+  /** The run's record file: given, the at-a-glance summary is rendered (with the tiers' verdicts). */
+  readonly glanceRecordPath?: string;
+}
+
+/** What `writeRunOutputs` wrote, and the at-a-glance summary when one was asked for. */
+export interface RunOutputs {
+  readonly written: readonly string[];
+  readonly glance: string | null;
 }
 
 /** Where the Markdown summary goes: `--summary-md` (written), and GITHUB_STEP_SUMMARY (appended) when set. */
@@ -31,12 +40,18 @@ function summaryTargets(options: RunOutputOptions): Array<{ path: string; append
   return targets;
 }
 
-/** Writes the requested CI outputs; returns the paths written (none when none was asked for). */
-export async function writeRunOutputs(options: RunOutputOptions): Promise<string[]> {
+/**
+ * Writes the requested CI outputs and renders the glance when asked. A tier file or current tier that is
+ * missing is the glance's "no verdict" line, not a warning (a JUnit or summary alone still warns).
+ */
+export async function writeRunOutputs(options: RunOutputOptions): Promise<RunOutputs> {
   const summaries = summaryTargets(options);
-  if (options.junit === undefined && summaries.length === 0) return [];
-  // Verdicts are read only for the summary: JUnit alone need not judge, nor warn about a missing tier file.
-  const data = await recordedRunViews({ ...options.recorded, stateDir: options.stateDir, tiersPath: options.tiersPath, withVerdicts: summaries.length > 0, onWarning: options.onWarning });
+  const glance = options.glanceRecordPath;
+  if (options.junit === undefined && summaries.length === 0 && glance === undefined) return { written: [], glance: null };
+  const noVerdict: string[] = [];
+  const onWarning: WarningSink = glance === undefined ? options.onWarning : (warning) => (warning.code.startsWith("report.no_") ? noVerdict.push(warning.message) : options.onWarning(warning));
+  // Verdicts are read only for a summary: JUnit alone need not judge, nor warn about a missing tier file.
+  const data = await recordedRunViews({ ...options.recorded, stateDir: options.stateDir, tiersPath: options.tiersPath, withVerdicts: summaries.length > 0 || glance !== undefined, onWarning });
   const written: string[] = [];
   if (options.junit !== undefined) {
     const path = resolve(options.cwd, options.junit);
@@ -48,5 +63,6 @@ export async function writeRunOutputs(options: RunOutputOptions): Promise<string
     await (target.append ? appendOutputFile(target.path, `${markdown}\n`) : writeOutputFile(target.path, markdown));
     written.push(target.path);
   }
-  return written;
+  const reason = noVerdict.length === 0 ? null : noVerdict.map((message) => message.replace(/: the report shows no verdicts$/, "")).join("; ");
+  return { written, glance: glance === undefined ? null : renderRunGlance({ ...data, noVerdict: reason, unscored: options.unscored.length, recordPath: glance }) };
 }

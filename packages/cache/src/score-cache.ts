@@ -8,6 +8,7 @@ import { EvalError, ignoreWarnings, ioError } from "@eval/errors";
 import type { EvalWarning, WarningSink } from "@eval/errors";
 import lockfile from "proper-lockfile";
 import { assertKeyOutside, defaultKeyPath, KEY_TEMP_INFIX, loadOrCreateMacKey, readMacKey, sealEntry, splitEntry, verifyEntry } from "./entry-mac.ts";
+import { RUN_DEFAULTS } from "@eval/models/defaults";
 
 export interface ScoreCacheOptions {
   /** The cache directory (created on first write), e.g. `.evalgate/cache`. */
@@ -129,7 +130,7 @@ export class ScoreCache {
    * Never creates the key file.
    */
   async gc(options: { olderThanDays?: number; now?: Date } = {}): Promise<GcResult> {
-    const olderThanDays = options.olderThanDays ?? 90;
+    const olderThanDays = options.olderThanDays ?? RUN_DEFAULTS.cacheRetentionDays;
     if (!(olderThanDays >= 0)) throw new EvalError("EVAL_USAGE", `olderThanDays must be >= 0, got ${olderThanDays}`);
     const now = (options.now ?? new Date()).getTime();
     let removedEntries = 0;

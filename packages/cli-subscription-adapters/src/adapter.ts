@@ -114,7 +114,7 @@ export interface AgentAdapter {
    */
   readonly uneditableFiles?: { readonly matches: (relativePath: string) => boolean; readonly reason: string };
   observeStream(): StreamObserver;
-  classify(facts: StreamFacts, process: ProcessFacts): TrialClassification;
+  classify(facts: StreamFacts, exit: ProcessFacts): TrialClassification;
   detectSafety(facts: StreamFacts): SafetyDetection;
   /** The CLI's own login check (`claude auth status`, `codex login status`), when it has one. */
   readonly authStatus?: {

@@ -24,6 +24,7 @@ import { promptSha256 } from "./prompt.ts";
 import { executeTrial } from "./trial.ts";
 import type { TrialLimits } from "./trial.ts";
 import writeFileAtomic from "write-file-atomic";
+import { RUN_DEFAULTS } from "@eval/models/defaults";
 
 export const COMPLIANCE_THRESHOLD = 0.99;
 export const COMPLIANCE_MAX_AGE_DAYS = 30;
@@ -135,7 +136,7 @@ async function runTask(options: ComplianceCheckOptions, cli: ResolvedCli, task: 
       env: target === null ? cli.env : { ...cli.env, ...target.env },
       extraArgs: [...modelArgs, ...(target?.args ?? [])],
       ...(target === null ? {} : { endpointPointed: true }),
-      limits: { ...options.limits, timeoutMs: options.timeoutMsPerTask ?? 180_000 },
+      limits: { ...options.limits, timeoutMs: options.timeoutMsPerTask ?? RUN_DEFAULTS.complianceSecondsPerTask * 1000 },
     });
     const effects = checkEffects(root, task);
     return {

@@ -2,7 +2,7 @@
 // line, each with a `type` a reader dispatches on and the `schema_version` of its shape. A line that
 // carries a document with its own schema (a verdict, a comparison, an anchor) keeps that document's version.
 import { z } from "zod";
-import { CurationClassSchema } from "./case.ts";
+import { BenchCaseSchema, CaseSourceSchema, CurationClassSchema, DifficultySchema, DispositionSchema } from "./case.ts";
 import { ComparisonSchema } from "./comparison.ts";
 import { PromotionVerdictSchema } from "./promotion.ts";
 import { Blake3DigestSchema, CaseIdSchema, Sha256DigestSchema, TaskClassNameSchema, TierNameSchema, TimestampSchema, UnitIntervalSchema } from "./primitives.ts";
@@ -23,6 +23,10 @@ import { BenchScoreSchema } from "./score.ts";
 import { TranscriptSchema } from "./transcript.ts";
 import { ReliabilitySchema } from "./trials.ts";
 import {
+  ADAPTER_LINE_SCHEMA_VERSION,
+  BENCH_CASE_LINE_SCHEMA_VERSION,
+  BENCH_SHOW_LINE_SCHEMA_VERSION,
+  BENCH_TASK_CLASS_LINE_SCHEMA_VERSION,
   CACHE_GC_LINE_SCHEMA_VERSION,
   CACHE_STATS_LINE_SCHEMA_VERSION,
   GC_LINE_SCHEMA_VERSION,
@@ -255,7 +259,7 @@ export const ReportDataSchema = z.strictObject({
   chain: z.strictObject({ head: z.string(), verified: z.boolean(), records: z.number().int().min(0), problem: z.string().nullable() }),
   verdicts: z.array(PromotionVerdictSchema),
   tiers: z.array(z.strictObject({ name: TierNameSchema, threshold: UnitIntervalSchema })),
-  trend: z.array(z.strictObject({ run_id: RunIdSchema, ended_at: TimestampSchema, mean_score: UnitIntervalSchema, lower_bound_95: UnitIntervalSchema })),
+  trend: z.array(z.strictObject({ run_id: RunIdSchema, ended_at: TimestampSchema, mean_score: UnitIntervalSchema, lower_bound_95: UnitIntervalSchema, pass_rate: UnitIntervalSchema })),
   cases: z.array(z.strictObject(reportCaseFields)),
   baseline: z
     .strictObject({
@@ -324,4 +328,56 @@ export const WarningLineSchema = z.strictObject({
   code: z.string().min(1),
   message: z.string(),
   details: z.record(z.string(), z.unknown()).optional(),
+});
+
+/** `bench list`: one line per registered task class. */
+export const BenchTaskClassLineSchema = z.strictObject({
+  type: z.literal("bench_task_class"),
+  schema_version: z.literal(BENCH_TASK_CLASS_LINE_SCHEMA_VERSION),
+  task_class: TaskClassNameSchema,
+  bench_path: z.string().min(1),
+  cases: z.number().int().min(0),
+  held_out: z.number().int().min(0),
+  /** Passed cases a run needs per tier, as the registration declares them. */
+  min_cases_for_promotion: z.record(z.string(), z.number().int().min(0)),
+  rubric_digest: Blake3DigestSchema,
+  description: z.string().nullable(),
+});
+
+/** `bench list --task-class <name>`: one line per case (digests not verified). */
+export const BenchCaseLineSchema = z.strictObject({
+  type: z.literal("bench_case"),
+  schema_version: z.literal(BENCH_CASE_LINE_SCHEMA_VERSION),
+  task_class: TaskClassNameSchema,
+  case_id: CaseIdSchema,
+  curation_class: CurationClassSchema,
+  disposition: DispositionSchema,
+  difficulty: DifficultySchema,
+  source: CaseSourceSchema,
+  last_validated_at: TimestampSchema,
+  /** Whether the case ships a recorded SUT session. */
+  cassette: z.boolean(),
+  title: z.string().optional(),
+});
+
+/** `bench show <case-id>`: the loaded, digest-verified case. */
+export const BenchShowLineSchema = z.strictObject({
+  type: z.literal("bench_show"),
+  schema_version: z.literal(BENCH_SHOW_LINE_SCHEMA_VERSION),
+  ...BenchCaseSchema.shape,
+});
+
+/** `adapters list`: one line per agent-CLI adapter, with where its binary was found. */
+export const AdapterLineSchema = z.strictObject({
+  type: z.literal("adapter"),
+  schema_version: z.literal(ADAPTER_LINE_SCHEMA_VERSION),
+  adapter: z.string().min(1),
+  display_name: z.string().min(1),
+  binary: z.string().min(1),
+  /** null: not on PATH (nor named by EVALGATE_CLI_BINARY_<ADAPTER>). */
+  binary_path: z.string().nullable(),
+  npm_package: z.string().min(1),
+  stream_format: z.string().min(1),
+  sut: z.string().min(1),
+  capabilities: z.record(z.string(), z.unknown()),
 });

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { RUN_LIMITS } from "./defaults.ts";
 
 /**
  * `evalgate.config.json` (or the `evalgate` key of a package.json): settings every command may read.
@@ -13,7 +14,7 @@ export const EvalgateConfigSchema = z.strictObject({
   concurrency: z.number().int().min(1).max(256).optional(),
   max_cost_usd: z.number().min(0).optional(),
   timeout_per_case_seconds: z.number().positive().optional(),
-  trials: z.number().int().min(1).max(1000).optional(),
+  trials: z.number().int().min(1).max(RUN_LIMITS.maxTrials).optional(),
   format: z.enum(["jsonl", "human"]).optional(),
 });
 export type EvalgateConfig = z.output<typeof EvalgateConfigSchema>;

@@ -35,12 +35,16 @@ export const MERGE_LINE_SCHEMA_VERSION = "evalgate.merge_line.v1";
 export const VERIFY_LINE_SCHEMA_VERSION = "evalgate.verify_line.v1";
 export const RECORDED_RUN_LINE_SCHEMA_VERSION = "evalgate.recorded_run_line.v1";
 export const REPORT_LINE_SCHEMA_VERSION = "evalgate.report_line.v1";
-export const REPORT_DATA_SCHEMA_VERSION = "evalgate.report_data.v1";
+export const REPORT_DATA_SCHEMA_VERSION = "evalgate.report_data.v2";
 export const REPORT_CASE_LINE_SCHEMA_VERSION = "evalgate.report_case_line.v1";
 export const GC_LINE_SCHEMA_VERSION = "evalgate.gc_line.v1";
 export const CACHE_GC_LINE_SCHEMA_VERSION = "evalgate.cache_gc_line.v1";
 export const CACHE_STATS_LINE_SCHEMA_VERSION = "evalgate.cache_stats_line.v1";
 export const WARNING_LINE_SCHEMA_VERSION = "evalgate.warning_line.v1";
+export const BENCH_TASK_CLASS_LINE_SCHEMA_VERSION = "evalgate.bench_task_class_line.v1";
+export const BENCH_CASE_LINE_SCHEMA_VERSION = "evalgate.bench_case_line.v1";
+export const BENCH_SHOW_LINE_SCHEMA_VERSION = "evalgate.bench_show_line.v1";
+export const ADAPTER_LINE_SCHEMA_VERSION = "evalgate.adapter_line.v1";
 
 /**
  * Failure modes a SUT may end a case with itself: it throws an error whose `failure_mode` is one of these

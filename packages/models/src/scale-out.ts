@@ -4,6 +4,7 @@ import { IsolationClassSchema, ScoreKindSchema, SutIsolationSchema } from "./rep
 import { CaseDetailSchema } from "./runner-files.ts";
 import { BenchScoreSchema } from "./score.ts";
 import { Blake3DigestSchema, CaseIdSchema, SignatureSchema, TaskClassNameSchema, TimestampSchema } from "./primitives.ts";
+import { RUN_LIMITS } from "./defaults.ts";
 
 export const RUN_PLAN_SCHEMA_VERSION = "evalgate.run_plan.v1";
 
@@ -34,7 +35,7 @@ export const RunPlanSchema = z.strictObject({
   cassette_corpus_digest: Blake3DigestSchema,
   isolation_class: IsolationClassSchema,
   sut_isolation: SutIsolationSchema,
-  trials: z.number().int().min(1).max(1000),
+  trials: z.number().int().min(1).max(RUN_LIMITS.maxTrials),
   task_class_case_count: z.number().int().min(1),
   /** Sorted by case_id. */
   cases: z.array(PlanCaseSchema).min(1),

@@ -13,7 +13,11 @@ import { CacheEntrySchema, CaseDetailSchema, SutRequestSchema } from "./runner-f
 import { RunPlanSchema, ShardManifestSchema, ShardUnitSchema } from "./scale-out.ts";
 import { EvalgateConfigSchema } from "./config-file.ts";
 import {
+  AdapterLineSchema,
   AnchorLineSchema,
+  BenchCaseLineSchema,
+  BenchShowLineSchema,
+  BenchTaskClassLineSchema,
   CacheGcLineSchema,
   CacheStatsLineSchema,
   ComparisonLineSchema,
@@ -89,4 +93,8 @@ export const WIRE_SCHEMAS: Readonly<Record<string, z.ZodType>> = Object.freeze({
   "cache-gc-line": CacheGcLineSchema,
   "cache-stats-line": CacheStatsLineSchema,
   "warning-line": WarningLineSchema,
+  "bench-task-class-line": BenchTaskClassLineSchema,
+  "bench-case-line": BenchCaseLineSchema,
+  "bench-show-line": BenchShowLineSchema,
+  "adapter-line": AdapterLineSchema,
 });

@@ -1,6 +1,7 @@
 import { ScoreKindSchema, TaskAgentSchema, TaskClassNameSchema, TierNameSchema } from "@eval/models";
 import type { ScoreKind, TaskAgent } from "@eval/models";
 import { z } from "zod";
+import { RUN_LIMITS } from "@eval/models/defaults";
 
 /** What `registerTaskClass` accepts. Snake_case: it is data, checked by the fence. */
 export interface TaskClassOptions {
@@ -49,7 +50,7 @@ const OptionsSchema = z.strictObject({
   min_cases_for_promotion: z.record(TierNameSchema, z.number().int().min(1)),
   min_cases: z.number().int().min(1).default(1),
   score_kind: ScoreKindSchema.default("graded"),
-  min_trials: z.number().int().min(1).max(1000).optional(),
+  min_trials: z.number().int().min(1).max(RUN_LIMITS.maxTrials).optional(),
   rubric_command: z.array(z.string().min(1)).min(1).optional(),
   description: z.string().min(1).max(2000).optional(),
   agent: TaskAgentSchema.optional(),

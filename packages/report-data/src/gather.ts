@@ -39,7 +39,7 @@ function pickRun(records: readonly ChainRecord[], options: GatherOptions): Chain
 function trendOf(records: readonly ChainRecord[], taskClass: string): TrendPoint[] {
   return records
     .filter((r) => r.report.task_class === taskClass && notDefaultEvidence(r.report) === null)
-    .map((r) => ({ run_id: r.report.run_id, ended_at: r.report.ended_at, mean_score: r.report.mean_score, lower_bound_95: r.report.lower_bound_95 }))
+    .map((r) => ({ run_id: r.report.run_id, ended_at: r.report.ended_at, mean_score: r.report.mean_score, lower_bound_95: r.report.lower_bound_95, pass_rate: r.report.per_case.length === 0 ? 0 : r.report.passed_count / r.report.per_case.length }))
     .reverse();
 }
 

@@ -9,13 +9,14 @@
  * error and warning lines, show, compare).
  */
 export function escapeTerminal(text: string): string {
-  return (
-    text
-      // oxlint-disable-next-line eslint/no-control-regex -- making terminal control characters visible is the point
-      .replace(/[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/g, (char) => `\\x${char.charCodeAt(0).toString(16).padStart(2, "0")}`)
-      .replace(/[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/g, (char) => `\\u${char.charCodeAt(0).toString(16)}`)
-  );
+  return text
+    .replace(TERMINAL_CONTROLS, (char) => `\\x${char.charCodeAt(0).toString(16).padStart(2, "0")}`)
+    .replace(BIDI_CONTROLS, (char) => `\\u${char.charCodeAt(0).toString(16)}`);
 }
+
+// oxlint-disable-next-line eslint/no-control-regex -- making terminal control characters visible is the point
+const TERMINAL_CONTROLS = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/g;
+const BIDI_CONTROLS = /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/g;
 
 const HTML: Readonly<Record<string, string>> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
 
@@ -29,9 +30,12 @@ export function escapeHtml(text: string): string {
  * (control characters, lone surrogates) replaced by U+FFFD, so a parser never rejects the file.
  */
 export function escapeXml(text: string): string {
-  // oxlint-disable-next-line eslint/no-control-regex -- replacing the control characters XML cannot hold is the point
-  return escapeHtml(text.replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, "\uFFFD"));
+  return escapeHtml(text.replace(NOT_IN_XML, "\uFFFD"));
 }
+
+const NOT_IN_XML =
+  // oxlint-disable-next-line eslint/no-control-regex -- replacing the control characters XML cannot hold is the point
+  /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
 /**
  * Text for one cell or line of GitHub-flavoured Markdown: HTML is escaped (GitHub renders inline HTML),

@@ -132,9 +132,9 @@ export function makeReportData(count: number, options: { hostile?: boolean; sutL
     verdicts: [VERDICT],
     tiers: [{ name: "bronze", threshold: 0.6 }, { name: "silver", threshold: 0.8 }],
     trend: [
-      { run_id: "20261030T000000Z-cccccccc", ended_at: "2026-10-30T00:00:00.000Z", mean_score: 0.6, lower_bound_95: 0.31 },
-      { run_id: "20261101T000000Z-aaaaaaaa", ended_at: "2026-11-01T00:00:00.000Z", mean_score: 0.7, lower_bound_95: 0.38 },
-      { run_id: "20261102T000000Z-bbbbbbbb", ended_at: "2026-11-02T00:00:04.000Z", mean_score: mean, lower_bound_95: 0.4443 },
+      { run_id: "20261030T000000Z-cccccccc", ended_at: "2026-10-30T00:00:00.000Z", mean_score: 0.6, lower_bound_95: 0.31, pass_rate: 0.5 },
+      { run_id: "20261101T000000Z-aaaaaaaa", ended_at: "2026-11-01T00:00:00.000Z", mean_score: 0.7, lower_bound_95: 0.38, pass_rate: 0.6 },
+      { run_id: "20261102T000000Z-bbbbbbbb", ended_at: "2026-11-02T00:00:04.000Z", mean_score: mean, lower_bound_95: 0.4443, pass_rate: passed / count },
     ],
     cases,
     baseline: null,

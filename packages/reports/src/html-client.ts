@@ -29,9 +29,10 @@ details { margin: 3px 0; } summary { cursor: pointer; }
 .diff-add { color: #1f7a4a; } .diff-del { color: #b3261e; } .diff-hunk { color: #5060a0; }
 svg .grid { stroke: #e3e5ee; } svg .axis, svg .tier-label, svg .legend { font-size: 11px; fill: #556; }
 svg .tier { stroke: #c08a00; stroke-dasharray: 5 4; } svg .current { stroke: #99a; stroke-dasharray: 2 3; }
-svg polyline.bound, svg circle.bound { stroke: #2456c8; } svg circle.bound { fill: #2456c8; }
-svg polyline.mean, svg circle.mean { stroke: #9aa6c0; } svg circle.mean { fill: #9aa6c0; }
-svg polyline { stroke-width: 2; } svg .legend.bound { fill: #2456c8; } svg .legend.mean { fill: #7f8aa3; }
+svg polyline.bound, svg circle.bound, svg .key-bound { stroke: #2456c8; } svg circle.bound, svg circle.key-bound { fill: #2456c8; }
+svg polyline.mean, svg line.key-mean { stroke: #6f7b95; stroke-dasharray: 7 4; } svg circle.mean, svg circle.key-mean { fill: #6f7b95; stroke: #6f7b95; }
+svg polyline.pass, svg line.key-pass { stroke: #1f7a4a; stroke-dasharray: 2 3; } svg rect.pass, svg rect.key-pass { fill: #fff; stroke: #1f7a4a; stroke-width: 1.5; }
+svg polyline, svg line.key-bound, svg line.key-mean, svg line.key-pass { stroke-width: 2; } svg .legend.bound { fill: #2456c8; } svg .legend.mean { fill: #5d6880; } svg .legend.pass { fill: #1f7a4a; }
 .digest-ok { color: #1f7a4a; } .digest-bad { color: #b3261e; font-weight: bold; }
 .change-up { color: #1f7a4a; } .change-down { color: #b3261e; }
 `;

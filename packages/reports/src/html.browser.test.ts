@@ -68,6 +68,39 @@ afterAll(async () => {
 }, TIMEOUT);
 
 describe.skipIf(browserSkipReason !== null)(browserSkipReason === null ? "the HTML report in headless Chromium" : `the HTML report in headless Chromium (skipped: ${browserSkipReason})`, () => {
+  it("draws the trend chart inline under the CSP: bound, mean and pass rate per run, told apart by line and marker, with a legend", { timeout: TIMEOUT }, async () => {
+    const data = makeReportData(40);
+    const { page, errors, cspViolations } = await open(data, "trend");
+    expect(errors).toEqual([]);
+    expect(cspViolations).toEqual([]);
+    const chart = await page.$eval("#trend-chart", (svg) => {
+      const box = (selector: string) => [...svg.querySelectorAll(selector)].map((node) => (node as unknown as { getBBox(): { width: number; height: number; y: number } }).getBBox()).map((b) => ({ width: b.width, height: b.height, y: b.y }));
+      const style = (selector: string) => {
+        const node = svg.querySelector(selector)!;
+        const computed = (globalThis as unknown as { getComputedStyle(element: unknown): { stroke: string; strokeDasharray: string } }).getComputedStyle(node);
+        return { stroke: computed.stroke, dash: computed.strokeDasharray };
+      };
+      return {
+        lines: Object.fromEntries(["bound", "mean", "pass"].map((name) => [name, { box: box(`polyline.${name}`)[0], style: style(`polyline.${name}`) }])),
+        rects: box("rect.pass"),
+        circles: box("circle.bound").length,
+        legend: [...svg.querySelectorAll("text.legend")].map((node) => node.textContent),
+        visible: svg.getBoundingClientRect().width,
+      };
+    });
+    expect(chart.visible).toBeGreaterThan(300);
+    for (const line of Object.values(chart.lines)) expect(line.box!.width).toBeGreaterThan(300);
+    // Told apart by more than colour: three different dash patterns and strokes.
+    expect(new Set(Object.values(chart.lines).map((line) => line.style.dash)).size).toBe(3);
+    expect(new Set(Object.values(chart.lines).map((line) => line.style.stroke)).size).toBe(3);
+    expect(chart.rects).toHaveLength(data.trend.length);
+    expect(chart.circles).toBe(data.trend.length);
+    // The pass-rate squares sit where the pass rates are: y = 16 + (1 - rate) * 214 (minus half the 7 px side).
+    expect(chart.rects.map((rect) => Number(rect.y.toFixed(1)))).toEqual(data.trend.map((point) => Number((16 + (1 - point.pass_rate) * 214 - 3.5).toFixed(1))));
+    expect(chart.legend).toEqual(["lower bound (95%)", "mean score", "pass rate"]);
+    await page.close();
+  });
+
   it("shows the record's numbers, filters rows, and opens a case with its tool calls", { timeout: TIMEOUT }, async () => {
     const data = makeReportData(300);
     const { page, errors } = await open(data, "plain");

@@ -3,6 +3,7 @@ export { DETAILS_CHUNK, readEmbeddedData, renderHtmlReport, reportCsp } from "./
 export type { HtmlReport, HtmlReportOptions } from "./html.ts";
 export { renderJunit } from "./junit.ts";
 export type { JunitInput } from "./junit.ts";
+export { renderRunGlance } from "./glance.ts";
 export { renderMarkdownSummary } from "./markdown.ts";
 export type { MarkdownSummaryInput } from "./markdown.ts";
 export { caseStatus, HARNESS_FAILURE_CODES, REPORT_DATA_SCHEMA_VERSION } from "./report-data.ts";

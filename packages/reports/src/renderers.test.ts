@@ -91,6 +91,22 @@ describe("trendChartSvg", () => {
     expect(trendChartSvg([], data.tiers, "x")).toContain("no complete full run");
     expect(trendChartSvg(data.trend.slice(0, 1), [], "other").match(/<polyline/g)).toBeNull();
   });
+
+  it("draws the pass rate as a third series told apart by marker and line, and labels the axis ends apart on one day", () => {
+    const data = makeReportData(4);
+    const svg = trendChartSvg(data.trend, data.tiers, data.run.run_id);
+    expect(svg.match(/<rect class="pass"/g)).toHaveLength(3);
+    expect(svg.match(/<polyline class="(bound|mean|pass)"/g)).toEqual(['<polyline class="bound"', '<polyline class="mean"', '<polyline class="pass"']);
+    // y = 16 + (1 - value) * 214; the pass rate 0.5 of the first run sits half-way down.
+    expect(svg).toContain(`<rect class="pass" x="${(44 - 3.5).toFixed(1)}" y="${(16 + 0.5 * 214 - 3.5).toFixed(1)}"`);
+    expect(svg).toContain("<title>20261030T000000Z-cccccccc (2026-10-30T00:00:00.000Z): pass rate 0.500</title>");
+    for (const label of ["lower bound (95%)", "mean score", "pass rate"]) expect(svg).toContain(`>${label}</text>`);
+    expect(svg).toContain(">2026-10-30</text>");
+    expect(svg).toContain(">2026-11-02</text>");
+    const sameDay = data.trend.map((point, index) => ({ ...point, ended_at: `2026-11-02T0${index}:1${index}:00.000Z` }));
+    const labels = [...trendChartSvg(sameDay, [], "x").matchAll(/<text class="axis" x="[\d.]+" y="252"[^>]*>([^<]+)</g)].map((match) => match[1]);
+    expect(labels).toEqual(["2026-11-02 00:10Z", "2026-11-02 02:12Z"]);
+  });
 });
 
 describe("renderJunit", () => {

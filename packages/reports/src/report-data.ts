@@ -51,6 +51,8 @@ export interface TrendPoint {
   readonly ended_at: string;
   readonly mean_score: number;
   readonly lower_bound_95: number;
+  /** Cases that passed (every trial, with trials) over the cases the run scored. */
+  readonly pass_rate: number;
 }
 
 /** k of n when the run recorded trials per case (absent otherwise). */

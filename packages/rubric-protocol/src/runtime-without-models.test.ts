@@ -1,4 +1,4 @@
-// When the full schemas cannot be loaded (a broken install), a request or a score the hand check did not
+// When the full schemas cannot be loaded (a broken install), a request or a score the generated check did not
 // accept still fails with its exit code and exactly one stderr line, rather than an unhandled rejection.
 import { PassThrough } from "node:stream";
 import { describe, expect, it, vi } from "vitest";
@@ -22,7 +22,7 @@ async function run(score: () => unknown, input: string) {
 describe("runRubric without @eval/models", () => {
   const goodScore = { passed: true, score: 1, breakdown: {}, failure_modes: [], cost_usd: 0, wall_clock_ms: 0 };
 
-  it("still scores a valid request: the hand checks need nothing else", async () => {
+  it("still scores a valid request: the generated checks need nothing else", async () => {
     expect(await run(() => goodScore, JSON.stringify(VALID_REQUEST))).toMatchObject({ code: RUBRIC_EXIT.ok, err: "" });
   });
 

@@ -1,7 +1,7 @@
 // Everything the main entry of @eval/rubric-protocol runs, in one module. A rubric is a fresh process
 // per case, so what `import { runRubric } from "@eval/rubric-protocol"` loads is paid on every case:
 // - no zod. @eval/models' index builds every zod schema at import (about 70 ms, more than the rest of a
-//   cold case); the request and the score are checked here by hand (below), and the full schemas load
+//   cold case); the request and the score are checked by code generated from the zod schemas (below), and the full schemas load
 //   only on a failure, to say why;
 // - no ESM import of a builtin: importing node:fs builds its whole namespace (about 2 ms); the helpers
 //   fetch the already loaded module with process.getBuiltinModule when they run;
@@ -10,7 +10,7 @@
 //   V8 compiles those with the module instead of on first call, so they land in the compile cache the
 //   runner gives a rubric (NODE_COMPILE_CACHE) and no process compiles them again (about 0.4 ms a case).
 // `pnpm bench rubric-import` measures the idiom against a rubric importing nothing (goal: within 1.1x).
-import type { BenchCase, BenchScore, HarnessOutput, RubricRequest } from "@eval/models";
+import type { BenchScore, HarnessOutput, RubricRequest } from "@eval/models";
 import type { Rubric } from "./rubric.ts";
 
 /** The streams `runRubric` talks over; the defaults are the process's own. */
@@ -109,8 +109,8 @@ const scoreOnce = (async function scoreOnce(
 type Verdict = { readonly success: true; readonly data: unknown } | { readonly success: false; readonly message: string };
 
 /**
- * The full zod schema's verdict on a value the hand-written check did not accept: the reasons when it
- * is invalid (zod's wording, path by path), the parsed value when the hand check was merely stricter.
+ * The full zod schema's verdict on a value the generated check did not accept: the reasons when it
+ * is invalid (zod's wording, path by path), the parsed value when the generated check was merely stricter.
  * @eval/models (and zod) load only here, off the path a valid case takes.
  */
 async function validateWithSchema(schema: "RubricRequestSchema" | "BenchScoreSchema", value: unknown): Promise<Verdict> {
@@ -125,19 +125,19 @@ async function validateWithSchema(schema: "RubricRequestSchema" | "BenchScoreSch
 }
 
 // ---------------------------------------------------------------------------------------------------
-// The wire checks. `RubricRequestSchema` and `BenchScoreSchema` of @eval/models written out field by
-// field: the same limits, patterns, defaults and -0 normalisation, the output in the schema's key order.
-// They are conservative: each answers the parsed value, or `undefined` for "not shown valid here", on
-// which runRubric asks the full zod schema for the verdict (and its message). So they may be stricter
-// than the schemas, never looser; wire-checks.test.ts holds them to the schemas on generated values.
-// The harness validates every response against the full schema again (runner's rubric-isolation).
+// The wire checks: `RubricRequestSchema` and `BenchScoreSchema` of @eval/models as code, generated from
+// those zod schemas by scripts/generate-wire-checks.ts (`pnpm schemas`; a drift test holds them equal).
+// Each answers the parsed value (keys in the schema's order, defaults filled in, -0 as 0), or `undefined`
+// for "not shown valid here", on which runRubric asks the full zod schema for the verdict and its
+// message. wire-checks.test.ts holds them to the schemas on generated values. The harness validates
+// every response against the full schema again (runner's rubric-isolation).
 
 export const RUBRIC_REQUEST_SCHEMA_VERSION = "evalgate.rubric_request.v1";
 export const RUBRIC_RESPONSE_SCHEMA_VERSION = "evalgate.rubric_response.v1";
 
 type Fields = Record<string, unknown>;
 
-/** A plain object (object literal or JSON.parse), with string keys only: what the checks below trust. */
+/** A plain object (object literal or JSON.parse), with string keys only: what the checks trust. */
 const plainObject = (function plainObject(value: unknown): value is Fields {
   return (
     typeof value === "object" &&
@@ -146,23 +146,6 @@ const plainObject = (function plainObject(value: unknown): value is Fields {
     Object.getOwnPropertySymbols(value).length === 0 &&
     !Object.hasOwn(value, "__proto__")
   );
-});
-
-/** A plain object whose keys are all in `allowed` (zod's strictObject). */
-const strictObject = (function strictObject(value: unknown, allowed: ReadonlySet<string>): value is Fields {
-  if (!plainObject(value)) return false;
-  for (const key of Object.keys(value)) if (!allowed.has(key)) return false;
-  return true;
-});
-
-/** A string of `min` to `max` UTF-16 units (zod's min/max), matching `pattern` when one is given. */
-const text = (function text(value: unknown, min: number, max: number, pattern?: (value: string) => boolean): value is string {
-  return typeof value === "string" && value.length >= min && value.length <= max && (pattern === undefined || pattern(value));
-});
-
-/** A number other than NaN and ±Infinity (zod's z.number()). */
-const finite = (function finite(value: unknown): value is number {
-  return typeof value === "number" && Number.isFinite(value);
 });
 
 /** JSON cannot carry -0 and canonical hashes must not depend on it: the schemas turn it into 0. */
@@ -179,265 +162,169 @@ const deepFreeze = (function deepFreeze<T>(value: T): T {
   return value;
 });
 
-// The patterns of @eval/models' primitives.ts and case.ts, matched character by character: a regular
-// expression is compiled on its first use in every process (about 0.3 ms for these), while this code
-// comes from the compile cache.
-const DIGITS = "0123456789";
-const LOWER_HEX = "0123456789abcdef";
-const LOWER_LETTERS = "abcdefghijklmnopqrstuvwxyz";
-const LOWER_ALNUM = `${DIGITS}${LOWER_LETTERS}`;
-
-/** Whether `value` has characters from `from` to `to` and each of them is one of `allowed`. */
-const only = (function only(value: string, allowed: string, from = 0, to = value.length): boolean {
-  if (to > value.length) return false;
-  for (let index = from; index < to; index += 1) if (!allowed.includes(value.charAt(index))) return false;
-  return true;
-});
-
-/** The number the characters of `value` from `from` to `to` spell when they are all digits, else -1. */
-const digitsAt = (function digitsAt(value: string, from: number, to: number): number {
-  return only(value, DIGITS, from, to) ? Number(value.slice(from, to)) : -1;
-});
-
-/** `^[a-z0-9][a-z0-9._-]*$` (CaseIdSchema). */
-const caseIdPattern = (function caseIdPattern(value: string): boolean {
-  return only(value, LOWER_ALNUM, 0, 1) && only(value, `${LOWER_ALNUM}._-`, 1);
-});
-
-/** `^[a-z0-9]+(-[a-z0-9]+)*$` (TaskClassNameSchema). */
-const taskClassPattern = (function taskClassPattern(value: string): boolean {
-  return only(value, `${LOWER_ALNUM}-`) && !value.startsWith("-") && !value.endsWith("-") && !value.includes("--");
-});
-
-/** `^[a-z][a-z0-9_-]*(\.[a-z0-9_-]+)*$` (FailureModeCodeSchema). */
-const failureModeCodePattern = (function failureModeCodePattern(value: string): boolean {
-  return only(value, LOWER_LETTERS, 0, 1) && only(value, `${LOWER_ALNUM}_-.`) && !value.endsWith(".") && !value.includes("..");
-});
-
-/** `^[0-9a-f]{7,64}$` (a commit sha). */
-const commitShaPattern = (function commitShaPattern(value: string): boolean {
-  return value.length >= 7 && value.length <= 64 && only(value, LOWER_HEX);
-});
-
-/** `^[0-9a-f]{32}$` (CanaryPinSchema). */
-const canaryPinPattern = (function canaryPinPattern(value: string): boolean {
-  return value.length === 32 && only(value, LOWER_HEX);
-});
-
-/** `^blake3:[0-9a-f]{64}$` (Blake3DigestSchema). */
-const blake3Pattern = (function blake3Pattern(value: string): boolean {
-  return value.length === 71 && value.startsWith("blake3:") && only(value, LOWER_HEX, 7);
-});
-
-const SEVERITIES: ReadonlySet<unknown> = new Set(["block", "warn", "info"]);
-const DISPOSITIONS: ReadonlySet<unknown> = new Set(["positive", "negative", "ambiguous"]);
-const DIFFICULTIES: ReadonlySet<unknown> = new Set(["easy", "medium", "hard"]);
-const SOURCES: ReadonlySet<unknown> = new Set(["curated", "outcome-ledger-derived", "regression-converted"]);
-const CURATION_CLASSES: ReadonlySet<unknown> = new Set(["rag-corpus-derived", "held-out"]);
-
-/** BenchCaseSchema's fields, in its order (the order zod writes them in). */
-export const BENCH_CASE_KEYS = [
-  "case_id",
-  "task_class",
-  "title",
-  "prompt",
-  "disposition",
-  "difficulty",
-  "source",
-  "curation_class",
-  "commit_sha",
-  "added_at",
-  "last_validated_at",
-  "cassette_canary_pin",
-  "rubric_wall_clock_seconds",
-  "case_path",
-  "input_path",
-  "expected_path",
-  "cassette_path",
-  "case_digest",
-] as const;
-const BENCH_CASE_KEY_SET: ReadonlySet<string> = new Set(BENCH_CASE_KEYS);
-const OPTIONAL_CASE_KEYS: ReadonlySet<string> = new Set(["title", "prompt", "rubric_wall_clock_seconds"]);
-
-/** BenchScoreSchema's fields, in its order. */
-export const BENCH_SCORE_KEYS = ["passed", "score", "breakdown", "failure_modes", "cost_usd", "wall_clock_ms"] as const;
-const BENCH_SCORE_KEY_SET: ReadonlySet<string> = new Set(BENCH_SCORE_KEYS);
-export const FAILURE_MODE_KEYS = ["code", "severity", "detail"] as const;
-const FAILURE_MODE_KEY_SET: ReadonlySet<string> = new Set(FAILURE_MODE_KEYS);
-export const RUBRIC_REQUEST_KEYS = ["schema_version", "case", "harness_output", "context"] as const;
-const RUBRIC_REQUEST_KEY_SET: ReadonlySet<string> = new Set(RUBRIC_REQUEST_KEYS);
-const CONTEXT_KEY_SET: ReadonlySet<string> = new Set(["workspace_path"]);
-
-/**
- * zod's `z.iso.datetime({ offset: true })` (TimestampSchema): `YYYY-MM-DDTHH:MM:SS`, optional fraction
- * digits, then `Z` or `±HH:MM`, on a real calendar date (Gregorian leap years).
- */
-const timestamp = (function timestamp(value: unknown): boolean {
-  if (typeof value !== "string" || value.length < 20) return false;
-  if (value[4] !== "-" || value[7] !== "-" || value[10] !== "T" || value[13] !== ":" || value[16] !== ":") return false;
-  const year = digitsAt(value, 0, 4);
-  const month = digitsAt(value, 5, 7);
-  const day = digitsAt(value, 8, 10);
-  const hour = digitsAt(value, 11, 13);
-  const minute = digitsAt(value, 14, 16);
-  const second = digitsAt(value, 17, 19);
-  if (year < 0 || month < 1 || month > 12 || day < 1 || hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0 || second > 59) return false;
-  let end = 19;
-  if (value[end] === ".") {
-    end += 1;
-    while (end < value.length && DIGITS.includes(value.charAt(end))) end += 1;
-    if (end === 20) return false;
-  }
-  const offset = value.slice(end);
-  if (offset !== "Z") {
-    if (offset.length !== 6 || (offset[0] !== "+" && offset[0] !== "-") || offset[3] !== ":") return false;
-    const offsetHours = digitsAt(offset, 1, 3);
-    const offsetMinutes = digitsAt(offset, 4, 6);
-    if (offsetHours < 0 || offsetHours > 23 || offsetMinutes < 0 || offsetMinutes > 59) return false;
-  }
-  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
-  const days = month === 2 ? (leap ? 29 : 28) : month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
-  return day <= days;
-});
-
-/** Whether one present BenchCase field holds a value its schema accepts. */
-const caseFieldValid = (function caseFieldValid(key: (typeof BENCH_CASE_KEYS)[number], value: unknown): boolean {
-  switch (key) {
-    case "case_id":
-      return text(value, 1, 128, caseIdPattern);
-    case "task_class":
-      return text(value, 1, 64, taskClassPattern);
-    case "title":
-      return text(value, 1, 200);
-    case "prompt":
-      return text(value, 1, 20000);
-    case "disposition":
-      return DISPOSITIONS.has(value);
-    case "difficulty":
-      return DIFFICULTIES.has(value);
-    case "source":
-      return SOURCES.has(value);
-    case "curation_class":
-      return CURATION_CLASSES.has(value);
-    case "commit_sha":
-      return value === null || text(value, 0, Infinity, commitShaPattern);
-    case "added_at":
-    case "last_validated_at":
-      return timestamp(value);
-    case "cassette_canary_pin":
-      return text(value, 0, Infinity, canaryPinPattern);
-    case "rubric_wall_clock_seconds":
-      return finite(value) && value > 0 && value <= 300;
-    case "cassette_path":
-      return value === null || text(value, 1, Infinity);
-    case "case_digest":
-      return text(value, 0, Infinity, blake3Pattern);
-    default:
-      // case_path, input_path, expected_path
-      return text(value, 1, Infinity);
-  }
-});
-
-/** BenchCaseSchema by hand: the parsed case (commit_sha defaulted to null), or undefined. */
-const checkBenchCase = (function checkBenchCase(value: unknown): BenchCase | undefined {
-  if (!strictObject(value, BENCH_CASE_KEY_SET)) return undefined;
-  const parsed: Fields = {};
-  for (const key of BENCH_CASE_KEYS) {
-    const field = value[key];
-    if (field === undefined) {
-      // Absent optional fields stay absent; a key present with `undefined` (not JSON) is left to zod.
-      if (OPTIONAL_CASE_KEYS.has(key) && !Object.hasOwn(value, key)) continue;
-      if (key === "commit_sha" && !Object.hasOwn(value, key)) {
-        parsed[key] = null;
-        continue;
-      }
-      return undefined;
-    }
-    if (!caseFieldValid(key, field)) return undefined;
-    parsed[key] = field;
-  }
-  // commit_sha is required exactly when the case was derived from history (source is not "curated").
-  if ((parsed.source === "curated") !== (parsed.commit_sha === null)) return undefined;
-  return parsed as unknown as BenchCase;
-});
-
-/** HarnessOutputSchema (a loose object with an optional cost_usd) by hand. */
-const checkHarnessOutput = (function checkHarnessOutput(value: unknown): HarnessOutput | undefined {
-  if (!plainObject(value)) return undefined;
-  if (!Object.hasOwn(value, "cost_usd")) return value as HarnessOutput;
-  const cost = value.cost_usd;
-  if (!finite(cost) || cost < 0) return undefined;
-  // zod writes the declared key first, then the others in their order.
-  const parsed: Fields = { cost_usd: withoutNegativeZero(cost) };
-  for (const key of Object.keys(value)) if (key !== "cost_usd") parsed[key] = value[key];
-  return parsed as HarnessOutput;
-});
-
-/**
- * `RubricRequestSchema` by hand: the parsed, deep-frozen request, or `undefined` when `json` is not
- * shown valid here (then the full schema decides, and says why).
- */
+/** `RubricRequestSchema` as code: the parsed, deep-frozen request, or `undefined`. */
 export const checkRubricRequest = (function checkRubricRequest(json: unknown): RubricRequest | undefined {
-  if (!strictObject(json, RUBRIC_REQUEST_KEY_SET)) return undefined;
-  if (json.schema_version !== RUBRIC_REQUEST_SCHEMA_VERSION) return undefined;
-  const benchCase = checkBenchCase(json.case);
-  const harnessOutput = checkHarnessOutput(json.harness_output);
-  const context = json.context;
-  if (benchCase === undefined || harnessOutput === undefined || !strictObject(context, CONTEXT_KEY_SET)) return undefined;
-  const workspacePath = context.workspace_path;
-  if (workspacePath !== null && !text(workspacePath, 1, Infinity)) return undefined;
-  return deepFreeze({
-    schema_version: RUBRIC_REQUEST_SCHEMA_VERSION,
-    case: benchCase,
-    harness_output: harnessOutput,
-    context: { workspace_path: workspacePath },
-  }) as RubricRequest;
+  const parsed = parseRubricRequest(json);
+  return parsed === undefined ? undefined : (deepFreeze(parsed) as unknown as RubricRequest);
 });
 
-/** FailureModeSchema by hand (`detail` defaults to null). */
-const checkFailureMode = (function checkFailureMode(value: unknown): BenchScore["failure_modes"][number] | undefined {
-  if (!strictObject(value, FAILURE_MODE_KEY_SET)) return undefined;
-  const { code, severity } = value;
-  if (!text(code, 1, 128, failureModeCodePattern) || !SEVERITIES.has(severity)) return undefined;
-  let detail = value.detail;
-  if (detail === undefined) detail = null;
-  else if (detail !== null && !text(detail, 0, 4000)) return undefined;
-  return { code, severity: severity as "block" | "warn" | "info", detail: detail as string | null };
-});
-
-/**
- * `BenchScoreSchema` by hand: the parsed score (a new object, -0 as 0, failure-mode details defaulted
- * to null), or `undefined` when `value` is not shown valid here.
- */
+/** `BenchScoreSchema` as code: the parsed score (a new object), or `undefined`. */
 export const checkBenchScore = (function checkBenchScore(value: unknown): BenchScore | undefined {
-  if (!strictObject(value, BENCH_SCORE_KEY_SET)) return undefined;
-  const { passed, score, breakdown, failure_modes: failureModes, cost_usd: cost, wall_clock_ms: wallClockMs } = value;
-  if (typeof passed !== "boolean") return undefined;
-  if (!finite(score) || score < 0 || score > 1) return undefined;
-  if (!finite(cost) || cost < 0) return undefined;
-  if (!Number.isSafeInteger(wallClockMs) || (wallClockMs as number) < 0) return undefined;
-  if (!plainObject(breakdown) || !Array.isArray(failureModes)) return undefined;
-  const parsedBreakdown: Record<string, number> = {};
-  for (const key of Object.keys(breakdown)) {
-    const entry = breakdown[key];
-    if (key.length < 1 || key.length > 64 || !finite(entry)) return undefined;
-    parsedBreakdown[key] = withoutNegativeZero(entry);
-  }
-  const parsedFailureModes: BenchScore["failure_modes"][number][] = [];
-  for (let index = 0; index < failureModes.length; index += 1) {
-    const mode = checkFailureMode(failureModes[index]);
-    if (mode === undefined) return undefined;
-    parsedFailureModes.push(mode);
-  }
-  return {
-    passed,
-    score: withoutNegativeZero(score),
-    breakdown: parsedBreakdown,
-    failure_modes: parsedFailureModes,
-    cost_usd: withoutNegativeZero(cost),
-    wall_clock_ms: wallClockMs as number,
-  };
+  return parseBenchScore(value) as unknown as BenchScore | undefined;
 });
+
+// ---- GENERATED by scripts/generate-wire-checks.ts from @eval/models' zod schemas: do not edit ----
+const keysOfRubricRequest: ReadonlySet<string> = new Set(["schema_version","case","harness_output","context"]);
+const keysOfRubricRequestCase: ReadonlySet<string> = new Set(["case_id","task_class","title","prompt","disposition","difficulty","source","curation_class","commit_sha","added_at","last_validated_at","cassette_canary_pin","rubric_wall_clock_seconds","case_path","input_path","expected_path","cassette_path","case_digest"]);
+const keysOfRubricRequestContext: ReadonlySet<string> = new Set(["workspace_path"]);
+const keysOfBenchScore: ReadonlySet<string> = new Set(["passed","score","breakdown","failure_modes","cost_usd","wall_clock_ms"]);
+const keysOfBenchScoreFailureModesItem: ReadonlySet<string> = new Set(["code","severity","detail"]);
+
+const parseRubricRequestCase = (function parseRubricRequestCase(value: unknown): Fields | undefined {
+  if (!plainObject(value)) return undefined;
+  for (const key of Object.keys(value)) if (!keysOfRubricRequestCase.has(key)) return undefined;
+  const parsed: Fields = {};
+  let v: unknown;
+  v = value["case_id"];
+  if ((parsed["case_id"] = ((typeof v === "string") && (v.length >= 1) && (v.length <= 128) && (/^[a-z0-9][a-z0-9._-]*$/.test(v)) ? v : undefined)) === undefined) return undefined;
+  v = value["task_class"];
+  if ((parsed["task_class"] = ((typeof v === "string") && (v.length >= 1) && (v.length <= 64) && (/^[a-z0-9]+(-[a-z0-9]+)*$/.test(v)) ? v : undefined)) === undefined) return undefined;
+  v = value["title"];
+  if (!Object.hasOwn(value, "title")) {}
+  else if ((parsed["title"] = ((typeof v === "string") && (v.length >= 1) && (v.length <= 200) ? v : undefined)) === undefined) return undefined;
+  v = value["prompt"];
+  if (!Object.hasOwn(value, "prompt")) {}
+  else if ((parsed["prompt"] = ((typeof v === "string") && (v.length >= 1) && (v.length <= 20000) ? v : undefined)) === undefined) return undefined;
+  v = value["disposition"];
+  if ((parsed["disposition"] = ((v === "positive" || v === "negative" || v === "ambiguous") ? v : undefined)) === undefined) return undefined;
+  v = value["difficulty"];
+  if ((parsed["difficulty"] = ((v === "easy" || v === "medium" || v === "hard") ? v : undefined)) === undefined) return undefined;
+  v = value["source"];
+  if ((parsed["source"] = ((v === "curated" || v === "outcome-ledger-derived" || v === "regression-converted") ? v : undefined)) === undefined) return undefined;
+  v = value["curation_class"];
+  if ((parsed["curation_class"] = ((v === "rag-corpus-derived" || v === "held-out") ? v : undefined)) === undefined) return undefined;
+  v = value["commit_sha"];
+  if (v === undefined) parsed["commit_sha"] = null;
+  else if ((parsed["commit_sha"] = (v === null ? null : ((typeof v === "string") && (/^[0-9a-f]{7,64}$/.test(v)) ? v : undefined))) === undefined) return undefined;
+  v = value["added_at"];
+  if ((parsed["added_at"] = ((typeof v === "string") && (/^(?:(?:\d\d[2468][048]|\d\d[13579][26]|\d\d0[48]|[02468][048]00|[13579][26]00)-02-29|\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\d|30)|(?:02)-(?:0[1-9]|1\d|2[0-8])))T(?:(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d+)?(?:Z|([+-](?:[01]\d|2[0-3]):[0-5]\d)))$/.test(v)) ? v : undefined)) === undefined) return undefined;
+  v = value["last_validated_at"];
+  if ((parsed["last_validated_at"] = ((typeof v === "string") && (/^(?:(?:\d\d[2468][048]|\d\d[13579][26]|\d\d0[48]|[02468][048]00|[13579][26]00)-02-29|\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\d|30)|(?:02)-(?:0[1-9]|1\d|2[0-8])))T(?:(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d+)?(?:Z|([+-](?:[01]\d|2[0-3]):[0-5]\d)))$/.test(v)) ? v : undefined)) === undefined) return undefined;
+  v = value["cassette_canary_pin"];
+  if ((parsed["cassette_canary_pin"] = ((typeof v === "string") && (/^[0-9a-f]{32}$/.test(v)) ? v : undefined)) === undefined) return undefined;
+  v = value["rubric_wall_clock_seconds"];
+  if (!Object.hasOwn(value, "rubric_wall_clock_seconds")) {}
+  else if ((parsed["rubric_wall_clock_seconds"] = ((typeof v === "number" && Number.isFinite(v)) && (v > 0) && (v <= 300) ? v : undefined)) === undefined) return undefined;
+  v = value["case_path"];
+  if ((parsed["case_path"] = ((typeof v === "string") && (v.length >= 1) ? v : undefined)) === undefined) return undefined;
+  v = value["input_path"];
+  if ((parsed["input_path"] = ((typeof v === "string") && (v.length >= 1) ? v : undefined)) === undefined) return undefined;
+  v = value["expected_path"];
+  if ((parsed["expected_path"] = ((typeof v === "string") && (v.length >= 1) ? v : undefined)) === undefined) return undefined;
+  v = value["cassette_path"];
+  if ((parsed["cassette_path"] = (v === null ? null : ((typeof v === "string") && (v.length >= 1) ? v : undefined))) === undefined) return undefined;
+  v = value["case_digest"];
+  if ((parsed["case_digest"] = ((typeof v === "string") && (/^blake3:[0-9a-f]{64}$/.test(v)) ? v : undefined)) === undefined) return undefined;
+  if (!((parsed.source === "curated") === (parsed.commit_sha === null))) return undefined;
+  return parsed;
+});
+
+const parseRubricRequestHarnessOutput = (function parseRubricRequestHarnessOutput(value: unknown): Fields | undefined {
+  if (!plainObject(value)) return undefined;
+  const parsed: Fields = {};
+  let v: unknown;
+  v = value["cost_usd"];
+  if (!Object.hasOwn(value, "cost_usd")) {}
+  else if ((parsed["cost_usd"] = ((typeof v === "number" && Number.isFinite(v)) && (v >= 0) ? withoutNegativeZero(v as number) : undefined)) === undefined) return undefined;
+  for (const key of Object.keys(value)) if (!Object.hasOwn(parsed, key)) parsed[key] = value[key];
+  return parsed;
+});
+
+const parseRubricRequestContext = (function parseRubricRequestContext(value: unknown): Fields | undefined {
+  if (!plainObject(value)) return undefined;
+  for (const key of Object.keys(value)) if (!keysOfRubricRequestContext.has(key)) return undefined;
+  const parsed: Fields = {};
+  let v: unknown;
+  v = value["workspace_path"];
+  if ((parsed["workspace_path"] = (v === null ? null : ((typeof v === "string") && (v.length >= 1) ? v : undefined))) === undefined) return undefined;
+  return parsed;
+});
+
+const parseRubricRequest = (function parseRubricRequest(value: unknown): Fields | undefined {
+  if (!plainObject(value)) return undefined;
+  for (const key of Object.keys(value)) if (!keysOfRubricRequest.has(key)) return undefined;
+  const parsed: Fields = {};
+  let v: unknown;
+  v = value["schema_version"];
+  if ((parsed["schema_version"] = ((v === "evalgate.rubric_request.v1") ? v : undefined)) === undefined) return undefined;
+  v = value["case"];
+  if ((parsed["case"] = parseRubricRequestCase(v)) === undefined) return undefined;
+  v = value["harness_output"];
+  if ((parsed["harness_output"] = parseRubricRequestHarnessOutput(v)) === undefined) return undefined;
+  v = value["context"];
+  if ((parsed["context"] = parseRubricRequestContext(v)) === undefined) return undefined;
+  return parsed;
+});
+
+const parseBenchScoreBreakdown = (function parseBenchScoreBreakdown(value: unknown): Fields | undefined {
+  if (!plainObject(value)) return undefined;
+  const parsed: Fields = {};
+  for (const key of Object.keys(value)) {
+    let v: unknown = key;
+    if (!((typeof v === "string") && (v.length >= 1) && (v.length <= 64))) return undefined;
+    v = value[key];
+    if ((parsed[key] = ((typeof v === "number" && Number.isFinite(v)) ? withoutNegativeZero(v as number) : undefined)) === undefined) return undefined;
+  }
+  return parsed;
+});
+
+const parseBenchScoreFailureModesItem = (function parseBenchScoreFailureModesItem(value: unknown): Fields | undefined {
+  if (!plainObject(value)) return undefined;
+  for (const key of Object.keys(value)) if (!keysOfBenchScoreFailureModesItem.has(key)) return undefined;
+  const parsed: Fields = {};
+  let v: unknown;
+  v = value["code"];
+  if ((parsed["code"] = ((typeof v === "string") && (v.length >= 1) && (v.length <= 128) && (/^[a-z][a-z0-9_-]*(\.[a-z0-9_-]+)*$/.test(v)) ? v : undefined)) === undefined) return undefined;
+  v = value["severity"];
+  if ((parsed["severity"] = ((v === "block" || v === "warn" || v === "info") ? v : undefined)) === undefined) return undefined;
+  v = value["detail"];
+  if (v === undefined) parsed["detail"] = null;
+  else if ((parsed["detail"] = (v === null ? null : ((typeof v === "string") && (v.length <= 4000) ? v : undefined))) === undefined) return undefined;
+  return parsed;
+});
+
+const parseBenchScoreFailureModes = (function parseBenchScoreFailureModes(value: unknown): unknown[] | undefined {
+  if (!Array.isArray(value)) return undefined;
+  const parsed: unknown[] = [];
+  for (let index = 0; index < value.length; index += 1) {
+    const v: unknown = value[index];
+    const item = parseBenchScoreFailureModesItem(v);
+    if (item === undefined) return undefined;
+    parsed.push(item);
+  }
+  return parsed;
+});
+
+const parseBenchScore = (function parseBenchScore(value: unknown): Fields | undefined {
+  if (!plainObject(value)) return undefined;
+  for (const key of Object.keys(value)) if (!keysOfBenchScore.has(key)) return undefined;
+  const parsed: Fields = {};
+  let v: unknown;
+  v = value["passed"];
+  if ((parsed["passed"] = ((typeof v === "boolean") ? v : undefined)) === undefined) return undefined;
+  v = value["score"];
+  if ((parsed["score"] = ((typeof v === "number" && Number.isFinite(v)) && (v >= 0) && (v <= 1) ? withoutNegativeZero(v as number) : undefined)) === undefined) return undefined;
+  v = value["breakdown"];
+  if ((parsed["breakdown"] = parseBenchScoreBreakdown(v)) === undefined) return undefined;
+  v = value["failure_modes"];
+  if ((parsed["failure_modes"] = parseBenchScoreFailureModes(v)) === undefined) return undefined;
+  v = value["cost_usd"];
+  if ((parsed["cost_usd"] = ((typeof v === "number" && Number.isFinite(v)) && (v >= 0) ? withoutNegativeZero(v as number) : undefined)) === undefined) return undefined;
+  v = value["wall_clock_ms"];
+  if ((parsed["wall_clock_ms"] = ((typeof v === "number" && Number.isFinite(v)) && (Number.isSafeInteger(v)) && (v >= 0) ? v : undefined)) === undefined) return undefined;
+  return parsed;
+});
+// ---- END GENERATED ----
 
 // ---------------------------------------------------------------------------------------------------
 // Helpers for rubric authors. node:fs and node:path are fetched when a helper runs (see the top).

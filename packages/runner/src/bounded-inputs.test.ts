@@ -7,7 +7,10 @@ import type { EvalWarning } from "@eval/errors";
 import { afterAll, describe, expect, it } from "vitest";
 import { makeTaskClassBench, UPPER_RUBRIC } from "./bench.test-helpers.ts";
 import { moduleSut, runEval } from "./index.ts";
-import { concurrencyCapacity, MAX_TRIALS, MAX_UNITS_PER_RUN, runSettingsOf } from "./prepare-run.ts";
+import { RUN_LIMITS } from "@eval/models/defaults";
+import { concurrencyCapacity, runSettingsOf } from "./prepare-run.ts";
+
+const { maxTrials: MAX_TRIALS, maxUnitsPerRun: MAX_UNITS_PER_RUN } = RUN_LIMITS;
 
 let root: string | undefined;
 afterAll(async () => {

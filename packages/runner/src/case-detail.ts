@@ -131,16 +131,16 @@ function streamExcerpt(stream: string | Uint8Array): { text: string; bytes: numb
 /** The rubric process as a detail file records it (null when no rubric ran). */
 function rubricDetail(outcome: RubricOutcome | null): Record<string, unknown> | null {
   if (outcome === null) return null;
-  const { process } = outcome;
+  const { process: rubricProcess } = outcome;
   return {
-    argv: [...process.argv],
-    exit_code: process.exitCode,
-    signal: process.signal,
-    timed_out: process.timedOut,
-    output_capped: process.outputCapped,
-    wall_clock_ms: process.wallClockMs,
-    stdout: process.stdout,
-    stderr: process.stderr,
+    argv: [...rubricProcess.argv],
+    exit_code: rubricProcess.exitCode,
+    signal: rubricProcess.signal,
+    timed_out: rubricProcess.timedOut,
+    output_capped: rubricProcess.outputCapped,
+    wall_clock_ms: rubricProcess.wallClockMs,
+    stdout: rubricProcess.stdout,
+    stderr: rubricProcess.stderr,
   };
 }
 

@@ -104,7 +104,7 @@ export async function executeUnits(plan: PreparedRun, misses: readonly TrialItem
     const done = (): void => {
       // A case counts as done (result, progress) once its cache entry is on disk.
       tally.add({ case_id: item.benchCase.case_id, trial: item.trial, cacheKey: item.key, cacheHit: false, score: executed.score, detailPath: executed.detailPath });
-      tally.report();
+      tally.emitProgress();
     };
     cacheWrites.push(stored.then(done, (error: unknown) => stopOnError(new EvalError("EVAL_IO", `cannot write the score cache entry of ${item.benchCase.case_id}: ${describeFault(error)}`, { cause: error }))));
   };

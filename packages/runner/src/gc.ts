@@ -9,6 +9,7 @@ import { CHECKPOINT_FILE } from "./chain-checkpoint.ts";
 import { claimState, deadClaims, olderThan, recordedChainHash } from "./run-owner.ts";
 import { removeAbandonedRunTemps } from "./run-temp.ts";
 import { checkStateDir } from "./state-dir.ts";
+import { RUN_DEFAULTS } from "@eval/models/defaults";
 
 export interface GarbageOptions {
   /** The state directory (runs/ and cache/ below it). */
@@ -60,7 +61,7 @@ export async function collectGarbage(options: GarbageOptions): Promise<GarbageRe
   }
   removedStaleFiles.push(...removeCheckpointTemps(options.stateDir));
   const cache = new ScoreCache({ dir: join(options.stateDir, "cache"), keyPath: join(options.stateDir, "cache.key"), ...(options.onWarning === undefined ? {} : { onWarning: options.onWarning }) });
-  const swept = await cache.gc({ olderThanDays: options.cacheOlderThanDays ?? 90 });
+  const swept = await cache.gc({ olderThanDays: options.cacheOlderThanDays ?? RUN_DEFAULTS.cacheRetentionDays });
   return { removedTempDirs, removedDetailDirs, keptRemovedRunDirs, removedStaleFiles, removedCacheEntries: swept.removedEntries, removedCacheTempFiles: swept.removedTempFiles };
 }
 

@@ -9,7 +9,7 @@ import { loadTaskClass, selectCases, TaskClassRegistry } from "@eval/registry";
 import { caseCacheKey } from "./case-keys.ts";
 import { rubricIsolationClass } from "./rubric-isolation.ts";
 import type { SandboxMode } from "./rubric-isolation.ts";
-import { cassetteCorpusDigest, MAX_TRIALS } from "./prepare-run.ts";
+import { cassetteCorpusDigest, trialsSetting } from "./prepare-run.ts";
 import { digestOf } from "./sut.ts";
 import { HARNESS_VERSION } from "./version.ts";
 
@@ -56,8 +56,7 @@ export function planIdOf(plan: PlanIdentity): string {
  */
 export async function planRun(taskClassName: string, options: PlanOptions): Promise<RunPlan> {
   const onWarning = options.onWarning ?? ignoreWarnings;
-  const trials = options.trials ?? 1;
-  if (!Number.isInteger(trials) || trials < 1 || trials > MAX_TRIALS) throw new EvalError("EVAL_USAGE", `--trials must be a whole number from 1 to ${MAX_TRIALS}, got ${trials}`);
+  const trials = trialsSetting(options.trials);
   const taskClass = await loadTaskClass(taskClassName, { benchRoot: resolve(options.benchRoot ?? "bench"), registry: new TaskClassRegistry(), onWarning });
   const { selected, taskClassCaseCount } = await selectCases(taskClass, { onWarning });
   if (selected.length === 0) throw new EvalError("EVAL_NO_CASES_SELECTED", `task class "${taskClass.name}" has no cases: nothing to plan`);

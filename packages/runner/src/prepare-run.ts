@@ -12,6 +12,7 @@ import { sutCaseOf } from "@eval/models";
 import type { BenchCase, IsolationClass, Selection, SutIsolation, SystemUnderTest } from "@eval/models";
 import { digestDirectory, loadTaskClass, selectCases, TaskClassRegistry } from "@eval/registry";
 import type { TaskClass } from "@eval/registry";
+import { RUN_DEFAULTS, RUN_LIMITS } from "@eval/models/defaults";
 import picomatch from "picomatch";
 import { caseCacheKey } from "./case-keys.ts";
 import { verifyChainForRun } from "./chain-checkpoint.ts";
@@ -115,10 +116,14 @@ export function caseFilterOf(filter: RunEvalOptions["caseFilter"]): ((benchCase:
   return (benchCase) => match(benchCase.case_id);
 }
 
-/** The most trials per case a run or plan makes (as the config file's and the plan's schemas say). */
-export const MAX_TRIALS = 1000;
-/** The most units (cases x trials) one run makes: past it, split the bench (`--cases`) or use shards. */
-export const MAX_UNITS_PER_RUN = 100_000;
+/** The trials per case a run or a plan makes: the default, or EVAL_USAGE when outside RUN_LIMITS. */
+export function trialsSetting(trials: number | undefined): number {
+  const chosen = trials ?? RUN_DEFAULTS.trials;
+  if (!(Number.isInteger(chosen) && chosen >= 1 && chosen <= RUN_LIMITS.maxTrials)) {
+    throw new EvalError("EVAL_USAGE", `--trials must be a whole number >= 1 and at most ${RUN_LIMITS.maxTrials}, got ${trials}`);
+  }
+  return chosen;
+}
 
 /**
  * The most cases run at once on this machine: 4 per CPU, at least 16 (agents mostly wait on their model,
@@ -132,14 +137,12 @@ export function concurrencyCapacity(cpus = availableParallelism()): number {
 export function runSettingsOf(options: Omit<RunEvalOptions, "systemUnderTest">): RunSettings {
   const stateDir = resolve(options.stateDir ?? ".evalgate");
   const onWarning = options.onWarning ?? ignoreWarnings;
-  const asked = options.concurrency ?? Math.min(availableParallelism(), 4);
-  const maxCostUsd = options.maxCostUsd ?? 5;
-  const timeoutMs = (options.timeoutPerCaseSeconds ?? 600) * 1000;
+  const asked = options.concurrency ?? Math.min(availableParallelism(), RUN_DEFAULTS.concurrencyAtMost);
+  const maxCostUsd = options.maxCostUsd ?? RUN_DEFAULTS.maxCostUsd;
+  const timeoutMs = (options.timeoutPerCaseSeconds ?? RUN_DEFAULTS.timeoutPerCaseSeconds) * 1000;
   if (!Number.isSafeInteger(asked) || asked < 1) throw new EvalError("EVAL_USAGE", `--concurrency must be a whole number >= 1, got ${asked}`);
   if (!(maxCostUsd >= 0)) throw new EvalError("EVAL_USAGE", `maxCostUsd must be >= 0, got ${maxCostUsd}`);
-  if (options.trials !== undefined && !(Number.isInteger(options.trials) && options.trials >= 1 && options.trials <= MAX_TRIALS)) {
-    throw new EvalError("EVAL_USAGE", `--trials must be a whole number >= 1 and at most ${MAX_TRIALS}, got ${options.trials}`);
-  }
+  if (options.trials !== undefined) trialsSetting(options.trials);
   if (!(timeoutMs > 0)) throw new EvalError("EVAL_USAGE", `timeoutPerCaseSeconds must be > 0, got ${options.timeoutPerCaseSeconds}`);
   const capacity = concurrencyCapacity();
   const concurrency = Math.min(asked, capacity);
@@ -187,8 +190,8 @@ export async function prepareRun(taskClassName: string, options: RunEvalOptions,
   const sutIsolation = sut.isolation ?? "in-process";
   const corpusDigest = await cassetteCorpusDigest(taskClass.benchPath);
   const keyFacts = { sut, taskClass, corpusDigest, harnessVersion: settings.harnessVersion, isolationClass, sutIsolation };
-  if (cases.length * trials > MAX_UNITS_PER_RUN) {
-    throw new EvalError("EVAL_USAGE", `${cases.length} cases x ${trials} trials = ${cases.length * trials} units, more than one run makes (${MAX_UNITS_PER_RUN})`, {
+  if (cases.length * trials > RUN_LIMITS.maxUnitsPerRun) {
+    throw new EvalError("EVAL_USAGE", `${cases.length} cases x ${trials} trials = ${cases.length * trials} units, more than one run makes (${RUN_LIMITS.maxUnitsPerRun})`, {
       hint: "select fewer cases with --cases, lower --trials, or split the run into shards (`evalgate plan`, docs/scale-out.md)",
     });
   }

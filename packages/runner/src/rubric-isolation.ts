@@ -322,25 +322,25 @@ function telling(text: string): string {
   return (error ?? lines[0] ?? "").slice(0, 300);
 }
 
-function classify(process: RubricProcessReport, stdout: string, spawnError: string | null): RubricOutcome {
-  if (process.aborted) return { kind: "aborted", process };
-  if (process.timedOut) return { kind: "timeout", process };
-  if (spawnError !== null) return { kind: "malformed", detail: `could not start the rubric: ${spawnError}`, process };
-  if (process.outputCapped) {
-    return { kind: "malformed", detail: `rubric output exceeded its cap (stdout ${process.stdout.bytes} bytes, stderr ${process.stderr.bytes} bytes); killed`, process };
+function classify(rubricProcess: RubricProcessReport, stdout: string, spawnError: string | null): RubricOutcome {
+  if (rubricProcess.aborted) return { kind: "aborted", process: rubricProcess };
+  if (rubricProcess.timedOut) return { kind: "timeout", process: rubricProcess };
+  if (spawnError !== null) return { kind: "malformed", detail: `could not start the rubric: ${spawnError}`, process: rubricProcess };
+  if (rubricProcess.outputCapped) {
+    return { kind: "malformed", detail: `rubric output exceeded its cap (stdout ${rubricProcess.stdout.bytes} bytes, stderr ${rubricProcess.stderr.bytes} bytes); killed`, process: rubricProcess };
   }
-  if (process.exitCode !== 0) {
-    const why = process.signal !== null ? `killed by ${process.signal}` : `exited ${process.exitCode}`;
-    const stderr = telling(process.stderr.text);
-    return { kind: "malformed", detail: `rubric ${why}${stderr === "" ? "" : `: ${stderr}`}`, process };
+  if (rubricProcess.exitCode !== 0) {
+    const why = rubricProcess.signal !== null ? `killed by ${rubricProcess.signal}` : `exited ${rubricProcess.exitCode}`;
+    const stderr = telling(rubricProcess.stderr.text);
+    return { kind: "malformed", detail: `rubric ${why}${stderr === "" ? "" : `: ${stderr}`}`, process: rubricProcess };
   }
   let json: unknown;
   try {
     json = JSON.parse(stdout);
   } catch (error) {
-    return { kind: "malformed", detail: `rubric stdout is not one JSON document (${(error as Error).message.slice(0, 160)})`, process };
+    return { kind: "malformed", detail: `rubric stdout is not one JSON document (${(error as Error).message.slice(0, 160)})`, process: rubricProcess };
   }
   const parsed = safeParseWire(RubricResponseSchema, json);
-  if (!parsed.success) return { kind: "malformed", detail: `rubric response is invalid: ${formatIssues(parsed.issues).slice(0, 300)}`, process };
-  return { kind: "ok", response: parsed.data, process };
+  if (!parsed.success) return { kind: "malformed", detail: `rubric response is invalid: ${formatIssues(parsed.issues).slice(0, 300)}`, process: rubricProcess };
+  return { kind: "ok", response: parsed.data, process: rubricProcess };
 }

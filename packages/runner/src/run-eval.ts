@@ -80,7 +80,7 @@ async function executeAndAggregate(plan: PreparedRun, options: RunEvalOptions): 
   const tally = new RunTally(plan.items.length, plan.settings.concurrency, options);
   const misses = await probeCache(plan, tally, options);
   // The first progress line comes now, not after the first executed case.
-  tally.report();
+  tally.emitProgress();
   const execution = await executeUnits(plan, misses, tally, options);
   const report = assembleReport(plan, tally, execution);
   // Every unit this run scored, in case and trial order (a shard's units include cases whose other trials ran elsewhere).

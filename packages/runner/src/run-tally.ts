@@ -34,7 +34,8 @@ export class RunTally {
     this.costUsd += costUsd;
   }
 
-  report(): void {
+  /** Hands the counts so far to `onProgress` (the run's progress line). */
+  emitProgress(): void {
     const { results, total } = this;
     this.options.onProgress?.({
       done: results.size,

@@ -6,6 +6,7 @@ import type { BenchCase, BenchScore, ScoreKind, TrialCaseResult } from "@eval/mo
 import { caseLevelScores, reliability, runStatistics } from "@eval/statistics";
 import type { Reliability, RunStatistics } from "@eval/statistics";
 import { digestOf } from "./sut.ts";
+import { RUN_DEFAULTS } from "@eval/models/defaults";
 
 /** The cache key of a trial: trial 0's is the case's key, trial t's a digest of that key and t. */
 export function trialCacheKey(caseKey: string, trial: number): string {
@@ -110,7 +111,7 @@ export function aggregateTrials(cases: readonly CaseTrialScores[], options: { sc
 
 /** The trials a run makes: as asked, else the task class's minimum (1 unless it declares `min_trials`); never fewer. */
 export function trialsFor(taskClass: { readonly name: string; readonly minTrials?: number }, asked: number | undefined): number {
-  const minimum = taskClass.minTrials ?? 1;
+  const minimum = taskClass.minTrials ?? RUN_DEFAULTS.trials;
   if (asked === undefined) return minimum;
   if (asked < minimum) {
     throw new EvalError("EVAL_USAGE", `task class ${taskClass.name} requires at least ${minimum} trials per case (min_trials in its registration), got ${asked}`, {

@@ -3,6 +3,7 @@ import { EvalgateCommand } from "../base-command.ts";
 import { loadSettings } from "../load-settings.ts";
 import { isAbove, numberFlag, numberRule } from "../number-flag.ts";
 import { stateDirOption } from "../options.ts";
+import { RUN_DEFAULTS } from "@eval/models/defaults";
 
 export class AdaptersComplianceCheckCommand extends EvalgateCommand {
   static override paths = [["adapters", "compliance-check"]];
@@ -30,7 +31,7 @@ export class AdaptersComplianceCheckCommand extends EvalgateCommand {
   modelUpstream = Option.String("--model-upstream", { description: "Point the CLI at this model endpoint (a gateway, evalgate model-stub); default its own settings" });
   agentModel = Option.String("--agent-model", { description: "The model the CLI is asked for (its --model); default its own" });
   out = stateDirOption();
-  timeoutPerTask = Option.String("--timeout-per-task", { description: "Seconds per benign task (default 180)" });
+  timeoutPerTask = Option.String("--timeout-per-task", { description: `Seconds per benign task (default ${RUN_DEFAULTS.complianceSecondsPerTask})` });
   stopAfterAuthFailure = Option.Boolean("--stop-after-auth-failure", true, { description: "Skip the remaining tasks once one shows an auth failure (default on)" });
   allowCliSubscription = Option.Boolean("--allow-cli-subscription", false, { description: "Opt in: drive an agent CLI (experimental)" });
   acknowledgeUnsandboxedCli = Option.Boolean("--acknowledge-unsandboxed-cli", false, { description: "Opt in: the CLI runs its own agent loop unsandboxed on this host" });
@@ -44,7 +45,7 @@ export class AdaptersComplianceCheckCommand extends EvalgateCommand {
       ...(this.acknowledgeUnsandboxedCli ? [] : ["acknowledge_unsandboxed_cli"]),
     ];
     if (missing.length > 0) throw new lib.CliSubscriptionNotOptedIn(missing);
-    const seconds = numberFlag("--timeout-per-task", this.timeoutPerTask, 180, numberRule("a number of seconds > 0", [isAbove(0)], "e.g. --timeout-per-task 120"));
+    const seconds = numberFlag("--timeout-per-task", this.timeoutPerTask, RUN_DEFAULTS.complianceSecondsPerTask, numberRule("a number of seconds > 0", [isAbove(0)], "e.g. --timeout-per-task 120"));
     const stateDir = (await loadSettings({ flags: { state_dir: this.out }, env: this.context.env, cwd: this.context.cwd })).path("state_dir", ".evalgate");
     const binaryPath = binaryFor(this.context, adapter, this.binary);
     const result = await lib.runComplianceCheck({

@@ -1,4 +1,5 @@
 import { Command } from "clipanion";
+import { ADAPTER_LINE_SCHEMA_VERSION } from "@eval/models/names";
 import { EvalgateCommand } from "../base-command.ts";
 import { loadSettings } from "../load-settings.ts";
 import { formatOption } from "../options.ts";
@@ -25,6 +26,8 @@ export class AdaptersListCommand extends EvalgateCommand {
         binaryPath = null;
       }
       return {
+        type: "adapter",
+        schema_version: ADAPTER_LINE_SCHEMA_VERSION,
         adapter: adapter.name,
         display_name: adapter.displayName,
         binary: adapter.binaryName,

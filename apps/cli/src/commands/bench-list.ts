@@ -1,4 +1,5 @@
 import { Command, Option } from "clipanion";
+import { BENCH_CASE_LINE_SCHEMA_VERSION, BENCH_TASK_CLASS_LINE_SCHEMA_VERSION } from "@eval/models/names";
 import { EvalgateCommand } from "../base-command.ts";
 import { warningPrinter } from "../warnings.ts";
 import { benchSettings } from "./bench-shared.ts";
@@ -34,6 +35,8 @@ export class BenchListCommand extends EvalgateCommand {
       const taskClass = await loadTaskClass(this.taskClass, { benchRoot, registry, onWarning, allowUnsigned: true });
       for (const benchCase of await loadCases(taskClass, { verify: false, onWarning })) {
         const row = {
+          type: "bench_case",
+          schema_version: BENCH_CASE_LINE_SCHEMA_VERSION,
           task_class: taskClass.name,
           case_id: benchCase.case_id,
           curation_class: benchCase.curation_class,
@@ -55,6 +58,8 @@ export class BenchListCommand extends EvalgateCommand {
     for (const taskClass of await loadAllTaskClasses({ benchRoot, registry, onWarning, allowUnsigned: true })) {
       const cases = await loadCases(taskClass, { verify: false, onWarning });
       const row = {
+        type: "bench_task_class",
+        schema_version: BENCH_TASK_CLASS_LINE_SCHEMA_VERSION,
         task_class: taskClass.name,
         bench_path: taskClass.benchPath,
         cases: cases.length,

@@ -1,5 +1,6 @@
 import { Command, Option } from "clipanion";
 import { EvalError } from "@eval/errors";
+import { BENCH_SHOW_LINE_SCHEMA_VERSION } from "@eval/models/names";
 import { EvalgateCommand } from "../base-command.ts";
 import { warningPrinter } from "../warnings.ts";
 import { benchSettings } from "./bench-shared.ts";
@@ -35,7 +36,7 @@ export class BenchShowCommand extends EvalgateCommand {
       if (format === "human") {
         for (const [key, value] of Object.entries(benchCase)) this.context.stdout.write(`${key}: ${typeof value === "string" ? value : JSON.stringify(value)}\n`);
       } else {
-        this.emit(benchCase);
+        this.emit({ type: "bench_show", schema_version: BENCH_SHOW_LINE_SCHEMA_VERSION, ...benchCase });
       }
       return 0;
     }

@@ -5,22 +5,23 @@ import { loadSettings } from "../load-settings.ts";
 import { numberFlag, numberRule } from "../number-flag.ts";
 import * as t from "typanion";
 import { stateDirOption } from "../options.ts";
+import { RUN_DEFAULTS } from "@eval/models/defaults";
 
-/** `--older-than-days`: a number >= 0, default 90 (shared by `cache gc` and `gc`). */
+/** `--older-than-days`: a number >= 0, default RUN_DEFAULTS.cacheRetentionDays (shared by `cache gc` and `gc`). */
 export function retentionDays(flag: string | undefined): number {
-  return numberFlag("--older-than-days", flag, 90, numberRule("a number >= 0", [t.isAtLeast(0)]));
+  return numberFlag("--older-than-days", flag, RUN_DEFAULTS.cacheRetentionDays, numberRule("a number >= 0", [t.isAtLeast(0)]));
 }
 
 export class CacheGcCommand extends EvalgateCommand {
   static override paths = [["cache", "gc"]];
   static override usage = Command.Usage({
     category: "Cache",
-    description: "Remove cache entries older than N days (default 90) and temp files left by killed writers",
+    description: `Remove cache entries older than N days (default ${RUN_DEFAULTS.cacheRetentionDays}) and temp files left by killed writers`,
     examples: [["Keep the last 30 days", "evalgate cache gc --older-than-days 30"]],
   });
 
   out = stateDirOption();
-  olderThanDays = Option.String("--older-than-days", { description: "Retention in days (default 90)" });
+  olderThanDays = Option.String("--older-than-days", { description: `Retention in days (default ${RUN_DEFAULTS.cacheRetentionDays})` });
 
   protected async run(): Promise<number> {
     const settings = await loadSettings({ flags: { state_dir: this.out }, env: this.context.env, cwd: this.context.cwd });

@@ -5,6 +5,7 @@ import { retentionDays } from "./cache-gc.ts";
 import { loadSettings } from "../load-settings.ts";
 import { warningPrinter } from "../warnings.ts";
 import { stateDirOption } from "../options.ts";
+import { RUN_DEFAULTS } from "@eval/models/defaults";
 
 export class GcCommand extends EvalgateCommand {
   static override paths = [["gc"]];
@@ -16,7 +17,7 @@ export class GcCommand extends EvalgateCommand {
       of runs that have no record in the audit chain and whose owner process is gone (the run was killed
       before it appended; a live run's or merge's directory is never touched), a killed append's staged
       files, stale checkpoint temp files, the cache's stale temp files, and cache entries
-      older than --older-than-days (default 90). Safe beside running runs and merges. Never touches a record.
+      older than --older-than-days (default ${RUN_DEFAULTS.cacheRetentionDays}). Safe beside running runs and merges. Never touches a record.
       The details of a run that was recorded but is no longer in the chain (its records deleted: a possible
       truncation) are kept and reported in kept_removed_run_dirs, with a warning. Repairs torn lines of
       \`transcripts/*.jsonl\` (a write cut short by a full disk or a kill): each is kept in \`<file>.torn\`
@@ -26,7 +27,7 @@ export class GcCommand extends EvalgateCommand {
   });
 
   out = stateDirOption();
-  olderThanDays = Option.String("--older-than-days", { description: "Cache retention in days (default 90)" });
+  olderThanDays = Option.String("--older-than-days", { description: `Cache retention in days (default ${RUN_DEFAULTS.cacheRetentionDays})` });
 
   protected async run(): Promise<number> {
     const settings = await loadSettings({ flags: { state_dir: this.out }, env: this.context.env, cwd: this.context.cwd });

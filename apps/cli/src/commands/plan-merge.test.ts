@@ -56,7 +56,7 @@ describe("evalgate plan / run --shard / merge, in-process", () => {
       [["run", "--task-class", "upper", "--shard", "1/2", "--cases", "a-*", "--bench-root", bench.benchRoot], 1, /a shard runs its part of a whole-task-class plan: drop --cases/],
       [["run", "--bench-root", bench.benchRoot], 1, /`evalgate run` needs --task-class \(or --plan <file> with --shard i\/N\)/],
       [["plan", "--task-class", "upper", "--bench-root", bench.benchRoot, "--sandbox", "maybe"], 1, /--sandbox must be bwrap or none/],
-      [["plan", "--task-class", "upper", "--bench-root", bench.benchRoot, "--trials", "0", "--sut", "module:../sut.mjs#upper"], 1, /--trials must be a whole number from 1 to 1000, got 0/],
+      [["plan", "--task-class", "upper", "--bench-root", bench.benchRoot, "--trials", "0", "--sut", "module:../sut.mjs#upper"], 1, /--trials must be a whole number >= 1 and at most 1000, got 0/],
       [["merge", "nowhere"], 9, /bundle .*nowhere: has no manifest\.json/],
     ];
     for (const [argv, code, pattern] of cases) {

@@ -7,6 +7,7 @@ import { warningPrinter } from "../warnings.ts";
 import { ExitCode } from "../exit-codes.ts";
 import { numberFlag, numberRule } from "../number-flag.ts";
 import { benchRootOption, formatOption, stateDirOption } from "../options.ts";
+import { RUN_DEFAULTS } from "@eval/models/defaults";
 
 export class PlanCommand extends EvalgateCommand {
   static override paths = [["plan"]];
@@ -25,7 +26,7 @@ export class PlanCommand extends EvalgateCommand {
 
   taskClass = Option.String("--task-class", { required: true, description: "The task class to plan" });
   sut = Option.String("--sut", { description: "The system under test (as for run; default replay)" });
-  trials = Option.String("--trials", { description: "Trials per case (default 1)" });
+  trials = Option.String("--trials", { description: `Trials per case (default ${RUN_DEFAULTS.trials})` });
   output = Option.String("--output", { description: "The plan file to write (default plan.json)" });
   benchRoot = benchRootOption();
   sandbox = Option.String("--sandbox", { description: "bwrap (default) or none: part of the plan (it changes the cache key)" });

@@ -5,6 +5,7 @@ import type { WarningSink } from "@eval/errors";
 import type { AgentSutOptions } from "../agent-suts.ts";
 import { EvalgateCommand } from "../base-command.ts";
 import { benchRootOption, formatOption, signingKeyOption, stateDirOption, trustTiersOption } from "../options.ts";
+import { RUN_DEFAULTS } from "@eval/models/defaults";
 
 export abstract class RunFlags extends EvalgateCommand {
   static override usage = Command.Usage({
@@ -33,9 +34,9 @@ export abstract class RunFlags extends EvalgateCommand {
   cases = Option.String("--cases", { description: "Only cases whose case_id matches this glob" });
   sut = Option.String("--sut", { description: "The system under test (see details)" });
   concurrency = Option.String("--concurrency", { description: "Cases in flight at once (default min(cpus, 4))" });
-  maxCostUsd = Option.String("--max-cost-usd", { description: "Stop past this SUT-reported spend (default 5)" });
-  timeoutPerCase = Option.String("--timeout-per-case", { description: "Per-case SUT deadline in seconds (default 600)" });
-  trials = Option.String("--trials", { description: "Trials per case (default 1): each its own SUT call, seed, cache key and rubric run; the bound stays over cases" });
+  maxCostUsd = Option.String("--max-cost-usd", { description: `Stop past this SUT-reported spend (default ${RUN_DEFAULTS.maxCostUsd})` });
+  timeoutPerCase = Option.String("--timeout-per-case", { description: `Per-case SUT deadline in seconds (default ${RUN_DEFAULTS.timeoutPerCaseSeconds})` });
+  trials = Option.String("--trials", { description: `Trials per case (default ${RUN_DEFAULTS.trials}): each its own SUT call, seed, cache key and rubric run; the bound stays over cases` });
   retryErrors = Option.Boolean("--retry-errors", false, { description: "Rerun only the cases that ended in a harness error in the last run of this task class and SUT (the rest from the cache)" });
   cache = Option.Boolean("--cache", true, { description: "Use cached scores (--no-cache reruns every case)" });
   out = stateDirOption("The state directory (default .evalgate): runs/, cache/, recommendations/");

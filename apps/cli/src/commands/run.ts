@@ -11,6 +11,7 @@ import type { Interrupt } from "../interrupt.ts";
 import type { SutResolverOptions } from "../sut-resolver.ts";
 import { warningPrinter } from "../warnings.ts";
 import { RunFlags } from "./run-flags.ts";
+import { RUN_DEFAULTS } from "@eval/models/defaults";
 
 export class RunCommand extends RunFlags {
   static override paths = [["run"]];
@@ -33,9 +34,9 @@ export class RunCommand extends RunFlags {
     const format = settings.format();
     const [benchRoot, stateDir, tiersPath] = [settings.path("bench_root", "bench"), settings.path("state_dir", ".evalgate"), settings.path("trust_tiers", "docs/trust-tiers.yaml")];
     const { availableParallelism } = await import("node:os");
-    const concurrency = settings.number("concurrency", Math.min(availableParallelism(), 4));
-    const maxCostUsd = settings.number("max_cost_usd", 5);
-    const timeoutPerCaseSeconds = settings.number("timeout_per_case_seconds", 600);
+    const concurrency = settings.number("concurrency", Math.min(availableParallelism(), RUN_DEFAULTS.concurrencyAtMost));
+    const maxCostUsd = settings.number("max_cost_usd", RUN_DEFAULTS.maxCostUsd);
+    const timeoutPerCaseSeconds = settings.number("timeout_per_case_seconds", RUN_DEFAULTS.timeoutPerCaseSeconds);
     // 0: not set anywhere, so the task class's min_trials (default 1) applies.
     const trials = settings.number("trials", 0);
     if (timeoutPerCaseSeconds <= 0) throw new EvalError("EVAL_CONFIG_INVALID", "timeout_per_case_seconds must be > 0");
@@ -84,8 +85,9 @@ export class RunCommand extends RunFlags {
     };
     const verdict = tiers === null ? null : await issueRunVerdict(tiers, result, stateDir).catch(afterRecord("issuing its verdict"));
     const { writeRunOutputs } = await import("../run-outputs.ts");
-    await writeRunOutputs({ recorded: result, unscored: result.unscoredCaseIds, stateDir, tiersPath, cwd: this.context.cwd, env: this.context.env, onWarning, ...(this.junit === undefined ? {} : { junit: this.junit }), ...(this.summaryMd === undefined ? {} : { summaryMd: this.summaryMd }) }).catch(afterRecord("writing its CI outputs"));
+    const outputs = await writeRunOutputs({ recorded: result, unscored: result.unscoredCaseIds, stateDir, tiersPath, cwd: this.context.cwd, env: this.context.env, onWarning, ...(this.junit === undefined ? {} : { junit: this.junit }), ...(this.summaryMd === undefined ? {} : { summaryMd: this.summaryMd }), ...(format === "human" ? { glanceRecordPath: result.recordPath } : {}) }).catch(afterRecord("writing its CI outputs and summary"));
     this.print(result, verdict, (modes) => failureModesCell(modes, runner), format);
+    if (outputs?.glance) this.context.stdout.write(`\n${outputs.glance}`);
     return this.exitCode(result, interrupt.received(), maxCostUsd, runner, exitCodeForSignal);
   }
 
