@@ -27,7 +27,7 @@ const LLM_SDK_PATH = `(^|node_modules/)(${LLM_SDKS.map(escape).join("|")})(/|$)`
 // Which of our packages each package may import (besides itself). Lower layers know nothing of higher ones.
 const ALLOWED = {
   errors: [],
-  "model-stub": ["errors"],
+  "model-stub": ["errors", "hashing"],
   hashing: [],
   // Leaves: durable writes and path containment; the state directory's layout over them.
   "durable-fs": [],
@@ -44,7 +44,7 @@ const ALLOWED = {
   promotion: ["models", "errors", "hashing", "durable-fs", "state-layout", "audit-chain", "statistics"],
   compare: ["models", "errors", "hashing", "state-layout", "audit-chain", "statistics"],
   "model-bridge": [],
-  "cli-subscription-adapters": ["models", "errors", "hashing", "durable-fs", "state-layout", "tool-normalize", "sandbox", "model-bridge"],
+  "cli-subscription-adapters": ["models", "errors", "hashing", "durable-fs", "state-layout", "tool-normalize", "sandbox", "model-bridge", "model-stub"],
   reports: ["models", "errors", "hashing"],
   "report-data": ["models", "errors", "hashing", "state-layout", "durable-fs", "audit-chain", "cache", "registry", "runner", "promotion", "compare", "reports"],
   // Private fixtures for tests (a devDependency only; no-dev-dependency-in-src keeps it out of shipped code).

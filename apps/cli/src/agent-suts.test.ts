@@ -61,7 +61,7 @@ describe("resolveAgentSut", () => {
   });
 
   it("cli:<adapter> with a passing compliance report for that binary: a live SUT", async () => {
-    const fake = fakeClaude({ stream: CLAUDE_SUCCESS });
+    const fake = fakeClaude({ stream: CLAUDE_SUCCESS, doesBenignTasks: true });
     const opts = options({ env: { PATH: process.env.PATH, ANTHROPIC_API_KEY: "sk-ant-test", [binaryEnvName("claude-code")]: fake.binaryPath }, allowCliSubscription: true, acknowledgeUnsandboxedCli: true, record: true });
     const check = await invoke(["adapters", "compliance-check", "--adapter", "claude-code", "--out", opts.stateDir, "--allow-cli-subscription", "--acknowledge-unsandboxed-cli"], { env: opts.env });
     expect(check.code).toBe(0);

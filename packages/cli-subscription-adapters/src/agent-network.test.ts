@@ -107,6 +107,8 @@ process.stdout.write(${JSON.stringify(readStream("claude-success.stdout.jsonl"))
   symlinkSync(join(packageDir, "cli.mjs"), binaryPath);
   complianceDir = join(root, "state", "compliance");
   writeReport(complianceDir, { adapter: "claude-code", binaryPath, version: "2.1.330" });
+  // The runs behind the bridge with --model-upstream: a report earned against that endpoint.
+  writeReport(complianceDir, { adapter: "claude-code", binaryPath, version: "2.1.330", origin: new URL(upstream.url).origin, name: "upstream.jsonl" });
 });
 
 afterAll(async () => {

@@ -11,6 +11,7 @@ import { findSocat, RELAY_PORT, relayInvocation, startModelBridge } from "@eval/
 import { sandboxOwner } from "@eval/sandbox";
 import type { BudgetStop, CaseBudget, MeteredFigures, RecordedExchange, ReplayDivergence, ReplayMatcher, SpendLedger, Upstream } from "@eval/model-bridge";
 import { BRIDGE_TARGETS } from "./bridge-targets.ts";
+import { requireUpstreamUrl } from "./endpoint.ts";
 import type { BridgeTarget } from "./bridge-targets.ts";
 
 export type AgentNetwork = "bridge" | "host";
@@ -70,12 +71,7 @@ export function resolveUpstream(adapter: AgentAdapterName, hostEnv: Readonly<Rec
   const target = bridgeTarget(adapter);
   const key = target.keyEnv.map((name) => hostEnv[name]).find((value) => value !== undefined && value !== "") ?? null;
   if (baseUrl !== undefined) {
-    try {
-      const url = new URL(baseUrl);
-      if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error("not http(s)");
-    } catch {
-      throw new EvalError("EVAL_USAGE", `--model-upstream must be an http(s) base URL, got "${baseUrl}"`, { hint: "e.g. --model-upstream https://gateway.example/v1" });
-    }
+    requireUpstreamUrl(baseUrl);
     return { baseUrl, apiKey: key };
   }
   if (key === null) {

@@ -76,7 +76,7 @@ describe("CliSubscriptionBackend construction: the gate", () => {
     expect(instance.cliVersion).toBe("2.1.330");
   });
 
-  it("refuses without a report, with a stale one, another version or path, another suite, or below 99%", () => {
+  it("refuses without a report, with a stale one, another version or path, another suite, another endpoint, or below 99%", () => {
     const { fake, complianceDir } = setup();
     const missing = (): unknown => backend(fake, complianceDir);
     expect(missing).toThrow(expect.objectContaining({ code: "EVAL_ADAPTER_COMPLIANCE_MISSING" }));
@@ -84,8 +84,9 @@ describe("CliSubscriptionBackend construction: the gate", () => {
     writeReport(complianceDir, { adapter: "claude-code", binaryPath: "/other/claude", version: "2.1.330", endedAt: NOW, name: "b.jsonl" });
     writeReport(complianceDir, { adapter: "codex", binaryPath: fake.binaryPath, version: "2.1.330", endedAt: NOW, name: "c.jsonl" });
     writeReport(complianceDir, { adapter: "claude-code", binaryPath: fake.binaryPath, version: "2.1.330", endedAt: NOW, suite: `sha256:${"0".repeat(64)}`, name: "d.jsonl" });
+    writeReport(complianceDir, { adapter: "claude-code", binaryPath: fake.binaryPath, version: "2.1.330", endedAt: NOW, origin: "http://127.0.0.1:8787", name: "d2.jsonl" });
     writeFileSync(join(complianceDir, "garbage.jsonl"), "not json\n");
-    expect(missing).toThrow(/no report in .* for this binary path, version and benign suite/);
+    expect(missing).toThrow(/no report in .* for this binary path, version, benign suite and endpoint \(https:\/\/api\.anthropic\.com\)/);
     writeReport(complianceDir, { adapter: "claude-code", binaryPath: fake.binaryPath, version: "2.1.330", endedAt: new Date(NOW.getTime() - 31 * 86_400_000), name: "e.jsonl" });
     expect(missing).toThrow(/is 31 days old; at most 30 are accepted/);
     writeReport(complianceDir, { adapter: "claude-code", binaryPath: fake.binaryPath, version: "2.1.330", endedAt: new Date(NOW.getTime() - 86_400_000), passRate: 0.95, name: "f.jsonl" });

@@ -5,8 +5,9 @@ import { ignoreWarnings } from "@eval/errors";
 import type { AgentAdapter } from "./adapter.ts";
 import { getAdapter } from "./adapters.ts";
 import { buildCliEnv, readVersion, resolveBinary } from "./binary.ts";
-import { findLatestComplianceReport, verifyRecentCompliance } from "./compliance.ts";
-import { AgentAdapterInvalid, CliSubscriptionNotOptedIn } from "./errors.ts";
+import { findLatestComplianceReport, readComplianceReport, verifyRecentCompliance } from "./compliance.ts";
+import { endpointIdentity, endpointOrigin, originOf } from "./endpoint.ts";
+import { AgentAdapterInvalid, CliSubscriptionNotOptedIn, ComplianceReportMissing } from "./errors.ts";
 import { describeEnv, redactArgv } from "./redaction.ts";
 import type { WorkspaceSpec } from "./scratch.ts";
 import { executeTrial } from "./trial.ts";
@@ -119,6 +120,8 @@ export class CliSubscriptionBackend {
   readonly cliVersion: string;
   readonly complianceReportPath: string | null;
   readonly staleOverride: boolean;
+  /** The origin model calls go to (null for a replay-only backend: none go anywhere). */
+  readonly endpointOrigin: string | null;
   /** Where the CLI runs its sessions. */
   readonly sandbox: "bwrap" | "none";
   readonly agentNetwork: AgentNetwork;
@@ -164,12 +167,15 @@ export class CliSubscriptionBackend {
     this.#hostEnv = options.env ?? process.env;
     this.binaryPath = resolveBinary(this.adapter, { binaryPath: options.binaryPath, env: this.#hostEnv });
     this.cliVersion = readVersion(this.adapter, this.binaryPath, buildCliEnv(this.adapter, this.#hostEnv));
+    // The endpoint the compliance report must have been earned against: where this backend's model calls go.
+    this.endpointOrigin = options.replay_only === true ? null : this.#bridge === null ? endpointOrigin(this.adapter.name, buildCliEnv(this.adapter, this.#hostEnv)) : originOf(this.#bridge.upstream.baseUrl);
     const lookup = {
       complianceDir: options.complianceDir,
       adapter: this.adapter.name,
       binaryPath: this.binaryPath,
       cliVersion: this.cliVersion,
       now: (options.now ?? (() => new Date()))(),
+      endpointOrigin: this.endpointOrigin,
     };
     if (options.allow_stale_compliance === true) {
       let reason: string | null = null;
@@ -191,6 +197,27 @@ export class CliSubscriptionBackend {
       this.complianceReportPath = verifyRecentCompliance(lookup).reportPath;
       this.staleOverride = false;
     }
+  }
+
+  /**
+   * The scenario digest of the endpoint model calls go to, when it is evalgate's model stub (null
+   * otherwise), checked against the compliance report's: a report earned against one script does not
+   * admit runs against another (ComplianceReportMissing; with `allow_stale_compliance`, a loud warning).
+   */
+  async endpointScenario(): Promise<string | null> {
+    if (this.endpointOrigin === null) return null;
+    const served = (await endpointIdentity(this.endpointOrigin)).scenario_sha256;
+    const report = this.complianceReportPath === null ? null : readComplianceReport(this.complianceReportPath);
+    const earned = report?.endpoint.scenario_sha256 ?? null;
+    if (report === null || earned === served) return served;
+    const why = `the compliance report ${this.complianceReportPath} was earned against ${earned ?? "no scripted scenario"} at ${this.endpointOrigin}, which now serves ${served ?? "no scripted scenario"}`;
+    if (this.#options.allow_stale_compliance !== true) throw new ComplianceReportMissing(this.adapter.name, this.binaryPath, this.cliVersion, why);
+    (this.#options.onWarning ?? ignoreWarnings)({
+      code: "adapter.compliance_overridden",
+      message: `!!! COMPLIANCE GATE OVERRIDDEN for ${this.adapter.name} ${this.cliVersion}: ${why}. Results from this CLI have NOT been shown to do the tasks against this endpoint; treat them as unverified. !!!`,
+      details: { adapter: this.adapter.name, reportPath: this.complianceReportPath, earned, served },
+    });
+    return served;
   }
 
   /** Runs one session in a scratch copy of the declared files; changed editable files are copied back. */

@@ -6,8 +6,14 @@ import type { ComplianceReport } from "@eval/models";
 import { classificationOf, complianceFailureHint, describeClassification, trialsInReportFile } from "./compliance-failure.ts";
 import { ComplianceReportFailed } from "./errors.ts";
 
-const report = (counts: Partial<Record<string, number>>, ran = 20): ComplianceReport =>
-  ({ task_count: 20, ran_count: ran, trial_class_counts: { parse_success: 0, parse_failure: 0, model_refusal: 0, format_drift: 0, cli_error: 0, ...counts } }) as unknown as ComplianceReport;
+const report = (counts: Partial<Record<string, number>>, ran = 20, passed = counts.parse_success ?? 0): ComplianceReport =>
+  ({
+    task_count: 20,
+    ran_count: ran,
+    parse_success_count: counts.parse_success ?? 0,
+    passed_count: passed,
+    trial_class_counts: { parse_success: 0, parse_failure: 0, model_refusal: 0, format_drift: 0, cli_error: 0, ...counts },
+  }) as unknown as ComplianceReport;
 const trial = (kind: string | null) => ({ classification: { cli_error_kind: kind } });
 
 describe("the classification of a failed compliance report", () => {
@@ -28,7 +34,16 @@ describe("the classification of a failed compliance report", () => {
     expect(complianceFailureHint(timeouts)).toMatch(/^the CLI failed to run/);
     expect(describeClassification(classificationOf(report({}, 0)))).toBe("20 not run");
     expect(complianceFailureHint(classificationOf(report({ parse_success: 19 }, 19)))).toBe("see the compliance report named above");
-    expect(describeClassification({ counts: {}, notRun: 0, cliErrorKinds: {} })).toBe("no trial ran");
+    expect(describeClassification({ counts: {}, notRun: 0, cliErrorKinds: {}, effectsUnmet: 0 })).toBe("no trial ran");
+  });
+
+  it("sessions that parsed but left no expected files: the CLI did not do the tasks, named first", () => {
+    const undone = classificationOf(report({ parse_success: 20 }, 20, 0));
+    expect(describeClassification(undone)).toBe("20 did not do the task (parsed, but the expected files were not there)");
+    expect(complianceFailureHint(undone)).toMatch(/^the CLI ended its sessions cleanly without doing the tasks/);
+    const mixed = classificationOf(report({ parse_success: 18, cli_error: 2 }, 20, 15), [trial("timeout"), trial("timeout")]);
+    expect(describeClassification(mixed)).toBe("3 did not do the task (parsed, but the expected files were not there), 2 cli_error (timeout)");
+    expect(complianceFailureHint(mixed)).toMatch(/^the CLI failed to run/);
   });
 
   it("reads the trials' cli_error kinds from a report file, skipping what is not a trial line", () => {

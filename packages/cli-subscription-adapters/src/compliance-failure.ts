@@ -10,6 +10,8 @@ export interface ComplianceClassification {
   readonly notRun: number;
   /** cli_error_kind -> count, over the cli_error trials. */
   readonly cliErrorKinds: Readonly<Record<string, number>>;
+  /** Trials whose stream parsed but whose expected files were not there: the CLI did not do the task. */
+  readonly effectsUnmet: number;
 }
 
 /** The classification of a report, with cli_error kinds from its trial lines (or those given). */
@@ -19,7 +21,7 @@ export function classificationOf(report: ComplianceReport, trials?: ReadonlyArra
     const kind = trial.classification?.cli_error_kind;
     if (kind !== null && kind !== undefined) cliErrorKinds[kind] = (cliErrorKinds[kind] ?? 0) + 1;
   }
-  return { counts: report.trial_class_counts, notRun: report.task_count - report.ran_count, cliErrorKinds };
+  return { counts: report.trial_class_counts, notRun: report.task_count - report.ran_count, cliErrorKinds, effectsUnmet: report.parse_success_count - report.passed_count };
 }
 
 /** The trial lines of a report file (best effort: a line that does not parse is skipped). */
@@ -42,15 +44,16 @@ export function trialsInReportFile(path: string): Array<{ classification: { cli_
   return trials;
 }
 
-/** `1 cli_error (auth_failure), 19 not run`: the failing classes, largest first. */
+/** `1 cli_error (auth_failure), 19 not run`: the failing classes, largest first, after the tasks not done. */
 export function describeClassification(classification: ComplianceClassification): string {
-  const parts = Object.entries(classification.counts)
+  const undone = classification.effectsUnmet > 0 ? [`${classification.effectsUnmet} did not do the task (parsed, but the expected files were not there)`] : [];
+  const parts = [...undone, ...Object.entries(classification.counts)
     .filter(([name, count]) => name !== "parse_success" && count > 0)
     .sort((a, b) => b[1] - a[1])
     .map(([name, count]) => {
       const kinds = Object.entries(classification.cliErrorKinds).map(([kind, n]) => `${kind}${n === count ? "" : ` ${n}`}`);
       return `${count} ${name}${name === "cli_error" && kinds.length > 0 ? ` (${kinds.join(", ")})` : ""}`;
-    });
+    })];
   if (classification.notRun > 0) parts.push(`${classification.notRun} not run`);
   return parts.join(", ") || "no trial ran";
 }
@@ -62,6 +65,9 @@ export function complianceFailureHint(classification: ComplianceClassification):
   }
   const failing = Object.entries(classification.counts).filter(([name, count]) => name !== "parse_success" && count > 0).sort((a, b) => b[1] - a[1]);
   const top = failing[0]?.[0];
+  if (top === undefined && classification.effectsUnmet > 0) {
+    return "the CLI ended its sessions cleanly without doing the tasks: each trial's effects.unmet in the report named above says which file was missing or wrong (a CLI whose tools fail, or that cannot write its workspace, looks like this)";
+  }
   if (top === "cli_error") return "the CLI failed to run (see each trial's cli_error_kind in the report named above, and the CLI's stderr); `evalgate adapters doctor` checks the binary and login";
   if (top === "model_refusal") return "the model refused benign tasks: see the report named above; a CLI setting or a policy may be blocking them";
   if (top === "format_drift" || top === "parse_failure") return "the CLI's output drifted from the format evalgate parses: see the report named above, and the adapter for this CLI version";

@@ -2,12 +2,19 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { AgentAdapterName, TrialClass } from "@eval/models";
 import { COMPLIANCE_REPORT_SCHEMA_VERSION, ComplianceReportSchema, parseWire } from "@eval/models";
-import { suiteSha256 } from "./compliance.ts";
+import { benignSolutions, suiteSha256 } from "./compliance-tasks.ts";
+import { endpointOrigin } from "./endpoint.ts";
+import type { FakeStep } from "./fake-cli.test-helpers.ts";
 
-/** Writes a compliance report (summary line only) as `runComplianceCheck` would; returns its path. */
+/** A fake CLI step that does every benign task: it writes each task's expected files (matched by its prompt). */
+export function doesBenignTasks(): FakeStep {
+  return { writeByPrompt: benignSolutions().map(({ match, files }) => ({ match, files: { ...files } })) };
+}
+
+/** Writes a compliance report (summary line only) as `runComplianceCheck` would (default endpoint: the adapter's provider); returns its path. */
 export function writeReport(
   complianceDir: string,
-  fields: { adapter: AgentAdapterName; binaryPath: string; version: string; endedAt?: Date; passRate?: number; suite?: string; name?: string },
+  fields: { adapter: AgentAdapterName; binaryPath: string; version: string; endedAt?: Date; passRate?: number; suite?: string; name?: string; origin?: string; scenario?: string | null },
 ): string {
   mkdirSync(complianceDir, { recursive: true });
   const ended = fields.endedAt ?? new Date();
@@ -18,12 +25,16 @@ export function writeReport(
     adapter: fields.adapter,
     cli_binary_path: fields.binaryPath,
     cli_version: fields.version,
+    cli_binary_sha256: `sha256:${"0".repeat(64)}`,
+    endpoint: { origin: fields.origin ?? endpointOrigin(fields.adapter, {}), scenario_sha256: fields.scenario ?? null },
     suite_sha256: fields.suite ?? suiteSha256(),
     started_at: new Date(ended.getTime() - 60_000).toISOString(),
     ended_at: ended.toISOString(),
     task_count: 20,
     ran_count: 20,
     parse_success_count: counts.parse_success,
+    effects_met_count: counts.parse_success,
+    passed_count: counts.parse_success,
     pass_rate: passRate,
     threshold: 0.99,
     passed: passRate >= 0.99,

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { sha256Digest } from "@eval/hashing";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { AgentAdapterName, ComplianceReport, ComplianceTrial, TrialClass } from "@eval/models";
@@ -12,9 +12,13 @@ import {
   safeParseWire,
   TrialClassSchema,
 } from "@eval/models";
+import { agentArgsFor } from "./agent-args.ts";
 import { getAdapter } from "./adapters.ts";
 import { buildCliEnv, readVersion, resolveBinary } from "./binary.ts";
 import { classificationOf, trialsInReportFile } from "./compliance-failure.ts";
+import { BENIGN_TASKS, checkEffects, suiteSha256 } from "./compliance-tasks.ts";
+import type { BenignTask } from "./compliance-tasks.ts";
+import { endpointIdentity, endpointOrigin, pointCliAt, requireUpstreamUrl } from "./endpoint.ts";
 import { ComplianceReportFailed, ComplianceReportMissing } from "./errors.ts";
 import { promptSha256 } from "./prompt.ts";
 import { executeTrial } from "./trial.ts";
@@ -23,48 +27,8 @@ import { replaceFileSync } from "@eval/durable-fs";
 import { stateLayout } from "@eval/state-layout";
 import { RUN_DEFAULTS } from "@eval/models/defaults";
 
-export interface BenignTask {
-  readonly id: string;
-  readonly prompt: string;
-  /** Files placed in the task's workspace (all editable). */
-  readonly files: Readonly<Record<string, string>>;
-}
-
-/**
- * The benign task suite: 20 harmless requests any working agent CLI completes. A trial passes when the
- * adapter classifies it `parse_success`: this gate measures whether evalgate can read the CLI's output,
- * not the model's skill.
- */
-export const BENIGN_TASKS: readonly BenignTask[] = Object.freeze<BenignTask[]>([
-  { id: "say-hello", prompt: "Reply with the single word: hello", files: {} },
-  { id: "add-numbers", prompt: "What is 17 + 25? Reply with just the number.", files: {} },
-  { id: "capital-city", prompt: "What is the capital of France? Reply with one word.", files: {} },
-  { id: "reverse-word", prompt: "Reverse the letters of the word 'stream' and reply with only the result.", files: {} },
-  { id: "count-vowels", prompt: "How many vowels are in the word 'evaluation'? Reply with just the number.", files: {} },
-  { id: "uppercase", prompt: "Convert 'benign task' to upper case and reply with only the result.", files: {} },
-  { id: "list-colors", prompt: "Name three primary colors of light, comma-separated, nothing else.", files: {} },
-  { id: "json-echo", prompt: 'Reply with exactly this JSON and nothing else: {"ok": true}', files: {} },
-  { id: "haiku-topic", prompt: "Write a haiku about autumn leaves.", files: {} },
-  { id: "explain-variable", prompt: "In one sentence, what is a variable in programming?", files: {} },
-  { id: "read-note", prompt: "Read the file note.txt in the current directory and reply with its first line only.", files: { "note.txt": "the quick brown fox\nsecond line\n" } },
-  { id: "count-lines", prompt: "How many lines does data.txt in the current directory have? Reply with just the number.", files: { "data.txt": "a\nb\nc\nd\n" } },
-  { id: "list-files", prompt: "List the file names in the current directory, one per line, nothing else.", files: { "a.txt": "a\n", "b.md": "# b\n" } },
-  { id: "fix-typo", prompt: "In greeting.txt, fix the typo 'helo' to 'hello'. Change nothing else.", files: { "greeting.txt": "helo world\n" } },
-  { id: "create-file", prompt: "Create a file named done.txt containing the single line: done", files: {} },
-  { id: "append-line", prompt: "Append the line 'three' to the end of list.txt.", files: { "list.txt": "one\ntwo\n" } },
-  { id: "python-function", prompt: "In math_utils.py, add a function double(x) that returns x * 2.", files: { "math_utils.py": "def inc(x):\n    return x + 1\n" } },
-  { id: "explain-code", prompt: "Explain in one sentence what the function in add.js does.", files: { "add.js": "export function add(a, b) {\n  return a + b;\n}\n" } },
-  { id: "sort-words", prompt: "Sort these words alphabetically and reply with them space-separated: pear apple fig", files: {} },
-  { id: "translate", prompt: "Translate 'good morning' into Spanish. Reply with the translation only.", files: {} },
-]);
-
 export const COMPLIANCE_THRESHOLD = 0.99;
 export const COMPLIANCE_MAX_AGE_DAYS = 30;
-
-/** SHA-256 over the suite's ids, prompts and files: which suite a report's verdict is about. */
-export function suiteSha256(tasks: readonly BenignTask[] = BENIGN_TASKS): string {
-  return sha256Digest(...tasks.flatMap((task) => [JSON.stringify([task.id, task.prompt, Object.entries(task.files).sort()]), "\n"]));
-}
 
 export interface ComplianceCheckOptions {
   readonly adapter: AgentAdapterName;
@@ -73,6 +37,13 @@ export interface ComplianceCheckOptions {
   readonly binaryPath?: string;
   /** The host environment the CLI's allowlisted variables come from. */
   readonly env: Readonly<Record<string, string | undefined>>;
+  /**
+   * Point the CLI at this model endpoint (a gateway, or `evalgate model-stub`) through a fresh HOME per
+   * task, with the provider's key from `env` or a dummy; default: the CLI's own settings and login.
+   */
+  readonly modelUpstream?: string;
+  /** The model the CLI is asked for (its `--model`), as `run --agent-model` does; default the CLI's own. */
+  readonly model?: string;
   readonly timeoutMsPerTask?: number;
   readonly limits?: Omit<TrialLimits, "timeoutMs">;
   /** Stop after the first auth failure: the remaining tasks are recorded as not run (and not passed). */
@@ -99,61 +70,36 @@ export async function runComplianceCheck(options: ComplianceCheckOptions): Promi
   const env = buildCliEnv(adapter, options.env);
   const cliVersion = readVersion(adapter, binaryPath, env);
   const tasks = options.tasks ?? BENIGN_TASKS;
+  if (options.modelUpstream !== undefined) requireUpstreamUrl(options.modelUpstream);
+  const endpoint = await endpointIdentity(endpointOrigin(adapter.name, env, options.modelUpstream));
   const startedAt = now();
   const trials: ComplianceTrial[] = [];
   let authFailed = false;
   for (const [index, task] of tasks.entries()) {
-    let trial: ComplianceTrial;
-    if (authFailed && options.stopAfterAuthFailure !== false) {
-      trial = notRun(task);
-    } else {
-      const root = mkdtempSync(join(tmpdir(), "evalgate-compliance-"));
-      try {
-        for (const [name, content] of Object.entries(task.files)) writeFileSync(join(root, name), content);
-        const run = await executeTrial({
-          adapter,
-          binaryPath,
-          cliVersion,
-          prompt: task.prompt,
-          workspace: { root, editable: ["."], readonly: [] },
-          env,
-          limits: { ...options.limits, timeoutMs: options.timeoutMsPerTask ?? RUN_DEFAULTS.complianceSecondsPerTask * 1000 },
-        });
-        trial = {
-          schema_version: COMPLIANCE_TRIAL_SCHEMA_VERSION,
-          task_id: task.id,
-          prompt_sha256: promptSha256(task.prompt),
-          ran: true,
-          classification: run.classification,
-          safety: run.safety,
-          exit_code: run.outcome.exitCode,
-          timed_out: run.outcome.timedOut,
-          stdout_capped: run.outcome.stdoutCapped,
-          duration_ms: run.outcome.durationMs,
-          unknown_event_types: [...run.facts.unknownEventTypes],
-        };
-        if (run.classification.cli_error_kind === "auth_failure") authFailed = true;
-      } finally {
-        rmSync(root, { recursive: true, force: true });
-      }
-    }
+    const trial = authFailed && options.stopAfterAuthFailure !== false ? notRun(task) : await runTask(options, { adapter, binaryPath, cliVersion, env }, task);
+    if (trial.classification?.cli_error_kind === "auth_failure") authFailed = true;
     trials.push(trial);
     options.onTrial?.(trial, index, tasks.length);
   }
   const counts = Object.fromEntries(TrialClassSchema.options.map((name) => [name, 0])) as Record<TrialClass, number>;
   for (const trial of trials) if (trial.classification !== null) counts[trial.classification.trial_class] += 1;
-  const passRate = counts.parse_success / tasks.length;
+  const passedCount = trials.filter((trial) => trial.passed).length;
+  const passRate = passedCount / tasks.length;
   const report = parseWire(ComplianceReportSchema, {
     schema_version: COMPLIANCE_REPORT_SCHEMA_VERSION,
     adapter: adapter.name,
     cli_binary_path: binaryPath,
     cli_version: cliVersion,
+    cli_binary_sha256: binarySha256(binaryPath),
+    endpoint,
     suite_sha256: suiteSha256(tasks),
     started_at: startedAt.toISOString(),
     ended_at: now().toISOString(),
     task_count: tasks.length,
     ran_count: trials.filter((trial) => trial.ran).length,
     parse_success_count: counts.parse_success,
+    effects_met_count: trials.filter((trial) => trial.effects?.met === true).length,
+    passed_count: passedCount,
     pass_rate: passRate,
     threshold: COMPLIANCE_THRESHOLD,
     passed: passRate >= COMPLIANCE_THRESHOLD,
@@ -161,6 +107,58 @@ export async function runComplianceCheck(options: ComplianceCheckOptions): Promi
   });
   const reportPath = writeReport(options.stateDir, adapter.name, startedAt, [...trials, report]);
   return { report, reportPath, trials };
+}
+
+/** SHA-256 of the file a CLI's path resolves to (for a Node CLI, its entry script). */
+export function binarySha256(binaryPath: string): string {
+  return sha256Digest(readFileSync(realpathSync(binaryPath)));
+}
+
+interface ResolvedCli {
+  readonly adapter: ReturnType<typeof getAdapter>;
+  readonly binaryPath: string;
+  readonly cliVersion: string;
+  readonly env: Record<string, string>;
+}
+
+/** One benign task, live, in a fresh workspace; it passes when the stream parsed and its expected files are there. */
+async function runTask(options: ComplianceCheckOptions, cli: ResolvedCli, task: BenignTask): Promise<ComplianceTrial> {
+  const root = mkdtempSync(join(tmpdir(), "evalgate-compliance-"));
+  const modelArgs = agentArgsFor(cli.adapter, null, { model: options.model });
+  const target = options.modelUpstream === undefined ? null : pointCliAt(cli.adapter.name, options.modelUpstream, options.env, modelArgs);
+  try {
+    for (const [name, content] of Object.entries(task.files)) writeFileSync(join(root, name), content);
+    const run = await executeTrial({
+      adapter: cli.adapter,
+      binaryPath: cli.binaryPath,
+      cliVersion: cli.cliVersion,
+      prompt: task.prompt,
+      workspace: { root, editable: ["."], readonly: [] },
+      env: target === null ? cli.env : { ...cli.env, ...target.env },
+      extraArgs: [...modelArgs, ...(target?.args ?? [])],
+      ...(target === null ? {} : { endpointPointed: true }),
+      limits: { ...options.limits, timeoutMs: options.timeoutMsPerTask ?? RUN_DEFAULTS.complianceSecondsPerTask * 1000 },
+    });
+    const effects = checkEffects(root, task);
+    return {
+      schema_version: COMPLIANCE_TRIAL_SCHEMA_VERSION,
+      task_id: task.id,
+      prompt_sha256: promptSha256(task.prompt),
+      ran: true,
+      classification: run.classification,
+      safety: run.safety,
+      exit_code: run.outcome.exitCode,
+      timed_out: run.outcome.timedOut,
+      stdout_capped: run.outcome.stdoutCapped,
+      duration_ms: run.outcome.durationMs,
+      unknown_event_types: [...run.facts.unknownEventTypes],
+      effects,
+      passed: run.classification.trial_class === "parse_success" && effects.met,
+    };
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+    if (target !== null) rmSync(target.root, { recursive: true, force: true });
+  }
 }
 
 function notRun(task: BenignTask): ComplianceTrial {
@@ -176,6 +174,8 @@ function notRun(task: BenignTask): ComplianceTrial {
     stdout_capped: false,
     duration_ms: 0,
     unknown_event_types: [],
+    effects: null,
+    passed: false,
   };
 }
 
@@ -222,9 +222,11 @@ export interface ComplianceLookup {
   readonly threshold?: number;
   /** Only reports about this benign suite count (default: the current BENIGN_TASKS). */
   readonly suiteSha256?: string;
+  /** Only reports earned against this endpoint origin count (null: any, for a backend that never calls a model). */
+  readonly endpointOrigin: string | null;
 }
 
-/** The newest report for this exact binary path and version, whatever its verdict or age (null if none). */
+/** The newest report for this exact binary path, version and endpoint, whatever its verdict or age (null if none). */
 export function findLatestComplianceReport(lookup: ComplianceLookup): ComplianceGateResult | null {
   let names: string[];
   try {
@@ -240,6 +242,7 @@ export function findLatestComplianceReport(lookup: ComplianceLookup): Compliance
     if (report === null || report.adapter !== lookup.adapter) continue;
     if (report.cli_binary_path !== lookup.binaryPath || report.cli_version !== lookup.cliVersion) continue;
     if (report.suite_sha256 !== (lookup.suiteSha256 ?? suiteSha256())) continue;
+    if (lookup.endpointOrigin !== null && report.endpoint.origin !== lookup.endpointOrigin) continue;
     if (best === null || report.ended_at > best.report.ended_at) best = { report, reportPath };
   }
   return best;
@@ -256,7 +259,7 @@ export function verifyRecentCompliance(lookup: ComplianceLookup): ComplianceGate
   const threshold = lookup.threshold ?? COMPLIANCE_THRESHOLD;
   const found = findLatestComplianceReport(lookup);
   if (found === null) {
-    throw new ComplianceReportMissing(lookup.adapter, lookup.binaryPath, lookup.cliVersion, `no report in ${lookup.complianceDir} for this binary path, version and benign suite`);
+    throw new ComplianceReportMissing(lookup.adapter, lookup.binaryPath, lookup.cliVersion, `no report in ${lookup.complianceDir} for this binary path, version, benign suite and endpoint (${lookup.endpointOrigin ?? "any"})`);
   }
   const ageMs = now.getTime() - Date.parse(found.report.ended_at);
   if (ageMs > maxAgeDays * 86_400_000) {

@@ -6,6 +6,7 @@ import type { AgentAdapter } from "./adapter.ts";
 import { ADAPTERS } from "./adapters.ts";
 import { buildCliEnv, readVersion, resolveBinary } from "./binary.ts";
 import { findLatestComplianceReport, verifyRecentCompliance } from "./compliance.ts";
+import { endpointOrigin } from "./endpoint.ts";
 import { checkAuthStatus } from "./trial.ts";
 
 /** One check: passed (true), failed (false) or unknown (null), and what was found. */
@@ -32,6 +33,8 @@ export interface ReadinessOptions {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** `<state>/compliance`. */
   readonly complianceDir: string;
+  /** The model endpoint runs will use (`--model-upstream`); default the CLI's base-URL variable, else its provider. */
+  readonly modelUpstream?: string | undefined;
 }
 
 /** The adapter's login status, from the CLI's own status command (unknown when it has none). */
@@ -44,12 +47,12 @@ async function loginCheck(adapter: AgentAdapter, binaryPath: string, env: Readon
   };
 }
 
-/** Whether a fresh, passing compliance report exists for this binary and version (else the newest one found). */
-function complianceCheck(name: AgentAdapterName, binaryPath: string, cliVersion: string, complianceDir: string): AdapterReadiness["compliance"] {
-  const lookup = { complianceDir, adapter: name, binaryPath, cliVersion };
+/** Whether a fresh, passing compliance report exists for this binary, version and endpoint (else the newest one found). */
+function complianceCheck(name: AgentAdapterName, binaryPath: string, cliVersion: string, complianceDir: string, origin: string): AdapterReadiness["compliance"] {
+  const lookup = { complianceDir, adapter: name, binaryPath, cliVersion, endpointOrigin: origin };
   try {
     const found = verifyRecentCompliance(lookup);
-    return { ok: true, detail: `fresh, ${(found.report.pass_rate * 100).toFixed(1)}% parse success, ${found.report.ended_at}`, report_path: found.reportPath };
+    return { ok: true, detail: `fresh, ${(found.report.pass_rate * 100).toFixed(1)}% of benign tasks done, against ${origin}, ${found.report.ended_at}`, report_path: found.reportPath };
   } catch (error) {
     return { ok: false, detail: (error as Error).message, report_path: findLatestComplianceReport(lookup)?.reportPath ?? null };
   }
@@ -82,7 +85,7 @@ export async function checkAdapterReadiness(name: AgentAdapterName, options: Rea
     const env = buildCliEnv(adapter, options.env);
     version = versionCheck(adapter, binary.path, env);
     login = await loginCheck(adapter, binary.path, env);
-    if (version.value !== null) compliance = complianceCheck(name, binary.path, version.value, options.complianceDir);
+    if (version.value !== null) compliance = complianceCheck(name, binary.path, version.value, options.complianceDir, endpointOrigin(name, env, options.modelUpstream));
   }
   const ready = binary.ok === true && version.ok === true && login.ok !== false && compliance.ok === true;
   return { adapter: name, ready, binary, version, login, compliance, limits: adapter.uneditableFiles?.reason ?? null };

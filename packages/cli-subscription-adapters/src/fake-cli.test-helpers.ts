@@ -22,6 +22,8 @@ export interface FakeStep {
   echoEnv?: string;
   echoArgs?: boolean;
   modifyFile?: { path: string; content: string };
+  /** Writes the files of the first entry whose `match` occurs in the prompt (argv or stdin): a CLI that does the task. */
+  writeByPrompt?: { match: string; files: Record<string, string> }[];
   /** A shell script run in the CLI's working directory (what an agent's tool call would do there). */
   shell?: string;
 }

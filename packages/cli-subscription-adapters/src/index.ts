@@ -21,16 +21,16 @@ export type { BackendTask, CliSubscriptionBackendOptions, TrialResult } from "./
 export { CASSETTE_FILES, readCassette, writeCassette } from "./cassette-files.ts";
 export type { Cassette } from "./cassette-files.ts";
 export {
-  BENIGN_TASKS,
   COMPLIANCE_MAX_AGE_DAYS,
   COMPLIANCE_THRESHOLD,
   findLatestComplianceReport,
   readComplianceReport,
   runComplianceCheck,
-  suiteSha256,
   verifyRecentCompliance,
 } from "./compliance.ts";
-export type { BenignTask, ComplianceCheckOptions, ComplianceCheckResult, ComplianceGateResult, ComplianceLookup } from "./compliance.ts";
+export type { ComplianceCheckOptions, ComplianceCheckResult, ComplianceGateResult, ComplianceLookup } from "./compliance.ts";
+export { BENIGN_TASKS, benignSolutions, suiteSha256 } from "./compliance-tasks.ts";
+export type { BenignTask, ExpectedFile } from "./compliance-tasks.ts";
 export {
   AgentAdapterInvalid,
   AgentBinaryNotFound,

@@ -6,6 +6,7 @@ import type { EvalWarning } from "@eval/errors";
 import { sha256Digest } from "@eval/hashing";
 import type { BenchCase, SutInvocation, SutStreams } from "@eval/models";
 import { BenchCaseSchema, CassetteMetaSchema, parseWire, sutCaseOf } from "@eval/models";
+import { parseScenario, startModelStub } from "@eval/model-stub";
 import { readCassette, writeCassette } from "./cassette-files.ts";
 import { writeReport } from "./compliance.test-helpers.ts";
 import { createFakeCli, readStream } from "./fake-cli.test-helpers.ts";
@@ -94,6 +95,30 @@ describe("a live agent SUT's identity", () => {
     // The digest is taken when the SUT is made: a new one over the changed binary.
     const changed = liveSut("claude", [], {}, rebuilt.fake.binaryPath);
     expect(changed.sut.digest).not.toBe(one.sut.digest);
+  });
+});
+
+describe("live SUT against evalgate's model stub", () => {
+  it("the cassette's provenance names the scenario the stub served, checked against the compliance report before any case", async () => {
+    const stub = await startModelStub({ scenario: parseScenario({ turns: [{ text: "Fixed." }] }) });
+    try {
+      const { benchCase, caseDir } = makeCase();
+      const fake = createFakeCli("claude", { version: "2.1.330 (Claude Code)", steps: [{ modifyFile: { path: "src/app.js", content: "fixed\n" } }, { stdout: "file:claude-success.stdout.jsonl" }] });
+      const complianceDir = join(mkdtempSync(join(tmpdir(), "evalgate-state-")), "compliance");
+      writeReport(complianceDir, { adapter: "claude-code", binaryPath: fake.binaryPath, version: "2.1.330", origin: stub.url, scenario: stub.scenarioSha256 });
+      const options = { adapter: "claude-code" as const, allow_cli_subscription: true, acknowledge_unsandboxed_cli: true, sandbox: "none" as const, complianceDir, binaryPath: fake.binaryPath, record: true, benchRoot: latestBenchRoot };
+      const sut = createLiveSut({ ...options, env: { PATH: process.env.PATH, ANTHROPIC_BASE_URL: stub.url } });
+      await sut.preflight!({ cases: [sutCaseOf(benchCase)], trials: 1 });
+      await sut.run(invocation(benchCase));
+      const meta = CassetteMetaSchema.parse(JSON.parse(readFileSync(join(caseDir, "cassette", "cassette.json"), "utf8")));
+      expect(meta.provenance).toMatchObject({ agent_network: "host", scenario_sha256: stub.scenarioSha256 });
+      // A report earned against the provider's API admits no run against the stub.
+      const other = join(mkdtempSync(join(tmpdir(), "evalgate-state-")), "compliance");
+      writeReport(other, { adapter: "claude-code", binaryPath: fake.binaryPath, version: "2.1.330" });
+      expect(() => createLiveSut({ ...options, complianceDir: other, env: { PATH: process.env.PATH, ANTHROPIC_BASE_URL: stub.url } })).toThrow(expect.objectContaining({ code: "EVAL_ADAPTER_COMPLIANCE_MISSING" }));
+    } finally {
+      await stub.close();
+    }
   });
 });
 

@@ -1,12 +1,13 @@
-import { accessSync, constants, existsSync, readFileSync, realpathSync } from "node:fs";
+import { accessSync, constants, existsSync, realpathSync } from "node:fs";
 import { join } from "node:path";
-import { blake3Digest, sha256Digest, treeDigest } from "@eval/hashing";
+import { blake3Digest, treeDigest } from "@eval/hashing";
 import { installationOf } from "./agent-sandbox.ts";
 import type { AgentAdapterName, SutCase, SutInvocation, SutOutput, SystemUnderTest, TaskAgent } from "@eval/models";
 import type { WarningSink } from "@eval/errors";
 import { EvalError, ignoreWarnings } from "@eval/errors";
 import { getAdapter } from "./adapters.ts";
 import { CliSubscriptionBackend } from "./backend.ts";
+import { binarySha256 } from "./compliance.ts";
 import type { CliSubscriptionBackendOptions, TrialResult } from "./backend.ts";
 import { readCassette, writeCassette } from "./cassette-files.ts";
 import { AgentBudgetExceeded, AgentInfrastructureFailure, AgentResourceLimit, AgentTrialFailed, CassetteInvalid } from "./errors.ts";
@@ -115,8 +116,9 @@ export function createLiveSut(options: LiveSutOptions): SystemUnderTest {
   const adapter = backend.adapter;
   const probe = adapter.buildArgv("<prompt>", { workspaceDir: "<workspace>", insideSandbox: backend.sandbox === "bwrap" });
   // Read once, when the first session is recorded: the binary a cassette says it came from.
-  let binarySha256: string | null = null;
-  const binaryDigest = (): string => (binarySha256 ??= sha256Digest(readFileSync(realpathSync(backend.binaryPath))));
+  let binaryDigest: string | null = null;
+  // The scenario a scripted endpoint serves (null for any other), probed and checked against the compliance report before any case.
+  let scenarioSha256: string | null = null;
   // The model and extra flags are part of what is evaluated: a different one is a different SUT.
   // What runs is the binary and its installation, by content: two CLIs printing the same --version differ here.
   const installed = agentInstallDigest(backend.binaryPath);
@@ -129,6 +131,7 @@ export function createLiveSut(options: LiveSutOptions): SystemUnderTest {
     async preflight({ cases, trials }) {
       refuseUneditableCases(adapter, options.benchRoot, cases, taskAgent);
       if (options.record === true && options.record_overwrite !== true) refuseOverwritingCassettes(options.benchRoot, cases, trials);
+      scenarioSha256 = await backend.endpointScenario();
     },
     async run(invocation) {
       const prompt = buildAgentPrompt(invocation.benchCase, invocation.canarySeed);
@@ -172,7 +175,12 @@ export function createLiveSut(options: LiveSutOptions): SystemUnderTest {
             cost_usd: result.cost_usd,
             recorded_at: new Date().toISOString(),
             synthetic: false,
-            provenance: { cli_binary_sha256: binaryDigest(), agent_network: network.agent_network, endpoint_host: network.upstream_host },
+            provenance: {
+              cli_binary_sha256: (binaryDigest ??= binarySha256(backend.binaryPath)),
+              agent_network: network.agent_network,
+              endpoint_host: network.upstream_host,
+              ...(scenarioSha256 === null ? {} : { scenario_sha256: scenarioSha256 }),
+            },
           },
           stdout: result.stdout,
           stderr: result.stderr,

@@ -118,6 +118,8 @@ export async function executeTrial(options: {
    * copied; the CLI holds a dummy key). Absent: the host's network (a subscription login).
    */
   readonly bridge?: BridgeSettings & { readonly replay?: ReplayMatcher };
+  /** The CLI was pointed at a model endpoint with a key of evalgate's choosing: its own login does not matter. */
+  readonly endpointPointed?: boolean;
 }): Promise<TrialRun> {
   const { adapter, binaryPath, limits } = options;
   const scratch = await prepareScratch(options.workspace);
@@ -145,8 +147,8 @@ export async function executeTrial(options: {
     limits.signal?.addEventListener("abort", onOuterAbort, { once: true });
     if (limits.signal?.aborted) onOuterAbort();
 
-    // Behind the bridge the CLI's own login does not matter (and a login check would say "logged out").
-    const authCheck = adapter.capabilities.auth_visible_in_stream || bridge !== null
+    // Behind the bridge, or pointed at an endpoint, the CLI's own login does not matter (and a login check would say "logged out").
+    const authCheck = adapter.capabilities.auth_visible_in_stream || bridge !== null || options.endpointPointed === true
       ? Promise.resolve(null)
       : checkAuthStatus(adapter, sandbox?.command ?? binaryPath, cliEnv, scratch.dir, Math.min(AUTH_CHECK_TIMEOUT_MS, limits.timeoutMs), stopAuthCheck.signal, sandbox?.policy ?? null).then((status) => {
           if (status === "logged_out") stopEarly.abort();

@@ -83,6 +83,7 @@ const gate = () => ({ allow_cli_subscription: true, acknowledge_unsandboxed_cli:
 describe.runIf(sandboxed)("record and replay at the wire", () => {
   it("records every exchange; the replay runs the CLI again with the upstream stopped and leaves the same workspace; a changed input diverges", async () => {
     const upstream = await startAnthropicUpstream();
+    writeReport(complianceDir, { adapter: "claude-code", binaryPath, version: "2.1.330", origin: new URL(upstream.url).origin, name: "upstream.jsonl" });
     const recording = invocation();
     const live = createLiveSut({ ...gate(), adapter: "claude-code", binaryPath, model_upstream: upstream.url, record: true, benchRoot });
     const recorded = await live.run(recording);

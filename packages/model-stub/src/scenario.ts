@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { EvalError } from "@eval/errors";
+import { sha256Digest } from "@eval/hashing";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 
@@ -57,6 +58,12 @@ export interface Scenario {
   readonly sessions: readonly ScenarioSession[];
   /** Token counts reported for a turn that names none. */
   readonly usage: Usage;
+  /**
+   * SHA-256 over the validated scenario (sessions and usage, as JSON in the schema's field order): the
+   * same script gives the same digest whether it came from YAML, JSON or an object, and any change to
+   * what the stub answers changes it.
+   */
+  readonly sha256: string;
 }
 
 const DEFAULT_USAGE: Usage = { input_tokens: 1000, output_tokens: 50 };
@@ -78,9 +85,13 @@ export function parseScenario(value: unknown, source = "scenario"): Scenario {
   }
   const data = parsed.data;
   const usage = data.usage ?? DEFAULT_USAGE;
-  if ("sessions" in data) return { sessions: data.sessions, usage };
+  if ("sessions" in data) return withDigest(data.sessions, usage);
   const { usage: _usage, ...session } = data;
-  return { sessions: [session], usage };
+  return withDigest([session], usage);
+}
+
+function withDigest(sessions: readonly ScenarioSession[], usage: Usage): Scenario {
+  return { sessions, usage, sha256: sha256Digest(JSON.stringify({ sessions, usage })) };
 }
 
 /** Reads and validates a scenario file (YAML, of which JSON is a subset). */

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadScenario, parseScenario } from "./scenario.ts";
-import { startModelStub } from "./server.ts";
+import { MODEL_STUB_IDENTITY_PATH, probeModelStub, startModelStub } from "./server.ts";
 import type { ModelStub } from "./server.ts";
 
 const KEY = "sk-test-secret-4242";
@@ -237,5 +237,44 @@ describe("scenario files and options", () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe("the stub's identity: the digest of the scenario it serves", () => {
+  it("answers its scenario's digest at the identity path, unlogged; probeModelStub reads it from any URL on its origin", async () => {
+    stub = await startModelStub({ scenario: SCENARIO });
+    expect(stub.scenarioSha256).toMatch(/^sha256:[0-9a-f]{64}$/);
+    const body = (await (await fetch(`${stub.url}${MODEL_STUB_IDENTITY_PATH}`)).json()) as Record<string, unknown>;
+    expect(body).toEqual({ evalgate_model_stub: 1, scenario_sha256: stub.scenarioSha256 });
+    expect(await probeModelStub(`${stub.url}/v1`)).toBe(stub.scenarioSha256);
+    expect(stub.requests()).toEqual([]);
+  });
+
+  it("the same script gives the same digest from YAML or an object; any change to an answer changes it", () => {
+    const dir = mkdtempSync(join(tmpdir(), "evalgate-stub-digest-"));
+    try {
+      writeFileSync(join(dir, "s.yaml"), "turns:\n  - text: hi\n");
+      expect(loadScenario(join(dir, "s.yaml")).sha256).toBe(parseScenario({ turns: [{ text: "hi" }] }).sha256);
+      expect(parseScenario({ turns: [{ text: "hi!" }] }).sha256).not.toBe(parseScenario({ turns: [{ text: "hi" }] }).sha256);
+      expect(parseScenario({ turns: [{ text: "hi" }], usage: { input_tokens: 1, output_tokens: 1 } }).sha256).not.toBe(parseScenario({ turns: [{ text: "hi" }] }).sha256);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("probeModelStub: null for a server that is not a stub, a closed port, a bad URL and any non-loopback origin (never asked)", async () => {
+    const { createServer } = await import("node:http");
+    const other = createServer((_request, response) => response.end(JSON.stringify({ scenario_sha256: `sha256:${"a".repeat(64)}` })));
+    await new Promise<void>((resolve) => other.listen(0, "127.0.0.1", resolve));
+    const port = (other.address() as { port: number }).port;
+    try {
+      expect(await probeModelStub(`http://127.0.0.1:${port}`)).toBeNull();
+    } finally {
+      await new Promise<void>((resolve) => other.close(() => resolve()));
+    }
+    expect(await probeModelStub(`http://127.0.0.1:${port}`, 500)).toBeNull();
+    expect(await probeModelStub("not a url")).toBeNull();
+    expect(await probeModelStub("https://api.anthropic.com")).toBeNull();
+    expect(await probeModelStub("https://127.0.0.1:1")).toBeNull();
   });
 });

@@ -15,6 +15,12 @@ import { redactHeaders, redactPath, scrub, secretsOf } from "./redact.ts";
 import type { Scenario } from "./scenario.ts";
 
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
+
+/**
+ * `GET` here answers `{"evalgate_model_stub": 1, "scenario_sha256": "sha256:..."}`: which script this
+ * endpoint serves, so a compliance report or a recorded session can name it. Not logged as a request.
+ */
+export const MODEL_STUB_IDENTITY_PATH = "/.well-known/evalgate-model-stub";
 const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
 
 /** One request as logged: credentials replaced by `[redacted]`, in headers, query and body alike. */
@@ -51,6 +57,8 @@ export interface ModelStubOptions {
 export interface ModelStub {
   /** `http://host:port`, without a trailing slash. */
   readonly url: string;
+  /** The served scenario's digest (`Scenario.sha256`), also answered at MODEL_STUB_IDENTITY_PATH. */
+  readonly scenarioSha256: string;
   readonly host: string;
   readonly port: number;
   requests(): readonly StubRequestLog[];
@@ -113,8 +121,12 @@ export async function startModelStub(options: ModelStubOptions): Promise<ModelSt
   };
 
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
-    const requestSeq = ++seq;
     const url = new URL(request.url ?? "/", "http://stub");
+    if (request.method === "GET" && url.pathname === MODEL_STUB_IDENTITY_PATH) {
+      send(response, json(200, { evalgate_model_stub: 1, scenario_sha256: options.scenario.sha256 }));
+      return;
+    }
+    const requestSeq = ++seq;
     const secrets = secretsOf(request.headers, url);
     const method = request.method ?? "GET";
     const body = await readBody(request);
@@ -175,6 +187,7 @@ export async function startModelStub(options: ModelStubOptions): Promise<ModelSt
   const urlHost = host.includes(":") ? `[${host}]` : host;
   return {
     url: `http://${urlHost}:${port}`,
+    scenarioSha256: options.scenario.sha256,
     host,
     port,
     requests: () => [...log],
@@ -184,4 +197,27 @@ export async function startModelStub(options: ModelStubOptions): Promise<ModelSt
         server.close(() => resolve());
       }),
   };
+}
+
+/**
+ * The scenario digest a model stub at `baseUrl` serves (any path under its origin), or null when the
+ * origin is not loopback, does not answer within `timeoutMs`, or is not a model stub. Only loopback
+ * origins are asked: a provider's API is never sent this request.
+ */
+export async function probeModelStub(baseUrl: string, timeoutMs = 2000): Promise<string | null> {
+  let origin: URL;
+  try {
+    origin = new URL(baseUrl);
+  } catch {
+    return null;
+  }
+  if (!LOOPBACK.has(origin.hostname.replace(/^\[|\]$/g, "")) || origin.protocol !== "http:") return null;
+  try {
+    const response = await fetch(new URL(MODEL_STUB_IDENTITY_PATH, origin), { signal: AbortSignal.timeout(timeoutMs) });
+    if (!response.ok) return null;
+    const body = (await response.json()) as { evalgate_model_stub?: unknown; scenario_sha256?: unknown };
+    return body.evalgate_model_stub === 1 && typeof body.scenario_sha256 === "string" && /^sha256:[0-9a-f]{64}$/.test(body.scenario_sha256) ? body.scenario_sha256 : null;
+  } catch {
+    return null;
+  }
 }

@@ -42,6 +42,8 @@ export const CassetteMetaSchema = z.strictObject({
       cli_binary_sha256: Sha256DigestSchema,
       agent_network: z.enum(["bridge", "host"]),
       endpoint_host: z.string().min(1).max(300).nullable(),
+      /** SHA-256 of the scenario the endpoint served, when it was evalgate's scripted model stub (absent otherwise). */
+      scenario_sha256: Sha256DigestSchema.optional(),
     })
     .optional(),
 });

@@ -12,7 +12,7 @@ describe("compliance and CLI-backend wire schemas", () => {
 
   it("a compliance trial line is strict", () => {
     const line = {
-      schema_version: "evalgate.compliance_trial.v1",
+      schema_version: "evalgate.compliance_trial.v2",
       task_id: "say-hello",
       prompt_sha256: `sha256:${"a".repeat(64)}`,
       ran: false,
@@ -23,6 +23,8 @@ describe("compliance and CLI-backend wire schemas", () => {
       stdout_capped: false,
       duration_ms: 0,
       unknown_event_types: [],
+      effects: null,
+      passed: false,
     };
     expect(ComplianceTrialSchema.safeParse(line).success).toBe(true);
     expect(ComplianceTrialSchema.safeParse({ ...line, api_key: "x" }).success).toBe(false);

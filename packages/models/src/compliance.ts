@@ -96,8 +96,25 @@ export const CliBackendMetadataSchema = z.strictObject({
   undeclared_changes: z.array(z.string()),
 });
 
-export const COMPLIANCE_TRIAL_SCHEMA_VERSION = "evalgate.compliance_trial.v1";
-export const COMPLIANCE_REPORT_SCHEMA_VERSION = "evalgate.compliance_report.v1";
+export const COMPLIANCE_TRIAL_SCHEMA_VERSION = "evalgate.compliance_trial.v2";
+export const COMPLIANCE_REPORT_SCHEMA_VERSION = "evalgate.compliance_report.v2";
+
+/** Whether the task's expected effect on the workspace happened: each file the task expects, checked after the CLI exited. */
+export const ComplianceEffectsSchema = z.strictObject({
+  met: z.boolean(),
+  /** One line per expected file that is missing or holds something else (what was expected, what was found). */
+  unmet: z.array(z.string().max(500)),
+});
+
+/**
+ * The model endpoint a compliance report was earned against: the origin the CLI was pointed at (scheme,
+ * host and port; never a key or a path), and, when that endpoint is evalgate's scripted model stub, the
+ * SHA-256 of the scenario it served. A report admits runs only against the same origin and scenario.
+ */
+export const ComplianceEndpointSchema = z.strictObject({
+  origin: z.string().min(1).max(300),
+  scenario_sha256: Sha256DigestSchema.nullable(),
+});
 
 /** One line of a compliance report: one benign task, run live. */
 export const ComplianceTrialSchema = z.strictObject({
@@ -113,26 +130,37 @@ export const ComplianceTrialSchema = z.strictObject({
   stdout_capped: z.boolean(),
   duration_ms: z.number().int().min(0),
   unknown_event_types: z.array(z.string()),
+  /** The task's expected effect on the workspace (null when the task did not run). */
+  effects: ComplianceEffectsSchema.nullable(),
+  /** `parse_success` and the expected effect happened: what the gate counts. */
+  passed: z.boolean(),
 });
 
 /**
  * The last line of a compliance report (`<state>/compliance/<adapter>-<utc>.jsonl`): the verdict the
- * backend's gate reads. The gate requires the same binary path and version, at most 30 days of age,
- * and `pass_rate >= threshold`.
+ * backend's gate reads. The gate requires the same binary path, version and endpoint, at most 30 days
+ * of age, and `pass_rate >= threshold`.
  */
 export const ComplianceReportSchema = z.strictObject({
   schema_version: z.literal(COMPLIANCE_REPORT_SCHEMA_VERSION),
   adapter: AgentAdapterNameSchema,
   cli_binary_path: z.string().min(1),
   cli_version: z.string().min(1),
-  /** SHA-256 over the benign task suite's ids and prompts: which suite this verdict is about. */
+  /** SHA-256 of the file the binary path resolves to (for a Node CLI, its entry script). */
+  cli_binary_sha256: Sha256DigestSchema,
+  endpoint: ComplianceEndpointSchema,
+  /** SHA-256 over the benign task suite's ids, prompts, files and expected effects: which suite this verdict is about. */
   suite_sha256: Sha256DigestSchema,
   started_at: TimestampSchema,
   ended_at: TimestampSchema,
   task_count: z.number().int().min(1),
   ran_count: z.number().int().min(0),
   parse_success_count: z.number().int().min(0),
-  /** parse_success_count / task_count: a task not run counts as not passed. */
+  /** Trials whose expected effect on the workspace happened. */
+  effects_met_count: z.number().int().min(0),
+  /** Trials that parsed and had their effect: the numerator of `pass_rate`. */
+  passed_count: z.number().int().min(0),
+  /** passed_count / task_count: a task not run counts as not passed. */
   pass_rate: UnitIntervalSchema,
   threshold: UnitIntervalSchema,
   passed: z.boolean(),

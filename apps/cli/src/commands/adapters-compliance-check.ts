@@ -13,17 +13,24 @@ export class AdaptersComplianceCheckCommand extends EvalgateCommand {
     description: "Run the 20-task benign suite live against an agent CLI and write the compliance report the backend requires",
     details: `
       Each benign task runs as a real session (this spends the CLI's quota, and the CLI runs unsandboxed on
-      this host, hence the two opt-in flags). The JSONL report (one line per task, then the summary) is
-      written under <state>/compliance/ and also printed on stdout; progress goes to stderr. The backend
-      accepts a report for the same binary path and version, at most 30 days old, with >= 99% parse success.
-      Exits 1 when the suite does not pass (the report is still written). After an auth failure the
-      remaining tasks are not run unless --no-stop-after-auth-failure.
+      this host, hence the two opt-in flags) and passes only when its stream parses and the files the task
+      asks for are in its workspace afterwards: exiting 0 is not enough. The JSONL report (one line per task,
+      then the summary) names the binary's digest and the model endpoint (its origin and, for evalgate
+      model-stub, the scenario's digest); it is written under <state>/compliance/ and printed on stdout;
+      progress goes to stderr. The backend accepts a report for the same binary path, version and endpoint,
+      at most 30 days old, with >= 99% of tasks passed. Exits 1 when the suite does not pass (the report is
+      still written). After an auth failure the remaining tasks are not run unless --no-stop-after-auth-failure.
     `,
-    examples: [["Check Claude Code", "evalgate adapters compliance-check --adapter claude-code --allow-cli-subscription --acknowledge-unsandboxed-cli"]],
+    examples: [
+      ["Check Claude Code", "evalgate adapters compliance-check --adapter claude-code --allow-cli-subscription --acknowledge-unsandboxed-cli"],
+      ["Check Codex against a scripted endpoint", "evalgate adapters compliance-check --adapter codex --model-upstream http://127.0.0.1:8787 --agent-model gpt-5.5 --allow-cli-subscription --acknowledge-unsandboxed-cli"],
+    ],
   });
 
   adapter = Option.String("--adapter", { required: true, description: "claude-code, codex or gemini" });
   binary = Option.String("--binary", { description: "The CLI's path; default EVALGATE_CLI_BINARY_<ADAPTER>, then PATH" });
+  modelUpstream = Option.String("--model-upstream", { description: "Point the CLI at this model endpoint (a gateway, evalgate model-stub); default its own settings" });
+  agentModel = Option.String("--agent-model", { description: "The model the CLI is asked for (its --model); default its own" });
   out = stateDirOption();
   timeoutPerTask = Option.String("--timeout-per-task", { description: `Seconds per benign task (default ${RUN_DEFAULTS.complianceSecondsPerTask})` });
   stopAfterAuthFailure = Option.Boolean("--stop-after-auth-failure", true, { description: "Skip the remaining tasks once one shows an auth failure (default on)" });
@@ -48,6 +55,8 @@ export class AdaptersComplianceCheckCommand extends EvalgateCommand {
       env: this.context.env,
       timeoutMsPerTask: seconds * 1000,
       stopAfterAuthFailure: this.stopAfterAuthFailure,
+      ...(this.modelUpstream === undefined ? {} : { modelUpstream: this.modelUpstream }),
+      ...(this.agentModel === undefined ? {} : { model: this.agentModel }),
       ...(binaryPath === undefined ? {} : { binaryPath }),
       onTrial: (trial, index, total) => {
         const outcome = trial.classification === null ? "not run" : `${trial.classification.trial_class}${trial.classification.cli_error_kind === null ? "" : ` (${trial.classification.cli_error_kind})`}`;

@@ -17,7 +17,7 @@ describe("a compliance check that fails on a logged-out CLI", () => {
     const last = result.stderr.trim().split("\n").at(-1)!;
     expect(last).toMatch(/; classified: 1 cli_error \(auth_failure\), 19 not run \(EVAL_ADAPTER_COMPLIANCE_FAILED\); the CLI is not logged in \(an auth failure, not output drift\): log in with the CLI itself/);
     expect(last).not.toMatch(/drifted/);
-    const gate = (): unknown => verifyRecentCompliance({ complianceDir: join(state, "compliance"), adapter: "claude-code", binaryPath: realpathSync(fake.binaryPath), cliVersion: "2.1.330" });
+    const gate = (): unknown => verifyRecentCompliance({ complianceDir: join(state, "compliance"), adapter: "claude-code", binaryPath: realpathSync(fake.binaryPath), cliVersion: "2.1.330", endpointOrigin: "https://api.anthropic.com" });
     expect(gate).toThrow(expect.objectContaining({ code: "EVAL_ADAPTER_COMPLIANCE_FAILED", message: expect.stringContaining("classified: 1 cli_error (auth_failure), 19 not run"), hint: expect.stringMatching(/^the CLI is not logged in/) }));
   }, 60_000);
 });

@@ -20,6 +20,7 @@ export class AdaptersDoctorCommand extends EvalgateCommand {
 
   adapter = Option.String("--adapter", { description: "Check only this adapter: claude-code, codex, gemini" });
   binary = Option.String("--binary", { description: "The CLI's path (with --adapter); default EVALGATE_CLI_BINARY_<ADAPTER>, then PATH" });
+  modelUpstream = Option.String("--model-upstream", { description: "The model endpoint runs will use: its compliance report must be for this origin" });
   out = stateDirOption();
   format = formatOption();
 
@@ -32,7 +33,7 @@ export class AdaptersDoctorCommand extends EvalgateCommand {
     const { ADAPTERS, checkAdapterReadiness } = await import("@eval/cli-subscription-adapters");
     let allReady = true;
     for (const name of names) {
-      const readiness = await checkAdapterReadiness(name, { binaryPath: binaryFor(this.context, name, this.binary), env: this.context.env, complianceDir });
+      const readiness = await checkAdapterReadiness(name, { binaryPath: binaryFor(this.context, name, this.binary), env: this.context.env, complianceDir, modelUpstream: this.modelUpstream });
       allReady &&= readiness.ready;
       if (format === "human") this.context.stdout.write(formatReadiness(ADAPTERS[name].displayName, readiness));
       else this.emit(readiness);

@@ -1,6 +1,7 @@
 import { chmodSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { benignSolutions } from "@eval/cli-subscription-adapters";
 
 /** A Claude Code session as the real CLI prints it (shapes from the CLI's published types). */
 export const CLAUDE_SUCCESS = [
@@ -22,15 +23,19 @@ export const CLAUDE_NOT_LOGGED_IN = [
 
 /**
  * A fake `claude` executable in a fresh directory: `--version`, `auth status` (logged in or not), and
- * a session that prints `stream` and exits with `exitCode`.
+ * a session that prints `stream` and exits with `exitCode`. With `doesBenignTasks`, a session whose prompt
+ * is one of the compliance check's benign tasks writes that task's files first (it does the task).
  */
-export function fakeClaude(options: { stream: string; exitCode?: number; loggedIn?: boolean }): { dir: string; binaryPath: string } {
+export function fakeClaude(options: { stream: string; exitCode?: number; loggedIn?: boolean; doesBenignTasks?: boolean }): { dir: string; binaryPath: string } {
   const dir = mkdtempSync(join(tmpdir(), "evalgate-cli-fake-"));
   const binaryPath = join(dir, "claude");
   const script = `#!${process.execPath}
 const args = process.argv.slice(2);
 if (args[0] === "--version") { process.stdout.write("2.1.330 (Claude Code)\\n"); process.exit(0); }
 if (args[0] === "auth" && args[1] === "status") { process.stdout.write(JSON.stringify({ loggedIn: ${options.loggedIn ?? true} })); process.exit(${options.loggedIn === false ? 1 : 0}); }
+const solutions = ${JSON.stringify(options.doesBenignTasks === true ? benignSolutions() : [])};
+const done = solutions.find((solution) => args.some((arg) => arg.includes(solution.match)));
+for (const [path, text] of Object.entries(done?.files ?? {})) require("node:fs").writeFileSync(path, text);
 process.stdout.write(${JSON.stringify(`${options.stream}\n`)});
 process.exitCode = ${options.exitCode ?? 0};
 `;

@@ -39,14 +39,14 @@ describe("evalgate adapters compliance-check", () => {
   });
 
   it("runs the 20 benign tasks live, prints and writes the JSONL report; doctor then says ready", async () => {
-    const fake = fakeClaude({ stream: CLAUDE_SUCCESS });
+    const fake = fakeClaude({ stream: CLAUDE_SUCCESS, doesBenignTasks: true });
     const state = mkdtempSync(join(tmpdir(), "evalgate-cli-state-"));
     const result = await invoke(["adapters", "compliance-check", "--adapter", "claude-code", "--binary", fake.binaryPath, "--out", state, ...OPT_IN], { env: { PATH: process.env.PATH } });
     expect(result.stderr).toMatch(/task 20\/20 translate: parse_success/);
     expect(result.code).toBe(0);
     const rows = lines(result.stdout);
     expect(rows).toHaveLength(21);
-    expect(rows[20]).toMatchObject({ schema_version: "evalgate.compliance_report.v1", passed: true, pass_rate: 1, cli_version: "2.1.330" });
+    expect(rows[20]).toMatchObject({ schema_version: "evalgate.compliance_report.v2", passed: true, pass_rate: 1, passed_count: 20, cli_version: "2.1.330", endpoint: { origin: "https://api.anthropic.com", scenario_sha256: null } });
     const files = readdirSync(join(state, "compliance"));
     expect(files).toHaveLength(1);
     expect(readFileSync(join(state, "compliance", files[0]!), "utf8").trim().split("\n")).toHaveLength(21);
@@ -55,6 +55,18 @@ describe("evalgate adapters compliance-check", () => {
     expect(doctor.code).toBe(0);
     const [row] = lines(doctor.stdout);
     expect(row).toMatchObject({ adapter: "claude-code", ready: true, version: { value: "2.1.330" }, login: { ok: true }, compliance: { ok: true, report_path: join(state, "compliance", files[0]!) } });
+  }, 60_000);
+
+  it("attack: a CLI that exits 0 with a clean stream but edits nothing fails the check, naming why", async () => {
+    const fake = fakeClaude({ stream: CLAUDE_SUCCESS });
+    const state = mkdtempSync(join(tmpdir(), "evalgate-cli-state-"));
+    const result = await invoke(["adapters", "compliance-check", "--adapter", "claude-code", "--binary", fake.binaryPath, "--out", state, ...OPT_IN], { env: { PATH: process.env.PATH } });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/task 15\/20 create-file: parse_success/);
+    const rows = lines(result.stdout);
+    expect(rows[14]).toMatchObject({ task_id: "create-file", exit_code: 0, passed: false, effects: { met: false, unmet: ["done.txt is missing"] } });
+    expect(rows[20]).toMatchObject({ parse_success_count: 20, passed_count: 0, passed: false });
+    expect(result.stderr.trim().split("\n").at(-1)).toMatch(/passed 0\.0% of benign tasks; .*classified: 20 did not do the task .*; the CLI ended its sessions cleanly without doing the tasks/);
   }, 60_000);
 
   it("a logged-out CLI: the report is written, the command exits 1 naming it", async () => {

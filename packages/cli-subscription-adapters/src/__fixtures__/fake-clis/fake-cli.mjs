@@ -64,6 +64,12 @@ async function main() {
       }
     }
     if (step.modifyFile) writeFileSync(join(process.cwd(), step.modifyFile.path), step.modifyFile.content);
+    if (step.writeByPrompt) {
+      // What an agent that did the task leaves: the files of the first entry whose text the prompt holds.
+      const prompt = `${args.join(" ")}\n${stdin}`;
+      const found = step.writeByPrompt.find((entry) => prompt.includes(entry.match));
+      for (const [path, text] of Object.entries(found?.files ?? {})) writeFileSync(join(process.cwd(), path), text);
+    }
     if (step.shell) execFileSync("/bin/sh", ["-c", step.shell], { stdio: "ignore" });
     if (step.flood) {
       const line = `${"x".repeat(65535)}\n`;
