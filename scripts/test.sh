@@ -1,6 +1,6 @@
 #!/bin/sh
 # Runs every test and check: build, strict typecheck (sources, tests, configs), dependency rules, the
-# linter (oxlint) and the dead-code check (knip), then vitest with per-package coverage thresholds. Works from a fresh clone (it sets up what it needs).
+# linter (oxlint), the formatter's check (Prettier) and the dead-code check (knip), then vitest with per-package coverage thresholds. Works from a fresh clone (it sets up what it needs).
 set -eu
 . "$(dirname -- "$0")/toolchain.sh"
 . "$(dirname -- "$0")/system-packages.sh"
@@ -11,6 +11,7 @@ pnpm run --silent build
 pnpm run --silent typecheck
 pnpm run --silent lint:deps
 pnpm run --silent lint
+pnpm run --silent format:check
 pnpm run --silent lint:dead
 # The real agent CLIs for the end-to-end adapter tests (cached). They are part of the suite: when they cannot
 # be installed the suite stops here, unless EVALGATE_SKIP_AGENT_CLIS=1 says to run without them (those tests
