@@ -43,9 +43,7 @@ export default defineConfig({
       exclude: ["**/*.test.ts", "**/*.test-helpers.ts", "**/__fixtures__/**", "**/index.ts", "apps/cli/src/bin.ts"],
       reporter: ["text-summary", "json-summary"],
       // Enforced per package, not only overall: a well-tested package cannot hide an untested one.
-      thresholds: Object.fromEntries(
-        coveredPackages.map((dir) => [`${dir}/src/**/*.ts`, { lines: 90, branches: 80 }]),
-      ),
+      thresholds: Object.fromEntries(coveredPackages.map((dir) => [`${dir}/src/**/*.ts`, { lines: 90, branches: 80 }])),
     },
   },
 });

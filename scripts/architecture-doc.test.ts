@@ -14,7 +14,10 @@ const pathsNamed = [...doc.matchAll(/`([^`\s]+)`/g)]
   .filter((text) => ROOTS.some((root) => text.startsWith(`${root}/`)) && !text.includes("<") && !text.includes("*"));
 
 /** Rows of the run map: | step | `function` | `file` |. */
-const mapRows = [...doc.matchAll(/^\|[^|\n]+\| `([A-Za-z_$][\w$]*)` \| `([^`]+)` \|$/gm)].map((match) => ({ name: match[1]!, file: match[2]! }));
+const mapRows = [...doc.matchAll(/^\|[^|\n]+\| `([A-Za-z_$][\w$]*)` \| `([^`]+)` \|$/gm)].map((match) => ({
+  name: match[1]!,
+  file: match[2]!,
+}));
 
 describe("docs/architecture.md", () => {
   it("names files (many of them), and each exists", () => {

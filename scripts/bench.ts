@@ -16,7 +16,10 @@ export interface BenchRow {
 }
 
 const dir = join(import.meta.dirname, "benchmarks");
-const available = readdirSync(dir).filter((file) => file.endsWith(".bench.ts")).map((file) => file.replace(/\.bench\.ts$/, "")).sort();
+const available = readdirSync(dir)
+  .filter((file) => file.endsWith(".bench.ts"))
+  .map((file) => file.replace(/\.bench\.ts$/, ""))
+  .sort();
 const requested = process.argv.slice(2);
 const unknown = requested.filter((name) => !available.includes(name));
 if (unknown.length > 0) {
@@ -24,14 +27,20 @@ if (unknown.length > 0) {
   process.exit(1);
 }
 const cpu = cpus()[0]?.model ?? "unknown cpu";
-console.log(`machine: ${cpus().length} x ${cpu}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${process.platform}`);
+console.log(
+  `machine: ${cpus().length} x ${cpu}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${process.platform}`,
+);
 console.log("| benchmark | measure | value | goal | ok |\n|---|---|---|---|---|");
 let failed = false;
 for (const name of requested.length > 0 ? requested : available) {
-  const module = (await import(pathToFileURL(join(dir, `${name}.bench.ts`)).href)) as { default: () => Promise<BenchRow[]> };
+  const module = (await import(pathToFileURL(join(dir, `${name}.bench.ts`)).href)) as {
+    default: () => Promise<BenchRow[]>;
+  };
   for (const row of await module.default()) {
     if (row.ok === false) failed = true;
-    console.log(`| ${row.benchmark} | ${row.measure} | ${row.value} | ${row.goal ?? ""} | ${row.ok === undefined ? "" : row.ok ? "yes" : "NO"} |`);
+    console.log(
+      `| ${row.benchmark} | ${row.measure} | ${row.value} | ${row.goal ?? ""} | ${row.ok === undefined ? "" : row.ok ? "yes" : "NO"} |`,
+    );
   }
 }
 process.exitCode = failed ? 1 : 0;

@@ -38,15 +38,31 @@ function shippedSources(dir: string): string[] {
 
 describe("apps/cli holds no decision", () => {
   it("no shipped CLI source walks the chain or calls the promotion gate's internals", () => {
-    const found = shippedSources(cliSources).flatMap((path) => decisionsIn(readFileSync(path, "utf8")).map((name) => `${relative(repo, path)}: ${name} (${FORBIDDEN.find((f) => f.name === name)!.why})`));
+    const found = shippedSources(cliSources).flatMap((path) =>
+      decisionsIn(readFileSync(path, "utf8")).map(
+        (name) => `${relative(repo, path)}: ${name} (${FORBIDDEN.find((f) => f.name === name)!.why})`,
+      ),
+    );
     expect(found).toEqual([]);
   });
 
   it("catches planted violations: an import and a dynamic import of chain walking, a direct gate call", () => {
     expect(decisionsIn(`import { recordsNewestFirst } from "@eval/audit-chain";`)).toEqual(["recordsNewestFirst"]);
-    expect(decisionsIn(`const { PromotionGate } = await import("@eval/promotion");\nnew PromotionGate(config).evaluate(input);`)).toEqual(["PromotionGate"]);
-    expect(decisionsIn(`const [{ chooseEvidence }, { baselineSummary }] = await Promise.all([import("@eval/promotion"), import("@eval/compare")]);`)).toEqual(["chooseEvidence", "baselineSummary"]);
-    expect(decisionsIn(`// recordsNewestFirst is not used here\n/* PromotionGate */ const url = "http://x"; issueVerdict(options);`)).toEqual([]);
+    expect(
+      decisionsIn(
+        `const { PromotionGate } = await import("@eval/promotion");\nnew PromotionGate(config).evaluate(input);`,
+      ),
+    ).toEqual(["PromotionGate"]);
+    expect(
+      decisionsIn(
+        `const [{ chooseEvidence }, { baselineSummary }] = await Promise.all([import("@eval/promotion"), import("@eval/compare")]);`,
+      ),
+    ).toEqual(["chooseEvidence", "baselineSummary"]);
+    expect(
+      decisionsIn(
+        `// recordsNewestFirst is not used here\n/* PromotionGate */ const url = "http://x"; issueVerdict(options);`,
+      ),
+    ).toEqual([]);
     expect(shippedSources(cliSources).length).toBeGreaterThan(20);
   });
 });

@@ -23,7 +23,8 @@ function copyRepo(): string {
       const rel = relative(repo, source);
       const top = rel.split("/")[0] ?? "";
       if (rel === "") return true;
-      if (rel.split("/").length === 1) return !SKIP.has(top) && !top.startsWith(".") || top === ".dependency-cruiser.cjs";
+      if (rel.split("/").length === 1)
+        return (!SKIP.has(top) && !top.startsWith(".")) || top === ".dependency-cruiser.cjs";
       return !/(^|\/)(dist|coverage)(\/|$)/.test(rel);
     },
   });
@@ -46,7 +47,11 @@ function link(root: string, fromDir: string, packageName: string, targetDir: str
 
 async function cruise(root: string): Promise<{ code: number; output: string }> {
   try {
-    const { stdout, stderr } = await run(depcruise, ["packages", "apps", "bench", "--config", ".dependency-cruiser.cjs", "--output-type", "err-long"], { cwd: root });
+    const { stdout, stderr } = await run(
+      depcruise,
+      ["packages", "apps", "bench", "--config", ".dependency-cruiser.cjs", "--output-type", "err-long"],
+      { cwd: root },
+    );
     return { code: 0, output: stdout + stderr };
   } catch (error) {
     const failure = error as { code: number; stdout: string; stderr: string };
@@ -57,7 +62,9 @@ async function cruise(root: string): Promise<{ code: number; output: string }> {
 const packageDirs = readdirSync(join(repo, "packages")).map((name) => `packages/${name}`);
 const benchDirs = (() => {
   try {
-    return readdirSync(join(repo, "bench"), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => `bench/${e.name}`);
+    return readdirSync(join(repo, "bench"), { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => `bench/${e.name}`);
   } catch {
     return [];
   }
@@ -90,14 +97,21 @@ describe("dependency rules", () => {
     plant(planted, "packages/errors/src/cycle-b.ts", 'import { a } from "./cycle-a.ts";\nexport const b = () => a;\n');
     plant(planted, "packages/models/src/planted-undeclared.ts", 'export { describe } from "vitest";\n');
     link(planted, "bench/migration-chainguard-distroless", "@eval-bench/vuln-remediation", "bench/vuln-remediation");
-    plant(planted, "bench/migration-chainguard-distroless/scripts/planted-bench.ts", 'export * from "@eval-bench/vuln-remediation/breakdown-keys.ts";\n');
+    plant(
+      planted,
+      "bench/migration-chainguard-distroless/scripts/planted-bench.ts",
+      'export * from "@eval-bench/vuln-remediation/breakdown-keys.ts";\n',
+    );
     plant(planted, "packages/cache/src/planted-test-utils.ts", 'export * from "@eval/test-utils";\n');
     // The two leaves know nothing above them: durable-fs imports none of ours, state-layout not the chain.
     link(planted, "packages/durable-fs", "@eval/errors", "packages/errors");
     plant(planted, "packages/durable-fs/src/planted-layer.ts", 'export * from "@eval/errors";\n');
     link(planted, "packages/state-layout", "@eval/audit-chain", "packages/audit-chain");
     plant(planted, "packages/state-layout/src/planted-layer.ts", 'export * from "@eval/audit-chain";\n');
-    [, result] = await Promise.all([cruise(clean).then((r) => expect(r, r.output).toMatchObject({ code: 0 })), cruise(planted)]);
+    [, result] = await Promise.all([
+      cruise(clean).then((r) => expect(r, r.output).toMatchObject({ code: 0 })),
+      cruise(planted),
+    ]);
   }, 120_000);
 
   afterAll(() => {
@@ -114,7 +128,9 @@ describe("dependency rules", () => {
   });
 
   it.each(["@anthropic-ai/sdk", "@langchain/core", "ai", "@google/genai"])("bans %s", (sdk) => {
-    expect(result.output).toMatch(new RegExp(`no-llm-sdk: packages/runner/src/planted-sdks.ts → (node_modules/)?${sdk.replace("/", "\\/")}`));
+    expect(result.output).toMatch(
+      new RegExp(`no-llm-sdk: packages/runner/src/planted-sdks.ts → (node_modules/)?${sdk.replace("/", "\\/")}`),
+    );
   });
 
   it.each([

@@ -13,19 +13,31 @@ const run = promisify(execFile);
 const repo = join(import.meta.dirname, "..");
 /** The packages a user may link: every published one (the private test fixtures are not among them). */
 const packageDirs = [...readdirSync(join(repo, "packages")).map((name) => `packages/${name}`), "apps/cli"].filter(
-  (dir) => (JSON.parse(readFileSync(join(repo, dir, "package.json"), "utf8")) as { private?: boolean }).private !== true,
+  (dir) =>
+    (JSON.parse(readFileSync(join(repo, dir, "package.json"), "utf8")) as { private?: boolean }).private !== true,
 );
 
 /** The `pnpm ...` lines of the README section "Using the packages from another project". */
 function readmeLines(): string[] {
-  const section = readFileSync(join(repo, "README.md"), "utf8").split(/^## Using the packages from another project\s*$/m)[1]?.split(/^## /m)[0] ?? "";
+  const section =
+    readFileSync(join(repo, "README.md"), "utf8")
+      .split(/^## Using the packages from another project\s*$/m)[1]
+      ?.split(/^## /m)[0] ?? "";
   const block = /```sh\n([\s\S]*?)```/.exec(section)?.[1] ?? "";
-  return block.split("\n").map((line) => line.replace(/\s+#\s.*$/, "").trim()).filter((line) => line.startsWith("pnpm "));
+  return block
+    .split("\n")
+    .map((line) => line.replace(/\s+#\s.*$/, "").trim())
+    .filter((line) => line.startsWith("pnpm "));
 }
 
 /** Each package README's `pnpm add ... link:...` line. */
 function packageReadmeLines(): Map<string, string> {
-  return new Map(packageDirs.map((dir) => [dir, /^pnpm add .*link:\S+$/m.exec(readFileSync(join(repo, dir, "README.md"), "utf8"))?.[0] ?? ""]));
+  return new Map(
+    packageDirs.map((dir) => [
+      dir,
+      /^pnpm add .*link:\S+$/m.exec(readFileSync(join(repo, dir, "README.md"), "utf8"))?.[0] ?? "",
+    ]),
+  );
 }
 
 describe("using the packages from another project (README)", () => {
@@ -47,19 +59,32 @@ describe("using the packages from another project (README)", () => {
     for (const [dir, line] of packageReadmeLines()) {
       expect(line, dir).toMatch(new RegExp(`^pnpm add (-D )?link:\\.\\./evalgate/${dir}$`));
       const name = (JSON.parse(readFileSync(join(repo, dir, "package.json"), "utf8")) as { name: string }).name;
-      expect(readFileSync(join(repo, dir, "README.md"), "utf8"), dir).toContain(`# Once published: pnpm add ${line.includes(" -D ") ? "-D " : ""}${name}`);
+      expect(readFileSync(join(repo, dir, "README.md"), "utf8"), dir).toContain(
+        `# Once published: pnpm add ${line.includes(" -D ") ? "-D " : ""}${name}`,
+      );
     }
   });
 
-  it("the README's commands link the packages, and each package then imports by name and the command runs", { timeout: 120_000 }, async () => {
-    const lines = readmeLines();
-    expect(lines).toEqual(["pnpm add link:../evalgate/packages/runner", "pnpm add -D link:../evalgate/apps/cli", "pnpm exec evalgate --version"]);
-    for (const line of [...lines.slice(0, 2), ...packageReadmeLines().values()]) await run("sh", ["-c", line], { cwd: project, env });
-    const version = await run("sh", ["-c", lines[2]!], { cwd: project, env });
-    expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
-    const names = packageDirs.filter((dir) => dir !== "apps/cli").map((dir) => (JSON.parse(readFileSync(join(repo, dir, "package.json"), "utf8")) as { name: string }).name);
-    const check = `const names = ${JSON.stringify([...names, "evalgate"])}; for (const name of names) { const m = await import(name); if (Object.keys(m).length === 0) throw new Error(name); } console.log(names.length);`;
-    const imported = await run(process.execPath, ["--input-type=module", "-e", check], { cwd: project, env });
-    expect(Number(imported.stdout.trim())).toBe(packageDirs.length);
-  });
+  it(
+    "the README's commands link the packages, and each package then imports by name and the command runs",
+    { timeout: 120_000 },
+    async () => {
+      const lines = readmeLines();
+      expect(lines).toEqual([
+        "pnpm add link:../evalgate/packages/runner",
+        "pnpm add -D link:../evalgate/apps/cli",
+        "pnpm exec evalgate --version",
+      ]);
+      for (const line of [...lines.slice(0, 2), ...packageReadmeLines().values()])
+        await run("sh", ["-c", line], { cwd: project, env });
+      const version = await run("sh", ["-c", lines[2]!], { cwd: project, env });
+      expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
+      const names = packageDirs
+        .filter((dir) => dir !== "apps/cli")
+        .map((dir) => (JSON.parse(readFileSync(join(repo, dir, "package.json"), "utf8")) as { name: string }).name);
+      const check = `const names = ${JSON.stringify([...names, "evalgate"])}; for (const name of names) { const m = await import(name); if (Object.keys(m).length === 0) throw new Error(name); } console.log(names.length);`;
+      const imported = await run(process.execPath, ["--input-type=module", "-e", check], { cwd: project, env });
+      expect(Number(imported.stdout.trim())).toBe(packageDirs.length);
+    },
+  );
 });

@@ -52,7 +52,11 @@ describe("oxlint", () => {
     planted = mkdtempSync(join(tmpdir(), "evalgate-oxlint-"));
     cpSync(join(repo, ".oxlintrc.json"), join(planted, ".oxlintrc.json"));
     cpSync(join(repo, "scripts", "lint"), join(planted, "scripts", "lint"), { recursive: true });
-    plant(planted, "packages/demo/src/index.ts", 'export { a } from "./a.ts";\nexport * from "./b.ts";\nexport const local = 1;\n');
+    plant(
+      planted,
+      "packages/demo/src/index.ts",
+      'export { a } from "./a.ts";\nexport * from "./b.ts";\nexport const local = 1;\n',
+    );
     plant(planted, "packages/demo/src/a.ts", "export const a = 1;\nexport default a;\n");
     plant(planted, "packages/demo/src/b.ts", "export const b = {\n  key: 1,\n  key: 2,\n};\n");
     plant(planted, "packages/demo/src/fine.ts", "export function fine(x: number): number {\n  return x + 1;\n}\n");
@@ -67,11 +71,17 @@ describe("oxlint", () => {
 
   it.each([
     ["a default export", "packages/demo/src/a.ts:2", "import(no-default-export)"],
-    ["`export *` in an index file (the JS plugin ran)", "packages/demo/src/index.ts:2", "evalgate(index-named-reexports-only)"],
+    [
+      "`export *` in an index file (the JS plugin ran)",
+      "packages/demo/src/index.ts:2",
+      "evalgate(index-named-reexports-only)",
+    ],
     ["a declaration in an index file", "packages/demo/src/index.ts:3", "evalgate(index-named-reexports-only)"],
     ["a correctness bug (a duplicate object key)", "packages/demo/src/b.ts:2", "eslint(no-dupe-keys)"],
   ])("names %s", (_what, where, rule) => {
-    expect(result.output).toMatch(new RegExp(`${where.replace(/[.*]/g, "\\$&")}:\\d+: .*\\[Error/${rule.replace(/[()]/g, "\\$&")}\\]`));
+    expect(result.output).toMatch(
+      new RegExp(`${where.replace(/[.*]/g, "\\$&")}:\\d+: .*\\[Error/${rule.replace(/[()]/g, "\\$&")}\\]`),
+    );
   });
 
   it("leaves a clean file alone, and passes the repository's tree", async () => {
@@ -88,7 +98,10 @@ describe("knip", () => {
   beforeAll(async () => {
     planted = copyRepo();
     plant(planted, "packages/errors/src/planted-orphan.ts", "export const orphan = 1;\n");
-    writeFileSync(join(planted, "packages/errors/src/warning.ts"), `${readFileSync(join(repo, "packages/errors/src/warning.ts"), "utf8")}\nexport const plantedUnused = 1;\n`);
+    writeFileSync(
+      join(planted, "packages/errors/src/warning.ts"),
+      `${readFileSync(join(repo, "packages/errors/src/warning.ts"), "utf8")}\nexport const plantedUnused = 1;\n`,
+    );
     const manifestPath = join(planted, "packages/errors/package.json");
     const manifest = JSON.parse(readFileSync(manifestPath, "utf8")) as { dependencies?: Record<string, string> };
     manifest.dependencies = { ...manifest.dependencies, yaml: "^2.9.1" };

@@ -4,7 +4,11 @@
 //
 //   node scripts/paired-coverage.ts [replications]
 import { missRateLimit } from "../packages/statistics/src/coverage-simulation.ts";
-import { PAIR_DISTRIBUTIONS, PAIRED_COVERAGE_NS, simulatePairedCell } from "../packages/statistics/src/paired-coverage-simulation.ts";
+import {
+  PAIR_DISTRIBUTIONS,
+  PAIRED_COVERAGE_NS,
+  simulatePairedCell,
+} from "../packages/statistics/src/paired-coverage-simulation.ts";
 
 const replications = Number(process.argv[2] ?? 2000);
 const lines = ["| pairs (baseline vs candidate) | true diff | n | miss rate | mean bound |", "|---|---|---|---|---|"];
@@ -13,7 +17,11 @@ for (const distribution of PAIR_DISTRIBUTIONS) {
     const cell = simulatePairedCell(distribution, n, replications);
     const rate = cell.misses / replications;
     const flag = rate > missRateLimit(replications) ? " (OVER LIMIT)" : "";
-    lines.push(`| ${distribution.name} | ${distribution.meanDifference.toFixed(3)} | ${n} | ${(100 * rate).toFixed(2)}%${flag} | ${cell.meanBound.toFixed(3)} |`);
+    lines.push(
+      `| ${distribution.name} | ${distribution.meanDifference.toFixed(3)} | ${n} | ${(100 * rate).toFixed(2)}%${flag} | ${cell.meanBound.toFixed(3)} |`,
+    );
   }
 }
-process.stdout.write(`${lines.join("\n")}\n\n${replications} replications per cell; limit ${(100 * missRateLimit(replications)).toFixed(2)}%\n`);
+process.stdout.write(
+  `${lines.join("\n")}\n\n${replications} replications per cell; limit ${(100 * missRateLimit(replications)).toFixed(2)}%\n`,
+);

@@ -27,7 +27,10 @@ function worstExactMiss(n: number, seed: string): number {
   for (const b of new Set(bounds.map((entry) => entry.bound))) {
     if (b <= 0) continue;
     const p = b * (1 - 1e-12);
-    worst = Math.max(worst, bounds.filter((entry) => entry.bound >= b).reduce((sum, { ones }) => sum + p ** ones * (1 - p) ** (n - ones), 0));
+    worst = Math.max(
+      worst,
+      bounds.filter((entry) => entry.bound >= b).reduce((sum, { ones }) => sum + p ** ones * (1 - p) ** (n - ones), 0),
+    );
   }
   return worst;
 }
@@ -37,7 +40,14 @@ function missRate(p: readonly number[], seed: string, stream: string): number {
   const random = seededRandom(`per-bench:${stream}:${seed}`);
   const trueMean = p.reduce((a, b) => a + b, 0) / p.length;
   let misses = 0;
-  for (let rep = 0; rep < replications; rep += 1) if (bound(p.map((pi) => (random() < pi ? 1 : 0)), seed) > trueMean) misses += 1;
+  for (let rep = 0; rep < replications; rep += 1)
+    if (
+      bound(
+        p.map((pi) => (random() < pi ? 1 : 0)),
+        seed,
+      ) > trueMean
+    )
+      misses += 1;
   return misses / replications;
 }
 
@@ -49,14 +59,39 @@ function row(label: string, rates: readonly number[], limit: number): string {
 }
 
 const lines = ["| bench | seeds | lowest | median | highest | seeds over the limit |", "|---|---|---|---|---|---|"];
-for (const n of [10, 12]) lines.push(row(`i.i.d. 0/1, n = ${n}, exact worst p`, seeds.map((seed) => worstExactMiss(n, seed)), 0.05 + 1e-12));
+for (const n of [10, 12])
+  lines.push(
+    row(
+      `i.i.d. 0/1, n = ${n}, exact worst p`,
+      seeds.map((seed) => worstExactMiss(n, seed)),
+      0.05 + 1e-12,
+    ),
+  );
 const mcLimit = missRateLimit(replications);
 for (const n of [30, 100]) {
-  const worst = seeds.slice(0, Math.min(seedCount, 40)).map((seed) => Math.max(...[0.5, 0.7, 0.9].map((p) => missRate(Array.from({ length: n }, () => p), seed, `iid-${n}-${p}`))));
+  const worst = seeds.slice(0, Math.min(seedCount, 40)).map((seed) =>
+    Math.max(
+      ...[0.5, 0.7, 0.9].map((p) =>
+        missRate(
+          Array.from({ length: n }, () => p),
+          seed,
+          `iid-${n}-${p}`,
+        ),
+      ),
+    ),
+  );
   lines.push(row(`i.i.d. 0/1, n = ${n}, worst of p = 0.5, 0.7, 0.9`, worst, mcLimit));
 }
 for (const n of [15, 30]) {
   const p = Array.from({ length: n }, (_, i) => 1 - (0.6 * i) / (n - 1));
-  lines.push(row(`easy-first difficulties, n = ${n}`, seeds.map((seed) => missRate(p, seed, `easy-first-${n}`)), mcLimit));
+  lines.push(
+    row(
+      `easy-first difficulties, n = ${n}`,
+      seeds.map((seed) => missRate(p, seed, `easy-first-${n}`)),
+      mcLimit,
+    ),
+  );
 }
-process.stdout.write(`${lines.join("\n")}\n\nMonte Carlo rows: ${replications} replications per seed and cell (the i.i.d. rows over the first ${Math.min(seedCount, 40)} seeds); exact rows enumerate every sequence.\n`);
+process.stdout.write(
+  `${lines.join("\n")}\n\nMonte Carlo rows: ${replications} replications per seed and cell (the i.i.d. rows over the first ${Math.min(seedCount, 40)} seeds); exact rows enumerate every sequence.\n`,
+);

@@ -26,7 +26,7 @@ describe("README quick start", () => {
     // The same extraction .ci/run performs, run by the shell tools it uses.
     const extracted = execFileSync(
       "awk",
-      ['/^## Quick start/{q=1} q&&/^```sh/{f=1;next} f&&/^```/{exit} f{n++; if(n==2) print}', join(repo, "README.md")],
+      ["/^## Quick start/{q=1} q&&/^```sh/{f=1;next} f&&/^```/{exit} f{n++; if(n==2) print}", join(repo, "README.md")],
       { encoding: "utf8" },
     ).trim();
     expect(extracted).toBe(commands[1]);

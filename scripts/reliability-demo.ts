@@ -10,9 +10,14 @@ import { PassThrough } from "node:stream";
 import { runCli } from "../apps/cli/src/cli.ts";
 import { makeUpperBench } from "../apps/cli/src/commands/run.test-helpers.ts";
 
-const cases = Object.fromEntries(Array.from({ length: 15 }, (_, i) => [`case-${String(i + 1).padStart(2, "0")}`, `text number ${i + 1}`]));
+const cases = Object.fromEntries(
+  Array.from({ length: 15 }, (_, i) => [`case-${String(i + 1).padStart(2, "0")}`, `text number ${i + 1}`]),
+);
 const bench = await makeUpperBench(cases, { score_kind: "binary" });
-await copyFile(join(import.meta.dirname, "..", "apps", "cli", "src", "__fixtures__", "stochastic-sut.mjs"), join(bench.root, "stochastic-sut.mjs"));
+await copyFile(
+  join(import.meta.dirname, "..", "apps", "cli", "src", "__fixtures__", "stochastic-sut.mjs"),
+  join(bench.root, "stochastic-sut.mjs"),
+);
 
 async function evalgate(argv: string[]): Promise<string> {
   const stdout = new PassThrough();
@@ -28,11 +33,32 @@ async function evalgate(argv: string[]): Promise<string> {
 try {
   const runIds: string[] = [];
   for (const p of [0.7, 0.9]) {
-    const out = await evalgate(["run", "--task-class", "upper", "--bench-root", "bench", "--sut", `command:node stochastic-sut.mjs ${p}`, "--trials", "5", "--format", "human"]);
+    const out = await evalgate([
+      "run",
+      "--task-class",
+      "upper",
+      "--bench-root",
+      "bench",
+      "--sut",
+      `command:node stochastic-sut.mjs ${p}`,
+      "--trials",
+      "5",
+      "--format",
+      "human",
+    ]);
     runIds.push(/; run (\S+); chain head/.exec(out)![1]!);
   }
   await evalgate(["compare", "--baseline", runIds[0]!, "--candidate", runIds[1]!, "--format", "human"]);
-  await evalgate(["compare", "--baseline", runIds[1]!, "--candidate", runIds[0]!, "--fail-on-regression=-0.05", "--format", "human"]);
+  await evalgate([
+    "compare",
+    "--baseline",
+    runIds[1]!,
+    "--candidate",
+    runIds[0]!,
+    "--fail-on-regression=-0.05",
+    "--format",
+    "human",
+  ]);
 } finally {
   await rm(bench.root, { recursive: true, force: true });
 }

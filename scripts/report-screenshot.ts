@@ -17,8 +17,14 @@ if (browserSkipReason !== null) {
 }
 const work = mkdtempSync(join(tmpdir(), "evalgate-screenshot-"));
 try {
-  const evalgate = (...args: string[]): string => execFileSync(process.execPath, [join(root, "apps", "cli", "dist", "bin.js"), ...args], { cwd: root, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] });
-  for (let run = 0; run < 2; run += 1) evalgate("run", "--task-class", "vuln-remediation", "--out", join(work, "state"), "--quiet");
+  const evalgate = (...args: string[]): string =>
+    execFileSync(process.execPath, [join(root, "apps", "cli", "dist", "bin.js"), ...args], {
+      cwd: root,
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+  for (let run = 0; run < 2; run += 1)
+    evalgate("run", "--task-class", "vuln-remediation", "--out", join(work, "state"), "--quiet");
   const html = join(work, "report.html");
   evalgate("report", "--task-class", "vuln-remediation", "--out", join(work, "state"), "-o", html);
   const browser = await launchChromium();

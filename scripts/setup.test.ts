@@ -21,7 +21,10 @@ describe("./scripts/setup.sh run a second time", () => {
   it("succeeds and changes no tracked or untracked file", { timeout: 240_000 }, async () => {
     const lockfile = readFileSync(join(repo, "pnpm-lock.yaml"), "utf8");
     const before = await gitState();
-    const { stderr } = await run(join(repo, "scripts", "setup.sh"), [], { cwd: repo, env: { ...process.env, PATH: toolchainPath } });
+    const { stderr } = await run(join(repo, "scripts", "setup.sh"), [], {
+      cwd: repo,
+      env: { ...process.env, PATH: toolchainPath },
+    });
     expect(stderr).toMatch(/Already up to date/);
     expect(stderr).not.toMatch(/installing/);
     expect(stderr).toMatch(/evalgate: set up with Node v\d+/);
@@ -41,14 +44,27 @@ describe("install_dependencies after a bench package was added", () => {
       cpSync(join(repo, file), join(scratch, file));
     }
     for (const parent of ["packages", "apps", "bench"]) {
-      for (const name of readdirSync(join(repo, parent)).filter((entry) => existsSync(join(repo, parent, entry, "package.json")))) {
+      for (const name of readdirSync(join(repo, parent)).filter((entry) =>
+        existsSync(join(repo, parent, entry, "package.json")),
+      )) {
         mkdirSync(join(scratch, parent, name), { recursive: true });
         cpSync(join(repo, parent, name, "package.json"), join(scratch, parent, name, "package.json"));
       }
     }
-    writeFileSync(join(scratch, "scripts", "install.sh"), `. "$(dirname -- "$0")/toolchain.sh"\npnpm() { command pnpm "$@" --lockfile-only --offline; }\ncd "$EVALGATE_ROOT" && install_dependencies\n`);
+    writeFileSync(
+      join(scratch, "scripts", "install.sh"),
+      `. "$(dirname -- "$0")/toolchain.sh"\npnpm() { command pnpm "$@" --lockfile-only --offline; }\ncd "$EVALGATE_ROOT" && install_dependencies\n`,
+    );
     mkdirSync(join(scratch, "bench", "added-class"));
-    writeFileSync(join(scratch, "bench", "added-class", "package.json"), JSON.stringify({ name: "@eval-bench/added-class", private: true, type: "module", dependencies: { "@eval/registry": "workspace:^" } }));
+    writeFileSync(
+      join(scratch, "bench", "added-class", "package.json"),
+      JSON.stringify({
+        name: "@eval-bench/added-class",
+        private: true,
+        type: "module",
+        dependencies: { "@eval/registry": "workspace:^" },
+      }),
+    );
   });
   afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 

@@ -42,7 +42,26 @@ export interface Dockerfile {
   readonly problems: readonly string[];
 }
 
-const KEYWORDS = new Set(["ADD", "ARG", "CMD", "COPY", "ENTRYPOINT", "ENV", "EXPOSE", "FROM", "HEALTHCHECK", "LABEL", "MAINTAINER", "ONBUILD", "RUN", "SHELL", "STOPSIGNAL", "USER", "VOLUME", "WORKDIR"]);
+const KEYWORDS = new Set([
+  "ADD",
+  "ARG",
+  "CMD",
+  "COPY",
+  "ENTRYPOINT",
+  "ENV",
+  "EXPOSE",
+  "FROM",
+  "HEALTHCHECK",
+  "LABEL",
+  "MAINTAINER",
+  "ONBUILD",
+  "RUN",
+  "SHELL",
+  "STOPSIGNAL",
+  "USER",
+  "VOLUME",
+  "WORKDIR",
+]);
 const EXEC_FORM_KEYWORDS = new Set(["RUN", "CMD", "ENTRYPOINT", "COPY", "ADD", "SHELL", "VOLUME"]);
 
 /** Splits the text into logical instructions, honouring the escape directive, comments and heredocs. */
@@ -55,7 +74,8 @@ export function splitInstructions(text: string): { instructions: Instruction[]; 
     const directive = /^#\s*([a-zA-Z]+)\s*=\s*(\S+)\s*$/.exec(lines[start]!);
     if (!directive) break;
     if (directive[1]!.toLowerCase() === "escape") {
-      if (directive[2] !== "\\" && directive[2] !== "`") return { instructions: [], problems: [`line ${start + 1}: escape directive must be \\ or \``] };
+      if (directive[2] !== "\\" && directive[2] !== "`")
+        return { instructions: [], problems: [`line ${start + 1}: escape directive must be \\ or \``] };
       escape = directive[2]!;
     }
   }
@@ -107,7 +127,13 @@ export function splitInstructions(text: string): { instructions: Instruction[]; 
       flags[flag[1]!] = flag[2] ?? "true";
       rest = rest.slice(flag[0].length);
     }
-    instructions.push({ keyword, args: rest, flags, execForm: EXEC_FORM_KEYWORDS.has(keyword) ? execFormOf(rest) : null, line: startLine });
+    instructions.push({
+      keyword,
+      args: rest,
+      flags,
+      execForm: EXEC_FORM_KEYWORDS.has(keyword) ? execFormOf(rest) : null,
+      line: startLine,
+    });
   }
   return { instructions, problems };
 }
@@ -137,30 +163,54 @@ export function parseImageRef(raw: string): ImageRef {
 }
 
 function substitute(value: string, args: Readonly<Record<string, string>>): string {
-  return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::?-([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)/g, (_, braced: string | undefined, fallback: string | undefined, bare: string | undefined) => {
-    const name = (braced ?? bare)!;
-    return args[name] ?? fallback ?? "";
-  });
+  return value.replace(
+    /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::?-([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)/g,
+    (_, braced: string | undefined, fallback: string | undefined, bare: string | undefined) => {
+      const name = (braced ?? bare)!;
+      return args[name] ?? fallback ?? "";
+    },
+  );
 }
 
 /** Parses a Dockerfile into stages. */
 export function parseDockerfile(text: string): Dockerfile {
   const { instructions, problems } = splitInstructions(text);
   const globalArgs: Record<string, string> = {};
-  const stages: Array<{ index: number; name: string | null; from: string; image: ImageRef | null; fromStage: number | null; instructions: Instruction[]; line: number }> = [];
+  const stages: Array<{
+    index: number;
+    name: string | null;
+    from: string;
+    image: ImageRef | null;
+    fromStage: number | null;
+    instructions: Instruction[];
+    line: number;
+  }> = [];
   for (const instruction of instructions) {
     if (instruction.keyword === "FROM") {
       const parts = instruction.args.split(/\s+/).filter(Boolean);
       const asIndex = parts.findIndex((p) => p.toUpperCase() === "AS");
       const imageText = parts[0];
-      if (imageText === undefined || (asIndex !== -1 && asIndex !== 1) || (asIndex === 1 && parts.length !== 3) || (asIndex === -1 && parts.length !== 1)) {
+      if (
+        imageText === undefined ||
+        (asIndex !== -1 && asIndex !== 1) ||
+        (asIndex === 1 && parts.length !== 3) ||
+        (asIndex === -1 && parts.length !== 1)
+      ) {
         problems.push(`line ${instruction.line}: FROM needs "image [AS name]", got "${instruction.args}"`);
         continue;
       }
       const from = substitute(imageText, globalArgs);
       const name = asIndex === 1 ? parts[2]!.toLowerCase() : null;
       const earlier = stages.find((s) => s.name !== null && s.name === from.toLowerCase());
-      stages.push({ index: stages.length, name, from, image: earlier ? null : parseImageRef(from), fromStage: earlier ? earlier.index : null, instructions: [], line: instruction.line });
+      stages.push({
+        index: stages.length,
+        name,
+        from,
+        image: earlier ? null : parseImageRef(from),
+        fromStage: earlier ? earlier.index : null,
+        instructions: [],
+        line: instruction.line,
+      });
       continue;
     }
     const current = stages.at(-1);

@@ -6,5 +6,6 @@ import { registerTaskClass } from "@eval/registry";
 export default registerTaskClass("migration-chainguard-distroless", {
   min_cases_for_promotion: { bronze: 10 },
   min_cases: 6,
-  description: "Migrate a service's Dockerfile to a Chainguard (or distroless) runtime image: builder stage, minimal non-root final stage, exec-form command, same ports and artifacts, pinned images.",
+  description:
+    "Migrate a service's Dockerfile to a Chainguard (or distroless) runtime image: builder stage, minimal non-root final stage, exec-form command, same ports and artifacts, pinned images.",
 });

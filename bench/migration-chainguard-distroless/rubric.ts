@@ -7,7 +7,14 @@ import { join, posix } from "node:path";
 import { agentErrorDetail, changedFiles, runRubric, type Rubric } from "@eval/rubric-protocol";
 import type { BenchCase, BenchScoreInput, HarnessOutput } from "@eval/models";
 import type { BREAKDOWN_KEYS } from "./breakdown-keys.ts";
-import { copySourceStage, parseDockerfile, type Dockerfile, type ImageRef, type Instruction, type Stage } from "./dockerfile.ts";
+import {
+  copySourceStage,
+  parseDockerfile,
+  type Dockerfile,
+  type ImageRef,
+  type Instruction,
+  type Stage,
+} from "./dockerfile.ts";
 
 type BreakdownKey = (typeof BREAKDOWN_KEYS)[number];
 type Severity = "block" | "warn" | "info";
@@ -49,10 +56,12 @@ export function readFacts(expectedPath: string): MigrationFacts {
 
 const HARDENED_REGISTRIES = ["cgr.dev/chainguard/", "gcr.io/distroless/"];
 const FLOATING_TAGS = new Set(["latest", "latest-dev"]);
-const PACKAGE_MANAGER = /(^|[\s;&|/(])(apk|apt-get|apt|yum|dnf|microdnf|zypper|pip3?|npm|yarn|pnpm|gem|mvn|gradle|go\s+(build|get|install|mod))(?=\s|$)/;
+const PACKAGE_MANAGER =
+  /(^|[\s;&|/(])(apk|apt-get|apt|yum|dnf|microdnf|zypper|pip3?|npm|yarn|pnpm|gem|mvn|gradle|go\s+(build|get|install|mod))(?=\s|$)/;
 const ROOT_USERS = /^(root|0)(:(root|0))?$/;
 
-const isHardened = (image: ImageRef | null): boolean => image !== null && HARDENED_REGISTRIES.some((prefix) => image.repository.startsWith(prefix));
+const isHardened = (image: ImageRef | null): boolean =>
+  image !== null && HARDENED_REGISTRIES.some((prefix) => image.repository.startsWith(prefix));
 
 /** Does the runtime image ship a shell? Chainguard -dev tags, wolfi-base and busybox do; distroless :debug does. */
 export function hasShell(image: ImageRef | null): boolean {
@@ -118,14 +127,25 @@ function artifactPresent(artifact: string, copies: ReturnType<typeof copiedPaths
   });
 }
 
-
-
 const ZERO = Object.fromEntries(
-  ["hardened_base", "images_pinned", "builder_stage", "final_stage_minimal", "non_root", "exec_form_command", "ports_preserved", "artifacts_preserved", "runtime_shell_ok", "scope_clean"].map((k) => [k, 0]),
+  [
+    "hardened_base",
+    "images_pinned",
+    "builder_stage",
+    "final_stage_minimal",
+    "non_root",
+    "exec_form_command",
+    "ports_preserved",
+    "artifacts_preserved",
+    "runtime_shell_ok",
+    "scope_clean",
+  ].map((k) => [k, 0]),
 ) as Record<BreakdownKey, number>;
 
 function result(breakdown: Record<BreakdownKey, number>, findings: readonly Finding[]): BenchScoreInput {
-  const others = Object.entries(breakdown).filter(([key]) => key !== "hardened_base").map(([, value]) => value);
+  const others = Object.entries(breakdown)
+    .filter(([key]) => key !== "hardened_base")
+    .map(([, value]) => value);
   // An image that is not on a hardened base was not migrated: nothing else earns credit then. A
   // block-severity finding means the image would not build, run or be hardened: it halves the credit.
   const blocked = findings.some((f) => f.severity === "block");
@@ -141,7 +161,10 @@ function result(breakdown: Record<BreakdownKey, number>, findings: readonly Find
 }
 
 /** Judges a parsed Dockerfile against the facts; exported for tests of single rules. */
-export function judgeDockerfile(dockerfile: Dockerfile, facts: MigrationFacts): { breakdown: Record<BreakdownKey, number>; findings: Finding[] } {
+export function judgeDockerfile(
+  dockerfile: Dockerfile,
+  facts: MigrationFacts,
+): { breakdown: Record<BreakdownKey, number>; findings: Finding[] } {
   const findings: Finding[] = [];
   const add = (code: string, severity: Severity, detail: string) => findings.push({ code, severity, detail });
   const chain = lineage(dockerfile);
@@ -156,42 +179,87 @@ export function judgeDockerfile(dockerfile: Dockerfile, facts: MigrationFacts): 
     .filter((s) => s.image !== null && s.image.raw !== "scratch")
     .filter((s) => s.image!.digest === null && (s.image!.tag === null || FLOATING_TAGS.has(s.image!.tag)))
     .map((s) => `${s.from} (line ${s.line})`);
-  if (unpinned.length > 0) add("image_unpinned", "warn", `not pinned by digest or explicit tag: ${unpinned.join(", ")}`);
+  if (unpinned.length > 0)
+    add("image_unpinned", "warn", `not pinned by digest or explicit tag: ${unpinned.join(", ")}`);
 
   const copies = copiedPaths(chain);
-  const copiesFromStage = copies.some((c) => c.from !== null && copySourceStage(dockerfile, c.from) !== null && !chain.includes(copySourceStage(dockerfile, c.from)!));
+  const copiesFromStage = copies.some(
+    (c) =>
+      c.from !== null &&
+      copySourceStage(dockerfile, c.from) !== null &&
+      !chain.includes(copySourceStage(dockerfile, c.from)!),
+  );
   const builderOk = !facts.requires_builder || (dockerfile.stages.length > 1 && copiesFromStage);
-  if (!builderOk) add("no_builder_stage", "block", "the service is compiled or installs dependencies, but the final stage copies nothing from a builder stage");
+  if (!builderOk)
+    add(
+      "no_builder_stage",
+      "block",
+      "the service is compiled or installs dependencies, but the final stage copies nothing from a builder stage",
+    );
 
   const finalInstructions = chain.flatMap((s) => s.instructions);
-  const managers = finalInstructions.filter((i) => i.keyword === "RUN" && PACKAGE_MANAGER.test(i.execForm ? i.execForm.join(" ") : i.args));
-  if (managers.length > 0) add("package_manager_in_final", "block", managers.map((i) => `line ${i.line}: RUN ${i.args.slice(0, 80)}`).join("; "));
-  const shellForms = finalInstructions.filter((i) => ["RUN", "CMD", "ENTRYPOINT"].includes(i.keyword) && i.execForm === null);
+  const managers = finalInstructions.filter(
+    (i) => i.keyword === "RUN" && PACKAGE_MANAGER.test(i.execForm ? i.execForm.join(" ") : i.args),
+  );
+  if (managers.length > 0)
+    add(
+      "package_manager_in_final",
+      "block",
+      managers.map((i) => `line ${i.line}: RUN ${i.args.slice(0, 80)}`).join("; "),
+    );
+  const shellForms = finalInstructions.filter(
+    (i) => ["RUN", "CMD", "ENTRYPOINT"].includes(i.keyword) && i.execForm === null,
+  );
   const entrypoint = lastOf(chain, "ENTRYPOINT");
   const cmd = lastOf(chain, "CMD");
   const commandShellForm = [entrypoint, cmd].some((i) => i !== null && i.execForm === null);
-  if (shellForms.length > 0) add("shell_form_in_final", "block", shellForms.map((i) => `line ${i.line}: ${i.keyword} ${i.args.slice(0, 80)}`).join("; "));
+  if (shellForms.length > 0)
+    add(
+      "shell_form_in_final",
+      "block",
+      shellForms.map((i) => `line ${i.line}: ${i.keyword} ${i.args.slice(0, 80)}`).join("; "),
+    );
 
   const user = lastOf(chain, "USER");
   const nonRoot = user === null ? defaultsToNonRoot(runtimeImage) : !ROOT_USERS.test(user.args.trim());
-  if (!nonRoot) add("runs_as_root", "block", user === null ? `no USER, and ${chain.at(-1)!.from} does not default to a non-root user` : `line ${user.line}: USER ${user.args}`);
+  if (!nonRoot)
+    add(
+      "runs_as_root",
+      "block",
+      user === null
+        ? `no USER, and ${chain.at(-1)!.from} does not default to a non-root user`
+        : `line ${user.line}: USER ${user.args}`,
+    );
 
-  const exposed = new Set(chain.flatMap((s) => s.instructions.filter((i) => i.keyword === "EXPOSE").flatMap((i) => i.args.split(/\s+/).map((p) => Number.parseInt(p, 10)))));
+  const exposed = new Set(
+    chain.flatMap((s) =>
+      s.instructions
+        .filter((i) => i.keyword === "EXPOSE")
+        .flatMap((i) => i.args.split(/\s+/).map((p) => Number.parseInt(p, 10))),
+    ),
+  );
   const missingPorts = facts.ports.filter((p) => !exposed.has(p));
   if (missingPorts.length > 0) add("ports_changed", "block", `no longer exposed: ${missingPorts.join(", ")}`);
 
-  const argv = [...(entrypoint ? entrypoint.execForm ?? [entrypoint.args] : []), ...(cmd ? cmd.execForm ?? [cmd.args] : [])];
+  const argv = [
+    ...(entrypoint ? (entrypoint.execForm ?? [entrypoint.args]) : []),
+    ...(cmd ? (cmd.execForm ?? [cmd.args]) : []),
+  ];
   const missingArtifacts = facts.artifacts.filter((a) => !artifactPresent(a, copies));
   const missingTokens = facts.command_tokens.filter((token) => !argv.some((arg) => arg.includes(token)));
   if (missingArtifacts.length > 0 || missingTokens.length > 0) {
-    const parts = [...missingArtifacts.map((a) => `${a} is not copied into the final stage`), ...missingTokens.map((t) => `the command (${JSON.stringify(argv)}) no longer runs ${t}`)];
+    const parts = [
+      ...missingArtifacts.map((a) => `${a} is not copied into the final stage`),
+      ...missingTokens.map((t) => `the command (${JSON.stringify(argv)}) no longer runs ${t}`),
+    ];
     add("artifact_missing", "block", parts.join("; "));
   }
 
   const script = facts.runtime_shell_script;
   const usesScript = script !== null && argv.some((arg) => arg.includes(script));
   const shellOk = !usesScript || hasShell(runtimeImage);
-  if (!shellOk) add("shell_required_missing", "block", `the command runs ${script}, but ${chain.at(-1)!.from} has no shell`);
+  if (!shellOk)
+    add("shell_required_missing", "block", `the command runs ${script}, but ${chain.at(-1)!.from} has no shell`);
 
   const breakdown: Record<BreakdownKey, number> = {
     hardened_base: hardened ? 1 : 0,
@@ -208,7 +276,11 @@ export function judgeDockerfile(dockerfile: Dockerfile, facts: MigrationFacts): 
   return { breakdown, findings };
 }
 
-export function scoreCase(benchCase: BenchCase, harnessOutput: HarnessOutput, workspacePath: string | null): BenchScoreInput {
+export function scoreCase(
+  benchCase: BenchCase,
+  harnessOutput: HarnessOutput,
+  workspacePath: string | null,
+): BenchScoreInput {
   const facts = readFacts(benchCase.expected_path);
   const trialClass = typeof harnessOutput.trial_class === "string" ? harnessOutput.trial_class : null;
   const notes: Finding[] = [];
@@ -216,9 +288,15 @@ export function scoreCase(benchCase: BenchCase, harnessOutput: HarnessOutput, wo
     const why = agentErrorDetail(harnessOutput);
     return result(ZERO, [{ code: "agent_cli_error", severity: "block", detail: why }]);
   }
-  if (trialClass === "model_refusal") notes.push({ code: "agent_refused", severity: "info", detail: "the agent declined the task" });
-  if (trialClass === "parse_failure" || trialClass === "format_drift") notes.push({ code: "agent_stream_unparsed", severity: "info", detail: `trial classified ${trialClass}` });
-  if (workspacePath === null) return result(ZERO, [...notes, { code: "workspace_missing", severity: "block", detail: "no workspace_path in the rubric context" }]);
+  if (trialClass === "model_refusal")
+    notes.push({ code: "agent_refused", severity: "info", detail: "the agent declined the task" });
+  if (trialClass === "parse_failure" || trialClass === "format_drift")
+    notes.push({ code: "agent_stream_unparsed", severity: "info", detail: `trial classified ${trialClass}` });
+  if (workspacePath === null)
+    return result(ZERO, [
+      ...notes,
+      { code: "workspace_missing", severity: "block", detail: "no workspace_path in the rubric context" },
+    ]);
 
   let text: string;
   try {
@@ -226,23 +304,35 @@ export function scoreCase(benchCase: BenchCase, harnessOutput: HarnessOutput, wo
   } catch (error) {
     // Only absence is the agent's doing; a denied or failing read is the harness's problem: throw.
     if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
-    return result(ZERO, [...notes, { code: "dockerfile_missing", severity: "block", detail: `${facts.dockerfile} is not in the workspace` }]);
+    return result(ZERO, [
+      ...notes,
+      { code: "dockerfile_missing", severity: "block", detail: `${facts.dockerfile} is not in the workspace` },
+    ]);
   }
   const dockerfile = parseDockerfile(text);
-  if (dockerfile.stages.length === 0) return result(ZERO, [...notes, { code: "dockerfile_unparseable", severity: "block", detail: dockerfile.problems.join("; ") }]);
+  if (dockerfile.stages.length === 0)
+    return result(ZERO, [
+      ...notes,
+      { code: "dockerfile_unparseable", severity: "block", detail: dockerfile.problems.join("; ") },
+    ]);
 
   const { breakdown, findings } = judgeDockerfile(dockerfile, facts);
-  if (dockerfile.problems.length > 0) findings.unshift({ code: "dockerfile_unparseable", severity: "block", detail: dockerfile.problems.join("; ") });
+  if (dockerfile.problems.length > 0)
+    findings.unshift({ code: "dockerfile_unparseable", severity: "block", detail: dockerfile.problems.join("; ") });
   const changed = changedFiles(benchCase.input_path, workspacePath);
   const collateral = changed.filter((path) => !facts.allowed_files.includes(path));
   if (collateral.length > 0) {
-    findings.push({ code: "collateral_change", severity: "warn", detail: `changed outside the Dockerfile: ${collateral.join(", ")}` });
+    findings.push({
+      code: "collateral_change",
+      severity: "warn",
+      detail: `changed outside the Dockerfile: ${collateral.join(", ")}`,
+    });
     breakdown.scope_clean = 0;
   }
-  if (changed.length === 0) notes.push({ code: "no_change", severity: "info", detail: "the workspace is identical to the input" });
+  if (changed.length === 0)
+    notes.push({ code: "no_change", severity: "info", detail: "the workspace is identical to the input" });
   return result(breakdown, [...findings, ...notes]);
 }
-
 
 const rubric: Rubric = {
   score(benchCase, harnessOutput, context) {

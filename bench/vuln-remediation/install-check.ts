@@ -11,7 +11,14 @@ import { createRequire } from "node:module";
 import { dirname, join, relative, sep } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { parseTar } from "nanotar";
-import { overriddenNames, resolveFrom, satisfiesLoose, type LockEntry, type Lockfile, type Manifest } from "./npm-project.ts";
+import {
+  overriddenNames,
+  resolveFrom,
+  satisfiesLoose,
+  type LockEntry,
+  type Lockfile,
+  type Manifest,
+} from "./npm-project.ts";
 import { isRegistryName, sriMatches, type RegistrySnapshot } from "./registry-snapshot.ts";
 import semver from "semver";
 
@@ -27,7 +34,7 @@ const nameOfPath = (path: string): string => path.slice(path.lastIndexOf("node_m
 /** A location npm writes: `node_modules/<name>` repeated, every name a registry name (so never `..`). */
 export function isInstallPath(path: string): boolean {
   const parts = path.split("/");
-  for (let i = 0; i < parts.length; ) {
+  for (let i = 0; i < parts.length;) {
     if (parts[i] !== "node_modules" || parts[i + 1] === undefined) return false;
     const scoped = parts[i + 1]!.startsWith("@");
     const name = scoped ? `${parts[i + 1]}/${parts[i + 2] ?? ""}` : parts[i + 1]!;
@@ -40,8 +47,19 @@ export function isInstallPath(path: string): boolean {
 /** Every installed (non-root, non-link) entry with a valid version; entries without one are lockfile_inconsistent's. */
 export function lockedPackages(lock: Lockfile): LockedPackage[] {
   return Object.entries(lock.packages ?? {})
-    .filter(([path, entry]) => path.includes("node_modules/") && entry.link !== true && typeof entry.version === "string" && semver.valid(entry.version) !== null)
-    .map(([path, entry]) => ({ path, name: typeof entry.name === "string" ? entry.name : nameOfPath(path), version: entry.version!, entry }));
+    .filter(
+      ([path, entry]) =>
+        path.includes("node_modules/") &&
+        entry.link !== true &&
+        typeof entry.version === "string" &&
+        semver.valid(entry.version) !== null,
+    )
+    .map(([path, entry]) => ({
+      path,
+      name: typeof entry.name === "string" ? entry.name : nameOfPath(path),
+      version: entry.version!,
+      entry,
+    }));
 }
 
 export interface RegistryFindings {
@@ -65,16 +83,25 @@ export function registryProblems(lock: Lockfile, snapshot: RegistrySnapshot): Re
     }
     const facts = snapshot.version(pkg.name, pkg.version);
     if (facts === null) {
-      unknown.push(snapshot.packument(pkg.name) === null ? `${label}: the registry has no package ${pkg.name}` : `${label}: the registry has no ${pkg.name}@${pkg.version}`);
+      unknown.push(
+        snapshot.packument(pkg.name) === null
+          ? `${label}: the registry has no package ${pkg.name}`
+          : `${label}: the registry has no ${pkg.name}@${pkg.version}`,
+      );
       continue;
     }
     // A copy bundled inside its parent's tarball has no integrity of its own; only a real bundler may claim that.
     if (pkg.entry.inBundle === true && bundledBy(lock, pkg, snapshot)) continue;
     const claimed = typeof pkg.entry.integrity === "string" ? pkg.entry.integrity : null;
-    if (claimed === null) integrity.push(`${label} has no integrity (the registry's is ${facts.dist.integrity.slice(0, 20)}...)`);
-    else if (claimed !== facts.dist.integrity) integrity.push(`${label} has integrity ${claimed.slice(0, 20)}..., the registry's is ${facts.dist.integrity.slice(0, 20)}...`);
+    if (claimed === null)
+      integrity.push(`${label} has no integrity (the registry's is ${facts.dist.integrity.slice(0, 20)}...)`);
+    else if (claimed !== facts.dist.integrity)
+      integrity.push(
+        `${label} has integrity ${claimed.slice(0, 20)}..., the registry's is ${facts.dist.integrity.slice(0, 20)}...`,
+      );
     const resolved = pkg.entry.resolved;
-    if (resolved !== undefined && resolved !== facts.dist.tarball) integrity.push(`${label} resolves to ${String(resolved)}, not the registry's ${facts.dist.tarball}`);
+    if (resolved !== undefined && resolved !== facts.dist.tarball)
+      integrity.push(`${label} resolves to ${String(resolved)}, not the registry's ${facts.dist.tarball}`);
   }
   return { unknown, integrity };
 }
@@ -84,7 +111,10 @@ function bundledBy(lock: Lockfile, pkg: LockedPackage, snapshot: RegistrySnapsho
   if (cut === -1) return false;
   const parent = lock.packages?.[pkg.path.slice(0, cut)];
   if (parent === undefined || typeof parent.version !== "string") return false;
-  const bundled = snapshot.version(typeof parent.name === "string" ? parent.name : nameOfPath(pkg.path.slice(0, cut)), parent.version)?.bundleDependencies;
+  const bundled = snapshot.version(
+    typeof parent.name === "string" ? parent.name : nameOfPath(pkg.path.slice(0, cut)),
+    parent.version,
+  )?.bundleDependencies;
   return bundled === true || (Array.isArray(bundled) && bundled.includes(pkg.name));
 }
 
@@ -99,18 +129,30 @@ export function treeProblems(manifest: Manifest, lock: Lockfile, snapshot: Regis
   for (const pkg of lockedPackages(lock)) {
     const facts = snapshot.version(pkg.name, pkg.version);
     if (facts === null) continue;
-    const optionalPeers = new Set(Object.entries(facts.peerDependenciesMeta ?? {}).filter(([, meta]) => meta.optional === true).map(([name]) => name));
-    const required: Record<string, string> = { ...Object.fromEntries(Object.entries(facts.peerDependencies ?? {}).filter(([name]) => !optionalPeers.has(name))), ...facts.dependencies };
+    const optionalPeers = new Set(
+      Object.entries(facts.peerDependenciesMeta ?? {})
+        .filter(([, meta]) => meta.optional === true)
+        .map(([name]) => name),
+    );
+    const required: Record<string, string> = {
+      ...Object.fromEntries(Object.entries(facts.peerDependencies ?? {}).filter(([name]) => !optionalPeers.has(name))),
+      ...facts.dependencies,
+    };
     for (const [dep, range] of Object.entries(required)) {
       if (facts.optionalDependencies?.[dep] !== undefined) continue;
       const target = resolveFrom(lock, pkg.path, dep);
       const found = target === null ? undefined : lock.packages?.[target]?.version;
       if (typeof found !== "string") {
-        problems.push(`${pkg.path}@${pkg.version} needs ${dep}@${range} (its published manifest), which the tree does not have`);
+        problems.push(
+          `${pkg.path}@${pkg.version} needs ${dep}@${range} (its published manifest), which the tree does not have`,
+        );
         continue;
       }
       if (overridden.has(dep) || semver.validRange(range) === null) continue;
-      if (!satisfiesLoose(found, range)) problems.push(`${pkg.path}@${pkg.version} needs ${dep}@${range} (its published manifest) but loads ${target}@${found}`);
+      if (!satisfiesLoose(found, range))
+        problems.push(
+          `${pkg.path}@${pkg.version} needs ${dep}@${range} (its published manifest) but loads ${target}@${found}`,
+        );
     }
   }
   return problems;
@@ -128,18 +170,32 @@ export type SmokeOutcome =
  * run), then runs `smokePath` (CommonJS exporting `(load, scratch) => void | Promise<void>`).
  * Skipped when a locked package's tarball is not in the snapshot.
  */
-export async function installAndSmoke(lock: Lockfile, snapshot: RegistrySnapshot, inputPath: string, smokePath: string, root: string): Promise<SmokeOutcome> {
+export async function installAndSmoke(
+  lock: Lockfile,
+  snapshot: RegistrySnapshot,
+  inputPath: string,
+  smokePath: string,
+  root: string,
+): Promise<SmokeOutcome> {
   const packages = lockedPackages(lock);
   const tarballs = new Map<string, Buffer>();
   for (const pkg of packages) {
     // Never unpack outside the project, whatever the lockfile's keys say (registryProblems refuses such keys first).
-    if (!isInstallPath(pkg.path)) return { kind: "install_broken", detail: `${JSON.stringify(pkg.path)} is not a node_modules path npm writes` };
+    if (!isInstallPath(pkg.path))
+      return { kind: "install_broken", detail: `${JSON.stringify(pkg.path)} is not a node_modules path npm writes` };
     const bytes = snapshot.tarball(pkg.name, pkg.version);
     if (bytes === null) {
       if (pkg.entry.optional === true || pkg.entry.inBundle === true) continue;
-      return { kind: "skipped", detail: `the registry snapshot keeps no tarball of ${pkg.name}@${pkg.version}; judged on the registry checks alone` };
+      return {
+        kind: "skipped",
+        detail: `the registry snapshot keeps no tarball of ${pkg.name}@${pkg.version}; judged on the registry checks alone`,
+      };
     }
-    if (!sriMatches(bytes, snapshot.version(pkg.name, pkg.version)!.dist.integrity)) return { kind: "install_broken", detail: `${pkg.name}@${pkg.version}: the snapshot's tarball does not match its integrity` };
+    if (!sriMatches(bytes, snapshot.version(pkg.name, pkg.version)!.dist.integrity))
+      return {
+        kind: "install_broken",
+        detail: `${pkg.name}@${pkg.version}: the snapshot's tarball does not match its integrity`,
+      };
     tarballs.set(pkg.path, bytes);
   }
   const project = join(root, "project");
@@ -191,7 +247,9 @@ function describe(error: unknown): string {
   if (error instanceof Error && "actual" in error && "expected" in error && error.name === "AssertionError") {
     const show = (value: unknown) => JSON.stringify(value)?.slice(0, 120) ?? String(value);
     const first = error.message.split("\n")[0]!;
-    return first.startsWith("Expected values") ? `assertion failed: got ${show(error.actual)}, expected ${show(error.expected)}` : first.slice(0, 300);
+    return first.startsWith("Expected values")
+      ? `assertion failed: got ${show(error.actual)}, expected ${show(error.expected)}`
+      : first.slice(0, 300);
   }
   return (error instanceof Error ? error.message : String(error)).split("\n")[0]!.slice(0, 300);
 }

@@ -5,7 +5,12 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import semver from "semver";
 
-export const DEPENDENCY_SECTIONS = ["dependencies", "devDependencies", "optionalDependencies", "peerDependencies"] as const;
+export const DEPENDENCY_SECTIONS = [
+  "dependencies",
+  "devDependencies",
+  "optionalDependencies",
+  "peerDependencies",
+] as const;
 
 export interface Manifest {
   readonly [key: string]: unknown;
@@ -41,20 +46,24 @@ export function readJsonObject<T>(dir: string, file: string): ReadResult<T> {
   }
   try {
     const value: unknown = JSON.parse(text);
-    if (typeof value !== "object" || value === null || Array.isArray(value)) return { ok: false, problem: `${file} is not a JSON object` };
+    if (typeof value !== "object" || value === null || Array.isArray(value))
+      return { ok: false, problem: `${file} is not a JSON object` };
     return { ok: true, value: value as T };
   } catch (error) {
     return { ok: false, problem: `${file} is not valid JSON (${(error as Error).message})` };
   }
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** The string entries of one manifest section (non-string values are ignored, as npm rejects them). */
 export function section(manifest: Manifest, name: string): Record<string, string> {
   const value = manifest[name];
   if (!isRecord(value)) return {};
-  return Object.fromEntries(Object.entries(value).filter((entry): entry is [string, string] => typeof entry[1] === "string"));
+  return Object.fromEntries(
+    Object.entries(value).filter((entry): entry is [string, string] => typeof entry[1] === "string"),
+  );
 }
 
 /** The package name of an overrides key (`name`, `name@range`, `@scope/name@range`). */
@@ -90,7 +99,10 @@ export function overriddenNames(manifest: Manifest): Set<string> {
 }
 
 /** Lockfile keys of every installed copy of `name` (`node_modules/name`, nested ones too). */
-export function entriesOf(lock: Lockfile, name: string): Array<{ readonly path: string; readonly version: string | null }> {
+export function entriesOf(
+  lock: Lockfile,
+  name: string,
+): Array<{ readonly path: string; readonly version: string | null }> {
   const packages = lock.packages ?? {};
   return Object.keys(packages)
     .filter((path) => path === `node_modules/${name}` || path.endsWith(`/node_modules/${name}`))
@@ -123,7 +135,8 @@ export function floorOf(spec: string): string | null {
   return semver.minVersion(spec)?.version ?? null;
 }
 
-export const satisfiesLoose = (version: string, range: string): boolean => semver.satisfies(version, range, { includePrerelease: true });
+export const satisfiesLoose = (version: string, range: string): boolean =>
+  semver.satisfies(version, range, { includePrerelease: true });
 
 const sameStringRecord = (a: Record<string, string>, b: Record<string, string>): boolean => {
   const keys = Object.keys(a);
@@ -164,7 +177,8 @@ export function lockfileProblems(manifest: Manifest, lock: Lockfile): string[] {
   }
   for (const [path, entry] of Object.entries(packages)) {
     if (path === "" || entry.link === true) continue;
-    if (typeof entry.version !== "string" || semver.valid(entry.version) === null) problems.push(`${path} has no valid version`);
+    if (typeof entry.version !== "string" || semver.valid(entry.version) === null)
+      problems.push(`${path} has no valid version`);
     const required = { ...section(entry, "dependencies"), ...section(entry, "optionalDependencies") };
     const optional = section(entry, "optionalDependencies");
     for (const [dep, range] of Object.entries(required)) {
@@ -175,7 +189,8 @@ export function lockfileProblems(manifest: Manifest, lock: Lockfile): string[] {
       }
       const version = packages[target]!.version;
       if (overridden.has(dep) || typeof version !== "string" || semver.validRange(range) === null) continue;
-      if (!satisfiesLoose(version, range)) problems.push(`${path} needs ${dep}@${range} but resolves ${target}@${version}`);
+      if (!satisfiesLoose(version, range))
+        problems.push(`${path} needs ${dep}@${range} but resolves ${target}@${version}`);
     }
   }
   return problems;

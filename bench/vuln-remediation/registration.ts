@@ -10,5 +10,6 @@ export default registerTaskClass("vuln-remediation", {
   min_cases_for_promotion: { bronze: 10, silver: 14, gold: 38 },
   min_cases: 40,
   score_kind: "graded",
-  description: "Remediate a real npm security advisory in a small project: package.json and package-lock.json must stop resolving an affected version, with the smallest consistent change.",
+  description:
+    "Remediate a real npm security advisory in a small project: package.json and package-lock.json must stop resolving an affected version, with the smallest consistent change.",
 });

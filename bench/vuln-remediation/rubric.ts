@@ -57,11 +57,10 @@ export function readExpectation(expectedPath: string): Expectation {
     Array.isArray(value.allowed_files) &&
     Array.isArray(value.allowed_dependency_changes);
   // A malformed expectation is a bench defect, not an agent failure: fail loudly.
-  if (!valid) throw new Error(`${join(expectedPath, "remediation.json")} does not have the vuln-remediation.expected.v1 shape`);
+  if (!valid)
+    throw new Error(`${join(expectedPath, "remediation.json")} does not have the vuln-remediation.expected.v1 shape`);
   return value as Expectation;
 }
-
-
 
 /** Every place the project declares the package: manifest sections and a top-level override. */
 function declarations(manifest: Manifest, name: string): Array<{ readonly where: string; readonly spec: string }> {
@@ -69,7 +68,8 @@ function declarations(manifest: Manifest, name: string): Array<{ readonly where:
     .map((s) => ({ where: `package.json ${s}.${name}`, spec: section(manifest, s)[name] }))
     .filter((d): d is { where: string; spec: string } => typeof d.spec === "string");
   const override = overrideFor(manifest, name);
-  if (override !== null && !override.startsWith("$")) found.push({ where: `package.json overrides.${name}`, spec: override });
+  if (override !== null && !override.startsWith("$"))
+    found.push({ where: `package.json overrides.${name}`, spec: override });
   return found;
 }
 
@@ -103,7 +103,8 @@ function judgeVulnerability(expectation: Expectation, manifest: Manifest, lock: 
     }
     if (!hit) advisoriesFixed++;
   }
-  const affected = (version: string | null) => version !== null && expectation.advisories.some((a) => satisfiesLoose(version, a.vulnerable_range));
+  const affected = (version: string | null) =>
+    version !== null && expectation.advisories.some((a) => satisfiesLoose(version, a.vulnerable_range));
   const lockedClean = locked.filter((entry) => !affected(entry.version)).length;
   const declaredClean = declared.every((d) => !affected(floorOf(d.spec)));
   return {
@@ -114,20 +115,27 @@ function judgeVulnerability(expectation: Expectation, manifest: Manifest, lock: 
   };
 }
 
-function judgeScope(expectation: Expectation, changed: readonly string[], before: { manifest: Manifest; lock: Lockfile }, after: { manifest: Manifest; lock: Lockfile }): string[] {
+function judgeScope(
+  expectation: Expectation,
+  changed: readonly string[],
+  before: { manifest: Manifest; lock: Lockfile },
+  after: { manifest: Manifest; lock: Lockfile },
+): string[] {
   const allowedFiles = new Set(expectation.allowed_files);
   const allowedDeps = new Set(expectation.allowed_dependency_changes);
   const collateral = changed.filter((path) => !allowedFiles.has(path)).map((path) => `${path} changed`);
   const keys = new Set([...Object.keys(before.manifest), ...Object.keys(after.manifest)]);
   for (const key of keys) {
     if ((DEPENDENCY_SECTIONS as readonly string[]).includes(key) || key === "overrides") continue;
-    if (JSON.stringify(before.manifest[key]) !== JSON.stringify(after.manifest[key])) collateral.push(`package.json "${key}" changed`);
+    if (JSON.stringify(before.manifest[key]) !== JSON.stringify(after.manifest[key]))
+      collateral.push(`package.json "${key}" changed`);
   }
   for (const name of DEPENDENCY_SECTIONS) {
     const a = section(before.manifest, name);
     const b = section(after.manifest, name);
     for (const dep of new Set([...Object.keys(a), ...Object.keys(b)])) {
-      if (a[dep] !== b[dep] && !allowedDeps.has(dep)) collateral.push(`${name}.${dep}: ${a[dep] ?? "(absent)"} -> ${b[dep] ?? "(absent)"}`);
+      if (a[dep] !== b[dep] && !allowedDeps.has(dep))
+        collateral.push(`${name}.${dep}: ${a[dep] ?? "(absent)"} -> ${b[dep] ?? "(absent)"}`);
     }
   }
   const overridesBefore = JSON.stringify(before.manifest.overrides ?? {});
@@ -152,16 +160,19 @@ function judgeMajors(expectation: Expectation, manifest: Manifest, lock: Lockfil
   const crossings: string[] = [];
   for (const [name, maxMajor] of Object.entries(expectation.max_major)) {
     const version = topLevelVersion(lock, name);
-    if (version !== null && Number(version.split(".")[0]) > maxMajor) crossings.push(`${name} locked at ${version}; ${maxMajor}.x has a fix`);
+    if (version !== null && Number(version.split(".")[0]) > maxMajor)
+      crossings.push(`${name} locked at ${version}; ${maxMajor}.x has a fix`);
     for (const declaration of declarations(manifest, name)) {
       const floor = floorOf(declaration.spec);
-      if (floor !== null && Number(floor.split(".")[0]) > maxMajor) crossings.push(`${declaration.where} "${declaration.spec}" is past ${maxMajor}.x`);
+      if (floor !== null && Number(floor.split(".")[0]) > maxMajor)
+        crossings.push(`${declaration.where} "${declaration.spec}" is past ${maxMajor}.x`);
     }
   }
   return [...new Set(crossings)];
 }
 
-const summarize = (items: readonly string[]): string => (items.length <= 4 ? items.join("; ") : `${items.slice(0, 4).join("; ")}; and ${items.length - 4} more`);
+const summarize = (items: readonly string[]): string =>
+  items.length <= 4 ? items.join("; ") : `${items.slice(0, 4).join("; ")}; and ${items.length - 4} more`;
 
 function result(breakdown: Record<BreakdownKey, number>, findings: readonly Finding[], score: number): BenchScoreInput {
   // A block-severity finding means the result cannot be used as it is: it halves whatever partial
@@ -177,7 +188,15 @@ function result(breakdown: Record<BreakdownKey, number>, findings: readonly Find
   };
 }
 
-const ZERO: Record<BreakdownKey, number> = { advisories_fixed: 0, lockfile_fixed: 0, manifest_fixed: 0, lockfile_consistent: 0, install_verified: 0, scope_clean: 0, major_line_kept: 0 };
+const ZERO: Record<BreakdownKey, number> = {
+  advisories_fixed: 0,
+  lockfile_fixed: 0,
+  manifest_fixed: 0,
+  lockfile_consistent: 0,
+  install_verified: 0,
+  scope_clean: 0,
+  major_line_kept: 0,
+};
 const INSTALL_CODES = new Set(["unknown_version", "integrity_mismatch", "install_broken", "smoke_failed"]);
 
 let defaultSnapshot: RegistrySnapshot | null = null;
@@ -197,13 +216,23 @@ function finish(judgement: Judgement): BenchScoreInput {
   if (judgement.lock !== null) breakdown.install_verified = findings.some((f) => INSTALL_CODES.has(f.code)) ? 0 : 1;
   // Security gates the score: with no advisory fixed it is 0 however tidy the change (a no-op scores
   // 0); quality (consistency, a verified install, scope, major line) then scales a fix between half and full credit.
-  const security = breakdown.advisories_fixed * (0.6 + 0.25 * breakdown.lockfile_fixed + 0.15 * breakdown.manifest_fixed);
-  const quality = 0.2 * breakdown.lockfile_consistent + 0.2 * breakdown.install_verified + 0.3 * breakdown.scope_clean + 0.3 * breakdown.major_line_kept;
+  const security =
+    breakdown.advisories_fixed * (0.6 + 0.25 * breakdown.lockfile_fixed + 0.15 * breakdown.manifest_fixed);
+  const quality =
+    0.2 * breakdown.lockfile_consistent +
+    0.2 * breakdown.install_verified +
+    0.3 * breakdown.scope_clean +
+    0.3 * breakdown.major_line_kept;
   return result(breakdown, findings, judgement.lock === null ? 0 : security * (0.5 + 0.5 * quality));
 }
 
 /** Everything but the smoke check: reads, semver and the registry snapshot. */
-function judge(benchCase: BenchCase, harnessOutput: HarnessOutput, workspacePath: string | null, registry: RegistrySnapshot): Judgement {
+function judge(
+  benchCase: BenchCase,
+  harnessOutput: HarnessOutput,
+  workspacePath: string | null,
+  registry: RegistrySnapshot,
+): Judgement {
   const expectation = readExpectation(benchCase.expected_path);
   const trialClass = typeof harnessOutput.trial_class === "string" ? harnessOutput.trial_class : null;
   const findings: Finding[] = [];
@@ -211,17 +240,37 @@ function judge(benchCase: BenchCase, harnessOutput: HarnessOutput, workspacePath
     const why = agentErrorDetail(harnessOutput);
     return { findings: [{ code: "agent_cli_error", severity: "block", detail: why }], breakdown: ZERO, lock: null };
   }
-  if (trialClass === "model_refusal") findings.push({ code: "agent_refused", severity: "info", detail: "the agent declined the task" });
-  if (trialClass === "parse_failure" || trialClass === "format_drift") findings.push({ code: "agent_stream_unparsed", severity: "info", detail: `trial classified ${trialClass}` });
-  if (workspacePath === null) return { findings: [...findings, { code: "workspace_missing", severity: "block", detail: "no workspace_path in the rubric context" }], breakdown: ZERO, lock: null };
+  if (trialClass === "model_refusal")
+    findings.push({ code: "agent_refused", severity: "info", detail: "the agent declined the task" });
+  if (trialClass === "parse_failure" || trialClass === "format_drift")
+    findings.push({ code: "agent_stream_unparsed", severity: "info", detail: `trial classified ${trialClass}` });
+  if (workspacePath === null)
+    return {
+      findings: [
+        ...findings,
+        { code: "workspace_missing", severity: "block", detail: "no workspace_path in the rubric context" },
+      ],
+      breakdown: ZERO,
+      lock: null,
+    };
 
-  const before = { manifest: readJsonObject<Manifest>(benchCase.input_path, "package.json"), lock: readJsonObject<Lockfile>(benchCase.input_path, "package-lock.json") };
-  if (!before.manifest.ok || !before.lock.ok) throw new Error(`case input is unreadable: ${[before.manifest, before.lock].map((r) => (r.ok ? "" : r.problem)).join(" ")}`);
+  const before = {
+    manifest: readJsonObject<Manifest>(benchCase.input_path, "package.json"),
+    lock: readJsonObject<Lockfile>(benchCase.input_path, "package-lock.json"),
+  };
+  if (!before.manifest.ok || !before.lock.ok)
+    throw new Error(
+      `case input is unreadable: ${[before.manifest, before.lock].map((r) => (r.ok ? "" : r.problem)).join(" ")}`,
+    );
   const manifest = readJsonObject<Manifest>(workspacePath, "package.json");
   const lock = readJsonObject<Lockfile>(workspacePath, "package-lock.json");
   if (!manifest.ok || !lock.ok) {
     const problems = [manifest, lock].flatMap((r) => (r.ok ? [] : [r.problem]));
-    return { findings: [...findings, { code: "project_unreadable", severity: "block", detail: problems.join("; ") }], breakdown: ZERO, lock: null };
+    return {
+      findings: [...findings, { code: "project_unreadable", severity: "block", detail: problems.join("; ") }],
+      breakdown: ZERO,
+      lock: null,
+    };
   }
 
   const changed = changedFiles(benchCase.input_path, workspacePath);
@@ -229,18 +278,31 @@ function judge(benchCase: BenchCase, harnessOutput: HarnessOutput, workspacePath
   const inconsistencies = lockfileProblems(manifest.value, lock.value);
   const registryFacts = registryProblems(lock.value, registry);
   const broken = treeProblems(manifest.value, lock.value, registry);
-  const collateral = judgeScope(expectation, changed, { manifest: before.manifest.value, lock: before.lock.value }, { manifest: manifest.value, lock: lock.value });
+  const collateral = judgeScope(
+    expectation,
+    changed,
+    { manifest: before.manifest.value, lock: before.lock.value },
+    { manifest: manifest.value, lock: lock.value },
+  );
   const crossings = judgeMajors(expectation, manifest.value, lock.value);
 
-  if (vulnerability.residue.length > 0) findings.push({ code: "still_vulnerable", severity: "block", detail: summarize(vulnerability.residue) });
-  if (inconsistencies.length > 0) findings.push({ code: "lockfile_inconsistent", severity: "block", detail: summarize(inconsistencies) });
-  if (registryFacts.unknown.length > 0) findings.push({ code: "unknown_version", severity: "block", detail: summarize(registryFacts.unknown) });
-  if (registryFacts.integrity.length > 0) findings.push({ code: "integrity_mismatch", severity: "block", detail: summarize(registryFacts.integrity) });
+  if (vulnerability.residue.length > 0)
+    findings.push({ code: "still_vulnerable", severity: "block", detail: summarize(vulnerability.residue) });
+  if (inconsistencies.length > 0)
+    findings.push({ code: "lockfile_inconsistent", severity: "block", detail: summarize(inconsistencies) });
+  if (registryFacts.unknown.length > 0)
+    findings.push({ code: "unknown_version", severity: "block", detail: summarize(registryFacts.unknown) });
+  if (registryFacts.integrity.length > 0)
+    findings.push({ code: "integrity_mismatch", severity: "block", detail: summarize(registryFacts.integrity) });
   if (broken.length > 0) findings.push({ code: "install_broken", severity: "block", detail: summarize(broken) });
-  if (!expectation.expect_change && changed.length > 0) findings.push({ code: "change_on_negative", severity: "warn", detail: `changed ${summarize(changed)}` });
-  else if (collateral.length > 0) findings.push({ code: "collateral_change", severity: "warn", detail: summarize(collateral) });
-  if (crossings.length > 0) findings.push({ code: "needless_major_bump", severity: "warn", detail: summarize(crossings) });
-  if (expectation.expect_change && changed.length === 0) findings.push({ code: "no_change", severity: "info", detail: "the workspace is identical to the input" });
+  if (!expectation.expect_change && changed.length > 0)
+    findings.push({ code: "change_on_negative", severity: "warn", detail: `changed ${summarize(changed)}` });
+  else if (collateral.length > 0)
+    findings.push({ code: "collateral_change", severity: "warn", detail: summarize(collateral) });
+  if (crossings.length > 0)
+    findings.push({ code: "needless_major_bump", severity: "warn", detail: summarize(crossings) });
+  if (expectation.expect_change && changed.length === 0)
+    findings.push({ code: "no_change", severity: "info", detail: "the workspace is identical to the input" });
 
   const scopeClean = (expectation.expect_change ? collateral.length === 0 : changed.length === 0) ? 1 : 0;
   const breakdown: Record<BreakdownKey, number> = {
@@ -256,7 +318,12 @@ function judge(benchCase: BenchCase, harnessOutput: HarnessOutput, workspacePath
 }
 
 /** The score without running anything: every check but the smoke check. */
-export function scoreCase(benchCase: BenchCase, harnessOutput: HarnessOutput, workspacePath: string | null, registry: RegistrySnapshot = snapshot()): BenchScoreInput {
+export function scoreCase(
+  benchCase: BenchCase,
+  harnessOutput: HarnessOutput,
+  workspacePath: string | null,
+  registry: RegistrySnapshot = snapshot(),
+): BenchScoreInput {
   return finish(judge(benchCase, harnessOutput, workspacePath, registry));
 }
 
@@ -265,17 +332,30 @@ export function scoreCase(benchCase: BenchCase, harnessOutput: HarnessOutput, wo
  * block-severity finding stands in the way, the locked tree installed from the snapshot and the smoke
  * check run on it (in a temp directory removed afterwards).
  */
-export async function scoreInstalled(benchCase: BenchCase, harnessOutput: HarnessOutput, workspacePath: string | null, registry: RegistrySnapshot = snapshot()): Promise<BenchScoreInput> {
+export async function scoreInstalled(
+  benchCase: BenchCase,
+  harnessOutput: HarnessOutput,
+  workspacePath: string | null,
+  registry: RegistrySnapshot = snapshot(),
+): Promise<BenchScoreInput> {
   const judgement = judge(benchCase, harnessOutput, workspacePath, registry);
   const smokePath = join(benchCase.expected_path, "smoke.cjs");
-  if (judgement.lock === null || judgement.findings.some((f) => f.severity === "block") || !existsSync(smokePath)) return finish(judgement);
+  if (judgement.lock === null || judgement.findings.some((f) => f.severity === "block") || !existsSync(smokePath))
+    return finish(judgement);
   const root = mkdtempSync(join(tmpdir(), "vuln-install-"));
   try {
     const outcome = await installAndSmoke(judgement.lock, registry, benchCase.input_path, smokePath, root);
     const advised = readExpectation(benchCase.expected_path).package;
-    if (outcome.kind === "install_broken") judgement.findings.push({ code: "install_broken", severity: "block", detail: outcome.detail });
-    if (outcome.kind === "failed") judgement.findings.push({ code: "smoke_failed", severity: "block", detail: `with ${advised}@${topLevelVersion(judgement.lock, advised) ?? "(nested)"} installed: ${outcome.detail}` });
-    if (outcome.kind === "skipped") judgement.findings.push({ code: "smoke_skipped", severity: "info", detail: outcome.detail });
+    if (outcome.kind === "install_broken")
+      judgement.findings.push({ code: "install_broken", severity: "block", detail: outcome.detail });
+    if (outcome.kind === "failed")
+      judgement.findings.push({
+        code: "smoke_failed",
+        severity: "block",
+        detail: `with ${advised}@${topLevelVersion(judgement.lock, advised) ?? "(nested)"} installed: ${outcome.detail}`,
+      });
+    if (outcome.kind === "skipped")
+      judgement.findings.push({ code: "smoke_skipped", severity: "info", detail: outcome.detail });
     return finish(judgement);
   } finally {
     rmSync(root, { recursive: true, force: true });

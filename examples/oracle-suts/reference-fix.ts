@@ -20,4 +20,6 @@ const controlsDir = join(cases, request.case.case_id, "controls");
 const controls = JSON.parse(readFileSync(join(controlsDir, "controls.json"), "utf8")) as { reference: string | null };
 // null: the right change is none (a negative case), so the workspace stays as it is.
 if (controls.reference !== null) cpSync(join(controlsDir, controls.reference), process.cwd(), { recursive: true });
-process.stdout.write(`${JSON.stringify({ oracle: "reference-fix", case_id: request.case.case_id, applied: controls.reference })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ oracle: "reference-fix", case_id: request.case.case_id, applied: controls.reference })}\n`,
+);

@@ -8,7 +8,11 @@
 // Clopper-Pearson bound at n = 10,000 against sorting the same 10,000 scores (same-run baseline), and one
 // runStatistics call on 1,000 cases (goal < 200 ms; BCa's 10,000 resamples dominate it).
 // Rows are ok = false when the gate misses more than 5% + 3 SE.
-import { bettingLowerBound, clopperPearsonLowerBound, studentTLowerBound } from "../../packages/statistics/src/bounds.ts";
+import {
+  bettingLowerBound,
+  clopperPearsonLowerBound,
+  studentTLowerBound,
+} from "../../packages/statistics/src/bounds.ts";
 import {
   bettingMethod,
   type BoundMethod,
@@ -19,7 +23,12 @@ import {
   SCORE_DISTRIBUTIONS,
   simulateCell,
 } from "../../packages/statistics/src/coverage-simulation.ts";
-import { bcaLowerBound, runStatistics, seededRandom, wilsonLowerBound } from "../../packages/statistics/src/statistics.ts";
+import {
+  bcaLowerBound,
+  runStatistics,
+  seededRandom,
+  wilsonLowerBound,
+} from "../../packages/statistics/src/statistics.ts";
 import type { BenchRow } from "../bench.ts";
 import { median } from "./timing.ts";
 
@@ -49,7 +58,8 @@ const bettingMinusBca: BoundMethod = (values) => {
 
 const percent = (share: number) => `${(100 * share).toFixed(1)}%`;
 function describe(name: string, outcome: MethodOutcome, replications: number): string {
-  const undefinedShare = outcome.defined < replications ? ` (undefined in ${percent(1 - outcome.defined / replications)})` : "";
+  const undefinedShare =
+    outcome.defined < replications ? ` (undefined in ${percent(1 - outcome.defined / replications)})` : "";
   return `${name} ${percent(outcome.misses / Math.max(1, outcome.defined))} / ${outcome.meanBound.toFixed(3)}${undefinedShare}`;
 }
 
@@ -58,12 +68,22 @@ function coverageRows(): BenchRow[] {
   const limit = missRateLimit(GATE_REPLICATIONS);
   for (const distribution of SCORE_DISTRIBUTIONS) {
     for (const n of COVERAGE_NS) {
-      const gateMethods: Record<string, BoundMethod> = distribution.bernoulli ? { CP: clopperPearsonMethod, betting: bettingMethod } : { betting: bettingMethod };
+      const gateMethods: Record<string, BoundMethod> = distribution.bernoulli
+        ? { CP: clopperPearsonMethod, betting: bettingMethod }
+        : { betting: bettingMethod };
       const gate = simulateCell(distribution, n, GATE_REPLICATIONS, gateMethods, "bench-gate");
-      const slow = simulateCell(distribution, n, SLOW_REPLICATIONS, { BCa: bca, t: studentT, Wilson: wilson, "old rule": oldRule, diff: bettingMinusBca }, "bench-slow");
+      const slow = simulateCell(
+        distribution,
+        n,
+        SLOW_REPLICATIONS,
+        { BCa: bca, t: studentT, Wilson: wilson, "old rule": oldRule, diff: bettingMinusBca },
+        "bench-slow",
+      );
       const worst = Math.max(...Object.values(gate.methods).map((m) => m.misses / GATE_REPLICATIONS));
       const gateText = Object.entries(gate.methods).map(([name, m]) => describe(name, m, GATE_REPLICATIONS));
-      const slowText = ["BCa", "t", "Wilson", "old rule"].map((name) => describe(name, slow.methods[name]!, SLOW_REPLICATIONS));
+      const slowText = ["BCa", "t", "Wilson", "old rule"].map((name) =>
+        describe(name, slow.methods[name]!, SLOW_REPLICATIONS),
+      );
       rows.push({
         benchmark: "bound",
         measure: `miss rate / mean bound, ${distribution.name} (mean ${distribution.mean.toFixed(3)}), n = ${n} (gate: ${GATE_REPLICATIONS} reps; others: ${SLOW_REPLICATIONS} reps, BCa ${BCA_RESAMPLES} resamples)`,
@@ -72,7 +92,11 @@ function coverageRows(): BenchRow[] {
         ok: worst <= limit,
       });
       if (n === 15 || n === 30) {
-        rows.push({ benchmark: "bound", measure: `betting - BCa, mean over the same samples, ${distribution.name}, n = ${n}`, value: slow.methods.diff!.meanBound.toFixed(3) });
+        rows.push({
+          benchmark: "bound",
+          measure: `betting - BCa, mean over the same samples, ${distribution.name}, n = ${n}`,
+          value: slow.methods.diff!.meanBound.toFixed(3),
+        });
       }
     }
   }
@@ -98,12 +122,30 @@ function timingRows(): BenchRow[] {
   }
   const [b, bet, c] = [median(baseline), median(betting), median(cp)];
   const cases = values.slice(0, 1000).map((score) => ({ score, passed: score >= 0.5 }));
-  const stats = median(Array.from({ length: Number(process.env.BENCH_ROUNDS ?? 7) }, () => time(() => runStatistics(cases, { scoreKind: "graded", seed: "bench", orderSeed: "bench" }))));
+  const stats = median(
+    Array.from({ length: Number(process.env.BENCH_ROUNDS ?? 7) }, () =>
+      time(() => runStatistics(cases, { scoreKind: "graded", seed: "bench", orderSeed: "bench" })),
+    ),
+  );
   return [
     { benchmark: "bound", measure: "sort of 10,000 scores, baseline (median of 7)", value: `${b.toFixed(2)} ms` },
-    { benchmark: "bound", measure: "betting bound, n = 10,000 (median of 7)", value: `${bet.toFixed(2)} ms (${(bet / b).toFixed(1)}x the sort)` },
-    { benchmark: "bound", measure: "Clopper-Pearson bound, n = 10,000 (median of 7)", value: `${c.toFixed(3)} ms (${(c / b).toFixed(2)}x the sort)` },
-    { benchmark: "bound", measure: "runStatistics, 1,000 graded cases, BCa 10,000 resamples (median of 7)", value: `${stats.toFixed(0)} ms`, goal: "< 200 ms", ok: stats < 200 },
+    {
+      benchmark: "bound",
+      measure: "betting bound, n = 10,000 (median of 7)",
+      value: `${bet.toFixed(2)} ms (${(bet / b).toFixed(1)}x the sort)`,
+    },
+    {
+      benchmark: "bound",
+      measure: "Clopper-Pearson bound, n = 10,000 (median of 7)",
+      value: `${c.toFixed(3)} ms (${(c / b).toFixed(2)}x the sort)`,
+    },
+    {
+      benchmark: "bound",
+      measure: "runStatistics, 1,000 graded cases, BCa 10,000 resamples (median of 7)",
+      value: `${stats.toFixed(0)} ms`,
+      goal: "< 200 ms",
+      ok: stats < 200,
+    },
   ];
 }
 

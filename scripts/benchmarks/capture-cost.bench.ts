@@ -20,8 +20,14 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 function makeInput(root: string): string[] {
   const files: string[] = ["package.json", "package-lock.json"];
   mkdirSync(join(root, "src"), { recursive: true });
-  writeFileSync(join(root, "package.json"), JSON.stringify({ name: "app", dependencies: { lodash: "4.17.20" } }, null, 2));
-  const lock = Array.from({ length: 1500 }, (_, i) => `    "node_modules/pkg-${i}": { "version": "1.0.${i}", "integrity": "sha512-${"x".repeat(40)}" },`).join("\n");
+  writeFileSync(
+    join(root, "package.json"),
+    JSON.stringify({ name: "app", dependencies: { lodash: "4.17.20" } }, null, 2),
+  );
+  const lock = Array.from(
+    { length: 1500 },
+    (_, i) => `    "node_modules/pkg-${i}": { "version": "1.0.${i}", "integrity": "sha512-${"x".repeat(40)}" },`,
+  ).join("\n");
   writeFileSync(join(root, "package-lock.json"), `{\n  "packages": {\n${lock}\n  }\n}\n`);
   for (let i = 0; i < 30; i += 1) {
     writeFileSync(join(root, "src", `m${i}.js`), `export const value${i} = ${i};\n`.repeat(60));
@@ -32,8 +38,14 @@ function makeInput(root: string): string[] {
 
 /** The SUT's edit of case `index`: a manifest bump, a lockfile line changed, a new file. */
 function edit(workspace: string, index: number): void {
-  writeFileSync(join(workspace, "package.json"), JSON.stringify({ name: "app", dependencies: { lodash: `4.17.${21 + index}` } }, null, 2));
-  const lock = readFileSync(join(workspace, "package-lock.json"), "utf8").replace('"version": "1.0.7"', `"version": "1.1.${index}"`);
+  writeFileSync(
+    join(workspace, "package.json"),
+    JSON.stringify({ name: "app", dependencies: { lodash: `4.17.${21 + index}` } }, null, 2),
+  );
+  const lock = readFileSync(join(workspace, "package-lock.json"), "utf8").replace(
+    '"version": "1.0.7"',
+    `"version": "1.1.${index}"`,
+  );
   writeFileSync(join(workspace, "package-lock.json"), lock);
   writeFileSync(join(workspace, "NOTES.md"), `case ${index}: bumped lodash\n`);
 }
@@ -61,17 +73,29 @@ function round(root: string, input: string, inputFiles: readonly string[]): Roun
     edit(workspace, index);
     const workspaceFiles = [...inputFiles, "NOTES.md"].sort();
     start = performance.now();
-    const capture = captureWorkspace({ inputRoot: input, inputFiles, workspaceRoot: workspace, workspaceFiles, blobsDir });
+    const capture = captureWorkspace({
+      inputRoot: input,
+      inputFiles,
+      workspaceRoot: workspace,
+      workspaceFiles,
+      blobsDir,
+    });
     captureMs += performance.now() - start;
     start = performance.now();
     capturedDiff(blobsDir, capture);
     diffMs += performance.now() - start;
     start = performance.now();
-    for (const stream of [Buffer.concat([stdout, Buffer.from(String(index))]), Buffer.from(`warn ${index}\n`)]) writeBlob(blobsDir, blake3Digest(stream), stream);
+    for (const stream of [Buffer.concat([stdout, Buffer.from(String(index))]), Buffer.from(`warn ${index}\n`)])
+      writeBlob(blobsDir, blake3Digest(stream), stream);
     streamsMs += performance.now() - start;
   }
   rmSync(join(root, "ws"), { recursive: true, force: true });
-  return { floorMs: floorMs / CASES, captureMs: captureMs / CASES, diffMs: diffMs / CASES, streamsMs: streamsMs / CASES };
+  return {
+    floorMs: floorMs / CASES,
+    captureMs: captureMs / CASES,
+    diffMs: diffMs / CASES,
+    streamsMs: streamsMs / CASES,
+  };
 }
 
 export default async function captureCostBench(): Promise<BenchRow[]> {
@@ -81,14 +105,31 @@ export default async function captureCostBench(): Promise<BenchRow[]> {
     const inputFiles = makeInput(input);
     const rounds = Array.from({ length: ROUNDS }, () => round(root, input, inputFiles));
     const m = (pick: (r: Round) => number): number => median(rounds.map(pick));
-    const [floor, capture, diff, streams] = [m((r) => r.floorMs), m((r) => r.captureMs), m((r) => r.diffMs), m((r) => r.streamsMs)];
+    const [floor, capture, diff, streams] = [
+      m((r) => r.floorMs),
+      m((r) => r.captureMs),
+      m((r) => r.diffMs),
+      m((r) => r.streamsMs),
+    ];
     const ms = (value: number): string => `${value.toFixed(2)} ms`;
     const of = (value: number): string => `${ms(value)} = ${(value / floor).toFixed(2)}x the floor`;
     return [
-      { benchmark: "capture-cost", measure: `floor: copy a case's input into a workspace (${inputFiles.length} files), per case, median of ${ROUNDS} x ${CASES}`, value: ms(floor) },
-      { benchmark: "capture-cost", measure: "capture the workspace (read, compare, hash and store what changed), per case", value: of(capture) },
+      {
+        benchmark: "capture-cost",
+        measure: `floor: copy a case's input into a workspace (${inputFiles.length} files), per case, median of ${ROUNDS} x ${CASES}`,
+        value: ms(floor),
+      },
+      {
+        benchmark: "capture-cost",
+        measure: "capture the workspace (read, compare, hash and store what changed), per case",
+        value: of(capture),
+      },
       { benchmark: "capture-cost", measure: "store the SUT's stdout (52 KB) and stderr, per case", value: of(streams) },
-      { benchmark: "capture-cost", measure: "render the captured diff (show / report time, not run time), per case", value: of(diff) },
+      {
+        benchmark: "capture-cost",
+        measure: "render the captured diff (show / report time, not run time), per case",
+        value: of(diff),
+      },
     ];
   } finally {
     rmSync(root, { recursive: true, force: true });

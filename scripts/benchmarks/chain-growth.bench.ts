@@ -17,7 +17,11 @@ const GENESIS = `sha256:${"0".repeat(64)}`;
 /** Wall ms and peak RSS (MiB) of one process, from GNU time. */
 function measure(args: readonly string[], cwd: string): { ms: number; mib: number } {
   const start = process.hrtime.bigint();
-  const result = spawnSync("/usr/bin/time", ["-f", "maxrss_kib=%M", process.execPath, ...args], { cwd, stdio: ["ignore", "ignore", "pipe"], encoding: "utf8" });
+  const result = spawnSync("/usr/bin/time", ["-f", "maxrss_kib=%M", process.execPath, ...args], {
+    cwd,
+    stdio: ["ignore", "ignore", "pipe"],
+    encoding: "utf8",
+  });
   const ms = Number(process.hrtime.bigint() - start) / 1e6;
   if (result.status !== 0) throw new Error(`${args.join(" ")} exited ${result.status}: ${result.stderr}`);
   const kib = Number(/maxrss_kib=(\d+)/.exec(result.stderr)?.[1] ?? Number.NaN);
@@ -31,13 +35,19 @@ async function writeHistory(runsDir: string, count: number, host: string): Promi
   let prev = GENESIS;
   const start = Date.parse("2026-01-01T00:00:00.000Z");
   for (let index = 0; index < count; index += 1) {
-    const built = await buildChainRecord(report(index, prev, host), { prevHash: prev, sequence: index, recordedAt: new Date(start + index * 60_000).toISOString(), hostFingerprint: host });
+    const built = await buildChainRecord(report(index, prev, host), {
+      prevHash: prev,
+      sequence: index,
+      recordedAt: new Date(start + index * 60_000).toISOString(),
+      hostFingerprint: host,
+    });
     writeFileSync(join(runsDir, built.fileName), built.text, { mode: 0o600 });
     prev = built.record.chain_hash;
   }
 }
 
-const summary = (values: readonly { ms: number; mib: number }[]): string => `${median(values.map((v) => v.ms)).toFixed(0)} ms, ${median(values.map((v) => v.mib)).toFixed(0)} MiB`;
+const summary = (values: readonly { ms: number; mib: number }[]): string =>
+  `${median(values.map((v) => v.ms)).toFixed(0)} ms, ${median(values.map((v) => v.mib)).toFixed(0)} MiB`;
 
 /** A generated 10-case task class, its cache warm, with `records` chained records and a checkpoint. */
 async function prepared(records: number): Promise<ReturnType<typeof generateBench>> {
@@ -71,11 +81,33 @@ export default async function chainGrowth(): Promise<BenchRow[]> {
     });
     const verify = [measure([BIN, "verify", "--out", big.stateDir], big.root)];
     rows.push(
-      { benchmark: "chain-growth", measure: `10 records: warm 10-case run (median of ${rounds}, alternated)`, value: summary(smallRuns) },
-      { benchmark: "chain-growth", measure: `${large} records: warm 10-case run (median of ${rounds}, alternated)`, value: summary(bigRuns) },
-      { benchmark: "chain-growth", measure: `${large} / 10 records, time`, value: `${ratio.toFixed(2)}x`, goal: "<= 1.15x", ok: ratio <= 1.15 },
-      { benchmark: "chain-growth", measure: `${large} records: warm run with the checkpoint deleted (whole chain walked; median of 3)`, value: summary(without) },
-      { benchmark: "chain-growth", measure: `${large} records: evalgate verify (full walk, streaming)`, value: summary(verify) },
+      {
+        benchmark: "chain-growth",
+        measure: `10 records: warm 10-case run (median of ${rounds}, alternated)`,
+        value: summary(smallRuns),
+      },
+      {
+        benchmark: "chain-growth",
+        measure: `${large} records: warm 10-case run (median of ${rounds}, alternated)`,
+        value: summary(bigRuns),
+      },
+      {
+        benchmark: "chain-growth",
+        measure: `${large} / 10 records, time`,
+        value: `${ratio.toFixed(2)}x`,
+        goal: "<= 1.15x",
+        ok: ratio <= 1.15,
+      },
+      {
+        benchmark: "chain-growth",
+        measure: `${large} records: warm run with the checkpoint deleted (whole chain walked; median of 3)`,
+        value: summary(without),
+      },
+      {
+        benchmark: "chain-growth",
+        measure: `${large} records: evalgate verify (full walk, streaming)`,
+        value: summary(verify),
+      },
     );
   } finally {
     rmSync(small.root, { recursive: true, force: true });

@@ -20,7 +20,11 @@ export default async function cliStart(): Promise<BenchRow[]> {
     const ratio = command / bare;
     const label = `evalgate ${argv.join(" ")}`;
     const goal = argv.length === 1 ? { goal: "<= 2x", ok: ratio <= 2 } : {};
-    rows.push({ benchmark: "cli-start", measure: `${label}: node -e 0 / ${label} (medians of ${ROUNDS})`, value: `${bare.toFixed(1)} ms / ${command.toFixed(1)} ms` });
+    rows.push({
+      benchmark: "cli-start",
+      measure: `${label}: node -e 0 / ${label} (medians of ${ROUNDS})`,
+      value: `${bare.toFixed(1)} ms / ${command.toFixed(1)} ms`,
+    });
     rows.push({ benchmark: "cli-start", measure: `${label}: ratio`, value: `${ratio.toFixed(2)}x`, ...goal });
   }
   return rows;

@@ -9,7 +9,14 @@ import { spawnSync } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { digestDirectory, loadCases, loadTaskClass, runFence, signBench, TaskClassRegistry } from "../../packages/registry/src/index.ts";
+import {
+  digestDirectory,
+  loadCases,
+  loadTaskClass,
+  runFence,
+  signBench,
+  TaskClassRegistry,
+} from "../../packages/registry/src/index.ts";
 import { loadTierConfig } from "../../packages/promotion/src/index.ts";
 import type { BenchRow } from "../bench.ts";
 import { median, timeProcess } from "./timing.ts";
@@ -35,27 +42,48 @@ function generateBench(dir: string): { bytes: number; files: number } {
   const pool = Buffer.alloc(1 << 20);
   for (let index = 0; index < pool.length; index += 1) pool[index] = Math.floor(next() * 256);
   const benchPath = join(dir, "bench", "uppercase");
-  cpSync(join(root, "packages", "registry", "src", "__fixtures__", "demo-bench", "uppercase"), benchPath, { recursive: true, filter: (source) => !source.includes("/cases/") });
+  cpSync(join(root, "packages", "registry", "src", "__fixtures__", "demo-bench", "uppercase"), benchPath, {
+    recursive: true,
+    filter: (source) => !source.includes("/cases/"),
+  });
   mkdirSync(join(dir, "node_modules", "@eval"), { recursive: true });
-  for (const name of ["registry", "models", "errors", "rubric-protocol"]) symlinkSync(join(root, "packages", name), join(dir, "node_modules", "@eval", name));
+  for (const name of ["registry", "models", "errors", "rubric-protocol"])
+    symlinkSync(join(root, "packages", name), join(dir, "node_modules", "@eval", name));
   let bytes = 0;
   let files = 0;
   for (let index = 0; index < CASES; index += 1) {
     const id = `case-${index.toString().padStart(4, "0")}`;
     const casePath = join(benchPath, "cases", id);
-    for (const [sub, count] of [["input", 6 + Math.floor(next() * 7)], ["expected", 1 + Math.floor(next() * 3)]] as const) {
+    for (const [sub, count] of [
+      ["input", 6 + Math.floor(next() * 7)],
+      ["expected", 1 + Math.floor(next() * 3)],
+    ] as const) {
       mkdirSync(join(casePath, sub, "src"), { recursive: true });
       for (let file = 0; file < count; file += 1) {
         const size = Math.floor(100 * Math.exp(next() * Math.log(640)));
         const offset = Math.floor(next() * (pool.length - size));
-        writeFileSync(join(casePath, sub, file % 2 === 0 ? "src" : "", `f${file}.txt`), pool.subarray(offset, offset + size));
+        writeFileSync(
+          join(casePath, sub, file % 2 === 0 ? "src" : "", `f${file}.txt`),
+          pool.subarray(offset, offset + size),
+        );
         bytes += size;
         files += 1;
       }
     }
     writeFileSync(
       join(casePath, "case.toml"),
-      [`case_id = "${id}"`, 'task_class = "uppercase"', 'disposition = "positive"', 'difficulty = "easy"', 'source = "curated"', 'curation_class = "held-out"', "added_at = 2026-11-01T00:00:00Z", "last_validated_at = 2026-11-20T00:00:00Z", `cassette_canary_pin = "${index.toString(16).padStart(32, "0")}"`, ""].join("\n"),
+      [
+        `case_id = "${id}"`,
+        'task_class = "uppercase"',
+        'disposition = "positive"',
+        'difficulty = "easy"',
+        'source = "curated"',
+        'curation_class = "held-out"',
+        "added_at = 2026-11-01T00:00:00Z",
+        "last_validated_at = 2026-11-20T00:00:00Z",
+        `cassette_canary_pin = "${index.toString(16).padStart(32, "0")}"`,
+        "",
+      ].join("\n"),
     );
   }
   return { bytes, files };
@@ -64,7 +92,11 @@ function generateBench(dir: string): { bytes: number; files: number } {
 const hasB3sum = spawnSync("b3sum", ["--version"]).status === 0;
 
 function b3sumMs(cwd: string, findArgs: string): number {
-  return timeProcess("sh", ["-c", `find ${findArgs} -type f ! -name case.toml -print0 | xargs -0 b3sum --num-threads 1 > /dev/null`], { cwd });
+  return timeProcess(
+    "sh",
+    ["-c", `find ${findArgs} -type f ! -name case.toml -print0 | xargs -0 b3sum --num-threads 1 > /dev/null`],
+    { cwd },
+  );
 }
 
 async function timeAsync(action: () => Promise<unknown>): Promise<number> {
@@ -83,7 +115,11 @@ export default async function digestBench(): Promise<BenchRow[]> {
     await signBench({ benchPath });
     const taskClass = await loadTaskClass("uppercase", { benchRoot, registry: new TaskClassRegistry() });
     const mb = bytes / 1e6;
-    rows.push({ benchmark: "digest", measure: "generated bench", value: `${CASES} cases, ${files} files, ${mb.toFixed(1)} MB` });
+    rows.push({
+      benchmark: "digest",
+      measure: "generated bench",
+      value: `${CASES} cases, ${files} files, ${mb.toFixed(1)} MB`,
+    });
 
     await loadCases(taskClass); // warm the page cache and the JIT, as a second run would find them
     const ours: number[] = [];
@@ -93,12 +129,26 @@ export default async function digestBench(): Promise<BenchRow[]> {
       if (hasB3sum) native.push(b3sumMs(benchPath, "cases"));
     }
     const oursMs = median(ours);
-    rows.push({ benchmark: "digest", measure: `loadCases: parse + verify all (median of ${ROUNDS})`, value: `${oursMs.toFixed(0)} ms = ${(mb / (oursMs / 1000)).toFixed(0)} MB/s` });
+    rows.push({
+      benchmark: "digest",
+      measure: `loadCases: parse + verify all (median of ${ROUNDS})`,
+      value: `${oursMs.toFixed(0)} ms = ${(mb / (oursMs / 1000)).toFixed(0)} MB/s`,
+    });
     if (hasB3sum) {
       const nativeMs = median(native);
-      rows.push({ benchmark: "digest", measure: `b3sum --num-threads 1, same files (median of ${ROUNDS})`, value: `${nativeMs.toFixed(0)} ms = ${(mb / (nativeMs / 1000)).toFixed(0)} MB/s` });
+      rows.push({
+        benchmark: "digest",
+        measure: `b3sum --num-threads 1, same files (median of ${ROUNDS})`,
+        value: `${nativeMs.toFixed(0)} ms = ${(mb / (nativeMs / 1000)).toFixed(0)} MB/s`,
+      });
       const ratio = nativeMs / oursMs;
-      rows.push({ benchmark: "digest", measure: "verification throughput / b3sum", value: `${(ratio * 100).toFixed(0)}%`, goal: ">= 25%", ok: ratio >= 0.25 });
+      rows.push({
+        benchmark: "digest",
+        measure: "verification throughput / b3sum",
+        value: `${(ratio * 100).toFixed(0)}%`,
+        goal: ">= 25%",
+        ok: ratio >= 0.25,
+      });
     }
 
     const big = join(dir, "big");
@@ -112,11 +162,23 @@ export default async function digestBench(): Promise<BenchRow[]> {
       if (hasB3sum) bigNative.push(b3sumMs(big, "."));
     }
     const bigMs = median(bigOurs);
-    rows.push({ benchmark: "digest", measure: "one 100 MiB file: digestDirectory", value: `${bigMs.toFixed(0)} ms = ${(104.9 / (bigMs / 1000)).toFixed(0)} MB/s` });
+    rows.push({
+      benchmark: "digest",
+      measure: "one 100 MiB file: digestDirectory",
+      value: `${bigMs.toFixed(0)} ms = ${(104.9 / (bigMs / 1000)).toFixed(0)} MB/s`,
+    });
     if (hasB3sum) {
       const nativeMs = median(bigNative);
-      rows.push({ benchmark: "digest", measure: "one 100 MiB file: b3sum --num-threads 1", value: `${nativeMs.toFixed(0)} ms = ${(104.9 / (nativeMs / 1000)).toFixed(0)} MB/s` });
-      rows.push({ benchmark: "digest", measure: "one 100 MiB file: ratio (informational)", value: `${((nativeMs / bigMs) * 100).toFixed(0)}%` });
+      rows.push({
+        benchmark: "digest",
+        measure: "one 100 MiB file: b3sum --num-threads 1",
+        value: `${nativeMs.toFixed(0)} ms = ${(104.9 / (nativeMs / 1000)).toFixed(0)} MB/s`,
+      });
+      rows.push({
+        benchmark: "digest",
+        measure: "one 100 MiB file: ratio (informational)",
+        value: `${((nativeMs / bigMs) * 100).toFixed(0)}%`,
+      });
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -126,13 +188,27 @@ export default async function digestBench(): Promise<BenchRow[]> {
   const trustTiers = await loadTierConfig(join(root, "docs", "trust-tiers.yaml"));
   await runFence({ benchRoot: repoBench, trustTiers });
   const fence: number[] = [];
-  for (let round = 0; round < ROUNDS; round += 1) fence.push((await runFence({ benchRoot: repoBench, trustTiers })).duration_ms);
+  for (let round = 0; round < ROUNDS; round += 1)
+    fence.push((await runFence({ benchRoot: repoBench, trustTiers })).duration_ms);
   const fenceMs = median(fence);
-  rows.push({ benchmark: "fence", measure: `runFence over the repo's bench/, in-process (median of ${ROUNDS})`, value: `${fenceMs.toFixed(0)} ms`, goal: "< 300 ms", ok: fenceMs < 300 });
+  rows.push({
+    benchmark: "fence",
+    measure: `runFence over the repo's bench/, in-process (median of ${ROUNDS})`,
+    value: `${fenceMs.toFixed(0)} ms`,
+    goal: "< 300 ms",
+    ok: fenceMs < 300,
+  });
   const bin = join(root, "apps", "cli", "dist", "bin.js");
   timeProcess(process.execPath, [bin, "fence"], { cwd: root });
   const cli: number[] = [];
-  for (let round = 0; round < ROUNDS; round += 1) cli.push(timeProcess(process.execPath, [bin, "fence"], { cwd: root }));
-  rows.push({ benchmark: "fence", measure: `evalgate fence, whole process (median of ${ROUNDS})`, value: `${median(cli).toFixed(0)} ms`, goal: "< 300 ms", ok: median(cli) < 300 });
+  for (let round = 0; round < ROUNDS; round += 1)
+    cli.push(timeProcess(process.execPath, [bin, "fence"], { cwd: root }));
+  rows.push({
+    benchmark: "fence",
+    measure: `evalgate fence, whole process (median of ${ROUNDS})`,
+    value: `${median(cli).toFixed(0)} ms`,
+    goal: "< 300 ms",
+    ok: median(cli) < 300,
+  });
   return rows;
 }

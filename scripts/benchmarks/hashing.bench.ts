@@ -17,7 +17,8 @@ import { median } from "./timing.ts";
 const SIZES = [64, 1024, 64 * 1024, 16 * 1024 * 1024];
 const ROUNDS = 7;
 
-const label = (size: number): string => (size >= 1 << 20 ? `${size >> 20} MiB` : size >= 1024 ? `${size >> 10} KiB` : `${size} B`);
+const label = (size: number): string =>
+  size >= 1 << 20 ? `${size >> 20} MiB` : size >= 1024 ? `${size >> 10} KiB` : `${size} B`;
 
 /** Median MB/s of `hash` over `input`, each round hashing about 32 MB (at least 3 calls). */
 function throughput(hash: (input: Uint8Array) => unknown, input: Uint8Array): number {
@@ -59,14 +60,27 @@ export default async function hashingBench(): Promise<BenchRow[]> {
     for (const size of SIZES) {
       const input = new Uint8Array(size).map((_, index) => (index * 7919) % 256);
       const reference = toHex(nobleBlake3(input));
-      for (const [name, hash] of Object.entries(impls)) if (toHex(hash(input)) !== reference) throw new Error(`${name} disagrees at ${size} bytes`);
+      for (const [name, hash] of Object.entries(impls))
+        if (toHex(hash(input)) !== reference) throw new Error(`${name} disagrees at ${size} bytes`);
       const rates = Object.fromEntries(Object.entries(impls).map(([name, hash]) => [name, throughput(hash, input)]));
-      for (const [name, rate] of Object.entries(rates)) rows.push({ benchmark: "hashing", measure: `${label(size)}: ${name}`, value: `${rate.toFixed(0)} MB/s` });
+      for (const [name, rate] of Object.entries(rates))
+        rows.push({ benchmark: "hashing", measure: `${label(size)}: ${name}`, value: `${rate.toFixed(0)} MB/s` });
       const ratio = rates["@eval/hashing (blake3-jit)"]! / rates["hash-wasm"]!;
-      rows.push({ benchmark: "hashing", measure: `${label(size)}: @eval/hashing / hash-wasm`, value: `${ratio.toFixed(2)}x`, goal: ">= 0.9x", ok: ratio >= 0.9 });
+      rows.push({
+        benchmark: "hashing",
+        measure: `${label(size)}: @eval/hashing / hash-wasm`,
+        value: `${ratio.toFixed(2)}x`,
+        goal: ">= 0.9x",
+        ok: ratio >= 0.9,
+      });
       if (size === SIZES.at(-1)) {
         const native = b3sumRate(dir, input);
-        if (native !== null) rows.push({ benchmark: "hashing", measure: `${label(size)}: b3sum --num-threads 1 (process, informational)`, value: `${native.toFixed(0)} MB/s` });
+        if (native !== null)
+          rows.push({
+            benchmark: "hashing",
+            measure: `${label(size)}: b3sum --num-threads 1 (process, informational)`,
+            value: `${native.toFixed(0)} MB/s`,
+          });
       }
     }
   } finally {

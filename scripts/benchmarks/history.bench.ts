@@ -23,9 +23,15 @@ interface Measured {
 /** Wall ms and peak RSS (MiB) of one CLI process, from GNU time; exit codes in `accept` count as success. */
 function measure(args: readonly string[], cwd: string, accept: readonly number[] = [0]): Measured {
   const start = process.hrtime.bigint();
-  const result = spawnSync("/usr/bin/time", ["-f", "maxrss_kib=%M", process.execPath, BIN, ...args], { cwd, stdio: ["ignore", "ignore", "pipe"], encoding: "utf8", maxBuffer: 1 << 26 });
+  const result = spawnSync("/usr/bin/time", ["-f", "maxrss_kib=%M", process.execPath, BIN, ...args], {
+    cwd,
+    stdio: ["ignore", "ignore", "pipe"],
+    encoding: "utf8",
+    maxBuffer: 1 << 26,
+  });
   const ms = Number(process.hrtime.bigint() - start) / 1e6;
-  if (!accept.includes(result.status ?? -1)) throw new Error(`evalgate ${args.join(" ")} exited ${result.status}: ${result.stderr.slice(-2000)}`);
+  if (!accept.includes(result.status ?? -1))
+    throw new Error(`evalgate ${args.join(" ")} exited ${result.status}: ${result.stderr.slice(-2000)}`);
   const kib = Number(/maxrss_kib=(\d+)/.exec(result.stderr)?.[1] ?? Number.NaN);
   return { ms, mib: kib / 1024 };
 }
@@ -38,7 +44,15 @@ async function writeHistory(runsDir: string, count: number, host: string): Promi
   const start = Date.parse("2025-01-01T00:00:00.000Z");
   for (let index = 0; index < count; index += 1) {
     const sut = `blake3:${(Math.floor(index / 10) + 1).toString(16).padStart(64, "0")}`;
-    const built = await buildChainRecord({ ...report(index, prev, host), task_class: "perf", sut_digest: sut }, { prevHash: prev, sequence: index, recordedAt: new Date(start + index * 60_000).toISOString(), hostFingerprint: host });
+    const built = await buildChainRecord(
+      { ...report(index, prev, host), task_class: "perf", sut_digest: sut },
+      {
+        prevHash: prev,
+        sequence: index,
+        recordedAt: new Date(start + index * 60_000).toISOString(),
+        hostFingerprint: host,
+      },
+    );
     writeFileSync(join(runsDir, built.fileName), built.text, { mode: 0o600 });
     prev = built.record.chain_hash;
   }
@@ -52,7 +66,10 @@ async function prepared(records: number): Promise<GeneratedBench> {
   await writeHistory(join(bench.stateDir, "runs"), records, host);
   rmSync(join(bench.stateDir, "chain.checkpoint"), { force: true });
   measure(bench.runArgs(["--no-cache"]).slice(1), bench.root); // the newest run: real details, and the checkpoint
-  writeFileSync(tiersFile(bench), `${readFileSync(join(REPO, "docs", "trust-tiers.yaml"), "utf8").trimEnd()}\n  perf: untrusted\n`);
+  writeFileSync(
+    tiersFile(bench),
+    `${readFileSync(join(REPO, "docs", "trust-tiers.yaml"), "utf8").trimEnd()}\n  perf: untrusted\n`,
+  );
   return bench;
 }
 
@@ -65,13 +82,19 @@ const views = (bench: GeneratedBench): Record<string, { args: string[]; accept?:
     "runs --task-class perf (every run)": { args: ["runs", "--task-class", "perf", "--out", bench.stateDir] },
     show: { args: ["show", ...common] },
     "report (HTML)": { args: ["report", ...common, "--output", join(bench.root, "report.html")] },
-    "promote-verdict": { args: ["promote-verdict", "--task-class", "perf", "--format", "jsonl", ...common], accept: [0, 5] },
+    "promote-verdict": {
+      args: ["promote-verdict", "--task-class", "perf", "--format", "jsonl", ...common],
+      accept: [0, 5],
+    },
     verify: { args: ["verify", "--out", bench.stateDir] },
   };
 };
 
 const show = (m: Measured): string => `${m.ms.toFixed(0)} ms, ${m.mib.toFixed(0)} MiB`;
-const medianOf = (values: readonly Measured[]): Measured => ({ ms: median(values.map((v) => v.ms)), mib: median(values.map((v) => v.mib)) });
+const medianOf = (values: readonly Measured[]): Measured => ({
+  ms: median(values.map((v) => v.ms)),
+  mib: median(values.map((v) => v.mib)),
+});
 
 export default async function history(): Promise<BenchRow[]> {
   const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -97,7 +120,13 @@ export default async function history(): Promise<BenchRow[]> {
       const ok = value.mib < 300 && (name === "verify" || value.ms - floor.ms < 3000);
       rows.push(
         { benchmark: "history", measure: `${name}: 10 records (floor, median of ${rounds})`, value: show(floor) },
-        { benchmark: "history", measure: `${name}: ${large} records (median of ${rounds}), ratio to the floor`, value: `${show(value)}, ${(value.ms / floor.ms).toFixed(2)}x`, goal, ok },
+        {
+          benchmark: "history",
+          measure: `${name}: ${large} records (median of ${rounds}), ratio to the floor`,
+          value: `${show(value)}, ${(value.ms / floor.ms).toFixed(2)}x`,
+          goal,
+          ok,
+        },
       );
     }
   } finally {

@@ -28,18 +28,36 @@ const KEY = "evalgate-case-benchmark-key-000000";
 
 const STREAM = [
   `event: message_start\ndata: ${JSON.stringify({ type: "message_start", message: { id: "m", model: "claude-sonnet-4-5", usage: { input_tokens: 1000, output_tokens: 1 } } })}\n\n`,
-  ...Array.from({ length: 38 }, (_, index) => `event: content_block_delta\ndata: ${JSON.stringify({ type: "content_block_delta", index: 0, delta: { type: "text_delta", text: `token ${index} `.repeat(12) } })}\n\n`),
+  ...Array.from(
+    { length: 38 },
+    (_, index) =>
+      `event: content_block_delta\ndata: ${JSON.stringify({ type: "content_block_delta", index: 0, delta: { type: "text_delta", text: `token ${index} `.repeat(12) } })}\n\n`,
+  ),
   `event: message_delta\ndata: ${JSON.stringify({ type: "message_delta", delta: { stop_reason: "end_turn" }, usage: { output_tokens: 400 } })}\n\n`,
 ];
 
 function fetchStream(agent: Agent, port: number): Promise<number> {
-  const body = JSON.stringify({ model: "claude-sonnet-4-5", stream: true, messages: [{ role: "user", content: "hi" }] });
+  const body = JSON.stringify({
+    model: "claude-sonnet-4-5",
+    stream: true,
+    messages: [{ role: "user", content: "hi" }],
+  });
   const start = process.hrtime.bigint();
   return new Promise((resolve, reject) => {
-    const outgoing = request({ agent, host: "127.0.0.1", port, path: "/v1/messages", method: "POST", headers: { "x-api-key": KEY, "content-type": "application/json", "content-length": Buffer.byteLength(body) } }, (incoming) => {
-      incoming.on("data", () => {});
-      incoming.on("end", () => resolve(Number(process.hrtime.bigint() - start) / 1e6));
-    });
+    const outgoing = request(
+      {
+        agent,
+        host: "127.0.0.1",
+        port,
+        path: "/v1/messages",
+        method: "POST",
+        headers: { "x-api-key": KEY, "content-type": "application/json", "content-length": Buffer.byteLength(body) },
+      },
+      (incoming) => {
+        incoming.on("data", () => {});
+        incoming.on("end", () => resolve(Number(process.hrtime.bigint() - start) / 1e6));
+      },
+    );
     outgoing.on("error", reject);
     outgoing.end(body);
   });
@@ -72,7 +90,11 @@ const ownCpuMs = (): number => {
 /** The pids of `pid`'s children (socat forks one per connection). */
 const childrenOf = (pid: number): number[] => {
   try {
-    return readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter((text) => text !== "").map(Number);
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8")
+      .trim()
+      .split(/\s+/)
+      .filter((text) => text !== "")
+      .map(Number);
   } catch {
     return [];
   }
@@ -88,7 +110,8 @@ const commOf = (pid: number): string => {
 const descendantsOf = (pid: number): number[] => childrenOf(pid).flatMap((child) => [child, ...descendantsOf(child)]);
 const SOCAT_PORT = RELAY_PORT + 1;
 
-const rssKb = (pid: number): number => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? Number.NaN);
+const rssKb = (pid: number): number =>
+  Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? Number.NaN);
 
 export default async function modelBridgeBench(): Promise<BenchRow[]> {
   const dir = mkdtempSync(join(tmpdir(), "evalgate-bench-bridge-"));
@@ -103,15 +126,26 @@ export default async function modelBridgeBench(): Promise<BenchRow[]> {
   await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve));
   const upstreamPort = (upstream.address() as AddressInfo).port;
   const socketPath = join(dir, "model.sock");
-  const bridge = await startModelBridge({ socketPath, upstream: { baseUrl: `http://127.0.0.1:${upstreamPort}`, apiKey: "sk-real" }, localPrefix: "", clientKey: KEY });
+  const bridge = await startModelBridge({
+    socketPath,
+    upstream: { baseUrl: `http://127.0.0.1:${upstreamPort}`, apiKey: "sk-real" },
+    localPrefix: "",
+    clientKey: KEY,
+  });
   // Both relays exactly as they run in the sandbox, here in the host's namespace (each starts a placeholder agent).
   const relay = relayInvocation({ nodePath: process.execPath, socatPath: null, socketPath }, "/bin/sleep", ["3600"]);
   // Each relay in its own process group, stopped as a whole (in the sandbox its PID namespace does that).
   const relayProcess = spawn(relay.command, [...relay.args], { stdio: "ignore", detached: true });
   const socatPath = findSocat();
-  const socatRelay = socatPath === null ? null : relayInvocation({ nodePath: process.execPath, socatPath, socketPath, port: SOCAT_PORT }, "/bin/sleep", ["3600"]);
+  const socatRelay =
+    socatPath === null
+      ? null
+      : relayInvocation({ nodePath: process.execPath, socatPath, socketPath, port: SOCAT_PORT }, "/bin/sleep", [
+          "3600",
+        ]);
   // The relay's shell runs socat and its notice drain, and once socat listens, the placeholder agent.
-  const socat = socatRelay === null ? null : spawn(socatRelay.command, [...socatRelay.args], { stdio: "ignore", detached: true });
+  const socat =
+    socatRelay === null ? null : spawn(socatRelay.command, [...socatRelay.args], { stdio: "ignore", detached: true });
   const bridges: ModelBridge[] = [];
   try {
     await waitForPort(RELAY_PORT);
@@ -144,17 +178,34 @@ export default async function modelBridgeBench(): Promise<BenchRow[]> {
     for (let round = 0; round < ROUNDS; round += 1) await fetchStream(bridgedAgent, RELAY_PORT);
     const bridgedCpu = (ownCpuMs() - mark) / ROUNDS;
     const relayCpu = (cpuMsOf(relayProcess.pid!) - relayBefore) / ROUNDS;
-    const socatRows = socat === null ? [{ benchmark: "model-bridge", measure: "socat relay", value: "not measured: socat is not installed (apt-get install socat)" }] : await measureSocat(socat.pid!, socatAgent, ROUNDS, addedSocat, viaSocat, direct);
+    const socatRows =
+      socat === null
+        ? [
+            {
+              benchmark: "model-bridge",
+              measure: "socat relay",
+              value: "not measured: socat is not installed (apt-get install socat)",
+            },
+          ]
+        : await measureSocat(socat.pid!, socatAgent, ROUNDS, addedSocat, viaSocat, direct);
     const metered = bridge.figures();
     const relayRss = rssKb(relayProcess.pid!);
 
     globalThis.gc?.();
     const before = process.memoryUsage().rss;
     for (let index = 0; index < BRIDGES; index += 1) {
-      const extra = await startModelBridge({ socketPath: join(dir, `b${index}.sock`), upstream: { baseUrl: `http://127.0.0.1:${upstreamPort}`, apiKey: "sk-real" }, localPrefix: "", clientKey: KEY });
+      const extra = await startModelBridge({
+        socketPath: join(dir, `b${index}.sock`),
+        upstream: { baseUrl: `http://127.0.0.1:${upstreamPort}`, apiKey: "sk-real" },
+        localPrefix: "",
+        clientKey: KEY,
+      });
       bridges.push(extra);
       await new Promise<void>((resolve, reject) => {
-        const outgoing = request({ socketPath: extra.socketPath, path: "/v1/messages", method: "POST", headers: { "x-api-key": KEY } }, (incoming) => incoming.resume().on("end", () => resolve()));
+        const outgoing = request(
+          { socketPath: extra.socketPath, path: "/v1/messages", method: "POST", headers: { "x-api-key": KEY } },
+          (incoming) => incoming.resume().on("end", () => resolve()),
+        );
         outgoing.on("error", reject);
         outgoing.end("{}");
       });
@@ -166,15 +217,50 @@ export default async function modelBridgeBench(): Promise<BenchRow[]> {
     socatAgent.destroy();
     const ms = (value: number): string => `${value.toFixed(3)} ms`;
     return [
-      { benchmark: "model-bridge", measure: `streamed request direct to the upstream (median of ${ROUNDS}, floor)`, value: ms(median(direct)) },
-      { benchmark: "model-bridge", measure: "the same through the Node relay (the fallback) + bridge (median)", value: `${ms(median(bridged))} (${(median(bridged) / median(direct)).toFixed(2)}x the floor)` },
-      { benchmark: "model-bridge", measure: "added latency per streamed request, Node relay (median of paired differences)", value: ms(median(added)), goal: "< 2 ms (on an idle machine)" },
-      { benchmark: "model-bridge", measure: "added latency, 95th percentile", value: ms([...added].sort((a, b) => a - b)[Math.floor(0.95 * added.length)]!) },
-      { benchmark: "model-bridge", measure: "CPU per streamed request: bridge (harness process, beyond the direct phase) + relay", value: `${ms(bridgedCpu - directCpu)} + ${ms(relayCpu)} = ${ms(bridgedCpu - directCpu + relayCpu)}`, goal: "< 2 ms", ok: bridgedCpu - directCpu + relayCpu < 2 },
+      {
+        benchmark: "model-bridge",
+        measure: `streamed request direct to the upstream (median of ${ROUNDS}, floor)`,
+        value: ms(median(direct)),
+      },
+      {
+        benchmark: "model-bridge",
+        measure: "the same through the Node relay (the fallback) + bridge (median)",
+        value: `${ms(median(bridged))} (${(median(bridged) / median(direct)).toFixed(2)}x the floor)`,
+      },
+      {
+        benchmark: "model-bridge",
+        measure: "added latency per streamed request, Node relay (median of paired differences)",
+        value: ms(median(added)),
+        goal: "< 2 ms (on an idle machine)",
+      },
+      {
+        benchmark: "model-bridge",
+        measure: "added latency, 95th percentile",
+        value: ms([...added].sort((a, b) => a - b)[Math.floor(0.95 * added.length)]!),
+      },
+      {
+        benchmark: "model-bridge",
+        measure: "CPU per streamed request: bridge (harness process, beyond the direct phase) + relay",
+        value: `${ms(bridgedCpu - directCpu)} + ${ms(relayCpu)} = ${ms(bridgedCpu - directCpu + relayCpu)}`,
+        goal: "< 2 ms",
+        ok: bridgedCpu - directCpu + relayCpu < 2,
+      },
       { benchmark: "model-bridge", measure: "load average (1 min) during the run", value: loadavg()[0]!.toFixed(1) },
-      { benchmark: "model-bridge", measure: "metered (check): requests, output tokens", value: `${metered.requests}, ${metered.output_tokens}` },
-      { benchmark: "model-bridge", measure: `harness memory per open bridge (RSS delta over ${BRIDGES})`, value: `${perBridgeKb.toFixed(0)} KiB` },
-      { benchmark: "model-bridge", measure: "relay process resident size (one per agent, in its sandbox)", value: `${(relayRss / 1024).toFixed(1)} MiB` },
+      {
+        benchmark: "model-bridge",
+        measure: "metered (check): requests, output tokens",
+        value: `${metered.requests}, ${metered.output_tokens}`,
+      },
+      {
+        benchmark: "model-bridge",
+        measure: `harness memory per open bridge (RSS delta over ${BRIDGES})`,
+        value: `${perBridgeKb.toFixed(0)} KiB`,
+      },
+      {
+        benchmark: "model-bridge",
+        measure: "relay process resident size (one per agent, in its sandbox)",
+        value: `${(relayRss / 1024).toFixed(1)} MiB`,
+      },
       ...socatRows,
     ];
   } finally {
@@ -186,7 +272,14 @@ export default async function modelBridgeBench(): Promise<BenchRow[]> {
 }
 
 /** The socat relay's rows: its added latency (from the alternating phase), CPU per request, and resident size. */
-async function measureSocat(relayPid: number, agent: Agent, rounds: number, added: readonly number[], viaSocat: readonly number[], direct: readonly number[]): Promise<BenchRow[]> {
+async function measureSocat(
+  relayPid: number,
+  agent: Agent,
+  rounds: number,
+  added: readonly number[],
+  viaSocat: readonly number[],
+  direct: readonly number[],
+): Promise<BenchRow[]> {
   // socat's listener, its connection child and the notice drain: what the relay's shell runs beside the placeholder agent.
   const serving = (): number[] => descendantsOf(relayPid).filter((pid) => ["socat", "cat"].includes(commOf(pid)));
   const cpuOfAll = (): number => serving().reduce((sum, each) => sum + cpuMsOf(each), 0);
@@ -198,9 +291,22 @@ async function measureSocat(relayPid: number, agent: Agent, rounds: number, adde
   const rss = serving().reduce((sum, each) => sum + rssKb(each), 0);
   const ms = (value: number): string => `${value.toFixed(3)} ms`;
   return [
-    { benchmark: "model-bridge", measure: "the same through the socat relay (the default when installed) + bridge (median)", value: `${ms(median(viaSocat))} (${(median(viaSocat) / median(direct)).toFixed(2)}x the floor)` },
-    { benchmark: "model-bridge", measure: "added latency through socat (median of paired differences)", value: ms(median(added)), goal: "< 2 ms (on an idle machine)" },
+    {
+      benchmark: "model-bridge",
+      measure: "the same through the socat relay (the default when installed) + bridge (median)",
+      value: `${ms(median(viaSocat))} (${(median(viaSocat) / median(direct)).toFixed(2)}x the floor)`,
+    },
+    {
+      benchmark: "model-bridge",
+      measure: "added latency through socat (median of paired differences)",
+      value: ms(median(added)),
+      goal: "< 2 ms (on an idle machine)",
+    },
     { benchmark: "model-bridge", measure: "CPU per streamed request in the socat relay", value: ms(cpu) },
-    { benchmark: "model-bridge", measure: `socat relay resident size (${serving().length} processes: listener, connection child, notice drain)`, value: `${(rss / 1024).toFixed(1)} MiB` },
+    {
+      benchmark: "model-bridge",
+      measure: `socat relay resident size (${serving().length} processes: listener, connection child, notice drain)`,
+      value: `${(rss / 1024).toFixed(1)} MiB`,
+    },
   ];
 }

@@ -46,7 +46,11 @@ const REQUEST = {
     cost_usd: 0.0132,
     trial_class: "parse_success",
     final_message: "Upgraded lodash to 4.17.21 and regenerated the lockfile.",
-    tool_calls: Array.from({ length: 12 }, (_, index) => ({ name: index % 2 === 0 ? "bash" : "edit", status: "ok", duration_ms: 40 + index })),
+    tool_calls: Array.from({ length: 12 }, (_, index) => ({
+      name: index % 2 === 0 ? "bash" : "edit",
+      status: "ok",
+      duration_ms: 40 + index,
+    })),
   },
   context: { workspace_path: "/tmp/evalgate-ws-0001" },
 };
@@ -69,7 +73,11 @@ export default rubric;
 /** The idiom against a package that only reads, parses and writes: the floor of importing a package. */
 const FLOOR = IDIOM.replace("@eval/rubric-protocol", "@bench/minimal-package");
 const MINIMAL_PACKAGE: Record<string, string> = {
-  "package.json": JSON.stringify({ name: "@bench/minimal-package", type: "module", exports: { ".": { types: "./dist/index.d.ts", default: "./dist/index.js" } } }),
+  "package.json": JSON.stringify({
+    name: "@bench/minimal-package",
+    type: "module",
+    exports: { ".": { types: "./dist/index.d.ts", default: "./dist/index.js" } },
+  }),
   "dist/index.js": 'export { runRubric } from "./run.js";\n',
   "dist/run.js": `export async function runRubric(rubric) {
   const chunks = [];
@@ -106,7 +114,8 @@ function runOnce(file: string, env: NodeJS.ProcessEnv, input: string): Sample {
   const result = spawnSync("bash", ["-c", script, process.execPath, file], { env, input, encoding: "utf8" });
   if (result.status !== 0) throw new Error(`node ${file} exited ${result.status}: ${result.stderr}`);
   const timing = result.stderr.trimEnd().split("\n").at(-1)!.split(" ").map(Number);
-  if (timing.length !== 3 || timing.some((value) => !Number.isFinite(value))) throw new Error(`unexpected timing output from bash: ${result.stderr}`);
+  if (timing.length !== 3 || timing.some((value) => !Number.isFinite(value)))
+    throw new Error(`unexpected timing output from bash: ${result.stderr}`);
   const [real, user, sys] = timing as [number, number, number];
   return { wallMs: real * 1000, cpuMs: (user + sys) * 1000, stdout: result.stdout };
 }
@@ -141,10 +150,26 @@ function measure(label: string, rubrics: Rubrics, env: NodeJS.ProcessEnv, input:
   const benchmark = `rubric-import (${label})`;
   return [
     { benchmark, measure: `imports nothing: wall / cpu user+sys (median of ${ROUNDS})`, value: both("bare") },
-    { benchmark, measure: `minimal package, for scale: wall / cpu (median of ${ROUNDS})`, value: `${both("floor")} (${(wall("floor") / wall("bare")).toFixed(2)}x / ${(cpu("floor") / cpu("bare")).toFixed(2)}x)` },
+    {
+      benchmark,
+      measure: `minimal package, for scale: wall / cpu (median of ${ROUNDS})`,
+      value: `${both("floor")} (${(wall("floor") / wall("bare")).toFixed(2)}x / ${(cpu("floor") / cpu("bare")).toFixed(2)}x)`,
+    },
     { benchmark, measure: `runRubric idiom: wall / cpu user+sys (median of ${ROUNDS})`, value: both("idiom") },
-    { benchmark, measure: "idiom / imports nothing, wall", value: `${wallRatio.toFixed(2)}x`, goal: `<= ${GOAL}x`, ok: wallRatio <= GOAL },
-    { benchmark, measure: "idiom / imports nothing, cpu", value: `${cpuRatio.toFixed(2)}x`, goal: `<= ${GOAL}x`, ok: cpuRatio <= GOAL },
+    {
+      benchmark,
+      measure: "idiom / imports nothing, wall",
+      value: `${wallRatio.toFixed(2)}x`,
+      goal: `<= ${GOAL}x`,
+      ok: wallRatio <= GOAL,
+    },
+    {
+      benchmark,
+      measure: "idiom / imports nothing, cpu",
+      value: `${cpuRatio.toFixed(2)}x`,
+      goal: `<= ${GOAL}x`,
+      ok: cpuRatio <= GOAL,
+    },
   ];
 }
 
@@ -159,8 +184,15 @@ export default async function rubricImport(): Promise<BenchRow[]> {
       mkdirSync(dirname(path), { recursive: true });
       writeFileSync(path, text);
     }
-    writeFileSync(join(root, "package.json"), JSON.stringify({ name: "rubric-import-bench", private: true, type: "module" }));
-    const rubrics: Rubrics = { bare: join(root, "bare.ts"), floor: join(root, "floor.ts"), idiom: join(root, "idiom.ts") };
+    writeFileSync(
+      join(root, "package.json"),
+      JSON.stringify({ name: "rubric-import-bench", private: true, type: "module" }),
+    );
+    const rubrics: Rubrics = {
+      bare: join(root, "bare.ts"),
+      floor: join(root, "floor.ts"),
+      idiom: join(root, "idiom.ts"),
+    };
     writeFileSync(rubrics.bare, BARE);
     writeFileSync(rubrics.floor, FLOOR);
     writeFileSync(rubrics.idiom, IDIOM);

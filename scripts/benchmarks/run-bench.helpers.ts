@@ -49,12 +49,16 @@ export function generateBench(cases: number, options: { readonly rubric?: string
   const benchRoot = join(root, "bench");
   const benchPath = join(benchRoot, "perf");
   mkdirSync(join(root, "node_modules", "@eval"), { recursive: true });
-  for (const name of ["registry", "models", "errors", "rubric-protocol"]) symlinkSync(join(REPO, "packages", name), join(root, "node_modules", "@eval", name));
+  for (const name of ["registry", "models", "errors", "rubric-protocol"])
+    symlinkSync(join(REPO, "packages", name), join(root, "node_modules", "@eval", name));
   writeFileSync(join(root, "package.json"), JSON.stringify({ name: "perf-root", private: true, type: "module" }));
   mkdirSync(join(benchPath, "cases"), { recursive: true });
   writeFileSync(join(benchPath, "package.json"), JSON.stringify({ name: "bench-perf", private: true, type: "module" }));
   writeFileSync(join(benchPath, "README.md"), "# perf\n\nGenerated for benchmarks.\n");
-  writeFileSync(join(benchPath, "registration.ts"), `import { registerTaskClass } from "@eval/registry";\nexport default registerTaskClass("perf", { min_cases_for_promotion: { bronze: 1 } });\n`);
+  writeFileSync(
+    join(benchPath, "registration.ts"),
+    `import { registerTaskClass } from "@eval/registry";\nexport default registerTaskClass("perf", { min_cases_for_promotion: { bronze: 1 } });\n`,
+  );
   writeFileSync(join(benchPath, "breakdown-keys.ts"), `export const BREAKDOWN_KEYS = ["quality"] as const;\n`);
   writeFileSync(join(benchPath, "failure_modes.yaml"), "wrong:\n  severity: block\n  description: Wrong.\n");
   writeFileSync(join(benchPath, "rubric.ts"), options.rubric ?? BARE_RUBRIC);
@@ -72,13 +76,29 @@ export function generateBench(cases: number, options: { readonly rubric?: string
     writeFileSync(join(casePath, "input", "text.txt"), `input ${i}\n`);
     writeFileSync(join(casePath, "expected", "text.txt"), `INPUT ${i}\n`);
   }
-  execFileSync(process.execPath, [BIN, "bench", "sign", "--task-class", "perf", "--bench-root", benchRoot], { cwd: root, stdio: ["ignore", "ignore", "inherit"] });
+  execFileSync(process.execPath, [BIN, "bench", "sign", "--task-class", "perf", "--bench-root", benchRoot], {
+    cwd: root,
+    stdio: ["ignore", "ignore", "inherit"],
+  });
   const stateDir = join(root, "state");
   return {
     root,
     benchRoot,
     benchPath,
     stateDir,
-    runArgs: (extra = []) => [BIN, "run", "--task-class", "perf", "--bench-root", benchRoot, "--out", stateDir, ...(extra.includes("--sut") ? [] : ["--sut", "module:sut.mjs#noop"]), "--max-cost-usd", "1", ...extra],
+    runArgs: (extra = []) => [
+      BIN,
+      "run",
+      "--task-class",
+      "perf",
+      "--bench-root",
+      benchRoot,
+      "--out",
+      stateDir,
+      ...(extra.includes("--sut") ? [] : ["--sut", "module:sut.mjs#noop"]),
+      "--max-cost-usd",
+      "1",
+      ...extra,
+    ],
   };
 }

@@ -29,7 +29,12 @@ async function sandboxFloor(root: string, benchPath: string, concurrency: number
   let next = 0;
   const compileCache = join(root, "floor-compile-cache");
   mkdirSync(compileCache, { recursive: true });
-  const request = JSON.stringify({ schema_version: "evalgate.rubric_request.v1", case: { case_id: "case-0001" }, harness_output: {}, context: { workspace_path: root } });
+  const request = JSON.stringify({
+    schema_version: "evalgate.rubric_request.v1",
+    case: { case_id: "case-0001" },
+    harness_output: {},
+    context: { workspace_path: root },
+  });
   const worker = async (): Promise<void> => {
     while (next < CASES) {
       next += 1;
@@ -44,14 +49,23 @@ async function sandboxFloor(root: string, benchPath: string, concurrency: number
       });
       const rubric = await runProcess({
         command: process.execPath,
-        args: ["--permission", "--no-experimental-sqlite", `--allow-fs-read=${benchPath}`, `--allow-fs-read=${compileCache}`, `--allow-fs-write=${compileCache}`, "--disable-warning=ExperimentalWarning", join(benchPath, "rubric.ts")],
+        args: [
+          "--permission",
+          "--no-experimental-sqlite",
+          `--allow-fs-read=${benchPath}`,
+          `--allow-fs-read=${compileCache}`,
+          `--allow-fs-write=${compileCache}`,
+          "--disable-warning=ExperimentalWarning",
+          join(benchPath, "rubric.ts"),
+        ],
         cwd: root,
         env: { PATH: "/usr/bin:/bin", NODE_COMPILE_CACHE: compileCache },
         stdin: request,
         timeoutMs: 60_000,
         sandbox: { readOnly: [benchPath, nodeInstallDir()], writable: [compileCache], network: false },
       });
-      if (sut.exitCode !== 0 || rubric.exitCode !== 0) throw new Error(`floor process failed: ${sut.stderr}${rubric.stderr}`);
+      if (sut.exitCode !== 0 || rubric.exitCode !== 0)
+        throw new Error(`floor process failed: ${sut.stderr}${rubric.stderr}`);
     }
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
@@ -80,18 +94,41 @@ export default async function runCold(): Promise<BenchRow[]> {
   const idiom = generateBench(CASES, { rubric: IDIOM_RUBRIC });
   const before = process.env.BENCH_BEFORE_BIN;
   try {
-    const samples: Record<string, { wallMs: number }[]> = { floor: [], bare: [], idiom: [], before: [], spawn: [], module: [] };
+    const samples: Record<string, { wallMs: number }[]> = {
+      floor: [],
+      bare: [],
+      idiom: [],
+      before: [],
+      spawn: [],
+      module: [],
+    };
     const command = ["--sut", "command:node sut-command.mjs", "--no-cache", "--concurrency", String(concurrency)];
     for (let round = 0; round < ROUNDS; round += 1) {
       samples.floor!.push(await measure(() => sandboxFloor(bare.root, bare.benchPath, concurrency)));
-      samples.bare!.push(await measure(() => void timeProcess(process.execPath, bare.runArgs(command), { cwd: bare.root })));
-      samples.idiom!.push(await measure(() => void timeProcess(process.execPath, idiom.runArgs(command), { cwd: idiom.root })));
+      samples.bare!.push(
+        await measure(() => void timeProcess(process.execPath, bare.runArgs(command), { cwd: bare.root })),
+      );
+      samples.idiom!.push(
+        await measure(() => void timeProcess(process.execPath, idiom.runArgs(command), { cwd: idiom.root })),
+      );
       if (before !== undefined) {
-        const args = bare.runArgs(command).slice(1).filter((arg) => !arg.startsWith("--sandbox"));
-        samples.before!.push(await measure(() => void timeProcess(process.execPath, [before, ...args], { cwd: bare.root })));
+        const args = bare
+          .runArgs(command)
+          .slice(1)
+          .filter((arg) => !arg.startsWith("--sandbox"));
+        samples.before!.push(
+          await measure(() => void timeProcess(process.execPath, [before, ...args], { cwd: bare.root })),
+        );
       }
       samples.spawn!.push(await measure(() => spawnBaseline(CASES, concurrency)));
-      samples.module!.push(await measure(() => void timeProcess(process.execPath, bare.runArgs(["--no-cache", "--concurrency", String(concurrency)]), { cwd: bare.root })));
+      samples.module!.push(
+        await measure(
+          () =>
+            void timeProcess(process.execPath, bare.runArgs(["--no-cache", "--concurrency", String(concurrency)]), {
+              cwd: bare.root,
+            }),
+        ),
+      );
     }
     const med = (name: string, key: "wallMs"): number => median(samples[name]!.map((sample) => sample[key]));
     const row = (name: string, label: string): BenchRow => ({
@@ -106,15 +143,35 @@ export default async function runCold(): Promise<BenchRow[]> {
       row("floor", `floor: ${CASES} x (SUT + rubric), each in bwrap, concurrency ${concurrency}`),
       row("bare", `evalgate run, command SUT + bare rubric, ${CASES} cases, sandbox on`),
       row("idiom", `evalgate run, command SUT + runRubric idiom, ${CASES} cases, sandbox on`),
-      { benchmark: "run-cold", measure: "run vs its sandboxed floor (bare rubric, wall)", value: `${wallRatio.toFixed(2)}x`, goal: "<= 1.25x", ok: wallRatio <= 1.25 },
-      { benchmark: "run-cold", measure: "runRubric idiom vs bare rubric (run wall)", value: `${idiomRatio.toFixed(2)}x`, goal: "<= 1.1x", ok: idiomRatio <= 1.1 },
+      {
+        benchmark: "run-cold",
+        measure: "run vs its sandboxed floor (bare rubric, wall)",
+        value: `${wallRatio.toFixed(2)}x`,
+        goal: "<= 1.25x",
+        ok: wallRatio <= 1.25,
+      },
+      {
+        benchmark: "run-cold",
+        measure: "runRubric idiom vs bare rubric (run wall)",
+        value: `${idiomRatio.toFixed(2)}x`,
+        goal: "<= 1.1x",
+        ok: idiomRatio <= 1.1,
+      },
       row("spawn", `spawn node -e 0 x${CASES}, concurrency ${concurrency}`),
       row("module", `evalgate run, no-op module SUT + bare rubric, ${CASES} cases, sandbox on`),
-      { benchmark: "run-cold", measure: "module-SUT run rate vs node -e 0 spawn rate (wall)", value: `${(moduleRate * 100).toFixed(0)}%` },
+      {
+        benchmark: "run-cold",
+        measure: "module-SUT run rate vs node -e 0 spawn rate (wall)",
+        value: `${(moduleRate * 100).toFixed(0)}%`,
+      },
     ];
     if (before !== undefined) {
       rows.splice(3, 0, row("before", `the same command-SUT run on ${before} (no sandbox)`));
-      rows.push({ benchmark: "run-cold", measure: "sandboxed run vs the same run before the sandbox (wall)", value: `${(med("bare", "wallMs") / med("before", "wallMs")).toFixed(2)}x` });
+      rows.push({
+        benchmark: "run-cold",
+        measure: "sandboxed run vs the same run before the sandbox (wall)",
+        value: `${(med("bare", "wallMs") / med("before", "wallMs")).toFixed(2)}x`,
+      });
     }
     return rows;
   } finally {

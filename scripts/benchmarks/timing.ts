@@ -9,7 +9,11 @@ export function median(values: readonly number[]): number {
 }
 
 /** Wall-clock milliseconds of one process run to completion; throws when it fails. */
-export function timeProcess(command: string, args: readonly string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): number {
+export function timeProcess(
+  command: string,
+  args: readonly string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
+): number {
   const start = process.hrtime.bigint();
   const result = spawnSync(command, args, { stdio: ["ignore", "ignore", "pipe"], ...options });
   const elapsed = Number(process.hrtime.bigint() - start) / 1e6;
@@ -25,7 +29,11 @@ function childrenCpuMs(): number {
 }
 
 /** Wall-clock and CPU (user + system) milliseconds of one process run to completion; throws when it fails. */
-export function timeProcessCpu(command: string, args: readonly string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): { wallMs: number; cpuMs: number } {
+export function timeProcessCpu(
+  command: string,
+  args: readonly string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
+): { wallMs: number; cpuMs: number } {
   const before = childrenCpuMs();
   const wallMs = timeProcess(command, args, options);
   return { wallMs, cpuMs: childrenCpuMs() - before };

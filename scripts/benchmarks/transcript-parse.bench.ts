@@ -23,7 +23,10 @@ interface Run {
 }
 
 function spawnWorker(mode: string, file: string, nodeFlags: readonly string[] = []) {
-  return spawnSync(process.execPath, [...nodeFlags, "--expose-gc", worker, mode, "copilot-events-jsonl", file], { encoding: "utf8", maxBuffer: 1 << 20 });
+  return spawnSync(process.execPath, [...nodeFlags, "--expose-gc", worker, mode, "copilot-events-jsonl", file], {
+    encoding: "utf8",
+    maxBuffer: 1 << 20,
+  });
 }
 
 function measure(mode: string, file: string): Run {
@@ -38,7 +41,9 @@ function completesUnderCap(mode: string, file: string, capMb: number): boolean {
 }
 
 async function generate(path: string, targetBytes: number): Promise<number> {
-  const lines = readFileSync(copilotLog, "utf8").split("\n").filter((line) => line !== "");
+  const lines = readFileSync(copilotLog, "utf8")
+    .split("\n")
+    .filter((line) => line !== "");
   const out = createWriteStream(path);
   let written = 0;
   for (let copy = 0; written < targetBytes; copy += 1) {
@@ -69,16 +74,35 @@ function rows(label: string, file: string, rounds: number): { rows: BenchRow[]; 
     mb,
     retainedMb,
     rows: [
-      { benchmark: "transcript-parse", measure: `${label}: size`, value: `${mb.toFixed(1)} MB, ${parser[0]!.lines} tool calls` },
-      { benchmark: "transcript-parse", measure: `${label}: baseline (split + JSON.parse), median of ${rounds}`, value: `${(mb / (baseMs / 1000)).toFixed(1)} MB/s, peak RSS ${baselineRssMb.toFixed(0)} MB` },
-      { benchmark: "transcript-parse", measure: `${label}: parseTranscriptFile, median of ${rounds}`, value: `${(mb / (parseMs / 1000)).toFixed(1)} MB/s, peak RSS ${parserRssMb.toFixed(0)} MB, heap kept ${retainedMb.toFixed(0)} MB` },
-      { benchmark: "transcript-parse", measure: `${label}: parser time / baseline time`, value: `${(parseMs / baseMs).toFixed(2)}x`, goal: "<= 3x", ok: parseMs / baseMs <= 3 },
+      {
+        benchmark: "transcript-parse",
+        measure: `${label}: size`,
+        value: `${mb.toFixed(1)} MB, ${parser[0]!.lines} tool calls`,
+      },
+      {
+        benchmark: "transcript-parse",
+        measure: `${label}: baseline (split + JSON.parse), median of ${rounds}`,
+        value: `${(mb / (baseMs / 1000)).toFixed(1)} MB/s, peak RSS ${baselineRssMb.toFixed(0)} MB`,
+      },
+      {
+        benchmark: "transcript-parse",
+        measure: `${label}: parseTranscriptFile, median of ${rounds}`,
+        value: `${(mb / (parseMs / 1000)).toFixed(1)} MB/s, peak RSS ${parserRssMb.toFixed(0)} MB, heap kept ${retainedMb.toFixed(0)} MB`,
+      },
+      {
+        benchmark: "transcript-parse",
+        measure: `${label}: parser time / baseline time`,
+        value: `${(parseMs / baseMs).toFixed(2)}x`,
+        goal: "<= 3x",
+        ok: parseMs / baseMs <= 3,
+      },
     ],
   };
 }
 
 export default async function transcriptParse(): Promise<BenchRow[]> {
-  if (!existsSync(join(root, "packages", "tool-normalize", "dist", "index.js"))) throw new Error("transcript-parse: run `pnpm build` first");
+  if (!existsSync(join(root, "packages", "tool-normalize", "dist", "index.js")))
+    throw new Error("transcript-parse: run `pnpm build` first");
   const dir = mkdtempSync(join(tmpdir(), "transcript-bench-"));
   try {
     const quarter = join(dir, "copilot-25mb.events.jsonl");
@@ -98,7 +122,11 @@ export default async function transcriptParse(): Promise<BenchRow[]> {
       ...real.rows,
       ...small.rows,
       ...large.rows,
-      { benchmark: "transcript-parse", measure: "copilot ~100 MB: reading it whole instead (not done), peak RSS", value: `${slurp.max_rss_mb.toFixed(0)} MB` },
+      {
+        benchmark: "transcript-parse",
+        measure: "copilot ~100 MB: reading it whole instead (not done), peak RSS",
+        value: `${slurp.max_rss_mb.toFixed(0)} MB`,
+      },
       {
         benchmark: "transcript-parse",
         measure: "heap kept per MB of stream, 25 MB -> 100 MB",

@@ -11,7 +11,9 @@ import { pathToFileURL } from "node:url";
 const [mode, format, file] = process.argv.slice(2) as [string, string, string];
 // Loaded before the clock starts: module loading is a one-off cost, not parsing speed.
 const dist = join(import.meta.dirname, "..", "..", "packages", "tool-normalize", "dist", "index.js");
-const { parseTranscriptFile } = (await import(pathToFileURL(dist).href)) as typeof import("../../packages/tool-normalize/src/index.ts");
+const { parseTranscriptFile } = (await import(
+  pathToFileURL(dist).href
+)) as typeof import("../../packages/tool-normalize/src/index.ts");
 const start = process.hrtime.bigint();
 let lines = 0;
 let kept: unknown;
@@ -45,4 +47,12 @@ const ms = Number(process.hrtime.bigint() - start) / 1e6;
 // With --expose-gc: what stays alive once parsing is done (the transcript itself), apart from GC slack.
 (globalThis as { gc?: () => void }).gc?.();
 const retainedHeapMb = process.memoryUsage().heapUsed / 2 ** 20;
-console.log(JSON.stringify({ ms, max_rss_mb: process.resourceUsage().maxRSS / 1024, retained_heap_mb: retainedHeapMb, lines, kept: kept === undefined ? 0 : 1 }));
+console.log(
+  JSON.stringify({
+    ms,
+    max_rss_mb: process.resourceUsage().maxRSS / 1024,
+    retained_heap_mb: retainedHeapMb,
+    lines,
+    kept: kept === undefined ? 0 : 1,
+  }),
+);

@@ -31,8 +31,14 @@ export function report(index: number, prevHash: string, host = HOST) {
     started_at: "2026-11-22T03:00:00Z",
     ended_at: "2026-11-22T03:00:05Z",
     complete: index % 50 !== 0,
-    incomplete_reason: (index % 50 !== 0) ? null : ("cancelled" as const),
-    selection: { scope: "full" as const, filter: null, task_class_case_count: CASES, selected_case_count: CASES, selected_case_ids_digest: digest("e5") },
+    incomplete_reason: index % 50 !== 0 ? null : ("cancelled" as const),
+    selection: {
+      scope: "full" as const,
+      filter: null,
+      task_class_case_count: CASES,
+      selected_case_count: CASES,
+      selected_case_ids_digest: digest("e5"),
+    },
     case_count: CASES,
     per_case: Array.from({ length: CASES }, (_, c) => ({
       case_id: `${String(c).padStart(3, "0")}-advisory-${c}`,
@@ -41,7 +47,10 @@ export function report(index: number, prevHash: string, host = HOST) {
         passed: (index + c) % 4 !== 0,
         score: ((index * 7 + c * 13) % 100) / 100,
         breakdown: { resolved: 1, collateral: 0.75, tests_pass: 0.5, minimal_diff: 0.25 },
-        failure_modes: (index + c) % 4 === 0 ? [{ code: "still_vulnerable", severity: "block" as const, detail: "lockfile still resolves 7.5.1" }] : [],
+        failure_modes:
+          (index + c) % 4 === 0
+            ? [{ code: "still_vulnerable", severity: "block" as const, detail: "lockfile still resolves 7.5.1" }]
+            : [],
         cost_usd: 0.0123,
         wall_clock_ms: 1000 + c,
       },
@@ -57,7 +66,12 @@ export function report(index: number, prevHash: string, host = HOST) {
     harness_error_count: 0,
     harness_errored_case_ids: [],
     failed_trial_count: 2,
-    informational: { bca_lower_bound_95: 0.5, bootstrap_resamples: 10_000, bootstrap_seed: digest("d4"), wilson_lower_bound_95: 0.42 },
+    informational: {
+      bca_lower_bound_95: 0.5,
+      bootstrap_resamples: 10_000,
+      bootstrap_seed: digest("d4"),
+      wilson_lower_bound_95: 0.42,
+    },
     passed_count: 7,
     total_cost_usd: 0.123,
     block_severity_failure_modes: index % 4 === 0 ? ["still_vulnerable"] : [],
@@ -73,7 +87,12 @@ export default async function verifyBench(): Promise<BenchRow[]> {
     const start = Date.parse("2026-01-01T00:00:00.000Z");
     let bytes = 0;
     for (let index = 0; index < RECORDS; index += 1) {
-      const built = await buildChainRecord(report(index, prev), { prevHash: prev, sequence: index, recordedAt: new Date(start + index * 60_000).toISOString(), hostFingerprint: HOST });
+      const built = await buildChainRecord(report(index, prev), {
+        prevHash: prev,
+        sequence: index,
+        recordedAt: new Date(start + index * 60_000).toISOString(),
+        hostFingerprint: HOST,
+      });
       writeFileSync(join(dir, built.fileName), built.text, { mode: 0o600 });
       bytes += built.text.length;
       prev = built.record.chain_hash;
@@ -86,7 +105,8 @@ export default async function verifyBench(): Promise<BenchRow[]> {
     const verify = async (strict: boolean) => {
       const t = performance.now();
       const result = await verifyChain({ runsDir: dir, strict });
-      if (!result.ok || result.records !== RECORDS) throw new Error(`verify failed: ${JSON.stringify(result.firstBad)}`);
+      if (!result.ok || result.records !== RECORDS)
+        throw new Error(`verify failed: ${JSON.stringify(result.firstBad)}`);
       return performance.now() - t;
     };
     const base: number[] = [];
@@ -101,8 +121,18 @@ export default async function verifyBench(): Promise<BenchRow[]> {
     const label = `${RECORDS} records, ${CASES} cases each, ${(bytes / RECORDS / 1024).toFixed(1)} KiB avg`;
     return [
       { benchmark: "verify", measure: `read + JSON.parse, ${label} (median of 5)`, value: `${b.toFixed(0)} ms` },
-      { benchmark: "verify", measure: "verifyChain (median of 5)", value: `${v.toFixed(0)} ms`, goal: "< 1000 ms", ok: v < 1000 },
-      { benchmark: "verify", measure: "verifyChain --strict, adds full schema validation (median of 5)", value: `${s.toFixed(0)} ms` },
+      {
+        benchmark: "verify",
+        measure: "verifyChain (median of 5)",
+        value: `${v.toFixed(0)} ms`,
+        goal: "< 1000 ms",
+        ok: v < 1000,
+      },
+      {
+        benchmark: "verify",
+        measure: "verifyChain --strict, adds full schema validation (median of 5)",
+        value: `${s.toFixed(0)} ms`,
+      },
       { benchmark: "verify", measure: "verifyChain / baseline", value: `${(v / b).toFixed(2)}x` },
     ];
   } finally {

@@ -39,7 +39,8 @@ function rubricDir(root: string, name: string, files: Record<string, string>): s
   return dir;
 }
 
-const atBefore = (path: string): string => execFileSync("git", ["show", `${BEFORE}:bench/vuln-remediation/${path}`], { cwd: REPO, encoding: "utf8" });
+const atBefore = (path: string): string =>
+  execFileSync("git", ["show", `${BEFORE}:bench/vuln-remediation/${path}`], { cwd: REPO, encoding: "utf8" });
 
 function caseRequest(caseId: string, workspace: string): string {
   const casePath = join(BENCH, "cases", caseId);
@@ -64,7 +65,12 @@ function caseRequest(caseId: string, workspace: string): string {
     cassette_path: join(casePath, "cassette"),
     case_digest: `blake3:${"0".repeat(64)}`,
   };
-  return JSON.stringify({ schema_version: "evalgate.rubric_request.v1", case: benchCase, harness_output: { trial_class: "parse_success" }, context: { workspace_path: workspace } });
+  return JSON.stringify({
+    schema_version: "evalgate.rubric_request.v1",
+    case: benchCase,
+    harness_output: { trial_class: "parse_success" },
+    context: { workspace_path: workspace },
+  });
 }
 
 interface Sample {
@@ -77,10 +83,27 @@ function timeRubric(dir: string, cacheDir: string, request: string, scratch: str
   const cwd = mkdtempSync(join(scratch, "cwd-"));
   try {
     const reads = [REPO, scratch].map((path) => `--allow-fs-read=${path}`);
-    const args = ["--permission", ...reads, `--allow-fs-write=${cwd}`, `--allow-fs-write=${cacheDir}`, "--disable-warning=ExperimentalWarning", join(dir, "rubric.ts")];
-    const result = spawnSync("bash", ["-c", `TIMEFORMAT='%3R %3U %3S'; time "$0" "$@"`, process.execPath, ...args], { cwd, input: request, encoding: "utf8", env: { PATH: "/usr/bin:/bin", TMPDIR: cwd, NODE_COMPILE_CACHE: cacheDir } });
-    const [real, user, sys] = result.stderr.trimEnd().split("\n").at(-1)!.split(" ").map(Number) as [number, number, number];
-    if (result.status !== 0 || !result.stdout.includes('"passed":true')) throw new Error(`${dir}/rubric.ts did not pass the reference fix: ${result.stdout}${result.stderr}`);
+    const args = [
+      "--permission",
+      ...reads,
+      `--allow-fs-write=${cwd}`,
+      `--allow-fs-write=${cacheDir}`,
+      "--disable-warning=ExperimentalWarning",
+      join(dir, "rubric.ts"),
+    ];
+    const result = spawnSync("bash", ["-c", `TIMEFORMAT='%3R %3U %3S'; time "$0" "$@"`, process.execPath, ...args], {
+      cwd,
+      input: request,
+      encoding: "utf8",
+      env: { PATH: "/usr/bin:/bin", TMPDIR: cwd, NODE_COMPILE_CACHE: cacheDir },
+    });
+    const [real, user, sys] = result.stderr.trimEnd().split("\n").at(-1)!.split(" ").map(Number) as [
+      number,
+      number,
+      number,
+    ];
+    if (result.status !== 0 || !result.stdout.includes('"passed":true'))
+      throw new Error(`${dir}/rubric.ts did not pass the reference fix: ${result.stdout}${result.stderr}`);
     return { wall: real * 1000, cpu: (user + sys) * 1000 };
   } finally {
     rmSync(cwd, { recursive: true, force: true });
@@ -91,11 +114,22 @@ export default async function vulnRubric(): Promise<BenchRow[]> {
   const scratch = mkdtempSync(join(tmpdir(), "vuln-rubric-bench-"));
   try {
     const floor = rubricDir(scratch, "floor", { "rubric.ts": FLOOR });
-    const before = rubricDir(scratch, "before", { "rubric.ts": atBefore("rubric.ts"), "npm-project.ts": atBefore("npm-project.ts"), "breakdown-keys.ts": atBefore("breakdown-keys.ts") });
-    const caseIds = readdirSync(join(BENCH, "cases"), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name).sort();
+    const before = rubricDir(scratch, "before", {
+      "rubric.ts": atBefore("rubric.ts"),
+      "npm-project.ts": atBefore("npm-project.ts"),
+      "breakdown-keys.ts": atBefore("breakdown-keys.ts"),
+    });
+    const caseIds = readdirSync(join(BENCH, "cases"), { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name)
+      .sort();
     const afterCache = join(scratch, "after-cache");
     mkdirSync(afterCache);
-    const rubrics = { floor: [floor, join(floor, "cache")], before: [before, join(before, "cache")], after: [BENCH, afterCache] } as const;
+    const rubrics = {
+      floor: [floor, join(floor, "cache")],
+      before: [before, join(before, "cache")],
+      after: [BENCH, afterCache],
+    } as const;
     const rows: Array<Record<keyof typeof rubrics, Sample> & { caseId: string; smoke: boolean }> = [];
     for (const caseId of caseIds) {
       const workspace = join(scratch, "ws", caseId);
@@ -110,25 +144,59 @@ export default async function vulnRubric(): Promise<BenchRow[]> {
           if (round > 0) samples[key].push(sample);
         }
       }
-      const mid = (list: Sample[]): Sample => ({ wall: median(list.map((x) => x.wall)), cpu: median(list.map((x) => x.cpu)) });
-      rows.push({ caseId, floor: mid(samples.floor), before: mid(samples.before), after: mid(samples.after), smoke: readdirSync(join(BENCH, "cases", caseId, "expected")).includes("smoke.cjs") });
+      const mid = (list: Sample[]): Sample => ({
+        wall: median(list.map((x) => x.wall)),
+        cpu: median(list.map((x) => x.cpu)),
+      });
+      rows.push({
+        caseId,
+        floor: mid(samples.floor),
+        before: mid(samples.before),
+        after: mid(samples.after),
+        smoke: readdirSync(join(BENCH, "cases", caseId, "expected")).includes("smoke.cjs"),
+      });
     }
     const ms = (value: number) => `${Math.round(value)} ms`;
     const figure = (key: "floor" | "before" | "after") =>
       `wall ${ms(median(rows.map((r) => r[key].wall)))} (${median(rows.map((r) => r[key].wall / r.floor.wall)).toFixed(2)}x floor), CPU ${ms(median(rows.map((r) => r[key].cpu)))} (${median(rows.map((r) => r[key].cpu / r.floor.cpu)).toFixed(2)}x floor)`;
-    const added = (subset: typeof rows, what: "wall" | "cpu") => median(subset.map((r) => r.after[what] - r.before[what]));
+    const added = (subset: typeof rows, what: "wall" | "cpu") =>
+      median(subset.map((r) => r.after[what] - r.before[what]));
     const smoke = rows.filter((r) => r.smoke);
     const plain = rows.filter((r) => !r.smoke);
     const worstCpu = rows.reduce((a, b) => (b.after.cpu - b.before.cpu > a.after.cpu - a.before.cpu ? b : a));
     const worstWall = rows.reduce((a, b) => (b.after.wall - b.before.wall > a.after.wall - a.before.wall ? b : a));
     return [
-      { benchmark: "vuln-rubric", measure: `floor rubric per case (median of ${rows.length} cases)`, value: figure("floor") },
+      {
+        benchmark: "vuln-rubric",
+        measure: `floor rubric per case (median of ${rows.length} cases)`,
+        value: figure("floor"),
+      },
       { benchmark: "vuln-rubric", measure: "before: the static rubric per case", value: figure("before") },
       { benchmark: "vuln-rubric", measure: "after: with the install check per case", value: figure("after") },
-      { benchmark: "vuln-rubric", measure: `after - before, ${smoke.length} cases installed + smoke-checked (median)`, value: `wall ${ms(added(smoke, "wall"))}, CPU ${ms(added(smoke, "cpu"))}` },
-      { benchmark: "vuln-rubric", measure: `after - before, ${plain.length} cases with registry checks only (median)`, value: `wall ${ms(added(plain, "wall"))}, CPU ${ms(added(plain, "cpu"))}` },
-      { benchmark: "vuln-rubric", measure: `after - before, worst CPU (${worstCpu.caseId})`, value: ms(worstCpu.after.cpu - worstCpu.before.cpu), goal: "< 1500 ms", ok: worstCpu.after.cpu - worstCpu.before.cpu < 1500 },
-      { benchmark: "vuln-rubric", measure: `after - before, worst wall (${worstWall.caseId})`, value: ms(worstWall.after.wall - worstWall.before.wall), goal: "< 5000 ms", ok: worstWall.after.wall - worstWall.before.wall < 5000 },
+      {
+        benchmark: "vuln-rubric",
+        measure: `after - before, ${smoke.length} cases installed + smoke-checked (median)`,
+        value: `wall ${ms(added(smoke, "wall"))}, CPU ${ms(added(smoke, "cpu"))}`,
+      },
+      {
+        benchmark: "vuln-rubric",
+        measure: `after - before, ${plain.length} cases with registry checks only (median)`,
+        value: `wall ${ms(added(plain, "wall"))}, CPU ${ms(added(plain, "cpu"))}`,
+      },
+      {
+        benchmark: "vuln-rubric",
+        measure: `after - before, worst CPU (${worstCpu.caseId})`,
+        value: ms(worstCpu.after.cpu - worstCpu.before.cpu),
+        goal: "< 1500 ms",
+        ok: worstCpu.after.cpu - worstCpu.before.cpu < 1500,
+      },
+      {
+        benchmark: "vuln-rubric",
+        measure: `after - before, worst wall (${worstWall.caseId})`,
+        value: ms(worstWall.after.wall - worstWall.before.wall),
+        goal: "< 5000 ms",
+        ok: worstWall.after.wall - worstWall.before.wall < 5000,
+      },
     ];
   } finally {
     rmSync(scratch, { recursive: true, force: true });

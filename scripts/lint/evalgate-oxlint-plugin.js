@@ -9,10 +9,18 @@ const indexNamedReexportsOnly = {
     return {
       Program(program) {
         for (const statement of program.body) {
-          if (statement.type === "ExportNamedDeclaration" && statement.source != null && statement.declaration == null) continue;
+          if (statement.type === "ExportNamedDeclaration" && statement.source != null && statement.declaration == null)
+            continue;
           const what =
-            statement.type === "ExportAllDeclaration" ? "`export *` (name each export)" : statement.type.startsWith("Export") ? "an exported declaration (move it to its own file)" : `code (${statement.type})`;
-          context.report({ node: statement, message: `index.ts may only re-export named symbols (export { a } from "./a.ts"); found ${what}` });
+            statement.type === "ExportAllDeclaration"
+              ? "`export *` (name each export)"
+              : statement.type.startsWith("Export")
+                ? "an exported declaration (move it to its own file)"
+                : `code (${statement.type})`;
+          context.report({
+            node: statement,
+            message: `index.ts may only re-export named symbols (export { a } from "./a.ts"); found ${what}`,
+          });
         }
       },
     };

@@ -36,14 +36,33 @@ const records = (state: string): string[] => {
 };
 
 function run(args: readonly string[], env: NodeJS.ProcessEnv = {}) {
-  const child = spawn(process.execPath, [bin, "run", "--task-class", "upper", "--sut", "module:sut.mjs#upper", "--bench-root", bench.benchRoot, "--sandbox", "none", "--quiet", ...args], {
-    cwd: bench.root,
-    env: { PATH: process.env.PATH, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      bin,
+      "run",
+      "--task-class",
+      "upper",
+      "--sut",
+      "module:sut.mjs#upper",
+      "--bench-root",
+      bench.benchRoot,
+      "--sandbox",
+      "none",
+      "--quiet",
+      ...args,
+    ],
+    {
+      cwd: bench.root,
+      env: { PATH: process.env.PATH, ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   let stderr = "";
   child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal, stderr })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>((resolve) =>
+    child.once("exit", (code, signal) => resolve({ code, signal, stderr })),
+  );
   return { child, exited };
 }
 
@@ -63,7 +82,8 @@ describe("after the record is written", () => {
     execFileSync("mkfifo", [fifo]);
     const { child, exited } = run(["--out", join(bench.root, "state-term")], { GITHUB_STEP_SUMMARY: fifo });
     const deadline = Date.now() + 90_000;
-    while (records("state-term").length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    while (records("state-term").length === 0 && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 50));
     expect(records("state-term")).toHaveLength(1);
     await new Promise((resolve) => setTimeout(resolve, 300));
     child.kill("SIGTERM");
@@ -82,14 +102,20 @@ describe("a fault outside every case", () => {
   it("records the run as incomplete (harness_error), exits 1 and says so in one line", async () => {
     const state = join(bench.root, "state-fault");
     mkdirSync(state, { recursive: true });
-    const { exited } = run(["--out", state, "--sut", "module:break-cache.mjs#upper", "--concurrency", "1"], { BREAK_CACHE: join(state, "cache") });
+    const { exited } = run(["--out", state, "--sut", "module:break-cache.mjs#upper", "--concurrency", "1"], {
+      BREAK_CACHE: join(state, "cache"),
+    });
     const result = await exited;
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/cannot write the score cache entry of c-[12]: .*[01] of 3 cases finished, recorded as incomplete run partial:/);
+    expect(result.stderr).toMatch(
+      /cannot write the score cache entry of c-[12]: .*[01] of 3 cases finished, recorded as incomplete run partial:/,
+    );
     expect(result.stderr).not.toMatch(/internal error/);
     const files = records("state-fault");
     expect(files).toHaveLength(1);
-    const record = JSON.parse(readFileSync(join(state, "runs", files[0]!), "utf8")) as { report: { incomplete_reason: string } };
+    const record = JSON.parse(readFileSync(join(state, "runs", files[0]!), "utf8")) as {
+      report: { incomplete_reason: string };
+    };
     expect(record.report.incomplete_reason).toBe("harness_error");
   }, 120_000);
 });

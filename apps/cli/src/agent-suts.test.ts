@@ -31,19 +31,34 @@ describe("resolveAgentSut", () => {
   it("replay: a replay SUT; --record with replay is a usage error", async () => {
     const sut = await resolveAgentSut("replay", options());
     expect(sut!.label).toBe("replay");
-    await expect(resolveAgentSut("replay", options({ record: true }))).rejects.toThrow(expect.objectContaining({ code: "EVAL_USAGE" }));
+    await expect(resolveAgentSut("replay", options({ record: true }))).rejects.toThrow(
+      expect.objectContaining({ code: "EVAL_USAGE" }),
+    );
   });
 
   it("cli:<adapter>: unknown adapters, missing opt-ins and a missing compliance report stop before any case", async () => {
-    await expect(resolveAgentSut("cli:cursor", options())).rejects.toThrow(expect.objectContaining({ code: "EVAL_SUT_INVALID" }));
+    await expect(resolveAgentSut("cli:cursor", options())).rejects.toThrow(
+      expect.objectContaining({ code: "EVAL_SUT_INVALID" }),
+    );
     const fake = fakeClaude({ stream: CLAUDE_SUCCESS });
     // Behind the model bridge (the default) the provider's key is needed; it never reaches the CLI.
-    const env = { PATH: process.env.PATH, ANTHROPIC_API_KEY: "sk-ant-test", [binaryEnvName("claude-code")]: fake.binaryPath };
-    await expect(resolveAgentSut("cli:claude-code", options({ env }))).rejects.toThrow(expect.objectContaining({ code: "EVAL_ADAPTER_NOT_OPTED_IN" }));
+    const env = {
+      PATH: process.env.PATH,
+      ANTHROPIC_API_KEY: "sk-ant-test",
+      [binaryEnvName("claude-code")]: fake.binaryPath,
+    };
+    await expect(resolveAgentSut("cli:claude-code", options({ env }))).rejects.toThrow(
+      expect.objectContaining({ code: "EVAL_ADAPTER_NOT_OPTED_IN" }),
+    );
     const optedIn = { env, allowCliSubscription: true, acknowledgeUnsandboxedCli: true };
-    await expect(resolveAgentSut("cli:claude-code", options(optedIn))).rejects.toThrow(expect.objectContaining({ code: "EVAL_ADAPTER_COMPLIANCE_MISSING" }));
+    await expect(resolveAgentSut("cli:claude-code", options(optedIn))).rejects.toThrow(
+      expect.objectContaining({ code: "EVAL_ADAPTER_COMPLIANCE_MISSING" }),
+    );
     const warnings: EvalWarning[] = [];
-    const stale = await resolveAgentSut("cli:claude-code", options({ ...optedIn, allowStaleCompliance: true, onWarning: (warning) => warnings.push(warning) }));
+    const stale = await resolveAgentSut(
+      "cli:claude-code",
+      options({ ...optedIn, allowStaleCompliance: true, onWarning: (warning) => warnings.push(warning) }),
+    );
     expect(stale!.label).toBe("cli:claude-code");
     expect(warnings.map((warning) => warning.code)).toEqual(["adapter.compliance_overridden"]);
     expect(stale!.isolation).toBe("bwrap-bridge");
@@ -53,17 +68,55 @@ describe("resolveAgentSut", () => {
     const fake = fakeClaude({ stream: CLAUDE_SUCCESS });
     const env = { PATH: process.env.PATH, [binaryEnvName("claude-code")]: fake.binaryPath };
     const base = { env, allowCliSubscription: true, allowStaleCompliance: true };
-    await expect(resolveAgentSut("cli:claude-code", options(base))).rejects.toThrow(expect.objectContaining({ code: "EVAL_MODEL_KEY_MISSING", message: expect.stringContaining("ANTHROPIC_API_KEY") }));
-    expect((await resolveAgentSut("cli:claude-code", options({ ...base, modelUpstream: "http://127.0.0.1:9/v1" })))!.isolation).toBe("bwrap-bridge");
-    await expect(resolveAgentSut("cli:claude-code", options({ ...base, modelUpstream: "ftp://x" }))).rejects.toThrow(expect.objectContaining({ code: "EVAL_USAGE" }));
-    await expect(resolveAgentSut("cli:claude-code", options({ ...base, agentNetwork: "host" }))).rejects.toThrow(expect.objectContaining({ code: "EVAL_ADAPTER_NOT_OPTED_IN" }));
-    expect((await resolveAgentSut("cli:claude-code", options({ ...base, agentNetwork: "host", acknowledgeUnsandboxedCli: true })))!.isolation).toBe("bwrap-network");
+    await expect(resolveAgentSut("cli:claude-code", options(base))).rejects.toThrow(
+      expect.objectContaining({
+        code: "EVAL_MODEL_KEY_MISSING",
+        message: expect.stringContaining("ANTHROPIC_API_KEY"),
+      }),
+    );
+    expect(
+      (await resolveAgentSut("cli:claude-code", options({ ...base, modelUpstream: "http://127.0.0.1:9/v1" })))!
+        .isolation,
+    ).toBe("bwrap-bridge");
+    await expect(resolveAgentSut("cli:claude-code", options({ ...base, modelUpstream: "ftp://x" }))).rejects.toThrow(
+      expect.objectContaining({ code: "EVAL_USAGE" }),
+    );
+    await expect(resolveAgentSut("cli:claude-code", options({ ...base, agentNetwork: "host" }))).rejects.toThrow(
+      expect.objectContaining({ code: "EVAL_ADAPTER_NOT_OPTED_IN" }),
+    );
+    expect(
+      (await resolveAgentSut(
+        "cli:claude-code",
+        options({ ...base, agentNetwork: "host", acknowledgeUnsandboxedCli: true }),
+      ))!.isolation,
+    ).toBe("bwrap-network");
   });
 
   it("cli:<adapter> with a passing compliance report for that binary: a live SUT", async () => {
     const fake = fakeClaude({ stream: CLAUDE_SUCCESS, doesBenignTasks: true });
-    const opts = options({ env: { PATH: process.env.PATH, ANTHROPIC_API_KEY: "sk-ant-test", [binaryEnvName("claude-code")]: fake.binaryPath }, allowCliSubscription: true, acknowledgeUnsandboxedCli: true, record: true });
-    const check = await invoke(["adapters", "compliance-check", "--adapter", "claude-code", "--out", opts.stateDir, "--allow-cli-subscription", "--acknowledge-unsandboxed-cli"], { env: opts.env });
+    const opts = options({
+      env: {
+        PATH: process.env.PATH,
+        ANTHROPIC_API_KEY: "sk-ant-test",
+        [binaryEnvName("claude-code")]: fake.binaryPath,
+      },
+      allowCliSubscription: true,
+      acknowledgeUnsandboxedCli: true,
+      record: true,
+    });
+    const check = await invoke(
+      [
+        "adapters",
+        "compliance-check",
+        "--adapter",
+        "claude-code",
+        "--out",
+        opts.stateDir,
+        "--allow-cli-subscription",
+        "--acknowledge-unsandboxed-cli",
+      ],
+      { env: opts.env },
+    );
     expect(check.code).toBe(0);
     const sut = await resolveAgentSut("cli:claude-code", opts);
     expect(sut!.label).toBe("cli:claude-code");
@@ -73,8 +126,15 @@ describe("resolveAgentSut", () => {
 
   it("cli:<adapter> takes the task class's model and flags for it; --agent-model replaces the model; the class's flags are checked like --agent-arg", async () => {
     const fake = fakeClaude({ stream: CLAUDE_SUCCESS });
-    const base = { env: { PATH: process.env.PATH, [binaryEnvName("claude-code")]: fake.binaryPath }, allowCliSubscription: true, acknowledgeUnsandboxedCli: true, allowStaleCompliance: true, agentNetwork: "host" as const };
-    const digest = async (extra: Partial<AgentSutOptions>) => (await resolveAgentSut("cli:claude-code", options({ ...base, ...extra })))!.digest;
+    const base = {
+      env: { PATH: process.env.PATH, [binaryEnvName("claude-code")]: fake.binaryPath },
+      allowCliSubscription: true,
+      acknowledgeUnsandboxedCli: true,
+      allowStaleCompliance: true,
+      agentNetwork: "host" as const,
+    };
+    const digest = async (extra: Partial<AgentSutOptions>) =>
+      (await resolveAgentSut("cli:claude-code", options({ ...base, ...extra })))!.digest;
     const classModel = { adapters: { "claude-code": { model: "class-model", args: ["--effort", "high"] } } };
     const [none, flagOnly, fromClass, classAndFlag, otherAdapter] = await Promise.all([
       digest({}),
@@ -86,6 +146,11 @@ describe("resolveAgentSut", () => {
     expect(fromClass).not.toBe(none);
     expect(classAndFlag).toBe(flagOnly);
     expect(otherAdapter).toBe(none);
-    await expect(resolveAgentSut("cli:claude-code", options({ ...base, taskAgent: { adapters: { "claude-code": { args: ["--dangerously-skip-permissions"] } } } }))).rejects.toThrow(expect.objectContaining({ code: "EVAL_ADAPTER_INVALID" }));
+    await expect(
+      resolveAgentSut(
+        "cli:claude-code",
+        options({ ...base, taskAgent: { adapters: { "claude-code": { args: ["--dangerously-skip-permissions"] } } } }),
+      ),
+    ).rejects.toThrow(expect.objectContaining({ code: "EVAL_ADAPTER_INVALID" }));
   }, 60_000);
 });

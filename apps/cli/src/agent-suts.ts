@@ -52,7 +52,10 @@ export function binaryEnvName(adapter: AgentAdapterName): string {
 /** The SUT of the agent kinds the CLI registers with the runner (`replay`, `cli`): `resolveAgentSut`, never null. */
 export async function agentSut(spec: string, options: AgentSutOptions): Promise<SystemUnderTest> {
   const sut = await resolveAgentSut(spec, options);
-  if (sut === null) throw new EvalError("EVAL_SUT_INVALID", `unknown SUT spec "${spec.slice(0, 200)}"`, { hint: "pass --sut replay | cli:<adapter>" });
+  if (sut === null)
+    throw new EvalError("EVAL_SUT_INVALID", `unknown SUT spec "${spec.slice(0, 200)}"`, {
+      hint: "pass --sut replay | cli:<adapter>",
+    });
   return sut;
 }
 
@@ -64,9 +67,13 @@ export async function agentSut(spec: string, options: AgentSutOptions): Promise<
 export async function resolveAgentSut(spec: string, options: AgentSutOptions): Promise<SystemUnderTest | null> {
   if (spec === "replay") {
     if (options.record) {
-      throw new EvalError("EVAL_USAGE", "--record needs a live agent (--sut cli:<adapter>); replay only reads cassettes", {
-        hint: `pass --sut cli:${ADAPTER_NAMES.join(" | cli:")} with --record`,
-      });
+      throw new EvalError(
+        "EVAL_USAGE",
+        "--record needs a live agent (--sut cli:<adapter>); replay only reads cassettes",
+        {
+          hint: `pass --sut cli:${ADAPTER_NAMES.join(" | cli:")} with --record`,
+        },
+      );
     }
     const { createReplaySut } = await import("@eval/cli-subscription-adapters");
     // With the opt-in, a cassette recorded behind the bridge replays by running the real CLI again against it.
@@ -84,12 +91,19 @@ export async function resolveAgentSut(spec: string, options: AgentSutOptions): P
           },
         }
       : {};
-    return createReplaySut({ benchRoot: options.benchRoot, onWarning: options.onWarning, transcriptLog: transcriptLogOf(options), ...wire });
+    return createReplaySut({
+      benchRoot: options.benchRoot,
+      onWarning: options.onWarning,
+      transcriptLog: transcriptLogOf(options),
+      ...wire,
+    });
   }
   if (!spec.startsWith("cli:")) return null;
   const name = spec.slice("cli:".length) as AgentAdapterName;
   if (!ADAPTER_NAMES.includes(name)) {
-    throw new EvalError("EVAL_SUT_INVALID", `unknown agent adapter in --sut ${spec}`, { hint: `use one of: ${ADAPTER_NAMES.map((adapter) => `cli:${adapter}`).join(", ")}` });
+    throw new EvalError("EVAL_SUT_INVALID", `unknown agent adapter in --sut ${spec}`, {
+      hint: `use one of: ${ADAPTER_NAMES.map((adapter) => `cli:${adapter}`).join(", ")}`,
+    });
   }
   const { createLiveSut } = await import("@eval/cli-subscription-adapters");
   const binaryPath = options.env[binaryEnvName(name)];

@@ -20,8 +20,28 @@ afterAll(async () => {
 
 it("a rubric printing garbage on every case: recorded, exit 8, a hint about the rubric", () => {
   const state = join(bench.root, "state");
-  const result = spawnSync(process.execPath, [bin, "run", "--task-class", "upper", "--sut", "module:sut.mjs#upper", "--bench-root", bench.benchRoot, "--sandbox", "none", "--quiet", "--out", state], { cwd: bench.root, encoding: "utf8", timeout: 120_000 });
+  const result = spawnSync(
+    process.execPath,
+    [
+      bin,
+      "run",
+      "--task-class",
+      "upper",
+      "--sut",
+      "module:sut.mjs#upper",
+      "--bench-root",
+      bench.benchRoot,
+      "--sandbox",
+      "none",
+      "--quiet",
+      "--out",
+      state,
+    ],
+    { cwd: bench.root, encoding: "utf8", timeout: 120_000 },
+  );
   expect(result.status, result.stderr).toBe(8);
-  expect(result.stderr.trim().split("\n").at(-1)).toMatch(/^evalgate: run \S+ measured nothing: the rubric failed on 3 of the 3 units it scored \(rubric\.malformed_output; c-1: .*\(EVAL_RUBRIC_BROKEN\); the run is recorded, but its rubric failed, not the SUT/);
+  expect(result.stderr.trim().split("\n").at(-1)).toMatch(
+    /^evalgate: run \S+ measured nothing: the rubric failed on 3 of the 3 units it scored \(rubric\.malformed_output; c-1: .*\(EVAL_RUBRIC_BROKEN\); the run is recorded, but its rubric failed, not the SUT/,
+  );
   expect(readdirSync(join(state, "runs")).filter((name) => name.endsWith(".json"))).toHaveLength(1);
 }, 180_000);

@@ -15,7 +15,9 @@ describe("evalgate", () => {
   });
 
   it("reports its version, which matches package.json", async () => {
-    const pkg = JSON.parse(readFileSync(join(import.meta.dirname, "..", "package.json"), "utf8")) as { version: string };
+    const pkg = JSON.parse(readFileSync(join(import.meta.dirname, "..", "package.json"), "utf8")) as {
+      version: string;
+    };
     expect(HARNESS_VERSION).toBe(pkg.version);
     expect((await invoke(["--version"])).stdout.trim()).toBe(pkg.version);
   });
@@ -24,7 +26,7 @@ describe("evalgate", () => {
     const result = await invoke(["schemas", "--nope"]);
     expect(result.code).toBe(1);
     expect(result.stdout).toBe("");
-    expect(result.stderr).toContain('`evalgate schemas`: unknown option --nope (EVAL_USAGE)');
+    expect(result.stderr).toContain("`evalgate schemas`: unknown option --nope (EVAL_USAGE)");
   });
 
   it("lists wire types and prints one JSON Schema", async () => {
@@ -85,12 +87,20 @@ describe("error presentation", () => {
   });
 
   it("a storage fault that escaped a library unnamed is one EVAL_IO line, never an internal error", () => {
-    const withPath = Object.assign(new Error("EROFS: read-only file system, open '/s/x'"), { code: "EROFS", path: "/s/x" });
+    const withPath = Object.assign(new Error("EROFS: read-only file system, open '/s/x'"), {
+      code: "EROFS",
+      path: "/s/x",
+    });
     expect(renderError(withPath, false)).toEqual({
       exitCode: 1,
       text: "evalgate: cannot use /s/x: read-only file system (EROFS) (EVAL_IO); remount /s read-write, or point --out (or EVALGATE_STATE_DIR) at a writable directory\n",
     });
-    const unnamed = renderError(Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" }), false);
-    expect(unnamed.text).toMatch(/^evalgate: a file operation failed: no space left on the device \(ENOSPC\) \(EVAL_IO\); free space on the file system of the state directory/);
+    const unnamed = renderError(
+      Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" }),
+      false,
+    );
+    expect(unnamed.text).toMatch(
+      /^evalgate: a file operation failed: no space left on the device \(ENOSPC\) \(EVAL_IO\); free space on the file system of the state directory/,
+    );
   });
 });

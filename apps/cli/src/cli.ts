@@ -18,12 +18,21 @@ export async function runCli(argv: readonly string[], options: RunCliOptions = {
     (options.stdout ?? process.stdout).write(answer);
     return 0;
   }
-  const [{ Builtins, Cli }, { withPlaceholders }] = await Promise.all([import("clipanion"), import("./placeholders.ts")]);
+  const [{ Builtins, Cli }, { withPlaceholders }] = await Promise.all([
+    import("clipanion"),
+    import("./placeholders.ts"),
+  ]);
   /** Usage text and definitions with each option's value named (`--task-class <name>`), not `#0`. */
   class EvalgateCli extends Cli<EvalgateContext> {
-    protected override getUsageByIndex(n: number, opts?: { detailed?: boolean; inlineOptions?: boolean }): { usage: string; options: Array<{ definition: string; description: string; required: boolean }> } {
+    protected override getUsageByIndex(
+      n: number,
+      opts?: { detailed?: boolean; inlineOptions?: boolean },
+    ): { usage: string; options: Array<{ definition: string; description: string; required: boolean }> } {
       const { usage, options } = super.getUsageByIndex(n, opts);
-      return { usage: withPlaceholders(usage), options: options.map((option) => ({ ...option, definition: withPlaceholders(option.definition) })) };
+      return {
+        usage: withPlaceholders(usage),
+        options: options.map((option) => ({ ...option, definition: withPlaceholders(option.definition) })),
+      };
     }
   }
   const cli = new EvalgateCli({
@@ -36,7 +45,8 @@ export async function runCli(argv: readonly string[], options: RunCliOptions = {
   cli.register(Builtins.VersionCommand);
   // Only the commands argv can reach are loaded, so start-up does not grow with their number.
   const reachable = await reachableCommands(argv);
-  for (const command of reachable.length > 0 ? reachable : (await import("./listed-commands.ts")).listedCommands()) cli.register(command);
+  for (const command of reachable.length > 0 ? reachable : (await import("./listed-commands.ts")).listedCommands())
+    cli.register(command);
   const context: EvalgateContext = {
     stdin: (options.stdin ?? process.stdin) as EvalgateContext["stdin"],
     stdout: (options.stdout ?? process.stdout) as EvalgateContext["stdout"],
@@ -51,7 +61,10 @@ export async function runCli(argv: readonly string[], options: RunCliOptions = {
     command = cli.process([...argv], context);
   } catch (error) {
     // Loaded only on this path: a command line that parses never pays for them.
-    const [{ renderError }, { usageError }] = await Promise.all([import("./render-error.ts"), import("./usage-error.ts")]);
+    const [{ renderError }, { usageError }] = await Promise.all([
+      import("./render-error.ts"),
+      import("./usage-error.ts"),
+    ]);
     const rendered = renderError(usageError(argv, cli.definitions(), (error as Error).message), false);
     context.stderr.write(rendered.text);
     return rendered.exitCode;

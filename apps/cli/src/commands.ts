@@ -19,13 +19,15 @@ export const COMMANDS: readonly CommandEntry[] = [
   {
     path: ["adapters", "compliance-check"],
     category: "Agents",
-    description: "Run the 20-task benign suite live against an agent CLI and write the compliance report the backend requires",
+    description:
+      "Run the 20-task benign suite live against an agent CLI and write the compliance report the backend requires",
     load: async () => (await import("./commands/adapters-compliance-check.ts")).AdaptersComplianceCheckCommand,
   },
   {
     path: ["adapters", "doctor"],
     category: "Agents",
-    description: "Check each agent CLI: binary found, version, logged in (the CLI's own check), compliance report fresh",
+    description:
+      "Check each agent CLI: binary found, version, logged in (the CLI's own check), compliance report fresh",
     load: async () => (await import("./commands/adapters-doctor.ts")).AdaptersDoctorCommand,
   },
   {
@@ -157,7 +159,8 @@ export const COMMANDS: readonly CommandEntry[] = [
   {
     path: ["run"],
     category: "Run",
-    description: "Run a task class's bench against a system under test, score it, and append the run to the audit chain",
+    description:
+      "Run a task class's bench against a system under test, score it, and append the run to the audit chain",
     load: async () => (await import("./commands/run.ts")).RunCommand,
   },
   {

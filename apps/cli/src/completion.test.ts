@@ -39,13 +39,22 @@ function bashStyle(shell: "bash" | "zsh", words: string[]): string[] {
   // compinit (slow) only matters for registering, which the zsh test checks once; compgen comes with bashcompinit.
   const setup = shell === "zsh" ? "compdef() { :; }; " : "";
   const arrays = shell === "zsh" ? "setopt ksharrays; " : "";
-  const out = execFileSync(shell, ["-c", `${setup}source ${scripts[shell]}; ${arrays}COMP_WORDS=(${quoted}); COMP_CWORD=${words.length - 1}; _evalgate_complete; printf '%s\\n' "\${COMPREPLY[@]}"`], { encoding: "utf8", env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir } });
+  const out = execFileSync(
+    shell,
+    [
+      "-c",
+      `${setup}source ${scripts[shell]}; ${arrays}COMP_WORDS=(${quoted}); COMP_CWORD=${words.length - 1}; _evalgate_complete; printf '%s\\n' "\${COMPREPLY[@]}"`,
+    ],
+    { encoding: "utf8", env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir } },
+  );
   return out.split("\n").filter((line) => line !== "");
 }
 
 describe("evalgate completion", () => {
   it("bash: commands, subcommands, options, and files after a command's words", { timeout: 60_000 }, () => {
-    expect(execFileSync("bash", ["-c", `source ${scripts.bash}; complete -p evalgate`], { encoding: "utf8" })).toBe("complete -o default -F _evalgate_complete evalgate\n");
+    expect(execFileSync("bash", ["-c", `source ${scripts.bash}; complete -p evalgate`], { encoding: "utf8" })).toBe(
+      "complete -o default -F _evalgate_complete evalgate\n",
+    );
     expect(bashStyle("bash", ["evalgate", "ben"])).toEqual(["bench"]);
     expect(bashStyle("bash", ["evalgate", "r"])).toEqual(["report", "rescore", "run", "runs"]);
     expect(bashStyle("bash", ["evalgate", "bench", ""])).toEqual(["list", "show", "sign", "check"]);
@@ -57,18 +66,27 @@ describe("evalgate completion", () => {
   });
 
   it.skipIf(!has("zsh"))("zsh: registered through bashcompinit and answers the same", { timeout: 180_000 }, () => {
-    const registered = execFileSync("zsh", ["-c", `autoload -U compinit && compinit -u -D; source ${scripts.zsh}; print -r -- $_comps[evalgate]`], { encoding: "utf8", env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir } });
+    const registered = execFileSync(
+      "zsh",
+      ["-c", `autoload -U compinit && compinit -u -D; source ${scripts.zsh}; print -r -- $_comps[evalgate]`],
+      { encoding: "utf8", env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir } },
+    );
     expect(registered).toMatch(/_bash_complete.*_evalgate_complete/);
     // bashcompinit's compgen leaves matching the typed prefix to zsh's completer: it offers every candidate.
     expect(bashStyle("zsh", ["evalgate", "ben"])).toContain("bench");
     expect(bashStyle("zsh", ["evalgate", "cache", ""])).toEqual(["gc", "stats"]);
-    expect(bashStyle("zsh", ["evalgate", "show", "--tr"])).toEqual(expect.arrayContaining(["--trial", "--trust-tiers", "--case", "--format"]));
+    expect(bashStyle("zsh", ["evalgate", "show", "--tr"])).toEqual(
+      expect.arrayContaining(["--trial", "--trust-tiers", "--case", "--format"]),
+    );
     expect(bashStyle("zsh", ["evalgate", "show", "--tr"])).not.toContain("--with-verdict");
   });
 
   it.skipIf(!has("fish"))("fish: complete -C answers commands, subcommands and options", { timeout: 60_000 }, () => {
     const complete = (line: string): string[] =>
-      execFileSync("fish", ["--no-config", "-c", `source ${scripts.fish}; complete -C '${line}'`], { encoding: "utf8", env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir } })
+      execFileSync("fish", ["--no-config", "-c", `source ${scripts.fish}; complete -C '${line}'`], {
+        encoding: "utf8",
+        env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir },
+      })
         .split("\n")
         .filter((entry) => entry !== "")
         .map((entry) => entry.split("\t")[0]!);
@@ -91,6 +109,8 @@ describe("evalgate completion", () => {
   it("an unknown shell is one line and exit 1", async () => {
     const result = await invoke(["completion", "tcsh"]);
     expect(result.code).toBe(1);
-    expect(result.stderr).toBe('evalgate: no completion for shell "tcsh" (EVAL_USAGE); choose one of: bash, zsh, fish\n');
+    expect(result.stderr).toBe(
+      'evalgate: no completion for shell "tcsh" (EVAL_USAGE); choose one of: bash, zsh, fish\n',
+    );
   });
 });

@@ -14,12 +14,19 @@ export const COMPLETION_SHELLS = ["bash", "zsh", "fish"] as const;
 export type CompletionShell = (typeof COMPLETION_SHELLS)[number];
 
 /** The commands of `Cli.definitions()` (`path` "evalgate bench show", option `definition` "-o,--output <file>"). */
-export function completionCommands(definitions: ReadonlyArray<{ readonly path: string; readonly options: ReadonlyArray<{ readonly definition: string }> }>): CompletionCommand[] {
+export function completionCommands(
+  definitions: ReadonlyArray<{
+    readonly path: string;
+    readonly options: ReadonlyArray<{ readonly definition: string }>;
+  }>,
+): CompletionCommand[] {
   return definitions
     .map((definition) => ({
       words: definition.path.split(" ").slice(1),
       options: ["--help", ...definition.options.flatMap((option) => option.definition.split(" ")[0]!.split(","))],
-      valued: definition.options.filter((option) => option.definition.includes(" ")).flatMap((option) => option.definition.split(" ")[0]!.split(",")),
+      valued: definition.options
+        .filter((option) => option.definition.includes(" "))
+        .flatMap((option) => option.definition.split(" ")[0]!.split(",")),
     }))
     .filter((command) => command.words.length > 0 && command.words.every((word) => /^[a-z][a-z0-9-]*$/.test(word)));
 }
@@ -40,7 +47,9 @@ function candidates(commands: readonly CompletionCommand[]): Map<string, string[
 }
 
 function bash(commands: readonly CompletionCommand[]): string {
-  const cases = [...candidates(commands)].map(([key, words]) => `    "${key}") words="${words.join(" ")}" ;;`).join("\n");
+  const cases = [...candidates(commands)]
+    .map(([key, words]) => `    "${key}") words="${words.join(" ")}" ;;`)
+    .join("\n");
   return `# evalgate completion for bash (and zsh through bashcompinit): eval "$(evalgate completion bash)"
 _evalgate_complete() {
   local cur="\${COMP_WORDS[COMP_CWORD]}" typed="" word words="" i
@@ -69,7 +78,17 @@ ${bash(commands).split("\n").slice(1).join("\n")}`;
 function fish(commands: readonly CompletionCommand[]): string {
   const lines = ["# evalgate completion for fish: evalgate completion fish | source", "complete -c evalgate -f"];
   // fish decides by the words typed so far: a function prints them (options and their values dropped).
-  lines.push("function __evalgate_path", "    set -l words (commandline -opc)[2..-1]", "    set -l path", "    for w in $words", "        string match -q -- '-*' $w; and break", "        set -a path $w", "    end", "    echo (string join ' ' $path)", "end");
+  lines.push(
+    "function __evalgate_path",
+    "    set -l words (commandline -opc)[2..-1]",
+    "    set -l path",
+    "    for w in $words",
+    "        string match -q -- '-*' $w; and break",
+    "        set -a path $w",
+    "    end",
+    "    echo (string join ' ' $path)",
+    "end",
+  );
   const valued = new Map(commands.map((command) => [command.words.join(" "), command.valued]));
   for (const [key, words] of candidates(commands)) {
     const condition = `"test (__evalgate_path) = '${key}'"`;
@@ -79,7 +98,9 @@ function fish(commands: readonly CompletionCommand[]): string {
     else lines.push(`complete -c evalgate -n ${condition} -F`);
     for (const option of words.filter((word) => word.startsWith("-"))) {
       const value = valued.get(key)?.includes(option) === true ? " -r -F" : "";
-      lines.push(`complete -c evalgate -n ${condition} ${option.startsWith("--") ? `-l ${option.slice(2)}` : `-s ${option.slice(1)}`}${value}`);
+      lines.push(
+        `complete -c evalgate -n ${condition} ${option.startsWith("--") ? `-l ${option.slice(2)}` : `-s ${option.slice(1)}`}${value}`,
+      );
     }
   }
   return `${lines.join("\n")}\n`;

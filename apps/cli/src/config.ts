@@ -28,14 +28,16 @@ export interface LoadedConfig {
  */
 export function loadConfigFile(cwd: string, benchRoot?: string): LoadedConfig {
   const nearCwd = findConfigFile(cwd);
-  if (nearCwd !== null || benchRoot === undefined) return nearCwd ?? { values: {}, source: null, baseDir: resolve(cwd) };
+  if (nearCwd !== null || benchRoot === undefined)
+    return nearCwd ?? { values: {}, source: null, baseDir: resolve(cwd) };
   return findConfigFile(benchRoot) ?? { values: {}, source: null, baseDir: resolve(cwd) };
 }
 
 function findConfigFile(start: string): LoadedConfig | null {
   for (let dir = resolve(start); ; dir = dirname(dir)) {
     const standalone = join(dir, "evalgate.config.json");
-    if (existsSync(standalone)) return { values: parseConfig(readJson(standalone), standalone), source: standalone, baseDir: dir };
+    if (existsSync(standalone))
+      return { values: parseConfig(readJson(standalone), standalone), source: standalone, baseDir: dir };
     const manifest = join(dir, "package.json");
     if (existsSync(manifest)) {
       const pkg = readJson(manifest) as { evalgate?: unknown } | null;
@@ -51,7 +53,9 @@ function readJson(path: string): unknown {
   try {
     return JSON.parse(readFileSync(path, "utf8"));
   } catch (error) {
-    throw new EvalError("EVAL_CONFIG_INVALID", `${path} is not valid JSON: ${(error as Error).message}`, { cause: error });
+    throw new EvalError("EVAL_CONFIG_INVALID", `${path} is not valid JSON: ${(error as Error).message}`, {
+      cause: error,
+    });
   }
 }
 
@@ -59,11 +63,11 @@ function parseConfig(value: unknown, where: string): ConfigFile {
   const result = EvalgateConfigSchema.safeParse(value);
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;
-  throw new EvalError(
-    "EVAL_CONFIG_INVALID",
-    `${where}: ${issue.path.join(".") || "(root)"}: ${issue.message}`,
-    { hint: `accepted keys: ${Object.keys(EvalgateConfigSchema.shape).filter((key) => key !== "$schema").join(", ")}` },
-  );
+  throw new EvalError("EVAL_CONFIG_INVALID", `${where}: ${issue.path.join(".") || "(root)"}: ${issue.message}`, {
+    hint: `accepted keys: ${Object.keys(EvalgateConfigSchema.shape)
+      .filter((key) => key !== "$schema")
+      .join(", ")}`,
+  });
 }
 
 const ENV_NAMES: Record<ConfigKey, string> = {
@@ -89,7 +93,8 @@ export class Settings {
 
   constructor(sources: SettingSources) {
     this.sources = sources;
-    const benchRoot = typeof sources.flags.bench_root === "string" ? sources.flags.bench_root : this.envValue("bench_root");
+    const benchRoot =
+      typeof sources.flags.bench_root === "string" ? sources.flags.bench_root : this.envValue("bench_root");
     this.file = loadConfigFile(sources.cwd, benchRoot === undefined ? undefined : resolve(sources.cwd, benchRoot));
   }
 
@@ -111,7 +116,12 @@ export class Settings {
    */
   watchNewStateDir(stateDir: string): () => EvalWarning | null {
     // --out or EVALGATE_STATE_DIR named it: the user said so.
-    if (existsSync(stateDir) || typeof this.sources.flags.state_dir === "string" || this.envValue("state_dir") !== undefined) return () => null;
+    if (
+      existsSync(stateDir) ||
+      typeof this.sources.flags.state_dir === "string" ||
+      this.envValue("state_dir") !== undefined
+    )
+      return () => null;
     const why =
       this.file.source === null
         ? `the default, in ${this.file.baseDir}: no evalgate.config.json (or package.json "evalgate" key) at or above ${this.sources.cwd}`
@@ -145,9 +155,13 @@ export class Settings {
       const whole = key === "concurrency" || key === "trials";
       const valid = Number.isFinite(value) && value >= 0 && (!whole || (Number.isInteger(value) && value >= 1));
       if (!valid) {
-        throw new EvalError("EVAL_CONFIG_INVALID", `${key} must be ${whole ? "a whole number >= 1" : "a number >= 0"}, got "${raw}"`, {
-          hint: `set it with the --${key.replaceAll("_", "-")} flag or ${ENV_NAMES[key]}`,
-        });
+        throw new EvalError(
+          "EVAL_CONFIG_INVALID",
+          `${key} must be ${whole ? "a whole number >= 1" : "a number >= 0"}, got "${raw}"`,
+          {
+            hint: `set it with the --${key.replaceAll("_", "-")} flag or ${ENV_NAMES[key]}`,
+          },
+        );
       }
       return value;
     }

@@ -1,7 +1,17 @@
 // End to end: the BUILT evalgate binary, as a subprocess, on a copy of the repository's real bench/
 // (both task classes, their cassettes and rubrics), with the default replay SUT.
 import { execFile } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { promisify } from "node:util";
@@ -34,13 +44,19 @@ async function evalgate(...args: string[]): Promise<Result> {
 }
 
 function jsonLines(text: string): Array<Record<string, unknown>> {
-  return text.trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
+  return text
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
 /** Copies bench/ without its node_modules, then links each dependency to the real package (absolute links). */
 function copyBench(target: string): void {
   const source = join(repo, "bench");
-  cpSync(source, target, { recursive: true, filter: (path) => !relative(source, path).split("/").includes("node_modules") });
+  cpSync(source, target, {
+    recursive: true,
+    filter: (path) => !relative(source, path).split("/").includes("node_modules"),
+  });
   for (const slug of readdirSync(source, { withFileTypes: true }).filter((entry) => entry.isDirectory())) {
     const modules = join(source, slug.name, "node_modules");
     let entries: string[];
@@ -50,7 +66,9 @@ function copyBench(target: string): void {
       continue;
     }
     for (const entry of entries.filter((name) => !name.startsWith("."))) {
-      const names = entry.startsWith("@") ? readdirSync(join(modules, entry)).map((name) => `${entry}/${name}`) : [entry];
+      const names = entry.startsWith("@")
+        ? readdirSync(join(modules, entry)).map((name) => `${entry}/${name}`)
+        : [entry];
       for (const name of names) {
         mkdirSync(join(target, slug.name, "node_modules", name, ".."), { recursive: true });
         symlinkSync(realpathSync(join(modules, name)), join(target, slug.name, "node_modules", name));
@@ -71,7 +89,9 @@ function chainFiles(): Map<string, string> {
 
 function transcriptLines(taskClass: string): number {
   try {
-    return readFileSync(join(scratch, ".evalgate", "transcripts", `${taskClass}.jsonl`), "utf8").trim().split("\n").length;
+    return readFileSync(join(scratch, ".evalgate", "transcripts", `${taskClass}.jsonl`), "utf8")
+      .trim()
+      .split("\n").length;
   } catch {
     return 0;
   }
@@ -126,7 +146,13 @@ describe("evalgate end to end on the repository's bench", () => {
     expect(lines).toHaveLength(ids.length + 1);
     expect(lines.slice(0, -1).map((line) => line.case_id)).toEqual(ids);
     expect(lines.slice(0, -1).every((line) => line.type === "case" && line.cache_hit === false)).toBe(true);
-    expect(lines.at(-1)).toMatchObject({ type: "run", task_class: "vuln-remediation", sut_label: "replay", complete: true, case_count: ids.length });
+    expect(lines.at(-1)).toMatchObject({
+      type: "run",
+      task_class: "vuln-remediation",
+      sut_label: "replay",
+      complete: true,
+      case_count: ids.length,
+    });
   });
 
   it("appends exactly one chain record per run, and the chain verifies", async () => {
@@ -143,7 +169,9 @@ describe("evalgate end to end on the repository's bench", () => {
     expect(lines.slice(0, -1).every((line) => line.cache_hit === true)).toBe(true);
     expect(lines.at(-1)).toMatchObject({ cache_hits: caseIds("vuln-remediation").length });
     expect(normalizedStdout(second.stdout)).toBe(normalizedStdout(first.stdout));
-    const [firstRecord, secondRecord] = [...chainFiles().entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, text]) => text);
+    const [firstRecord, secondRecord] = [...chainFiles().entries()]
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([, text]) => text);
     expect(evidenceOf(secondRecord!)).toBe(evidenceOf(firstRecord!));
   });
 
@@ -158,31 +186,56 @@ describe("evalgate end to end on the repository's bench", () => {
     for (const taskClass of ["vuln-remediation", "migration-chainguard-distroless"]) {
       const verdict = await evalgate("promote-verdict", "--task-class", taskClass);
       expect(verdict.code, verdict.stderr).toBe(0);
-      const line = jsonLines(verdict.stdout).at(-1) as { verdict?: { reasons: string[]; requires_human_approval: boolean }; reasons?: string[] };
+      const line = jsonLines(verdict.stdout).at(-1) as {
+        verdict?: { reasons: string[]; requires_human_approval: boolean };
+        reasons?: string[];
+      };
       const reasons = line.verdict?.reasons ?? line.reasons ?? [];
       expect(reasons.length, verdict.stdout).toBeGreaterThan(0);
-      for (const reason of reasons) if (reason !== "all conditions met" && !reason.includes("declares no min_cases_for_promotion")) expect(reason).toMatch(/\d/);
+      for (const reason of reasons)
+        if (reason !== "all conditions met" && !reason.includes("declares no min_cases_for_promotion"))
+          expect(reason).toMatch(/\d/);
     }
     expect(readdirSync(join(scratch, ".evalgate", "recommendations")).length).toBeGreaterThanOrEqual(2);
   }, 60_000);
 
   it("a hand-picked subset of the cases that pass never supports a promotion; selecting no case records nothing", async () => {
     const full = jsonLines((await evalgate("run", "--task-class", "vuln-remediation")).stdout);
-    const passing = full.filter((line) => line.type === "case" && (line.score as { passed: boolean }).passed).map((line) => line.case_id as string);
+    const passing = full
+      .filter((line) => line.type === "case" && (line.score as { passed: boolean }).passed)
+      .map((line) => line.case_id as string);
     expect(passing.length).toBeGreaterThanOrEqual(10);
     const picked = await evalgate("run", "--task-class", "vuln-remediation", "--cases", `{${passing.join(",")}}`);
     expect(picked.code, picked.stderr).toBe(0);
     expect(picked.stderr).toMatch(/cannot support a promotion/);
     const pickedRun = jsonLines(picked.stdout).at(-1)!;
     const total = caseIds("vuln-remediation").length;
-    expect(pickedRun).toMatchObject({ scope: "subset", case_count: passing.length, task_class_case_count: total, passed_count: passing.length });
+    expect(pickedRun).toMatchObject({
+      scope: "subset",
+      case_count: passing.length,
+      task_class_case_count: total,
+      passed_count: passing.length,
+    });
     // Named explicitly, the subset is refused, with how many cases it left out.
-    const named = jsonLines((await evalgate("promote-verdict", "--task-class", "vuln-remediation", "--run", pickedRun.run_id as string)).stdout).at(-1)!;
-    expect(named).toMatchObject({ evidence_sufficient: false, report_scope: "subset", report_run_id: pickedRun.run_id });
-    expect(named.reasons).toContain(`run ${pickedRun.run_id} scored a subset: ${passing.length} of ${total} cases (filter "{${passing.join(",")}}"), ${total - passing.length} left out; a promotion needs a run over the whole task class`);
+    const named = jsonLines(
+      (await evalgate("promote-verdict", "--task-class", "vuln-remediation", "--run", pickedRun.run_id as string))
+        .stdout,
+    ).at(-1)!;
+    expect(named).toMatchObject({
+      evidence_sufficient: false,
+      report_scope: "subset",
+      report_run_id: pickedRun.run_id,
+    });
+    expect(named.reasons).toContain(
+      `run ${pickedRun.run_id} scored a subset: ${passing.length} of ${total} cases (filter "{${passing.join(",")}}"), ${total - passing.length} left out; a promotion needs a run over the whole task class`,
+    );
     // By default the verdict reads the newest full run and names the subset it passed over.
     const latest = jsonLines((await evalgate("promote-verdict", "--task-class", "vuln-remediation")).stdout).at(-1)!;
-    expect(latest).toMatchObject({ report_scope: "full", evidence_sufficient: false, passed_over: [{ run_id: pickedRun.run_id, reason: expect.stringContaining("subset") }] });
+    expect(latest).toMatchObject({
+      report_scope: "full",
+      evidence_sufficient: false,
+      passed_over: [{ run_id: pickedRun.run_id, reason: expect.stringContaining("subset") }],
+    });
 
     const before = chainFiles();
     const none = await evalgate("run", "--task-class", "vuln-remediation", "--cases", "nomatch*");
@@ -196,7 +249,9 @@ describe("evalgate end to end on the repository's bench", () => {
     for (const slug of ["vuln-remediation", "migration-chainguard-distroless"]) {
       for (const caseId of caseIds(slug)) {
         const expectedDir = join(scratch, "bench", slug, "cases", caseId, "expected");
-        const files = readdirSync(expectedDir, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile());
+        const files = readdirSync(expectedDir, { recursive: true, withFileTypes: true }).filter((entry) =>
+          entry.isFile(),
+        );
         expect(files.length, `${slug}/${caseId} has expected/ files`).toBeGreaterThan(0);
         const file = join(files[0]!.parentPath, files[0]!.name);
         const original = readFileSync(file);

@@ -35,7 +35,14 @@ export function evalgateCommands(script: string, where: string, values: Placehol
 }
 
 interface Workflow {
-  readonly jobs: Record<string, { readonly needs?: string | string[]; readonly strategy?: { matrix?: Record<string, unknown[]> }; readonly steps: { run?: string; uses?: string; with?: Record<string, unknown> }[] }>;
+  readonly jobs: Record<
+    string,
+    {
+      readonly needs?: string | string[];
+      readonly strategy?: { matrix?: Record<string, unknown[]> };
+      readonly steps: { run?: string; uses?: string; with?: Record<string, unknown> }[];
+    }
+  >;
 }
 
 export function readWorkflow(): Workflow {
@@ -45,13 +52,17 @@ export function readWorkflow(): Workflow {
 /** Every evalgate command of the workflow, job by job, in order. */
 export function workflowCommands(values: Placeholders): ExampleCommand[] {
   const workflow = readWorkflow();
-  return Object.entries(workflow.jobs).flatMap(([job, spec]) => spec.steps.flatMap((step) => (step.run === undefined ? [] : evalgateCommands(step.run, job, values))));
+  return Object.entries(workflow.jobs).flatMap(([job, spec]) =>
+    spec.steps.flatMap((step) => (step.run === undefined ? [] : evalgateCommands(step.run, job, values))),
+  );
 }
 
 export interface KubeDocument {
   readonly kind: string;
   readonly metadata: { readonly name: string; readonly labels?: Record<string, string> };
-  readonly spec: Record<string, unknown> & { template?: { spec: { containers: { command: string[]; args: string[] }[] } } };
+  readonly spec: Record<string, unknown> & {
+    template?: { spec: { containers: { command: string[]; args: string[] }[] } };
+  };
 }
 
 export function readKubernetes(): KubeDocument[] {
@@ -65,5 +76,9 @@ export function readKubernetes(): KubeDocument[] {
 export function kubernetesCommands(values: Placeholders): ExampleCommand[] {
   return readKubernetes()
     .filter((document) => document.kind === "Job")
-    .flatMap((job) => job.spec.template!.spec.containers.flatMap((container) => container.args.flatMap((script) => evalgateCommands(script, job.metadata.name, values))));
+    .flatMap((job) =>
+      job.spec.template!.spec.containers.flatMap((container) =>
+        container.args.flatMap((script) => evalgateCommands(script, job.metadata.name, values)),
+      ),
+    );
 }

@@ -35,7 +35,11 @@ describe("examples/github-actions/evalgate-sharded.yml", () => {
     expect(workflow.jobs.shard!.strategy!.matrix!.shard).toEqual([1, 2, 3, 4]);
     const uploads = workflow.jobs.shard!.steps.filter((step) => step.uses?.startsWith("actions/upload-artifact"));
     expect(uploads.map((step) => step.with!.path)).toEqual(["bundle-${{ matrix.shard }}"]);
-    expect(workflow.jobs.merge!.steps.some((step) => step.uses?.startsWith("actions/download-artifact") && step.with!.pattern === "bundle-*")).toBe(true);
+    expect(
+      workflow.jobs.merge!.steps.some(
+        (step) => step.uses?.startsWith("actions/download-artifact") && step.with!.pattern === "bundle-*",
+      ),
+    ).toBe(true);
   });
 
   it("runs plan, run --plan --shard, merge, verify and promote-verdict, each accepted by the CLI's parser", () => {
@@ -51,13 +55,21 @@ describe("examples/github-actions/evalgate-sharded.yml", () => {
     expect(flagsOf(commands[2]!.argv)).toEqual(["--anchor", "--format"]);
     expect(flagsOf(commands[5]!.argv)).toEqual(["--anchor", "--format", "--task-class"]);
     const merge = readWorkflow().jobs.merge!.steps;
-    expect(merge.some((step) => step.uses?.startsWith("actions/upload-artifact") && step.with!.path === "evalgate-anchor.json")).toBe(true);
-    expect(merge.some((step) => step.uses?.startsWith("actions/download-artifact") && step.with!.name === "evalgate-anchor")).toBe(true);
+    expect(
+      merge.some(
+        (step) => step.uses?.startsWith("actions/upload-artifact") && step.with!.path === "evalgate-anchor.json",
+      ),
+    ).toBe(true);
+    expect(
+      merge.some((step) => step.uses?.startsWith("actions/download-artifact") && step.with!.name === "evalgate-anchor"),
+    ).toBe(true);
     expect(flagsOf(commands[1]!.argv)).toEqual(["--bundle", "--out", "--plan", "--shard"]);
   });
 
   it("an unknown flag in an example would fail this check", () => {
-    expect(() => accepted({ where: "x", argv: ["run", "--plan", "p.json", "--shards", "1/4"] })).toThrow(/Unsupported option name \("--shards"\)/);
+    expect(() => accepted({ where: "x", argv: ["run", "--plan", "p.json", "--shards", "1/4"] })).toThrow(
+      /Unsupported option name \("--shards"\)/,
+    );
     expect(() => accepted({ where: "x", argv: ["merj", "a"] })).toThrow();
   });
 });
@@ -65,7 +77,12 @@ describe("examples/github-actions/evalgate-sharded.yml", () => {
 describe("examples/kubernetes/evalgate-sharded.yaml", () => {
   it("is a shared volume, a plan Job, an Indexed shard Job (index = shard - 1) and a merge Job", () => {
     const documents = readKubernetes();
-    expect(documents.map((d) => `${d.kind}/${d.metadata.name}`)).toEqual(["PersistentVolumeClaim/evalgate-shared", "Job/evalgate-plan", "Job/evalgate-shard", "Job/evalgate-merge"]);
+    expect(documents.map((d) => `${d.kind}/${d.metadata.name}`)).toEqual([
+      "PersistentVolumeClaim/evalgate-shared",
+      "Job/evalgate-plan",
+      "Job/evalgate-shard",
+      "Job/evalgate-merge",
+    ]);
     const shard = documents[2]!;
     expect(shard.spec).toMatchObject({ completionMode: "Indexed", completions: 4, parallelism: 4 });
     expect(shard.spec.template!.spec.containers[0]!.args[0]).toContain("SHARD=$((JOB_COMPLETION_INDEX + 1))");
@@ -83,9 +100,13 @@ describe("examples/kubernetes/evalgate-sharded.yaml", () => {
     ]);
     const workflow = workflowCommands({ "${{ matrix.shard }}": "1", $SHARDS: "4", $TASK_CLASS: "vuln-remediation" });
     // The shards share a cache on the volume; the merge host's state directory lives there too.
-    const extras = kube.map((command, index) => flagsOf(command.argv).filter((flag) => !flagsOf(workflow[index]!.argv).includes(flag)));
+    const extras = kube.map((command, index) =>
+      flagsOf(command.argv).filter((flag) => !flagsOf(workflow[index]!.argv).includes(flag)),
+    );
     expect(extras).toEqual([[], ["--cache-dir"], ["--out"], ["--out"], ["--out"], ["--out"]]);
-    const missing = kube.map((command, index) => flagsOf(workflow[index]!.argv).filter((flag) => !flagsOf(command.argv).includes(flag)));
+    const missing = kube.map((command, index) =>
+      flagsOf(workflow[index]!.argv).filter((flag) => !flagsOf(command.argv).includes(flag)),
+    );
     expect(missing).toEqual([[], [], [], [], [], []]);
   });
 });

@@ -15,9 +15,12 @@ function statedPairs(text: string): Array<{ code: string; exit: number; line: st
   for (const line of text.split("\n")) {
     // A table row: | situation | exit | message ... (EVAL_X) |
     const row = /^\|[^|]*\|\s*(\d+)\s*\|(.*)\|\s*$/.exec(line);
-    if (row !== null) for (const [, code] of row[2]!.matchAll(/\((EVAL_[A-Z_]+)\)/g)) pairs.push({ code: code!, exit: Number(row[1]), line });
+    if (row !== null)
+      for (const [, code] of row[2]!.matchAll(/\((EVAL_[A-Z_]+)\)/g))
+        pairs.push({ code: code!, exit: Number(row[1]), line });
     // Prose: `EVAL_X` (exit N) or (`EVAL_X`, exit N)
-    for (const [, code, exit] of line.matchAll(/`(EVAL_[A-Z_]+)`\)?,? \(?exit (\d+)/g)) pairs.push({ code: code!, exit: Number(exit), line });
+    for (const [, code, exit] of line.matchAll(/`(EVAL_[A-Z_]+)`\)?,? \(?exit (\d+)/g))
+      pairs.push({ code: code!, exit: Number(exit), line });
   }
   return pairs;
 }
@@ -33,16 +36,26 @@ describe("the docs' exit codes agree with the CLI's table", () => {
     it(`every error code ${doc} pairs with an exit code has that exit code`, () => {
       const pairs = statedPairs(read(doc));
       const known = ERROR_PRESENTATION as Readonly<Record<string, { exitCode: number }>>;
-      const wrong = pairs.filter((pair) => known[pair.code] === undefined || known[pair.code]!.exitCode !== pair.exit).map((pair) => `${pair.code}: docs say ${pair.exit}, the CLI ${known[pair.code]?.exitCode ?? "has no such code"}`);
+      const wrong = pairs
+        .filter((pair) => known[pair.code] === undefined || known[pair.code]!.exitCode !== pair.exit)
+        .map(
+          (pair) => `${pair.code}: docs say ${pair.exit}, the CLI ${known[pair.code]?.exitCode ?? "has no such code"}`,
+        );
       expect(wrong).toEqual([]);
       if (doc === "scale-out.md") expect(pairs.length).toBeGreaterThanOrEqual(8);
     });
   }
 
   it("reads a wrong pairing as wrong (the merge codes once documented as 8/9/10)", () => {
-    const old = "| a missing shard | 9 | `3 of 12 units of plan blake3:… are in no bundle: case-03#t0 (EVAL_UNITS_MISSING)` |\nMissing units are `EVAL_UNITS_MISSING` (exit 9) listing them";
+    const old =
+      "| a missing shard | 9 | `3 of 12 units of plan blake3:… are in no bundle: case-03#t0 (EVAL_UNITS_MISSING)` |\nMissing units are `EVAL_UNITS_MISSING` (exit 9) listing them";
     const pairs = statedPairs(old);
-    expect(pairs.map((pair) => [pair.code, pair.exit])).toEqual([["EVAL_UNITS_MISSING", 9], ["EVAL_UNITS_MISSING", 9]]);
-    expect(pairs.every((pair) => ERROR_PRESENTATION[pair.code as keyof typeof ERROR_PRESENTATION].exitCode !== pair.exit)).toBe(true);
+    expect(pairs.map((pair) => [pair.code, pair.exit])).toEqual([
+      ["EVAL_UNITS_MISSING", 9],
+      ["EVAL_UNITS_MISSING", 9],
+    ]);
+    expect(
+      pairs.every((pair) => ERROR_PRESENTATION[pair.code as keyof typeof ERROR_PRESENTATION].exitCode !== pair.exit),
+    ).toBe(true);
   });
 });

@@ -48,17 +48,33 @@ export function runSummary(result: RunEvalResult) {
 /** The run's case lines (`type: "case"`), one per case, or per trial when the run had trials. */
 export function runCaseLines(result: RunEvalResult): Array<Record<string, unknown>> {
   const withTrial = result.report.trials_per_case !== 1;
-  return result.caseResults.map((r) => ({ type: "case", schema_version: RUN_CASE_LINE_SCHEMA_VERSION, case_id: r.case_id, ...(withTrial ? { trial: r.trial } : {}), score: r.score, cache_hit: r.cacheHit }));
+  return result.caseResults.map((r) => ({
+    type: "case",
+    schema_version: RUN_CASE_LINE_SCHEMA_VERSION,
+    case_id: r.case_id,
+    ...(withTrial ? { trial: r.trial } : {}),
+    score: r.score,
+    cache_hit: r.cacheHit,
+  }));
 }
 
 /** The human table of a run: one row per case (or the trial table), then the summary lines. */
-export function formatRunHuman(result: RunEvalResult, summary: RunSummary, cell: (modes: readonly FailureMode[]) => string): string {
+export function formatRunHuman(
+  result: RunEvalResult,
+  summary: RunSummary,
+  cell: (modes: readonly FailureMode[]) => string,
+): string {
   const report: BenchRunReport = result.report;
   const { caseResults } = result;
   const width = Math.max(7, ...caseResults.map((r) => r.case_id.length));
-  const lines = report.trials_per_case > 1 ? formatTrialTable(report) : [`${"case".padEnd(width)}  score  pass  cache  failure modes`];
+  const lines =
+    report.trials_per_case > 1
+      ? formatTrialTable(report)
+      : [`${"case".padEnd(width)}  score  pass  cache  failure modes`];
   for (const r of report.trials_per_case > 1 ? [] : caseResults) {
-    lines.push(`${r.case_id.padEnd(width)}  ${r.score.score.toFixed(3)}  ${r.score.passed ? "yes " : "no  "}  ${r.cacheHit ? "hit  " : "miss "}  ${cell(r.score.failure_modes)}`);
+    lines.push(
+      `${r.case_id.padEnd(width)}  ${r.score.score.toFixed(3)}  ${r.score.passed ? "yes " : "no  "}  ${r.cacheHit ? "hit  " : "miss "}  ${cell(r.score.failure_modes)}`,
+    );
   }
   lines.push(
     "",

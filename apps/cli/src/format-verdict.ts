@@ -25,7 +25,11 @@ export function formatVerdictHuman(verdict: PromotionVerdict, path: string, tier
     `sut ${verdict.sut_label} (${verdict.sut_digest})`,
     `run ${verdict.report_run_id}; thresholds ${verdict.thresholds_calibrated ? "calibrated" : "NOT calibrated"}`,
     ...poolLines(verdict),
-    ...(verdict.passed_over.length === 0 ? [] : [`passed over ${verdict.passed_over.length} newer run(s): ${verdict.passed_over.map((run) => `${run.run_id} (${run.reason})`).join("; ")}`]),
+    ...(verdict.passed_over.length === 0
+      ? []
+      : [
+          `passed over ${verdict.passed_over.length} newer run(s): ${verdict.passed_over.map((run) => `${run.run_id} (${run.reason})`).join("; ")}`,
+        ]),
     `advisory only: a person promotes by a reviewed change to ${tiersFile}`,
     `verdict written to ${path}`,
   ];

@@ -44,22 +44,42 @@ function survivors(): string[] {
 async function interruptedRun(signal: NodeJS.Signals, state: string) {
   const tmp = join(bench.root, `tmp-${state}`);
   mkdirSync(tmp);
-  const child = spawn(process.execPath, [bin, "run", "--task-class", "upper", "--sut", `command:node ${TOKEN}.mjs`, "--out", join(bench.root, state), "--bench-root", bench.benchRoot, "--concurrency", "2"], {
-    cwd: bench.root,
-    env: { PATH: process.env.PATH, TMPDIR: tmp },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      bin,
+      "run",
+      "--task-class",
+      "upper",
+      "--sut",
+      `command:node ${TOKEN}.mjs`,
+      "--out",
+      join(bench.root, state),
+      "--bench-root",
+      bench.benchRoot,
+      "--concurrency",
+      "2",
+    ],
+    {
+      cwd: bench.root,
+      env: { PATH: process.env.PATH, TMPDIR: tmp },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   let stderr = "";
   child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
   // Wait until case a-1 is scored and cached and the hanging SUTs are running, then interrupt.
   const cached = (): boolean => {
     try {
-      return readdirSync(join(bench.root, state, "cache"), { recursive: true }).some((name) => String(name).endsWith(".json"));
+      return readdirSync(join(bench.root, state, "cache"), { recursive: true }).some((name) =>
+        String(name).endsWith(".json"),
+      );
     } catch {
       return false;
     }
   };
-  for (let waited = 0; !(cached() && survivors().length >= 2) && waited < 20_000; waited += 100) await new Promise((resolve) => setTimeout(resolve, 100));
+  for (let waited = 0; !(cached() && survivors().length >= 2) && waited < 20_000; waited += 100)
+    await new Promise((resolve) => setTimeout(resolve, 100));
   expect(cached()).toBe(true);
   expect(survivors().length).toBeGreaterThanOrEqual(2);
   const sent = performance.now();
@@ -71,34 +91,58 @@ async function interruptedRun(signal: NodeJS.Signals, state: string) {
 describe("evalgate run, interrupted", () => {
   it("SIGTERM stops a run whose module: SUT loops without yielding (its worker is terminated): exit 143", async () => {
     writeFileSync(join(bench.root, "spin.mjs"), "export function spin() { for (;;) {} }\n");
-    const child = spawn(process.execPath, [bin, "run", "--task-class", "upper", "--sut", "module:spin.mjs#spin", "--out", join(bench.root, "state-spin"), "--bench-root", bench.benchRoot], {
-      cwd: bench.root,
-      env: { PATH: process.env.PATH, TMPDIR: bench.root },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        bin,
+        "run",
+        "--task-class",
+        "upper",
+        "--sut",
+        "module:spin.mjs#spin",
+        "--out",
+        join(bench.root, "state-spin"),
+        "--bench-root",
+        bench.benchRoot,
+      ],
+      {
+        cwd: bench.root,
+        env: { PATH: process.env.PATH, TMPDIR: bench.root },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
     await new Promise((resolve) => setTimeout(resolve, 2_000));
     child.kill("SIGTERM");
     const code = await new Promise<number | null>((resolve) => child.on("exit", (exitCode) => resolve(exitCode)));
     expect(code).toBe(143);
     const records = readdirSync(join(bench.root, "state-spin", "runs")).filter((name) => name.endsWith(".json"));
-    expect(JSON.parse(readFileSync(join(bench.root, "state-spin", "runs", records[0]!), "utf8")).report).toMatchObject({ complete: false, incomplete_reason: "interrupted" });
+    expect(JSON.parse(readFileSync(join(bench.root, "state-spin", "runs", records[0]!), "utf8")).report).toMatchObject({
+      complete: false,
+      incomplete_reason: "interrupted",
+    });
   }, 60_000);
 
   it.each([
     ["SIGINT", 130],
     ["SIGTERM", 143],
-  ] as const)("%s: exit %i, the finished cases chained as an incomplete run, no process or temp dir left", async (signal, expected) => {
-    const state = `state-${signal}`;
-    const { code, stderr, stoppedMs, tmp } = await interruptedRun(signal, state);
-    expect(code, stderr).toBe(expected);
-    expect(stoppedMs).toBeLessThan(10_000);
-    expect(stderr).toMatch(new RegExp(`interrupted by ${signal}: \\d of 4 cases finished, recorded as incomplete run partial:`));
-    const records = readdirSync(join(bench.root, state, "runs")).filter((name) => name.endsWith(".json"));
-    expect(records).toHaveLength(1);
-    const report = JSON.parse(readFileSync(join(bench.root, state, "runs", records[0]!), "utf8")).report;
-    expect(report).toMatchObject({ complete: false, incomplete_reason: "interrupted", case_count: 4 });
-    expect(report.per_case.map((entry: { case_id: string }) => entry.case_id)).toContain("a-1");
-    expect(survivors()).toEqual([]);
-    expect(readdirSync(tmp).filter((name) => name.startsWith("evalgate-"))).toEqual([]);
-  }, 60_000);
+  ] as const)(
+    "%s: exit %i, the finished cases chained as an incomplete run, no process or temp dir left",
+    async (signal, expected) => {
+      const state = `state-${signal}`;
+      const { code, stderr, stoppedMs, tmp } = await interruptedRun(signal, state);
+      expect(code, stderr).toBe(expected);
+      expect(stoppedMs).toBeLessThan(10_000);
+      expect(stderr).toMatch(
+        new RegExp(`interrupted by ${signal}: \\d of 4 cases finished, recorded as incomplete run partial:`),
+      );
+      const records = readdirSync(join(bench.root, state, "runs")).filter((name) => name.endsWith(".json"));
+      expect(records).toHaveLength(1);
+      const report = JSON.parse(readFileSync(join(bench.root, state, "runs", records[0]!), "utf8")).report;
+      expect(report).toMatchObject({ complete: false, incomplete_reason: "interrupted", case_count: 4 });
+      expect(report.per_case.map((entry: { case_id: string }) => entry.case_id)).toContain("a-1");
+      expect(survivors()).toEqual([]);
+      expect(readdirSync(tmp).filter((name) => name.startsWith("evalgate-"))).toEqual([]);
+    },
+    60_000,
+  );
 });

@@ -30,7 +30,9 @@ export function watchInterrupts(stderr: NodeJS.WritableStream): Interrupt {
       return;
     }
     received = signal;
-    stderr.write(`evalgate: ${signal}: stopping; cases that finished are recorded as an incomplete run (${signal} again quits at once)\n`);
+    stderr.write(
+      `evalgate: ${signal}: stopping; cases that finished are recorded as an incomplete run (${signal} again quits at once)\n`,
+    );
     controller.abort(new RunInterrupted(signal));
     killAllProcessGroups();
   };

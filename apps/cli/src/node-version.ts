@@ -6,7 +6,10 @@
 export const MIN_NODE_VERSION = "22.18.0";
 
 function parts(version: string): [number, number, number] {
-  const [major = 0, minor = 0, patch = 0] = version.replace(/^v/, "").split(".").map((part) => Number.parseInt(part, 10) || 0);
+  const [major = 0, minor = 0, patch = 0] = version
+    .replace(/^v/, "")
+    .split(".")
+    .map((part) => Number.parseInt(part, 10) || 0);
   return [major, minor, patch];
 }
 

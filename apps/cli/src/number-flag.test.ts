@@ -15,7 +15,9 @@ describe("numberFlag", () => {
 
   it("refuses what is not a number or breaks a rule, in one EVAL_USAGE line naming flag, rule and value", () => {
     for (const raw of ["soon", "", " ", "Infinity", "-1"]) {
-      expect(() => numberFlag("--days", raw, 90, days)).toThrow(expect.objectContaining({ code: "EVAL_USAGE", message: `--days must be a number >= 0, got "${raw}"` }));
+      expect(() => numberFlag("--days", raw, 90, days)).toThrow(
+        expect.objectContaining({ code: "EVAL_USAGE", message: `--days must be a number >= 0, got "${raw}"` }),
+      );
     }
     const whole = numberRule("a whole number in [1, 4]", [t.isInteger(), t.isInInclusiveRange(1, 4)], "e.g. --n 2");
     expect(numberFlag("--n", "4", 1, whole)).toBe(4);

@@ -12,7 +12,11 @@ export interface NumberFlagRule {
 }
 
 /** A number with further typanion rules (`t.isInteger()`, `t.isAtLeast(0)`, `t.isInInclusiveRange(-1, 1)`, ...). */
-export function numberRule(expected: string, rules: ReadonlyArray<t.LooseValidator<number, number>>, hint?: string): NumberFlagRule {
+export function numberRule(
+  expected: string,
+  rules: ReadonlyArray<t.LooseValidator<number, number>>,
+  hint?: string,
+): NumberFlagRule {
   return { check: t.cascade(t.isNumber(), [...rules]), expected, ...(hint === undefined ? {} : { hint }) };
 }
 
@@ -24,7 +28,11 @@ export function numberFlag(name: string, raw: string | undefined, fallback: numb
   if (raw === undefined) return fallback;
   const value = raw.trim() === "" ? Number.NaN : Number(raw);
   if (Number.isFinite(value) && rule.check(value)) return value;
-  throw new EvalError("EVAL_USAGE", `${name} must be ${rule.expected}, got "${raw}"`, rule.hint === undefined ? undefined : { hint: rule.hint });
+  throw new EvalError(
+    "EVAL_USAGE",
+    `${name} must be ${rule.expected}, got "${raw}"`,
+    rule.hint === undefined ? undefined : { hint: rule.hint },
+  );
 }
 
 /** A number strictly above `n` (typanion has `isAtLeast`, `isPositive` for >= only). */

@@ -18,11 +18,16 @@ export function formatOption(description = "jsonl (default) or human"): string |
 }
 
 /** `--trust-tiers`: the trust-tier file. */
-export function trustTiersOption(description = "The trust-tier file (default docs/trust-tiers.yaml)"): string | undefined {
+export function trustTiersOption(
+  description = "The trust-tier file (default docs/trust-tiers.yaml)",
+): string | undefined {
   return Option.String("--trust-tiers", { description });
 }
 
 /** `--signing-key`: the Ed25519 private key (PEM file) that signs what the command writes; else EVALGATE_SIGNING_KEY. */
 export function signingKeyOption(): string | undefined {
-  return Option.String("--signing-key", { description: "Sign what this writes with this Ed25519 key (PEM file, outside the state directory); default $EVALGATE_SIGNING_KEY (the PEM text)" });
+  return Option.String("--signing-key", {
+    description:
+      "Sign what this writes with this Ed25519 key (PEM file, outside the state directory); default $EVALGATE_SIGNING_KEY (the PEM text)",
+  });
 }

@@ -21,7 +21,11 @@ const DOCUMENT_LINES = ["bench-check", "sign-result", "fence-failure", "fence-su
 
 const ajv = new Ajv2020({ allErrors: true, strict: false, validateFormats: false });
 const validators = new Map<string, ValidateFunction>();
-for (const name of [...LINE_SCHEMAS, ...DOCUMENT_LINES]) validators.set(name, ajv.compile(JSON.parse(readFileSync(join(SCHEMAS_DIR, `${name}.schema.json`), "utf8")) as object));
+for (const name of [...LINE_SCHEMAS, ...DOCUMENT_LINES])
+  validators.set(
+    name,
+    ajv.compile(JSON.parse(readFileSync(join(SCHEMAS_DIR, `${name}.schema.json`), "utf8")) as object),
+  );
 
 /** The schema a line names: by its `type` (or `level`), else by its `schema_version`. */
 function schemaOf(line: Record<string, unknown>): string {
@@ -65,15 +69,26 @@ const seen = new Map<string, number>();
 async function evalgate(args: string[], expectedCode = 0): Promise<Array<Record<string, unknown>>> {
   const result = await runBuiltCli(args, { cwd: bench.root });
   expect(result.code, `${args.join(" ")}: ${result.stderr}`).toBe(expectedCode);
-  const stdout = result.stdout.split("\n").filter((line) => line !== "").map((line) => JSON.parse(line) as Record<string, unknown>);
-  const stderr = result.stderr.split("\n").filter((line) => line.startsWith("{")).map((line) => JSON.parse(line) as Record<string, unknown>);
+  const stdout = result.stdout
+    .split("\n")
+    .filter((line) => line !== "")
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+  const stderr = result.stderr
+    .split("\n")
+    .filter((line) => line.startsWith("{"))
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
   for (const line of [...stdout, ...stderr]) {
     const name = schemaOf(line);
     const validate = validators.get(name);
     expect(validate, `${args[0]}: ${name}`).toBeDefined();
     const ok = validate!(line);
-    expect(ok ? [] : validate!.errors, `${args.join(" ")}: a ${name} line: ${JSON.stringify(line).slice(0, 300)}`).toEqual([]);
-    expect(line.schema_version, `${name} carries its schema version`).toEqual(expect.stringMatching(/^evalgate\.[a-z_]+\.v\d+$/));
+    expect(
+      ok ? [] : validate!.errors,
+      `${args.join(" ")}: a ${name} line: ${JSON.stringify(line).slice(0, 300)}`,
+    ).toEqual([]);
+    expect(line.schema_version, `${name} carries its schema version`).toEqual(
+      expect.stringMatching(/^evalgate\.[a-z_]+\.v\d+$/),
+    );
     seen.set(name, (seen.get(name) ?? 0) + 1);
   }
   return stdout;
@@ -92,44 +107,123 @@ afterAll(async () => {
 });
 
 describe("every machine-readable line the CLI prints has a published schema it satisfies", () => {
-  it("run, rescore, plan/shard/merge, verify, promote-verdict, compare, show, runs, report, anchor, attest, gc, cache, bench list/show, adapters list", { timeout: 600_000 }, async () => {
-    const common = ["--out", state, "--bench-root", bench.benchRoot];
-    const tiers = ["--trust-tiers", join(bench.root, "tiers.yaml")];
-    const sut = ["--sut", "module:sut.mjs#upper", "--sandbox", "none"];
-    // The default state directory, new: announced with a warning line on stderr.
-    const first = await evalgate(["run", "--task-class", "upper", ...sut, "--bench-root", bench.benchRoot, ...tiers, "--with-verdict"]);
-    expect(first.map((line) => line.type)).toEqual(["case", "case", "case", "run", "verdict"]);
-    const trials = await evalgate(["run", "--task-class", "upper", ...sut, ...common, "--trials", "2", "--no-cache"]);
-    expect(trials.filter((line) => line.type === "case").map((line) => line.trial)).toEqual([0, 1, 0, 1, 0, 1]);
-    const [firstRun, trialRun] = [first[3]!.run_id as string, trials.at(-1)!.run_id as string];
-    const rescored = await evalgate(["rescore", "--run", firstRun, "--sandbox", "none", ...common]);
-    expect(rescored.at(-1)).toMatchObject({ type: "run", rescore_of: { run_id: firstRun } });
-    await evalgate(["compare", "--baseline", firstRun, "--candidate", rescored.at(-1)!.run_id as string, "--write", "--out", state]);
-    await evalgate(["promote-verdict", "--task-class", "upper", ...common, ...tiers]);
-    await evalgate(["verify", "--out", state]);
-    await evalgate(["runs", "--out", state]);
-    const shown = await evalgate(["show", trialRun, "--format", "jsonl", ...common, ...tiers]);
-    expect(shown[0]!.schema_version).toBe("evalgate.report_data.v2");
-    expect((await evalgate(["show", trialRun, "--case", "a-1", "--format", "jsonl", ...common]))[0]).toMatchObject({ run_id: trialRun, case_id: "a-1", trials: { passed: 2, total: 2 } });
-    expect((await evalgate(["show", trialRun, "--case", "a-1", "--trial", "1", "--format", "json", ...common]))[0]).toMatchObject({ run_id: trialRun, case_id: "a-1" });
-    await evalgate(["report", "--run", trialRun, ...common, ...tiers, "--output", join(bench.root, "report.html")]);
-    await evalgate(["anchor", "--out", state, "--write", join(bench.root, "anchor.json")]);
-    await writeFile(join(bench.root, "key.pem"), generateKeyPairSync("ed25519").privateKey.export({ type: "pkcs8", format: "pem" }).toString());
-    await evalgate(["attest", firstRun, "--out", state, "--write", join(bench.root, "run.intoto.json"), "--signing-key", join(bench.root, "key.pem")]);
-    await evalgate(["plan", "--task-class", "upper", "--bench-root", bench.benchRoot, "--sut", "module:sut.mjs#upper", "--sandbox", "none", "--output", join(bench.root, "plan.json")]);
-    await evalgate(["run", "--plan", join(bench.root, "plan.json"), "--shard", "1/1", "--bundle", join(bench.root, "bundle"), "--sandbox", "none", ...common]);
-    await evalgate(["merge", join(bench.root, "bundle"), "--out", join(bench.root, "merged"), "--bench-root", bench.benchRoot]);
-    await evalgate(["cache", "stats", "--out", state]);
-    await evalgate(["cache", "gc", "--out", state, "--older-than-days", "30"]);
-    await evalgate(["gc", "--out", state]);
-    await evalgate(["bench", "check", "--task-class", "upper", "--sandbox", "none", "--bench-root", bench.benchRoot], 1);
-    expect((await evalgate(["bench", "list", "--bench-root", bench.benchRoot])).map((line) => line.task_class)).toEqual(["upper"]);
-    expect(await evalgate(["bench", "list", "--task-class", "upper", "--bench-root", bench.benchRoot])).toHaveLength(3);
-    expect((await evalgate(["bench", "show", "a-1", "--task-class", "upper", "--bench-root", bench.benchRoot]))[0]).toMatchObject({ case_id: "a-1" });
-    expect((await evalgate(["adapters", "list"])).length).toBeGreaterThan(0);
+  it(
+    "run, rescore, plan/shard/merge, verify, promote-verdict, compare, show, runs, report, anchor, attest, gc, cache, bench list/show, adapters list",
+    { timeout: 600_000 },
+    async () => {
+      const common = ["--out", state, "--bench-root", bench.benchRoot];
+      const tiers = ["--trust-tiers", join(bench.root, "tiers.yaml")];
+      const sut = ["--sut", "module:sut.mjs#upper", "--sandbox", "none"];
+      // The default state directory, new: announced with a warning line on stderr.
+      const first = await evalgate([
+        "run",
+        "--task-class",
+        "upper",
+        ...sut,
+        "--bench-root",
+        bench.benchRoot,
+        ...tiers,
+        "--with-verdict",
+      ]);
+      expect(first.map((line) => line.type)).toEqual(["case", "case", "case", "run", "verdict"]);
+      const trials = await evalgate(["run", "--task-class", "upper", ...sut, ...common, "--trials", "2", "--no-cache"]);
+      expect(trials.filter((line) => line.type === "case").map((line) => line.trial)).toEqual([0, 1, 0, 1, 0, 1]);
+      const [firstRun, trialRun] = [first[3]!.run_id as string, trials.at(-1)!.run_id as string];
+      const rescored = await evalgate(["rescore", "--run", firstRun, "--sandbox", "none", ...common]);
+      expect(rescored.at(-1)).toMatchObject({ type: "run", rescore_of: { run_id: firstRun } });
+      await evalgate([
+        "compare",
+        "--baseline",
+        firstRun,
+        "--candidate",
+        rescored.at(-1)!.run_id as string,
+        "--write",
+        "--out",
+        state,
+      ]);
+      await evalgate(["promote-verdict", "--task-class", "upper", ...common, ...tiers]);
+      await evalgate(["verify", "--out", state]);
+      await evalgate(["runs", "--out", state]);
+      const shown = await evalgate(["show", trialRun, "--format", "jsonl", ...common, ...tiers]);
+      expect(shown[0]!.schema_version).toBe("evalgate.report_data.v2");
+      expect((await evalgate(["show", trialRun, "--case", "a-1", "--format", "jsonl", ...common]))[0]).toMatchObject({
+        run_id: trialRun,
+        case_id: "a-1",
+        trials: { passed: 2, total: 2 },
+      });
+      expect(
+        (await evalgate(["show", trialRun, "--case", "a-1", "--trial", "1", "--format", "json", ...common]))[0],
+      ).toMatchObject({ run_id: trialRun, case_id: "a-1" });
+      await evalgate(["report", "--run", trialRun, ...common, ...tiers, "--output", join(bench.root, "report.html")]);
+      await evalgate(["anchor", "--out", state, "--write", join(bench.root, "anchor.json")]);
+      await writeFile(
+        join(bench.root, "key.pem"),
+        generateKeyPairSync("ed25519").privateKey.export({ type: "pkcs8", format: "pem" }).toString(),
+      );
+      await evalgate([
+        "attest",
+        firstRun,
+        "--out",
+        state,
+        "--write",
+        join(bench.root, "run.intoto.json"),
+        "--signing-key",
+        join(bench.root, "key.pem"),
+      ]);
+      await evalgate([
+        "plan",
+        "--task-class",
+        "upper",
+        "--bench-root",
+        bench.benchRoot,
+        "--sut",
+        "module:sut.mjs#upper",
+        "--sandbox",
+        "none",
+        "--output",
+        join(bench.root, "plan.json"),
+      ]);
+      await evalgate([
+        "run",
+        "--plan",
+        join(bench.root, "plan.json"),
+        "--shard",
+        "1/1",
+        "--bundle",
+        join(bench.root, "bundle"),
+        "--sandbox",
+        "none",
+        ...common,
+      ]);
+      await evalgate([
+        "merge",
+        join(bench.root, "bundle"),
+        "--out",
+        join(bench.root, "merged"),
+        "--bench-root",
+        bench.benchRoot,
+      ]);
+      await evalgate(["cache", "stats", "--out", state]);
+      await evalgate(["cache", "gc", "--out", state, "--older-than-days", "30"]);
+      await evalgate(["gc", "--out", state]);
+      await evalgate(
+        ["bench", "check", "--task-class", "upper", "--sandbox", "none", "--bench-root", bench.benchRoot],
+        1,
+      );
+      expect(
+        (await evalgate(["bench", "list", "--bench-root", bench.benchRoot])).map((line) => line.task_class),
+      ).toEqual(["upper"]);
+      expect(await evalgate(["bench", "list", "--task-class", "upper", "--bench-root", bench.benchRoot])).toHaveLength(
+        3,
+      );
+      expect(
+        (await evalgate(["bench", "show", "a-1", "--task-class", "upper", "--bench-root", bench.benchRoot]))[0],
+      ).toMatchObject({ case_id: "a-1" });
+      expect((await evalgate(["adapters", "list"])).length).toBeGreaterThan(0);
 
-    // Every published line schema was met by a real line (a new line needs a command here that prints it).
-    const unmet = LINE_SCHEMAS.filter((name) => !seen.has(name));
-    expect(unmet).toEqual([]);
-  });
+      // Every published line schema was met by a real line (a new line needs a command here that prints it).
+      const unmet = LINE_SCHEMAS.filter((name) => !seen.has(name));
+      expect(unmet).toEqual([]);
+    },
+  );
 });

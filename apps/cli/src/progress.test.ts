@@ -7,14 +7,35 @@ const context = (isTTY: boolean, env: NodeJS.ProcessEnv) => {
   const stderr = Object.assign(new PassThrough(), { isTTY });
   const chunks: string[] = [];
   stderr.on("data", (chunk: Buffer) => chunks.push(chunk.toString()));
-  return { ctx: { stderr, stdout: new PassThrough(), stdin: new PassThrough(), env, cwd: "/", colorDepth: 1 } as unknown as EvalgateContext, chunks };
+  return {
+    ctx: {
+      stderr,
+      stdout: new PassThrough(),
+      stdin: new PassThrough(),
+      env,
+      cwd: "/",
+      colorDepth: 1,
+    } as unknown as EvalgateContext,
+    chunks,
+  };
 };
-const state = (done: number, total: number, failures?: number) => ({ done, total, cacheHits: 0, costUsd: 0, etaMs: null, ...(failures === undefined ? {} : { failures }) });
+const state = (done: number, total: number, failures?: number) => ({
+  done,
+  total,
+  cacheHits: 0,
+  costUsd: 0,
+  etaMs: null,
+  ...(failures === undefined ? {} : { failures }),
+});
 
 describe("progress", () => {
   it("formats done/total, failures, cache hits, cost and ETA", () => {
-    expect(progressLine({ done: 3, total: 10, cacheHits: 1, costUsd: 0.5, etaMs: 95_000 })).toBe("evalgate run: 3/10 cases, 1 cached, $0.5000, ETA 1m35s");
-    expect(progressLine({ done: 3, total: 10, cacheHits: 1, costUsd: 0.5, etaMs: 95_000, failures: 2 })).toBe("evalgate run: 3/10 cases, 2 failed, 1 cached, $0.5000, ETA 1m35s");
+    expect(progressLine({ done: 3, total: 10, cacheHits: 1, costUsd: 0.5, etaMs: 95_000 })).toBe(
+      "evalgate run: 3/10 cases, 1 cached, $0.5000, ETA 1m35s",
+    );
+    expect(progressLine({ done: 3, total: 10, cacheHits: 1, costUsd: 0.5, etaMs: 95_000, failures: 2 })).toBe(
+      "evalgate run: 3/10 cases, 2 failed, 1 cached, $0.5000, ETA 1m35s",
+    );
     expect(progressLine(state(0, 10))).toMatch(/ETA --$/);
     expect(progressLine({ ...state(9, 10), etaMs: 1200 })).toMatch(/ETA 2s$/);
   });
@@ -31,12 +52,21 @@ describe("progress", () => {
   });
 
   it("outside a terminal (or in CI): whole lines at the start, every N cases, at the end", () => {
-    for (const [isTTY, env] of [[false, {}], [true, { CI: "true" }]] as const) {
+    for (const [isTTY, env] of [
+      [false, {}],
+      [true, { CI: "true" }],
+    ] as const) {
       const { ctx, chunks } = context(isTTY, env);
       const progress = runProgress(ctx, { quiet: false, taskClass: "t", everyCases: 3, intervalMs: 60_000 })!;
       for (let done = 0; done <= 7; done += 1) progress.update(state(done, 8, Math.floor(done / 2)));
       progress.finish();
-      expect(chunks.join("").split("\n").filter(Boolean).map((line) => line.replace(/, 0 cached.*$/, ""))).toEqual([
+      expect(
+        chunks
+          .join("")
+          .split("\n")
+          .filter(Boolean)
+          .map((line) => line.replace(/, 0 cached.*$/, "")),
+      ).toEqual([
         "evalgate run: 0/8 cases, 0 failed",
         "evalgate run: 3/8 cases, 1 failed",
         "evalgate run: 6/8 cases, 3 failed",

@@ -19,7 +19,9 @@ export interface ProgressReporter {
 function formatEta(ms: number | null): string {
   if (ms === null) return "ETA --";
   const seconds = Math.ceil(ms / 1000);
-  return seconds >= 60 ? `ETA ${Math.floor(seconds / 60)}m${String(seconds % 60).padStart(2, "0")}s` : `ETA ${seconds}s`;
+  return seconds >= 60
+    ? `ETA ${Math.floor(seconds / 60)}m${String(seconds % 60).padStart(2, "0")}s`
+    : `ETA ${seconds}s`;
 }
 
 /** One progress line, e.g. `evalgate run: 12/40 cases, 2 failed, 8 cached, $0.1200, ETA 31s`. */
@@ -66,15 +68,24 @@ function logReporter(stderr: NodeJS.WritableStream, options: LogProgressOptions)
     printedDone = state.done;
     printedAt = now();
   };
-  const timer = setInterval(() => {
-    if (last !== null && now() - printedAt >= intervalMs) print(last);
-  }, Math.min(intervalMs, 1000));
+  const timer = setInterval(
+    () => {
+      if (last !== null && now() - printedAt >= intervalMs) print(last);
+    },
+    Math.min(intervalMs, 1000),
+  );
   timer.unref();
   return {
     update(state) {
       last = state;
       const every = options.everyCases ?? Math.max(1, Math.ceil(state.total / 10));
-      if (printedDone === -1 || state.done - printedDone >= every || state.done === state.total || now() - printedAt >= intervalMs) print(state);
+      if (
+        printedDone === -1 ||
+        state.done - printedDone >= every ||
+        state.done === state.total ||
+        now() - printedAt >= intervalMs
+      )
+        print(state);
     },
     finish() {
       clearInterval(timer);
@@ -87,7 +98,10 @@ function logReporter(stderr: NodeJS.WritableStream, options: LogProgressOptions)
  * The run's progress reporter: none with `quiet`; on a terminal (and not in CI) one line rewritten in
  * place; otherwise whole lines a CI log keeps (see logReporter).
  */
-export function runProgress(context: EvalgateContext, options: LogProgressOptions & { readonly quiet: boolean; readonly taskClass: string }): ProgressReporter | null {
+export function runProgress(
+  context: EvalgateContext,
+  options: LogProgressOptions & { readonly quiet: boolean; readonly taskClass: string },
+): ProgressReporter | null {
   if (options.quiet) return null;
   const stderr = context.stderr as NodeJS.WritableStream & { isTTY?: boolean };
   if (stderr.isTTY === true && !inCi(context.env)) return terminalReporter(stderr, options.taskClass);

@@ -53,7 +53,11 @@ const VULN = {
         final_text: "Fixed.",
       })),
       // A wrong fix: a note instead of an upgrade.
-      { match: "in the npm package follow-redirects", turns: [{ tools: [{ write: { path: "NOTES.md", content: "Will upgrade follow-redirects later.\n" } }] }], final_text: "Noted." },
+      {
+        match: "in the npm package follow-redirects",
+        turns: [{ tools: [{ write: { path: "NOTES.md", content: "Will upgrade follow-redirects later.\n" } }] }],
+        final_text: "Noted.",
+      },
     ],
   }),
 };
@@ -77,8 +81,16 @@ const MIGRATION = {
   cases: ["go-healthd-distroless", "go-api-alpine-runtime"],
   scenario: () => ({
     sessions: [
-      { match: "to a distroless runtime image", turns: [{ tools: correctFix("migration-chainguard-distroless", "go-healthd-distroless") }], final_text: "Migrated." },
-      { match: "to Chainguard images", turns: [{ tools: [{ write: { path: "Dockerfile", content: WRONG_MIGRATION } }] }], final_text: "Migrated." },
+      {
+        match: "to a distroless runtime image",
+        turns: [{ tools: correctFix("migration-chainguard-distroless", "go-healthd-distroless") }],
+        final_text: "Migrated.",
+      },
+      {
+        match: "to Chainguard images",
+        turns: [{ tools: [{ write: { path: "Dockerfile", content: WRONG_MIGRATION } }] }],
+        final_text: "Migrated.",
+      },
     ],
   }),
 };
@@ -90,7 +102,17 @@ interface Adapter {
 }
 
 const ADAPTERS: readonly Adapter[] = [
-  { name: "claude-code", setup: (_home, url) => ({ env: { ANTHROPIC_BASE_URL: url, ANTHROPIC_API_KEY: "sk-scripted-0000", CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1" }, flags: [] }) },
+  {
+    name: "claude-code",
+    setup: (_home, url) => ({
+      env: {
+        ANTHROPIC_BASE_URL: url,
+        ANTHROPIC_API_KEY: "sk-scripted-0000",
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+      },
+      flags: [],
+    }),
+  },
   {
     name: "codex",
     setup(home, url) {
@@ -104,9 +126,16 @@ const ADAPTERS: readonly Adapter[] = [
     name: "pi",
     setup(home, url) {
       mkdirSync(join(home, ".pi", "agent"), { recursive: true });
-      const models = { providers: { stub: { baseUrl: `${url}/v1`, api: "openai-completions", apiKey: "STUB_KEY", models: [{ id: "stub-model" }] } } };
+      const models = {
+        providers: {
+          stub: { baseUrl: `${url}/v1`, api: "openai-completions", apiKey: "STUB_KEY", models: [{ id: "stub-model" }] },
+        },
+      };
       writeFileSync(join(home, ".pi", "agent", "models.json"), JSON.stringify(models));
-      return { env: { STUB_KEY: "sk-scripted-0000", PI_OFFLINE: "1" }, flags: ["--agent-model", "stub-model", "--agent-arg=--provider", "--agent-arg=stub"] };
+      return {
+        env: { STUB_KEY: "sk-scripted-0000", PI_OFFLINE: "1" },
+        flags: ["--agent-model", "stub-model", "--agent-arg=--provider", "--agent-arg=stub"],
+      };
     },
   },
 ];
@@ -119,7 +148,8 @@ beforeAll(() => {
 });
 afterAll(() => {
   rmSync(scratch, { recursive: true, force: true });
-  if (Object.keys(timings).length > 0) process.stderr.write(`real agents end to end, seconds per run: ${JSON.stringify(timings)}\n`);
+  if (Object.keys(timings).length > 0)
+    process.stderr.write(`real agents end to end, seconds per run: ${JSON.stringify(timings)}\n`);
 });
 
 interface CaseLine {
@@ -127,18 +157,33 @@ interface CaseLine {
   readonly score: { readonly score: number; readonly failure_modes: readonly { readonly code: string }[] };
 }
 
-async function evalgate(args: readonly string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+async function evalgate(
+  args: readonly string[],
+  env: Record<string, string>,
+): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await execFileAsync(process.execPath, [bin, ...args], { cwd: scratch, env, maxBuffer: 64 * 1024 * 1024, timeout: 280_000 });
+    const { stdout, stderr } = await execFileAsync(process.execPath, [bin, ...args], {
+      cwd: scratch,
+      env,
+      maxBuffer: 64 * 1024 * 1024,
+      timeout: 280_000,
+    });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failed = error as { code?: number; stdout?: string; stderr?: string };
-    return { code: typeof failed.code === "number" ? failed.code : -1, stdout: failed.stdout ?? "", stderr: failed.stderr ?? "" };
+    return {
+      code: typeof failed.code === "number" ? failed.code : -1,
+      stdout: failed.stdout ?? "",
+      stderr: failed.stderr ?? "",
+    };
   }
 }
 
 /** One `evalgate run --sut cli:<adapter>` of a task class's cases against a stub serving `scenario`. */
-async function runThrough(adapter: Adapter, suite: typeof VULN | typeof MIGRATION): Promise<{ cases: Map<string, CaseLine>; stub: ModelStub; state: string; stderr: string }> {
+async function runThrough(
+  adapter: Adapter,
+  suite: typeof VULN | typeof MIGRATION,
+): Promise<{ cases: Map<string, CaseLine>; stub: ModelStub; state: string; stderr: string }> {
   const stub = await startModelStub({ scenario: parseScenario(suite.scenario()) });
   const home = mkdtempSync(join(scratch, `home-${adapter.name}-`));
   const state = join(scratch, `state-${adapter.name}-${suite.taskClass}`);
@@ -146,12 +191,43 @@ async function runThrough(adapter: Adapter, suite: typeof VULN | typeof MIGRATIO
   const started = Date.now();
   try {
     const result = await evalgate(
-      ["run", "--task-class", suite.taskClass, "--bench-root", bench, "--cases", suite.cases.length === 1 ? suite.cases[0]! : `{${suite.cases.join(",")}}`, "--sut", `cli:${adapter.name}`, "--agent-network", "host", "--allow-cli-subscription", "--acknowledge-unsandboxed-cli", "--allow-stale-compliance", "--concurrency", "3", "--out", state, "--quiet", ...flags],
-      { PATH: `${join(clis.dir!, "node_modules", ".bin")}:${process.env.PATH ?? "/usr/bin:/bin"}`, HOME: home, CI: "true", ...env },
+      [
+        "run",
+        "--task-class",
+        suite.taskClass,
+        "--bench-root",
+        bench,
+        "--cases",
+        suite.cases.length === 1 ? suite.cases[0]! : `{${suite.cases.join(",")}}`,
+        "--sut",
+        `cli:${adapter.name}`,
+        "--agent-network",
+        "host",
+        "--allow-cli-subscription",
+        "--acknowledge-unsandboxed-cli",
+        "--allow-stale-compliance",
+        "--concurrency",
+        "3",
+        "--out",
+        state,
+        "--quiet",
+        ...flags,
+      ],
+      {
+        PATH: `${join(clis.dir!, "node_modules", ".bin")}:${process.env.PATH ?? "/usr/bin:/bin"}`,
+        HOME: home,
+        CI: "true",
+        ...env,
+      },
     );
     timings[`${adapter.name}/${suite.taskClass}`] = Math.round((Date.now() - started) / 1000);
-    const lines = result.stdout.split("\n").filter((line) => line.startsWith("{")).map((line) => JSON.parse(line) as Record<string, unknown>);
-    const cases = new Map(lines.filter((line) => line.type === "case").map((line) => [line.case_id as string, line as unknown as CaseLine]));
+    const lines = result.stdout
+      .split("\n")
+      .filter((line) => line.startsWith("{"))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    const cases = new Map(
+      lines.filter((line) => line.type === "case").map((line) => [line.case_id as string, line as unknown as CaseLine]),
+    );
     return { cases, stub, state, stderr: result.stderr };
   } finally {
     await stub.close();
@@ -159,7 +235,10 @@ async function runThrough(adapter: Adapter, suite: typeof VULN | typeof MIGRATIO
 }
 
 function transcripts(state: string, taskClass: string): Record<string, unknown>[] {
-  return readFileSync(join(state, "transcripts", `${taskClass}.jsonl`), "utf8").trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
+  return readFileSync(join(state, "transcripts", `${taskClass}.jsonl`), "utf8")
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
 /** No process of the agent CLI is left: nothing under the CLIs' directory is running. */
@@ -176,44 +255,74 @@ function leftovers(): string[] {
     });
 }
 
-describe.skipIf(clis.dir === null)(`real agent CLIs against the scripted endpoint${clis.dir === null ? ` (skipped: ${clis.reason})` : ""}`, () => {
-  for (const adapter of ADAPTERS) {
-    it(`cli:${adapter.name}: correct fixes score 1, a wrong one 0 with the rubric's failure modes; tokens from the endpoint; nothing left running`, async () => {
-      const vuln = await runThrough(adapter, VULN);
-      expect(vuln.cases.get("lodash-template-cve-2021-23337")?.score.score, vuln.stderr).toBe(1);
-      expect(vuln.cases.get("cross-spawn-redos-cve-2024-21538")?.score.score, vuln.stderr).toBe(1);
-      const wrong = vuln.cases.get("follow-redirects-two-advisories")!;
-      expect(wrong.score.score).toBe(0);
-      expect(wrong.score.failure_modes.map((mode) => mode.code)).toContain("still_vulnerable");
+describe.skipIf(clis.dir === null)(
+  `real agent CLIs against the scripted endpoint${clis.dir === null ? ` (skipped: ${clis.reason})` : ""}`,
+  () => {
+    for (const adapter of ADAPTERS) {
+      it(`cli:${adapter.name}: correct fixes score 1, a wrong one 0 with the rubric's failure modes; tokens from the endpoint; nothing left running`, async () => {
+        const vuln = await runThrough(adapter, VULN);
+        expect(vuln.cases.get("lodash-template-cve-2021-23337")?.score.score, vuln.stderr).toBe(1);
+        expect(vuln.cases.get("cross-spawn-redos-cve-2024-21538")?.score.score, vuln.stderr).toBe(1);
+        const wrong = vuln.cases.get("follow-redirects-two-advisories")!;
+        expect(wrong.score.score).toBe(0);
+        expect(wrong.score.failure_modes.map((mode) => mode.code)).toContain("still_vulnerable");
 
-      const lodash = transcripts(vuln.state, "vuln-remediation").find((line) => JSON.stringify(line).includes("lodash-template"))! as { usage: { input_tokens: number; output_tokens: number }; counts: Record<string, number> };
-      // The session's two turns as the endpoint reported them (1000 + 2400 in, 50 + 300 out) and the final answer (1000, 50).
-      expect(lodash.usage).toMatchObject({ input_tokens: 4400, output_tokens: 400 });
-      expect(Object.keys(lodash.counts).some((name) => name === "Write" || name === "Edit")).toBe(true);
-      expect(vuln.stub.requests().every((request) => !JSON.stringify(request).includes("sk-scripted-0000"))).toBe(true);
+        const lodash = transcripts(vuln.state, "vuln-remediation").find((line) =>
+          JSON.stringify(line).includes("lodash-template"),
+        )! as { usage: { input_tokens: number; output_tokens: number }; counts: Record<string, number> };
+        // The session's two turns as the endpoint reported them (1000 + 2400 in, 50 + 300 out) and the final answer (1000, 50).
+        expect(lodash.usage).toMatchObject({ input_tokens: 4400, output_tokens: 400 });
+        expect(Object.keys(lodash.counts).some((name) => name === "Write" || name === "Edit")).toBe(true);
+        expect(vuln.stub.requests().every((request) => !JSON.stringify(request).includes("sk-scripted-0000"))).toBe(
+          true,
+        );
 
-      const migration = await runThrough(adapter, MIGRATION);
-      expect(migration.cases.get("go-healthd-distroless")?.score.score, migration.stderr).toBe(1);
-      const wrongMigration = migration.cases.get("go-api-alpine-runtime")!;
-      expect(wrongMigration.score.score, migration.stderr).toBe(0);
-      expect(wrongMigration.score.failure_modes.map((mode) => mode.code)).toContain("base_not_hardened");
-      expect(leftovers()).toEqual([]);
-    }, 600_000);
-  }
-
-  it("cli:gemini refuses, before any case runs, cases that edit build files (its Build File Protection cannot be turned off)", async () => {
-    const stub = await startModelStub({ scenario: parseScenario(VULN.scenario()) });
-    try {
-      const home = mkdtempSync(join(scratch, "home-gemini-"));
-      const result = await evalgate(
-        ["run", "--task-class", "vuln-remediation", "--bench-root", bench, "--cases", "lodash-template-cve-2021-23337", "--sut", "cli:gemini", "--allow-cli-subscription", "--allow-stale-compliance", "--out", join(scratch, "state-gemini"), "--quiet"],
-        { PATH: `${join(clis.dir!, "node_modules", ".bin")}:${process.env.PATH ?? "/usr/bin:/bin"}`, HOME: home, GEMINI_API_KEY: "sk-scripted-0000", GOOGLE_GEMINI_BASE_URL: stub.url, GEMINI_CLI_NO_RELAUNCH: "1" },
-      );
-      expect(result.code).toBe(1);
-      expect(result.stderr).toMatch(/cli:gemini cannot run 1 selected case\(s\) whose task is to edit build files: lodash-template-cve-2021-23337 \(package-lock\.json, package\.json\)/);
-      expect(stub.requests()).toEqual([]);
-    } finally {
-      await stub.close();
+        const migration = await runThrough(adapter, MIGRATION);
+        expect(migration.cases.get("go-healthd-distroless")?.score.score, migration.stderr).toBe(1);
+        const wrongMigration = migration.cases.get("go-api-alpine-runtime")!;
+        expect(wrongMigration.score.score, migration.stderr).toBe(0);
+        expect(wrongMigration.score.failure_modes.map((mode) => mode.code)).toContain("base_not_hardened");
+        expect(leftovers()).toEqual([]);
+      }, 600_000);
     }
-  }, 120_000);
-});
+
+    it("cli:gemini refuses, before any case runs, cases that edit build files (its Build File Protection cannot be turned off)", async () => {
+      const stub = await startModelStub({ scenario: parseScenario(VULN.scenario()) });
+      try {
+        const home = mkdtempSync(join(scratch, "home-gemini-"));
+        const result = await evalgate(
+          [
+            "run",
+            "--task-class",
+            "vuln-remediation",
+            "--bench-root",
+            bench,
+            "--cases",
+            "lodash-template-cve-2021-23337",
+            "--sut",
+            "cli:gemini",
+            "--allow-cli-subscription",
+            "--allow-stale-compliance",
+            "--out",
+            join(scratch, "state-gemini"),
+            "--quiet",
+          ],
+          {
+            PATH: `${join(clis.dir!, "node_modules", ".bin")}:${process.env.PATH ?? "/usr/bin:/bin"}`,
+            HOME: home,
+            GEMINI_API_KEY: "sk-scripted-0000",
+            GOOGLE_GEMINI_BASE_URL: stub.url,
+            GEMINI_CLI_NO_RELAUNCH: "1",
+          },
+        );
+        expect(result.code).toBe(1);
+        expect(result.stderr).toMatch(
+          /cli:gemini cannot run 1 selected case\(s\) whose task is to edit build files: lodash-template-cve-2021-23337 \(package-lock\.json, package\.json\)/,
+        );
+        expect(stub.requests()).toEqual([]);
+      } finally {
+        await stub.close();
+      }
+    }, 120_000);
+  },
+);

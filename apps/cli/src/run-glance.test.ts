@@ -15,7 +15,10 @@ let bench: { root: string; benchRoot: string; benchPath: string };
 
 async function evalgate(args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await execFileAsync(process.execPath, [bin, ...args], { cwd: bench.root, env: { PATH: process.env.PATH ?? "/usr/bin:/bin" } });
+    const { stdout, stderr } = await execFileAsync(process.execPath, [bin, ...args], {
+      cwd: bench.root,
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+    });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failed = error as { code: number; stdout: string; stderr: string };
@@ -50,40 +53,109 @@ afterAll(async () => {
 });
 
 describe("evalgate run's at-a-glance summary", () => {
-  it("a verdict line per tier, bound, pass rate, the failing cases with modes, the record and a report command that works", { timeout: 300_000 }, async () => {
-    // `same` leaves every text as it was: every case fails with wrong_text.
-    const ran = await evalgate(["run", "--task-class", "upper", "--bench-root", bench.benchRoot, "--out", "state", "--trust-tiers", "tiers.yaml", "--sut", "module:sut.mjs#same", "--format", "human", "--quiet"]);
-    expect(ran.code, ran.stderr).toBe(0);
-    const summary = summaryOf(ran.stdout);
-    expect(summary[0]).toMatch(/^verdict {4}FAIL untrusted -> bronze: \S/);
-    expect(summary[1]).toMatch(/^ {11}FAIL untrusted -> silver: \S/);
-    expect(summary[2]).toMatch(/^bound {6}0\.000: one-sided 95% lower bound of the mean score \(betting\)$/);
-    expect(summary[3]).toBe("pass rate  0.000 (0 of 4 scored cases passed); mean score 0.000");
-    expect(summary[4]).toBe("failing    4 of 4 scored cases");
-    expect(summary.slice(5, 9)).toEqual(["c-1", "c-2", "c-3", "c-4"].map((id) => `           ${id}  fail  wrong_text`));
-    const record = summary.find((line) => line.startsWith("record "))!.slice(11);
-    expect(existsSync(join(bench.root, record)) || existsSync(record)).toBe(true);
-    const reportLine = summary.find((line) => line.startsWith("report "))!;
-    const command = /evalgate (report --run \S+ -o report\.html)/.exec(reportLine)![1]!.split(" ");
-    const report = await evalgate([...command, "--out", "state", "--bench-root", bench.benchRoot, "--trust-tiers", "tiers.yaml"]);
-    expect(report.code, report.stderr).toBe(0);
-    expect(existsSync(join(bench.root, "report.html"))).toBe(true);
-    // A machine format gets no glance.
-    const jsonl = await evalgate(["run", "--task-class", "upper", "--bench-root", bench.benchRoot, "--out", "state", "--trust-tiers", "tiers.yaml", "--sut", "module:sut.mjs#upper", "--quiet"]);
-    expect(jsonl.code, jsonl.stderr).toBe(0);
-    expect(jsonl.stdout).not.toContain("-- summary");
-    for (const line of jsonl.stdout.trim().split("\n")) expect(() => JSON.parse(line) as unknown).not.toThrow();
-  });
+  it(
+    "a verdict line per tier, bound, pass rate, the failing cases with modes, the record and a report command that works",
+    { timeout: 300_000 },
+    async () => {
+      // `same` leaves every text as it was: every case fails with wrong_text.
+      const ran = await evalgate([
+        "run",
+        "--task-class",
+        "upper",
+        "--bench-root",
+        bench.benchRoot,
+        "--out",
+        "state",
+        "--trust-tiers",
+        "tiers.yaml",
+        "--sut",
+        "module:sut.mjs#same",
+        "--format",
+        "human",
+        "--quiet",
+      ]);
+      expect(ran.code, ran.stderr).toBe(0);
+      const summary = summaryOf(ran.stdout);
+      expect(summary[0]).toMatch(/^verdict {4}FAIL untrusted -> bronze: \S/);
+      expect(summary[1]).toMatch(/^ {11}FAIL untrusted -> silver: \S/);
+      expect(summary[2]).toMatch(/^bound {6}0\.000: one-sided 95% lower bound of the mean score \(betting\)$/);
+      expect(summary[3]).toBe("pass rate  0.000 (0 of 4 scored cases passed); mean score 0.000");
+      expect(summary[4]).toBe("failing    4 of 4 scored cases");
+      expect(summary.slice(5, 9)).toEqual(
+        ["c-1", "c-2", "c-3", "c-4"].map((id) => `           ${id}  fail  wrong_text`),
+      );
+      const record = summary.find((line) => line.startsWith("record "))!.slice(11);
+      expect(existsSync(join(bench.root, record)) || existsSync(record)).toBe(true);
+      const reportLine = summary.find((line) => line.startsWith("report "))!;
+      const command = /evalgate (report --run \S+ -o report\.html)/.exec(reportLine)![1]!.split(" ");
+      const report = await evalgate([
+        ...command,
+        "--out",
+        "state",
+        "--bench-root",
+        bench.benchRoot,
+        "--trust-tiers",
+        "tiers.yaml",
+      ]);
+      expect(report.code, report.stderr).toBe(0);
+      expect(existsSync(join(bench.root, "report.html"))).toBe(true);
+      // A machine format gets no glance.
+      const jsonl = await evalgate([
+        "run",
+        "--task-class",
+        "upper",
+        "--bench-root",
+        bench.benchRoot,
+        "--out",
+        "state",
+        "--trust-tiers",
+        "tiers.yaml",
+        "--sut",
+        "module:sut.mjs#upper",
+        "--quiet",
+      ]);
+      expect(jsonl.code, jsonl.stderr).toBe(0);
+      expect(jsonl.stdout).not.toContain("-- summary");
+      for (const line of jsonl.stdout.trim().split("\n")) expect(() => JSON.parse(line) as unknown).not.toThrow();
+    },
+  );
 
-  it("no tier file: the verdict line says why (not a warning); a cost-capped run says INCOMPLETE, why, and how many were not scored", { timeout: 300_000 }, async () => {
-    // upper.mjs reports $1 a case: a cap of $1.5 lets two cases start (one at a time), then stops.
-    const ran = await evalgate(["run", "--task-class", "upper", "--bench-root", bench.benchRoot, "--out", "state-cap", "--trust-tiers", "missing.yaml", "--sut", "command:node upper.mjs", "--concurrency", "1", "--max-cost-usd", "1.5", "--format", "human", "--quiet"]);
-    expect(ran.code, ran.stderr).toBe(2);
-    expect(ran.stderr).not.toContain("no trust-tier file");
-    const summary = summaryOf(ran.stdout);
-    expect(summary[0]).toBe(`verdict    none: no trust-tier file at ${join(bench.root, "missing.yaml")}`);
-    expect(summary.find((line) => line.startsWith("pass rate"))).toBe("pass rate  1.000 (2 of 2 scored cases passed, 4 selected); mean score 1.000");
-    expect(summary).toContain("failing    none");
-    expect(summary).toContain("INCOMPLETE the run stopped at its cost cap (--max-cost-usd): 2 of 4 selected cases not scored; it cannot support a promotion");
-  });
+  it(
+    "no tier file: the verdict line says why (not a warning); a cost-capped run says INCOMPLETE, why, and how many were not scored",
+    { timeout: 300_000 },
+    async () => {
+      // upper.mjs reports $1 a case: a cap of $1.5 lets two cases start (one at a time), then stops.
+      const ran = await evalgate([
+        "run",
+        "--task-class",
+        "upper",
+        "--bench-root",
+        bench.benchRoot,
+        "--out",
+        "state-cap",
+        "--trust-tiers",
+        "missing.yaml",
+        "--sut",
+        "command:node upper.mjs",
+        "--concurrency",
+        "1",
+        "--max-cost-usd",
+        "1.5",
+        "--format",
+        "human",
+        "--quiet",
+      ]);
+      expect(ran.code, ran.stderr).toBe(2);
+      expect(ran.stderr).not.toContain("no trust-tier file");
+      const summary = summaryOf(ran.stdout);
+      expect(summary[0]).toBe(`verdict    none: no trust-tier file at ${join(bench.root, "missing.yaml")}`);
+      expect(summary.find((line) => line.startsWith("pass rate"))).toBe(
+        "pass rate  1.000 (2 of 2 scored cases passed, 4 selected); mean score 1.000",
+      );
+      expect(summary).toContain("failing    none");
+      expect(summary).toContain(
+        "INCOMPLETE the run stopped at its cost cap (--max-cost-usd): 2 of 4 selected cases not scored; it cannot support a promotion",
+      );
+    },
+  );
 });

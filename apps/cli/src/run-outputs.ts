@@ -47,11 +47,22 @@ function summaryTargets(options: RunOutputOptions): Array<{ path: string; append
 export async function writeRunOutputs(options: RunOutputOptions): Promise<RunOutputs> {
   const summaries = summaryTargets(options);
   const glance = options.glanceRecordPath;
-  if (options.junit === undefined && summaries.length === 0 && glance === undefined) return { written: [], glance: null };
+  if (options.junit === undefined && summaries.length === 0 && glance === undefined)
+    return { written: [], glance: null };
   const noVerdict: string[] = [];
-  const onWarning: WarningSink = glance === undefined ? options.onWarning : (warning) => (warning.code.startsWith("report.no_") ? noVerdict.push(warning.message) : options.onWarning(warning));
+  const onWarning: WarningSink =
+    glance === undefined
+      ? options.onWarning
+      : (warning) =>
+          warning.code.startsWith("report.no_") ? noVerdict.push(warning.message) : options.onWarning(warning);
   // Verdicts are read only for a summary: JUnit alone need not judge, nor warn about a missing tier file.
-  const data = await recordedRunViews({ ...options.recorded, stateDir: options.stateDir, tiersPath: options.tiersPath, withVerdicts: summaries.length > 0 || glance !== undefined, onWarning });
+  const data = await recordedRunViews({
+    ...options.recorded,
+    stateDir: options.stateDir,
+    tiersPath: options.tiersPath,
+    withVerdicts: summaries.length > 0 || glance !== undefined,
+    onWarning,
+  });
   const written: string[] = [];
   if (options.junit !== undefined) {
     const path = resolve(options.cwd, options.junit);
@@ -63,6 +74,15 @@ export async function writeRunOutputs(options: RunOutputOptions): Promise<RunOut
     await (target.append ? appendOutputFile(target.path, `${markdown}\n`) : writeOutputFile(target.path, markdown));
     written.push(target.path);
   }
-  const reason = noVerdict.length === 0 ? null : noVerdict.map((message) => message.replace(/: the report shows no verdicts$/, "")).join("; ");
-  return { written, glance: glance === undefined ? null : renderRunGlance({ ...data, noVerdict: reason, unscored: options.unscored.length, recordPath: glance }) };
+  const reason =
+    noVerdict.length === 0
+      ? null
+      : noVerdict.map((message) => message.replace(/: the report shows no verdicts$/, "")).join("; ");
+  return {
+    written,
+    glance:
+      glance === undefined
+        ? null
+        : renderRunGlance({ ...data, noVerdict: reason, unscored: options.unscored.length, recordPath: glance }),
+  };
 }

@@ -15,9 +15,20 @@ export async function loadRunTiers(path: string, taskClassName: string): Promise
 }
 
 /** The read-only verdict on a run (on the chain as the run verified it after its append), written under `<state>/recommendations/`. */
-export async function issueRunVerdict(config: TierConfig, run: RunEvalResult, stateDir: string): Promise<{ verdict: PromotionVerdict; path: string; tiersFile: string }> {
+export async function issueRunVerdict(
+  config: TierConfig,
+  run: RunEvalResult,
+  stateDir: string,
+): Promise<{ verdict: PromotionVerdict; path: string; tiersFile: string }> {
   const { issueVerdict } = await import("@eval/promotion");
   const { runs, recommendations } = stateLayout(stateDir);
-  const { verdict, path } = await issueVerdict({ config, runsDir: runs, recommendationsDir: recommendations, taskClass: run.taskClass, runId: run.report.run_id, ...(run.chain === null ? {} : { verified: run.chain }) });
+  const { verdict, path } = await issueVerdict({
+    config,
+    runsDir: runs,
+    recommendationsDir: recommendations,
+    taskClass: run.taskClass,
+    runId: run.report.run_id,
+    ...(run.chain === null ? {} : { verified: run.chain }),
+  });
   return { verdict, path, tiersFile: config.source };
 }

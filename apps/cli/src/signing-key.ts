@@ -6,10 +6,18 @@ import type { EvalgateContext } from "./context.ts";
 
 export const SIGNING_KEY_ENV = "EVALGATE_SIGNING_KEY";
 
-export async function commandSigningKey(flag: string | undefined, context: EvalgateContext, stateDir: string): Promise<SigningKey | null> {
+export async function commandSigningKey(
+  flag: string | undefined,
+  context: EvalgateContext,
+  stateDir: string,
+): Promise<SigningKey | null> {
   const [{ loadSigningKey }, { resolve }] = await Promise.all([import("@eval/audit-chain"), import("node:path")]);
   const pem = context.env[SIGNING_KEY_ENV];
-  const key = await loadSigningKey({ ...(flag === undefined ? {} : { path: resolve(context.cwd, flag) }), pem, stateDir: resolve(context.cwd, stateDir) });
+  const key = await loadSigningKey({
+    ...(flag === undefined ? {} : { path: resolve(context.cwd, flag) }),
+    pem,
+    stateDir: resolve(context.cwd, stateDir),
+  });
   delete context.env[SIGNING_KEY_ENV];
   delete process.env[SIGNING_KEY_ENV];
   return key;

@@ -27,8 +27,10 @@ export function sutResolveOptions(options: SutResolverOptions): SutResolveOption
     sandbox: options.sandbox ?? "bwrap",
     env: options.env,
     agents: {
-      replay: async ({ spec, taskClass }) => (await import("./agent-suts.ts")).agentSut(spec, { ...options, taskAgent: taskClass.agent }),
-      cli: async ({ spec, taskClass }) => (await import("./agent-suts.ts")).agentSut(spec, { ...options, taskAgent: taskClass.agent }),
+      replay: async ({ spec, taskClass }) =>
+        (await import("./agent-suts.ts")).agentSut(spec, { ...options, taskAgent: taskClass.agent }),
+      cli: async ({ spec, taskClass }) =>
+        (await import("./agent-suts.ts")).agentSut(spec, { ...options, taskAgent: taskClass.agent }),
     },
   };
 }

@@ -8,7 +8,10 @@ export interface CliResult {
   readonly stderr: string;
 }
 
-export async function invoke(argv: readonly string[], options: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): Promise<CliResult> {
+export async function invoke(
+  argv: readonly string[],
+  options: { env?: NodeJS.ProcessEnv; cwd?: string } = {},
+): Promise<CliResult> {
   const stdout = new PassThrough();
   const stderr = new PassThrough();
   const out: Buffer[] = [];
@@ -26,13 +29,21 @@ export async function invoke(argv: readonly string[], options: { env?: NodeJS.Pr
 }
 
 /** Runs the BUILT CLI (`apps/cli/dist/bin.js`, so `pnpm run build` first) as a subprocess. */
-export async function runBuiltCli(argv: readonly string[], options: { cwd: string; env?: NodeJS.ProcessEnv }): Promise<CliResult> {
+export async function runBuiltCli(
+  argv: readonly string[],
+  options: { cwd: string; env?: NodeJS.ProcessEnv },
+): Promise<CliResult> {
   const { execFile } = await import("node:child_process");
   const { join } = await import("node:path");
   const bin = join(import.meta.dirname, "..", "dist", "bin.js");
   return new Promise((resolve) => {
-    execFile(process.execPath, [bin, ...argv], { cwd: options.cwd, env: options.env ?? { PATH: process.env.PATH }, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
-      resolve({ code: error === null ? 0 : typeof error.code === "number" ? error.code : 1, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [bin, ...argv],
+      { cwd: options.cwd, env: options.env ?? { PATH: process.env.PATH }, maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        resolve({ code: error === null ? 0 : typeof error.code === "number" ? error.code : 1, stdout, stderr });
+      },
+    );
   });
 }

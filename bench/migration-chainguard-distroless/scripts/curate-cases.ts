@@ -56,7 +56,13 @@ const CASES: readonly MigrationCaseSpec[] = [
       "tsconfig.json": `{\n  "compilerOptions": { "target": "ES2022", "module": "NodeNext", "outDir": "dist", "rootDir": "src", "strict": true }\n}\n`,
       "src/server.ts": `import Fastify from "fastify";\n\nconst app = Fastify({ logger: true });\napp.get("/healthz", async () => ({ ok: true }));\napp.get("/orders/:id", async (req) => ({ id: (req.params as { id: string }).id, status: "shipped" }));\n\nawait app.listen({ host: "0.0.0.0", port: Number(process.env.PORT ?? 3000) });\n`,
     },
-    facts: { ports: [3000], artifacts: ["/app/dist", "/app/node_modules"], command_tokens: ["dist/server.js"], requires_builder: true, runtime_shell_script: null },
+    facts: {
+      ports: [3000],
+      artifacts: ["/app/dist", "/app/node_modules"],
+      command_tokens: ["dist/server.js"],
+      requires_builder: true,
+      runtime_shell_script: null,
+    },
     agent: {
       adapter: "claude-code",
       opening: "I'll read the Dockerfile and the build scripts to see what the runtime image needs.",
@@ -78,7 +84,13 @@ const CASES: readonly MigrationCaseSpec[] = [
       "requirements.txt": "flask==3.1.0\ngunicorn==23.0.0\n",
       "app.py": `from flask import Flask, jsonify\n\napp = Flask(__name__)\n\n\n@app.get("/healthz")\ndef healthz():\n    return jsonify(ok=True)\n`,
     },
-    facts: { ports: [8000], artifacts: ["/app/app.py", "/app/venv"], command_tokens: ["app:app"], requires_builder: true, runtime_shell_script: null },
+    facts: {
+      ports: [8000],
+      artifacts: ["/app/app.py", "/app/venv"],
+      command_tokens: ["app:app"],
+      requires_builder: true,
+      runtime_shell_script: null,
+    },
     agent: {
       adapter: "gemini",
       opening: "I will read the Dockerfile and requirements first.",
@@ -101,13 +113,20 @@ const CASES: readonly MigrationCaseSpec[] = [
       "go.mod": "module example.com/inventory\n\ngo 1.23\n",
       "cmd/api/main.go": `package main\n\nimport (\n\t"log"\n\t"net/http"\n)\n\nfunc main() {\n\tgo func() { log.Fatal(http.ListenAndServe(":9090", http.NotFoundHandler())) }() // metrics\n\thttp.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte("ok")) })\n\tlog.Fatal(http.ListenAndServe(":8080", nil))\n}\n`,
     },
-    facts: { ports: [8080, 9090], artifacts: ["/usr/local/bin/api"], command_tokens: ["/usr/local/bin/api"], requires_builder: true, runtime_shell_script: null },
+    facts: {
+      ports: [8080, 9090],
+      artifacts: ["/usr/local/bin/api"],
+      command_tokens: ["/usr/local/bin/api"],
+      requires_builder: true,
+      runtime_shell_script: null,
+    },
     agent: {
       adapter: "codex",
       opening: "Inspecting Dockerfile and Go module",
       reads: ["go.mod"],
       dockerfile: `FROM ${pin("cgr.dev/chainguard/go:latest-dev")} AS build\nWORKDIR /src\nCOPY go.mod ./\nRUN go mod download\nCOPY . .\nRUN CGO_ENABLED=0 go build -o /out/api ./cmd/api\n\n# chainguard/static ships ca-certificates and tzdata, so the apk step is gone.\nFROM ${pin("cgr.dev/chainguard/static:latest")}\nCOPY --from=build /out/api /usr/local/bin/api\nUSER 65532\nEXPOSE 8080 9090\nENTRYPOINT ["/usr/local/bin/api"]\n`,
-      finalMessage: "Builder moved to cgr.dev/chainguard/go:latest-dev and the runtime to cgr.dev/chainguard/static (CGO is off, so the static image is enough; it already carries CA certificates and tzdata). Both pinned by digest; runs as 65532; ports 8080 and 9090 kept.",
+      finalMessage:
+        "Builder moved to cgr.dev/chainguard/go:latest-dev and the runtime to cgr.dev/chainguard/static (CGO is off, so the static image is enough; it already carries CA certificates and tzdata). Both pinned by digest; runs as 65532; ports 8080 and 9090 kept.",
       costUsd: null,
       note: "a clean migration to a static runtime",
     },
@@ -122,7 +141,13 @@ const CASES: readonly MigrationCaseSpec[] = [
       "pom.xml": `<project xmlns="http://maven.apache.org/POM/4.0.0">\n  <modelVersion>4.0.0</modelVersion>\n  <parent>\n    <groupId>org.springframework.boot</groupId>\n    <artifactId>spring-boot-starter-parent</artifactId>\n    <version>3.4.1</version>\n  </parent>\n  <groupId>com.example</groupId>\n  <artifactId>orders-service</artifactId>\n  <version>2.0.3</version>\n  <dependencies>\n    <dependency><groupId>org.springframework.boot</groupId><artifactId>spring-boot-starter-web</artifactId></dependency>\n    <dependency><groupId>org.springframework.boot</groupId><artifactId>spring-boot-starter-actuator</artifactId></dependency>\n  </dependencies>\n  <build>\n    <finalName>orders-service</finalName>\n    <plugins><plugin><groupId>org.springframework.boot</groupId><artifactId>spring-boot-maven-plugin</artifactId></plugin></plugins>\n  </build>\n</project>\n`,
       "src/main/java/com/example/orders/OrdersApplication.java": `package com.example.orders;\n\nimport org.springframework.boot.SpringApplication;\nimport org.springframework.boot.autoconfigure.SpringBootApplication;\n\n@SpringBootApplication\npublic class OrdersApplication {\n  public static void main(String[] args) {\n    SpringApplication.run(OrdersApplication.class, args);\n  }\n}\n`,
     },
-    facts: { ports: [8080], artifacts: ["/app/app.jar"], command_tokens: ["/app/app.jar"], requires_builder: true, runtime_shell_script: null },
+    facts: {
+      ports: [8080],
+      artifacts: ["/app/app.jar"],
+      command_tokens: ["/app/app.jar"],
+      requires_builder: true,
+      runtime_shell_script: null,
+    },
     agent: {
       adapter: "claude-code",
       opening: "Let me read the Dockerfile and the Maven build.",
@@ -148,7 +173,13 @@ const CASES: readonly MigrationCaseSpec[] = [
       "server.js": `const http = require("node:http");\nconst config = require("/tmp/config.json");\n\nhttp\n  .createServer((req, res) => res.end(JSON.stringify({ upstream: config.apiUrl })))\n  .listen(8080);\n`,
       "package.json": `{\n  "name": "edge-proxy",\n  "version": "0.9.0",\n  "private": true,\n  "dependencies": { "undici": "^7.2.0" }\n}\n`,
     },
-    facts: { ports: [8080], artifacts: ["/app/server.js", "/app/node_modules"], command_tokens: ["server.js"], requires_builder: true, runtime_shell_script: "docker-entrypoint.sh" },
+    facts: {
+      ports: [8080],
+      artifacts: ["/app/server.js", "/app/node_modules"],
+      command_tokens: ["server.js"],
+      requires_builder: true,
+      runtime_shell_script: "docker-entrypoint.sh",
+    },
     agent: {
       adapter: "gemini",
       opening: "I will inspect the Dockerfile and the entrypoint script.",
@@ -172,13 +203,20 @@ const CASES: readonly MigrationCaseSpec[] = [
       Dockerfile: `FROM python:3.12\nWORKDIR /app\nCOPY worker.py .\nUSER nobody\nCMD python worker.py\n`,
       "worker.py": `import json\nimport os\nimport time\n\n\ndef main() -> None:\n    spool = os.environ.get("SPOOL_DIR", "/spool")\n    while True:\n        for name in sorted(os.listdir(spool)) if os.path.isdir(spool) else []:\n            with open(os.path.join(spool, name)) as handle:\n                print(json.dumps({"job": name, "bytes": len(handle.read())}), flush=True)\n        time.sleep(5)\n\n\nif __name__ == "__main__":\n    main()\n`,
     },
-    facts: { ports: [], artifacts: ["/app/worker.py"], command_tokens: ["worker.py"], requires_builder: false, runtime_shell_script: null },
+    facts: {
+      ports: [],
+      artifacts: ["/app/worker.py"],
+      command_tokens: ["worker.py"],
+      requires_builder: false,
+      runtime_shell_script: null,
+    },
     agent: {
       adapter: "codex",
       opening: "Reading worker Dockerfile",
       reads: ["worker.py"],
       dockerfile: `# Standard library only: nothing to build, so a single stage on the runtime image is enough.\nFROM ${pin("cgr.dev/chainguard/python:latest")}\nWORKDIR /app\nCOPY worker.py .\nENTRYPOINT ["python", "/app/worker.py"]\n`,
-      finalMessage: "worker.py uses only the standard library, so a single stage on cgr.dev/chainguard/python (pinned) is enough. It runs as the image's nonroot user, which replaces USER nobody, with an exec-form entrypoint.",
+      finalMessage:
+        "worker.py uses only the standard library, so a single stage on cgr.dev/chainguard/python (pinned) is enough. It runs as the image's nonroot user, which replaces USER nobody, with an exec-form entrypoint.",
       costUsd: null,
       note: "a correct single-stage migration",
     },
@@ -193,13 +231,20 @@ const CASES: readonly MigrationCaseSpec[] = [
       "go.mod": "module example.com/healthd\n\ngo 1.23\n",
       "main.go": `package main\n\nimport (\n\t"flag"\n\t"log"\n\t"net/http"\n)\n\nfunc main() {\n\tlisten := flag.String("listen", ":9000", "address")\n\tflag.Parse()\n\thttp.HandleFunc("/", func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte("up")) })\n\tlog.Fatal(http.ListenAndServe(*listen, nil))\n}\n`,
     },
-    facts: { ports: [9000], artifacts: ["/usr/bin/healthd"], command_tokens: ["/usr/bin/healthd"], requires_builder: true, runtime_shell_script: null },
+    facts: {
+      ports: [9000],
+      artifacts: ["/usr/bin/healthd"],
+      command_tokens: ["/usr/bin/healthd"],
+      requires_builder: true,
+      runtime_shell_script: null,
+    },
     agent: {
       adapter: "claude-code",
       opening: "The binary is compiled in the image it runs in; I'll split that into a build stage.",
       reads: ["main.go"],
       dockerfile: `FROM ${pin("golang:1.23-alpine")} AS build\nWORKDIR /src\nCOPY . .\nRUN CGO_ENABLED=0 go build -o /out/healthd .\n\nFROM gcr.io/distroless/static-debian12:nonroot\nCOPY --from=build /out/healthd /usr/bin/healthd\nEXPOSE 9000\nENTRYPOINT ["/usr/bin/healthd", "-listen", ":9000"]\n`,
-      finalMessage: "Compilation now happens in a pinned golang:1.23-alpine build stage with CGO disabled; the runtime is gcr.io/distroless/static-debian12:nonroot, which runs as uid 65532 and has no shell. Same binary path, same flags, port 9000.",
+      finalMessage:
+        "Compilation now happens in a pinned golang:1.23-alpine build stage with CGO disabled; the runtime is gcr.io/distroless/static-debian12:nonroot, which runs as uid 65532 and has no shell. Same binary path, same flags, port 9000.",
       costUsd: 0.1342,
       note: "a clean migration to distroless",
     },
@@ -216,13 +261,20 @@ const CASES: readonly MigrationCaseSpec[] = [
       "app.rb": `require "sinatra/base"\n\nclass Catalog < Sinatra::Base\n  get "/healthz" do\n    "ok"\n  end\nend\n`,
       "config.ru": `require_relative "app"\nrun Catalog\n`,
     },
-    facts: { ports: [4567], artifacts: ["/app/vendor/bundle", "/app/app.rb", "/app/config.ru"], command_tokens: ["rackup"], requires_builder: true, runtime_shell_script: null },
+    facts: {
+      ports: [4567],
+      artifacts: ["/app/vendor/bundle", "/app/app.rb", "/app/config.ru"],
+      command_tokens: ["rackup"],
+      requires_builder: true,
+      runtime_shell_script: null,
+    },
     agent: {
       adapter: "codex",
       opening: "Reading the Dockerfile and Gemfile",
       reads: ["Gemfile"],
       dockerfile: `FROM ${pin("cgr.dev/chainguard/ruby:latest-dev")} AS build\nWORKDIR /app\nCOPY Gemfile Gemfile.lock ./\nRUN bundle config set --local deployment true && bundle install\n\nFROM ${pin("cgr.dev/chainguard/ruby:latest")}\nWORKDIR /app\nCOPY --from=build /app/.bundle ./.bundle\nCOPY --from=build /app/vendor/bundle ./vendor/bundle\nCOPY Gemfile Gemfile.lock app.rb config.ru ./\nEXPOSE 4567\nENTRYPOINT ["bundle", "exec", "rackup", "--host", "0.0.0.0", "--port", "4567"]\n`,
-      finalMessage: "Gems are installed in a chainguard/ruby:latest-dev build stage (deployment mode, into vendor/bundle) and copied into the pinned chainguard/ruby runtime, which runs as nonroot. rackup runs in exec form on port 4567.",
+      finalMessage:
+        "Gems are installed in a chainguard/ruby:latest-dev build stage (deployment mode, into vendor/bundle) and copied into the pinned chainguard/ruby runtime, which runs as nonroot. rackup runs in exec form on port 4567.",
       costUsd: null,
       note: "performs the reference migration",
     },
@@ -238,13 +290,20 @@ const CASES: readonly MigrationCaseSpec[] = [
       "Cargo.lock": `# This file is automatically @generated by Cargo.\nversion = 4\n\n[[package]]\nname = "ledger"\nversion = "0.3.2"\n`,
       "src/main.rs": `use std::io::Write;\nuse std::net::TcpListener;\n\nfn main() {\n    let listener = TcpListener::bind("0.0.0.0:8443").expect("bind");\n    for stream in listener.incoming().flatten() {\n        let mut stream = stream;\n        let _ = stream.write_all(b"HTTP/1.1 200 OK\\r\\ncontent-length: 2\\r\\n\\r\\nok");\n    }\n}\n`,
     },
-    facts: { ports: [8443], artifacts: ["/usr/local/bin/ledger"], command_tokens: ["/usr/local/bin/ledger"], requires_builder: true, runtime_shell_script: null },
+    facts: {
+      ports: [8443],
+      artifacts: ["/usr/local/bin/ledger"],
+      command_tokens: ["/usr/local/bin/ledger"],
+      requires_builder: true,
+      runtime_shell_script: null,
+    },
     agent: {
       adapter: "claude-code",
       opening: "I'll read the Dockerfile and the crate manifest.",
       reads: ["Cargo.toml"],
       dockerfile: `FROM ${pin("cgr.dev/chainguard/rust:latest-dev")} AS build\nWORKDIR /src\nCOPY Cargo.toml Cargo.lock ./\nCOPY src ./src\nRUN cargo build --release --locked\n\n# The binary links glibc dynamically; glibc-dynamic carries glibc and CA certificates, no shell.\nFROM ${pin("cgr.dev/chainguard/glibc-dynamic:latest")}\nCOPY --from=build /src/target/release/ledger /usr/local/bin/ledger\nEXPOSE 8443\nENTRYPOINT ["/usr/local/bin/ledger"]\n`,
-      finalMessage: "The build stage is cgr.dev/chainguard/rust:latest-dev; the runtime is cgr.dev/chainguard/glibc-dynamic (Rust binaries link glibc by default), which already ships CA certificates, so the apt-get step is gone. Pinned by digest, nonroot by default, same port and binary.",
+      finalMessage:
+        "The build stage is cgr.dev/chainguard/rust:latest-dev; the runtime is cgr.dev/chainguard/glibc-dynamic (Rust binaries link glibc by default), which already ships CA certificates, so the apt-get step is gone. Pinned by digest, nonroot by default, same port and binary.",
       costUsd: 0.1577,
       note: "performs the reference migration",
     },
@@ -262,13 +321,20 @@ const CASES: readonly MigrationCaseSpec[] = [
       "src/index.html": `<!doctype html>\n<title>Docs</title>\n<h1>Docs</h1>\n`,
       "nginx.conf": `server {\n  listen 8080;\n  root /usr/share/nginx/html;\n  location / { try_files $uri $uri/ /index.html; }\n}\n`,
     },
-    facts: { ports: [8080], artifacts: ["/usr/share/nginx/html", "/etc/nginx/conf.d/default.conf"], command_tokens: ["nginx"], requires_builder: true, runtime_shell_script: null },
+    facts: {
+      ports: [8080],
+      artifacts: ["/usr/share/nginx/html", "/etc/nginx/conf.d/default.conf"],
+      command_tokens: ["nginx"],
+      requires_builder: true,
+      runtime_shell_script: null,
+    },
     agent: {
       adapter: "gemini",
       opening: "I will read the Dockerfile and the nginx configuration.",
       reads: ["nginx.conf"],
       dockerfile: `FROM ${pin("cgr.dev/chainguard/node:latest-dev")} AS build\nWORKDIR /site\nCOPY package.json package-lock.json ./\nRUN npm ci\nCOPY . .\nRUN npm run build\n\nFROM ${pin("cgr.dev/chainguard/nginx:latest")}\nCOPY nginx.conf /etc/nginx/conf.d/default.conf\nCOPY --from=build /site/dist /usr/share/nginx/html\nEXPOSE 8080\nCMD ["nginx", "-g", "daemon off;"]\n`,
-      finalMessage: "The site is still built in a node stage (now cgr.dev/chainguard/node:latest-dev) and served by cgr.dev/chainguard/nginx, pinned by digest. The server block already listens on 8080, which suits the nonroot nginx image.",
+      finalMessage:
+        "The site is still built in a node stage (now cgr.dev/chainguard/node:latest-dev) and served by cgr.dev/chainguard/nginx, pinned by digest. The server block already listens on 8080, which suits the nonroot nginx image.",
       costUsd: null,
       note: "performs the reference migration",
     },
@@ -284,13 +350,20 @@ const CASES: readonly MigrationCaseSpec[] = [
       "api/__init__.py": "",
       "api/main.py": `from fastapi import FastAPI\n\napp = FastAPI()\n\n\n@app.get("/healthz")\ndef healthz() -> dict[str, bool]:\n    return {"ok": True}\n`,
     },
-    facts: { ports: [8000], artifacts: ["/srv/deps", "/srv/api"], command_tokens: ["api.main:app"], requires_builder: true, runtime_shell_script: null },
+    facts: {
+      ports: [8000],
+      artifacts: ["/srv/deps", "/srv/api"],
+      command_tokens: ["api.main:app"],
+      requires_builder: true,
+      runtime_shell_script: null,
+    },
     agent: {
       adapter: "claude-code",
       opening: "Dependencies are pip-installed in the runtime image; I'll move that into a build stage.",
       reads: ["requirements.txt"],
       dockerfile: `FROM ${pin("python:3.11-slim")} AS build\nWORKDIR /srv\nCOPY requirements.txt .\nRUN pip install --no-cache-dir --target /srv/deps -r requirements.txt\n\n# Debian 12's Python is 3.11, the version the dependencies were installed for.\nFROM ${pin("gcr.io/distroless/python3-debian12:nonroot")}\nWORKDIR /srv\nCOPY --from=build /srv/deps /srv/deps\nCOPY api ./api\nENV PYTHONPATH=/srv/deps\nEXPOSE 8000\nENTRYPOINT ["python3", "-m", "uvicorn", "api.main:app", "--host", "0.0.0.0", "--port", "8000"]\n`,
-      finalMessage: "pip now runs in a pinned python:3.11-slim build stage that installs into /srv/deps; the runtime is gcr.io/distroless/python3-debian12:nonroot (Python 3.11, no shell, uid 65532) with the dependencies copied in and uvicorn started in exec form on port 8000.",
+      finalMessage:
+        "pip now runs in a pinned python:3.11-slim build stage that installs into /srv/deps; the runtime is gcr.io/distroless/python3-debian12:nonroot (Python 3.11, no shell, uid 65532) with the dependencies copied in and uvicorn started in exec form on port 8000.",
       costUsd: 0.2049,
       note: "performs the reference migration",
     },
@@ -305,13 +378,20 @@ const CASES: readonly MigrationCaseSpec[] = [
       "Inventory.csproj": `<Project Sdk="Microsoft.NET.Sdk.Web">\n  <PropertyGroup>\n    <TargetFramework>net8.0</TargetFramework>\n    <Nullable>enable</Nullable>\n  </PropertyGroup>\n</Project>\n`,
       "Program.cs": `var app = WebApplication.CreateBuilder(args).Build();\napp.MapGet("/healthz", () => "ok");\napp.Run();\n`,
     },
-    facts: { ports: [8080], artifacts: ["/app/Inventory.dll"], command_tokens: ["Inventory.dll"], requires_builder: true, runtime_shell_script: null },
+    facts: {
+      ports: [8080],
+      artifacts: ["/app/Inventory.dll"],
+      command_tokens: ["Inventory.dll"],
+      requires_builder: true,
+      runtime_shell_script: null,
+    },
     agent: {
       adapter: "codex",
       opening: "Inspecting the .NET Dockerfile",
       reads: ["Inventory.csproj"],
       dockerfile: `FROM ${pin("cgr.dev/chainguard/dotnet-sdk:latest-dev")} AS build\nWORKDIR /src\nCOPY Inventory.csproj .\nRUN dotnet restore\nCOPY . .\nRUN dotnet publish -c Release -o /app/publish --no-restore\n\nFROM ${pin("cgr.dev/chainguard/aspnet-runtime:latest")}\nWORKDIR /app\nCOPY --from=build /app/publish .\nEXPOSE 8080\nENTRYPOINT ["dotnet", "Inventory.dll"]\n`,
-      finalMessage: "Build stage on cgr.dev/chainguard/dotnet-sdk:latest-dev, runtime on cgr.dev/chainguard/aspnet-runtime, both pinned; the runtime runs as nonroot and still serves Inventory.dll on 8080.",
+      finalMessage:
+        "Build stage on cgr.dev/chainguard/dotnet-sdk:latest-dev, runtime on cgr.dev/chainguard/aspnet-runtime, both pinned; the runtime runs as nonroot and still serves Inventory.dll on 8080.",
       costUsd: null,
       note: "performs the reference migration",
     },
@@ -327,7 +407,9 @@ export function casePrompt(spec: MigrationCaseSpec): string {
 }
 
 function existingPin(caseDir: string): string {
-  const match = existsSync(join(caseDir, "case.toml")) ? /^cassette_canary_pin = "([0-9a-f]{32})"$/m.exec(readFileSync(join(caseDir, "case.toml"), "utf8")) : null;
+  const match = existsSync(join(caseDir, "case.toml"))
+    ? /^cassette_canary_pin = "([0-9a-f]{32})"$/m.exec(readFileSync(join(caseDir, "case.toml"), "utf8"))
+    : null;
   return match ? match[1]! : randomBytes(16).toString("hex");
 }
 
@@ -348,7 +430,11 @@ function unifiedDiff(before: string, after: string): string {
   let out = "";
   for (const path of [...new Set([...listFiles(before), ...listFiles(after)])].sort()) {
     try {
-      execFileSync("diff", ["-u", "--label", `a/${path}`, "--label", `b/${path}`, join(before, path), join(after, path)], { encoding: "utf8" });
+      execFileSync(
+        "diff",
+        ["-u", "--label", `a/${path}`, "--label", `b/${path}`, join(before, path), join(after, path)],
+        { encoding: "utf8" },
+      );
     } catch (error) {
       const failure = error as { status?: number; stdout?: string };
       if (failure.status !== 1) throw error;
@@ -361,9 +447,41 @@ function unifiedDiff(before: string, after: string): string {
 const CLI_VERSIONS = { "claude-code": "2.1.330", codex: "0.169.0", gemini: "0.61.0" } as const;
 
 function argvFor(adapter: MigrationCaseSpec["agent"]["adapter"], prompt: string, workspace: string): string[] {
-  if (adapter === "claude-code") return ["claude", "--print", prompt, "--output-format", "stream-json", "--verbose", "--permission-mode", "acceptEdits"];
-  if (adapter === "codex") return ["codex", "exec", "--json", "--skip-git-repo-check", "--ephemeral", "--sandbox", "workspace-write", "--color", "never", "--cd", workspace];
-  return ["gemini", "--prompt", prompt, "--output-format", "stream-json", "--skip-trust", "--approval-mode", "auto_edit"];
+  if (adapter === "claude-code")
+    return [
+      "claude",
+      "--print",
+      prompt,
+      "--output-format",
+      "stream-json",
+      "--verbose",
+      "--permission-mode",
+      "acceptEdits",
+    ];
+  if (adapter === "codex")
+    return [
+      "codex",
+      "exec",
+      "--json",
+      "--skip-git-repo-check",
+      "--ephemeral",
+      "--sandbox",
+      "workspace-write",
+      "--color",
+      "never",
+      "--cd",
+      workspace,
+    ];
+  return [
+    "gemini",
+    "--prompt",
+    prompt,
+    "--output-format",
+    "stream-json",
+    "--skip-trust",
+    "--approval-mode",
+    "auto_edit",
+  ];
 }
 
 const json = (value: unknown): string => `${JSON.stringify(value, null, 2)}\n`;
@@ -395,24 +513,53 @@ function floating(reference: string): string {
 }
 
 function mutations(spec: MigrationCaseSpec, reference: string): Record<string, Mutation> {
-  const inputFinal = spec.files.Dockerfile!.split("\n").findLast((line) => /^FROM\s/i.test(line))!.split(/\s+/)[1]!;
+  const inputFinal = spec.files
+    .Dockerfile!.split("\n")
+    .findLast((line) => /^FROM\s/i.test(line))!
+    .split(/\s+/)[1]!;
   const toShellForm = (final: string[]) => {
     const index = final.findLastIndex((line) => /^ENTRYPOINT\s/i.test(line));
     const at = index === -1 ? final.findLastIndex((line) => /^CMD\s/i.test(line)) : index;
     const [keyword, ...rest] = final[at]!.split(" ");
-    return final.map((line, i) => (i === at ? `${keyword} ${(JSON.parse(rest.join(" ")) as string[]).join(" ")}` : line));
+    return final.map((line, i) =>
+      i === at ? `${keyword} ${(JSON.parse(rest.join(" ")) as string[]).join(" ")}` : line,
+    );
   };
   return {
-    "unhardened-runtime": { dockerfile: editFinal(reference, ([from, ...rest]) => [from!.replace(/^FROM\s+\S+/i, `FROM ${inputFinal}`), ...rest]), expect: "base_not_hardened" },
+    "unhardened-runtime": {
+      dockerfile: editFinal(reference, ([from, ...rest]) => [
+        from!.replace(/^FROM\s+\S+/i, `FROM ${inputFinal}`),
+        ...rest,
+      ]),
+      expect: "base_not_hardened",
+    },
     "floating-tags": { dockerfile: floating(reference), expect: "image_unpinned" },
-    "runs-as-root": { dockerfile: editFinal(reference, (final) => final.flatMap((line, i) => (i === final.findIndex(isCommand) ? ["USER root", line] : [line]))), expect: "runs_as_root" },
+    "runs-as-root": {
+      dockerfile: editFinal(reference, (final) =>
+        final.flatMap((line, i) => (i === final.findIndex(isCommand) ? ["USER root", line] : [line])),
+      ),
+      expect: "runs_as_root",
+    },
     "shell-form-command": { dockerfile: editFinal(reference, toShellForm), expect: "shell_form_in_final" },
-    "package-manager-in-final": { dockerfile: editFinal(reference, ([from, ...rest]) => [from!, 'RUN ["apk", "add", "--no-cache", "curl"]', ...rest]), expect: "package_manager_in_final" },
+    "package-manager-in-final": {
+      dockerfile: editFinal(reference, ([from, ...rest]) => [
+        from!,
+        'RUN ["apk", "add", "--no-cache", "curl"]',
+        ...rest,
+      ]),
+      expect: "package_manager_in_final",
+    },
     "port-dropped":
       spec.facts.ports.length === 0
         ? { notApplicable: "the service exposes no port" }
-        : { dockerfile: editFinal(reference, (final) => final.filter((line) => !/^EXPOSE\s/i.test(line))), expect: "ports_changed" },
-    "artifact-dropped": { dockerfile: editFinal(reference, (final) => final.filter((line) => !/^(COPY|ADD)\s/i.test(line))), expect: "artifact_missing" },
+        : {
+            dockerfile: editFinal(reference, (final) => final.filter((line) => !/^EXPOSE\s/i.test(line))),
+            expect: "ports_changed",
+          },
+    "artifact-dropped": {
+      dockerfile: editFinal(reference, (final) => final.filter((line) => !/^(COPY|ADD)\s/i.test(line))),
+      expect: "artifact_missing",
+    },
   };
 }
 
@@ -435,7 +582,10 @@ function writeControls(spec: MigrationCaseSpec, caseDir: string): void {
       declared[kind] = { expect: mutation.expect };
     }
   }
-  writeFileSync(join(controlsDir, "controls.json"), json({ schema: "evalgate.bench-controls.v1", reference: "reference", near_misses: declared }));
+  writeFileSync(
+    join(controlsDir, "controls.json"),
+    json({ schema: "evalgate.bench-controls.v1", reference: "reference", near_misses: declared }),
+  );
 }
 
 function curate(spec: MigrationCaseSpec): void {
@@ -448,7 +598,15 @@ function curate(spec: MigrationCaseSpec): void {
     writeFileSync(join(inputDir, path), content);
   }
   mkdirSync(join(caseDir, "expected"), { recursive: true });
-  writeFileSync(join(caseDir, "expected", "facts.json"), json({ schema: "migration-chainguard-distroless.expected.v1", dockerfile: "Dockerfile", ...spec.facts, allowed_files: ["Dockerfile", ".dockerignore"] }));
+  writeFileSync(
+    join(caseDir, "expected", "facts.json"),
+    json({
+      schema: "migration-chainguard-distroless.expected.v1",
+      dockerfile: "Dockerfile",
+      ...spec.facts,
+      allowed_files: ["Dockerfile", ".dockerignore"],
+    }),
+  );
   const prompt = casePrompt(spec);
   writeFileSync(
     join(caseDir, "case.toml"),
@@ -480,12 +638,28 @@ function curate(spec: MigrationCaseSpec): void {
     ...spec.agent.reads.map((path): SessionStep => ({ kind: "read", path, content: spec.files[path]! })),
     { kind: "edit", path: "Dockerfile", oldText: original, newText: spec.agent.dockerfile },
   ];
-  const session: Session = { seed: spec.id, cwd: workspace, prompt, steps, finalMessage: spec.agent.finalMessage, startedAt: "2026-11-21T23:02:41.000Z", costUsd: spec.agent.costUsd ?? 0 };
-  const stdout = spec.agent.adapter === "claude-code" ? claudeStream(session, "completed") : spec.agent.adapter === "codex" ? codexStream(session) : geminiStream(session);
+  const session: Session = {
+    seed: spec.id,
+    cwd: workspace,
+    prompt,
+    steps,
+    finalMessage: spec.agent.finalMessage,
+    startedAt: "2026-11-21T23:02:41.000Z",
+    costUsd: spec.agent.costUsd ?? 0,
+  };
+  const stdout =
+    spec.agent.adapter === "claude-code"
+      ? claudeStream(session, "completed")
+      : spec.agent.adapter === "codex"
+        ? codexStream(session)
+        : geminiStream(session);
   const cassetteDir = join(caseDir, "cassette");
   mkdirSync(cassetteDir, { recursive: true });
   writeFileSync(join(cassetteDir, "stdout.jsonl"), stdout);
-  writeFileSync(join(cassetteDir, "stderr.txt"), spec.agent.adapter === "codex" ? "Reading additional input from stdin...\n" : "");
+  writeFileSync(
+    join(cassetteDir, "stderr.txt"),
+    spec.agent.adapter === "codex" ? "Reading additional input from stdin...\n" : "",
+  );
   writeFileSync(join(cassetteDir, "workspace.diff"), unifiedDiff(inputDir, workspace));
   writeFileSync(
     join(cassetteDir, "cassette.json"),

@@ -9,7 +9,10 @@ import { CASES_DIR } from "./case-fixtures.ts";
 const BENCH_DIR = join(CASES_DIR, "..");
 
 const load = async () => {
-  const taskClass = await loadTaskClass("migration-chainguard-distroless", { benchRoot: join(BENCH_DIR, ".."), registry: new TaskClassRegistry() });
+  const taskClass = await loadTaskClass("migration-chainguard-distroless", {
+    benchRoot: join(BENCH_DIR, ".."),
+    registry: new TaskClassRegistry(),
+  });
   return { taskClass, cases: await loadCases(taskClass) };
 };
 
@@ -26,7 +29,9 @@ it("loads with every case digest matching cases/digests.yaml (re-sign after edit
 it("declares in failure_modes.yaml every code the rubric can emit, with the severity it emits", async () => {
   const { taskClass } = await load();
   const source = readFileSync(join(BENCH_DIR, "rubric.ts"), "utf8");
-  const emitted = [...source.matchAll(/(?:code: |add\()"([a-z_.]+)", (?:severity: )?"(block|warn|info)"/g)].map((m) => [m[1]!, m[2]!] as const);
+  const emitted = [...source.matchAll(/(?:code: |add\()"([a-z_.]+)", (?:severity: )?"(block|warn|info)"/g)].map(
+    (m) => [m[1]!, m[2]!] as const,
+  );
   expect(emitted.length).toBeGreaterThanOrEqual(10);
   for (const [code, severity] of emitted) expect(taskClass.failureModeTaxonomy[code]?.severity, code).toBe(severity);
   expect(Object.keys(taskClass.failureModeTaxonomy).sort()).toEqual([...new Set(emitted.map(([code]) => code))].sort());

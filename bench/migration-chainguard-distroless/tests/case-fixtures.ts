@@ -21,7 +21,10 @@ export function caseIds(): string[] {
 export function loadCase(caseId: string): BenchCase {
   const casePath = join(CASES_DIR, caseId);
   const raw = parseToml(readFileSync(join(casePath, "case.toml"), "utf8"));
-  const toml = parseWire(CaseTomlSchema, Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, v instanceof Date ? v.toISOString() : v])));
+  const toml = parseWire(
+    CaseTomlSchema,
+    Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, v instanceof Date ? v.toISOString() : v])),
+  );
   return parseWire(BenchCaseSchema, {
     ...toml,
     case_path: casePath,
@@ -52,5 +55,8 @@ export function cleanupWorkspaces(): void {
 }
 
 export function cassetteMeta(benchCase: BenchCase) {
-  return parseWire(CassetteMetaSchema, JSON.parse(readFileSync(join(benchCase.case_path, "cassette", "cassette.json"), "utf8")));
+  return parseWire(
+    CassetteMetaSchema,
+    JSON.parse(readFileSync(join(benchCase.case_path, "cassette", "cassette.json"), "utf8")),
+  );
 }

@@ -26,7 +26,15 @@ function score(benchCase: BenchCase, overlay: string | null) {
 }
 
 it("declares seven near-miss kinds", () => {
-  expect(kinds).toEqual(["unhardened-runtime", "floating-tags", "runs-as-root", "shell-form-command", "package-manager-in-final", "port-dropped", "artifact-dropped"]);
+  expect(kinds).toEqual([
+    "unhardened-runtime",
+    "floating-tags",
+    "runs-as-root",
+    "shell-form-command",
+    "package-manager-in-final",
+    "port-dropped",
+    "artifact-dropped",
+  ]);
 });
 
 it.each(caseIds())("%s: the reference passes, the no-op fails, every declared near miss is caught", (caseId) => {
@@ -41,6 +49,9 @@ it.each(caseIds())("%s: the reference passes, the no-op fails, every declared ne
     if (!("expect" in nearMiss)) continue;
     const result = score(benchCase, nearMiss.directory);
     expect(result.passed, nearMiss.kind).toBe(false);
-    expect(result.failure_modes.map((f) => f.code), nearMiss.kind).toContain(nearMiss.expect);
+    expect(
+      result.failure_modes.map((f) => f.code),
+      nearMiss.kind,
+    ).toContain(nearMiss.expect);
   }
 });

@@ -3,7 +3,9 @@ import { commandArgv, copySourceStage, parseDockerfile, parseImageRef, splitInst
 
 describe("splitInstructions", () => {
   it("joins continuations, skipping comments and blank lines inside them", () => {
-    const { instructions } = splitInstructions("FROM alpine\nRUN apk add \\\n  # the client\n  curl \\\n\n  jq\n# trailing comment\n");
+    const { instructions } = splitInstructions(
+      "FROM alpine\nRUN apk add \\\n  # the client\n  curl \\\n\n  jq\n# trailing comment\n",
+    );
     expect(instructions.map((i) => [i.keyword, i.args, i.line])).toEqual([
       ["FROM", "alpine", 1],
       ["RUN", "apk add curl jq", 2],
@@ -11,7 +13,9 @@ describe("splitInstructions", () => {
   });
 
   it("honours the escape directive", () => {
-    const { instructions } = splitInstructions("# escape=`\nFROM mcr.microsoft.com/windows\nRUN dir C:\\ `\n  && echo done\n");
+    const { instructions } = splitInstructions(
+      "# escape=`\nFROM mcr.microsoft.com/windows\nRUN dir C:\\ `\n  && echo done\n",
+    );
     expect(instructions[1]!.args).toBe("dir C:\\ && echo done");
   });
 
@@ -33,7 +37,9 @@ describe("splitInstructions", () => {
   });
 
   it("separates flags and reads exec form", () => {
-    const { instructions } = splitInstructions('FROM a\nCOPY --from=build --chown=1:1 /out/app /app\nRUN --mount=type=cache,target=/root/.cache go build\nCMD ["/app", "--port", "80"]\nENTRYPOINT /app --port 80\nCMD [not json\n');
+    const { instructions } = splitInstructions(
+      'FROM a\nCOPY --from=build --chown=1:1 /out/app /app\nRUN --mount=type=cache,target=/root/.cache go build\nCMD ["/app", "--port", "80"]\nENTRYPOINT /app --port 80\nCMD [not json\n',
+    );
     expect(instructions[1]!.flags).toEqual({ from: "build", chown: "1:1" });
     expect(instructions[1]!.args).toBe("/out/app /app");
     expect(instructions[2]!.flags).toEqual({ mount: "type=cache,target=/root/.cache" });
@@ -50,15 +56,26 @@ describe("splitInstructions", () => {
 
 describe("parseImageRef", () => {
   it("splits registry, tag and digest without mistaking a registry port for a tag", () => {
-    expect(parseImageRef("cgr.dev/chainguard/node:latest-dev@sha256:abc")).toEqual({ raw: "cgr.dev/chainguard/node:latest-dev@sha256:abc", repository: "cgr.dev/chainguard/node", tag: "latest-dev", digest: "sha256:abc" });
-    expect(parseImageRef("localhost:5000/app")).toMatchObject({ repository: "localhost:5000/app", tag: null, digest: null });
+    expect(parseImageRef("cgr.dev/chainguard/node:latest-dev@sha256:abc")).toEqual({
+      raw: "cgr.dev/chainguard/node:latest-dev@sha256:abc",
+      repository: "cgr.dev/chainguard/node",
+      tag: "latest-dev",
+      digest: "sha256:abc",
+    });
+    expect(parseImageRef("localhost:5000/app")).toMatchObject({
+      repository: "localhost:5000/app",
+      tag: null,
+      digest: null,
+    });
     expect(parseImageRef("alpine:")).toMatchObject({ repository: "alpine", tag: null });
   });
 });
 
 describe("parseDockerfile", () => {
   it("builds stages, resolves stage references and ARG defaults", () => {
-    const dockerfile = parseDockerfile('ARG GO_IMAGE=golang:1.23\nARG RUNTIME="cgr.dev/chainguard/static"\nFROM --platform=$BUILDPLATFORM ${GO_IMAGE} AS build\nRUN go build\nFROM build AS test\nRUN go test\nFROM ${RUNTIME}:latest\nCOPY --from=0 /out /out\nCOPY --from=test /x /x\nCOPY --from=busybox:1 /bin/sh /sh\n');
+    const dockerfile = parseDockerfile(
+      'ARG GO_IMAGE=golang:1.23\nARG RUNTIME="cgr.dev/chainguard/static"\nFROM --platform=$BUILDPLATFORM ${GO_IMAGE} AS build\nRUN go build\nFROM build AS test\nRUN go test\nFROM ${RUNTIME}:latest\nCOPY --from=0 /out /out\nCOPY --from=test /x /x\nCOPY --from=busybox:1 /bin/sh /sh\n',
+    );
     expect(dockerfile.problems).toEqual([]);
     expect(dockerfile.stages.map((s) => [s.name, s.from, s.fromStage])).toEqual([
       ["build", "golang:1.23", null],

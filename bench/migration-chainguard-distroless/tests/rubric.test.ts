@@ -5,15 +5,32 @@ import { afterAll, describe, expect, it } from "vitest";
 import rubric, { hasShell, judgeDockerfile, readFacts, scoreCase, type MigrationFacts } from "../rubric.ts";
 import { BREAKDOWN_KEYS } from "../breakdown-keys.ts";
 import { parseDockerfile, parseImageRef } from "../dockerfile.ts";
-import { cassetteMeta, caseIds, cleanupWorkspaces, freshWorkspace, loadCase, replayedWorkspace } from "./case-fixtures.ts";
+import {
+  cassetteMeta,
+  caseIds,
+  cleanupWorkspaces,
+  freshWorkspace,
+  loadCase,
+  replayedWorkspace,
+} from "./case-fixtures.ts";
 
 afterAll(cleanupWorkspaces);
 
 const ok = { trial_class: "parse_success" };
-const codes = (score: { failure_modes: ReadonlyArray<{ code: string }> }) => score.failure_modes.map((f) => f.code).sort();
+const codes = (score: { failure_modes: ReadonlyArray<{ code: string }> }) =>
+  score.failure_modes.map((f) => f.code).sort();
 const DIGEST = `@sha256:${"a".repeat(64)}`;
-const facts: MigrationFacts = { dockerfile: "Dockerfile", ports: [8080], artifacts: ["/usr/local/bin/api"], command_tokens: ["/usr/local/bin/api"], requires_builder: true, runtime_shell_script: null, allowed_files: ["Dockerfile"] };
-const judge = (text: string, overrides: Partial<MigrationFacts> = {}) => judgeDockerfile(parseDockerfile(text), { ...facts, ...overrides });
+const facts: MigrationFacts = {
+  dockerfile: "Dockerfile",
+  ports: [8080],
+  artifacts: ["/usr/local/bin/api"],
+  command_tokens: ["/usr/local/bin/api"],
+  requires_builder: true,
+  runtime_shell_script: null,
+  allowed_files: ["Dockerfile"],
+};
+const judge = (text: string, overrides: Partial<MigrationFacts> = {}) =>
+  judgeDockerfile(parseDockerfile(text), { ...facts, ...overrides });
 const GOOD = `FROM cgr.dev/chainguard/go:latest-dev${DIGEST} AS build\nRUN go build -o /out/api .\nFROM cgr.dev/chainguard/static${DIGEST}\nCOPY --from=build /out/api /usr/local/bin/api\nEXPOSE 8080\nENTRYPOINT ["/usr/local/bin/api"]\n`;
 
 describe("every recorded session, replayed onto its case", () => {
@@ -25,7 +42,11 @@ describe("every recorded session, replayed onto its case", () => {
     "python-fastapi-distroless": { passed: true, codes: [], score: 1 },
     "ruby-sinatra-bundler": { passed: true, codes: [], score: 1 },
     "rust-api-debian-slim": { passed: true, codes: [], score: 1 },
-    "java-spring-healthcheck-curl": { passed: false, codes: ["package_manager_in_final", "shell_form_in_final"], score: 0.4444 },
+    "java-spring-healthcheck-curl": {
+      passed: false,
+      codes: ["package_manager_in_final", "shell_form_in_final"],
+      score: 0.4444,
+    },
     "node-entrypoint-shell-script": { passed: false, codes: ["shell_required_missing"], score: 0.4444 },
     "node-ts-api-multistage": { passed: true, codes: [], score: 1 },
     "python-flask-singlestage": { passed: false, codes: ["image_unpinned"], score: 0.8889 },
@@ -73,12 +94,23 @@ describe("rules", () => {
   });
 
   it("flags a final stage on a general-purpose base", () => {
-    expect(judge(GOOD.replace(`cgr.dev/chainguard/static${DIGEST}`, "alpine:3.20")).findings.map((f) => f.code)).toEqual(["base_not_hardened", "runs_as_root"]);
+    expect(
+      judge(GOOD.replace(`cgr.dev/chainguard/static${DIGEST}`, "alpine:3.20")).findings.map((f) => f.code),
+    ).toEqual(["base_not_hardened", "runs_as_root"]);
   });
 
   it("flags floating and missing tags but not digests or explicit versions", () => {
-    const { findings } = judge(GOOD.replace(`go:latest-dev${DIGEST}`, "go:latest-dev").replace(`static${DIGEST}`, "static"));
-    expect(findings).toEqual([{ code: "image_unpinned", severity: "warn", detail: "not pinned by digest or explicit tag: cgr.dev/chainguard/go:latest-dev (line 1), cgr.dev/chainguard/static (line 3)" }]);
+    const { findings } = judge(
+      GOOD.replace(`go:latest-dev${DIGEST}`, "go:latest-dev").replace(`static${DIGEST}`, "static"),
+    );
+    expect(findings).toEqual([
+      {
+        code: "image_unpinned",
+        severity: "warn",
+        detail:
+          "not pinned by digest or explicit tag: cgr.dev/chainguard/go:latest-dev (line 1), cgr.dev/chainguard/static (line 3)",
+      },
+    ]);
     expect(judge(GOOD.replace(`go:latest-dev${DIGEST}`, "golang:1.23.4")).findings).toEqual([]);
   });
 
@@ -96,9 +128,15 @@ describe("rules", () => {
   });
 
   it("flags root users and bases that default to root", () => {
-    expect(judge(GOOD.replace("EXPOSE 8080", "USER root\nEXPOSE 8080")).findings.map((f) => f.code)).toEqual(["runs_as_root"]);
-    expect(judge(GOOD.replace("EXPOSE 8080", "USER 0:0\nEXPOSE 8080")).findings.map((f) => f.code)).toEqual(["runs_as_root"]);
-    expect(judge(GOOD.replace(`static${DIGEST}`, "static:latest-dev" + DIGEST)).findings.map((f) => f.code)).toEqual(["runs_as_root"]);
+    expect(judge(GOOD.replace("EXPOSE 8080", "USER root\nEXPOSE 8080")).findings.map((f) => f.code)).toEqual([
+      "runs_as_root",
+    ]);
+    expect(judge(GOOD.replace("EXPOSE 8080", "USER 0:0\nEXPOSE 8080")).findings.map((f) => f.code)).toEqual([
+      "runs_as_root",
+    ]);
+    expect(judge(GOOD.replace(`static${DIGEST}`, "static:latest-dev" + DIGEST)).findings.map((f) => f.code)).toEqual([
+      "runs_as_root",
+    ]);
     const distroless = GOOD.replace(`cgr.dev/chainguard/static${DIGEST}`, "gcr.io/distroless/static-debian12:latest");
     expect(judge(distroless).findings.map((f) => f.code)).toEqual(["image_unpinned", "runs_as_root"]);
     expect(judge(distroless.replace("static-debian12:latest", "static-debian12:nonroot")).findings).toEqual([]);
@@ -119,7 +157,9 @@ describe("rules", () => {
   });
 
   it("flags dropped ports and artifacts", () => {
-    expect(judge(GOOD.replace("EXPOSE 8080", "EXPOSE 8081/tcp")).findings).toEqual([{ code: "ports_changed", severity: "block", detail: "no longer exposed: 8080" }]);
+    expect(judge(GOOD.replace("EXPOSE 8080", "EXPOSE 8081/tcp")).findings).toEqual([
+      { code: "ports_changed", severity: "block", detail: "no longer exposed: 8080" },
+    ]);
     const detail = judge(GOOD.replace("/usr/local/bin/api\nEXPOSE", "/srv/api\nEXPOSE")).findings[0]!.detail!;
     expect(detail).toContain("/usr/local/bin/api is not copied into the final stage");
   });
@@ -138,7 +178,12 @@ describe("rules", () => {
     const script = { runtime_shell_script: "entrypoint.sh", command_tokens: [] };
     const withScript = GOOD.replace('ENTRYPOINT ["/usr/local/bin/api"]', 'ENTRYPOINT ["/entrypoint.sh"]');
     expect(judge(withScript, script).findings.map((f) => f.code)).toEqual(["shell_required_missing"]);
-    expect(judge(withScript.replace(`static${DIGEST}`, `static:latest-dev${DIGEST}`).replace("EXPOSE", "USER 65532\nEXPOSE"), script).findings).toEqual([]);
+    expect(
+      judge(
+        withScript.replace(`static${DIGEST}`, `static:latest-dev${DIGEST}`).replace("EXPOSE", "USER 65532\nEXPOSE"),
+        script,
+      ).findings,
+    ).toEqual([]);
     expect(judge(GOOD, script).findings).toEqual([]);
   });
 
@@ -180,10 +225,16 @@ describe("scoreCase edges", () => {
 
   it("handles CLI errors, refusals, parse failures and a missing workspace", async () => {
     expect(codes(scoreCase(benchCase(), { trial_class: "cli_error" }, null))).toEqual(["agent_cli_error"]);
-    expect(scoreCase(benchCase(), { trial_class: "cli_error", error: "auth" }, null).failure_modes[0]!.detail).toBe("auth");
+    expect(scoreCase(benchCase(), { trial_class: "cli_error", error: "auth" }, null).failure_modes[0]!.detail).toBe(
+      "auth",
+    );
     expect(codes(await rubric.score(benchCase(), ok, { workspacePath: null }))).toEqual(["workspace_missing"]);
-    expect(codes(scoreCase(benchCase(), { trial_class: "model_refusal" }, freshWorkspace(benchCase())))).toContain("agent_refused");
-    expect(codes(scoreCase(benchCase(), { trial_class: "format_drift" }, replayedWorkspace(benchCase())))).toEqual(["agent_stream_unparsed"]);
+    expect(codes(scoreCase(benchCase(), { trial_class: "model_refusal" }, freshWorkspace(benchCase())))).toContain(
+      "agent_refused",
+    );
+    expect(codes(scoreCase(benchCase(), { trial_class: "format_drift" }, replayedWorkspace(benchCase())))).toEqual([
+      "agent_stream_unparsed",
+    ]);
   });
 
   it("throws on a malformed facts file (a bench defect)", () => {

@@ -147,7 +147,11 @@ const GHSA = {
 } as const satisfies Record<string, Advisory>;
 
 const LOCK_ONLY = ["install", "--package-lock-only", "--ignore-scripts", "--no-audit", "--no-fund"] as const;
-const bump = (name: string, from: string, to: string): TextEdit => ({ path: "package.json", oldText: `"${name}": "${from}"`, newText: `"${name}": "${to}"` });
+const bump = (name: string, from: string, to: string): TextEdit => ({
+  path: "package.json",
+  oldText: `"${name}": "${from}"`,
+  newText: `"${name}": "${to}"`,
+});
 const MANIFEST_AND_LOCK = ["package.json", "package-lock.json"];
 
 const ORIGINAL_CASES: readonly VulnCaseSpec[] = [
@@ -204,14 +208,19 @@ const ORIGINAL_CASES: readonly VulnCaseSpec[] = [
       max_major: { minimist: 1, mkdirp: 0 },
       allowed_files: ["package-lock.json", "package.json"],
       allowed_dependency_changes: ["minimist", "mkdirp"],
-      accepted_fixes: "refresh the lockfile so minimist resolves to >= 1.2.6 (mkdirp's ^1.2.5 range allows it), or move mkdirp to 0.5.6",
+      accepted_fixes:
+        "refresh the lockfile so minimist resolves to >= 1.2.6 (mkdirp's ^1.2.5 range allows it), or move mkdirp to 0.5.6",
     },
     agent: {
       adapter: "codex",
       outcome: "completed",
       opening: "Inspecting how minimist enters the tree",
       edits: [],
-      npm: [["ls", "minimist", "--package-lock-only"], ["update", "minimist", "--package-lock-only", "--ignore-scripts", "--no-audit", "--no-fund"], ["ls", "minimist", "--package-lock-only"]],
+      npm: [
+        ["ls", "minimist", "--package-lock-only"],
+        ["update", "minimist", "--package-lock-only", "--ignore-scripts", "--no-audit", "--no-fund"],
+        ["ls", "minimist", "--package-lock-only"],
+      ],
       finalMessage:
         "minimist is only a transitive dependency (mkdirp@0.5.5 asks for ^1.2.5), so package.json stays as it is. I ran `npm update minimist --package-lock-only`; the lockfile now pins minimist 1.2.8, which is outside the affected range of GHSA-xvch-5gv4-984h.",
       costUsd: null,
@@ -278,7 +287,8 @@ const ORIGINAL_CASES: readonly VulnCaseSpec[] = [
       opening: "Let me read the advisory and the manifest first.",
       edits: [bump("cross-spawn", "^7.0.3", "^7.0.5")],
       npm: [LOCK_ONLY, ["ls", "cross-spawn", "--package-lock-only"]],
-      finalMessage: "cross-spawn now requires ^7.0.5 and the lockfile resolves it to the latest 7.x patch release, which is not affected by CVE-2024-21538.",
+      finalMessage:
+        "cross-spawn now requires ^7.0.5 and the lockfile resolves it to the latest 7.x patch release, which is not affected by CVE-2024-21538.",
       costUsd: 0.0973,
       note: "fixes the case cleanly",
     },
@@ -303,15 +313,21 @@ const ORIGINAL_CASES: readonly VulnCaseSpec[] = [
       max_major: { braces: 3, "fast-glob": 3 },
       allowed_files: MANIFEST_AND_LOCK,
       allowed_dependency_changes: ["braces", "fast-glob"],
-      accepted_fixes: "a lockfile update that resolves braces to >= 3.0.3 (fast-glob's micromatch ^4.0.4 / braces ^3.0.2 ranges allow it)",
+      accepted_fixes:
+        "a lockfile update that resolves braces to >= 3.0.3 (fast-glob's micromatch ^4.0.4 / braces ^3.0.2 ranges allow it)",
     },
     agent: {
       adapter: "gemini",
       outcome: "completed",
       opening: "Let me see where braces comes from.",
       edits: [],
-      npm: [["ls", "braces", "--package-lock-only"], ["update", "braces", "--package-lock-only", "--ignore-scripts", "--no-audit", "--no-fund"], ["ls", "braces", "--package-lock-only"]],
-      finalMessage: "braces is pulled in through fast-glob -> micromatch. Its declared range (^3.0.2) already allows the patched 3.0.3, so I updated only the lockfile entry with `npm update braces --package-lock-only`.",
+      npm: [
+        ["ls", "braces", "--package-lock-only"],
+        ["update", "braces", "--package-lock-only", "--ignore-scripts", "--no-audit", "--no-fund"],
+        ["ls", "braces", "--package-lock-only"],
+      ],
+      finalMessage:
+        "braces is pulled in through fast-glob -> micromatch. Its declared range (^3.0.2) already allows the patched 3.0.3, so I updated only the lockfile entry with `npm update braces --package-lock-only`.",
       costUsd: null,
       note: "fixes a transitive advisory with a lockfile-only update",
     },
@@ -344,7 +360,8 @@ const ORIGINAL_CASES: readonly VulnCaseSpec[] = [
       opening: "Checking the advisory and the declared micromatch range.",
       edits: [bump("micromatch", "^4.0.5", "^4.0.8")],
       npm: [LOCK_ONLY, ["ls", "micromatch", "braces", "--package-lock-only"]],
-      finalMessage: "micromatch is now ^4.0.8 and the lockfile resolves micromatch 4.0.8 (with braces 3.0.3), so neither is in an affected range.",
+      finalMessage:
+        "micromatch is now ^4.0.8 and the lockfile resolves micromatch 4.0.8 (with braces 3.0.3), so neither is in an affected range.",
       costUsd: null,
       note: "fixes the case cleanly",
     },
@@ -368,14 +385,19 @@ const ORIGINAL_CASES: readonly VulnCaseSpec[] = [
       max_major: { express: 4, "path-to-regexp": 0 },
       allowed_files: MANIFEST_AND_LOCK,
       allowed_dependency_changes: ["express", "path-to-regexp"],
-      accepted_fixes: "express >= 4.20.0 (which pins path-to-regexp 0.1.10+), or an overrides entry path-to-regexp 0.1.x >= 0.1.10; express 5 is an unneeded major upgrade",
+      accepted_fixes:
+        "express >= 4.20.0 (which pins path-to-regexp 0.1.10+), or an overrides entry path-to-regexp 0.1.x >= 0.1.10; express 5 is an unneeded major upgrade",
     },
     agent: {
       adapter: "claude-code",
       outcome: "completed",
       opening: "path-to-regexp isn't a direct dependency here; let me find what pins it.",
       edits: [bump("express", "^4.19.2", "^4.21.2")],
-      npm: [["ls", "path-to-regexp", "--package-lock-only"], LOCK_ONLY, ["ls", "path-to-regexp", "--package-lock-only"]],
+      npm: [
+        ["ls", "path-to-regexp", "--package-lock-only"],
+        LOCK_ONLY,
+        ["ls", "path-to-regexp", "--package-lock-only"],
+      ],
       finalMessage:
         "express 4.19.2 pins path-to-regexp to exactly 0.1.7, so a lockfile refresh alone can't fix it. I raised express to ^4.21.2 (same major), which depends on a patched 0.1.x path-to-regexp, and regenerated the lockfile. An overrides entry would also work, but upgrading express keeps the tree consistent with what express was tested with.",
       costUsd: 0.2361,
@@ -409,7 +431,8 @@ const ORIGINAL_CASES: readonly VulnCaseSpec[] = [
       opening: "Reading advisory and manifest",
       edits: [bump("ws", "^7.5.9", "^7.5.10")],
       npm: [LOCK_ONLY, ["ls", "ws", "--package-lock-only"]],
-      finalMessage: "Bumped ws to ^7.5.10, the patched release on the 7.x line, and refreshed the lockfile. Staying on 7.x avoids the ws 8 API changes.",
+      finalMessage:
+        "Bumped ws to ^7.5.10, the patched release on the 7.x line, and refreshed the lockfile. Staying on 7.x avoids the ws 8 API changes.",
       costUsd: null,
       note: "fixes the case cleanly and stays on the major line",
     },
@@ -433,14 +456,25 @@ const ORIGINAL_CASES: readonly VulnCaseSpec[] = [
       max_major: { "tough-cookie": 4, request: 2 },
       allowed_files: MANIFEST_AND_LOCK,
       allowed_dependency_changes: ["tough-cookie"],
-      accepted_fixes: "request has no fixed release (2.88.2 is the last and asks for tough-cookie ~2.5.0), so an npm overrides entry tough-cookie >= 4.1.3 (4.x) is the fix",
+      accepted_fixes:
+        "request has no fixed release (2.88.2 is the last and asks for tough-cookie ~2.5.0), so an npm overrides entry tough-cookie >= 4.1.3 (4.x) is the fix",
     },
     agent: {
       adapter: "claude-code",
       outcome: "completed",
       opening: "tough-cookie comes in through request. Let me check whether request has a release that fixes this.",
-      edits: [{ path: "package.json", oldText: `  "dependencies": {\n    "request": "^2.88.2"\n  }\n`, newText: `  "dependencies": {\n    "request": "^2.88.2"\n  },\n  "overrides": {\n    "tough-cookie": "^4.1.3"\n  }\n` }],
-      npm: [["view", "request", "version", "dependencies.tough-cookie"], LOCK_ONLY, ["ls", "tough-cookie", "--package-lock-only"]],
+      edits: [
+        {
+          path: "package.json",
+          oldText: `  "dependencies": {\n    "request": "^2.88.2"\n  }\n`,
+          newText: `  "dependencies": {\n    "request": "^2.88.2"\n  },\n  "overrides": {\n    "tough-cookie": "^4.1.3"\n  }\n`,
+        },
+      ],
+      npm: [
+        ["view", "request", "version", "dependencies.tough-cookie"],
+        LOCK_ONLY,
+        ["ls", "tough-cookie", "--package-lock-only"],
+      ],
       finalMessage:
         "request is deprecated and 2.88.2 is its last release; it asks for tough-cookie ~2.5.0, which is affected. I added an npm `overrides` entry forcing tough-cookie ^4.1.3 and regenerated the lockfile. request only uses the CookieJar API that 4.x still provides. Longer term, replacing request is the real fix.",
       costUsd: 0.3127,
@@ -466,12 +500,14 @@ const ORIGINAL_CASES: readonly VulnCaseSpec[] = [
       max_major: { "node-fetch": 2 },
       allowed_files: MANIFEST_AND_LOCK,
       allowed_dependency_changes: ["node-fetch"],
-      accepted_fixes: "node-fetch ^2.6.7: the 1.x line has no patched release, so a major bump to 2 is required; 3.x is ESM-only and would break this CommonJS code",
+      accepted_fixes:
+        "node-fetch ^2.6.7: the 1.x line has no patched release, so a major bump to 2 is required; 3.x is ESM-only and would break this CommonJS code",
     },
     agent: {
       adapter: "gemini",
       outcome: "completed",
-      opening: "No 1.x release is patched, so this needs a major upgrade. Checking which major keeps require() working.",
+      opening:
+        "No 1.x release is patched, so this needs a major upgrade. Checking which major keeps require() working.",
       edits: [bump("node-fetch", "^1.7.3", "^2.6.7")],
       npm: [["view", "node-fetch@2", "version"], LOCK_ONLY, ["ls", "node-fetch", "--package-lock-only"]],
       finalMessage:
@@ -507,7 +543,8 @@ const ORIGINAL_CASES: readonly VulnCaseSpec[] = [
       opening: "Reviewing advisory and pinned follow-redirects",
       edits: [bump("follow-redirects", "^1.15.3", "1.15.4")],
       npm: [LOCK_ONLY, ["ls", "follow-redirects", "--package-lock-only"]],
-      finalMessage: "Pinned follow-redirects to 1.15.4, the patched version for CVE-2023-26159, and updated the lockfile.",
+      finalMessage:
+        "Pinned follow-redirects to 1.15.4, the patched version for CVE-2023-26159, and updated the lockfile.",
       costUsd: null,
       note: "fixes only the first of two advisories: still vulnerable",
     },
@@ -637,7 +674,8 @@ const ORIGINAL_CASES: readonly VulnCaseSpec[] = [
       max_major: { semver: 7 },
       allowed_files: [],
       allowed_dependency_changes: [],
-      accepted_fixes: "no change: the locked semver 7.6.3 and the declared floor ^7.6.3 are both outside the affected range",
+      accepted_fixes:
+        "no change: the locked semver 7.6.3 and the declared floor ^7.6.3 are both outside the affected range",
     },
     agent: {
       adapter: "codex",
@@ -645,7 +683,8 @@ const ORIGINAL_CASES: readonly VulnCaseSpec[] = [
       opening: "Checking whether the locked semver is affected",
       edits: [],
       npm: [["ls", "semver", "--package-lock-only"]],
-      finalMessage: "No change needed: package.json asks for ^7.6.3 and the lockfile resolves semver 7.6.3; GHSA-c2qf-rxjj-qqgw affects only versions below 7.5.2 on the 7.x line.",
+      finalMessage:
+        "No change needed: package.json asks for ^7.6.3 and the lockfile resolves semver 7.6.3; GHSA-c2qf-rxjj-qqgw affects only versions below 7.5.2 on the 7.x line.",
       costUsd: null,
       note: "correctly leaves an unaffected project alone",
     },

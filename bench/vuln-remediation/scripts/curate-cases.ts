@@ -10,7 +10,15 @@ import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, write
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { CASES, type VulnCaseSpec } from "./case-specs.ts";
-import { claudeAuthErrorStream, claudeStream, codexStream, durationMs, geminiStream, type Session, type SessionStep } from "@eval/test-utils";
+import {
+  claudeAuthErrorStream,
+  claudeStream,
+  codexStream,
+  durationMs,
+  geminiStream,
+  type Session,
+  type SessionStep,
+} from "@eval/test-utils";
 
 const BENCH = join(dirname(fileURLToPath(import.meta.url)), "..");
 const CURATED_AT = "2026-11-22T03:30:00Z";
@@ -18,7 +26,12 @@ const SCRATCH_ROOT = "/tmp/evalgate-scratch";
 
 function npm(cwd: string, args: readonly string[]): string {
   try {
-    return execFileSync("npm", [...args], { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NO_COLOR: "1", npm_config_update_notifier: "false" } });
+    return execFileSync("npm", [...args], {
+      cwd,
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, NO_COLOR: "1", npm_config_update_notifier: "false" },
+    });
   } catch (error) {
     const failure = error as { stdout?: string; stderr?: string; status?: number };
     throw new Error(`npm ${args.join(" ")} failed in ${cwd} (${String(failure.status)}): ${failure.stderr ?? ""}`);
@@ -65,7 +78,11 @@ function writeCaseToml(caseDir: string, spec: VulnCaseSpec, pin: string): void {
   writeFileSync(join(caseDir, "case.toml"), `${lines.join("\n")}\n`);
 }
 
-function manifest(spec: VulnCaseSpec, dependencies: Record<string, string>, overrides?: Record<string, string>): Record<string, unknown> {
+function manifest(
+  spec: VulnCaseSpec,
+  dependencies: Record<string, string>,
+  overrides?: Record<string, string>,
+): Record<string, unknown> {
   const name = `svc-${spec.id.split("-").slice(0, 2).join("-")}`;
   return {
     name,
@@ -87,7 +104,9 @@ function buildInput(spec: VulnCaseSpec, inputDir: string): void {
   npm(inputDir, ["install", "--package-lock-only", "--ignore-scripts", "--no-audit", "--no-fund"]);
   // Restore the declared ranges. The lockfile keeps the old resolutions, exactly as a lockfile
   // written before the patched releases existed would (every locked version satisfies its range).
-  const lock = JSON.parse(readFileSync(join(inputDir, "package-lock.json"), "utf8")) as { packages: Record<string, { dependencies?: Record<string, string> }> };
+  const lock = JSON.parse(readFileSync(join(inputDir, "package-lock.json"), "utf8")) as {
+    packages: Record<string, { dependencies?: Record<string, string> }>;
+  };
   lock.packages[""]!.dependencies = { ...spec.dependencies };
   writeFileSync(join(inputDir, "package-lock.json"), json(lock));
   writeFileSync(join(inputDir, "package.json"), json(manifest(spec, { ...spec.dependencies })));
@@ -144,7 +163,15 @@ export function unifiedDiff(before: string, after: string): string {
   for (const path of paths) {
     const a = join(before, path);
     const b = join(after, path);
-    const args = ["-u", "--label", existsSync(a) ? `a/${path}` : "/dev/null", "--label", existsSync(b) ? `b/${path}` : "/dev/null", existsSync(a) ? a : "/dev/null", existsSync(b) ? b : "/dev/null"];
+    const args = [
+      "-u",
+      "--label",
+      existsSync(a) ? `a/${path}` : "/dev/null",
+      "--label",
+      existsSync(b) ? `b/${path}` : "/dev/null",
+      existsSync(a) ? a : "/dev/null",
+      existsSync(b) ? b : "/dev/null",
+    ];
     try {
       execFileSync("diff", args, { encoding: "utf8" });
     } catch (error) {
@@ -191,7 +218,8 @@ function performSession(spec: VulnCaseSpec, inputDir: string): { steps: SessionS
   for (const edit of agent.edits) {
     const file = join(workspace, edit.path);
     const text = readFileSync(file, "utf8");
-    if (!text.includes(edit.oldText)) throw new Error(`${spec.id}: edit target not found in ${edit.path}: ${edit.oldText}`);
+    if (!text.includes(edit.oldText))
+      throw new Error(`${spec.id}: edit target not found in ${edit.path}: ${edit.oldText}`);
     if (edit.path !== "package.json" && !steps.some((s) => s.kind === "read" && s.path === edit.path)) {
       steps.push({ kind: "read", path: edit.path, content: text });
     }
@@ -205,28 +233,75 @@ function performSession(spec: VulnCaseSpec, inputDir: string): { steps: SessionS
 function argvFor(adapter: VulnCaseSpec["agent"]["adapter"], prompt: string, workspace: string): string[] {
   switch (adapter) {
     case "claude-code":
-      return ["claude", "--print", prompt, "--output-format", "stream-json", "--verbose", "--permission-mode", "acceptEdits"];
+      return [
+        "claude",
+        "--print",
+        prompt,
+        "--output-format",
+        "stream-json",
+        "--verbose",
+        "--permission-mode",
+        "acceptEdits",
+      ];
     case "codex":
-      return ["codex", "exec", "--json", "--skip-git-repo-check", "--ephemeral", "--sandbox", "workspace-write", "--color", "never", "--cd", workspace];
+      return [
+        "codex",
+        "exec",
+        "--json",
+        "--skip-git-repo-check",
+        "--ephemeral",
+        "--sandbox",
+        "workspace-write",
+        "--color",
+        "never",
+        "--cd",
+        workspace,
+      ];
     case "gemini":
-      return ["gemini", "--prompt", prompt, "--output-format", "stream-json", "--skip-trust", "--approval-mode", "auto_edit"];
+      return [
+        "gemini",
+        "--prompt",
+        prompt,
+        "--output-format",
+        "stream-json",
+        "--skip-trust",
+        "--approval-mode",
+        "auto_edit",
+      ];
   }
 }
 
 const CLI_VERSIONS = { "claude-code": "2.1.330", codex: "0.169.0", gemini: "0.61.0" } as const;
 
-function writeCassette(spec: VulnCaseSpec, cassetteDir: string, steps: SessionStep[], workspace: string, diff: string): void {
+function writeCassette(
+  spec: VulnCaseSpec,
+  cassetteDir: string,
+  steps: SessionStep[],
+  workspace: string,
+  diff: string,
+): void {
   mkdirSync(cassetteDir, { recursive: true });
   const prompt = casePrompt(spec);
   const agent = spec.agent;
-  const session: Session = { seed: spec.id, cwd: workspace, prompt, steps, finalMessage: agent.finalMessage, startedAt: "2026-11-21T22:14:05.000Z", costUsd: agent.costUsd ?? 0 };
+  const session: Session = {
+    seed: spec.id,
+    cwd: workspace,
+    prompt,
+    steps,
+    finalMessage: agent.finalMessage,
+    startedAt: "2026-11-21T22:14:05.000Z",
+    costUsd: agent.costUsd ?? 0,
+  };
   let stdout: string;
   if (agent.outcome === "auth_error") stdout = claudeAuthErrorStream(session);
   else if (agent.adapter === "claude-code") stdout = claudeStream(session, agent.outcome);
   else if (agent.adapter === "codex") stdout = codexStream(session);
   else stdout = geminiStream(session);
   writeFileSync(join(cassetteDir, "stdout.jsonl"), stdout);
-  writeFileSync(join(cassetteDir, "stderr.txt"), agent.adapter === "codex" ? "Reading additional input from stdin...\n" : "");
+  writeFileSync(
+    join(cassetteDir, "stderr.txt"),
+    agent.adapter === "codex" ? "Reading additional input from stdin...\n" : "",
+  );
   writeFileSync(join(cassetteDir, "workspace.diff"), diff);
   const meta = {
     schema_version: "evalgate.cassette.v1",

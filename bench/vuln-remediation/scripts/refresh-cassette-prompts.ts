@@ -21,9 +21,19 @@ function refreshCase(casePath: string): boolean {
   const cassetteDir = join(casePath, "cassette");
   if (!existsSync(cassetteDir)) return false;
   const raw = parseToml(readFileSync(join(casePath, "case.toml"), "utf8"));
-  const toml = parseWire(CaseTomlSchema, Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, v instanceof Date ? v.toISOString() : v])));
+  const toml = parseWire(
+    CaseTomlSchema,
+    Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, v instanceof Date ? v.toISOString() : v])),
+  );
   // Only the case fields the prompt is built from matter here; paths and digest are placeholders.
-  const benchCase = parseWire(BenchCaseSchema, { ...toml, case_path: casePath, input_path: join(casePath, "input"), expected_path: join(casePath, "expected"), cassette_path: cassetteDir, case_digest: `blake3:${"0".repeat(64)}` });
+  const benchCase = parseWire(BenchCaseSchema, {
+    ...toml,
+    case_path: casePath,
+    input_path: join(casePath, "input"),
+    expected_path: join(casePath, "expected"),
+    cassette_path: cassetteDir,
+    case_digest: `blake3:${"0".repeat(64)}`,
+  });
   const prompt = buildAgentPrompt(benchCase, canarySeedFor(toml.cassette_canary_pin));
   const metaPath = join(cassetteDir, "cassette.json");
   const meta = parseWire(CassetteMetaSchema, JSON.parse(readFileSync(metaPath, "utf8")));
@@ -34,7 +44,11 @@ function refreshCase(casePath: string): boolean {
     if (at === -1 || at + 1 >= argv.length) throw new Error(`${metaPath}: argv has no ${flag} <prompt>`);
     argv[at + 1] = prompt;
   }
-  const updated = { ...JSON.parse(readFileSync(metaPath, "utf8")), argv_redacted: argv, prompt_sha256: promptSha256(prompt) };
+  const updated = {
+    ...JSON.parse(readFileSync(metaPath, "utf8")),
+    argv_redacted: argv,
+    prompt_sha256: promptSha256(prompt),
+  };
   const before = readFileSync(metaPath, "utf8");
   const after = `${JSON.stringify(updated, null, 2)}\n`;
   writeFileSync(metaPath, after);

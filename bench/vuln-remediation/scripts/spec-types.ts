@@ -62,7 +62,9 @@ export interface ControlSpec {
   /** The reference fix: manifest edits, then npm commands (none for the negative case). */
   readonly reference: { readonly edits: readonly TextEdit[]; readonly npm: readonly (readonly string[])[] };
   /** The near-miss "needless major bump": the same kind of fix one major line too far, or why there is none. */
-  readonly needlessMajor: { readonly edits: readonly TextEdit[]; readonly npm: readonly (readonly string[])[] } | { readonly notApplicable: string };
+  readonly needlessMajor:
+    | { readonly edits: readonly TextEdit[]; readonly npm: readonly (readonly string[])[] }
+    | { readonly notApplicable: string };
   /**
    * expected/smoke.cjs: CommonJS exporting `(load, scratch) => void | Promise<void>`; `load` is require()
    * rooted at the installed project (the case's own source from input/ is there), `scratch` a writable

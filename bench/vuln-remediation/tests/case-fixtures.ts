@@ -50,7 +50,8 @@ export function freshWorkspace(benchCase: BenchCase): string {
 export function replayedWorkspace(benchCase: BenchCase): string {
   const dir = freshWorkspace(benchCase);
   const diffPath = join(benchCase.case_path, "cassette", "workspace.diff");
-  if (readFileSync(diffPath, "utf8").length > 0) execFileSync("git", ["apply", "--whitespace=nowarn", diffPath], { cwd: dir, stdio: "pipe" });
+  if (readFileSync(diffPath, "utf8").length > 0)
+    execFileSync("git", ["apply", "--whitespace=nowarn", diffPath], { cwd: dir, stdio: "pipe" });
   return dir;
 }
 
@@ -64,15 +65,27 @@ export function cleanupWorkspaces(): void {
  * these cassettes use: a Claude result with is_error, a refusal stop reason, or a clean finish.
  */
 export function trialClassOf(benchCase: BenchCase): string {
-  const lines = readFileSync(join(benchCase.case_path, "cassette", "stdout.jsonl"), "utf8").trim().split("\n");
+  const lines = readFileSync(join(benchCase.case_path, "cassette", "stdout.jsonl"), "utf8")
+    .trim()
+    .split("\n");
   const events = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
   if (events.some((e) => e.type === "result" && e.is_error === true)) return "cli_error";
-  if (events.some((e) => e.stop_reason === "refusal" || (e.type === "assistant" && (e.message as Record<string, unknown>).stop_reason === "refusal"))) return "model_refusal";
+  if (
+    events.some(
+      (e) =>
+        e.stop_reason === "refusal" ||
+        (e.type === "assistant" && (e.message as Record<string, unknown>).stop_reason === "refusal"),
+    )
+  )
+    return "model_refusal";
   return "parse_success";
 }
 
 export function cassetteMeta(benchCase: BenchCase) {
-  return parseWire(CassetteMetaSchema, JSON.parse(readFileSync(join(benchCase.case_path, "cassette", "cassette.json"), "utf8")));
+  return parseWire(
+    CassetteMetaSchema,
+    JSON.parse(readFileSync(join(benchCase.case_path, "cassette", "cassette.json"), "utf8")),
+  );
 }
 
 /** The harness output the replay SUT returns, reduced to what this rubric reads. */

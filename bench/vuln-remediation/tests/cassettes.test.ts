@@ -41,15 +41,30 @@ describe("cassettes", () => {
   it("the auth failure has the shape the real Claude Code prints when logged out", () => {
     const stream = events("json5-proto-1x-cve-2022-46175");
     expect(stream[1]).toMatchObject({ type: "assistant", error: "authentication_failed", is_api_error_message: true });
-    expect(stream[2]).toMatchObject({ type: "result", subtype: "success", is_error: true, terminal_reason: "api_error" });
+    expect(stream[2]).toMatchObject({
+      type: "result",
+      subtype: "success",
+      is_error: true,
+      terminal_reason: "api_error",
+    });
     expect(cassetteMeta(loadCase("json5-proto-1x-cve-2022-46175")).exit_code).toBe(1);
   });
 
   it("tool calls are paired with their results", () => {
     for (const caseId of caseIds()) {
       const stream = events(caseId);
-      const uses = stream.flatMap((e) => (e.type === "assistant" ? ((e.message as { content: Array<{ type: string; id?: string }> }).content.filter((b) => b.type === "tool_use").map((b) => b.id)) : []));
-      const results = stream.flatMap((e) => (e.type === "user" ? (e.message as { content: Array<{ tool_use_id: string }> }).content.map((b) => b.tool_use_id) : []));
+      const uses = stream.flatMap((e) =>
+        e.type === "assistant"
+          ? (e.message as { content: Array<{ type: string; id?: string }> }).content
+              .filter((b) => b.type === "tool_use")
+              .map((b) => b.id)
+          : [],
+      );
+      const results = stream.flatMap((e) =>
+        e.type === "user"
+          ? (e.message as { content: Array<{ tool_use_id: string }> }).content.map((b) => b.tool_use_id)
+          : [],
+      );
       expect(results).toEqual(uses);
       const geminiUses = stream.filter((e) => e.type === "tool_use").map((e) => e.tool_id);
       expect(stream.filter((e) => e.type === "tool_result").map((e) => e.tool_id)).toEqual(geminiUses);

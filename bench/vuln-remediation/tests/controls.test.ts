@@ -38,7 +38,8 @@ afterAll(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-const score = (benchCase: BenchCase, overlay: string | null) => scoreInstalled(benchCase, { trial_class: "parse_success" }, workspace(benchCase, overlay));
+const score = (benchCase: BenchCase, overlay: string | null) =>
+  scoreInstalled(benchCase, { trial_class: "parse_success" }, workspace(benchCase, overlay));
 const codes = (result: Awaited<ReturnType<typeof score>>) => result.failure_modes.map((f) => f.code);
 
 describe("controls (a sample; the whole bench: `evalgate bench check`)", () => {
@@ -46,23 +47,33 @@ describe("controls (a sample; the whole bench: `evalgate bench check`)", () => {
 
   it("the sample covers every declared near-miss kind and a negative case, with every case carrying controls", () => {
     expect(cases.every((c) => readCaseControls(c) !== null)).toBe(true);
-    const covered = new Set(sampled.flatMap((c) => controlsOf(c).nearMisses.filter((n) => "expect" in n).map((n) => n.kind)));
+    const covered = new Set(
+      sampled.flatMap((c) =>
+        controlsOf(c)
+          .nearMisses.filter((n) => "expect" in n)
+          .map((n) => n.kind),
+      ),
+    );
     expect([...covered].sort()).toEqual([...kinds].sort());
     expect(sampled.some((c) => c.disposition === "negative")).toBe(true);
     expect(sampled.length).toBeLessThan(cases.length / 2);
   });
 
-  it.each(sampled.map((c) => [c.case_id, c] as const))("%s: the reference passes, the no-op is judged right, each near miss is caught", async (_id, benchCase) => {
-    const controls = controlsOf(benchCase);
-    const negative = benchCase.disposition === "negative";
-    const reference = await score(benchCase, controls.reference);
-    expect(reference.passed, JSON.stringify(reference.failure_modes)).toBe(true);
-    expect((await score(benchCase, null)).passed).toBe(negative);
-    for (const nearMiss of controls.nearMisses) {
-      if (!("expect" in nearMiss)) continue;
-      const result = await score(benchCase, nearMiss.directory);
-      expect(result.passed, nearMiss.kind).toBe(false);
-      expect(codes(result), nearMiss.kind).toContain(nearMiss.expect);
-    }
-  }, 120_000);
+  it.each(sampled.map((c) => [c.case_id, c] as const))(
+    "%s: the reference passes, the no-op is judged right, each near miss is caught",
+    async (_id, benchCase) => {
+      const controls = controlsOf(benchCase);
+      const negative = benchCase.disposition === "negative";
+      const reference = await score(benchCase, controls.reference);
+      expect(reference.passed, JSON.stringify(reference.failure_modes)).toBe(true);
+      expect((await score(benchCase, null)).passed).toBe(negative);
+      for (const nearMiss of controls.nearMisses) {
+        if (!("expect" in nearMiss)) continue;
+        const result = await score(benchCase, nearMiss.directory);
+        expect(result.passed, nearMiss.kind).toBe(false);
+        expect(codes(result), nearMiss.kind).toContain(nearMiss.expect);
+      }
+    },
+    120_000,
+  );
 });

@@ -13,8 +13,10 @@ import { BENCH_DIR, caseIds, cleanupWorkspaces, freshWorkspace, loadCase } from 
 afterAll(cleanupWorkspaces);
 const ok = { trial_class: "parse_success" };
 const FORGER = join(BENCH_DIR, "..", "..", "examples", "attack-suts", "lockfile-forger.ts");
-const codes = (score: { failure_modes: ReadonlyArray<{ code: string }> }) => score.failure_modes.map((f) => f.code).sort();
-const detail = (score: { failure_modes: ReadonlyArray<{ code: string; detail?: string | null }> }, code: string) => score.failure_modes.find((f) => f.code === code)?.detail ?? "";
+const codes = (score: { failure_modes: ReadonlyArray<{ code: string }> }) =>
+  score.failure_modes.map((f) => f.code).sort();
+const detail = (score: { failure_modes: ReadonlyArray<{ code: string; detail?: string | null }> }, code: string) =>
+  score.failure_modes.find((f) => f.code === code)?.detail ?? "";
 const positive = caseIds().filter((id) => loadCase(id).disposition === "positive");
 
 function editJson(dir: string, file: string, edit: (value: Record<string, any>) => void): void {
@@ -34,33 +36,56 @@ function controlWorkspace(caseId: string, control: string): string {
 describe("the hand-edited-lockfile SUT", () => {
   // bump (the old integrity kept) on every positive case; the other two on a direct, a transitive and an
   // override case (one real process each: CI time).
-  const sample = ["lodash-template-cve-2021-23337", "braces-transitive-cve-2024-4068", "tough-cookie-via-request-cve-2023-26136"];
+  const sample = [
+    "lodash-template-cve-2021-23337",
+    "braces-transitive-cve-2024-4068",
+    "tough-cookie-via-request-cve-2023-26136",
+  ];
   it.each([
     ["bump", positive],
     ["drop-integrity", sample],
     ["invent-resolved", sample],
-  ] as const)("%s: fails the cases it edits, naming the package", async (strategy, caseIds) => {
-    for (const caseId of caseIds) {
-      const benchCase = loadCase(caseId);
-      const ws = freshWorkspace(benchCase);
-      const run = spawnSync(process.execPath, [FORGER, strategy], { cwd: ws, input: "{}", encoding: "utf8", timeout: 20_000 });
-      expect(run.status, run.stderr).toBe(0);
-      expect(JSON.parse(run.stdout).entries_changed).toBeGreaterThan(0);
-      const score = await scoreInstalled(benchCase, ok, ws);
-      expect(score.passed, caseId).toBe(false);
-      expect(codes(score), caseId).toContain("integrity_mismatch");
-      expect(detail(score, "integrity_mismatch"), caseId).toContain(`node_modules/${readExpectation(benchCase.expected_path).package}@`);
-      expect(score.score, caseId).toBeLessThanOrEqual(0.5);
-    }
-  }, 180_000); // one real process per case: generous on a loaded machine
+  ] as const)(
+    "%s: fails the cases it edits, naming the package",
+    async (strategy, caseIds) => {
+      for (const caseId of caseIds) {
+        const benchCase = loadCase(caseId);
+        const ws = freshWorkspace(benchCase);
+        const run = spawnSync(process.execPath, [FORGER, strategy], {
+          cwd: ws,
+          input: "{}",
+          encoding: "utf8",
+          timeout: 20_000,
+        });
+        expect(run.status, run.stderr).toBe(0);
+        expect(JSON.parse(run.stdout).entries_changed).toBeGreaterThan(0);
+        const score = await scoreInstalled(benchCase, ok, ws);
+        expect(score.passed, caseId).toBe(false);
+        expect(codes(score), caseId).toContain("integrity_mismatch");
+        expect(detail(score, "integrity_mismatch"), caseId).toContain(
+          `node_modules/${readExpectation(benchCase.expected_path).package}@`,
+        );
+        expect(score.score, caseId).toBeLessThanOrEqual(0.5);
+      }
+    },
+    180_000,
+  ); // one real process per case: generous on a loaded machine
 
   it("node-fetch 2.x without whatwg-url is install_broken, naming both (the issue's 1.000 pass)", async () => {
     const ws = freshWorkspace(loadCase("node-fetch-major-cve-2022-0235"));
     spawnSync(process.execPath, [FORGER, "bump"], { cwd: ws, input: "{}", encoding: "utf8" });
-    editJson(ws, "package-lock.json", (l) => (l.packages["node_modules/node-fetch"].integrity = "sha512-ZjMPFEfVx5j+y2yF35Kzx5sF7kDzxuDj6ziH4FFbOp87zKDZNx8yExJIb05OGF4Nlt9IHFIMBkRl41VdvcNdbQ=="));
+    editJson(
+      ws,
+      "package-lock.json",
+      (l) =>
+        (l.packages["node_modules/node-fetch"].integrity =
+          "sha512-ZjMPFEfVx5j+y2yF35Kzx5sF7kDzxuDj6ziH4FFbOp87zKDZNx8yExJIb05OGF4Nlt9IHFIMBkRl41VdvcNdbQ=="),
+    );
     const score = await scoreInstalled(loadCase("node-fetch-major-cve-2022-0235"), ok, ws);
     expect(codes(score)).toEqual(["install_broken"]);
-    expect(detail(score, "install_broken")).toBe("node_modules/node-fetch@2.6.7 needs whatwg-url@^5.0.0 (its published manifest), which the tree does not have");
+    expect(detail(score, "install_broken")).toBe(
+      "node_modules/node-fetch@2.6.7 needs whatwg-url@^5.0.0 (its published manifest), which the tree does not have",
+    );
   });
 });
 
@@ -90,10 +115,16 @@ describe("registry facts", () => {
 
   it("a lockfile key that is not a node_modules path is refused, even for a real package with its real integrity", async () => {
     const ws = controlWorkspace("lodash-template-cve-2021-23337", "reference");
-    editJson(ws, "package-lock.json", (l) => (l.packages["node_modules/../../../escape"] = { ...l.packages["node_modules/lodash"], name: "lodash" }));
+    editJson(
+      ws,
+      "package-lock.json",
+      (l) => (l.packages["node_modules/../../../escape"] = { ...l.packages["node_modules/lodash"], name: "lodash" }),
+    );
     const score = await scoreInstalled(lodash(), ok, ws);
     expect(codes(score)).toEqual(["unknown_version"]);
-    expect(detail(score, "unknown_version")).toBe('"node_modules/../../../escape" is not a node_modules path npm writes');
+    expect(detail(score, "unknown_version")).toBe(
+      '"node_modules/../../../escape" is not a node_modules path npm writes',
+    );
   });
 
   it("a copy claimed as bundled by a parent that bundles nothing still needs the registry's integrity", () => {
@@ -111,30 +142,50 @@ describe("registry facts", () => {
     });
     const score = scoreCase(loadCase("node-fetch-major-cve-2022-0235"), ok, ws);
     expect(codes(score)).toEqual(["install_broken"]);
-    expect(detail(score, "install_broken")).toContain("needs whatwg-url@^5.0.0 (its published manifest), which the tree does not have");
+    expect(detail(score, "install_broken")).toContain(
+      "needs whatwg-url@^5.0.0 (its published manifest), which the tree does not have",
+    );
   });
 });
 
 describe("install and smoke check", () => {
   it("a needless major bump to an ESM-only node-fetch installs but does not run: smoke_failed names it", async () => {
-    const score = await scoreInstalled(loadCase("node-fetch-major-cve-2022-0235"), ok, controlWorkspace("node-fetch-major-cve-2022-0235", "needless-major-bump"));
+    const score = await scoreInstalled(
+      loadCase("node-fetch-major-cve-2022-0235"),
+      ok,
+      controlWorkspace("node-fetch-major-cve-2022-0235", "needless-major-bump"),
+    );
     expect(codes(score)).toEqual(["needless_major_bump", "smoke_failed"]);
-    expect(detail(score, "smoke_failed")).toBe("with node-fetch@3.3.2 installed: require('node-fetch') is not the fetch function");
+    expect(detail(score, "smoke_failed")).toBe(
+      "with node-fetch@3.3.2 installed: require('node-fetch') is not the fetch function",
+    );
   });
 
   it("a snapshot tarball that does not match its integrity is install_broken, and nothing runs", async () => {
     const copy = mkdtempSync(join(tmpdir(), "vuln-snapshot-"));
     try {
       cpSync(SNAPSHOT_DIR, copy, { recursive: true });
-      const lock = JSON.parse(readFileSync(join(loadCase("lodash-template-cve-2021-23337").case_path, "controls", "reference", "package-lock.json"), "utf8"));
+      const lock = JSON.parse(
+        readFileSync(
+          join(loadCase("lodash-template-cve-2021-23337").case_path, "controls", "reference", "package-lock.json"),
+          "utf8",
+        ),
+      );
       const version = lock.packages["node_modules/lodash"].version as string;
       const file = join(copy, "tarballs", `lodash-${version}.tgz`);
       const bytes = readFileSync(file);
       bytes[bytes.length - 20] = bytes[bytes.length - 20]! ^ 0xff;
       writeFileSync(file, bytes);
-      const score = await scoreInstalled(loadCase("lodash-template-cve-2021-23337"), ok, controlWorkspace("lodash-template-cve-2021-23337", "reference"), new RegistrySnapshot(copy));
+      const score = await scoreInstalled(
+        loadCase("lodash-template-cve-2021-23337"),
+        ok,
+        controlWorkspace("lodash-template-cve-2021-23337", "reference"),
+        new RegistrySnapshot(copy),
+      );
       expect(codes(score)).toEqual(["install_broken"]);
-      expect(detail(score, "install_broken")).toBe(`lodash@${version}: the snapshot's tarball does not match its integrity`);
+      expect(detail(score, "install_broken")).toBe(
+        `lodash@${version}: the snapshot's tarball does not match its integrity`,
+      );
     } finally {
       rmSync(copy, { recursive: true, force: true });
     }
@@ -144,14 +195,26 @@ describe("install and smoke check", () => {
     const benchCase = loadCase("lodash-template-cve-2021-23337");
     const expected = freshWorkspace(benchCase);
     cpSync(benchCase.expected_path, expected, { recursive: true });
-    writeFileSync(join(expected, "smoke.cjs"), 'module.exports = (load) => { load("lodash").template("<%= x %>")({}); };\n');
-    const broken = await scoreInstalled({ ...benchCase, expected_path: expected }, ok, controlWorkspace(benchCase.case_id, "reference"));
+    writeFileSync(
+      join(expected, "smoke.cjs"),
+      'module.exports = (load) => { load("lodash").template("<%= x %>")({}); };\n',
+    );
+    const broken = await scoreInstalled(
+      { ...benchCase, expected_path: expected },
+      ok,
+      controlWorkspace(benchCase.case_id, "reference"),
+    );
     expect(codes(broken)).toEqual(["smoke_failed"]);
     expect(detail(broken, "smoke_failed")).toMatch(/^with lodash@[\d.]+ installed: x is not defined$/);
     const empty = mkdtempSync(join(tmpdir(), "vuln-snapshot-"));
     try {
       cpSync(SNAPSHOT_DIR, empty, { recursive: true, filter: (path) => !path.includes("/tarballs/") });
-      const skipped = await scoreInstalled(benchCase, ok, controlWorkspace(benchCase.case_id, "reference"), new RegistrySnapshot(empty));
+      const skipped = await scoreInstalled(
+        benchCase,
+        ok,
+        controlWorkspace(benchCase.case_id, "reference"),
+        new RegistrySnapshot(empty),
+      );
       expect(skipped.passed).toBe(true);
       expect(codes(skipped)).toEqual(["smoke_skipped"]);
     } finally {
@@ -162,11 +225,18 @@ describe("install and smoke check", () => {
 
 describe("the registry snapshot", () => {
   it("matches snapshot.json file by file, and its digest", () => {
-    const snapshot = JSON.parse(readFileSync(join(SNAPSHOT_DIR, "snapshot.json"), "utf8")) as { schema: string; digest: string; files: Record<string, string> };
+    const snapshot = JSON.parse(readFileSync(join(SNAPSHOT_DIR, "snapshot.json"), "utf8")) as {
+      schema: string;
+      digest: string;
+      files: Record<string, string>;
+    };
     expect(snapshot.schema).toBe(SNAPSHOT_SCHEMA);
     expect(snapshot.digest).toBe(snapshotDigest(snapshot.files));
-    const onDisk = ["packuments", "tarballs"].flatMap((dir) => readdirSync(join(SNAPSHOT_DIR, dir)).map((file) => `${dir}/${file}`)).sort();
+    const onDisk = ["packuments", "tarballs"]
+      .flatMap((dir) => readdirSync(join(SNAPSHOT_DIR, dir)).map((file) => `${dir}/${file}`))
+      .sort();
     expect(Object.keys(snapshot.files).sort()).toEqual(onDisk);
-    for (const [path, hash] of Object.entries(snapshot.files)) expect(sriMatches(readFileSync(join(SNAPSHOT_DIR, path)), hash), path).toBe(true);
+    for (const [path, hash] of Object.entries(snapshot.files))
+      expect(sriMatches(readFileSync(join(SNAPSHOT_DIR, path)), hash), path).toBe(true);
   });
 });

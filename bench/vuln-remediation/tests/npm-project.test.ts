@@ -1,5 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { entriesOf, floorOf, lockfileProblems, overrideFor, overrideKeyName, overriddenNames, resolveFrom, section, type Lockfile } from "../npm-project.ts";
+import {
+  entriesOf,
+  floorOf,
+  lockfileProblems,
+  overrideFor,
+  overrideKeyName,
+  overriddenNames,
+  resolveFrom,
+  section,
+  type Lockfile,
+} from "../npm-project.ts";
 
 const lock: Lockfile = {
   lockfileVersion: 3,
@@ -33,18 +43,25 @@ describe("npm resolution", () => {
   });
 
   it("reports a root entry that no longer mirrors package.json", () => {
-    expect(lockfileProblems({ dependencies: { a: "^1.1.0" } }, lock)).toEqual(["package-lock.json root dependencies differ from package.json dependencies"]);
+    expect(lockfileProblems({ dependencies: { a: "^1.1.0" } }, lock)).toEqual([
+      "package-lock.json root dependencies differ from package.json dependencies",
+    ]);
   });
 
   it("reports a direct dependency missing from the lockfile, but not an optional one", () => {
-    const problems = lockfileProblems({ dependencies: { a: "^1.0.0", d: "^1.0.0" }, optionalDependencies: { e: "^1.0.0" } }, lock);
+    const problems = lockfileProblems(
+      { dependencies: { a: "^1.0.0", d: "^1.0.0" }, optionalDependencies: { e: "^1.0.0" } },
+      lock,
+    );
     expect(problems).toContain("d (dependencies ^1.0.0) is not in package-lock.json");
     expect(problems.join("\n")).not.toContain("e (optionalDependencies");
   });
 
   it("reports a nested dependency that resolves outside its range unless an override says so", () => {
     const skewed: Lockfile = { ...lock, packages: { ...lock.packages, "node_modules/c": { version: "2.0.0" } } };
-    expect(lockfileProblems({ dependencies: { a: "^1.0.0" } }, skewed)).toContain("node_modules/a needs c@^1.0.0 but resolves node_modules/c@2.0.0");
+    expect(lockfileProblems({ dependencies: { a: "^1.0.0" } }, skewed)).toContain(
+      "node_modules/a needs c@^1.0.0 but resolves node_modules/c@2.0.0",
+    );
     expect(lockfileProblems({ dependencies: { a: "^1.0.0" }, overrides: { c: "2.0.0" } }, skewed)).toEqual([]);
   });
 });
@@ -54,7 +71,9 @@ describe("manifest reading", () => {
     expect(overrideKeyName("tough-cookie")).toBe("tough-cookie");
     expect(overrideKeyName("qs@<6.5.3")).toBe("qs");
     expect(overrideKeyName("@scope/pkg@1")).toBe("@scope/pkg");
-    const manifest = { overrides: { "@scope/pkg@1": "1.2.3", foo: { ".": "2.0.0", bar: "1.0.0" }, baz: { qux: "1.0.0" } } };
+    const manifest = {
+      overrides: { "@scope/pkg@1": "1.2.3", foo: { ".": "2.0.0", bar: "1.0.0" }, baz: { qux: "1.0.0" } },
+    };
     expect(overrideFor(manifest, "@scope/pkg")).toBe("1.2.3");
     expect(overrideFor(manifest, "foo")).toBe("2.0.0");
     expect(overrideFor(manifest, "baz")).toBeNull();

@@ -4,12 +4,20 @@ import { afterAll, describe, expect, it } from "vitest";
 import { changedFiles } from "@eval/rubric-protocol";
 import rubric, { readExpectation, scoreCase } from "../rubric.ts";
 import { BREAKDOWN_KEYS } from "../breakdown-keys.ts";
-import { caseIds, cleanupWorkspaces, freshWorkspace, harnessOutputFor, loadCase, replayedWorkspace } from "./case-fixtures.ts";
+import {
+  caseIds,
+  cleanupWorkspaces,
+  freshWorkspace,
+  harnessOutputFor,
+  loadCase,
+  replayedWorkspace,
+} from "./case-fixtures.ts";
 
 afterAll(cleanupWorkspaces);
 
 const ok = { trial_class: "parse_success" };
-const codes = (score: { failure_modes: ReadonlyArray<{ code: string }> }) => score.failure_modes.map((f) => f.code).sort();
+const codes = (score: { failure_modes: ReadonlyArray<{ code: string }> }) =>
+  score.failure_modes.map((f) => f.code).sort();
 
 function editJson(dir: string, file: string, edit: (value: Record<string, any>) => void): void {
   const value = JSON.parse(readFileSync(join(dir, file), "utf8")) as Record<string, any>;
@@ -22,7 +30,11 @@ describe("every recorded session, replayed onto its case", () => {
   const verdicts: Record<string, { passed: boolean; codes: string[]; score: number }> = {
     "braces-transitive-cve-2024-4068": { passed: true, codes: [], score: 1 },
     "cross-spawn-redos-cve-2024-21538": { passed: true, codes: [], score: 1 },
-    "express-open-redirect-cve-2024-29041": { passed: false, codes: ["agent_refused", "no_change", "still_vulnerable"], score: 0 },
+    "express-open-redirect-cve-2024-29041": {
+      passed: false,
+      codes: ["agent_refused", "no_change", "still_vulnerable"],
+      score: 0,
+    },
     "follow-redirects-two-advisories": { passed: false, codes: ["still_vulnerable"], score: 0.15 },
     "json5-proto-1x-cve-2022-46175": { passed: false, codes: ["agent_cli_error"], score: 0 },
     "lodash-template-cve-2021-23337": { passed: true, codes: [], score: 1 },
@@ -112,9 +124,13 @@ describe("the untouched inputs", () => {
 
   it.each(caseIds())("%s: advisory.json in input agrees with expected/", (caseId) => {
     const benchCase = loadCase(caseId);
-    const advisory = JSON.parse(readFileSync(join(benchCase.input_path, "advisory.json"), "utf8")) as { advisories: Array<{ id: string; vulnerable_range: string; package: string }> };
+    const advisory = JSON.parse(readFileSync(join(benchCase.input_path, "advisory.json"), "utf8")) as {
+      advisories: Array<{ id: string; vulnerable_range: string; package: string }>;
+    };
     const expectation = readExpectation(benchCase.expected_path);
-    expect(advisory.advisories.map((a) => [a.id, a.vulnerable_range, a.package])).toEqual(expectation.advisories.map((a) => [a.id, a.vulnerable_range, expectation.package]));
+    expect(advisory.advisories.map((a) => [a.id, a.vulnerable_range, a.package])).toEqual(
+      expectation.advisories.map((a) => [a.id, a.vulnerable_range, expectation.package]),
+    );
   });
 });
 
@@ -127,7 +143,9 @@ describe("adversarial workspaces", () => {
     editJson(ws, "package.json", (p) => (p.dependencies.lodash = "^4.17.21"));
     const score = scoreCase(benchCase, ok, ws);
     expect(codes(score)).toEqual(["lockfile_inconsistent", "still_vulnerable"]);
-    expect(score.failure_modes.find((f) => f.code === "lockfile_inconsistent")!.detail).toContain("lodash is locked at 4.17.20, outside package.json's ^4.17.21");
+    expect(score.failure_modes.find((f) => f.code === "lockfile_inconsistent")!.detail).toContain(
+      "lodash is locked at 4.17.20, outside package.json's ^4.17.21",
+    );
     expect(score.passed).toBe(false);
   });
 
@@ -136,7 +154,8 @@ describe("adversarial workspaces", () => {
     const ws = freshWorkspace(benchCase);
     editJson(ws, "package-lock.json", (l) => {
       l.packages["node_modules/lodash"].version = "4.17.21";
-      l.packages["node_modules/lodash"].integrity = "sha512-v2kDEe57lecTulaDIuNTPy3Ry4gLGJ6Z1O3vE1krgXZNrsQ+LFTGHVxVjcXPs17LhbZVGedAJv8XZ1tvj5FvSg==";
+      l.packages["node_modules/lodash"].integrity =
+        "sha512-v2kDEe57lecTulaDIuNTPy3Ry4gLGJ6Z1O3vE1krgXZNrsQ+LFTGHVxVjcXPs17LhbZVGedAJv8XZ1tvj5FvSg==";
     });
     const score = scoreCase(benchCase, ok, ws);
     expect(codes(score)).toEqual(["still_vulnerable"]);
@@ -151,7 +170,8 @@ describe("adversarial workspaces", () => {
     editJson(ws, "package-lock.json", (l) => {
       l.packages[""].dependencies.lodash = "*";
       l.packages["node_modules/lodash"].version = "4.17.21";
-      l.packages["node_modules/lodash"].integrity = "sha512-v2kDEe57lecTulaDIuNTPy3Ry4gLGJ6Z1O3vE1krgXZNrsQ+LFTGHVxVjcXPs17LhbZVGedAJv8XZ1tvj5FvSg==";
+      l.packages["node_modules/lodash"].integrity =
+        "sha512-v2kDEe57lecTulaDIuNTPy3Ry4gLGJ6Z1O3vE1krgXZNrsQ+LFTGHVxVjcXPs17LhbZVGedAJv8XZ1tvj5FvSg==";
     });
     expect(codes(scoreCase(benchCase, ok, ws))).toEqual(["still_vulnerable"]);
   });
@@ -162,7 +182,9 @@ describe("adversarial workspaces", () => {
     editJson(ws, "package.json", (p) => (p.overrides["tough-cookie"] = "4.1.2"));
     const score = scoreCase(benchCase, ok, ws);
     expect(codes(score)).toContain("still_vulnerable");
-    expect(score.failure_modes.find((f) => f.code === "still_vulnerable")!.detail).toContain('package.json overrides.tough-cookie "4.1.2"');
+    expect(score.failure_modes.find((f) => f.code === "still_vulnerable")!.detail).toContain(
+      'package.json overrides.tough-cookie "4.1.2"',
+    );
   });
 
   it("an override of an unrelated package is collateral", () => {
@@ -183,13 +205,19 @@ describe("adversarial workspaces", () => {
     });
     const score = scoreCase(benchCase, ok, ws);
     expect(score.breakdown.lockfile_fixed).toBe(0.5);
-    expect(score.failure_modes.find((f) => f.code === "still_vulnerable")!.detail).toContain("node_modules/some-tool/node_modules/lodash@4.17.15");
+    expect(score.failure_modes.find((f) => f.code === "still_vulnerable")!.detail).toContain(
+      "node_modules/some-tool/node_modules/lodash@4.17.15",
+    );
   });
 
   it("a dependency that resolves to nothing makes the lockfile inconsistent", () => {
     const benchCase = lodash();
     const ws = replayedWorkspace(benchCase);
-    editJson(ws, "package-lock.json", (l) => (l.packages["node_modules/lodash"].dependencies = { "left-pad": "^1.3.0" }));
+    editJson(
+      ws,
+      "package-lock.json",
+      (l) => (l.packages["node_modules/lodash"].dependencies = { "left-pad": "^1.3.0" }),
+    );
     const detail = scoreCase(benchCase, ok, ws).failure_modes.find((f) => f.code === "lockfile_inconsistent")!.detail;
     expect(detail).toContain("node_modules/lodash needs left-pad@^1.3.0, which is not in package-lock.json");
   });
@@ -257,20 +285,39 @@ describe("adversarial workspaces", () => {
   });
 
   it("reports a CLI error with the SUT's own message when it gives one", () => {
-    const score = scoreCase(lodash(), { trial_class: "cli_error", error: "authentication_failed: Not logged in" }, null);
-    expect(score.failure_modes).toEqual([{ code: "agent_cli_error", severity: "block", detail: "authentication_failed: Not logged in" }]);
-    const classified = { trial_class: "cli_error", classification: { trial_class: "cli_error", cli_error_kind: "auth_failure", reason: "auth failure reported in the stream" } };
-    expect(scoreCase(lodash(), classified, null).failure_modes[0]!.detail).toBe("auth_failure: auth failure reported in the stream");
+    const score = scoreCase(
+      lodash(),
+      { trial_class: "cli_error", error: "authentication_failed: Not logged in" },
+      null,
+    );
+    expect(score.failure_modes).toEqual([
+      { code: "agent_cli_error", severity: "block", detail: "authentication_failed: Not logged in" },
+    ]);
+    const classified = {
+      trial_class: "cli_error",
+      classification: {
+        trial_class: "cli_error",
+        cli_error_kind: "auth_failure",
+        reason: "auth failure reported in the stream",
+      },
+    };
+    expect(scoreCase(lodash(), classified, null).failure_modes[0]!.detail).toBe(
+      "auth_failure: auth failure reported in the stream",
+    );
     const unnamed = { trial_class: "cli_error", classification: { reason: "exit 41" } };
     expect(scoreCase(lodash(), unnamed, null).failure_modes[0]!.detail).toBe("exit 41");
-    expect(scoreCase(lodash(), { trial_class: "cli_error" }, null).failure_modes[0]!.detail).toContain("before working on the task");
+    expect(scoreCase(lodash(), { trial_class: "cli_error" }, null).failure_modes[0]!.detail).toContain(
+      "before working on the task",
+    );
   });
 
   it("a malformed expectation is a bench defect and throws", () => {
     const benchCase = lodash();
     const fake = { ...benchCase, expected_path: freshWorkspace(benchCase) };
     writeFileSync(join(fake.expected_path, "remediation.json"), JSON.stringify({ package: "lodash" }));
-    expect(() => scoreCase(fake, ok, fake.expected_path)).toThrow(/does not have the vuln-remediation.expected.v1 shape/);
+    expect(() => scoreCase(fake, ok, fake.expected_path)).toThrow(
+      /does not have the vuln-remediation.expected.v1 shape/,
+    );
   });
 
   it("changedFiles sees additions, removals and edits", () => {

@@ -1,7 +1,16 @@
 import { readFileSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import { AnyBenchRunReportSchema, BenchRunReportSchema, CHAIN_RECORD_SCHEMA_VERSION, ChainRecordSchema, GENESIS_PREV_HASH, formatIssues, parseWire, safeParseWire } from "@eval/models";
+import {
+  AnyBenchRunReportSchema,
+  BenchRunReportSchema,
+  CHAIN_RECORD_SCHEMA_VERSION,
+  ChainRecordSchema,
+  GENESIS_PREV_HASH,
+  formatIssues,
+  parseWire,
+  safeParseWire,
+} from "@eval/models";
 import type { AnyBenchRunReport, BenchRunReport, BenchRunReportInput, ChainRecord, Signature } from "@eval/models";
 import { EvalError, ioError } from "@eval/errors";
 import lockfile from "proper-lockfile";
@@ -37,7 +46,10 @@ export interface ChainHead {
  * runs directory, unless `usePointer` and the head pointer (kept by every append under its lock) names
  * a record that checks out at its place: O(1) reads whatever the chain's length.
  */
-export async function readChainHead(runsDir: string, options: { readonly usePointer?: boolean } = {}): Promise<ChainHead> {
+export async function readChainHead(
+  runsDir: string,
+  options: { readonly usePointer?: boolean } = {},
+): Promise<ChainHead> {
   if (options.usePointer === true) {
     const pointer = readHeadPointer(runsDir);
     const head = pointer === null ? null : checkNewest(runsDir, pointer.file, pointer.records, false);
@@ -45,7 +57,16 @@ export async function readChainHead(runsDir: string, options: { readonly usePoin
   }
   const { records } = await listRuns(runsDir);
   const newest = records.at(-1);
-  if (newest === undefined) return { head: GENESIS_PREV_HASH, file: null, nextSequence: 0, records: 0, recordedAt: null, hostFingerprint: null, signature: null };
+  if (newest === undefined)
+    return {
+      head: GENESIS_PREV_HASH,
+      file: null,
+      nextSequence: 0,
+      records: 0,
+      recordedAt: null,
+      hostFingerprint: null,
+      signature: null,
+    };
   return checkNewest(runsDir, newest, records.length, true)!;
 }
 
@@ -66,11 +87,24 @@ function checkNewest(runsDir: string, file: string, records: number, strict: boo
   if (check.record.sequence !== records - 1) {
     if (!strict) return null;
     throw new ChainTampered(
-      { file, reason: "the newest record's sequence does not match the number of records (a record was added or removed)", expected: String(records - 1), found: String(check.record.sequence) },
+      {
+        file,
+        reason: "the newest record's sequence does not match the number of records (a record was added or removed)",
+        expected: String(records - 1),
+        found: String(check.record.sequence),
+      },
       runsDir,
     );
   }
-  return { head: check.record.chainHash, file, nextSequence: records, records, recordedAt: check.record.recordedAt, hostFingerprint: check.record.hostFingerprint, signature: check.record.signature };
+  return {
+    head: check.record.chainHash,
+    file,
+    nextSequence: records,
+    records,
+    recordedAt: check.record.recordedAt,
+    hostFingerprint: check.record.hostFingerprint,
+    signature: check.record.signature,
+  };
 }
 
 export interface RecordPlacement {
@@ -88,7 +122,10 @@ export interface RecordPlacement {
  * (RFC 8785 canonical JSON + LF), signed when the placement carries a key. Pure: `appendRunRecord`
  * writes what this returns.
  */
-export async function buildChainRecord(report: BenchRunReportInput | AnyBenchRunReport, placement: RecordPlacement): Promise<{ record: ChainRecord; fileName: string; text: string }> {
+export async function buildChainRecord(
+  report: BenchRunReportInput | AnyBenchRunReport,
+  placement: RecordPlacement,
+): Promise<{ record: ChainRecord; fileName: string; text: string }> {
   const valid = parseWire(AnyBenchRunReportSchema, report);
   const contentHash = blake3Digest(canonicalJson({ ...valid, chain_head: null }));
   const chainHash = chainHashOf(placement.prevHash, contentHash);
@@ -102,7 +139,8 @@ export async function buildChainRecord(report: BenchRunReportInput | AnyBenchRun
     chain_hash: chainHash,
   };
   const key = placement.signingKey ?? null;
-  const signature = key === null ? {} : { signature: signDocument(key, PAYLOAD_TYPES.record, signedRecordFields(fields)) };
+  const signature =
+    key === null ? {} : { signature: signDocument(key, PAYLOAD_TYPES.record, signedRecordFields(fields)) };
   const record = parseWire(ChainRecordSchema, { ...fields, report: { ...valid, chain_head: chainHash }, ...signature });
   return { record, fileName: recordFileName(placement.recordedAt, chainHash), text: `${canonicalJson(record)}\n` };
 }
@@ -141,7 +179,10 @@ export type AppendedRecord = ChainRecord & { readonly report: BenchRunReport };
  * record file is written exclusively and atomically, mode 0600. Returns the record, whose
  * `report.chain_head` is the new head, and the head it linked to.
  */
-export async function appendRunRecord(report: BenchRunReportInput, options: AppendOptions): Promise<{ record: AppendedRecord; path: string; previous: ChainHead }> {
+export async function appendRunRecord(
+  report: BenchRunReportInput,
+  options: AppendOptions,
+): Promise<{ record: AppendedRecord; path: string; previous: ChainHead }> {
   const valid = validForAppend(report, options.hostFingerprint);
   if (options.lock !== undefined) return appendLocked(valid, options, options.lock);
   return withAppendLock(options.runsDir, (lock) => appendLocked(valid, options, lock), options);
@@ -149,11 +190,19 @@ export async function appendRunRecord(report: BenchRunReportInput, options: Appe
 
 function validForAppend(report: BenchRunReportInput, hostFingerprint: string): BenchRunReport {
   const parsed = safeParseWire(BenchRunReportSchema, report);
-  if (!parsed.success) throw new EvalError("EVAL_REPORT_INVALID", `cannot append an invalid report: ${formatIssues(parsed.issues)}`);
+  if (!parsed.success)
+    throw new EvalError("EVAL_REPORT_INVALID", `cannot append an invalid report: ${formatIssues(parsed.issues)}`);
   const valid = parsed.data;
-  if (valid.chain_head !== null) throw new EvalError("EVAL_REPORT_INVALID", "cannot append a report whose chain_head is already set: append fills it in");
+  if (valid.chain_head !== null)
+    throw new EvalError(
+      "EVAL_REPORT_INVALID",
+      "cannot append a report whose chain_head is already set: append fills it in",
+    );
   if (valid.host_fingerprint !== hostFingerprint) {
-    throw new EvalError("EVAL_REPORT_INVALID", `report.host_fingerprint ${valid.host_fingerprint} is not this host's ${hostFingerprint}`);
+    throw new EvalError(
+      "EVAL_REPORT_INVALID",
+      `report.host_fingerprint ${valid.host_fingerprint} is not this host's ${hostFingerprint}`,
+    );
   }
   return valid;
 }
@@ -170,7 +219,11 @@ export interface AppendLock {
  * For a decision that must not race an append (is this run already in the chain, is the head still the
  * expected one, which detail directories are no run's), and for appending after it (`lock` option).
  */
-export async function withAppendLock<T>(runsDir: string, fn: (lock: AppendLock) => Promise<T>, options: Pick<AppendOptions, "lockStaleMs" | "lockWaitMs"> = {}): Promise<T> {
+export async function withAppendLock<T>(
+  runsDir: string,
+  fn: (lock: AppendLock) => Promise<T>,
+  options: Pick<AppendOptions, "lockStaleMs" | "lockWaitMs"> = {},
+): Promise<T> {
   await mkdir(runsDir, { recursive: true, mode: 0o700 });
   const lockPath = join(runsDir, RUNS_NAMES.appendLock);
   const lockWaitMs = options.lockWaitMs ?? 30_000;
@@ -190,14 +243,20 @@ export async function withAppendLock<T>(runsDir: string, fn: (lock: AppendLock) 
     });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ELOCKED") {
-      throw new ChainConflict(`the audit chain in ${runsDir} stayed locked by another append for ${Math.round(lockWaitMs / 1000)} s`, { runsDir, lockPath });
+      throw new ChainConflict(
+        `the audit chain in ${runsDir} stayed locked by another append for ${Math.round(lockWaitMs / 1000)} s`,
+        { runsDir, lockPath },
+      );
     }
     throw ioError(error, "cannot lock", lockPath);
   }
   const lock: AppendLock = {
     runsDir,
     assertHeld: () => {
-      if (lockState.compromised !== null) throw new ChainConflict(`lost the audit-chain lock while appending: ${lockState.compromised.message}`, { runsDir });
+      if (lockState.compromised !== null)
+        throw new ChainConflict(`lost the audit-chain lock while appending: ${lockState.compromised.message}`, {
+          runsDir,
+        });
     },
   };
   try {
@@ -207,18 +266,35 @@ export async function withAppendLock<T>(runsDir: string, fn: (lock: AppendLock) 
   }
 }
 
-async function appendLocked(valid: BenchRunReport, options: AppendOptions, lock: AppendLock): Promise<{ record: AppendedRecord; path: string; previous: ChainHead }> {
+async function appendLocked(
+  valid: BenchRunReport,
+  options: AppendOptions,
+  lock: AppendLock,
+): Promise<{ record: AppendedRecord; path: string; previous: ChainHead }> {
   const { runsDir } = options;
-  if (lock.runsDir !== runsDir) throw new EvalError("EVAL_IO", `the append lock held is for ${lock.runsDir}, not ${runsDir}`);
+  if (lock.runsDir !== runsDir)
+    throw new EvalError("EVAL_IO", `the append lock held is for ${lock.runsDir}, not ${runsDir}`);
   const head = await readChainHead(runsDir, { usePointer: options.trustHeadPointer === true });
   if (head.hostFingerprint !== null && head.hostFingerprint !== options.hostFingerprint) {
-    throw new ChainConflict(`the audit chain in ${runsDir} belongs to host ${head.hostFingerprint}, not this host (${options.hostFingerprint})`, { runsDir });
+    throw new ChainConflict(
+      `the audit chain in ${runsDir} belongs to host ${head.hostFingerprint}, not this host (${options.hostFingerprint})`,
+      { runsDir },
+    );
   }
   const now = (options.now ?? (() => new Date()))().getTime();
   // Strictly increasing, even if the clock steps back: name order must stay chain order.
   const recordedAtMs = head.recordedAt === null ? now : Math.max(now, Date.parse(head.recordedAt) + 1);
   const recordedAt = new Date(recordedAtMs).toISOString();
-  const built = await buildChainRecord({ ...valid, prev_hash: head.head }, { prevHash: head.head, sequence: head.nextSequence, recordedAt, hostFingerprint: options.hostFingerprint, signingKey: options.signingKey ?? null });
+  const built = await buildChainRecord(
+    { ...valid, prev_hash: head.head },
+    {
+      prevHash: head.head,
+      sequence: head.nextSequence,
+      recordedAt,
+      hostFingerprint: options.hostFingerprint,
+      signingKey: options.signingKey ?? null,
+    },
+  );
   lock.assertHeld();
   await removeHeadPointer(runsDir).catch((error: unknown) => {
     throw ioError(error, "cannot update the head pointer in", runsDir);

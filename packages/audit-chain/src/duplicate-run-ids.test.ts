@@ -19,7 +19,12 @@ afterEach(async () => {
 describe("duplicate run ids", () => {
   it("are listed by verify, and are a fault naming the second record under strict", async () => {
     const clock = steppingClock();
-    for (const runId of ["run-a", "run-b", "run-a"]) await appendRunRecord(makeReport({ prev_hash: GENESIS_PREV_HASH, run_id: runId }), { runsDir, hostFingerprint: HOST, now: clock });
+    for (const runId of ["run-a", "run-b", "run-a"])
+      await appendRunRecord(makeReport({ prev_hash: GENESIS_PREV_HASH, run_id: runId }), {
+        runsDir,
+        hostFingerprint: HOST,
+        now: clock,
+      });
     const loose = await verifyChain({ runsDir });
     expect(loose.ok).toBe(true);
     expect(loose.duplicateRunIds).toEqual(["run-a"]);
@@ -30,7 +35,12 @@ describe("duplicate run ids", () => {
 
   it("a chain without duplicates lists none", async () => {
     const clock = steppingClock();
-    for (const runId of ["run-a", "run-b"]) await appendRunRecord(makeReport({ prev_hash: GENESIS_PREV_HASH, run_id: runId }), { runsDir, hostFingerprint: HOST, now: clock });
+    for (const runId of ["run-a", "run-b"])
+      await appendRunRecord(makeReport({ prev_hash: GENESIS_PREV_HASH, run_id: runId }), {
+        runsDir,
+        hostFingerprint: HOST,
+        now: clock,
+      });
     expect(await verifyChain({ runsDir, strict: true })).toMatchObject({ ok: true });
     expect((await verifyChain({ runsDir })).duplicateRunIds ?? []).toEqual([]);
   });

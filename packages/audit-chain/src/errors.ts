@@ -13,9 +13,13 @@ export class ChainTampered extends EvalError {
   readonly fault: ChainFault;
 
   constructor(fault: ChainFault, runsDir: string) {
-    super("EVAL_CHAIN_TAMPERED", `audit chain in ${runsDir} does not verify: ${fault.file}: ${fault.reason} (expected ${fault.expected}, found ${fault.found})`, {
-      details: { runsDir, ...fault },
-    });
+    super(
+      "EVAL_CHAIN_TAMPERED",
+      `audit chain in ${runsDir} does not verify: ${fault.file}: ${fault.reason} (expected ${fault.expected}, found ${fault.found})`,
+      {
+        details: { runsDir, ...fault },
+      },
+    );
     this.fault = fault;
   }
 }

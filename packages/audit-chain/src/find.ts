@@ -34,11 +34,27 @@ export function readRecordFile(runsDir: string, file: string): ChainRecord {
   try {
     value = JSON.parse(readFileSync(join(runsDir, file), "utf8"));
   } catch (error) {
-    throw new ChainTampered({ file, reason: "the file is not valid JSON (truncated or corrupted)", expected: "valid JSON", found: (error as Error).message }, runsDir);
+    throw new ChainTampered(
+      {
+        file,
+        reason: "the file is not valid JSON (truncated or corrupted)",
+        expected: "valid JSON",
+        found: (error as Error).message,
+      },
+      runsDir,
+    );
   }
   const parsed = safeParseWire(ChainRecordSchema, value);
   if (!parsed.success) {
-    throw new ChainTampered({ file, reason: "the record does not match the chain-record schema", expected: "a valid evalgate.chain_record.v1", found: formatIssues(parsed.issues) }, runsDir);
+    throw new ChainTampered(
+      {
+        file,
+        reason: "the record does not match the chain-record schema",
+        expected: "a valid evalgate.chain_record.v1",
+        found: formatIssues(parsed.issues),
+      },
+      runsDir,
+    );
   }
   return parsed.data;
 }
@@ -48,7 +64,11 @@ export function readRecordFile(runsDir: string, file: string): ChainRecord {
  * it), or null when there is none: the one place "the last run that ..." is found in the chain. Reads newest
  * first and stops at the first match; like `recordsNewestFirst`, it does not verify the chain.
  */
-export async function latestRun(runsDir: string, taskClass: string | null, where: (report: AnyBenchRunReport) => boolean = () => true): Promise<FoundRecord | null> {
+export async function latestRun(
+  runsDir: string,
+  taskClass: string | null,
+  where: (report: AnyBenchRunReport) => boolean = () => true,
+): Promise<FoundRecord | null> {
   for await (const found of recordsNewestFirst(runsDir, taskClass)) if (where(found.record.report)) return found;
   return null;
 }
@@ -57,7 +77,8 @@ export async function latestRun(runsDir: string, taskClass: string | null, where
 export const bareRunId = (runId: string): string => runId.replace(/^partial:/, "");
 
 /** Whether `report` is the run `runId` names, given with or without its `partial:` prefix. */
-export const isRun = (report: Pick<AnyBenchRunReport, "run_id">, runId: string): boolean => bareRunId(report.run_id) === bareRunId(runId);
+export const isRun = (report: Pick<AnyBenchRunReport, "run_id">, runId: string): boolean =>
+  bareRunId(report.run_id) === bareRunId(runId);
 
 /**
  * The record of run `runId` (with or without its `partial:` prefix; of `taskClass` when given), newest
@@ -65,7 +86,11 @@ export const isRun = (report: Pick<AnyBenchRunReport, "run_id">, runId: string):
  */
 export async function findRun(runsDir: string, runId: string, taskClass: string | null = null): Promise<FoundRecord> {
   for await (const found of recordsNewestFirst(runsDir, taskClass)) if (isRun(found.record.report, runId)) return found;
-  throw new EvalError("EVAL_REPORT_NOT_FOUND", `no run ${runId}${taskClass === null ? "" : ` of ${taskClass}`} is recorded in ${runsDir}`, { hint: "`evalgate runs` lists the recorded run ids; pass --out <state dir> if it lives elsewhere" });
+  throw new EvalError(
+    "EVAL_REPORT_NOT_FOUND",
+    `no run ${runId}${taskClass === null ? "" : ` of ${taskClass}`} is recorded in ${runsDir}`,
+    { hint: "`evalgate runs` lists the recorded run ids; pass --out <state dir> if it lives elsewhere" },
+  );
 }
 
 /** The run ids the chain holds, without the `partial:` prefix of incomplete runs (their detail directories' names). */

@@ -16,7 +16,14 @@ describe("a chain written before the hashing change", () => {
   it("verifies, with the head it had when it was written", async () => {
     stateDir = copyGoldenState();
     const result = await verifyChain({ runsDir: join(stateDir, "runs") });
-    expect(result).toMatchObject({ ok: true, records: 3, complete: 3, incomplete: 0, head: GOLDEN_CHAIN_HEAD, firstBad: null });
+    expect(result).toMatchObject({
+      ok: true,
+      records: 3,
+      complete: 3,
+      incomplete: 0,
+      head: GOLDEN_CHAIN_HEAD,
+      firstBad: null,
+    });
   });
 
   it("recomputes every record's content hash and chain hash exactly", async () => {

@@ -25,7 +25,8 @@ export function readHeadPointer(runsDir: string): HeadPointer | null {
     return null;
   }
   const pointer = value as Partial<HeadPointer>;
-  if (typeof pointer.file !== "string" || !Number.isSafeInteger(pointer.records) || (pointer.records ?? 0) < 1) return null;
+  if (typeof pointer.file !== "string" || !Number.isSafeInteger(pointer.records) || (pointer.records ?? 0) < 1)
+    return null;
   return { file: pointer.file, records: pointer.records! };
 }
 

@@ -11,7 +11,16 @@ export { getHostFingerprint } from "./host.ts";
 export { listRuns } from "./listing.ts";
 export { RECORD_FILE_PATTERN, recordFileName } from "./record-file.ts";
 export { runIdOfRecordFile } from "./record-run-id.ts";
-export { generateSigningKey, keyIdOf, loadSigningKey, PAYLOAD_TYPES, preAuthEncoding, signatureFault, signDocument, writeNewSigningKey } from "./signing.ts";
+export {
+  generateSigningKey,
+  keyIdOf,
+  loadSigningKey,
+  PAYLOAD_TYPES,
+  preAuthEncoding,
+  signatureFault,
+  signDocument,
+  writeNewSigningKey,
+} from "./signing.ts";
 export type { SigningKey, SigningKeySource } from "./signing.ts";
 export { normalizeExpectedHead, verifyChain, verifyChainFrom, verifyHeadRecord } from "./verify.ts";
 export type { VerifiedPrefix, VerifyOptions, VerifyResult } from "./verify.ts";

@@ -1,10 +1,28 @@
 // Seeded random tampering: every mutation of a 60-record chain must be detected and the bad file named.
-import { cpSync, linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  linkSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import canonicalize from "canonicalize";
-import { appendRunRecord, chainHashOf, contentHashOfReport, readChainHead, recordFileName, verifyChain } from "./index.ts";
+import {
+  appendRunRecord,
+  chainHashOf,
+  contentHashOfReport,
+  readChainHead,
+  recordFileName,
+  verifyChain,
+} from "./index.ts";
 import { HOST, makeReport, seededRandom, steppingClock } from "./__fixtures__/reports.ts";
 
 const RECORDS = 60;
@@ -20,9 +38,15 @@ beforeAll(async () => {
   const clock = steppingClock();
   for (let index = 0; index < RECORDS; index += 1) {
     const prev = (await readChainHead(base)).head;
-    await appendRunRecord(makeReport({ prev_hash: prev, run_id: `run-${index}`, complete: index % 7 !== 3 }), { runsDir: base, hostFingerprint: HOST, now: clock });
+    await appendRunRecord(makeReport({ prev_hash: prev, run_id: `run-${index}`, complete: index % 7 !== 3 }), {
+      runsDir: base,
+      hostFingerprint: HOST,
+      now: clock,
+    });
   }
-  names = readdirSync(base).filter((name) => name.endsWith(".json")).sort();
+  names = readdirSync(base)
+    .filter((name) => name.endsWith(".json"))
+    .sort();
   head = (await readChainHead(base)).head;
 }, 120_000);
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -44,7 +68,9 @@ function replaceFile(path: string, data: Buffer | string): void {
 }
 
 function recordedAtOf(name: string): number {
-  return JSON.parse(readFileSync(join(base, name), "utf8")).recorded_at ? Date.parse(JSON.parse(readFileSync(join(base, name), "utf8")).recorded_at) : Number.NaN;
+  return JSON.parse(readFileSync(join(base, name), "utf8")).recorded_at
+    ? Date.parse(JSON.parse(readFileSync(join(base, name), "utf8")).recorded_at)
+    : Number.NaN;
 }
 
 /** A record-shaped name that sorts at a random place in the chain and names no existing file. */
@@ -56,7 +82,9 @@ function randomRecordName(random: () => number): string {
 
 function successorOrHead(index: number): Mutation {
   // Deleting (or hiding) a record breaks the next record's link; the newest one is caught by the anchor.
-  return index < names.length - 1 ? { kind: "", expectBad: [names[index + 1]!] } : { kind: "", expectBad: [names[index - 1]!], expectHead: head };
+  return index < names.length - 1
+    ? { kind: "", expectBad: [names[index + 1]!] }
+    : { kind: "", expectBad: [names[index - 1]!], expectHead: head };
 }
 
 async function mutate(dir: string, random: () => number): Promise<Mutation> {
@@ -64,7 +92,20 @@ async function mutate(dir: string, random: () => number): Promise<Mutation> {
   const index = pick();
   const name = names[index]!;
   const path = join(dir, name);
-  const kinds = ["flip", "flip", "flip", "delete", "swap", "duplicate", "insert", "insert-junk", "rename", "rename-foreign", "rename-hidden", "truncate"];
+  const kinds = [
+    "flip",
+    "flip",
+    "flip",
+    "delete",
+    "swap",
+    "duplicate",
+    "insert",
+    "insert-junk",
+    "rename",
+    "rename-foreign",
+    "rename-hidden",
+    "truncate",
+  ];
   const kind = kinds[Math.floor(random() * kinds.length)]!;
   switch (kind) {
     case "flip": {
@@ -98,7 +139,16 @@ async function mutate(dir: string, random: () => number): Promise<Mutation> {
       const contentHash = await contentHashOfReport(report);
       const chainHash = chainHashOf(before.chain_hash, contentHash);
       const recordedAt = new Date(Date.parse(before.recorded_at) + 1 + Math.floor(random() * 998)).toISOString();
-      const record = { schema_version: "evalgate.chain_record.v1", sequence: position, host_fingerprint: HOST, recorded_at: recordedAt, prev_hash: before.chain_hash, content_hash: contentHash, chain_hash: chainHash, report: { ...report, chain_head: chainHash } };
+      const record = {
+        schema_version: "evalgate.chain_record.v1",
+        sequence: position,
+        host_fingerprint: HOST,
+        recorded_at: recordedAt,
+        prev_hash: before.chain_hash,
+        content_hash: contentHash,
+        chain_hash: chainHash,
+        report: { ...report, chain_head: chainHash },
+      };
       const forged = recordFileName(recordedAt, chainHash);
       writeFileSync(join(dir, forged), `${canonicalize(record)}\n`, { mode: 0o600 });
       return { kind, expectBad: [forged] };
@@ -142,15 +192,31 @@ it(`detects ${MUTATIONS} seeded random mutations of a ${RECORDS}-record chain, e
     freshCopy(dir);
     const mutation = await mutate(dir, random);
     byKind.set(mutation.kind, (byKind.get(mutation.kind) ?? 0) + 1);
-    const result = await verifyChain({ runsDir: dir, ...(mutation.expectHead === undefined ? {} : { expectHead: mutation.expectHead }) });
+    const result = await verifyChain({
+      runsDir: dir,
+      ...(mutation.expectHead === undefined ? {} : { expectHead: mutation.expectHead }),
+    });
     if (result.ok || !mutation.expectBad.includes(result.firstBad!.file)) {
-      missed.push(`trial ${trial} ${mutation.kind}: expected ${mutation.expectBad.join(" or ")}, got ${JSON.stringify(result.firstBad)}`);
+      missed.push(
+        `trial ${trial} ${mutation.kind}: expected ${mutation.expectBad.join(" or ")}, got ${JSON.stringify(result.firstBad)}`,
+      );
     }
     rmSync(dir, { recursive: true, force: true });
   }
   expect(missed).toEqual([]);
   expect(await verifyChain({ runsDir: base, strict: true })).toMatchObject({ ok: true, records: RECORDS });
-  expect([...byKind.keys()].sort()).toEqual(["delete", "duplicate", "flip", "insert", "insert-junk", "rename", "rename-foreign", "rename-hidden", "swap", "truncate"]);
+  expect([...byKind.keys()].sort()).toEqual([
+    "delete",
+    "duplicate",
+    "flip",
+    "insert",
+    "insert-junk",
+    "rename",
+    "rename-foreign",
+    "rename-hidden",
+    "swap",
+    "truncate",
+  ]);
 }, 300_000);
 
 it("detects deleting the newest records only against an anchor (--expect-head)", async () => {

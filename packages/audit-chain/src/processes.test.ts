@@ -18,8 +18,15 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-function startWorker(args: string[]): { child: ChildProcess; lines: string[]; nextLine: () => Promise<string>; exit: Promise<number | null> } {
-  const child = spawn(process.execPath, ["--conditions=@eval/source", WORKER, ...args], { stdio: ["pipe", "pipe", "pipe"] });
+function startWorker(args: string[]): {
+  child: ChildProcess;
+  lines: string[];
+  nextLine: () => Promise<string>;
+  exit: Promise<number | null>;
+} {
+  const child = spawn(process.execPath, ["--conditions=@eval/source", WORKER, ...args], {
+    stdio: ["pipe", "pipe", "pipe"],
+  });
   const lines: string[] = [];
   const waiters: Array<(line: string) => void> = [];
   createInterface({ input: child.stdout! }).on("line", (line) => {
@@ -35,7 +42,8 @@ function startWorker(args: string[]): { child: ChildProcess; lines: string[]; ne
       resolve(code);
     }),
   );
-  const nextLine = () => (lines.length > 0 ? Promise.resolve(lines.shift()!) : new Promise<string>((resolve) => waiters.push(resolve)));
+  const nextLine = () =>
+    lines.length > 0 ? Promise.resolve(lines.shift()!) : new Promise<string>((resolve) => waiters.push(resolve));
   return { child, lines, nextLine, exit };
 }
 
@@ -46,16 +54,22 @@ it("20 concurrent appending processes all land: 20 records, one linear chain, no
   // Every worker has read the (empty) head before any appends: each one's prev_hash is stale but the genesis one.
   expect(await Promise.all(workers.map((worker) => worker.nextLine()))).toEqual(Array(count).fill("ready"));
   for (const worker of workers) worker.child.stdin!.write("go\n");
-  const outcomes = (await Promise.all(workers.map((worker) => worker.nextLine()))).map((line) => JSON.parse(line) as { label: string; chain_hash: string; conflicts: string[] });
+  const outcomes = (await Promise.all(workers.map((worker) => worker.nextLine()))).map(
+    (line) => JSON.parse(line) as { label: string; chain_hash: string; conflicts: string[] },
+  );
   expect(await Promise.all(workers.map((worker) => worker.exit))).toEqual(Array(count).fill(0));
 
   const result = await verifyChain({ runsDir, strict: true });
   expect(result).toMatchObject({ ok: true, records: count, complete: count });
   const records = await Promise.all(
-    (await readdir(runsDir)).filter((name) => name.endsWith(".json")).map(async (name) => JSON.parse(await readFile(join(runsDir, name), "utf8"))),
+    (await readdir(runsDir))
+      .filter((name) => name.endsWith(".json"))
+      .map(async (name) => JSON.parse(await readFile(join(runsDir, name), "utf8"))),
   );
   // No lost and no duplicated record: each worker's run is in the chain exactly once, at the hash it was told.
-  expect(records.map((record) => record.report.run_id).sort()).toEqual(workers.map((_, index) => `worker-${index}`).sort());
+  expect(records.map((record) => record.report.run_id).sort()).toEqual(
+    workers.map((_, index) => `worker-${index}`).sort(),
+  );
   const byLabel = new Map(records.map((record) => [record.report.run_id, record.chain_hash]));
   for (const outcome of outcomes) expect(byLabel.get(outcome.label)).toBe(outcome.chain_hash);
   expect(outcomes.flatMap((outcome) => outcome.conflicts)).toEqual([]);
@@ -83,6 +97,10 @@ it("SIGKILL at random moments during appends leaves a chain that verifies, and t
   expect(before.records).toBeGreaterThanOrEqual(appended);
   // A lock left by a killed holder goes stale and is taken over: the chain is never wedged.
   const { head } = await readChainHead(runsDir);
-  await appendRunRecord(makeReport({ prev_hash: head, run_id: "after-kills" }), { runsDir, hostFingerprint: HOST, lockStaleMs: 2000 });
+  await appendRunRecord(makeReport({ prev_hash: head, run_id: "after-kills" }), {
+    runsDir,
+    hostFingerprint: HOST,
+    lockStaleMs: 2000,
+  });
   expect(await verifyChain({ runsDir, strict: true })).toMatchObject({ ok: true, records: before.records + 1 });
 }, 180_000);

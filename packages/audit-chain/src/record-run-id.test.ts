@@ -12,14 +12,21 @@ describe("runIdOfRecordFile", () => {
   };
 
   it("reads the run_id of a chain record and of a bare report", async () => {
-    expect(await runIdOfRecordFile(file("record.json", JSON.stringify({ report: { run_id: "r-1" }, chain_hash: "x" })))).toBe("r-1");
+    expect(
+      await runIdOfRecordFile(file("record.json", JSON.stringify({ report: { run_id: "r-1" }, chain_hash: "x" }))),
+    ).toBe("r-1");
     expect(await runIdOfRecordFile(file("report.json", JSON.stringify({ run_id: "r-2" })))).toBe("r-2");
   });
 
   it("refuses a missing file, a file that is not JSON, and one that names no run", async () => {
     await expect(runIdOfRecordFile(join(dir, "absent.json"))).rejects.toMatchObject({ code: "EVAL_REPORT_NOT_FOUND" });
-    await expect(runIdOfRecordFile(file("bad.json", "{not json"))).rejects.toMatchObject({ code: "EVAL_REPORT_INVALID" });
-    await expect(runIdOfRecordFile(file("empty.json", JSON.stringify({ run_id: "" })))).rejects.toMatchObject({ code: "EVAL_REPORT_INVALID", message: /names no run_id/ });
+    await expect(runIdOfRecordFile(file("bad.json", "{not json"))).rejects.toMatchObject({
+      code: "EVAL_REPORT_INVALID",
+    });
+    await expect(runIdOfRecordFile(file("empty.json", JSON.stringify({ run_id: "" })))).rejects.toMatchObject({
+      code: "EVAL_REPORT_INVALID",
+      message: /names no run_id/,
+    });
     await expect(runIdOfRecordFile(file("null.json", "null"))).rejects.toMatchObject({ code: "EVAL_REPORT_INVALID" });
   });
 });

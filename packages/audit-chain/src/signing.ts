@@ -32,7 +32,12 @@ export const PAYLOAD_TYPES = {
 /** DSSE v1 pre-authentication encoding: `DSSEv1 SP LEN(type) SP type SP LEN(body) SP body`, lengths in bytes. */
 export function preAuthEncoding(payloadType: string, body: Buffer): Buffer {
   const type = Buffer.from(payloadType, "utf8");
-  return Buffer.concat([Buffer.from(`DSSEv1 ${type.length} `, "utf8"), type, Buffer.from(` ${body.length} `, "utf8"), body]);
+  return Buffer.concat([
+    Buffer.from(`DSSEv1 ${type.length} `, "utf8"),
+    type,
+    Buffer.from(` ${body.length} `, "utf8"),
+    body,
+  ]);
 }
 
 /** The key id of a raw public key given in base64. */
@@ -51,25 +56,39 @@ function signingKeyOf(privateKey: KeyObject): SigningKey {
 }
 
 /** A fresh key pair: the private key as PKCS#8 PEM (keep it secret), the public key and its id (declare them). */
-export function generateSigningKey(): { readonly privateKeyPem: string; readonly publicKey: string; readonly keyId: string } {
+export function generateSigningKey(): {
+  readonly privateKeyPem: string;
+  readonly publicKey: string;
+  readonly keyId: string;
+} {
   const { privateKey } = generateKeyPairSync("ed25519");
   const key = signingKeyOf(privateKey);
-  return { privateKeyPem: privateKey.export({ type: "pkcs8", format: "pem" }).toString(), publicKey: key.publicKey, keyId: key.keyId };
+  return {
+    privateKeyPem: privateKey.export({ type: "pkcs8", format: "pem" }).toString(),
+    publicKey: key.publicKey,
+    keyId: key.keyId,
+  };
 }
 
 /**
  * Generates a key pair and writes the private key to `path` (a new file, mode 0600: never overwritten).
  * Returns the public key and its id, to declare under trust-tiers.yaml's `signers`.
  */
-export async function writeNewSigningKey(path: string): Promise<{ readonly publicKey: string; readonly keyId: string }> {
+export async function writeNewSigningKey(
+  path: string,
+): Promise<{ readonly publicKey: string; readonly keyId: string }> {
   const { privateKeyPem, publicKey, keyId } = generateSigningKey();
   try {
     await writeFile(path, privateKeyPem, { mode: 0o600, flag: "wx" });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new EvalError(code === "EEXIST" ? "EVAL_USAGE" : "EVAL_IO", `cannot write the signing key ${path}: ${code === "EEXIST" ? "the file exists (a key is never overwritten)" : (code ?? (error as Error).message)}`, {
-      hint: "choose a new path outside the state directory",
-    });
+    throw new EvalError(
+      code === "EEXIST" ? "EVAL_USAGE" : "EVAL_IO",
+      `cannot write the signing key ${path}: ${code === "EEXIST" ? "the file exists (a key is never overwritten)" : (code ?? (error as Error).message)}`,
+      {
+        hint: "choose a new path outside the state directory",
+      },
+    );
   }
   return { publicKey, keyId };
 }
@@ -80,10 +99,14 @@ export function parseSigningKey(pem: string, origin: string): SigningKey {
   try {
     privateKey = createPrivateKey({ key: pem, format: "pem" });
   } catch (error) {
-    throw new EvalError("EVAL_USAGE", `${origin} is not a PEM private key: ${(error as Error).message}`, { hint: "create one with `evalgate key generate --write <file>`" });
+    throw new EvalError("EVAL_USAGE", `${origin} is not a PEM private key: ${(error as Error).message}`, {
+      hint: "create one with `evalgate key generate --write <file>`",
+    });
   }
   if (privateKey.asymmetricKeyType !== "ed25519") {
-    throw new EvalError("EVAL_USAGE", `${origin} is a ${privateKey.asymmetricKeyType ?? "unknown"} key, not Ed25519`, { hint: "create one with `evalgate key generate --write <file>`" });
+    throw new EvalError("EVAL_USAGE", `${origin} is a ${privateKey.asymmetricKeyType ?? "unknown"} key, not Ed25519`, {
+      hint: "create one with `evalgate key generate --write <file>`",
+    });
   }
   return signingKeyOf(privateKey);
 }
@@ -103,14 +126,22 @@ export async function loadSigningKey(source: SigningKeySource): Promise<SigningK
     const path = resolve(source.path);
     if (source.stateDir !== undefined) {
       if (isInside(source.stateDir, path)) {
-        throw new EvalError("EVAL_USAGE", `the signing key ${path} is inside the state directory: whoever can rewrite the chain could sign with it`, { hint: "keep the key outside, e.g. a CI secret in EVALGATE_SIGNING_KEY" });
+        throw new EvalError(
+          "EVAL_USAGE",
+          `the signing key ${path} is inside the state directory: whoever can rewrite the chain could sign with it`,
+          { hint: "keep the key outside, e.g. a CI secret in EVALGATE_SIGNING_KEY" },
+        );
       }
     }
     let pem: string;
     try {
       pem = await readFile(path, "utf8");
     } catch (error) {
-      throw new EvalError("EVAL_USAGE", `cannot read the signing key ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, { hint: "pass the file `evalgate key generate --write <file>` wrote" });
+      throw new EvalError(
+        "EVAL_USAGE",
+        `cannot read the signing key ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+        { hint: "pass the file `evalgate key generate --write <file>` wrote" },
+      );
     }
     return parseSigningKey(pem, `the signing key ${path}`);
   }
@@ -121,7 +152,10 @@ export async function loadSigningKey(source: SigningKeySource): Promise<SigningK
 /** The Ed25519 public key of its raw 32 bytes in base64, or null when they are not a curve point. */
 export function ed25519PublicKey(publicKeyBase64: string): KeyObject | null {
   try {
-    return createPublicKey({ key: { kty: "OKP", crv: "Ed25519", x: Buffer.from(publicKeyBase64, "base64").toString("base64url") }, format: "jwk" });
+    return createPublicKey({
+      key: { kty: "OKP", crv: "Ed25519", x: Buffer.from(publicKeyBase64, "base64").toString("base64url") },
+      format: "jwk",
+    });
   } catch {
     return null;
   }
@@ -138,9 +172,17 @@ export function signDocument(key: SigningKey, payloadType: string, fields: objec
  * or null when it does. Says nothing about whether the key is trusted: that is the caller's list.
  */
 export function signatureFault(signature: Signature, payloadType: string, fields: object): string | null {
-  if (keyIdOf(signature.public_key) !== signature.key_id) return "the signature's key_id is not the hash of its public key";
+  if (keyIdOf(signature.public_key) !== signature.key_id)
+    return "the signature's key_id is not the hash of its public key";
   const publicKey = ed25519PublicKey(signature.public_key);
   if (publicKey === null) return "the signature's public key is not an Ed25519 key";
-  const ok = verify(null, preAuthEncoding(payloadType, Buffer.from(canonicalJson(fields), "utf8")), publicKey, Buffer.from(signature.value, "base64"));
-  return ok ? null : "the signature does not verify: the document was altered after signing, or the signature was forged";
+  const ok = verify(
+    null,
+    preAuthEncoding(payloadType, Buffer.from(canonicalJson(fields), "utf8")),
+    publicKey,
+    Buffer.from(signature.value, "base64"),
+  );
+  return ok
+    ? null
+    : "the signature does not verify: the document was altered after signing, or the signature was forged";
 }

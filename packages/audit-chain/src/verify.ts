@@ -45,9 +45,13 @@ export function normalizeExpectedHead(value: string): string {
   const trimmed = value.trim().toLowerCase();
   const prefixed = trimmed.startsWith("sha256:") ? trimmed : `sha256:${trimmed}`;
   if (!SHA256_PATTERN.test(prefixed)) {
-    throw new EvalError("EVAL_USAGE", `--expect-head must be a chain hash (sha256:<64 hex>), got "${value.slice(0, 80)}"`, {
-      hint: "pass the chain_hash of a record, e.g. the head committed to git",
-    });
+    throw new EvalError(
+      "EVAL_USAGE",
+      `--expect-head must be a chain hash (sha256:<64 hex>), got "${value.slice(0, 80)}"`,
+      {
+        hint: "pass the chain_hash of a record, e.g. the head committed to git",
+      },
+    );
   }
   return prefixed;
 }
@@ -55,7 +59,9 @@ export function normalizeExpectedHead(value: string): string {
 function parseSince(since: string): number {
   const ms = Date.parse(since);
   if (!/^\d{4}-\d{2}-\d{2}/.test(since) || Number.isNaN(ms)) {
-    throw new EvalError("EVAL_USAGE", `--since must be an ISO 8601 date or timestamp, got "${since.slice(0, 80)}"`, { hint: "e.g. --since 2026-11-01T00:00:00Z" });
+    throw new EvalError("EVAL_USAGE", `--since must be an ISO 8601 date or timestamp, got "${since.slice(0, 80)}"`, {
+      hint: "e.g. --since 2026-11-01T00:00:00Z",
+    });
   }
   return ms;
 }
@@ -77,7 +83,12 @@ export async function verifyChain(options: VerifyOptions): Promise<VerifyResult>
   const names = listing.records;
   const firstInWindow = sinceMs === undefined ? 0 : names.findIndex((name) => recordedAtOfFileName(name) >= sinceMs);
   const windowStart = firstInWindow === -1 ? names.length : firstInWindow;
-  return walkChain(options.runsDir, listing, { windowStart, strict: options.strict === true, expectHead, anchorHash: null });
+  return walkChain(options.runsDir, listing, {
+    windowStart,
+    strict: options.strict === true,
+    expectHead,
+    anchorHash: null,
+  });
 }
 
 /** Where an earlier full or incremental verification stopped: the first `records` records, ending at `head`. */
@@ -93,13 +104,37 @@ export interface VerifiedPrefix {
  * link, as `verifyChain` does. Cost: one directory listing plus the new records, whatever the chain's
  * length. `records` and `skipped` in the result count the new records and the prefix.
  */
-export async function verifyChainFrom(runsDir: string, prefix: VerifiedPrefix, options: { readonly strict?: boolean } = {}): Promise<VerifyResult> {
+export async function verifyChainFrom(
+  runsDir: string,
+  prefix: VerifiedPrefix,
+  options: { readonly strict?: boolean } = {},
+): Promise<VerifyResult> {
   const listing = await listRuns(runsDir);
   if (prefix.records > listing.records.length) {
-    const fault = { file: listing.records.at(-1) ?? "(empty chain)", reason: "the chain has fewer records than were verified before: records were deleted", expected: `>= ${prefix.records} records`, found: String(listing.records.length) };
-    return { ok: false, records: 0, complete: 0, incomplete: 0, head: GENESIS_PREV_HASH, headFile: null, firstBad: fault, skipped: 0, hostFingerprint: null };
+    const fault = {
+      file: listing.records.at(-1) ?? "(empty chain)",
+      reason: "the chain has fewer records than were verified before: records were deleted",
+      expected: `>= ${prefix.records} records`,
+      found: String(listing.records.length),
+    };
+    return {
+      ok: false,
+      records: 0,
+      complete: 0,
+      incomplete: 0,
+      head: GENESIS_PREV_HASH,
+      headFile: null,
+      firstBad: fault,
+      skipped: 0,
+      hostFingerprint: null,
+    };
   }
-  return walkChain(runsDir, listing, { windowStart: prefix.records, strict: options.strict === true, expectHead: undefined, anchorHash: prefix.records === 0 ? null : prefix.head });
+  return walkChain(runsDir, listing, {
+    windowStart: prefix.records,
+    strict: options.strict === true,
+    expectHead: undefined,
+    anchorHash: prefix.records === 0 ? null : prefix.head,
+  });
 }
 
 /**
@@ -108,21 +143,49 @@ export async function verifyChainFrom(runsDir: string, prefix: VerifiedPrefix, o
  * still there with that chain hash and sequence. It cannot see a record added, removed or renamed; that
  * is what the caller's unchanged-directory test is for.
  */
-export async function verifyHeadRecord(runsDir: string, prefix: VerifiedPrefix & { readonly file: string }): Promise<VerifyResult> {
+export async function verifyHeadRecord(
+  runsDir: string,
+  prefix: VerifiedPrefix & { readonly file: string },
+): Promise<VerifyResult> {
   const base = { records: 0, complete: 0, incomplete: 0, skipped: prefix.records };
-  const failed = (fault: ChainFault): VerifyResult => ({ ok: false, ...base, skipped: 0, head: GENESIS_PREV_HASH, headFile: null, firstBad: fault, hostFingerprint: null });
+  const failed = (fault: ChainFault): VerifyResult => ({
+    ok: false,
+    ...base,
+    skipped: 0,
+    head: GENESIS_PREV_HASH,
+    headFile: null,
+    firstBad: fault,
+    hostFingerprint: null,
+  });
   let bytes: Buffer;
   try {
     bytes = readFileSync(join(runsDir, prefix.file));
   } catch {
-    return failed({ file: prefix.file, reason: "the last verified record is missing", expected: prefix.file, found: "no such file" });
+    return failed({
+      file: prefix.file,
+      reason: "the last verified record is missing",
+      expected: prefix.file,
+      found: "no such file",
+    });
   }
   const check = checkRecordFile(prefix.file, bytes, false);
   if (!check.ok) return failed(check.fault);
   if (check.record.chainHash !== prefix.head || check.record.sequence !== prefix.records - 1) {
-    return failed({ file: prefix.file, reason: "the last verified record is no longer at its place in the chain", expected: `${prefix.head} at ${prefix.records - 1}`, found: `${check.record.chainHash} at ${check.record.sequence}` });
+    return failed({
+      file: prefix.file,
+      reason: "the last verified record is no longer at its place in the chain",
+      expected: `${prefix.head} at ${prefix.records - 1}`,
+      found: `${check.record.chainHash} at ${check.record.sequence}`,
+    });
   }
-  return { ok: true, ...base, head: prefix.head, headFile: prefix.file, firstBad: null, hostFingerprint: check.record.hostFingerprint };
+  return {
+    ok: true,
+    ...base,
+    head: prefix.head,
+    headFile: prefix.file,
+    firstBad: null,
+    hostFingerprint: check.record.hostFingerprint,
+  };
 }
 
 interface Walk {
@@ -146,9 +209,10 @@ async function walkChain(runsDir: string, listing: Listing, walk: Walk): Promise
   const names = listing.records;
   const checkFrom = Math.max(0, walk.windowStart - 1);
   const foreign = listing.others.filter((name) => walk.strict || !name.startsWith("."));
-  const candidates = [...names.slice(checkFrom).map((name) => ({ name, record: true })), ...foreign.map((name) => ({ name, record: false }))].sort((a, b) =>
-    a.name < b.name ? -1 : 1,
-  );
+  const candidates = [
+    ...names.slice(checkFrom).map((name) => ({ name, record: true })),
+    ...foreign.map((name) => ({ name, record: false })),
+  ].sort((a, b) => (a.name < b.name ? -1 : 1));
   let previous: Link | null = null;
   let host: string | null = null;
   let expectFound = walk.expectHead === undefined || walk.expectHead === GENESIS_PREV_HASH;
@@ -171,7 +235,13 @@ async function walkChain(runsDir: string, listing: Listing, walk: Walk): Promise
   // walk goes on checking files on their own only (a renamed record is named, not the gap it leaves).
   let linkBad: ChainFault | null = null;
   for (const { name, record } of candidates) {
-    if (!record) return done({ file: name, reason: "a file in the runs directory that is not a chain record (renamed or foreign)", expected: "<utc-iso>-<12 hex>.json", found: name });
+    if (!record)
+      return done({
+        file: name,
+        reason: "a file in the runs directory that is not a chain record (renamed or foreign)",
+        expected: "<utc-iso>-<12 hex>.json",
+        found: name,
+      });
     const own = checkOwn(runsDir, name, walk.strict);
     if (!own.ok) return done(own.fault);
     if (linkBad !== null) continue;
@@ -209,7 +279,12 @@ function noteRunId(record: CheckedRecord, seen: Map<string, string>, duplicates:
     return null;
   }
   if (duplicates.size < 100) duplicates.add(runId);
-  return { file: record.file, reason: `run ${runId} is recorded a second time (first in ${first}): the same run was appended twice`, expected: "each run id once", found: runId };
+  return {
+    file: record.file,
+    reason: `run ${runId} is recorded a second time (first in ${first}): the same run was appended twice`,
+    expected: "each run id once",
+    found: runId,
+  };
 }
 
 interface Place {
@@ -227,21 +302,55 @@ function checkOwn(runsDir: string, name: string, strict: boolean): RecordCheck {
   const check = checkRecordFile(name, readFileSync(path), strict);
   if (!check.ok || !strict) return check;
   const mode = statSync(path).mode & 0o777;
-  if (mode !== 0o600) return { ok: false, fault: { file: name, reason: "the record file's permissions are not 0600", expected: "0600", found: mode.toString(8).padStart(4, "0") } };
+  if (mode !== 0o600)
+    return {
+      ok: false,
+      fault: {
+        file: name,
+        reason: "the record file's permissions are not 0600",
+        expected: "0600",
+        found: mode.toString(8).padStart(4, "0"),
+      },
+    };
   return check;
 }
 
 /** Checks a record's place: the anchor's hash, the link to the previous record, its sequence and host. */
-function checkLink(runsDir: string, names: readonly string[], record: CheckedRecord, walk: Walk, place: Place): ChainFault | null {
+function checkLink(
+  runsDir: string,
+  names: readonly string[],
+  record: CheckedRecord,
+  walk: Walk,
+  place: Place,
+): ChainFault | null {
   const { position, previous, host } = place;
   const name = record.file;
   if (previous === null && walk.anchorHash !== null && record.chainHash !== walk.anchorHash) {
-    return { file: name, reason: "the last verified record is no longer at its place in the chain: records before it were deleted, inserted or rewritten", expected: walk.anchorHash, found: record.chainHash };
+    return {
+      file: name,
+      reason:
+        "the last verified record is no longer at its place in the chain: records before it were deleted, inserted or rewritten",
+      expected: walk.anchorHash,
+      found: record.chainHash,
+    };
   }
   const expectedPrev = previous === null ? (position === 0 ? GENESIS_PREV_HASH : null) : previous.chainHash;
-  if (expectedPrev !== null && record.prevHash !== expectedPrev) return linkFault(runsDir, names, record, expectedPrev, place);
-  if (record.sequence !== position) return { file: name, reason: "sequence does not match the record's position in the chain", expected: String(position), found: String(record.sequence) };
-  if (host !== null && record.hostFingerprint !== host) return { file: name, reason: "the record comes from another host's chain", expected: host, found: record.hostFingerprint };
+  if (expectedPrev !== null && record.prevHash !== expectedPrev)
+    return linkFault(runsDir, names, record, expectedPrev, place);
+  if (record.sequence !== position)
+    return {
+      file: name,
+      reason: "sequence does not match the record's position in the chain",
+      expected: String(position),
+      found: String(record.sequence),
+    };
+  if (host !== null && record.hostFingerprint !== host)
+    return {
+      file: name,
+      reason: "the record comes from another host's chain",
+      expected: host,
+      found: record.hostFingerprint,
+    };
   return null;
 }
 
@@ -250,7 +359,13 @@ function checkLink(runsDir: string, names: readonly string[], record: CheckedRec
  * record (found by the 12 hex its file name carries, then confirmed), the record after that one was
  * inserted; otherwise a record before this one was deleted, or records were reordered or mixed in.
  */
-function linkFault(runsDir: string, names: readonly string[], record: CheckedRecord, expectedPrev: string, place: Place): ChainFault {
+function linkFault(
+  runsDir: string,
+  names: readonly string[],
+  record: CheckedRecord,
+  expectedPrev: string,
+  place: Place,
+): ChainFault {
   const short = record.prevHash.slice("sha256:".length, "sha256:".length + 12);
   for (let index = place.position - 2; index >= place.checkFrom; index -= 1) {
     const name = names[index]!;
@@ -258,7 +373,12 @@ function linkFault(runsDir: string, names: readonly string[], record: CheckedRec
     const linked = checkRecordFile(name, readFileSync(join(runsDir, name)), false);
     if (!linked.ok || linked.record.chainHash !== record.prevHash) continue;
     const inserted = names[index + 1]!;
-    return { file: inserted, reason: `a record was inserted: ${record.file} links to ${name}, skipping this one`, expected: `no record between ${name} and ${record.file}`, found: inserted };
+    return {
+      file: inserted,
+      reason: `a record was inserted: ${record.file} links to ${name}, skipping this one`,
+      expected: `no record between ${name} and ${record.file}`,
+      found: inserted,
+    };
   }
   return {
     file: record.file,

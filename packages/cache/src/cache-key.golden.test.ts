@@ -8,11 +8,19 @@ describe("cache keys recorded before the hashing change", () => {
   it("are recomputed exactly from their inputs", () => {
     let checked = 0;
     for (const { record, cases } of goldenRuns()) {
-      const { sut_digest, rubric_digest, cassette_corpus_digest, harness_version, isolation_class, sut_isolation } = record.report;
+      const { sut_digest, rubric_digest, cassette_corpus_digest, harness_version, isolation_class, sut_isolation } =
+        record.report;
       for (const c of cases) {
         // The runner keys scores by harness version and both isolations (run-eval.ts).
         const keyedVersion = `${harness_version}+${isolation_class}+sut:${sut_isolation}`;
-        const parts = { case_digest: c.case_digest, sut_digest, rubric_digest, cassette_corpus_digest, harness_version: keyedVersion, cassette_canary_pin: c.cassette_canary_pin };
+        const parts = {
+          case_digest: c.case_digest,
+          sut_digest,
+          rubric_digest,
+          cassette_corpus_digest,
+          harness_version: keyedVersion,
+          cassette_canary_pin: c.cassette_canary_pin,
+        };
         expect(cacheKey(parts), c.case_id).toBe(c.cache_key);
         checked += 1;
       }

@@ -26,18 +26,29 @@ describe("the cache key file", () => {
 
   it("is an EvalError, not a new key, when it cannot be read or created", async () => {
     await writeFile(join(dir, "file"), "x");
-    await expect(loadOrCreateMacKey(join(dir, "file", "cache.key"))).rejects.toMatchObject({ code: "EVAL_IO", message: expect.stringMatching(/cannot read the cache key file/) });
+    await expect(loadOrCreateMacKey(join(dir, "file", "cache.key"))).rejects.toMatchObject({
+      code: "EVAL_IO",
+      message: expect.stringMatching(/cannot read the cache key file/),
+    });
     await symlink(join(dir, "nowhere"), join(dir, "dangling.key"));
-    await expect(loadOrCreateMacKey(join(dir, "dangling.key"))).rejects.toMatchObject({ code: "EVAL_IO", hint: expect.stringMatching(/dangling symbolic link/) });
+    await expect(loadOrCreateMacKey(join(dir, "dangling.key"))).rejects.toMatchObject({
+      code: "EVAL_IO",
+      hint: expect.stringMatching(/dangling symbolic link/),
+    });
     expect((await readdir(dir)).sort()).toEqual(["dangling.key", "file"]); // no temp file left behind
     await writeFile(join(dir, "huge.key"), "a".repeat(5000), { mode: 0o600 });
-    await expect(readMacKey(join(dir, "huge.key"))).rejects.toMatchObject({ message: expect.stringMatching(/malformed/) });
+    await expect(readMacKey(join(dir, "huge.key"))).rejects.toMatchObject({
+      message: expect.stringMatching(/malformed/),
+    });
   });
 
   it("reports a key file it cannot create as an EvalError", async () => {
     // A 250-character name is fine, but its temporary sibling's name is over NAME_MAX (255).
     const keyPath = join(dir, "k".repeat(250));
-    await expect(loadOrCreateMacKey(keyPath)).rejects.toMatchObject({ code: "EVAL_IO", message: expect.stringMatching(/cannot create the cache key file/) });
+    await expect(loadOrCreateMacKey(keyPath)).rejects.toMatchObject({
+      code: "EVAL_IO",
+      message: expect.stringMatching(/cannot create the cache key file/),
+    });
     expect(await readdir(dir)).toEqual([]);
   });
 

@@ -49,7 +49,8 @@ export type StoredEntry =
 export function splitEntry(bytes: Buffer): StoredEntry {
   const newline = bytes.indexOf(0x0a);
   // No MAC line: an entry from before entries were authenticated (`<json>\n`), or a truncated file.
-  if (newline === -1 || newline === bytes.length - 1) return { kind: "unsealed", body: newline === -1 ? bytes : bytes.subarray(0, newline) };
+  if (newline === -1 || newline === bytes.length - 1)
+    return { kind: "unsealed", body: newline === -1 ? bytes : bytes.subarray(0, newline) };
   const match = MAC_LINE.exec(bytes.subarray(newline + 1).toString("latin1"));
   if (match === null) return { kind: "malformed", reason: "the line after the entry is not hmac-sha256:<64 hex>" };
   return { kind: "sealed", body: bytes.subarray(0, newline), mac: Buffer.from(match[1]!, "hex") };
@@ -81,18 +82,26 @@ export async function readMacKey(keyPath: string): Promise<KeyObject | null> {
     handle = await open(keyPath, "r");
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
-    throw new EvalError("EVAL_IO", `cannot read the cache key file ${keyPath}: ${(error as Error).message}`, { hint: RECOVERY, cause: error });
+    throw new EvalError("EVAL_IO", `cannot read the cache key file ${keyPath}: ${(error as Error).message}`, {
+      hint: RECOVERY,
+      cause: error,
+    });
   }
   try {
     const info = await handle.stat();
-    if (!info.isFile()) throw new EvalError("EVAL_IO", `the cache key file ${keyPath} is not a regular file`, { hint: RECOVERY });
+    if (!info.isFile())
+      throw new EvalError("EVAL_IO", `the cache key file ${keyPath} is not a regular file`, { hint: RECOVERY });
     assertPrivate(keyPath, info);
     const text = info.size > MAX_KEY_FILE_BYTES ? "" : await handle.readFile("utf8");
     const match = KEY_TEXT.exec(text);
     if (match === null) {
-      throw new EvalError("EVAL_IO", `the cache key file ${keyPath} is malformed: not 64 hex digits (32 bytes) and a newline`, {
-        hint: `evalgate never writes such a file, so something else changed it; ${RECOVERY}`,
-      });
+      throw new EvalError(
+        "EVAL_IO",
+        `the cache key file ${keyPath} is malformed: not 64 hex digits (32 bytes) and a newline`,
+        {
+          hint: `evalgate never writes such a file, so something else changed it; ${RECOVERY}`,
+        },
+      );
     }
     return createSecretKey(Buffer.from(match[1]!, "hex"));
   } finally {
@@ -112,9 +121,13 @@ export async function loadOrCreateMacKey(keyPath: string): Promise<KeyObject> {
     // Only a key path that link() finds taken but open() finds missing gets here repeatedly: a dangling
     // symbolic link, or a key file deleted again each time between our link and our read.
     if (attempt === 3) {
-      throw new EvalError("EVAL_IO", `cannot create the cache key file ${keyPath}: it exists for link() but not for open()`, {
-        hint: "is it a dangling symbolic link? remove it, or point keyPath elsewhere",
-      });
+      throw new EvalError(
+        "EVAL_IO",
+        `cannot create the cache key file ${keyPath}: it exists for link() but not for open()`,
+        {
+          hint: "is it a dangling symbolic link? remove it, or point keyPath elsewhere",
+        },
+      );
     }
     await createKeyFile(keyPath);
   }
@@ -148,13 +161,21 @@ function assertPrivate(keyPath: string, info: Stats): void {
   if (process.platform === "win32") return;
   const uid = process.getuid?.();
   if (uid !== undefined && info.uid !== uid) {
-    throw new EvalError("EVAL_IO", `the cache key file ${keyPath} is owned by uid ${info.uid}, not by this user (uid ${uid}); refusing a key someone else may know`, {
-      hint: `chown it if it really is yours; otherwise ${RECOVERY}`,
-    });
+    throw new EvalError(
+      "EVAL_IO",
+      `the cache key file ${keyPath} is owned by uid ${info.uid}, not by this user (uid ${uid}); refusing a key someone else may know`,
+      {
+        hint: `chown it if it really is yours; otherwise ${RECOVERY}`,
+      },
+    );
   }
   if ((info.mode & 0o077) !== 0) {
-    throw new EvalError("EVAL_IO", `the cache key file ${keyPath} has mode 0${(info.mode & 0o777).toString(8)}: other users may read or change it`, {
-      hint: `chmod 600 ${keyPath} if nobody else can have read it; otherwise ${RECOVERY}`,
-    });
+    throw new EvalError(
+      "EVAL_IO",
+      `the cache key file ${keyPath} has mode 0${(info.mode & 0o777).toString(8)}: other users may read or change it`,
+      {
+        hint: `chmod 600 ${keyPath} if nobody else can have read it; otherwise ${RECOVERY}`,
+      },
+    );
   }
 }

@@ -2,23 +2,58 @@
 // a hostile rubric or SUT that reached the cache directory) must never turn into a score.
 import { spawn } from "node:child_process";
 import { createHmac } from "node:crypto";
-import { chmod, chown, copyFile, mkdir, mkdtemp, readdir, readFile, rm, stat, unlink, utimes, writeFile } from "node:fs/promises";
+import {
+  chmod,
+  chown,
+  copyFile,
+  mkdir,
+  mkdtemp,
+  readdir,
+  readFile,
+  rm,
+  stat,
+  unlink,
+  utimes,
+  writeFile,
+} from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { EvalWarning } from "@eval/errors";
 import { cacheKey, ScoreCache } from "./index.ts";
 
-const failing = { passed: false, score: 0, breakdown: { fixed: 0 }, failure_modes: [], cost_usd: 0.02, wall_clock_ms: 40 };
-const passing = { passed: true, score: 1, breakdown: { fixed: 1 }, failure_modes: [], cost_usd: 0.02, wall_clock_ms: 40 };
+const failing = {
+  passed: false,
+  score: 0,
+  breakdown: { fixed: 0 },
+  failure_modes: [],
+  cost_usd: 0.02,
+  wall_clock_ms: 40,
+};
+const passing = {
+  passed: true,
+  score: 1,
+  breakdown: { fixed: 1 },
+  failure_modes: [],
+  cost_usd: 0.02,
+  wall_clock_ms: 40,
+};
 const keyFor = (n: number) =>
-  cacheKey({ case_digest: String(n), sut_digest: "s", rubric_digest: "r", cassette_corpus_digest: "c", harness_version: "h", cassette_canary_pin: "p" });
+  cacheKey({
+    case_digest: String(n),
+    sut_digest: "s",
+    rubric_digest: "r",
+    cassette_corpus_digest: "c",
+    harness_version: "h",
+    cassette_canary_pin: "p",
+  });
 
 let root: string;
 let cacheDir: string;
 let warnings: EvalWarning[];
 let cache: ScoreCache;
-const open = (options: { keyPath?: string } = {}) => new ScoreCache({ dir: cacheDir, onWarning: (w) => warnings.push(w), ...options });
+const open = (options: { keyPath?: string } = {}) =>
+  new ScoreCache({ dir: cacheDir, onWarning: (w) => warnings.push(w), ...options });
 
 beforeEach(async () => {
   root = await mkdtemp(join(tmpdir(), "evalgate-cache-mac-"));
@@ -94,7 +129,10 @@ describe("attacks on cached scores", () => {
     for (const malformed of ["", "not a key\n", `${"ab".repeat(31)}\n`, `${"AB".repeat(32)}\n`]) {
       await writeFile(keyPath, malformed, { mode: 0o600 });
       const broken = open();
-      await expect(broken.get(keys[0]!)).rejects.toMatchObject({ code: "EVAL_IO", message: expect.stringMatching(/cache key file .*cache\.key.* not 64 hex/) });
+      await expect(broken.get(keys[0]!)).rejects.toMatchObject({
+        code: "EVAL_IO",
+        message: expect.stringMatching(/cache key file .*cache\.key.* not 64 hex/),
+      });
       await expect(broken.put(keys[0]!, passing)).rejects.toMatchObject({ code: "EVAL_IO" });
       await expect(broken.stats()).rejects.toMatchObject({ code: "EVAL_IO" });
     }
@@ -189,7 +227,12 @@ describe("attacks on cached scores", () => {
     const key = keyFor(9);
     const path = cache.entryPath(key);
     await mkdir(dirname(path), { recursive: true });
-    const legacy = { schema_version: "evalgate.cache_entry.v1", cache_key: key, stored_at: new Date().toISOString(), score: passing };
+    const legacy = {
+      schema_version: "evalgate.cache_entry.v1",
+      cache_key: key,
+      stored_at: new Date().toISOString(),
+      score: passing,
+    };
     await writeFile(path, `${JSON.stringify(legacy)}\n`);
     expect(await cache.get(key)).toBeNull();
     expect(warnings).toHaveLength(1);
@@ -203,7 +246,10 @@ describe("attacks on cached scores", () => {
     await cache.put(key, passing);
     const path = cache.entryPath(key);
     const text = await readFile(path, "utf8");
-    await writeFile(path, text.replace(/hmac-sha256:([0-9a-f])/, (_, c: string) => `hmac-sha256:${c === "0" ? "1" : "0"}`));
+    await writeFile(
+      path,
+      text.replace(/hmac-sha256:([0-9a-f])/, (_, c: string) => `hmac-sha256:${c === "0" ? "1" : "0"}`),
+    );
     expect(await cache.get(key)).toBeNull();
     await writeFile(path, text.replace(/\nhmac-sha256:.*\n$/, "\nhmac-sha256:zz\n"));
     expect(await cache.get(key)).toBeNull();
@@ -216,7 +262,9 @@ describe("attacks on cached scores", () => {
     const key = keyFor(11);
     await cache.put(key, failing);
     const path = cache.entryPath(key);
-    const body = (await readFile(path, "utf8")).split("\n")[0]!.replace('"passed":false,"score":0', '"passed":true,"score":1');
+    const body = (await readFile(path, "utf8"))
+      .split("\n")[0]!
+      .replace('"passed":false,"score":0', '"passed":true,"score":1');
     await writeFile(path, await forgeWithKey(cache.keyPath, key, body));
     expect(await cache.get(key)).toMatchObject({ passed: true, score: 1 });
     expect(warnings).toEqual([]);
@@ -272,24 +320,36 @@ describe("attacks on cached scores", () => {
     expect(await custom.get(keyFor(17))).not.toBeNull();
     expect(await cache.get(keyFor(17))).toBeNull(); // the default key (another file) does not verify it
     for (const inside of [join(cacheDir, "cache.key"), join(cacheDir, "ab", "x.key"), cacheDir]) {
-      expect(() => new ScoreCache({ dir: cacheDir, keyPath: inside })).toThrow(expect.objectContaining({ code: "EVAL_USAGE" }));
+      expect(() => new ScoreCache({ dir: cacheDir, keyPath: inside })).toThrow(
+        expect.objectContaining({ code: "EVAL_USAGE" }),
+      );
     }
     expect(new ScoreCache({ dir: "state/cache" }).keyPath).toBe(join(process.cwd(), "state", "cache.key"));
   });
 
-  it.skipIf(process.platform === "win32")("a key file others can read or write, or that another user owns, is refused", async () => {
-    await cache.put(keyFor(18), passing);
-    const keyPath = cache.keyPath;
-    await chmod(keyPath, 0o644);
-    await expect(open().get(keyFor(18))).rejects.toMatchObject({ code: "EVAL_IO", message: expect.stringMatching(/mode 0644/), hint: expect.stringMatching(/chmod 600/) });
-    await chmod(keyPath, 0o600);
-    expect(await open().get(keyFor(18))).not.toBeNull();
-    if (process.getuid?.() === 0) {
-      await chown(keyPath, 12345, 12345);
-      await expect(open().get(keyFor(18))).rejects.toMatchObject({ code: "EVAL_IO", message: expect.stringMatching(/owned by uid 12345/) });
-    }
-    await rm(keyPath);
-    await mkdir(keyPath);
-    await expect(open().get(keyFor(18))).rejects.toMatchObject({ code: "EVAL_IO" });
-  });
+  it.skipIf(process.platform === "win32")(
+    "a key file others can read or write, or that another user owns, is refused",
+    async () => {
+      await cache.put(keyFor(18), passing);
+      const keyPath = cache.keyPath;
+      await chmod(keyPath, 0o644);
+      await expect(open().get(keyFor(18))).rejects.toMatchObject({
+        code: "EVAL_IO",
+        message: expect.stringMatching(/mode 0644/),
+        hint: expect.stringMatching(/chmod 600/),
+      });
+      await chmod(keyPath, 0o600);
+      expect(await open().get(keyFor(18))).not.toBeNull();
+      if (process.getuid?.() === 0) {
+        await chown(keyPath, 12345, 12345);
+        await expect(open().get(keyFor(18))).rejects.toMatchObject({
+          code: "EVAL_IO",
+          message: expect.stringMatching(/owned by uid 12345/),
+        });
+      }
+      await rm(keyPath);
+      await mkdir(keyPath);
+      await expect(open().get(keyFor(18))).rejects.toMatchObject({ code: "EVAL_IO" });
+    },
+  );
 });

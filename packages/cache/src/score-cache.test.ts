@@ -6,7 +6,14 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { EvalWarning } from "@eval/errors";
 import { cacheKey, ScoreCache } from "./index.ts";
 
-const score = { passed: true, score: 0.75, breakdown: { fixed: 1 }, failure_modes: [], cost_usd: 0.01, wall_clock_ms: 12 };
+const score = {
+  passed: true,
+  score: 0.75,
+  breakdown: { fixed: 1 },
+  failure_modes: [],
+  cost_usd: 0.01,
+  wall_clock_ms: 12,
+};
 const keyFor = (n: number) =>
   cacheKey({
     case_digest: `blake3:${n.toString(16).padStart(64, "0")}`,
@@ -123,7 +130,14 @@ describe("ScoreCache", () => {
   });
 
   it("reports empty stats for a cache that does not exist yet", async () => {
-    expect(await cache.stats()).toEqual({ entries: 0, unverified: 0, bytes: 0, orphanedTempFiles: 0, oldestStoredAt: null, newestStoredAt: null });
+    expect(await cache.stats()).toEqual({
+      entries: 0,
+      unverified: 0,
+      bytes: 0,
+      orphanedTempFiles: 0,
+      oldestStoredAt: null,
+      newestStoredAt: null,
+    });
   });
 
   it("survives writers killed with SIGKILL at random moments: every entry left is complete", async () => {
@@ -152,7 +166,14 @@ describe("ScoreCache", () => {
     const stats = await survivor.stats();
     expect(stats.entries).toBeGreaterThan(0);
     for (let i = 0; i < 50; i += 1) {
-      const key = cacheKey({ case_digest: String(i), sut_digest: "s", rubric_digest: "r", cassette_corpus_digest: "c", harness_version: "h", cassette_canary_pin: "p" });
+      const key = cacheKey({
+        case_digest: String(i),
+        sut_digest: "s",
+        rubric_digest: "r",
+        cassette_corpus_digest: "c",
+        harness_version: "h",
+        cassette_canary_pin: "p",
+      });
       const hit = await survivor.get(key);
       if (hit !== null) expect(hit.score).toBe(0.5);
     }

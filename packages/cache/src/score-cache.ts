@@ -7,7 +7,16 @@ import type { BenchScore, BenchScoreInput } from "@eval/models";
 import { EvalError, ignoreWarnings, ioError } from "@eval/errors";
 import type { EvalWarning, WarningSink } from "@eval/errors";
 import lockfile from "proper-lockfile";
-import { assertKeyOutside, defaultKeyPath, KEY_TEMP_INFIX, loadOrCreateMacKey, readMacKey, sealEntry, splitEntry, verifyEntry } from "./entry-mac.ts";
+import {
+  assertKeyOutside,
+  defaultKeyPath,
+  KEY_TEMP_INFIX,
+  loadOrCreateMacKey,
+  readMacKey,
+  sealEntry,
+  splitEntry,
+  verifyEntry,
+} from "./entry-mac.ts";
 import { RUN_DEFAULTS } from "@eval/models/defaults";
 
 export interface ScoreCacheOptions {
@@ -108,7 +117,12 @@ export class ScoreCache {
   async put(key: string, score: BenchScore | BenchScoreInput): Promise<void> {
     const path = this.entryPath(key);
     const shard = join(this.dir, keyHex(key).slice(0, 2));
-    const entry = { schema_version: CACHE_ENTRY_SCHEMA_VERSION, cache_key: key, stored_at: new Date().toISOString(), score };
+    const entry = {
+      schema_version: CACHE_ENTRY_SCHEMA_VERSION,
+      cache_key: key,
+      stored_at: new Date().toISOString(),
+      score,
+    };
     const checked = safeParseWire(CacheEntrySchema, entry);
     if (!checked.success) throw new Error(`ScoreCache.put: not a valid BenchScore: ${formatIssues(checked.issues)}`);
     const content = sealEntry(await this.macKey(), key, JSON.stringify(checked.data));
@@ -192,7 +206,9 @@ export class ScoreCache {
       shards = await readdir(this.dir);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === "ENOENT") return out;
-      throw new EvalError("EVAL_IO", `cannot read cache directory ${this.dir}: ${(error as Error).message}`, { cause: error });
+      throw new EvalError("EVAL_IO", `cannot read cache directory ${this.dir}: ${(error as Error).message}`, {
+        cause: error,
+      });
     }
     for (const shard of shards.filter((name) => /^[0-9a-f]{2}$/.test(name)).sort()) {
       const names = await readdir(join(this.dir, shard)).catch(() => [] as string[]);
@@ -220,7 +236,12 @@ export class ScoreCache {
    * A stored entry's score, or why it is a miss. The MAC is checked over the stored bytes first; only an
    * authentic entry is parsed, and even then it must be a valid entry for `key` (defense in depth).
    */
-  private check(key: string, path: string, bytes: Buffer, secret: KeyObject): { score: BenchScore } | { warning: EvalWarning } {
+  private check(
+    key: string,
+    path: string,
+    bytes: Buffer,
+    secret: KeyObject,
+  ): { score: BenchScore } | { warning: EvalWarning } {
     const stored = splitEntry(bytes);
     if (stored.kind === "malformed") return { warning: corrupt(path, stored.reason) };
     if (stored.kind === "unsealed") {
@@ -247,7 +268,8 @@ export class ScoreCache {
     if (json === undefined) return { warning: corrupt(path, "not JSON") };
     const parsed = safeParseWire(CacheEntrySchema, json);
     if (!parsed.success) return { warning: corrupt(path, formatIssues(parsed.issues)) };
-    if (parsed.data.cache_key !== key) return { warning: corrupt(path, `it holds the entry for ${parsed.data.cache_key}`) };
+    if (parsed.data.cache_key !== key)
+      return { warning: corrupt(path, `it holds the entry for ${parsed.data.cache_key}`) };
     return { score: parsed.data.score };
   }
 
@@ -301,7 +323,8 @@ export class ScoreCache {
       });
     } catch (error) {
       // ELOCKED: a live holder kept the lock; anything else (EROFS, EACCES) is this directory, not another process.
-      if ((error as NodeJS.ErrnoException).code !== "ELOCKED") throw ioError(error, "cannot lock the cache at", this.dir);
+      if ((error as NodeJS.ErrnoException).code !== "ELOCKED")
+        throw ioError(error, "cannot lock the cache at", this.dir);
       throw new EvalError("EVAL_IO", `cannot lock the cache at ${this.dir}: ${(error as Error).message}`, {
         hint: "another evalgate process is writing the cache; if none is, remove the .lock directory",
         cause: error,
@@ -316,7 +339,11 @@ export class ScoreCache {
 }
 
 function corrupt(path: string, reason: string): EvalWarning {
-  return { code: "cache.corrupt_entry", message: `cache entry ${path} is unreadable (${reason}); treating it as a miss`, details: { path } };
+  return {
+    code: "cache.corrupt_entry",
+    message: `cache entry ${path} is unreadable (${reason}); treating it as a miss`,
+    details: { path },
+  };
 }
 
 function macWarning(path: string, reason: "missing" | "mismatch", message: string): EvalWarning {

@@ -37,7 +37,11 @@ export interface StreamFacts {
   /** `<event>.<field>` for known events lacking a field the adapter needs. */
   readonly missingFields: readonly string[];
   /** The session's final event (Claude `result`, Codex `turn.completed`/`turn.failed`, Gemini `result`). */
-  readonly terminal: { readonly success: boolean; readonly kind: CliErrorKind | null; readonly message: string | null } | null;
+  readonly terminal: {
+    readonly success: boolean;
+    readonly kind: CliErrorKind | null;
+    readonly message: string | null;
+  } | null;
   readonly errors: readonly StreamError[];
   /** A structured refusal that ended the model's answer (event and field), when the stream carried one. */
   readonly refusal: string | null;
@@ -119,7 +123,10 @@ export interface AgentAdapter {
   /** The CLI's own login check (`claude auth status`, `codex login status`), when it has one. */
   readonly authStatus?: {
     readonly args: readonly string[];
-    interpret(result: { readonly stdout: string; readonly stderr: string; readonly exitCode: number | null }, env: Readonly<Record<string, string>>): AuthStatus;
+    interpret(
+      result: { readonly stdout: string; readonly stderr: string; readonly exitCode: number | null },
+      env: Readonly<Record<string, string>>,
+    ): AuthStatus;
   };
 }
 
@@ -131,7 +138,8 @@ export interface ClassificationRules {
   readonly stderrAuth?: RegExp;
 }
 
-const NETWORK = /(network|reconnecting|connection|lookup address|ENOTFOUND|EAI_AGAIN|fetch failed|ECONNREFUSED|socket)/i;
+const NETWORK =
+  /(network|reconnecting|connection|lookup address|ENOTFOUND|EAI_AGAIN|fetch failed|ECONNREFUSED|socket)/i;
 
 /**
  * The decision procedure every adapter shares, most decisive evidence first: could not start; the
@@ -139,22 +147,45 @@ const NETWORK = /(network|reconnecting|connection|lookup address|ENOTFOUND|EAI_A
  * event (success, drift or error); then, without one, fatal stream errors, the exit-code table, the
  * deadline, and what little stdout there was. The exit code alone never makes a success.
  */
-export function classifyTrial(facts: StreamFacts, proc: ProcessFacts, rules: ClassificationRules = {}): TrialClassification {
-  const cliError = (kind: CliErrorKind, reason: string): TrialClassification => ({ trial_class: "cli_error", cli_error_kind: kind, reason });
+export function classifyTrial(
+  facts: StreamFacts,
+  proc: ProcessFacts,
+  rules: ClassificationRules = {},
+): TrialClassification {
+  const cliError = (kind: CliErrorKind, reason: string): TrialClassification => ({
+    trial_class: "cli_error",
+    cli_error_kind: kind,
+    reason,
+  });
   if (proc.spawnError !== null) return cliError("spawn_failed", `the CLI could not be started: ${proc.spawnError}`);
 
   const authError = facts.errors.find((error) => error.kind === "auth_failure");
-  if (authError !== undefined) return cliError("auth_failure", `auth failure reported in the stream: ${authError.message}`);
-  if (facts.terminal?.kind === "auth_failure") return cliError("auth_failure", `auth failure reported in the result: ${facts.terminal.message ?? ""}`);
+  if (authError !== undefined)
+    return cliError("auth_failure", `auth failure reported in the stream: ${authError.message}`);
+  if (facts.terminal?.kind === "auth_failure")
+    return cliError("auth_failure", `auth failure reported in the result: ${facts.terminal.message ?? ""}`);
   if (proc.authStatus === "logged_out" && facts.terminal?.success !== true) {
-    return cliError("auth_failure", "the CLI's own login check reports it is not logged in, and no session result arrived");
+    return cliError(
+      "auth_failure",
+      "the CLI's own login check reports it is not logged in, and no session result arrived",
+    );
   }
-  if (proc.stdoutCapped) return cliError("stdout_cap", "stdout passed the cap; the process group was killed (partial output kept)");
-  if (facts.refusal !== null) return { trial_class: "model_refusal", cli_error_kind: null, reason: `structured refusal signal: ${facts.refusal}` };
+  if (proc.stdoutCapped)
+    return cliError("stdout_cap", "stdout passed the cap; the process group was killed (partial output kept)");
+  if (facts.refusal !== null)
+    return {
+      trial_class: "model_refusal",
+      cli_error_kind: null,
+      reason: `structured refusal signal: ${facts.refusal}`,
+    };
 
   const terminal = facts.terminal;
   if (terminal !== null) {
-    if (!terminal.success) return cliError(terminal.kind ?? "api_error", `the session ended in an error result: ${terminal.message ?? "(no message)"}`);
+    if (!terminal.success)
+      return cliError(
+        terminal.kind ?? "api_error",
+        `the session ended in an error result: ${terminal.message ?? "(no message)"}`,
+      );
     if (facts.unknownEventTypes.length > 0 || facts.missingFields.length > 0) {
       return {
         trial_class: "format_drift",
@@ -163,9 +194,17 @@ export function classifyTrial(facts: StreamFacts, proc: ProcessFacts, rules: Cla
       };
     }
     if (facts.nonJsonLines > 0) {
-      return { trial_class: "parse_failure", cli_error_kind: null, reason: `${facts.nonJsonLines} stdout line(s) were not JSON objects` };
+      return {
+        trial_class: "parse_failure",
+        cli_error_kind: null,
+        reason: `${facts.nonJsonLines} stdout line(s) were not JSON objects`,
+      };
     }
-    return { trial_class: "parse_success", cli_error_kind: null, reason: "terminal success event; every event understood" };
+    return {
+      trial_class: "parse_success",
+      cli_error_kind: null,
+      reason: "terminal success event; every event understood",
+    };
   }
 
   const fatal = facts.errors.find((error) => error.fatal);
@@ -175,24 +214,42 @@ export function classifyTrial(facts: StreamFacts, proc: ProcessFacts, rules: Cla
   }
   const mapped = proc.exitCode === null ? undefined : rules.exitCodes?.[proc.exitCode];
   if (mapped !== undefined) {
-    return cliError(mapped, `no session result; exit code ${proc.exitCode} means ${mapped}${proc.stderr.trim() ? `: ${firstLine(proc.stderr)}` : ""}`);
+    return cliError(
+      mapped,
+      `no session result; exit code ${proc.exitCode} means ${mapped}${proc.stderr.trim() ? `: ${firstLine(proc.stderr)}` : ""}`,
+    );
   }
   if (proc.aborted) return cliError("cancelled", "the run was cancelled before the session produced a result");
   if (proc.timedOut) {
     const transient = facts.errors.filter((error) => !error.fatal);
     if (transient.length > 0 && transient.every((error) => NETWORK.test(error.message))) {
-      return cliError("network_unreachable", `deadline reached while the CLI kept retrying: ${transient.at(-1)!.message}`);
+      return cliError(
+        "network_unreachable",
+        `deadline reached while the CLI kept retrying: ${transient.at(-1)!.message}`,
+      );
     }
     return cliError("timeout", `deadline reached before a session result (${facts.events} event(s) seen)`);
   }
   if (facts.unknownEventTypes.length > 0 || facts.missingFields.length > 0) {
-    return { trial_class: "format_drift", cli_error_kind: null, reason: `no recognised result event; ${describeDrift(facts)}` };
+    return {
+      trial_class: "format_drift",
+      cli_error_kind: null,
+      reason: `no recognised result event; ${describeDrift(facts)}`,
+    };
   }
   if (facts.nonJsonLines > 0) {
-    return { trial_class: "parse_failure", cli_error_kind: null, reason: `no result event and ${facts.nonJsonLines} non-JSON stdout line(s)` };
+    return {
+      trial_class: "parse_failure",
+      cli_error_kind: null,
+      reason: `no result event and ${facts.nonJsonLines} non-JSON stdout line(s)`,
+    };
   }
   if (facts.events > 0 && proc.exitCode === 0) {
-    return { trial_class: "parse_failure", cli_error_kind: null, reason: `the stream ended after ${facts.events} event(s) without a result event (exit 0)` };
+    return {
+      trial_class: "parse_failure",
+      cli_error_kind: null,
+      reason: `the stream ended after ${facts.events} event(s) without a result event (exit 0)`,
+    };
   }
   const stderrNote = proc.stderr.trim() ? `; stderr: ${firstLine(proc.stderr)}` : "";
   return cliError("no_result", `exit code ${proc.exitCode ?? "none"} with no session result${stderrNote}`);
@@ -206,7 +263,11 @@ function describeDrift(facts: StreamFacts): string {
 }
 
 function firstLine(text: string): string {
-  const line = text.split("\n").map((part) => part.trim()).find((part) => part.length > 0) ?? "";
+  const line =
+    text
+      .split("\n")
+      .map((part) => part.trim())
+      .find((part) => part.length > 0) ?? "";
   // oxlint-disable-next-line eslint/no-control-regex -- it strips ANSI colour codes: matching ESC is the point
   return line.replace(/\u001b\[[0-9;]*m/g, "").slice(0, 300);
 }
@@ -221,7 +282,8 @@ export function detectSafetyWith(facts: StreamFacts, phrases: readonly RegExp[])
   if (structured !== null) return { state: "detected", signal: structured.slice(0, 500), source: "structured" };
   const text = facts.finalText ?? "";
   const phrase = phrases.find((pattern) => pattern.test(text));
-  if (phrase !== undefined) return { state: "detected", signal: `phrase ${phrase.source}`.slice(0, 500), source: "phrase" };
+  if (phrase !== undefined)
+    return { state: "detected", signal: `phrase ${phrase.source}`.slice(0, 500), source: "phrase" };
   if (facts.terminal?.success === true) return { state: "not_detected", signal: null, source: null };
   return { state: "unknown", signal: null, source: null };
 }

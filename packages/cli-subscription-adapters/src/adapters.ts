@@ -17,7 +17,9 @@ export const ADAPTERS: Readonly<Record<AgentAdapterName, AgentAdapter>> = Object
 export function getAdapter(name: string): AgentAdapter {
   const adapter = (ADAPTERS as Readonly<Record<string, AgentAdapter>>)[name];
   if (adapter === undefined) {
-    throw new AgentAdapterInvalid(`no adapter named "${name}"; choose one of: ${Object.keys(ADAPTERS).join(", ")}`, { name });
+    throw new AgentAdapterInvalid(`no adapter named "${name}"; choose one of: ${Object.keys(ADAPTERS).join(", ")}`, {
+      name,
+    });
   }
   return adapter;
 }

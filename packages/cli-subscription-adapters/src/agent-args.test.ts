@@ -3,7 +3,9 @@ import { getAdapter } from "./adapters.ts";
 import { agentArgsFor } from "./agent-args.ts";
 
 describe("a live run's extra CLI flags", () => {
-  const declared = { adapters: { pi: { model: "class-model", args: ["--provider", "stub"] }, codex: { args: ["--config", "x=1"] } } };
+  const declared = {
+    adapters: { pi: { model: "class-model", args: ["--provider", "stub"] }, codex: { args: ["--config", "x=1"] } },
+  };
 
   it("come from the task class for its adapter: the model as --model, then its args", () => {
     expect(agentArgsFor(getAdapter("pi"), declared, {})).toEqual(["--model", "class-model", "--provider", "stub"]);
@@ -13,7 +15,14 @@ describe("a live run's extra CLI flags", () => {
   });
 
   it("--agent-model replaces the class's model; --agent-arg flags come after the class's", () => {
-    expect(agentArgsFor(getAdapter("pi"), declared, { model: "flag-model", args: ["--provider", "other"] })).toEqual(["--model", "flag-model", "--provider", "stub", "--provider", "other"]);
+    expect(agentArgsFor(getAdapter("pi"), declared, { model: "flag-model", args: ["--provider", "other"] })).toEqual([
+      "--model",
+      "flag-model",
+      "--provider",
+      "stub",
+      "--provider",
+      "other",
+    ]);
     expect(agentArgsFor(getAdapter("claude-code"), null, { model: "opus" })).toEqual(["--model", "opus"]);
   });
 });

@@ -108,7 +108,13 @@ process.stdout.write(${JSON.stringify(readStream("claude-success.stdout.jsonl"))
   complianceDir = join(root, "state", "compliance");
   writeReport(complianceDir, { adapter: "claude-code", binaryPath, version: "2.1.330" });
   // The runs behind the bridge with --model-upstream: a report earned against that endpoint.
-  writeReport(complianceDir, { adapter: "claude-code", binaryPath, version: "2.1.330", origin: new URL(upstream.url).origin, name: "upstream.jsonl" });
+  writeReport(complianceDir, {
+    adapter: "claude-code",
+    binaryPath,
+    version: "2.1.330",
+    origin: new URL(upstream.url).origin,
+    name: "upstream.jsonl",
+  });
 });
 
 afterAll(async () => {
@@ -129,8 +135,14 @@ async function attack(overrides: Partial<CliSubscriptionBackendOptions>, prompt 
     ...overrides,
   });
   const workspace = mkdtempSync(join(root, "ws-"));
-  const result = await backend.run({ prompt, workspace: { root: workspace, editable: ["."], readonly: [] }, timeoutMs: 60_000 });
-  const found = JSON.parse(readFileSync(join(workspace, "found.json"), "utf8")) as Record<string, unknown> & { env: Record<string, string> };
+  const result = await backend.run({
+    prompt,
+    workspace: { root: workspace, editable: ["."], readonly: [] },
+    timeoutMs: 60_000,
+  });
+  const found = JSON.parse(readFileSync(join(workspace, "found.json"), "utf8")) as Record<string, unknown> & {
+    env: Record<string, string>;
+  };
   return { result, found, heard: heard.join("") };
 }
 
@@ -166,15 +178,24 @@ describe.runIf(sandboxed)("an agent trying to leave its sandbox", () => {
     expect(JSON.stringify(result.exchanges)).not.toContain(REAL_KEY);
     expect(JSON.stringify(result.exchanges)).not.toContain(found.env.ANTHROPIC_API_KEY);
     expect(result.stdout + result.stderr).not.toContain(REAL_KEY);
-    expect(result.agent_network).toMatchObject({ agent_network: "bridge", key_withheld: true, upstream_host: new URL(upstream.url).host, metered: { requests: 1, input_tokens: 100, output_tokens: 7 } });
+    expect(result.agent_network).toMatchObject({
+      agent_network: "bridge",
+      key_withheld: true,
+      upstream_host: new URL(upstream.url).host,
+      metered: { requests: 1, input_tokens: 100, output_tokens: 7 },
+    });
     expect(result.classification.trial_class).toBe("parse_success");
   }, 90_000);
 
-  it.runIf(findSocat() !== null)("behind the bridge the relay is socat when it is installed", async () => {
-    const { found } = await attack({ model_upstream: upstream.url });
-    expect(found.relayProcess).toBe("sh");
-    expect(found.relay).toBe(200);
-  }, 90_000);
+  it.runIf(findSocat() !== null)(
+    "behind the bridge the relay is socat when it is installed",
+    async () => {
+      const { found } = await attack({ model_upstream: upstream.url });
+      expect(found.relayProcess).toBe("sh");
+      expect(found.relay).toBe(200);
+    },
+    90_000,
+  );
 
   it("the Node relay (where socat is not installed) is the same door: the first call gets through, nothing else does", async () => {
     const { result, found, heard } = await attack({ model_upstream: upstream.url, relay: "node" });
@@ -184,7 +205,11 @@ describe.runIf(sandboxed)("an agent trying to leave its sandbox", () => {
     expect(found.abstract).toBe("ECONNREFUSED");
     expect(found.metadata).toBe("ENETUNREACH");
     expect(heard).toBe("");
-    expect(result.agent_network).toMatchObject({ agent_network: "bridge", key_withheld: true, metered: { requests: 1, output_tokens: 7 } });
+    expect(result.agent_network).toMatchObject({
+      agent_network: "bridge",
+      key_withheld: true,
+      metered: { requests: 1, output_tokens: 7 },
+    });
   }, 90_000);
 
   it("a new dummy key per trial (the bridge refuses any other, see the bridge tests)", async () => {
@@ -194,11 +219,17 @@ describe.runIf(sandboxed)("an agent trying to leave its sandbox", () => {
   }, 120_000);
 
   it("a budget of one request: the second gets the protocol's 400 and the agent, which ignores it, is stopped within 1 s", async () => {
-    const { result, found } = await attack({ model_upstream: upstream.url, case_budget: { maxRequests: 1 } }, "SECOND CALL");
+    const { result, found } = await attack(
+      { model_upstream: upstream.url, case_budget: { maxRequests: 1 } },
+      "SECOND CALL",
+    );
     const ended = Date.now();
     expect(found.relay).toBe(200);
     expect(found.second).toMatchObject({ status: 400 });
-    expect(JSON.parse((found.second as { body: string }).body)).toMatchObject({ type: "error", error: { type: "invalid_request_error" } });
+    expect(JSON.parse((found.second as { body: string }).body)).toMatchObject({
+      type: "error",
+      error: { type: "invalid_request_error" },
+    });
     const stop = result.agent_network.budget_stop!;
     expect(stop).toMatchObject({ refused_request: 2, reason: "the case's budget of 1 model request(s) is spent" });
     // Generous for a loaded machine: the harness stops it 0.25 s after the refusal; the rest is process teardown.
@@ -208,13 +239,39 @@ describe.runIf(sandboxed)("an agent trying to leave its sandbox", () => {
   }, 90_000);
 
   it("refuses the bridge without a key for the provider's API, naming the variable", () => {
-    expect(() => new CliSubscriptionBackend({ adapter: "claude-code", allow_cli_subscription: true, acknowledge_unsandboxed_cli: false, complianceDir, binaryPath, env: { PATH: process.env.PATH } })).toThrow(/ANTHROPIC_API_KEY/);
+    expect(
+      () =>
+        new CliSubscriptionBackend({
+          adapter: "claude-code",
+          allow_cli_subscription: true,
+          acknowledge_unsandboxed_cli: false,
+          complianceDir,
+          binaryPath,
+          env: { PATH: process.env.PATH },
+        }),
+    ).toThrow(/ANTHROPIC_API_KEY/);
   });
 
   it("the host's network needs both opt-ins; the bridge needs the sandbox", () => {
-    const base = { adapter: "claude-code" as const, allow_cli_subscription: true, complianceDir, binaryPath, env: { PATH: process.env.PATH, ANTHROPIC_API_KEY: REAL_KEY } };
-    expect(() => new CliSubscriptionBackend({ ...base, acknowledge_unsandboxed_cli: false, agent_network: "host" })).toThrow(/acknowledge_unsandboxed_cli/);
-    expect(() => new CliSubscriptionBackend({ ...base, acknowledge_unsandboxed_cli: true, sandbox: "none", agent_network: "bridge" })).toThrow(/needs the sandbox/);
+    const base = {
+      adapter: "claude-code" as const,
+      allow_cli_subscription: true,
+      complianceDir,
+      binaryPath,
+      env: { PATH: process.env.PATH, ANTHROPIC_API_KEY: REAL_KEY },
+    };
+    expect(
+      () => new CliSubscriptionBackend({ ...base, acknowledge_unsandboxed_cli: false, agent_network: "host" }),
+    ).toThrow(/acknowledge_unsandboxed_cli/);
+    expect(
+      () =>
+        new CliSubscriptionBackend({
+          ...base,
+          acknowledge_unsandboxed_cli: true,
+          sandbox: "none",
+          agent_network: "bridge",
+        }),
+    ).toThrow(/needs the sandbox/);
     expect(new CliSubscriptionBackend({ ...base, acknowledge_unsandboxed_cli: false }).agentNetwork).toBe("bridge");
   });
 });

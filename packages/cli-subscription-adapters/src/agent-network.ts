@@ -9,7 +9,16 @@ import { EvalError } from "@eval/errors";
 import type { AgentAdapterName } from "@eval/models";
 import { findSocat, RELAY_PORT, relayInvocation, startModelBridge } from "@eval/model-bridge";
 import { sandboxOwner } from "@eval/sandbox";
-import type { BudgetStop, CaseBudget, MeteredFigures, RecordedExchange, ReplayDivergence, ReplayMatcher, SpendLedger, Upstream } from "@eval/model-bridge";
+import type {
+  BudgetStop,
+  CaseBudget,
+  MeteredFigures,
+  RecordedExchange,
+  ReplayDivergence,
+  ReplayMatcher,
+  SpendLedger,
+  Upstream,
+} from "@eval/model-bridge";
 import { BRIDGE_TARGETS } from "./bridge-targets.ts";
 import { requireUpstreamUrl } from "./endpoint.ts";
 import type { BridgeTarget } from "./bridge-targets.ts";
@@ -59,7 +68,11 @@ export type RelayChoice = "auto" | "node";
 /** How an adapter's CLI is pointed at the bridge; refused for a CLI that cannot run behind it yet. */
 function bridgeTarget(adapter: AgentAdapterName): BridgeTarget {
   const target = BRIDGE_TARGETS[adapter];
-  if (target === undefined) throw new EvalError("EVAL_ADAPTER_INVALID", `the ${adapter} CLI cannot run behind evalgate's model bridge yet: pass --agent-network host (with both opt-ins)`);
+  if (target === undefined)
+    throw new EvalError(
+      "EVAL_ADAPTER_INVALID",
+      `the ${adapter} CLI cannot run behind evalgate's model bridge yet: pass --agent-network host (with both opt-ins)`,
+    );
   return target;
 }
 
@@ -67,7 +80,11 @@ function bridgeTarget(adapter: AgentAdapterName): BridgeTarget {
  * The upstream for an adapter: `baseUrl` when given (keyless unless the provider's key variable is set),
  * else the provider's API, which needs the key from the host environment (refused without one, naming it).
  */
-export function resolveUpstream(adapter: AgentAdapterName, hostEnv: Readonly<Record<string, string | undefined>>, baseUrl?: string): Upstream {
+export function resolveUpstream(
+  adapter: AgentAdapterName,
+  hostEnv: Readonly<Record<string, string | undefined>>,
+  baseUrl?: string,
+): Upstream {
   const target = bridgeTarget(adapter);
   const key = target.keyEnv.map((name) => hostEnv[name]).find((value) => value !== undefined && value !== "") ?? null;
   if (baseUrl !== undefined) {
@@ -75,9 +92,13 @@ export function resolveUpstream(adapter: AgentAdapterName, hostEnv: Readonly<Rec
     return { baseUrl, apiKey: key };
   }
   if (key === null) {
-    throw new EvalError("EVAL_MODEL_KEY_MISSING", `the ${adapter} CLI runs behind evalgate's model bridge, which needs the provider's key: none of ${target.keyEnv.join(", ")} is set`, {
-      details: { adapter, keyEnv: target.keyEnv },
-    });
+    throw new EvalError(
+      "EVAL_MODEL_KEY_MISSING",
+      `the ${adapter} CLI runs behind evalgate's model bridge, which needs the provider's key: none of ${target.keyEnv.join(", ")} is set`,
+      {
+        details: { adapter, keyEnv: target.keyEnv },
+      },
+    );
   }
   return { baseUrl: target.defaultUpstream, apiKey: key };
 }
@@ -135,7 +156,16 @@ export async function openBridge(options: {
     args: config.args ?? [],
     socketDir,
     clientKey,
-    wrap: (command, args) => relayInvocation({ nodePath: realpathSync(process.execPath), socatPath: options.settings.relay === "node" ? null : findSocat(), socketPath }, command, args),
+    wrap: (command, args) =>
+      relayInvocation(
+        {
+          nodePath: realpathSync(process.execPath),
+          socatPath: options.settings.relay === "node" ? null : findSocat(),
+          socketPath,
+        },
+        command,
+        args,
+      ),
     async finish() {
       await bridge.close();
       rmSync(socketDir, { recursive: true, force: true });

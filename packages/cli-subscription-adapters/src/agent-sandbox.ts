@@ -28,7 +28,13 @@ export interface AgentSandbox {
  * in `hostHome`), and the policy: read-only installation and Node, the scratch workspace and the temp
  * HOME writable, network on. The bench, the harness's state and the rest of the host are invisible.
  */
-export function prepareAgentSandbox(adapter: AgentAdapter, binaryPath: string, workspace: string, cliEnv: Readonly<Record<string, string>>, hostHome: string | undefined): AgentSandbox {
+export function prepareAgentSandbox(
+  adapter: AgentAdapter,
+  binaryPath: string,
+  workspace: string,
+  cliEnv: Readonly<Record<string, string>>,
+  hostHome: string | undefined,
+): AgentSandbox {
   // HOME and TMPDIR are siblings: Codex refuses to create its helpers under TMPDIR (every command and
   // patch then fails while it exits 0), and the CLIs put per-user directories in TMPDIR.
   const root = realpathSync(mkdtempSync(join(tmpdir(), "evalgate-agent-")));
@@ -46,7 +52,11 @@ export function prepareAgentSandbox(adapter: AgentAdapter, binaryPath: string, w
   }
   const nodeBin = dirname(realpathSync(process.execPath));
   return {
-    policy: { readOnly: [installationOf(binaryPath), nodeInstallDir()], writable: [workspace, home, tmp], network: true },
+    policy: {
+      readOnly: [installationOf(binaryPath), nodeInstallDir()],
+      writable: [workspace, home, tmp],
+      network: true,
+    },
     command: realpathSync(binaryPath),
     env: { ...cliEnv, HOME: home, PATH: `${nodeBin}:/usr/local/bin:/usr/bin:/bin`, TMPDIR: tmp },
     home,

@@ -1,4 +1,10 @@
-import type { AgentAdapterName, CliBackendMetadata, SafetyDetection, Transcript, TrialClassification } from "@eval/models";
+import type {
+  AgentAdapterName,
+  CliBackendMetadata,
+  SafetyDetection,
+  Transcript,
+  TrialClassification,
+} from "@eval/models";
 import { CliBackendMetadataSchema, parseWire } from "@eval/models";
 import type { WarningSink } from "@eval/errors";
 import { ignoreWarnings } from "@eval/errors";
@@ -132,13 +138,18 @@ export class CliSubscriptionBackend {
   constructor(options: CliSubscriptionBackendOptions) {
     this.sandbox = options.sandbox ?? "bwrap";
     if (this.sandbox === "none" && options.agent_network === "bridge") {
-      throw new AgentAdapterInvalid("the model bridge needs the sandbox (its network namespace is the sandbox's): drop --sandbox none, or use --agent-network host", { adapter: options.adapter });
+      throw new AgentAdapterInvalid(
+        "the model bridge needs the sandbox (its network namespace is the sandbox's): drop --sandbox none, or use --agent-network host",
+        { adapter: options.adapter },
+      );
     }
     this.agentNetwork = this.sandbox === "none" ? "host" : (options.agent_network ?? "bridge");
     const missing = [
       ...(options.allow_cli_subscription === true ? [] : ["allow_cli_subscription"]),
       // The host's network (and its login files) is the unsandboxed risk the second opt-in acknowledges.
-      ...(options.acknowledge_unsandboxed_cli === true || this.agentNetwork === "bridge" ? [] : ["acknowledge_unsandboxed_cli"]),
+      ...(options.acknowledge_unsandboxed_cli === true || this.agentNetwork === "bridge"
+        ? []
+        : ["acknowledge_unsandboxed_cli"]),
     ];
     if (missing.length > 0) throw new CliSubscriptionNotOptedIn(missing);
     if (this.sandbox === "bwrap") {
@@ -151,7 +162,10 @@ export class CliSubscriptionBackend {
       this.agentNetwork === "bridge"
         ? {
             // A replay-only bridge answers every call from its recording; nothing is ever sent to this address.
-            upstream: options.replay_only === true ? { baseUrl: "http://replay.invalid", apiKey: null } : resolveUpstream(options.adapter, options.env ?? process.env, options.model_upstream),
+            upstream:
+              options.replay_only === true
+                ? { baseUrl: "http://replay.invalid", apiKey: null }
+                : resolveUpstream(options.adapter, options.env ?? process.env, options.model_upstream),
             ...(options.case_budget === undefined ? {} : { budget: options.case_budget }),
             ...(options.spend_ledger === undefined ? {} : { ledger: options.spend_ledger }),
             ...(options.relay === undefined ? {} : { relay: options.relay }),
@@ -159,16 +173,24 @@ export class CliSubscriptionBackend {
         : null;
     for (const arg of options.extra_args ?? []) {
       if (FORBIDDEN_ARG.test(arg)) {
-        throw new AgentAdapterInvalid(`extra CLI argument "${redactArgv([arg])[0]}" is refused: evalgate never enables permission bypass, shell, eval or REPL modes`, {
-          adapter: options.adapter,
-        });
+        throw new AgentAdapterInvalid(
+          `extra CLI argument "${redactArgv([arg])[0]}" is refused: evalgate never enables permission bypass, shell, eval or REPL modes`,
+          {
+            adapter: options.adapter,
+          },
+        );
       }
     }
     this.#hostEnv = options.env ?? process.env;
     this.binaryPath = resolveBinary(this.adapter, { binaryPath: options.binaryPath, env: this.#hostEnv });
     this.cliVersion = readVersion(this.adapter, this.binaryPath, buildCliEnv(this.adapter, this.#hostEnv));
     // The endpoint the compliance report must have been earned against: where this backend's model calls go.
-    this.endpointOrigin = options.replay_only === true ? null : this.#bridge === null ? endpointOrigin(this.adapter.name, buildCliEnv(this.adapter, this.#hostEnv)) : originOf(this.#bridge.upstream.baseUrl);
+    this.endpointOrigin =
+      options.replay_only === true
+        ? null
+        : this.#bridge === null
+          ? endpointOrigin(this.adapter.name, buildCliEnv(this.adapter, this.#hostEnv))
+          : originOf(this.#bridge.upstream.baseUrl);
     const lookup = {
       complianceDir: options.complianceDir,
       adapter: this.adapter.name,
@@ -190,7 +212,12 @@ export class CliSubscriptionBackend {
         (options.onWarning ?? ignoreWarnings)({
           code: "adapter.compliance_overridden",
           message: `!!! COMPLIANCE GATE OVERRIDDEN for ${this.adapter.name} ${this.cliVersion} (${this.binaryPath}): ${reason}. Results from this CLI have NOT been shown parseable; treat them as unverified. !!!`,
-          details: { adapter: this.adapter.name, binaryPath: this.binaryPath, cliVersion: this.cliVersion, reportPath: this.complianceReportPath },
+          details: {
+            adapter: this.adapter.name,
+            binaryPath: this.binaryPath,
+            cliVersion: this.cliVersion,
+            reportPath: this.complianceReportPath,
+          },
         });
       }
     } else {
@@ -211,7 +238,8 @@ export class CliSubscriptionBackend {
     const earned = report?.endpoint.scenario_sha256 ?? null;
     if (report === null || earned === served) return served;
     const why = `the compliance report ${this.complianceReportPath} was earned against ${earned ?? "no scripted scenario"} at ${this.endpointOrigin}, which now serves ${served ?? "no scripted scenario"}`;
-    if (this.#options.allow_stale_compliance !== true) throw new ComplianceReportMissing(this.adapter.name, this.binaryPath, this.cliVersion, why);
+    if (this.#options.allow_stale_compliance !== true)
+      throw new ComplianceReportMissing(this.adapter.name, this.binaryPath, this.cliVersion, why);
     (this.#options.onWarning ?? ignoreWarnings)({
       code: "adapter.compliance_overridden",
       message: `!!! COMPLIANCE GATE OVERRIDDEN for ${this.adapter.name} ${this.cliVersion}: ${why}. Results from this CLI have NOT been shown to do the tasks against this endpoint; treat them as unverified. !!!`,
@@ -231,15 +259,25 @@ export class CliSubscriptionBackend {
       workspace: task.workspace,
       env,
       extraArgs: this.#options.extra_args ?? [],
-      sandbox: this.sandbox === "bwrap" ? { hostHome: this.#hostEnv.HOME, ...(this.#options.resourceLimits === undefined ? {} : { limits: this.#options.resourceLimits }) } : null,
-      ...(this.#bridge === null ? {} : { bridge: { ...this.#bridge, ...(task.replay === undefined ? {} : { replay: task.replay }) } }),
+      sandbox:
+        this.sandbox === "bwrap"
+          ? {
+              hostHome: this.#hostEnv.HOME,
+              ...(this.#options.resourceLimits === undefined ? {} : { limits: this.#options.resourceLimits }),
+            }
+          : null,
+      ...(this.#bridge === null
+        ? {}
+        : { bridge: { ...this.#bridge, ...(task.replay === undefined ? {} : { replay: task.replay }) } }),
       ...(task.labels === undefined ? {} : { labels: task.labels }),
       limits: {
         timeoutMs: task.timeoutMs,
         ...(task.signal === undefined ? {} : { signal: task.signal }),
         ...(this.#options.graceMs === undefined ? {} : { graceMs: this.#options.graceMs }),
         ...(this.#options.stdoutCapBytes === undefined ? {} : { stdoutCapBytes: this.#options.stdoutCapBytes }),
-        ...(this.#options.lingerAfterTerminalMs === undefined ? {} : { lingerAfterTerminalMs: this.#options.lingerAfterTerminalMs }),
+        ...(this.#options.lingerAfterTerminalMs === undefined
+          ? {}
+          : { lingerAfterTerminalMs: this.#options.lingerAfterTerminalMs }),
       },
     });
     const metadata = parseWire(CliBackendMetadataSchema, {

@@ -19,7 +19,10 @@ function isExecutableFile(path: string): boolean {
 }
 
 /** The absolute path of the adapter's CLI: the configured path, or the first match on PATH. */
-export function resolveBinary(adapter: AgentAdapter, options: { readonly binaryPath?: string | undefined; readonly env: Readonly<Record<string, string | undefined>> }): string {
+export function resolveBinary(
+  adapter: AgentAdapter,
+  options: { readonly binaryPath?: string | undefined; readonly env: Readonly<Record<string, string | undefined>> },
+): string {
   if (options.binaryPath !== undefined && options.binaryPath !== "") {
     const path = isAbsolute(options.binaryPath) ? options.binaryPath : resolve(options.binaryPath);
     if (!isExecutableFile(path)) throw new AgentBinaryNotFound(adapter.name, `${path} is not an executable file`);
@@ -45,10 +48,16 @@ export function readVersion(adapter: AgentAdapter, binaryPath: string, env: Read
   const output = `${result.stdout ?? ""}\n${result.stderr ?? ""}`;
   const version = result.status === 0 ? adapter.parseVersion(output) : null;
   if (version === null) {
-    const why = result.error !== undefined ? result.error.message : `exit ${String(result.status ?? result.signal)}: ${output.trim().split("\n")[0] ?? ""}`;
-    throw new AgentAdapterInvalid(`${binaryPath} ${adapter.versionArgs.join(" ")} did not print a ${adapter.displayName} version (${why.slice(0, 200)})`, {
-      binaryPath,
-    });
+    const why =
+      result.error !== undefined
+        ? result.error.message
+        : `exit ${String(result.status ?? result.signal)}: ${output.trim().split("\n")[0] ?? ""}`;
+    throw new AgentAdapterInvalid(
+      `${binaryPath} ${adapter.versionArgs.join(" ")} did not print a ${adapter.displayName} version (${why.slice(0, 200)})`,
+      {
+        binaryPath,
+      },
+    );
   }
   return version;
 }

@@ -19,11 +19,28 @@ afterAll(() => {
 describe("Pi behind the bridge", () => {
   it("gets one provider, the bridge, in its models.json (no key in the file) and the flags that choose it", () => {
     const dir = home();
-    const config = BRIDGE_TARGETS.pi!.configure(dir, "http://127.0.0.1:47291", "evalgate-case-dummy", ["--model", "gpt-5", "--thinking", "low"]);
+    const config = BRIDGE_TARGETS.pi!.configure(dir, "http://127.0.0.1:47291", "evalgate-case-dummy", [
+      "--model",
+      "gpt-5",
+      "--thinking",
+      "low",
+    ]);
     const models = JSON.parse(readFileSync(join(dir, ".pi", "agent", "models.json"), "utf8")) as unknown;
-    expect(models).toEqual({ providers: { evalgate: { baseUrl: "http://127.0.0.1:47291/v1", api: "openai-completions", apiKey: "EVALGATE_MODEL_KEY", models: [{ id: "gpt-5" }] } } });
+    expect(models).toEqual({
+      providers: {
+        evalgate: {
+          baseUrl: "http://127.0.0.1:47291/v1",
+          api: "openai-completions",
+          apiKey: "EVALGATE_MODEL_KEY",
+          models: [{ id: "gpt-5" }],
+        },
+      },
+    });
     expect(readFileSync(join(dir, ".pi", "agent", "models.json"), "utf8")).not.toContain("evalgate-case-dummy");
-    expect(config).toEqual({ env: { EVALGATE_MODEL_KEY: "evalgate-case-dummy", PI_OFFLINE: "1" }, args: ["--provider", "evalgate", "--model", "gpt-5"] });
+    expect(config).toEqual({
+      env: { EVALGATE_MODEL_KEY: "evalgate-case-dummy", PI_OFFLINE: "1" },
+      args: ["--provider", "evalgate", "--model", "gpt-5"],
+    });
   });
 
   it("without --model it runs the documented default", () => {
@@ -32,9 +49,15 @@ describe("Pi behind the bridge", () => {
   });
 
   it("is no longer refused: its upstream is OpenAI-compatible, keyed by OPENAI_API_KEY", () => {
-    expect(resolveUpstream("pi", { OPENAI_API_KEY: "sk-real" })).toEqual({ baseUrl: "https://api.openai.com/v1", apiKey: "sk-real" });
+    expect(resolveUpstream("pi", { OPENAI_API_KEY: "sk-real" })).toEqual({
+      baseUrl: "https://api.openai.com/v1",
+      apiKey: "sk-real",
+    });
     expect(() => resolveUpstream("pi", {})).toThrow(/none of OPENAI_API_KEY is set/);
-    expect(resolveUpstream("pi", {}, "http://127.0.0.1:9/v1")).toEqual({ baseUrl: "http://127.0.0.1:9/v1", apiKey: null });
+    expect(resolveUpstream("pi", {}, "http://127.0.0.1:9/v1")).toEqual({
+      baseUrl: "http://127.0.0.1:9/v1",
+      apiKey: null,
+    });
   });
 });
 
@@ -50,7 +73,10 @@ describe("the model a CLI is run with", () => {
 describe("the other CLIs", () => {
   it("get their settings and no extra flags", () => {
     for (const adapter of ["claude-code", "codex", "gemini"] as const) {
-      const config = BRIDGE_TARGETS[adapter]!.configure(home(), "http://127.0.0.1:47291", "evalgate-case-dummy", ["--model", "m"]);
+      const config = BRIDGE_TARGETS[adapter]!.configure(home(), "http://127.0.0.1:47291", "evalgate-case-dummy", [
+        "--model",
+        "m",
+      ]);
       expect(config.args).toBeUndefined();
       expect(Object.values(config.env)).toContain("evalgate-case-dummy");
     }

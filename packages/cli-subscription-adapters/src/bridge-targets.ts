@@ -54,7 +54,9 @@ export const BRIDGE_TARGETS: Readonly<Partial<Record<AgentAdapterName, BridgeTar
     defaultUpstream: "https://api.anthropic.com",
     keyEnv: ["ANTHROPIC_API_KEY"],
     localPrefix: "",
-    configure: (_home, baseUrl, key) => ({ env: { ANTHROPIC_BASE_URL: baseUrl, ANTHROPIC_API_KEY: key, CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1" } }),
+    configure: (_home, baseUrl, key) => ({
+      env: { ANTHROPIC_BASE_URL: baseUrl, ANTHROPIC_API_KEY: key, CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1" },
+    }),
   },
   codex: {
     defaultUpstream: "https://api.openai.com/v1",
@@ -87,7 +89,11 @@ export const BRIDGE_TARGETS: Readonly<Partial<Record<AgentAdapterName, BridgeTar
     localPrefix: "",
     configure(home, baseUrl, key) {
       // Without the auth type a base URL makes it choose "gateway" auth and exit 41.
-      writeHomeFile(home, ".gemini/settings.json", JSON.stringify({ security: { auth: { selectedType: "gemini-api-key" } } }));
+      writeHomeFile(
+        home,
+        ".gemini/settings.json",
+        JSON.stringify({ security: { auth: { selectedType: "gemini-api-key" } } }),
+      );
       // No relaunch: it would start a second Node only to raise its heap limit.
       return { env: { GOOGLE_GEMINI_BASE_URL: baseUrl, GEMINI_API_KEY: key, GEMINI_CLI_NO_RELAUNCH: "1" } };
     },
@@ -100,7 +106,12 @@ export const BRIDGE_TARGETS: Readonly<Partial<Record<AgentAdapterName, BridgeTar
     configure(home, baseUrl, key, cliArgs) {
       const model = modelFlag(cliArgs) ?? PI_DEFAULT_MODEL;
       // The only provider it is given; its key is named by variable, so the file holds no key at all.
-      const provider = { baseUrl: `${baseUrl}/v1`, api: "openai-completions", apiKey: MODEL_KEY_VAR, models: [{ id: model }] };
+      const provider = {
+        baseUrl: `${baseUrl}/v1`,
+        api: "openai-completions",
+        apiKey: MODEL_KEY_VAR,
+        models: [{ id: model }],
+      };
       writeHomeFile(home, ".pi/agent/models.json", JSON.stringify({ providers: { [PI_PROVIDER]: provider } }, null, 2));
       return { env: { [MODEL_KEY_VAR]: key, PI_OFFLINE: "1" }, args: ["--provider", PI_PROVIDER, "--model", model] };
     },

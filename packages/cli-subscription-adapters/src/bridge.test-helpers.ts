@@ -11,7 +11,14 @@ export interface TestUpstream {
 }
 
 const STREAM = [
-  { type: "message_start", message: { id: "msg_1", model: "claude-sonnet-4-5", usage: { input_tokens: 80, cache_read_input_tokens: 20, output_tokens: 1 } } },
+  {
+    type: "message_start",
+    message: {
+      id: "msg_1",
+      model: "claude-sonnet-4-5",
+      usage: { input_tokens: 80, cache_read_input_tokens: 20, output_tokens: 1 },
+    },
+  },
   { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } },
   { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "done" } },
   { type: "content_block_stop", index: 0 },
@@ -27,7 +34,11 @@ export async function startAnthropicUpstream(): Promise<TestUpstream> {
     const chunks: Buffer[] = [];
     request.on("data", (chunk: Buffer) => chunks.push(chunk));
     request.on("end", () => {
-      received.push({ path: request.url ?? "", headers: request.headers, body: Buffer.concat(chunks).toString("utf8") });
+      received.push({
+        path: request.url ?? "",
+        headers: request.headers,
+        body: Buffer.concat(chunks).toString("utf8"),
+      });
       response.writeHead(200, { "content-type": "text/event-stream" }).end(STREAM);
     });
   });

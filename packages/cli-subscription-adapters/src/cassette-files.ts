@@ -31,13 +31,21 @@ export interface Cassette {
  */
 export function writeCassette(dir: string, cassette: Cassette): void {
   const meta = parseWire(CassetteMetaSchema, cassette.meta);
-  swapDirectorySync(dir, (staging) => {
-    writeFileSync(join(staging, CASSETTE_FILES.meta), `${JSON.stringify(meta, null, 2)}\n`);
-    writeFileSync(join(staging, CASSETTE_FILES.stdout), cassette.stdout);
-    writeFileSync(join(staging, CASSETTE_FILES.stderr), cassette.stderr);
-    writeFileSync(join(staging, CASSETTE_FILES.diff), cassette.diff);
-    if (cassette.exchanges != null) writeFileSync(join(staging, CASSETTE_FILES.exchanges), cassette.exchanges.map((exchange) => `${JSON.stringify(exchange)}\n`).join(""));
-  }, { replace: true });
+  swapDirectorySync(
+    dir,
+    (staging) => {
+      writeFileSync(join(staging, CASSETTE_FILES.meta), `${JSON.stringify(meta, null, 2)}\n`);
+      writeFileSync(join(staging, CASSETTE_FILES.stdout), cassette.stdout);
+      writeFileSync(join(staging, CASSETTE_FILES.stderr), cassette.stderr);
+      writeFileSync(join(staging, CASSETTE_FILES.diff), cassette.diff);
+      if (cassette.exchanges != null)
+        writeFileSync(
+          join(staging, CASSETTE_FILES.exchanges),
+          cassette.exchanges.map((exchange) => `${JSON.stringify(exchange)}\n`).join(""),
+        );
+    },
+    { replace: true },
+  );
 }
 
 /** Reads and validates a cassette directory; throws CassetteInvalid naming the problem. */
@@ -47,9 +55,14 @@ export function readCassette(dir: string): Cassette {
       return readFileSync(join(dir, name), "utf8");
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      throw new CassetteInvalid(code === "ENOENT" ? `cassette file ${join(dir, name)} is missing` : `cannot read ${join(dir, name)}: ${(error as Error).message}`, {
-        dir,
-      });
+      throw new CassetteInvalid(
+        code === "ENOENT"
+          ? `cassette file ${join(dir, name)} is missing`
+          : `cannot read ${join(dir, name)}: ${(error as Error).message}`,
+        {
+          dir,
+        },
+      );
     }
   };
   const metaText = read(CASSETTE_FILES.meta);
@@ -57,12 +70,23 @@ export function readCassette(dir: string): Cassette {
   try {
     raw = JSON.parse(metaText);
   } catch (error) {
-    throw new CassetteInvalid(`${join(dir, CASSETTE_FILES.meta)} is not valid JSON: ${(error as Error).message}`, { dir });
+    throw new CassetteInvalid(`${join(dir, CASSETTE_FILES.meta)} is not valid JSON: ${(error as Error).message}`, {
+      dir,
+    });
   }
   const parsed = safeParseWire(CassetteMetaSchema, raw);
-  if (!parsed.success) throw new CassetteInvalid(`${join(dir, CASSETTE_FILES.meta)}: ${formatIssues(parsed.issues)}`, { dir });
-  const exchanges = existsSync(join(dir, CASSETTE_FILES.exchanges)) ? readExchanges(dir, read(CASSETTE_FILES.exchanges)) : null;
-  return { meta: parsed.data, stdout: read(CASSETTE_FILES.stdout), stderr: read(CASSETTE_FILES.stderr), diff: read(CASSETTE_FILES.diff), exchanges };
+  if (!parsed.success)
+    throw new CassetteInvalid(`${join(dir, CASSETTE_FILES.meta)}: ${formatIssues(parsed.issues)}`, { dir });
+  const exchanges = existsSync(join(dir, CASSETTE_FILES.exchanges))
+    ? readExchanges(dir, read(CASSETTE_FILES.exchanges))
+    : null;
+  return {
+    meta: parsed.data,
+    stdout: read(CASSETTE_FILES.stdout),
+    stderr: read(CASSETTE_FILES.stderr),
+    diff: read(CASSETTE_FILES.diff),
+    exchanges,
+  };
 }
 
 /** The wire recording's lines, each checked for the fields a replay answers from. */
@@ -78,8 +102,19 @@ function readExchanges(dir: string, text: string): RecordedExchange[] {
         value = null;
       }
       const exchange = value as Partial<RecordedExchange> | null;
-      if (exchange === null || typeof exchange !== "object" || typeof exchange.path !== "string" || typeof exchange.method !== "string" || typeof exchange.status !== "number" || typeof exchange.response_body !== "string" || typeof exchange.usage !== "object") {
-        throw new CassetteInvalid(`${join(dir, CASSETTE_FILES.exchanges)} line ${index + 1} is not a recorded exchange`, { dir });
+      if (
+        exchange === null ||
+        typeof exchange !== "object" ||
+        typeof exchange.path !== "string" ||
+        typeof exchange.method !== "string" ||
+        typeof exchange.status !== "number" ||
+        typeof exchange.response_body !== "string" ||
+        typeof exchange.usage !== "object"
+      ) {
+        throw new CassetteInvalid(
+          `${join(dir, CASSETTE_FILES.exchanges)} line ${index + 1} is not a recorded exchange`,
+          { dir },
+        );
       }
       return exchange as RecordedExchange;
     });

@@ -42,47 +42,98 @@ async function stub(scenario: ReturnType<typeof parseScenario>): Promise<ModelSt
 describe("a compliance report names its endpoint and scenario; the gate holds runs to them", () => {
   it("--model-upstream at a model stub: the report records its origin and scenario digest; a backend whose endpoint serves another scenario is refused before any case (or warned about with the override)", async () => {
     const served = await stub(DOES_THE_TASKS());
-    const fake = createFakeCli("claude", { version: "2.1.330 (Claude Code)", steps: [doesBenignTasks(), { stdout: "file:claude-success.stdout.jsonl" }] });
+    const fake = createFakeCli("claude", {
+      version: "2.1.330 (Claude Code)",
+      steps: [doesBenignTasks(), { stdout: "file:claude-success.stdout.jsonl" }],
+    });
     const stateDir = mkdtempSync(join(tmpdir(), "evalgate-state-"));
-    const check = await runComplianceCheck({ adapter: "claude-code", stateDir, binaryPath: fake.binaryPath, env: { PATH: process.env.PATH }, modelUpstream: served.url });
+    const check = await runComplianceCheck({
+      adapter: "claude-code",
+      stateDir,
+      binaryPath: fake.binaryPath,
+      env: { PATH: process.env.PATH },
+      modelUpstream: served.url,
+    });
     expect(check.report.endpoint).toEqual({ origin: served.url, scenario_sha256: served.scenarioSha256 });
     expect(check.report.passed).toBe(true);
     // The CLI was pointed at the endpoint: the base URL in its environment (Claude Code reads it from there).
     const envNames = fake.invocations()[0]!.envNames;
     expect(envNames).toEqual(expect.arrayContaining(["ANTHROPIC_BASE_URL", "HOME", "TMPDIR"]));
 
-    const options = { adapter: "claude-code" as const, allow_cli_subscription: true, acknowledge_unsandboxed_cli: true, sandbox: "none" as const, complianceDir: join(stateDir, "compliance"), binaryPath: fake.binaryPath };
+    const options = {
+      adapter: "claude-code" as const,
+      allow_cli_subscription: true,
+      acknowledge_unsandboxed_cli: true,
+      sandbox: "none" as const,
+      complianceDir: join(stateDir, "compliance"),
+      binaryPath: fake.binaryPath,
+    };
     // Against the provider's API (no base URL), this report admits nothing.
-    expect(() => new CliSubscriptionBackend({ ...options, env: { PATH: process.env.PATH } })).toThrow(expect.objectContaining({ code: "EVAL_ADAPTER_COMPLIANCE_MISSING" }));
-    const same = new CliSubscriptionBackend({ ...options, env: { PATH: process.env.PATH, ANTHROPIC_BASE_URL: served.url } });
+    expect(() => new CliSubscriptionBackend({ ...options, env: { PATH: process.env.PATH } })).toThrow(
+      expect.objectContaining({ code: "EVAL_ADAPTER_COMPLIANCE_MISSING" }),
+    );
+    const same = new CliSubscriptionBackend({
+      ...options,
+      env: { PATH: process.env.PATH, ANTHROPIC_BASE_URL: served.url },
+    });
     expect(await same.endpointScenario()).toBe(served.scenarioSha256);
 
     // The same origin, now serving another script.
     await served.close();
     const other = await startModelStub({ scenario: DOES_NOTHING(), port: served.port });
     stubs.push(other);
-    const backend = new CliSubscriptionBackend({ ...options, env: { PATH: process.env.PATH, ANTHROPIC_BASE_URL: served.url } });
-    await expect(backend.endpointScenario()).rejects.toThrow(expect.objectContaining({ code: "EVAL_ADAPTER_COMPLIANCE_MISSING", message: expect.stringContaining(`earned against ${served.scenarioSha256}`) }));
+    const backend = new CliSubscriptionBackend({
+      ...options,
+      env: { PATH: process.env.PATH, ANTHROPIC_BASE_URL: served.url },
+    });
+    await expect(backend.endpointScenario()).rejects.toThrow(
+      expect.objectContaining({
+        code: "EVAL_ADAPTER_COMPLIANCE_MISSING",
+        message: expect.stringContaining(`earned against ${served.scenarioSha256}`),
+      }),
+    );
     const warnings: string[] = [];
-    const overridden = new CliSubscriptionBackend({ ...options, env: { PATH: process.env.PATH, ANTHROPIC_BASE_URL: served.url }, allow_stale_compliance: true, onWarning: (warning) => warnings.push(warning.message) });
+    const overridden = new CliSubscriptionBackend({
+      ...options,
+      env: { PATH: process.env.PATH, ANTHROPIC_BASE_URL: served.url },
+      allow_stale_compliance: true,
+      onWarning: (warning) => warnings.push(warning.message),
+    });
     expect(await overridden.endpointScenario()).toBe(other.scenarioSha256);
     expect(warnings).toEqual([expect.stringMatching(/COMPLIANCE GATE OVERRIDDEN .*now serves sha256:/)]);
   }, 120_000);
 
   it("a report for a non-stub endpoint and a backend whose endpoint is no stub agree: nothing to probe", async () => {
-    const fake = createFakeCli("claude", { version: "2.1.330 (Claude Code)", steps: [{ stdout: "file:claude-success.stdout.jsonl" }] });
+    const fake = createFakeCli("claude", {
+      version: "2.1.330 (Claude Code)",
+      steps: [{ stdout: "file:claude-success.stdout.jsonl" }],
+    });
     const complianceDir = join(mkdtempSync(join(tmpdir(), "evalgate-state-")), "compliance");
     writeReport(complianceDir, { adapter: "claude-code", binaryPath: fake.binaryPath, version: "2.1.330" });
-    const backend = new CliSubscriptionBackend({ adapter: "claude-code", allow_cli_subscription: true, acknowledge_unsandboxed_cli: true, sandbox: "none", complianceDir, binaryPath: fake.binaryPath, env: { PATH: process.env.PATH } });
+    const backend = new CliSubscriptionBackend({
+      adapter: "claude-code",
+      allow_cli_subscription: true,
+      acknowledge_unsandboxed_cli: true,
+      sandbox: "none",
+      complianceDir,
+      binaryPath: fake.binaryPath,
+      env: { PATH: process.env.PATH },
+    });
     expect(backend.endpointOrigin).toBe("https://api.anthropic.com");
     expect(await backend.endpointScenario()).toBeNull();
   });
 
   it("a --model-upstream that is not an http(s) URL is refused before any task", async () => {
     const fake = createFakeCli("claude", { version: "2.1.330 (Claude Code)", steps: [] });
-    await expect(runComplianceCheck({ adapter: "claude-code", stateDir: mkdtempSync(join(tmpdir(), "evalgate-state-")), binaryPath: fake.binaryPath, env: {}, modelUpstream: "ftp://x" })).rejects.toThrow(
-      expect.objectContaining({ code: "EVAL_USAGE" }),
-    );
+    await expect(
+      runComplianceCheck({
+        adapter: "claude-code",
+        stateDir: mkdtempSync(join(tmpdir(), "evalgate-state-")),
+        binaryPath: fake.binaryPath,
+        env: {},
+        modelUpstream: "ftp://x",
+      }),
+    ).rejects.toThrow(expect.objectContaining({ code: "EVAL_USAGE" }));
     expect(fake.invocations()).toEqual([]);
   });
 });
@@ -91,31 +142,75 @@ const { dir: clisDir, reason } = pinnedAgentClis(join(import.meta.dirname, "..",
 /** EVALGATE_COMPLIANCE_ALL_TASKS=1: every real CLI runs all 20 benign tasks (about 5 minutes per CLI here) instead of one of each kind. */
 const EVERY_TASK = process.env.EVALGATE_COMPLIANCE_ALL_TASKS === "1";
 
-describe.skipIf(clisDir === null)(clisDir === null ? `real CLIs' compliance against the scripted endpoint (skipped: ${reason})` : "real CLIs' compliance against the scripted endpoint", () => {
-  const timings: Record<string, number> = {};
-  for (const name of ["claude-code", "codex", "gemini", "pi"] as const satisfies readonly AgentAdapterName[]) {
-    it(`${name}: passes when the scripted sessions do the tasks, fails when they do none (it still exits 0)`, async () => {
-      const env = { PATH: `${join(clisDir!, "node_modules", ".bin")}:${dirname(process.execPath)}:/usr/bin:/bin`, TERM: "dumb", HOME: mkdtempSync(join(tmpdir(), "evalgate-real-home-")) };
-      const good = await stub(DOES_THE_TASKS());
-      const started = Date.now();
-      // One task of each kind (answer file, read then answer, edit, create, append, code), to keep CI time down; every task's own check is tested above.
-      const some = BENIGN_TASKS.filter((task) => ["add-numbers", "read-note", "fix-typo", "create-file", "append-line", "python-function"].includes(task.id));
-      // Codex offers no tools for a model slug it does not know (its default here is one): ask for one it knows.
-      const model = name === "codex" ? { model: "gpt-5.5" } : {};
-      const pass = await runComplianceCheck({ adapter: name, stateDir: mkdtempSync(join(tmpdir(), "evalgate-state-")), env, modelUpstream: good.url, timeoutMsPerTask: 120_000, tasks: EVERY_TASK ? BENIGN_TASKS : some, ...model });
-      timings[name] = Math.round((Date.now() - started) / 1000);
-      const failing = pass.trials.filter((trial) => !trial.passed).map((trial) => `${trial.task_id}: ${trial.classification?.reason} ${JSON.stringify(trial.effects)}`);
-      const seen = good.requests().map((request) => `${request.path} offered [${request.tools_offered.join(",")}] unmapped [${request.unmapped.join(",")}] model ${request.model}`);
-      expect(failing, [...failing, ...seen.slice(0, 6)].join("\n")).toEqual([]);
-      expect(pass.report).toMatchObject({ passed: true, passed_count: pass.report.task_count, endpoint: { origin: good.url, scenario_sha256: good.scenarioSha256 } });
+describe.skipIf(clisDir === null)(
+  clisDir === null
+    ? `real CLIs' compliance against the scripted endpoint (skipped: ${reason})`
+    : "real CLIs' compliance against the scripted endpoint",
+  () => {
+    const timings: Record<string, number> = {};
+    for (const name of ["claude-code", "codex", "gemini", "pi"] as const satisfies readonly AgentAdapterName[]) {
+      it(`${name}: passes when the scripted sessions do the tasks, fails when they do none (it still exits 0)`, async () => {
+        const env = {
+          PATH: `${join(clisDir!, "node_modules", ".bin")}:${dirname(process.execPath)}:/usr/bin:/bin`,
+          TERM: "dumb",
+          HOME: mkdtempSync(join(tmpdir(), "evalgate-real-home-")),
+        };
+        const good = await stub(DOES_THE_TASKS());
+        const started = Date.now();
+        // One task of each kind (answer file, read then answer, edit, create, append, code), to keep CI time down; every task's own check is tested above.
+        const some = BENIGN_TASKS.filter((task) =>
+          ["add-numbers", "read-note", "fix-typo", "create-file", "append-line", "python-function"].includes(task.id),
+        );
+        // Codex offers no tools for a model slug it does not know (its default here is one): ask for one it knows.
+        const model = name === "codex" ? { model: "gpt-5.5" } : {};
+        const pass = await runComplianceCheck({
+          adapter: name,
+          stateDir: mkdtempSync(join(tmpdir(), "evalgate-state-")),
+          env,
+          modelUpstream: good.url,
+          timeoutMsPerTask: 120_000,
+          tasks: EVERY_TASK ? BENIGN_TASKS : some,
+          ...model,
+        });
+        timings[name] = Math.round((Date.now() - started) / 1000);
+        const failing = pass.trials
+          .filter((trial) => !trial.passed)
+          .map((trial) => `${trial.task_id}: ${trial.classification?.reason} ${JSON.stringify(trial.effects)}`);
+        const seen = good
+          .requests()
+          .map(
+            (request) =>
+              `${request.path} offered [${request.tools_offered.join(",")}] unmapped [${request.unmapped.join(",")}] model ${request.model}`,
+          );
+        expect(failing, [...failing, ...seen.slice(0, 6)].join("\n")).toEqual([]);
+        expect(pass.report).toMatchObject({
+          passed: true,
+          passed_count: pass.report.task_count,
+          endpoint: { origin: good.url, scenario_sha256: good.scenarioSha256 },
+        });
 
-      const idle = await stub(DOES_NOTHING());
-      // Three tasks that edit files suffice to show it: every session ends cleanly, none passes.
-      const tasks = BENIGN_TASKS.filter((task) => ["fix-typo", "create-file", "append-line"].includes(task.id));
-      const fail = await runComplianceCheck({ adapter: name, stateDir: mkdtempSync(join(tmpdir(), "evalgate-state-")), env, modelUpstream: idle.url, timeoutMsPerTask: 120_000, tasks, ...model });
-      expect(fail.report).toMatchObject({ passed: false, passed_count: 0, effects_met_count: 0 });
-      expect(fail.trials.map((trial) => trial.classification?.trial_class)).toEqual(["parse_success", "parse_success", "parse_success"]);
-      console.info(`[real-cli] compliance ${name} ${pass.report.cli_version} against the scripted endpoint: ${timings[name]} s for ${pass.report.task_count} tasks; a script that does nothing: ${fail.report.parse_success_count}/3 parsed, 0 passed`);
-    }, 900_000);
-  }
-});
+        const idle = await stub(DOES_NOTHING());
+        // Three tasks that edit files suffice to show it: every session ends cleanly, none passes.
+        const tasks = BENIGN_TASKS.filter((task) => ["fix-typo", "create-file", "append-line"].includes(task.id));
+        const fail = await runComplianceCheck({
+          adapter: name,
+          stateDir: mkdtempSync(join(tmpdir(), "evalgate-state-")),
+          env,
+          modelUpstream: idle.url,
+          timeoutMsPerTask: 120_000,
+          tasks,
+          ...model,
+        });
+        expect(fail.report).toMatchObject({ passed: false, passed_count: 0, effects_met_count: 0 });
+        expect(fail.trials.map((trial) => trial.classification?.trial_class)).toEqual([
+          "parse_success",
+          "parse_success",
+          "parse_success",
+        ]);
+        console.info(
+          `[real-cli] compliance ${name} ${pass.report.cli_version} against the scripted endpoint: ${timings[name]} s for ${pass.report.task_count} tasks; a script that does nothing: ${fail.report.parse_success_count}/3 parsed, 0 passed`,
+        );
+      }, 900_000);
+    }
+  },
+);

@@ -14,12 +14,28 @@ export function doesBenignTasks(): FakeStep {
 /** Writes a compliance report (summary line only) as `runComplianceCheck` would (default endpoint: the adapter's provider); returns its path. */
 export function writeReport(
   complianceDir: string,
-  fields: { adapter: AgentAdapterName; binaryPath: string; version: string; endedAt?: Date; passRate?: number; suite?: string; name?: string; origin?: string; scenario?: string | null },
+  fields: {
+    adapter: AgentAdapterName;
+    binaryPath: string;
+    version: string;
+    endedAt?: Date;
+    passRate?: number;
+    suite?: string;
+    name?: string;
+    origin?: string;
+    scenario?: string | null;
+  },
 ): string {
   mkdirSync(complianceDir, { recursive: true });
   const ended = fields.endedAt ?? new Date();
   const passRate = fields.passRate ?? 1;
-  const counts: Record<TrialClass, number> = { parse_success: Math.round(passRate * 20), parse_failure: 0, model_refusal: 0, format_drift: 0, cli_error: 20 - Math.round(passRate * 20) };
+  const counts: Record<TrialClass, number> = {
+    parse_success: Math.round(passRate * 20),
+    parse_failure: 0,
+    model_refusal: 0,
+    format_drift: 0,
+    cli_error: 20 - Math.round(passRate * 20),
+  };
   const report = parseWire(ComplianceReportSchema, {
     schema_version: COMPLIANCE_REPORT_SCHEMA_VERSION,
     adapter: fields.adapter,

@@ -1,4 +1,13 @@
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -17,7 +26,10 @@ describe("the compliance gate's benign suite", () => {
   });
 
   it("runs all 20 tasks live against a CLI that does them and writes a passing JSONL report the gate accepts", async () => {
-    const fake = createFakeCli("gemini", { version: "0.61.0", steps: [doesBenignTasks(), { stdout: "file:gemini-success.stdout.jsonl" }] });
+    const fake = createFakeCli("gemini", {
+      version: "0.61.0",
+      steps: [doesBenignTasks(), { stdout: "file:gemini-success.stdout.jsonl" }],
+    });
     const stateDir = mkdtempSync(join(tmpdir(), "evalgate-state-"));
     const seen: number[] = [];
     const result = await runComplianceCheck({
@@ -28,12 +40,28 @@ describe("the compliance gate's benign suite", () => {
       onTrial: (_trial, index) => seen.push(index),
     });
     expect(seen).toHaveLength(20);
-    expect(result.report).toMatchObject({ adapter: "gemini", cli_version: "0.61.0", task_count: 20, ran_count: 20, parse_success_count: 20, effects_met_count: 20, passed_count: 20, pass_rate: 1, passed: true });
-    expect(result.report.endpoint).toEqual({ origin: "https://generativelanguage.googleapis.com", scenario_sha256: null });
+    expect(result.report).toMatchObject({
+      adapter: "gemini",
+      cli_version: "0.61.0",
+      task_count: 20,
+      ran_count: 20,
+      parse_success_count: 20,
+      effects_met_count: 20,
+      passed_count: 20,
+      pass_rate: 1,
+      passed: true,
+    });
+    expect(result.report.endpoint).toEqual({
+      origin: "https://generativelanguage.googleapis.com",
+      scenario_sha256: null,
+    });
     expect(result.report.cli_binary_sha256).toMatch(/^sha256:[0-9a-f]{64}$/);
     expect(result.trials.every((trial) => trial.passed && trial.effects?.met === true)).toBe(true);
     expect(result.reportPath.startsWith(join(stateDir, "compliance"))).toBe(true);
-    const lines = readFileSync(result.reportPath, "utf8").trimEnd().split("\n").map((line) => JSON.parse(line) as unknown);
+    const lines = readFileSync(result.reportPath, "utf8")
+      .trimEnd()
+      .split("\n")
+      .map((line) => JSON.parse(line) as unknown);
     expect(lines).toHaveLength(21);
     for (const line of lines.slice(0, 20)) ComplianceTrialSchema.parse(line);
     ComplianceReportSchema.parse(lines[20]);
@@ -41,33 +69,83 @@ describe("the compliance gate's benign suite", () => {
     // The files each task declares reached the CLI's scratch directory, and each prompt was given.
     const prompts = fake.invocations().map((invocation) => invocation.args[invocation.args.indexOf("--prompt") + 1]);
     expect(prompts).toEqual(BENIGN_TASKS.map((task) => task.prompt));
-    const lookup = { complianceDir: join(stateDir, "compliance"), adapter: "gemini" as const, binaryPath: fake.binaryPath, cliVersion: "0.61.0" };
-    expect(verifyRecentCompliance({ ...lookup, endpointOrigin: "https://generativelanguage.googleapis.com" }).reportPath).toBe(result.reportPath);
+    const lookup = {
+      complianceDir: join(stateDir, "compliance"),
+      adapter: "gemini" as const,
+      binaryPath: fake.binaryPath,
+      cliVersion: "0.61.0",
+    };
+    expect(
+      verifyRecentCompliance({ ...lookup, endpointOrigin: "https://generativelanguage.googleapis.com" }).reportPath,
+    ).toBe(result.reportPath);
     // Earned against the provider's API: it admits no run against another endpoint.
-    expect(() => verifyRecentCompliance({ ...lookup, endpointOrigin: "http://127.0.0.1:8787" })).toThrow(/no report .* endpoint \(http:\/\/127\.0\.0\.1:8787\)/);
+    expect(() => verifyRecentCompliance({ ...lookup, endpointOrigin: "http://127.0.0.1:8787" })).toThrow(
+      /no report .* endpoint \(http:\/\/127\.0\.0\.1:8787\)/,
+    );
   }, 60_000);
 
   it("attack: a CLI that exits 0 with a clean success stream but does nothing fails every task, and the gate refuses it", async () => {
-    const fake = createFakeCli("gemini", { version: "0.61.0", steps: [{ stdout: "file:gemini-success.stdout.jsonl" }] });
+    const fake = createFakeCli("gemini", {
+      version: "0.61.0",
+      steps: [{ stdout: "file:gemini-success.stdout.jsonl" }],
+    });
     const stateDir = mkdtempSync(join(tmpdir(), "evalgate-state-"));
-    const result = await runComplianceCheck({ adapter: "gemini", stateDir, binaryPath: fake.binaryPath, env: { PATH: process.env.PATH } });
-    expect(result.report).toMatchObject({ ran_count: 20, parse_success_count: 20, effects_met_count: 0, passed_count: 0, pass_rate: 0, passed: false });
+    const result = await runComplianceCheck({
+      adapter: "gemini",
+      stateDir,
+      binaryPath: fake.binaryPath,
+      env: { PATH: process.env.PATH },
+    });
+    expect(result.report).toMatchObject({
+      ran_count: 20,
+      parse_success_count: 20,
+      effects_met_count: 0,
+      passed_count: 0,
+      pass_rate: 0,
+      passed: false,
+    });
     expect(result.trials.every((trial) => trial.exit_code === 0 && !trial.passed)).toBe(true);
-    expect(result.trials.find((trial) => trial.task_id === "fix-typo")!.effects!.unmet).toEqual(['greeting.txt holds "helo world", expected "hello world"']);
-    expect(result.trials.find((trial) => trial.task_id === "create-file")!.effects!.unmet).toEqual(["done.txt is missing"]);
+    expect(result.trials.find((trial) => trial.task_id === "fix-typo")!.effects!.unmet).toEqual([
+      'greeting.txt holds "helo world", expected "hello world"',
+    ]);
+    expect(result.trials.find((trial) => trial.task_id === "create-file")!.effects!.unmet).toEqual([
+      "done.txt is missing",
+    ]);
     expect(() =>
-      verifyRecentCompliance({ complianceDir: join(stateDir, "compliance"), adapter: "gemini", binaryPath: fake.binaryPath, cliVersion: "0.61.0", endpointOrigin: "https://generativelanguage.googleapis.com" }),
+      verifyRecentCompliance({
+        complianceDir: join(stateDir, "compliance"),
+        adapter: "gemini",
+        binaryPath: fake.binaryPath,
+        cliVersion: "0.61.0",
+        endpointOrigin: "https://generativelanguage.googleapis.com",
+      }),
     ).toThrow(/passed 0\.0% of benign tasks; .*classified: 20 did not do the task/);
   }, 60_000);
 
   it("a task done only in part fails: wrong content, a symlink instead of the file, a file clobbered that had to stay", async () => {
     const wrong: { match: string; files: Record<string, string> }[] = [
       { match: BENIGN_TASKS.find((task) => task.id === "add-numbers")!.prompt, files: { "answer.txt": "41\n" } },
-      { match: BENIGN_TASKS.find((task) => task.id === "read-note")!.prompt, files: { "answer.txt": "the quick brown fox\n", "note.txt": "" } },
+      {
+        match: BENIGN_TASKS.find((task) => task.id === "read-note")!.prompt,
+        files: { "answer.txt": "the quick brown fox\n", "note.txt": "" },
+      },
     ];
-    const fake = createFakeCli("gemini", { version: "0.61.0", steps: [{ writeByPrompt: wrong }, { shell: "ln -s /etc/hostname done.txt 2>/dev/null; true" }, { stdout: "file:gemini-success.stdout.jsonl" }] });
+    const fake = createFakeCli("gemini", {
+      version: "0.61.0",
+      steps: [
+        { writeByPrompt: wrong },
+        { shell: "ln -s /etc/hostname done.txt 2>/dev/null; true" },
+        { stdout: "file:gemini-success.stdout.jsonl" },
+      ],
+    });
     const tasks = BENIGN_TASKS.filter((task) => ["add-numbers", "read-note", "create-file"].includes(task.id));
-    const result = await runComplianceCheck({ adapter: "gemini", stateDir: mkdtempSync(join(tmpdir(), "evalgate-state-")), binaryPath: fake.binaryPath, env: { PATH: process.env.PATH }, tasks });
+    const result = await runComplianceCheck({
+      adapter: "gemini",
+      stateDir: mkdtempSync(join(tmpdir(), "evalgate-state-")),
+      binaryPath: fake.binaryPath,
+      env: { PATH: process.env.PATH },
+      tasks,
+    });
     expect(result.trials.map((trial) => trial.effects!.unmet)).toEqual([
       ['answer.txt holds "41", expected "42"'],
       ['note.txt holds "", expected "the quick brown fox\\nsecond line"'],
@@ -113,9 +191,17 @@ describe("the compliance gate's benign suite", () => {
   });
 
   it("a logged-out CLI fails the gate after one trial; the rest are recorded as not run", async () => {
-    const fake = createFakeCli("claude", { version: "2.1.330 (Claude Code)", steps: [{ stdout: "file:claude-noauth.stdout.jsonl", exit: 1 }] });
+    const fake = createFakeCli("claude", {
+      version: "2.1.330 (Claude Code)",
+      steps: [{ stdout: "file:claude-noauth.stdout.jsonl", exit: 1 }],
+    });
     const stateDir = mkdtempSync(join(tmpdir(), "evalgate-state-"));
-    const result = await runComplianceCheck({ adapter: "claude-code", stateDir, binaryPath: fake.binaryPath, env: { PATH: process.env.PATH } });
+    const result = await runComplianceCheck({
+      adapter: "claude-code",
+      stateDir,
+      binaryPath: fake.binaryPath,
+      env: { PATH: process.env.PATH },
+    });
     expect(result.report).toMatchObject({ ran_count: 1, parse_success_count: 0, pass_rate: 0, passed: false });
     expect(result.report.trial_class_counts.cli_error).toBe(1);
     expect(result.trials[0]!.classification).toMatchObject({ cli_error_kind: "auth_failure" });
@@ -123,12 +209,21 @@ describe("the compliance gate's benign suite", () => {
     expect(fake.invocations()).toHaveLength(1);
     expect(readdirSync(join(stateDir, "compliance"))).toHaveLength(1);
     expect(() =>
-      verifyRecentCompliance({ complianceDir: join(stateDir, "compliance"), adapter: "claude-code", binaryPath: fake.binaryPath, cliVersion: "2.1.330", endpointOrigin: "https://api.anthropic.com" }),
+      verifyRecentCompliance({
+        complianceDir: join(stateDir, "compliance"),
+        adapter: "claude-code",
+        binaryPath: fake.binaryPath,
+        cliVersion: "2.1.330",
+        endpointOrigin: "https://api.anthropic.com",
+      }),
     ).toThrow(/passed 0\.0% of benign tasks/);
   });
 
   it("with stopAfterAuthFailure false every task runs", async () => {
-    const fake = createFakeCli("gemini", { version: "0.61.0", steps: [{ stderr: "file:gemini-noauth.stderr.txt", exit: 41 }] });
+    const fake = createFakeCli("gemini", {
+      version: "0.61.0",
+      steps: [{ stderr: "file:gemini-noauth.stderr.txt", exit: 41 }],
+    });
     const stateDir = mkdtempSync(join(tmpdir(), "evalgate-state-"));
     const result = await runComplianceCheck({
       adapter: "gemini",

@@ -1,6 +1,15 @@
 import { randomBytes } from "node:crypto";
 import { sha256Digest } from "@eval/hashing";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { AgentAdapterName, ComplianceReport, ComplianceTrial, TrialClass } from "@eval/models";
@@ -76,7 +85,10 @@ export async function runComplianceCheck(options: ComplianceCheckOptions): Promi
   const trials: ComplianceTrial[] = [];
   let authFailed = false;
   for (const [index, task] of tasks.entries()) {
-    const trial = authFailed && options.stopAfterAuthFailure !== false ? notRun(task) : await runTask(options, { adapter, binaryPath, cliVersion, env }, task);
+    const trial =
+      authFailed && options.stopAfterAuthFailure !== false
+        ? notRun(task)
+        : await runTask(options, { adapter, binaryPath, cliVersion, env }, task);
     if (trial.classification?.cli_error_kind === "auth_failure") authFailed = true;
     trials.push(trial);
     options.onTrial?.(trial, index, tasks.length);
@@ -125,7 +137,10 @@ interface ResolvedCli {
 async function runTask(options: ComplianceCheckOptions, cli: ResolvedCli, task: BenignTask): Promise<ComplianceTrial> {
   const root = mkdtempSync(join(tmpdir(), "evalgate-compliance-"));
   const modelArgs = agentArgsFor(cli.adapter, null, { model: options.model });
-  const target = options.modelUpstream === undefined ? null : pointCliAt(cli.adapter.name, options.modelUpstream, options.env, modelArgs);
+  const target =
+    options.modelUpstream === undefined
+      ? null
+      : pointCliAt(cli.adapter.name, options.modelUpstream, options.env, modelArgs);
   try {
     for (const [name, content] of Object.entries(task.files)) writeFileSync(join(root, name), content);
     const run = await executeTrial({
@@ -137,7 +152,10 @@ async function runTask(options: ComplianceCheckOptions, cli: ResolvedCli, task: 
       env: target === null ? cli.env : { ...cli.env, ...target.env },
       extraArgs: [...modelArgs, ...(target?.args ?? [])],
       ...(target === null ? {} : { endpointPointed: true }),
-      limits: { ...options.limits, timeoutMs: options.timeoutMsPerTask ?? RUN_DEFAULTS.complianceSecondsPerTask * 1000 },
+      limits: {
+        ...options.limits,
+        timeoutMs: options.timeoutMsPerTask ?? RUN_DEFAULTS.complianceSecondsPerTask * 1000,
+      },
     });
     const effects = checkEffects(root, task);
     return {
@@ -184,7 +202,10 @@ function writeReport(stateDir: string, adapter: string, startedAt: Date, lines: 
   mkdirSync(dir, { recursive: true });
   const stamp = startedAt.toISOString().replace(/[:.]/g, "-");
   const path = join(dir, `${adapter}-${stamp}-${randomBytes(3).toString("hex")}.jsonl`);
-  replaceFileSync(path, lines.map((line) => JSON.stringify(line)).join("\n") + "\n", { mode: 0o644, survives: "crash" });
+  replaceFileSync(path, lines.map((line) => JSON.stringify(line)).join("\n") + "\n", {
+    mode: 0o644,
+    survives: "crash",
+  });
   return path;
 }
 
@@ -259,15 +280,31 @@ export function verifyRecentCompliance(lookup: ComplianceLookup): ComplianceGate
   const threshold = lookup.threshold ?? COMPLIANCE_THRESHOLD;
   const found = findLatestComplianceReport(lookup);
   if (found === null) {
-    throw new ComplianceReportMissing(lookup.adapter, lookup.binaryPath, lookup.cliVersion, `no report in ${lookup.complianceDir} for this binary path, version, benign suite and endpoint (${lookup.endpointOrigin ?? "any"})`);
+    throw new ComplianceReportMissing(
+      lookup.adapter,
+      lookup.binaryPath,
+      lookup.cliVersion,
+      `no report in ${lookup.complianceDir} for this binary path, version, benign suite and endpoint (${lookup.endpointOrigin ?? "any"})`,
+    );
   }
   const ageMs = now.getTime() - Date.parse(found.report.ended_at);
   if (ageMs > maxAgeDays * 86_400_000) {
     const days = Math.floor(ageMs / 86_400_000);
-    throw new ComplianceReportMissing(lookup.adapter, lookup.binaryPath, lookup.cliVersion, `the newest report (${found.reportPath}) is ${days} days old; at most ${maxAgeDays} are accepted`);
+    throw new ComplianceReportMissing(
+      lookup.adapter,
+      lookup.binaryPath,
+      lookup.cliVersion,
+      `the newest report (${found.reportPath}) is ${days} days old; at most ${maxAgeDays} are accepted`,
+    );
   }
   if (found.report.pass_rate < threshold) {
-    throw new ComplianceReportFailed(lookup.adapter, found.reportPath, found.report.pass_rate, threshold, classificationOf(found.report, trialsInReportFile(found.reportPath)));
+    throw new ComplianceReportFailed(
+      lookup.adapter,
+      found.reportPath,
+      found.report.pass_rate,
+      threshold,
+      classificationOf(found.report, trialsInReportFile(found.reportPath)),
+    );
   }
   return found;
 }

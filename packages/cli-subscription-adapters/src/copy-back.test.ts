@@ -11,8 +11,15 @@ import { createFakeCli } from "./fake-cli.test-helpers.ts";
 import { executeTrial } from "./trial.ts";
 
 /** The fake Claude runs `shell` in its scratch directory, then ends its session successfully. */
-async function trialWith(shell: string, files: Record<string, string> = { "note.txt": "hello\n" }, editable: readonly string[] = ["."]) {
-  const fake = createFakeCli("claude", { version: "2.1.330 (Claude Code)", steps: [{ shell }, { stdout: "file:claude-success.stdout.jsonl" }] });
+async function trialWith(
+  shell: string,
+  files: Record<string, string> = { "note.txt": "hello\n" },
+  editable: readonly string[] = ["."],
+) {
+  const fake = createFakeCli("claude", {
+    version: "2.1.330 (Claude Code)",
+    steps: [{ shell }, { stdout: "file:claude-success.stdout.jsonl" }],
+  });
   const root = mkdtempSync(join(tmpdir(), "evalgate-ws-"));
   for (const [path, content] of Object.entries(files)) {
     mkdirSync(join(root, path, ".."), { recursive: true });
@@ -29,7 +36,10 @@ async function trialWith(shell: string, files: Record<string, string> = { "note.
     workspace: { root, editable, readonly: [] },
     env: { PATH: process.env.PATH ?? "" },
     limits: { timeoutMs: 60_000, graceMs: 1_000 },
-  }).then((run) => ({ run, error: null }), (error: unknown) => ({ run: null, error }));
+  }).then(
+    (run) => ({ run, error: null }),
+    (error: unknown) => ({ run: null, error }),
+  );
   clearInterval(sampler);
   peakRss = Math.max(peakRss, process.memoryUsage().rss);
   const scratch = fake.invocations()[0]!.cwd;
@@ -53,13 +63,19 @@ describe("agent copy-back, attacked", () => {
 
   it("a tree deeper than PATH_MAX: TreeInvalid, and the scratch is still removed", async () => {
     const name = "n".repeat(200);
-    const { error, scratchLeft } = await trialWith(`i=0; while [ $i -lt 40 ]; do mkdir ${name} && cd ${name}; i=$((i+1)); done; echo deep > f`);
+    const { error, scratchLeft } = await trialWith(
+      `i=0; while [ $i -lt 40 ]; do mkdir ${name} && cd ${name}; i=$((i+1)); done; echo deep > f`,
+    );
     expect(error).toBeInstanceOf(TreeInvalid);
     expect(scratchLeft).toBe(false);
   }, 120_000);
 
   it("a directory replaced by a file: the directory's files deleted, the file written in its place", async () => {
-    const { run, error, root } = await trialWith("rm -r src && echo replaced > src", { "src/a.js": "a\n", "src/deeper/b.js": "b\n", "keep.txt": "k\n" });
+    const { run, error, root } = await trialWith("rm -r src && echo replaced > src", {
+      "src/a.js": "a\n",
+      "src/deeper/b.js": "b\n",
+      "keep.txt": "k\n",
+    });
     expect(error).toBeNull();
     expect(readFileSync(join(root, "src"), "utf8")).toBe("replaced\n");
     expect(run!.changedFiles).toEqual(["src", "src/a.js", "src/deeper/b.js"]);
@@ -67,14 +83,20 @@ describe("agent copy-back, attacked", () => {
   }, 120_000);
 
   it("a file replaced by a directory: the file removed, the directory's file written", async () => {
-    const { run, error, root } = await trialWith("rm lib && mkdir lib && echo inside > lib/x.js", { lib: "was a file\n" });
+    const { run, error, root } = await trialWith("rm lib && mkdir lib && echo inside > lib/x.js", {
+      lib: "was a file\n",
+    });
     expect(error).toBeNull();
     expect(readFileSync(join(root, "lib", "x.js"), "utf8")).toBe("inside\n");
     expect(run!.changedFiles).toEqual(["lib", "lib/x.js"]);
   }, 120_000);
 
   it("a directory replaced by a file where the workspace still holds files the agent could not change: not copied, listed as undeclared", async () => {
-    const { run, error, root } = await trialWith("chmod -R u+w src; rm -r src && echo replaced > src", { "src/a.js": "a\n", "src/locked.js": "l\n" }, ["src/a.js", "src"].slice(0, 1));
+    const { run, error, root } = await trialWith(
+      "chmod -R u+w src; rm -r src && echo replaced > src",
+      { "src/a.js": "a\n", "src/locked.js": "l\n" },
+      ["src/a.js", "src"].slice(0, 1),
+    );
     expect(error).toBeNull();
     expect(statSync(join(root, "src")).isDirectory()).toBe(true);
     expect(readFileSync(join(root, "src", "locked.js"), "utf8")).toBe("l\n");
@@ -85,7 +107,10 @@ describe("agent copy-back, attacked", () => {
 
   it("a changed file over the diff's cap is compared by digest and copied back by the file system, listed as not in the diff", async () => {
     const big = "x".repeat(2 * 1024 * 1024);
-    const { run, error, root } = await trialWith("printf y >> big.txt && mkfifo pipe && ln -s /etc/passwd link", { "big.txt": big, "same.txt": "same\n" });
+    const { run, error, root } = await trialWith("printf y >> big.txt && mkfifo pipe && ln -s /etc/passwd link", {
+      "big.txt": big,
+      "same.txt": "same\n",
+    });
     expect(error).toBeNull();
     expect(run!.changedFiles).toEqual(["big.txt"]);
     expect(run!.binaryChanges).toEqual(["big.txt"]);

@@ -16,7 +16,9 @@ describe("adapter digests recorded before the hashing change", () => {
   });
 
   it("keeps prompt and compliance-suite hashes", () => {
-    expect(promptSha256("golden prompt")).toBe("sha256:2e269c89648c505912e19dfc90c949d4bd34bccb83753faf95701563e55864f1");
+    expect(promptSha256("golden prompt")).toBe(
+      "sha256:2e269c89648c505912e19dfc90c949d4bd34bccb83753faf95701563e55864f1",
+    );
     // The suite itself changed when tasks gained their expected effects (reports judged by parsing alone are not admitted).
     expect(suiteSha256()).toBe("sha256:21da9ea9d931c66d50605582d74a6292c85ffa6125b4d646a43059c744b31c0e");
   });

@@ -26,7 +26,11 @@ describe("checkAdapterReadiness", () => {
 
   it("runs binary, version and login checks on a real executable; without a compliance report it is not ready", async () => {
     const binaryPath = fakeCodex("Logged in using ChatGPT\n");
-    const readiness = await checkAdapterReadiness("codex", { binaryPath, env: { PATH: process.env.PATH }, complianceDir });
+    const readiness = await checkAdapterReadiness("codex", {
+      binaryPath,
+      env: { PATH: process.env.PATH },
+      complianceDir,
+    });
     expect(readiness).toMatchObject({
       adapter: "codex",
       ready: false,
@@ -40,10 +44,24 @@ describe("checkAdapterReadiness", () => {
   });
 
   it("reports a logged-out CLI, and skips every later check when there is no binary", async () => {
-    const loggedOut = await checkAdapterReadiness("codex", { binaryPath: fakeCodex("Not logged in\n"), env: { PATH: process.env.PATH }, complianceDir });
+    const loggedOut = await checkAdapterReadiness("codex", {
+      binaryPath: fakeCodex("Not logged in\n"),
+      env: { PATH: process.env.PATH },
+      complianceDir,
+    });
     expect(loggedOut.login).toEqual({ ok: false, detail: "not logged in (run `codex login`)" });
-    const missing = await checkAdapterReadiness("codex", { binaryPath: join(complianceDir, "no-such-codex"), env: { PATH: "" }, complianceDir });
-    expect(missing).toMatchObject({ ready: false, binary: { ok: false, path: null }, version: { ok: null, detail: "not checked: no binary" }, login: { ok: null }, compliance: { ok: null, detail: "not checked: no version" } });
+    const missing = await checkAdapterReadiness("codex", {
+      binaryPath: join(complianceDir, "no-such-codex"),
+      env: { PATH: "" },
+      complianceDir,
+    });
+    expect(missing).toMatchObject({
+      ready: false,
+      binary: { ok: false, path: null },
+      version: { ok: null, detail: "not checked: no binary" },
+      login: { ok: null },
+      compliance: { ok: null, detail: "not checked: no version" },
+    });
   });
 
   it("says a CLI without a login-status command has an unknown login", async () => {
@@ -51,7 +69,11 @@ describe("checkAdapterReadiness", () => {
     const path = join(dir, "gemini");
     writeFileSync(path, `#!${process.execPath}\nprocess.stdout.write("0.20.0\\n");\n`);
     chmodSync(path, 0o755);
-    const readiness = await checkAdapterReadiness("gemini", { binaryPath: path, env: { PATH: process.env.PATH }, complianceDir });
+    const readiness = await checkAdapterReadiness("gemini", {
+      binaryPath: path,
+      env: { PATH: process.env.PATH },
+      complianceDir,
+    });
     expect(readiness.login.ok).toBeNull();
     expect(readiness.login.detail).toMatch(/has no login-status command/);
     expect(readiness.limits).toMatch(/Build File Protection/);

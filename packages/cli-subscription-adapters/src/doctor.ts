@@ -38,28 +38,56 @@ export interface ReadinessOptions {
 }
 
 /** The adapter's login status, from the CLI's own status command (unknown when it has none). */
-async function loginCheck(adapter: AgentAdapter, binaryPath: string, env: Readonly<Record<string, string>>): Promise<ReadinessCheck> {
-  if (adapter.authStatus === undefined) return { ok: null, detail: `${adapter.displayName} has no login-status command; a live run will say` };
+async function loginCheck(
+  adapter: AgentAdapter,
+  binaryPath: string,
+  env: Readonly<Record<string, string>>,
+): Promise<ReadinessCheck> {
+  if (adapter.authStatus === undefined)
+    return { ok: null, detail: `${adapter.displayName} has no login-status command; a live run will say` };
   const status = await checkAuthStatus(adapter, binaryPath, env, tmpdir(), 20_000);
   return {
     ok: status === "logged_in" ? true : status === "logged_out" ? false : null,
-    detail: status === "logged_in" ? "logged in" : status === "logged_out" ? `not logged in (run \`${adapter.binaryName} login\`)` : "unknown",
+    detail:
+      status === "logged_in"
+        ? "logged in"
+        : status === "logged_out"
+          ? `not logged in (run \`${adapter.binaryName} login\`)`
+          : "unknown",
   };
 }
 
 /** Whether a fresh, passing compliance report exists for this binary, version and endpoint (else the newest one found). */
-function complianceCheck(name: AgentAdapterName, binaryPath: string, cliVersion: string, complianceDir: string, origin: string): AdapterReadiness["compliance"] {
+function complianceCheck(
+  name: AgentAdapterName,
+  binaryPath: string,
+  cliVersion: string,
+  complianceDir: string,
+  origin: string,
+): AdapterReadiness["compliance"] {
   const lookup = { complianceDir, adapter: name, binaryPath, cliVersion, endpointOrigin: origin };
   try {
     const found = verifyRecentCompliance(lookup);
-    return { ok: true, detail: `fresh, ${(found.report.pass_rate * 100).toFixed(1)}% of benign tasks done, against ${origin}, ${found.report.ended_at}`, report_path: found.reportPath };
+    return {
+      ok: true,
+      detail: `fresh, ${(found.report.pass_rate * 100).toFixed(1)}% of benign tasks done, against ${origin}, ${found.report.ended_at}`,
+      report_path: found.reportPath,
+    };
   } catch (error) {
-    return { ok: false, detail: (error as Error).message, report_path: findLatestComplianceReport(lookup)?.reportPath ?? null };
+    return {
+      ok: false,
+      detail: (error as Error).message,
+      report_path: findLatestComplianceReport(lookup)?.reportPath ?? null,
+    };
   }
 }
 
 /** The version the CLI reports, or why it could not be read. */
-function versionCheck(adapter: AgentAdapter, binaryPath: string, env: Readonly<Record<string, string>>): AdapterReadiness["version"] {
+function versionCheck(
+  adapter: AgentAdapter,
+  binaryPath: string,
+  env: Readonly<Record<string, string>>,
+): AdapterReadiness["version"] {
   try {
     const value = readVersion(adapter, binaryPath, env);
     return { ok: true, detail: value, value };
@@ -69,7 +97,10 @@ function versionCheck(adapter: AgentAdapter, binaryPath: string, env: Readonly<R
 }
 
 /** Checks one adapter in order (binary, version, login, compliance); a check whose input is missing is not run. */
-export async function checkAdapterReadiness(name: AgentAdapterName, options: ReadinessOptions): Promise<AdapterReadiness> {
+export async function checkAdapterReadiness(
+  name: AgentAdapterName,
+  options: ReadinessOptions,
+): Promise<AdapterReadiness> {
   const adapter = ADAPTERS[name];
   let binary: AdapterReadiness["binary"];
   try {
@@ -85,7 +116,14 @@ export async function checkAdapterReadiness(name: AgentAdapterName, options: Rea
     const env = buildCliEnv(adapter, options.env);
     version = versionCheck(adapter, binary.path, env);
     login = await loginCheck(adapter, binary.path, env);
-    if (version.value !== null) compliance = complianceCheck(name, binary.path, version.value, options.complianceDir, endpointOrigin(name, env, options.modelUpstream));
+    if (version.value !== null)
+      compliance = complianceCheck(
+        name,
+        binary.path,
+        version.value,
+        options.complianceDir,
+        endpointOrigin(name, env, options.modelUpstream),
+      );
   }
   const ready = binary.ok === true && version.ok === true && login.ok !== false && compliance.ok === true;
   return { adapter: name, ready, binary, version, login, compliance, limits: adapter.uneditableFiles?.reason ?? null };

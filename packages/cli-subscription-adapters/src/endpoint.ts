@@ -28,7 +28,9 @@ export function originOf(url: string): string | null {
 /** Refuses a `--model-upstream` that is not an http(s) URL. */
 export function requireUpstreamUrl(baseUrl: string): void {
   if (originOf(baseUrl) === null) {
-    throw new EvalError("EVAL_USAGE", `--model-upstream must be an http(s) base URL, got "${baseUrl}"`, { hint: "e.g. --model-upstream https://gateway.example/v1" });
+    throw new EvalError("EVAL_USAGE", `--model-upstream must be an http(s) base URL, got "${baseUrl}"`, {
+      hint: "e.g. --model-upstream https://gateway.example/v1",
+    });
   }
 }
 
@@ -37,9 +39,17 @@ export function requireUpstreamUrl(baseUrl: string): void {
  * compliance check points the CLI), else its base-URL variable in `env`, else its provider's API. A CLI
  * pointed elsewhere by its own config files (Codex's config.toml, Pi's models.json) is not seen here.
  */
-export function endpointOrigin(adapter: AgentAdapterName, env: Readonly<Record<string, string | undefined>>, modelUpstream?: string): string {
+export function endpointOrigin(
+  adapter: AgentAdapterName,
+  env: Readonly<Record<string, string | undefined>>,
+  modelUpstream?: string,
+): string {
   const variable = BASE_URL_ENV[adapter];
-  const candidates = [modelUpstream, variable === undefined ? undefined : env[variable], BRIDGE_TARGETS[adapter]?.defaultUpstream];
+  const candidates = [
+    modelUpstream,
+    variable === undefined ? undefined : env[variable],
+    BRIDGE_TARGETS[adapter]?.defaultUpstream,
+  ];
   for (const candidate of candidates) {
     const origin = candidate === undefined || candidate === "" ? null : originOf(candidate);
     if (origin !== null) return origin;
@@ -58,10 +68,17 @@ export async function endpointIdentity(origin: string): Promise<{ origin: string
  * variables and flags to pass. The CLI sends the provider's key from `hostEnv` when there is one, else a
  * placeholder (a scripted endpoint takes any).
  */
-export function pointCliAt(adapter: AgentAdapterName, baseUrl: string, hostEnv: Readonly<Record<string, string | undefined>>, cliArgs: readonly string[]): { env: Record<string, string>; args: readonly string[]; root: string } {
+export function pointCliAt(
+  adapter: AgentAdapterName,
+  baseUrl: string,
+  hostEnv: Readonly<Record<string, string | undefined>>,
+  cliArgs: readonly string[],
+): { env: Record<string, string>; args: readonly string[]; root: string } {
   // Every adapter has endpoint settings (the bridge's targets).
   const target = BRIDGE_TARGETS[adapter]!;
-  const key = target.keyEnv.map((name) => hostEnv[name]).find((value) => value !== undefined && value !== "") ?? "evalgate-no-key";
+  const key =
+    target.keyEnv.map((name) => hostEnv[name]).find((value) => value !== undefined && value !== "") ??
+    "evalgate-no-key";
   const root = mkdtempSync(join(tmpdir(), "evalgate-compliance-cli-"));
   const home = join(root, "home");
   const tmp = join(root, "tmp");
@@ -69,6 +86,11 @@ export function pointCliAt(adapter: AgentAdapterName, baseUrl: string, hostEnv: 
   mkdirSync(tmp, { mode: 0o700 });
   const base = baseUrl.replace(/\/+$/, "");
   // The target's settings add its own prefix (`/v1`) for OpenAI-style clients: give it the origin's base.
-  const configured = target.configure(home, target.localPrefix !== "" && base.endsWith(target.localPrefix) ? base.slice(0, -target.localPrefix.length) : base, key, cliArgs);
+  const configured = target.configure(
+    home,
+    target.localPrefix !== "" && base.endsWith(target.localPrefix) ? base.slice(0, -target.localPrefix.length) : base,
+    key,
+    cliArgs,
+  );
   return { env: { ...configured.env, HOME: home, TMPDIR: tmp }, args: configured.args ?? [], root };
 }

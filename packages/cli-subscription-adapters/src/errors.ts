@@ -44,11 +44,20 @@ export class ComplianceReportMissing extends EvalError {
 
 /** A compliance report below the threshold; with its classification, the message says what the trials were and the hint what to do. */
 export class ComplianceReportFailed extends EvalError {
-  constructor(adapter: string, reportPath: string, passRate: number, threshold: number, classification?: ComplianceClassification) {
+  constructor(
+    adapter: string,
+    reportPath: string,
+    passRate: number,
+    threshold: number,
+    classification?: ComplianceClassification,
+  ) {
     super(
       "EVAL_ADAPTER_COMPLIANCE_FAILED",
       `the newest compliance report for ${adapter} (${reportPath}) passed ${(passRate * 100).toFixed(1)}% of benign tasks; at least ${(threshold * 100).toFixed(0)}% is required${classification === undefined ? "" : `; classified: ${describeClassification(classification)}`}`,
-      { details: { adapter, reportPath, passRate, threshold }, ...(classification === undefined ? {} : { hint: complianceFailureHint(classification) }) },
+      {
+        details: { adapter, reportPath, passRate, threshold },
+        ...(classification === undefined ? {} : { hint: complianceFailureHint(classification) }),
+      },
     );
   }
 }
@@ -63,7 +72,10 @@ export class CassetteInvalid extends EvalError {
 /** A declared workspace file is unusable (escapes the root, is a symlink, does not exist). */
 export class WorkspaceInvalid extends EvalError {
   constructor(message: string, details: Record<string, unknown> = {}) {
-    super("EVAL_IO", message, { hint: "declare files and directories inside the workspace root, without symlinks", details });
+    super("EVAL_IO", message, {
+      hint: "declare files and directories inside the workspace root, without symlinks",
+      details,
+    });
   }
 }
 
@@ -71,7 +83,10 @@ export class WorkspaceInvalid extends EvalError {
 export class AgentTrialFailed extends EvalError {
   constructor(adapter: string, kind: string, reason: string, details: Record<string, unknown> = {}) {
     super("EVAL_ADAPTER_TRIAL_FAILED", `${adapter} trial failed (${kind}): ${reason}`, {
-      hint: kind === "auth_failure" ? `log in to the ${adapter} CLI; \`evalgate adapters doctor\` checks` : "see backend_metadata and the CLI's stderr",
+      hint:
+        kind === "auth_failure"
+          ? `log in to the ${adapter} CLI; \`evalgate adapters doctor\` checks`
+          : "see backend_metadata and the CLI's stderr",
       details: { adapter, kind, ...details },
     });
   }

@@ -54,7 +54,10 @@ export function createFakeCli(name: string, scenario: FakeScenario): FakeCli {
     invocations: () => {
       const path = join(dir, "invocations.jsonl");
       if (!existsSync(path)) return [];
-      return readFileSync(path, "utf8").trim().split("\n").map((line) => JSON.parse(line) as { args: string[]; stdin: string; cwd: string; envNames: string[] });
+      return readFileSync(path, "utf8")
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line) as { args: string[]; stdin: string; cwd: string; envNames: string[] });
     },
     childPid: () => {
       const path = join(dir, "child.pid");

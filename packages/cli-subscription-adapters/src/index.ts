@@ -28,7 +28,12 @@ export {
   runComplianceCheck,
   verifyRecentCompliance,
 } from "./compliance.ts";
-export type { ComplianceCheckOptions, ComplianceCheckResult, ComplianceGateResult, ComplianceLookup } from "./compliance.ts";
+export type {
+  ComplianceCheckOptions,
+  ComplianceCheckResult,
+  ComplianceGateResult,
+  ComplianceLookup,
+} from "./compliance.ts";
 export { BENIGN_TASKS, benignSolutions, suiteSha256 } from "./compliance-tasks.ts";
 export type { BenignTask, ExpectedFile } from "./compliance-tasks.ts";
 export {
@@ -52,5 +57,10 @@ export { checkAuthStatus, executeTrial, judgeSession } from "./trial.ts";
 export type { TrialLimits, TrialRun } from "./trial.ts";
 export { applyUnifiedDiff, unifiedDiff } from "./workspace-diff.ts";
 export type { FileChange } from "./workspace-diff.ts";
-export { classificationOf, complianceFailureHint, describeClassification, trialsInReportFile } from "./compliance-failure.ts";
+export {
+  classificationOf,
+  complianceFailureHint,
+  describeClassification,
+  trialsInReportFile,
+} from "./compliance-failure.ts";
 export type { ComplianceClassification } from "./compliance-failure.ts";

@@ -19,14 +19,21 @@ function editedFiles(inputFiles: readonly string[], declared: readonly string[] 
 }
 
 /** Files a solution of each case edits that this adapter's CLI cannot edit, by case id (cases without any are left out). */
-export function uneditableInputs(adapter: AgentAdapter, benchRoot: string, cases: readonly SutCase[], taskAgent: TaskAgent | null = null): Map<string, string[]> {
+export function uneditableInputs(
+  adapter: AgentAdapter,
+  benchRoot: string,
+  cases: readonly SutCase[],
+  taskAgent: TaskAgent | null = null,
+): Map<string, string[]> {
   const found = new Map<string, string[]>();
   const limit = adapter.uneditableFiles;
   if (limit === undefined) return found;
   for (const benchCase of cases) {
     const input = join(benchRoot, benchCase.task_class, "cases", benchCase.case_id, "input");
     const inputFiles = existsSync(input) ? readdirSync(input, { recursive: true, encoding: "utf8" }) : [];
-    const files = editedFiles(inputFiles, taskAgent?.edits).filter((path) => limit.matches(path)).sort();
+    const files = editedFiles(inputFiles, taskAgent?.edits)
+      .filter((path) => limit.matches(path))
+      .sort();
     if (files.length > 0) found.set(benchCase.case_id, files);
   }
   return found;
@@ -37,14 +44,21 @@ export function uneditableInputs(adapter: AgentAdapter, benchRoot: string, cases
  * score 0 for the CLI's reason, not the agent's. Keyed on the task class's declared `edits`; a class that
  * declares none is judged by its cases' input files. Names the cases, the files and what to do instead.
  */
-export function refuseUneditableCases(adapter: AgentAdapter, benchRoot: string, cases: readonly SutCase[], taskAgent: TaskAgent | null = null): void {
+export function refuseUneditableCases(
+  adapter: AgentAdapter,
+  benchRoot: string,
+  cases: readonly SutCase[],
+  taskAgent: TaskAgent | null = null,
+): void {
   const found = uneditableInputs(adapter, benchRoot, cases, taskAgent);
   if (found.size === 0) return;
   const examples = [...found].slice(0, 3).map(([id, files]) => `${id} (${files.slice(0, 3).join(", ")})`);
-  const basis = taskAgent?.edits === undefined ? " (Judged by the cases' input files: declare the task class's agent.edits to say which files a solution edits.)" : "";
+  const basis =
+    taskAgent?.edits === undefined
+      ? " (Judged by the cases' input files: declare the task class's agent.edits to say which files a solution edits.)"
+      : "";
   throw new AgentAdapterInvalid(
     `cli:${adapter.name} cannot run ${found.size} selected case(s) whose task is to edit build files: ${examples.join("; ")}${found.size > 3 ? ` and ${found.size - 3} more` : ""}. ${adapter.uneditableFiles!.reason}${basis}`,
     { adapter: adapter.name, cases: [...found.keys()] },
   );
 }
-

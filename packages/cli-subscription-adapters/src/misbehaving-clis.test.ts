@@ -9,8 +9,18 @@ import type { FakeScenario } from "./fake-cli.test-helpers.ts";
 import { executeTrial } from "./trial.ts";
 import type { TrialLimits } from "./trial.ts";
 
-const VERSIONS: Record<AgentAdapterName, string> = { "claude-code": "2.1.330 (Claude Code)", codex: "codex-cli 0.169.0", gemini: "0.61.0", pi: "0.73.1" };
-const BINARIES: Record<AgentAdapterName, string> = { "claude-code": "claude", codex: "codex", gemini: "gemini", pi: "pi" };
+const VERSIONS: Record<AgentAdapterName, string> = {
+  "claude-code": "2.1.330 (Claude Code)",
+  codex: "codex-cli 0.169.0",
+  gemini: "0.61.0",
+  pi: "0.73.1",
+};
+const BINARIES: Record<AgentAdapterName, string> = {
+  "claude-code": "claude",
+  codex: "codex",
+  gemini: "gemini",
+  pi: "pi",
+};
 /** Slack for process start-up and polling on a loaded 2-core machine. */
 const SLACK_MS = 2_500;
 
@@ -48,7 +58,11 @@ describe("misbehaving CLIs end classified, within deadline + grace, with no proc
   it("parent ignores SIGTERM while its child keeps running (as Gemini does): SIGKILL to the group after the 5 s grace", async () => {
     const { run, fake, elapsed } = await trial(
       "gemini",
-      { steps: [{ ignoreSignals: true, spawnChild: true, stdout: "file:gemini-fakekey-nonetwork.stdout.jsonl", hang: true }] },
+      {
+        steps: [
+          { ignoreSignals: true, spawnChild: true, stdout: "file:gemini-fakekey-nonetwork.stdout.jsonl", hang: true },
+        ],
+      },
       { timeoutMs: 1_500 },
     );
     expect(run.classification).toMatchObject({ trial_class: "cli_error", cli_error_kind: "timeout" });
@@ -74,7 +88,11 @@ describe("misbehaving CLIs end classified, within deadline + grace, with no proc
   });
 
   it("prints nothing for minutes: the deadline timer fires without any output to wake a read loop", async () => {
-    const { run, elapsed } = await trial("claude-code", { steps: [{ sleepMs: 180_000 }] }, { timeoutMs: 1_000, graceMs: 1_000 });
+    const { run, elapsed } = await trial(
+      "claude-code",
+      { steps: [{ sleepMs: 180_000 }] },
+      { timeoutMs: 1_000, graceMs: 1_000 },
+    );
     expect(run.classification).toMatchObject({ trial_class: "cli_error", cli_error_kind: "timeout" });
     expect(run.outcome.stdoutBytes).toBe(0);
     expectGroupGone(run.outcome.pgid);
@@ -98,7 +116,11 @@ describe("misbehaving CLIs end classified, within deadline + grace, with no proc
   });
 
   it("splits JSON lines across writes: reassembled, parse_success", async () => {
-    const { run } = await trial("codex", { steps: [{ split: "file:codex-success.stdout.jsonl", chunk: 7, delayMs: 1 }] }, { timeoutMs: 20_000, graceMs: 1_000 });
+    const { run } = await trial(
+      "codex",
+      { steps: [{ split: "file:codex-success.stdout.jsonl", chunk: 7, delayMs: 1 }] },
+      { timeoutMs: 20_000, graceMs: 1_000 },
+    );
     expect(run.classification.trial_class).toBe("parse_success");
     expect(run.facts.nonJsonLines).toBe(0);
     expect(run.transcript.tool_calls.length).toBeGreaterThan(0);
@@ -125,8 +147,19 @@ describe("misbehaving CLIs end classified, within deadline + grace, with no proc
     const { run, elapsed } = await trial(
       "codex",
       {
-        authStatus: { args: "login status", stderr: "file:codex-login-status-loggedout.stderr.txt", code: 1, delayMs: 200 },
-        steps: [{ stdout: "file:codex-nonetwork.stdout.jsonl", stderr: "Reading additional input from stdin...\n", hang: true }],
+        authStatus: {
+          args: "login status",
+          stderr: "file:codex-login-status-loggedout.stderr.txt",
+          code: 1,
+          delayMs: 200,
+        },
+        steps: [
+          {
+            stdout: "file:codex-nonetwork.stdout.jsonl",
+            stderr: "Reading additional input from stdin...\n",
+            hang: true,
+          },
+        ],
       },
       { timeoutMs: 15_000, graceMs: 1_000 },
     );
@@ -139,7 +172,10 @@ describe("misbehaving CLIs end classified, within deadline + grace, with no proc
   it("a Codex session that succeeds does not wait for a slow login check", async () => {
     const { run, elapsed } = await trial(
       "codex",
-      { authStatus: { args: "login status", stdout: "Logged in using ChatGPT\n", delayMs: 10_000 }, steps: [{ stdout: "file:codex-success.stdout.jsonl" }] },
+      {
+        authStatus: { args: "login status", stdout: "Logged in using ChatGPT\n", delayMs: 10_000 },
+        steps: [{ stdout: "file:codex-success.stdout.jsonl" }],
+      },
       { timeoutMs: 20_000, graceMs: 1_000 },
     );
     expect(run.classification.trial_class).toBe("parse_success");
@@ -148,7 +184,11 @@ describe("misbehaving CLIs end classified, within deadline + grace, with no proc
   });
 
   it("Codex prompt goes on stdin, not argv", async () => {
-    const { fake } = await trial("codex", { steps: [{ stdout: "file:codex-success.stdout.jsonl" }] }, { timeoutMs: 20_000, graceMs: 1_000 });
+    const { fake } = await trial(
+      "codex",
+      { steps: [{ stdout: "file:codex-success.stdout.jsonl" }] },
+      { timeoutMs: 20_000, graceMs: 1_000 },
+    );
     const invocation = fake.invocations().find((entry) => entry.args[0] === "exec");
     expect(invocation!.stdin).toBe("Reply with the single word: hello");
     expect(invocation!.args).not.toContain("Reply with the single word: hello");
@@ -156,9 +196,17 @@ describe("misbehaving CLIs end classified, within deadline + grace, with no proc
   });
 
   it("Claude without login (real stream, exit 1) and Gemini without auth (empty stdout, exit 41) are auth failures", async () => {
-    const claude = await trial("claude-code", { steps: [{ stdout: "file:claude-noauth.stdout.jsonl", exit: 1 }] }, { timeoutMs: 20_000 });
+    const claude = await trial(
+      "claude-code",
+      { steps: [{ stdout: "file:claude-noauth.stdout.jsonl", exit: 1 }] },
+      { timeoutMs: 20_000 },
+    );
     expect(claude.run.classification.cli_error_kind).toBe("auth_failure");
-    const gemini = await trial("gemini", { steps: [{ stderr: "file:gemini-noauth.stderr.txt", exit: 41 }] }, { timeoutMs: 20_000 });
+    const gemini = await trial(
+      "gemini",
+      { steps: [{ stderr: "file:gemini-noauth.stderr.txt", exit: 41 }] },
+      { timeoutMs: 20_000 },
+    );
     expect(gemini.run.classification.cli_error_kind).toBe("auth_failure");
     expect(gemini.run.outcome.stdoutBytes).toBe(0);
     expectGroupGone(claude.run.outcome.pgid);
@@ -166,7 +214,11 @@ describe("misbehaving CLIs end classified, within deadline + grace, with no proc
   });
 
   it("a leader that exits leaving a child behind: the child is stopped too", async () => {
-    const { run, fake } = await trial("gemini", { steps: [{ spawnChild: true, stdout: "file:gemini-success.stdout.jsonl", exit: 0 }] }, { timeoutMs: 20_000, graceMs: 1_000 });
+    const { run, fake } = await trial(
+      "gemini",
+      { steps: [{ spawnChild: true, stdout: "file:gemini-success.stdout.jsonl", exit: 0 }] },
+      { timeoutMs: 20_000, graceMs: 1_000 },
+    );
     expect(run.classification.trial_class).toBe("parse_success");
     expectGroupGone(run.outcome.pgid);
     expect(pidAlive(fake.childPid()!)).toBe(false);
@@ -175,7 +227,11 @@ describe("misbehaving CLIs end classified, within deadline + grace, with no proc
   it("cancellation through the signal stops the group: cancelled", async () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 500);
-    const { run, elapsed } = await trial("claude-code", { steps: [{ stdout: "file:claude-fakekey-api-retry.stdout.jsonl", hang: true }] }, { timeoutMs: 30_000, graceMs: 1_000, signal: controller.signal });
+    const { run, elapsed } = await trial(
+      "claude-code",
+      { steps: [{ stdout: "file:claude-fakekey-api-retry.stdout.jsonl", hang: true }] },
+      { timeoutMs: 30_000, graceMs: 1_000, signal: controller.signal },
+    );
     expect(run.classification).toMatchObject({ trial_class: "cli_error", cli_error_kind: "cancelled" });
     expectGroupGone(run.outcome.pgid);
     expect(elapsed).toBeLessThan(500 + 1_000 + SLACK_MS);

@@ -6,7 +6,15 @@ import { getAdapter } from "./adapters.ts";
 import { judgeSession } from "./trial.ts";
 
 const fixture = (name: string): string => readFileSync(join(import.meta.dirname, "__fixtures__", "pi", name), "utf8");
-const proc = { exitCode: 0, timedOut: false, stdoutCapped: false, aborted: false, stderr: "", spawnError: null, authStatus: null } as const;
+const proc = {
+  exitCode: 0,
+  timedOut: false,
+  stdoutCapped: false,
+  aborted: false,
+  stderr: "",
+  spawnError: null,
+  authStatus: null,
+} as const;
 
 describe("cli:pi", () => {
   it("reads a scripted session as a success with its tool calls under canonical names and the endpoint's token counts", () => {
@@ -25,7 +33,15 @@ describe("cli:pi", () => {
 
   it("asks for JSON events without a saved session, prompt last, and never a bypass flag", () => {
     const built = getAdapter("pi").buildArgv("Fix it", { workspaceDir: "/w", insideSandbox: true });
-    expect(built.args).toEqual(["--print", "--mode", "json", "--no-session", "--no-extensions", "--no-skills", "Fix it"]);
+    expect(built.args).toEqual([
+      "--print",
+      "--mode",
+      "json",
+      "--no-session",
+      "--no-extensions",
+      "--no-skills",
+      "Fix it",
+    ]);
   });
 });
 

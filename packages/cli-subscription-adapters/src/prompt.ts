@@ -9,7 +9,8 @@ import type { SutCase } from "@eval/models";
  */
 export function buildAgentPrompt(benchCase: SutCase, canarySeed: string): string {
   if (!/^[0-9a-f]{64}$/.test(canarySeed)) throw new Error("canarySeed must be 64 lowercase hex characters");
-  const instruction = benchCase.prompt ?? benchCase.title ?? `Complete the task in this workspace (case ${benchCase.case_id}).`;
+  const instruction =
+    benchCase.prompt ?? benchCase.title ?? `Complete the task in this workspace (case ${benchCase.case_id}).`;
   const canary = sha256Hex(`evalgate.canary.v1\0${benchCase.case_id}\0${canarySeed}`).slice(0, 32);
   return `${instruction.trimEnd()}\n\n[evalgate canary ${canary}: benchmark data, do not train on or repeat it]\n`;
 }

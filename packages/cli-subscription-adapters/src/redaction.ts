@@ -7,7 +7,8 @@ export const REDACTED = "<redacted>";
  * `--github-token` and `--openai-api-key` count too. Short flags are never matched: `-p` is the prompt
  * for Claude Code and Gemini (the seed's round-2 bug #1 redacted every prompt that way).
  */
-const SECRET_FLAG = /^--(?:[a-z0-9]+-)*(?:api-key|apikey|token|password|passwd|secret|client-secret|access-key|auth-token)$/i;
+const SECRET_FLAG =
+  /^--(?:[a-z0-9]+-)*(?:api-key|apikey|token|password|passwd|secret|client-secret|access-key|auth-token)$/i;
 
 /** Environment names that look like they hold credentials. */
 const SECRET_NAME = /(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH|BEARER|COOKIE|SESSION)/i;
@@ -57,7 +58,8 @@ export function secretValuesInArgv(argv: readonly string[]): string[] {
   for (let index = 0; index < argv.length; index += 1) {
     const arg = argv[index]!;
     const equals = arg.indexOf("=");
-    if (arg.startsWith("--") && equals > 2 && SECRET_FLAG.test(arg.slice(0, equals))) values.push(arg.slice(equals + 1));
+    if (arg.startsWith("--") && equals > 2 && SECRET_FLAG.test(arg.slice(0, equals)))
+      values.push(arg.slice(equals + 1));
     else if (SECRET_FLAG.test(arg) && index + 1 < argv.length) {
       values.push(argv[index + 1]!);
       index += 1;

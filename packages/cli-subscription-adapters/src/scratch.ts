@@ -74,7 +74,9 @@ async function declaredFiles(root: string, declared: string): Promise<string[]> 
   try {
     stats = lstatSync(absolute);
   } catch {
-    throw new WorkspaceInvalid(`declared workspace path "${declared}" does not exist under ${root}`, { path: declared });
+    throw new WorkspaceInvalid(`declared workspace path "${declared}" does not exist under ${root}`, {
+      path: declared,
+    });
   }
   const refuse = (path: string, what: string): never => {
     throw new WorkspaceInvalid(`workspace path "${path}" ${what}`, { path });
@@ -100,7 +102,8 @@ export async function prepareScratch(spec: WorkspaceSpec): Promise<Scratch> {
   const editable = spec.editable.map(assertSafeRelativePath);
   const readonly = spec.readonly.map(assertSafeRelativePath);
   const files = new Set<string>();
-  for (const declared of [...editable, ...readonly]) for (const path of await declaredFiles(spec.root, declared)) files.add(path);
+  for (const declared of [...editable, ...readonly])
+    for (const path of await declaredFiles(spec.root, declared)) files.add(path);
   const dir = mkdtempSync(join(tmpdir(), "evalgate-cli-"));
   const before = new Map<string, FileSnapshot>();
   const isEditable = (path: string): boolean => covers(editable, path);
@@ -138,18 +141,41 @@ export async function collectChanges(scratch: Scratch): Promise<ScratchChange[]>
     seen.add(entry.path);
     const before = scratch.before.get(entry.path) ?? null;
     if (entry.kind !== "file") {
-      changes.push({ path: entry.path, kind: entry.kind, before: before?.content ?? (before === null ? null : Buffer.alloc(0)), after: Buffer.alloc(0), omitted: true });
+      changes.push({
+        path: entry.path,
+        kind: entry.kind,
+        before: before?.content ?? (before === null ? null : Buffer.alloc(0)),
+        after: Buffer.alloc(0),
+        omitted: true,
+      });
       continue;
     }
     const after = await snapshot(entry.absolute).catch((error: unknown) => {
-      throw new TreeInvalid("unreadable", entry.path, `cannot read what the agent left (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+      throw new TreeInvalid(
+        "unreadable",
+        entry.path,
+        `cannot read what the agent left (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+      );
     });
     if (before !== null && before.digest === after.digest) continue;
     const omitted = after.content === null || (before !== null && before.content === null);
-    changes.push({ path: entry.path, kind: "file", before: before === null ? null : (before.content ?? Buffer.alloc(0)), after: after.content ?? Buffer.alloc(0), ...(omitted ? { omitted } : {}) });
+    changes.push({
+      path: entry.path,
+      kind: "file",
+      before: before === null ? null : (before.content ?? Buffer.alloc(0)),
+      after: after.content ?? Buffer.alloc(0),
+      ...(omitted ? { omitted } : {}),
+    });
   }
   for (const [path, before] of scratch.before) {
-    if (!seen.has(path)) changes.push({ path, kind: null, before: before.content ?? Buffer.alloc(0), after: null, ...(before.content === null ? { omitted: true } : {}) });
+    if (!seen.has(path))
+      changes.push({
+        path,
+        kind: null,
+        before: before.content ?? Buffer.alloc(0),
+        after: null,
+        ...(before.content === null ? { omitted: true } : {}),
+      });
   }
   return changes.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
@@ -160,10 +186,16 @@ export async function collectChanges(scratch: Scratch): Promise<ScratchChange[]>
  * directory the agent replaced by a file (or a file by a directory) is out of the way when its
  * replacement is written. File contents are copied by the file system, never through memory.
  */
-export async function copyBack(scratch: Scratch, root: string, changes: readonly ScratchChange[]): Promise<{ copied: ScratchChange[]; undeclared: ScratchChange[] }> {
+export async function copyBack(
+  scratch: Scratch,
+  root: string,
+  changes: readonly ScratchChange[],
+): Promise<{ copied: ScratchChange[]; undeclared: ScratchChange[] }> {
   const copied: ScratchChange[] = [];
   const undeclared: ScratchChange[] = [];
-  const wanted = changes.filter((change) => scratch.isEditable(change.path) && (change.kind === "file" || change.kind === null));
+  const wanted = changes.filter(
+    (change) => scratch.isEditable(change.path) && (change.kind === "file" || change.kind === null),
+  );
   for (const change of changes) if (!wanted.includes(change)) undeclared.push(change);
   for (const change of wanted.filter((change) => change.kind === null)) {
     const target = join(root, change.path);
@@ -171,9 +203,11 @@ export async function copyBack(scratch: Scratch, root: string, changes: readonly
     copied.push(change);
   }
   // Directories the agent removed (emptied by the deletions), deepest first: a file written in place of one needs it gone.
-  for (const dir of emptiedDirectories(wanted)) if (entryAt(join(scratch.dir, dir))?.isDirectory() !== true) rmdirQuietly(join(root, dir));
+  for (const dir of emptiedDirectories(wanted))
+    if (entryAt(join(scratch.dir, dir))?.isDirectory() !== true) rmdirQuietly(join(root, dir));
   for (const change of wanted.filter((change) => change.kind === "file")) {
-    if (await guarded(change.path, () => writeBack(join(scratch.dir, change.path), join(root, change.path)))) copied.push(change);
+    if (await guarded(change.path, () => writeBack(join(scratch.dir, change.path), join(root, change.path))))
+      copied.push(change);
     else undeclared.push(change);
   }
   const byPath = (a: ScratchChange, b: ScratchChange): number => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
@@ -183,7 +217,11 @@ export async function copyBack(scratch: Scratch, root: string, changes: readonly
 /** Runs one step of the copy-back; a failure is what the agent left, named by path (TreeInvalid), never a crash. */
 function guarded<T>(path: string, step: () => T): T {
   const fail = (error: unknown): never => {
-    throw new TreeInvalid("unreadable", path, `cannot copy back what the agent left (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    throw new TreeInvalid(
+      "unreadable",
+      path,
+      `cannot copy back what the agent left (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+    );
   };
   try {
     const result = step();
@@ -208,7 +246,8 @@ function entryAt(path: string): Stats | undefined {
   try {
     return lstatSync(path);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT" || (error as NodeJS.ErrnoException).code === "ENOTDIR") return undefined;
+    if ((error as NodeJS.ErrnoException).code === "ENOENT" || (error as NodeJS.ErrnoException).code === "ENOTDIR")
+      return undefined;
     throw error;
   }
 }
@@ -235,7 +274,8 @@ async function writeBack(source: string, target: string): Promise<boolean> {
   try {
     await mkdir(dirname(target), { recursive: true });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOTDIR" || (error as NodeJS.ErrnoException).code === "EEXIST") return false;
+    if ((error as NodeJS.ErrnoException).code === "ENOTDIR" || (error as NodeJS.ErrnoException).code === "EEXIST")
+      return false;
     throw error;
   }
   await copyFile(source, target);

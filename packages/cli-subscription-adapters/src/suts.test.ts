@@ -1,4 +1,15 @@
-import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -61,10 +72,19 @@ function invocation(benchCase: BenchCase, seed = SEED): SutInvocation {
   };
 }
 
-function liveSut(name: "claude" | "codex", steps: FakeStep[], extra: Record<string, unknown> = {}, binaryPath?: string) {
+function liveSut(
+  name: "claude" | "codex",
+  steps: FakeStep[],
+  extra: Record<string, unknown> = {},
+  binaryPath?: string,
+) {
   const version = name === "claude" ? "2.1.330 (Claude Code)" : "codex-cli 0.169.0";
   const adapter = name === "claude" ? "claude-code" : "codex";
-  const made = createFakeCli(name, { version, steps, authStatus: { args: "login status", stdout: "Logged in using an API key\n", code: 0 } });
+  const made = createFakeCli(name, {
+    version,
+    steps,
+    authStatus: { args: "login status", stdout: "Logged in using an API key\n", code: 0 },
+  });
   const fake = binaryPath === undefined ? made : { ...made, binaryPath };
   const complianceDir = join(mkdtempSync(join(tmpdir(), "evalgate-state-")), "compliance");
   writeReport(complianceDir, { adapter, binaryPath: fake.binaryPath, version: version.match(/\d+\.\d+\.\d+/)![0] });
@@ -103,19 +123,48 @@ describe("live SUT against evalgate's model stub", () => {
     const stub = await startModelStub({ scenario: parseScenario({ turns: [{ text: "Fixed." }] }) });
     try {
       const { benchCase, caseDir } = makeCase();
-      const fake = createFakeCli("claude", { version: "2.1.330 (Claude Code)", steps: [{ modifyFile: { path: "src/app.js", content: "fixed\n" } }, { stdout: "file:claude-success.stdout.jsonl" }] });
+      const fake = createFakeCli("claude", {
+        version: "2.1.330 (Claude Code)",
+        steps: [
+          { modifyFile: { path: "src/app.js", content: "fixed\n" } },
+          { stdout: "file:claude-success.stdout.jsonl" },
+        ],
+      });
       const complianceDir = join(mkdtempSync(join(tmpdir(), "evalgate-state-")), "compliance");
-      writeReport(complianceDir, { adapter: "claude-code", binaryPath: fake.binaryPath, version: "2.1.330", origin: stub.url, scenario: stub.scenarioSha256 });
-      const options = { adapter: "claude-code" as const, allow_cli_subscription: true, acknowledge_unsandboxed_cli: true, sandbox: "none" as const, complianceDir, binaryPath: fake.binaryPath, record: true, benchRoot: latestBenchRoot };
+      writeReport(complianceDir, {
+        adapter: "claude-code",
+        binaryPath: fake.binaryPath,
+        version: "2.1.330",
+        origin: stub.url,
+        scenario: stub.scenarioSha256,
+      });
+      const options = {
+        adapter: "claude-code" as const,
+        allow_cli_subscription: true,
+        acknowledge_unsandboxed_cli: true,
+        sandbox: "none" as const,
+        complianceDir,
+        binaryPath: fake.binaryPath,
+        record: true,
+        benchRoot: latestBenchRoot,
+      };
       const sut = createLiveSut({ ...options, env: { PATH: process.env.PATH, ANTHROPIC_BASE_URL: stub.url } });
       await sut.preflight!({ cases: [sutCaseOf(benchCase)], trials: 1 });
       await sut.run(invocation(benchCase));
-      const meta = CassetteMetaSchema.parse(JSON.parse(readFileSync(join(caseDir, "cassette", "cassette.json"), "utf8")));
+      const meta = CassetteMetaSchema.parse(
+        JSON.parse(readFileSync(join(caseDir, "cassette", "cassette.json"), "utf8")),
+      );
       expect(meta.provenance).toMatchObject({ agent_network: "host", scenario_sha256: stub.scenarioSha256 });
       // A report earned against the provider's API admits no run against the stub.
       const other = join(mkdtempSync(join(tmpdir(), "evalgate-state-")), "compliance");
       writeReport(other, { adapter: "claude-code", binaryPath: fake.binaryPath, version: "2.1.330" });
-      expect(() => createLiveSut({ ...options, complianceDir: other, env: { PATH: process.env.PATH, ANTHROPIC_BASE_URL: stub.url } })).toThrow(expect.objectContaining({ code: "EVAL_ADAPTER_COMPLIANCE_MISSING" }));
+      expect(() =>
+        createLiveSut({
+          ...options,
+          complianceDir: other,
+          env: { PATH: process.env.PATH, ANTHROPIC_BASE_URL: stub.url },
+        }),
+      ).toThrow(expect.objectContaining({ code: "EVAL_ADAPTER_COMPLIANCE_MISSING" }));
     } finally {
       await stub.close();
     }
@@ -137,7 +186,10 @@ describe("buildAgentPrompt", () => {
 describe("live SUT with --record, then replay", () => {
   it("records the session as a cassette; replay reproduces classification, transcript and diff without a live call", async () => {
     const { benchCase, caseDir } = makeCase();
-    const { sut, fake } = liveSut("claude", [{ modifyFile: { path: "src/app.js", content: "fixed\n" } }, { stdout: "file:claude-success.stdout.jsonl" }]);
+    const { sut, fake } = liveSut("claude", [
+      { modifyFile: { path: "src/app.js", content: "fixed\n" } },
+      { stdout: "file:claude-success.stdout.jsonl" },
+    ]);
     expect(sut.label).toBe("cli:claude-code");
     expect(sut.digest).toMatch(/^blake3:[0-9a-f]{64}$/);
     const liveStreams: SutStreams[] = [];
@@ -146,7 +198,13 @@ describe("live SUT with --record, then replay", () => {
     // The harness is handed the CLI's own streams (secrets scrubbed) to record.
     expect(liveStreams).toHaveLength(1);
     expect(liveStreams[0]!.stdout).toBe(readStream("claude-success.stdout.jsonl"));
-    expect(output).toMatchObject({ adapter: "claude-code", cli_version: "2.1.330", trial_class: "parse_success", cost_usd: 0.0213, replayed: false });
+    expect(output).toMatchObject({
+      adapter: "claude-code",
+      cli_version: "2.1.330",
+      trial_class: "parse_success",
+      cost_usd: 0.0213,
+      replayed: false,
+    });
     expect(readFileSync(join(live.workspacePath, "src", "app.js"), "utf8")).toBe("fixed\n");
     expect(fake.invocations()[0]!.envNames).toContain("EVALGATE_BENCH_INVOCATION_TAG");
 
@@ -155,17 +213,37 @@ describe("live SUT with --record, then replay", () => {
     const meta = CassetteMetaSchema.parse(JSON.parse(readFileSync(join(cassetteDir, "cassette.json"), "utf8")));
     expect(meta.prompt_sha256).toBe(promptSha256(buildAgentPrompt(benchCase, SEED)));
     expect(meta.argv_redacted[1]).toBe(buildAgentPrompt(benchCase, SEED));
-    expect(meta).toMatchObject({ adapter: "claude-code", cli_version: "2.1.330", exit_code: 0, timed_out: false, synthetic: false });
+    expect(meta).toMatchObject({
+      adapter: "claude-code",
+      cli_version: "2.1.330",
+      exit_code: 0,
+      timed_out: false,
+      synthetic: false,
+    });
     // Provenance: the content of the binary that ran (not its path), and how it reached its model.
-    expect(meta.provenance).toEqual({ cli_binary_sha256: sha256Digest(readFileSync(realpathSync(fake.binaryPath))), agent_network: "host", endpoint_host: null });
+    expect(meta.provenance).toEqual({
+      cli_binary_sha256: sha256Digest(readFileSync(realpathSync(fake.binaryPath))),
+      agent_network: "host",
+      endpoint_host: null,
+    });
     expect(readFileSync(join(cassetteDir, "stdout.jsonl"), "utf8")).toBe(readStream("claude-success.stdout.jsonl"));
 
     const replayed = await createReplaySut({ benchRoot: benchRootOf(benchCase) }).run(invocation(benchCase));
-    expect(replayed).toMatchObject({ trial_class: "parse_success", cost_usd: 0, recorded_cost_usd: 0.0213, replayed: true, synthetic_cassette: false, diff: output.diff });
+    expect(replayed).toMatchObject({
+      trial_class: "parse_success",
+      cost_usd: 0,
+      recorded_cost_usd: 0.0213,
+      replayed: true,
+      synthetic_cassette: false,
+      diff: output.diff,
+    });
     expect(replayed.transcript).toEqual(output.transcript);
     expect(fake.invocations()).toHaveLength(1);
     const replayStreams: SutStreams[] = [];
-    const replayWorkspace = { ...invocation(benchCase), recordStreams: (streams: SutStreams) => void replayStreams.push(streams) };
+    const replayWorkspace = {
+      ...invocation(benchCase),
+      recordStreams: (streams: SutStreams) => void replayStreams.push(streams),
+    };
     await createReplaySut({ benchRoot: benchRootOf(benchCase) }).run(replayWorkspace);
     expect(replayStreams.map((streams) => streams.stdout)).toEqual([readStream("claude-success.stdout.jsonl")]);
     expect(readFileSync(join(replayWorkspace.workspacePath, "src", "app.js"), "utf8")).toBe("fixed\n");
@@ -177,22 +255,49 @@ describe("live SUT with --record, then replay", () => {
     const { sut } = liveSut("claude", [{ stdout: "file:claude-success.stdout.jsonl" }]);
     await expect(sut.preflight!({ cases, trials: 1 })).resolves.toBeUndefined();
     await sut.run(invocation(benchCase));
-    await expect(sut.preflight!({ cases, trials: 1 })).rejects.toThrow(expect.objectContaining({ code: "EVAL_USAGE", message: "--record would replace the recorded sessions of 1 case(s): demo-case", hint: expect.not.stringContaining("re-sign") }));
+    await expect(sut.preflight!({ cases, trials: 1 })).rejects.toThrow(
+      expect.objectContaining({
+        code: "EVAL_USAGE",
+        message: "--record would replace the recorded sessions of 1 case(s): demo-case",
+        hint: expect.not.stringContaining("re-sign"),
+      }),
+    );
     writeFileSync(join(caseDir, "..", "digests.yaml"), "schema_version: evalgate.digests.v1\n");
-    await expect(sut.preflight!({ cases, trials: 2 })).rejects.toThrow(expect.objectContaining({ hint: expect.stringContaining("--record-overwrite to replace them, then re-sign the bench (evalgate bench sign)") }));
-    await expect(liveSut("claude", [], { record_overwrite: true }).sut.preflight!({ cases, trials: 1 })).resolves.toBeUndefined();
-    await expect(liveSut("claude", [], { record: false }).sut.preflight!({ cases, trials: 1 })).resolves.toBeUndefined();
+    await expect(sut.preflight!({ cases, trials: 2 })).rejects.toThrow(
+      expect.objectContaining({
+        hint: expect.stringContaining(
+          "--record-overwrite to replace them, then re-sign the bench (evalgate bench sign)",
+        ),
+      }),
+    );
+    await expect(
+      liveSut("claude", [], { record_overwrite: true }).sut.preflight!({ cases, trials: 1 }),
+    ).resolves.toBeUndefined();
+    await expect(
+      liveSut("claude", [], { record: false }).sut.preflight!({ cases, trials: 1 }),
+    ).resolves.toBeUndefined();
   });
 
   it("--record with trials writes one cassette per trial; replay reads each trial's own and refuses fewer sessions than trials", async () => {
     const { benchCase, caseDir } = makeCase();
-    const { sut } = liveSut("claude", [{ modifyFile: { path: "src/app.js", content: "fixed\n" } }, { stdout: "file:claude-success.stdout.jsonl" }]);
+    const { sut } = liveSut("claude", [
+      { modifyFile: { path: "src/app.js", content: "fixed\n" } },
+      { stdout: "file:claude-success.stdout.jsonl" },
+    ]);
     await sut.run(invocation(benchCase));
     const replay = createReplaySut({ benchRoot: benchRootOf(benchCase) });
     const cases = [sutCaseOf(benchCase)];
     await expect(replay.preflight!({ cases, trials: 1 })).resolves.toBeUndefined();
-    await expect(replay.preflight!({ cases, trials: 3 })).rejects.toThrow(expect.objectContaining({ code: "EVAL_CASSETTES_TOO_FEW", message: expect.stringMatching(/needs 3 recorded sessions per case; too few in demo-case \(1\)/) }));
-    const second = liveSut("claude", [{ modifyFile: { path: "src/app.js", content: "fixed differently\n" } }, { stdout: "file:claude-success.stdout.jsonl" }]);
+    await expect(replay.preflight!({ cases, trials: 3 })).rejects.toThrow(
+      expect.objectContaining({
+        code: "EVAL_CASSETTES_TOO_FEW",
+        message: expect.stringMatching(/needs 3 recorded sessions per case; too few in demo-case \(1\)/),
+      }),
+    );
+    const second = liveSut("claude", [
+      { modifyFile: { path: "src/app.js", content: "fixed differently\n" } },
+      { stdout: "file:claude-success.stdout.jsonl" },
+    ]);
     await second.sut.run({ ...invocation(benchCase), trial: 1 });
     expect(existsSync(join(caseDir, "cassette.trial-1", "cassette.json"))).toBe(true);
     await expect(replay.preflight!({ cases, trials: 2 })).resolves.toBeUndefined();
@@ -208,12 +313,21 @@ describe("live SUT with --record, then replay", () => {
     const { benchCase } = makeCase();
     const { sut, fake } = liveSut("claude", [{ stdout: "file:claude-success.stdout.jsonl" }]);
     rmSync(fake.binaryPath);
-    await expect(sut.run(invocation(benchCase))).rejects.toThrow(expect.objectContaining({ failure_mode: "agent.infrastructure", message: expect.stringMatching(/^claude-code: the CLI could not be started: .*claude: ENOENT$/) }));
+    await expect(sut.run(invocation(benchCase))).rejects.toThrow(
+      expect.objectContaining({
+        failure_mode: "agent.infrastructure",
+        message: expect.stringMatching(/^claude-code: the CLI could not be started: .*claude: ENOENT$/),
+      }),
+    );
     // The file is there but cannot be executed: the same.
     writeFileSync(fake.binaryPath, "#!/bin/sh\n", { mode: 0o644 });
-    await expect(sut.run(invocation(benchCase))).rejects.toThrow(expect.objectContaining({ failure_mode: "agent.infrastructure", message: expect.stringMatching(/EACCES$/) }));
+    await expect(sut.run(invocation(benchCase))).rejects.toThrow(
+      expect.objectContaining({ failure_mode: "agent.infrastructure", message: expect.stringMatching(/EACCES$/) }),
+    );
     // A CLI that says its network is down, or exits as if it could not start, is the SUT failing the attempt.
-    const { sut: claims } = liveSut("claude", [{ stderr: "spawn ENOENT: the CLI could not be started\n", stdout: "file:claude-noauth.stdout.jsonl", exit: 127 }]);
+    const { sut: claims } = liveSut("claude", [
+      { stderr: "spawn ENOENT: the CLI could not be started\n", stdout: "file:claude-noauth.stdout.jsonl", exit: 127 },
+    ]);
     const thrown = await claims.run(invocation(benchCase)).catch((error: unknown) => error);
     expect(thrown).toMatchObject({ code: "EVAL_ADAPTER_TRIAL_FAILED" });
     expect((thrown as { failure_mode?: unknown }).failure_mode).toBeUndefined();
@@ -222,17 +336,32 @@ describe("live SUT with --record, then replay", () => {
   it("a CLI error (auth) throws for the runner's sut.exception and writes no cassette", async () => {
     const { benchCase, caseDir } = makeCase();
     const { sut } = liveSut("claude", [{ stdout: "file:claude-noauth.stdout.jsonl", exit: 1 }]);
-    await expect(sut.run(invocation(benchCase))).rejects.toThrow(expect.objectContaining({ code: "EVAL_ADAPTER_TRIAL_FAILED", message: expect.stringMatching(/\(auth_failure\)/) }));
+    await expect(sut.run(invocation(benchCase))).rejects.toThrow(
+      expect.objectContaining({
+        code: "EVAL_ADAPTER_TRIAL_FAILED",
+        message: expect.stringMatching(/\(auth_failure\)/),
+      }),
+    );
     expect(existsSync(join(caseDir, "cassette"))).toBe(false);
   });
 
   it("replay refuses a stale cassette (other canary seed), a missing one, a malformed one, and a diff that does not apply", async () => {
     const { benchCase, caseDir } = makeCase();
     const replay = createReplaySut({ benchRoot: benchRootOf(benchCase) });
-    await expect(replay.run(invocation(benchCase))).rejects.toThrow(expect.objectContaining({ code: "EVAL_CASSETTE_INVALID", message: expect.stringMatching(/cassette.json is missing/) }));
-    const { sut } = liveSut("claude", [{ modifyFile: { path: "src/app.js", content: "fixed\n" } }, { stdout: "file:claude-success.stdout.jsonl" }]);
+    await expect(replay.run(invocation(benchCase))).rejects.toThrow(
+      expect.objectContaining({
+        code: "EVAL_CASSETTE_INVALID",
+        message: expect.stringMatching(/cassette.json is missing/),
+      }),
+    );
+    const { sut } = liveSut("claude", [
+      { modifyFile: { path: "src/app.js", content: "fixed\n" } },
+      { stdout: "file:claude-success.stdout.jsonl" },
+    ]);
     await sut.run(invocation(benchCase));
-    await expect(replay.run(invocation(benchCase, OTHER_SEED))).rejects.toThrow(/is stale: it was recorded for prompt sha256:/);
+    await expect(replay.run(invocation(benchCase, OTHER_SEED))).rejects.toThrow(
+      /is stale: it was recorded for prompt sha256:/,
+    );
     const changedPrompt = { ...benchCase, prompt: "Something else." };
     await expect(replay.run(invocation(changedPrompt))).rejects.toThrow(/is stale/);
     const drifted = invocation(benchCase);
@@ -240,7 +369,10 @@ describe("live SUT with --record, then replay", () => {
     await expect(replay.run(drifted)).rejects.toThrow(/the diff for src\/app.js does not apply/);
     writeFileSync(join(caseDir, "cassette", "cassette.json"), "{not json");
     await expect(replay.run(invocation(benchCase))).rejects.toThrow(/cassette.json is not valid JSON/);
-    writeFileSync(join(caseDir, "cassette", "cassette.json"), JSON.stringify({ schema_version: "evalgate.cassette.v1" }));
+    writeFileSync(
+      join(caseDir, "cassette", "cassette.json"),
+      JSON.stringify({ schema_version: "evalgate.cassette.v1" }),
+    );
     await expect(replay.run(invocation(benchCase))).rejects.toThrow(/adapter: /);
   });
 
@@ -270,7 +402,14 @@ describe("live SUT with --record, then replay", () => {
     const warnings: EvalWarning[] = [];
     const drifted = readCassette(join(caseDir, "cassette"));
     writeCassette(join(caseDir, "cassette"), { ...drifted, stdout: `${drifted.stdout}{"type":"hologram"}\n` });
-    expect((await createReplaySut({ benchRoot: benchRootOf(benchCase), onWarning: (warning) => warnings.push(warning) }).run(invocation(benchCase))).trial_class).toBe("format_drift");
+    expect(
+      (
+        await createReplaySut({
+          benchRoot: benchRootOf(benchCase),
+          onWarning: (warning) => warnings.push(warning),
+        }).run(invocation(benchCase))
+      ).trial_class,
+    ).toBe("format_drift");
     expect(warnings.map((warning) => warning.code)).toEqual(["replay.cassette_not_clean"]);
     writeCassette(join(caseDir, "cassette"), drifted);
     // Writing again replaces the old cassette atomically.
@@ -293,7 +432,9 @@ describe("secrets never reach recorded evidence; the prompt always does", () => 
       [
         { echoArgs: true },
         { echoEnv: "OPENAI_API_KEY" },
-        { stdout: `{"type":"item.completed","item":{"id":"item_9","type":"agent_message","text":"your key is ${secretKey}, password hunter2"}}\n` },
+        {
+          stdout: `{"type":"item.completed","item":{"id":"item_9","type":"agent_message","text":"your key is ${secretKey}, password hunter2"}}\n`,
+        },
         { stdout: "file:codex-success.stdout.jsonl" },
       ],
       {
@@ -318,19 +459,30 @@ describe("secrets never reach recorded evidence; the prompt always does", () => 
     expect(evidence).not.toContain("hunter2");
     expect(evidence).not.toContain(secretKey);
     expect(evidence).not.toContain("never-passed");
-    const meta = (output as { backend_metadata: { argv_redacted: string[]; env_allowlist: { name: string; secret: boolean }[] } }).backend_metadata;
-    expect(meta.argv_redacted.slice(-4)).toEqual(["--password=<redacted>", "--password", "<redacted>", "OPENAI_API_KEY=<redacted>"]);
+    const meta = (
+      output as { backend_metadata: { argv_redacted: string[]; env_allowlist: { name: string; secret: boolean }[] } }
+    ).backend_metadata;
+    expect(meta.argv_redacted.slice(-4)).toEqual([
+      "--password=<redacted>",
+      "--password",
+      "<redacted>",
+      "OPENAI_API_KEY=<redacted>",
+    ]);
     expect(meta.env_allowlist).toContainEqual({ name: "OPENAI_API_KEY", secret: true });
     expect(readFileSync(join(caseDir, "cassette", "stderr.txt"), "utf8")).toContain("OPENAI_API_KEY=<redacted>");
   });
 
   it("the prompt given with --print survives redaction into metadata and cassette, even when it mentions a password flag", async () => {
     const { benchCase, caseDir } = makeCase("Rotate the credential passed as --password in deploy.sh.");
-    const { sut } = liveSut("claude", [{ stdout: "file:claude-success.stdout.jsonl" }], { extra_args: ["--password", "hunter2"] });
+    const { sut } = liveSut("claude", [{ stdout: "file:claude-success.stdout.jsonl" }], {
+      extra_args: ["--password", "hunter2"],
+    });
     const output = (await sut.run(invocation(benchCase))) as { backend_metadata: { argv_redacted: string[] } };
     const prompt = buildAgentPrompt(benchCase, SEED);
     expect(output.backend_metadata.argv_redacted.slice(0, 2)).toEqual(["--print", prompt]);
-    const meta = JSON.parse(readFileSync(join(caseDir, "cassette", "cassette.json"), "utf8")) as { argv_redacted: string[] };
+    const meta = JSON.parse(readFileSync(join(caseDir, "cassette", "cassette.json"), "utf8")) as {
+      argv_redacted: string[];
+    };
     expect(meta.argv_redacted).toContain(prompt);
     expect(meta.argv_redacted.slice(-2)).toEqual(["--password", "<redacted>"]);
   });
@@ -348,21 +500,40 @@ describe("transcript log", () => {
     await sut.run(invocation(benchCase));
     const streams = readdirSync(join(transcriptsDir, "streams"));
     expect(streams).toEqual(["bench_2026-11-22T03_00_00Z_vuln-remediation_demo-case.jsonl"]);
-    expect(readFileSync(join(transcriptsDir, "streams", streams[0]!), "utf8")).toBe(readStream("claude-success.stdout.jsonl"));
+    expect(readFileSync(join(transcriptsDir, "streams", streams[0]!), "utf8")).toBe(
+      readStream("claude-success.stdout.jsonl"),
+    );
 
-    await createReplaySut({ benchRoot: benchRootOf(benchCase), transcriptLog: { transcriptsDir, streamLog: "summary" } }).run(invocation(benchCase));
-    const lines = readFileSync(join(transcriptsDir, "vuln-remediation.jsonl"), "utf8").trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
+    await createReplaySut({
+      benchRoot: benchRootOf(benchCase),
+      transcriptLog: { transcriptsDir, streamLog: "summary" },
+    }).run(invocation(benchCase));
+    const lines = readFileSync(join(transcriptsDir, "vuln-remediation.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(lines).toHaveLength(2);
     for (const line of lines) {
-      expect(line).toMatchObject({ schema_version: "evalgate.transcript.v1", case_id: "demo-case", invocation_tag: "bench:2026-11-22T03:00:00Z:vuln-remediation:demo-case" });
+      expect(line).toMatchObject({
+        schema_version: "evalgate.transcript.v1",
+        case_id: "demo-case",
+        invocation_tag: "bench:2026-11-22T03:00:00Z:vuln-remediation:demo-case",
+      });
     }
-    expect(readFileSync(join(transcriptsDir, "streams", "bench_2026-11-22T03_00_00Z_vuln-remediation_demo-case.summary.txt"), "utf8")).toContain("tool calls");
+    expect(
+      readFileSync(
+        join(transcriptsDir, "streams", "bench_2026-11-22T03_00_00Z_vuln-remediation_demo-case.summary.txt"),
+        "utf8",
+      ),
+    ).toContain("tool calls");
   });
 
   it("writes the transcript even when the live session ends in a CLI error", async () => {
     const { benchCase } = makeCase();
     const transcriptsDir = join(mkdtempSync(join(tmpdir(), "evalgate-transcripts-")), "transcripts");
-    const { sut } = liveSut("claude", [{ stdout: "file:claude-noauth.stdout.jsonl" }, { exit: 1 }], { transcriptLog: { transcriptsDir } });
+    const { sut } = liveSut("claude", [{ stdout: "file:claude-noauth.stdout.jsonl" }, { exit: 1 }], {
+      transcriptLog: { transcriptsDir },
+    });
     await expect(sut.run(invocation(benchCase))).rejects.toThrow(/auth/);
     expect(readFileSync(join(transcriptsDir, "vuln-remediation.jsonl"), "utf8").trim().split("\n")).toHaveLength(1);
     expect(existsSync(join(transcriptsDir, "streams"))).toBe(false);

@@ -10,7 +10,13 @@ import { CliSubscriptionBackend } from "./backend.ts";
 import { binarySha256 } from "./compliance.ts";
 import type { CliSubscriptionBackendOptions, TrialResult } from "./backend.ts";
 import { readCassette, writeCassette } from "./cassette-files.ts";
-import { AgentBudgetExceeded, AgentInfrastructureFailure, AgentResourceLimit, AgentTrialFailed, CassetteInvalid } from "./errors.ts";
+import {
+  AgentBudgetExceeded,
+  AgentInfrastructureFailure,
+  AgentResourceLimit,
+  AgentTrialFailed,
+  CassetteInvalid,
+} from "./errors.ts";
 import type { AgentNetworkRecord } from "./agent-network.ts";
 import { buildAgentPrompt, promptSha256 } from "./prompt.ts";
 import { refuseUneditableCases } from "./limits.ts";
@@ -30,7 +36,13 @@ import type { TranscriptLogOptions } from "./transcript-log.ts";
  */
 export function cassetteDirOf(benchRoot: string, invocation: Pick<SutInvocation, "benchCase" | "trial">): string {
   const trial = invocation.trial ?? 0;
-  return join(benchRoot, invocation.benchCase.task_class, "cases", invocation.benchCase.case_id, trial === 0 ? "cassette" : `cassette.trial-${trial}`);
+  return join(
+    benchRoot,
+    invocation.benchCase.task_class,
+    "cases",
+    invocation.benchCase.case_id,
+    trial === 0 ? "cassette" : `cassette.trial-${trial}`,
+  );
 }
 
 /**
@@ -45,7 +57,10 @@ function checkCassettesPerTrial(benchRoot: string, cases: readonly SutCase[], tr
     return recorded < trials ? [`${benchCase.case_id} (${recorded})`] : [];
   });
   if (short.length === 0) return;
-  throw new EvalError("EVAL_CASSETTES_TOO_FEW", `replay of ${trials} trials per case needs ${trials} recorded sessions per case; too few in ${short.slice(0, 5).join(", ")}${short.length > 5 ? ` and ${short.length - 5} more` : ""}`);
+  throw new EvalError(
+    "EVAL_CASSETTES_TOO_FEW",
+    `replay of ${trials} trials per case needs ${trials} recorded sessions per case; too few in ${short.slice(0, 5).join(", ")}${short.length > 5 ? ` and ${short.length - 5} more` : ""}`,
+  );
 }
 
 /**
@@ -53,13 +68,21 @@ function checkCassettesPerTrial(benchRoot: string, cases: readonly SutCase[], tr
  * are part of its cases' digests): names the cases, and says how to replace them on purpose.
  */
 function refuseOverwritingCassettes(benchRoot: string, cases: readonly SutCase[], trials: number): void {
-  const recorded = cases.filter((benchCase) => Array.from({ length: trials }, (_, trial) => trial).some((trial) => existsSync(cassetteDirOf(benchRoot, { benchCase, trial }))));
+  const recorded = cases.filter((benchCase) =>
+    Array.from({ length: trials }, (_, trial) => trial).some((trial) =>
+      existsSync(cassetteDirOf(benchRoot, { benchCase, trial })),
+    ),
+  );
   if (recorded.length === 0) return;
   const names = recorded.slice(0, 5).map((benchCase) => benchCase.case_id);
   const signed = existsSync(join(benchRoot, recorded[0]!.task_class, "cases", "digests.yaml"));
-  throw new EvalError("EVAL_USAGE", `--record would replace the recorded sessions of ${recorded.length} case(s): ${names.join(", ")}${recorded.length > 5 ? ` and ${recorded.length - 5} more` : ""}`, {
-    hint: `pass --record-overwrite to replace them${signed ? ", then re-sign the bench (evalgate bench sign): its digests cover the cassettes" : ""}, or select other cases with --cases`,
-  });
+  throw new EvalError(
+    "EVAL_USAGE",
+    `--record would replace the recorded sessions of ${recorded.length} case(s): ${names.join(", ")}${recorded.length > 5 ? ` and ${recorded.length - 5} more` : ""}`,
+    {
+      hint: `pass --record-overwrite to replace them${signed ? ", then re-sign the bench (evalgate bench sign): its digests cover the cassettes" : ""}, or select other cases with --cases`,
+    },
+  );
 }
 
 export interface LiveSutOptions extends Omit<CliSubscriptionBackendOptions, "adapter"> {
@@ -79,7 +102,13 @@ export interface LiveSutOptions extends Omit<CliSubscriptionBackendOptions, "ada
   readonly onWarning?: WarningSink;
 }
 
-function outputOf(result: Pick<TrialResult, "adapter" | "cli_version" | "classification" | "safety" | "transcript" | "cost_usd" | "diff">, extra: Record<string, unknown>): SutOutput {
+function outputOf(
+  result: Pick<
+    TrialResult,
+    "adapter" | "cli_version" | "classification" | "safety" | "transcript" | "cost_usd" | "diff"
+  >,
+  extra: Record<string, unknown>,
+): SutOutput {
   return {
     adapter: result.adapter,
     cli_version: result.cli_version,
@@ -99,7 +128,10 @@ function agentInstallDigest(binaryPath: string): string {
   try {
     return [...new Set([real, installationOf(real)])].map((path) => treeDigest(path)).join(",");
   } catch (error) {
-    throw new EvalError("EVAL_SUT_INVALID", `cannot digest the agent CLI's installation at ${installationOf(real)} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}): its identity, and so its cached scores, would be unknown`);
+    throw new EvalError(
+      "EVAL_SUT_INVALID",
+      `cannot digest the agent CLI's installation at ${installationOf(real)} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}): its identity, and so its cached scores, would be unknown`,
+    );
   }
 }
 
@@ -111,10 +143,16 @@ function agentInstallDigest(binaryPath: string): string {
  */
 export function createLiveSut(options: LiveSutOptions): SystemUnderTest {
   const taskAgent = options.task_agent ?? null;
-  const extraArgs = agentArgsFor(getAdapter(options.adapter), taskAgent, { model: options.agent_model, args: options.extra_args });
+  const extraArgs = agentArgsFor(getAdapter(options.adapter), taskAgent, {
+    model: options.agent_model,
+    args: options.extra_args,
+  });
   const backend = new CliSubscriptionBackend({ ...options, extra_args: extraArgs });
   const adapter = backend.adapter;
-  const probe = adapter.buildArgv("<prompt>", { workspaceDir: "<workspace>", insideSandbox: backend.sandbox === "bwrap" });
+  const probe = adapter.buildArgv("<prompt>", {
+    workspaceDir: "<workspace>",
+    insideSandbox: backend.sandbox === "bwrap",
+  });
   // Read once, when the first session is recorded: the binary a cassette says it came from.
   let binaryDigest: string | null = null;
   // The scenario a scripted endpoint serves (null for any other), probed and checked against the compliance report before any case.
@@ -122,15 +160,26 @@ export function createLiveSut(options: LiveSutOptions): SystemUnderTest {
   // The model and extra flags are part of what is evaluated: a different one is a different SUT.
   // What runs is the binary and its installation, by content: two CLIs printing the same --version differ here.
   const installed = agentInstallDigest(backend.binaryPath);
-  const digest = blake3Digest(JSON.stringify({ kind: "evalgate.live-sut.v2", adapter: adapter.name, cli_version: backend.cliVersion, installation: installed, argv: probe.args, ...(extraArgs.length === 0 ? {} : { extra_args: extraArgs }) }));
+  const digest = blake3Digest(
+    JSON.stringify({
+      kind: "evalgate.live-sut.v2",
+      adapter: adapter.name,
+      cli_version: backend.cliVersion,
+      installation: installed,
+      argv: probe.args,
+      ...(extraArgs.length === 0 ? {} : { extra_args: extraArgs }),
+    }),
+  );
   return {
     label: `cli:${adapter.name}`,
     digest,
     // In the sandbox the agent reaches only the model bridge, or (a subscription login) the host's network; with `--sandbox none` it runs on the host.
-    isolation: backend.sandbox === "none" ? "process" : backend.agentNetwork === "bridge" ? "bwrap-bridge" : "bwrap-network",
+    isolation:
+      backend.sandbox === "none" ? "process" : backend.agentNetwork === "bridge" ? "bwrap-bridge" : "bwrap-network",
     async preflight({ cases, trials }) {
       refuseUneditableCases(adapter, options.benchRoot, cases, taskAgent);
-      if (options.record === true && options.record_overwrite !== true) refuseOverwritingCassettes(options.benchRoot, cases, trials);
+      if (options.record === true && options.record_overwrite !== true)
+        refuseOverwritingCassettes(options.benchRoot, cases, trials);
       scenarioSha256 = await backend.endpointScenario();
     },
     async run(invocation) {
@@ -146,19 +195,30 @@ export function createLiveSut(options: LiveSutOptions): SystemUnderTest {
       });
       const meta = result.backend_metadata;
       invocation.recordStreams?.({ stdout: result.stdout, stderr: result.stderr });
-      if (options.transcriptLog !== undefined) await logTranscript(options.transcriptLog, invocation, result.transcript, result.stdout);
+      if (options.transcriptLog !== undefined)
+        await logTranscript(options.transcriptLog, invocation, result.transcript, result.stdout);
       const network = result.agent_network;
       recordMetered(network, invocation);
       if (network.budget_stop !== null) {
-        throw new AgentBudgetExceeded(`${network.budget_stop.reason}: the bridge refused model request ${network.budget_stop.refused_request} (${describeMetered(network)})`, network.metered?.cost_usd ?? 0);
+        throw new AgentBudgetExceeded(
+          `${network.budget_stop.reason}: the bridge refused model request ${network.budget_stop.refused_request} (${describeMetered(network)})`,
+          network.metered?.cost_usd ?? 0,
+        );
       }
-      if (result.classification.cli_error_kind === "spawn_failed") throw new AgentInfrastructureFailure(`${adapter.name}: ${result.classification.reason}`);
-      if (result.resource_limit !== null) throw new AgentResourceLimit(result.resource_limit, network.metered?.cost_usd ?? result.cost_usd ?? 0);
+      if (result.classification.cli_error_kind === "spawn_failed")
+        throw new AgentInfrastructureFailure(`${adapter.name}: ${result.classification.reason}`);
+      if (result.resource_limit !== null)
+        throw new AgentResourceLimit(result.resource_limit, network.metered?.cost_usd ?? result.cost_usd ?? 0);
       if (result.classification.trial_class === "cli_error") {
-        throw new AgentTrialFailed(adapter.name, result.classification.cli_error_kind ?? "cli_error", result.classification.reason, {
-          exit_code: meta.exit_code,
-          timed_out: meta.timed_out,
-        });
+        throw new AgentTrialFailed(
+          adapter.name,
+          result.classification.cli_error_kind ?? "cli_error",
+          result.classification.reason,
+          {
+            exit_code: meta.exit_code,
+            timed_out: meta.timed_out,
+          },
+        );
       }
       if (options.record === true) {
         writeCassette(cassetteDirOf(options.benchRoot, invocation), {
@@ -189,10 +249,18 @@ export function createLiveSut(options: LiveSutOptions): SystemUnderTest {
           exchanges: network.agent_network === "bridge" ? result.exchanges : null,
         });
       }
-      warnOnCostDisagreement(network, result.cost_usd, invocation.benchCase.case_id, options.onWarning ?? ignoreWarnings);
+      warnOnCostDisagreement(
+        network,
+        result.cost_usd,
+        invocation.benchCase.case_id,
+        options.onWarning ?? ignoreWarnings,
+      );
       // The wire's figure when it is priced: the CLI's own is a self-report (and Codex and Gemini make none).
       const cost = network.metered?.cost_usd ?? result.cost_usd;
-      return outputOf({ ...result, cost_usd: cost }, { backend_metadata: meta, replayed: false, agent_network: network, cli_reported_cost_usd: result.cost_usd });
+      return outputOf(
+        { ...result, cost_usd: cost },
+        { backend_metadata: meta, replayed: false, agent_network: network, cli_reported_cost_usd: result.cost_usd },
+      );
     },
   };
 }
@@ -205,7 +273,9 @@ function assertStartable(adapterName: string, binaryPath: string): void {
   try {
     accessSync(binaryPath, constants.X_OK);
   } catch (error) {
-    throw new AgentInfrastructureFailure(`${adapterName}: the CLI could not be started: ${binaryPath}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+    throw new AgentInfrastructureFailure(
+      `${adapterName}: the CLI could not be started: ${binaryPath}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
+    );
   }
 }
 
@@ -223,7 +293,12 @@ function describeMetered(network: AgentNetworkRecord): string {
 }
 
 /** A CLI's self-reported cost more than 20% (and a cent) away from the metered one is worth a warning. */
-function warnOnCostDisagreement(network: AgentNetworkRecord, cliCost: number | null, caseId: string, warn: WarningSink): void {
+function warnOnCostDisagreement(
+  network: AgentNetworkRecord,
+  cliCost: number | null,
+  caseId: string,
+  warn: WarningSink,
+): void {
   const metered = network.metered?.cost_usd ?? null;
   if (metered === null || cliCost === null) return;
   const gap = Math.abs(metered - cliCost);
@@ -272,9 +347,19 @@ export function createReplaySut(options: {
       if (invocation.signal.aborted) throw new Error("replay cancelled before it started");
       invocation.recordStreams?.({ stdout: cassette.stdout, stderr: cassette.stderr });
       if (wire !== undefined && cassette.exchanges != null) {
-        const output = await replayOnTheWire(backends, wire, cassette, invocation, buildAgentPrompt(invocation.benchCase, invocation.canarySeed));
+        const output = await replayOnTheWire(
+          backends,
+          wire,
+          cassette,
+          invocation,
+          buildAgentPrompt(invocation.benchCase, invocation.canarySeed),
+        );
         if (output.diff_matches_recording !== true) {
-          warn({ code: "replay.diff_differs", message: `case ${invocation.benchCase.case_id}: the replayed CLI left a different workspace diff than the recording`, details: { case_id: invocation.benchCase.case_id } });
+          warn({
+            code: "replay.diff_differs",
+            message: `case ${invocation.benchCase.case_id}: the replayed CLI left a different workspace diff than the recording`,
+            details: { case_id: invocation.benchCase.case_id },
+          });
         }
         return output;
       }
@@ -300,7 +385,8 @@ export function createReplaySut(options: {
           details: { case_id: invocation.benchCase.case_id, trial_class: judged.classification.trial_class },
         });
       }
-      if (options.transcriptLog !== undefined) await logTranscript(options.transcriptLog, invocation, judged.transcript, cassette.stdout);
+      if (options.transcriptLog !== undefined)
+        await logTranscript(options.transcriptLog, invocation, judged.transcript, cassette.stdout);
       try {
         applyUnifiedDiff(invocation.workspacePath, cassette.diff);
       } catch (error) {

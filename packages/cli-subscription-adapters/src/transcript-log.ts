@@ -23,7 +23,12 @@ function tagFileName(tag: string): string {
  * (`streams/<tag>.jsonl` raw, or `streams/<tag>.summary.txt`). Secrets were scrubbed from the stream
  * and transcript before they reach here (the backend redacts them).
  */
-export async function logTranscript(options: TranscriptLogOptions, invocation: SutInvocation, transcript: Transcript, rawStream: string): Promise<void> {
+export async function logTranscript(
+  options: TranscriptLogOptions,
+  invocation: SutInvocation,
+  transcript: Transcript,
+  rawStream: string,
+): Promise<void> {
   await writeTranscriptJsonl(transcriptFile(options.transcriptsDir, invocation.benchCase.task_class), transcript, {
     case_id: invocation.benchCase.case_id,
     invocation_tag: invocation.invocationTag,

@@ -60,7 +60,12 @@ export function judgeSession(
     parser.push(clean);
   }
   const facts = observer.facts();
-  return { classification: adapter.classify(facts, proc), safety: adapter.detectSafety(facts), transcript: parser.end(), facts };
+  return {
+    classification: adapter.classify(facts, proc),
+    safety: adapter.detectSafety(facts),
+    transcript: parser.end(),
+    facts,
+  };
 }
 
 /** Runs the adapter's login check in its own process group, bounded by `timeoutMs`. */
@@ -86,7 +91,10 @@ export async function checkAuthStatus(
     sandbox,
   });
   if (outcome.spawnError !== null || outcome.timedOut || outcome.aborted) return "unknown";
-  return adapter.authStatus.interpret({ stdout: outcome.stdout.toString("utf8"), stderr: outcome.stderr, exitCode: outcome.exitCode }, env);
+  return adapter.authStatus.interpret(
+    { stdout: outcome.stdout.toString("utf8"), stderr: outcome.stderr, exitCode: outcome.exitCode },
+    env,
+  );
 }
 
 const AUTH_CHECK_TIMEOUT_MS = 20_000;
@@ -124,17 +132,41 @@ export async function executeTrial(options: {
   const { adapter, binaryPath, limits } = options;
   const scratch = await prepareScratch(options.workspace);
   const bridged = options.sandbox != null && options.bridge !== undefined;
-  const sandbox = options.sandbox == null ? null : prepareAgentSandbox(adapter, binaryPath, scratch.dir, bridged ? withoutProviderEnv(adapter, options.env) : options.env, bridged ? undefined : options.sandbox.hostHome);
+  const sandbox =
+    options.sandbox == null
+      ? null
+      : prepareAgentSandbox(
+          adapter,
+          binaryPath,
+          scratch.dir,
+          bridged ? withoutProviderEnv(adapter, options.env) : options.env,
+          bridged ? undefined : options.sandbox.hostHome,
+        );
   const stopEarly = new AbortController();
   let bridge: OpenedBridge | null = null;
   let finished: { network: AgentNetworkRecord; exchanges: readonly RecordedExchange[] } | null = null;
   try {
     if (bridged && sandbox !== null) {
       // A refused call (budget, replay divergence) makes every CLI stop within a fraction of a second; one that does not is stopped.
-      bridge = await openBridge({ adapter: adapter.name, home: sandbox.home, settings: options.bridge!, cliArgs: options.extraArgs ?? [], ...(options.bridge!.replay === undefined ? {} : { replay: options.bridge!.replay }), onStop: () => setTimeout(() => stopEarly.abort(), STOP_AFTER_REFUSAL_MS).unref() });
+      bridge = await openBridge({
+        adapter: adapter.name,
+        home: sandbox.home,
+        settings: options.bridge!,
+        cliArgs: options.extraArgs ?? [],
+        ...(options.bridge!.replay === undefined ? {} : { replay: options.bridge!.replay }),
+        onStop: () => setTimeout(() => stopEarly.abort(), STOP_AFTER_REFUSAL_MS).unref(),
+      });
     }
-    const env = sandbox === null ? options.env : bridge === null ? sandbox.env : { ...sandbox.env, ...bridge.env, HOME: AGENT_HOME };
-    const base = adapter.buildArgv(options.prompt, { workspaceDir: bridge === null ? scratch.dir : AGENT_WORKSPACE, insideSandbox: sandbox !== null });
+    const env =
+      sandbox === null
+        ? options.env
+        : bridge === null
+          ? sandbox.env
+          : { ...sandbox.env, ...bridge.env, HOME: AGENT_HOME };
+    const base = adapter.buildArgv(options.prompt, {
+      workspaceDir: bridge === null ? scratch.dir : AGENT_WORKSPACE,
+      insideSandbox: sandbox !== null,
+    });
     const built = { ...base, args: [...base.args, ...(options.extraArgs ?? []), ...(bridge?.args ?? [])] };
     const cliEnv = { ...env, ...built.env };
     const secrets = [...secretValuesInEnv(cliEnv), ...secretValuesInArgv(built.args)];
@@ -148,12 +180,21 @@ export async function executeTrial(options: {
     if (limits.signal?.aborted) onOuterAbort();
 
     // Behind the bridge, or pointed at an endpoint, the CLI's own login does not matter (and a login check would say "logged out").
-    const authCheck = adapter.capabilities.auth_visible_in_stream || bridge !== null || options.endpointPointed === true
-      ? Promise.resolve(null)
-      : checkAuthStatus(adapter, sandbox?.command ?? binaryPath, cliEnv, scratch.dir, Math.min(AUTH_CHECK_TIMEOUT_MS, limits.timeoutMs), stopAuthCheck.signal, sandbox?.policy ?? null).then((status) => {
-          if (status === "logged_out") stopEarly.abort();
-          return status;
-        });
+    const authCheck =
+      adapter.capabilities.auth_visible_in_stream || bridge !== null || options.endpointPointed === true
+        ? Promise.resolve(null)
+        : checkAuthStatus(
+            adapter,
+            sandbox?.command ?? binaryPath,
+            cliEnv,
+            scratch.dir,
+            Math.min(AUTH_CHECK_TIMEOUT_MS, limits.timeoutMs),
+            stopAuthCheck.signal,
+            sandbox?.policy ?? null,
+          ).then((status) => {
+            if (status === "logged_out") stopEarly.abort();
+            return status;
+          });
     const launched = launchSpec(sandbox, bridge, binaryPath, built.args, scratch.dir);
     const outcome = await runProcess({
       command: launched.command,
@@ -167,7 +208,10 @@ export async function executeTrial(options: {
       ...(limits.lingerAfterTerminalMs === undefined ? {} : { lingerAfterTerminalMs: limits.lingerAfterTerminalMs }),
       signal: stopEarly.signal,
       onStdoutLine: (line) => observer.push(line),
-      sandbox: launched.policy === null || options.sandbox?.limits === undefined ? launched.policy : { ...launched.policy, limits: options.sandbox.limits },
+      sandbox:
+        launched.policy === null || options.sandbox?.limits === undefined
+          ? launched.policy
+          : { ...launched.policy, limits: options.sandbox.limits },
     });
     if (bridge !== null) {
       const closed = await bridge.finish();
@@ -224,7 +268,13 @@ export async function executeTrial(options: {
 const STOP_AFTER_REFUSAL_MS = 250;
 
 /** What starts the CLI: on the host, in the sandbox, or in the sandbox behind the relay with no network but the bridge's socket. */
-function launchSpec(sandbox: AgentSandbox | null, bridge: OpenedBridge | null, binaryPath: string, args: readonly string[], workspace: string): { command: string; args: readonly string[]; policy: SandboxPolicy | null } {
+function launchSpec(
+  sandbox: AgentSandbox | null,
+  bridge: OpenedBridge | null,
+  binaryPath: string,
+  args: readonly string[],
+  workspace: string,
+): { command: string; args: readonly string[]; policy: SandboxPolicy | null } {
   if (sandbox === null) return { command: binaryPath, args, policy: null };
   if (bridge === null) return { command: sandbox.command, args, policy: sandbox.policy };
   const wrapped = bridge.wrap(sandbox.command, args);
@@ -245,6 +295,7 @@ function launchSpec(sandbox: AgentSandbox | null, bridge: OpenedBridge | null, b
 
 /** The CLI's environment without its provider's variables (keys, base URLs) or proxies: the bridge sets what it needs. */
 function withoutProviderEnv(adapter: AgentAdapter, env: Readonly<Record<string, string>>): Record<string, string> {
-  const provider = (name: string): boolean => adapter.envPassthrough.some((pattern) => (pattern.endsWith("_") ? name.startsWith(pattern) : name === pattern));
+  const provider = (name: string): boolean =>
+    adapter.envPassthrough.some((pattern) => (pattern.endsWith("_") ? name.startsWith(pattern) : name === pattern));
   return Object.fromEntries(Object.entries(env).filter(([name]) => !provider(name) && !/_proxy$/i.test(name)));
 }

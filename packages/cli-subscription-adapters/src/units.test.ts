@@ -2,13 +2,31 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { describeEnv, isSecretEnvName, redactArgv, scrubSecrets, secretValuesInArgv, secretValuesInEnv } from "./redaction.ts";
+import {
+  describeEnv,
+  isSecretEnvName,
+  redactArgv,
+  scrubSecrets,
+  secretValuesInArgv,
+  secretValuesInEnv,
+} from "./redaction.ts";
 import { applyUnifiedDiff, unifiedDiff } from "./workspace-diff.ts";
 
 describe("argv redaction (reviewer Q7 and round-2 bug #1)", () => {
   it("redacts --password=hunter2 and --password hunter2, and the other secret flags", () => {
-    expect(redactArgv(["claude", "--password=hunter2", "--print", "p"])).toEqual(["claude", "--password=<redacted>", "--print", "p"]);
-    expect(redactArgv(["claude", "--password", "hunter2", "--print", "p"])).toEqual(["claude", "--password", "<redacted>", "--print", "p"]);
+    expect(redactArgv(["claude", "--password=hunter2", "--print", "p"])).toEqual([
+      "claude",
+      "--password=<redacted>",
+      "--print",
+      "p",
+    ]);
+    expect(redactArgv(["claude", "--password", "hunter2", "--print", "p"])).toEqual([
+      "claude",
+      "--password",
+      "<redacted>",
+      "--print",
+      "p",
+    ]);
     for (const flag of ["--api-key", "--apikey", "--token", "--secret", "--github-token", "--openai-api-key"]) {
       expect(redactArgv([flag, "s3cret"])).toEqual([flag, "<redacted>"]);
       expect(redactArgv([`${flag}=s3cret`])).toEqual([`${flag}=<redacted>`]);
@@ -23,15 +41,25 @@ describe("argv redaction (reviewer Q7 and round-2 bug #1)", () => {
   });
 
   it("redacts secret-named assignments such as OPENAI_API_KEY=sk-...", () => {
-    expect(redactArgv(["env", "OPENAI_API_KEY=sk-live-123", "codex"])).toEqual(["env", "OPENAI_API_KEY=<redacted>", "codex"]);
+    expect(redactArgv(["env", "OPENAI_API_KEY=sk-live-123", "codex"])).toEqual([
+      "env",
+      "OPENAI_API_KEY=<redacted>",
+      "codex",
+    ]);
     expect(redactArgv(["MODEL=gpt"])).toEqual(["MODEL=gpt"]);
-    expect(secretValuesInArgv(["--password=a1", "--token", "b2", "OPENAI_API_KEY=sk-3", "--print", "p"])).toEqual(["a1", "b2", "sk-3"]);
+    expect(secretValuesInArgv(["--password=a1", "--token", "b2", "OPENAI_API_KEY=sk-3", "--print", "p"])).toEqual([
+      "a1",
+      "b2",
+      "sk-3",
+    ]);
   });
 });
 
 describe("env redaction", () => {
   it("records names only, tagging secret-looking ones", () => {
-    expect(describeEnv({ PATH: "/bin", OPENAI_API_KEY: "sk-x", HOME: "/root", GH_TOKEN: "t", UNSET: undefined })).toEqual([
+    expect(
+      describeEnv({ PATH: "/bin", OPENAI_API_KEY: "sk-x", HOME: "/root", GH_TOKEN: "t", UNSET: undefined }),
+    ).toEqual([
       { name: "GH_TOKEN", secret: true },
       { name: "HOME", secret: false },
       { name: "OPENAI_API_KEY", secret: true },

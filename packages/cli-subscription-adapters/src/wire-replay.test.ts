@@ -75,17 +75,42 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 function invocation(): SutInvocation {
   const workspacePath = mkdtempSync(join(root, "ws-"));
   cpSync(benchCase.input_path, workspacePath, { recursive: true });
-  return { benchCase: sutCaseOf(benchCase), workspacePath, canarySeed: SEED, signal: new AbortController().signal, timeoutMs: 60_000, invocationTag: "bench:t:vuln-remediation:demo-case" };
+  return {
+    benchCase: sutCaseOf(benchCase),
+    workspacePath,
+    canarySeed: SEED,
+    signal: new AbortController().signal,
+    timeoutMs: 60_000,
+    invocationTag: "bench:t:vuln-remediation:demo-case",
+  };
 }
 
-const gate = () => ({ allow_cli_subscription: true, acknowledge_unsandboxed_cli: false, complianceDir, env: { PATH: process.env.PATH } });
+const gate = () => ({
+  allow_cli_subscription: true,
+  acknowledge_unsandboxed_cli: false,
+  complianceDir,
+  env: { PATH: process.env.PATH },
+});
 
 describe.runIf(sandboxed)("record and replay at the wire", () => {
   it("records every exchange; the replay runs the CLI again with the upstream stopped and leaves the same workspace; a changed input diverges", async () => {
     const upstream = await startAnthropicUpstream();
-    writeReport(complianceDir, { adapter: "claude-code", binaryPath, version: "2.1.330", origin: new URL(upstream.url).origin, name: "upstream.jsonl" });
+    writeReport(complianceDir, {
+      adapter: "claude-code",
+      binaryPath,
+      version: "2.1.330",
+      origin: new URL(upstream.url).origin,
+      name: "upstream.jsonl",
+    });
     const recording = invocation();
-    const live = createLiveSut({ ...gate(), adapter: "claude-code", binaryPath, model_upstream: upstream.url, record: true, benchRoot });
+    const live = createLiveSut({
+      ...gate(),
+      adapter: "claude-code",
+      binaryPath,
+      model_upstream: upstream.url,
+      record: true,
+      benchRoot,
+    });
     const recorded = await live.run(recording);
     await upstream.close();
     expect(readFileSync(join(recording.workspacePath, "answer.txt"), "utf8")).toBe("done\n");
@@ -99,11 +124,19 @@ describe.runIf(sandboxed)("record and replay at the wire", () => {
     expect(replay.isolation).toBe("bwrap-bridge");
     const again = invocation();
     const output = await replay.run(again);
-    expect(output).toMatchObject({ wire_replay: true, diff_matches_recording: true, trial_class: "parse_success", diff: recorded.diff });
+    expect(output).toMatchObject({
+      wire_replay: true,
+      diff_matches_recording: true,
+      trial_class: "parse_success",
+      diff: recorded.diff,
+    });
     expect(readFileSync(join(again.workspacePath, "answer.txt"), "utf8")).toBe("done\n");
 
     const changed = invocation();
     writeFileSync(join(changed.workspacePath, "input.txt"), "another line\n");
-    await expect(replay.run(changed)).rejects.toMatchObject({ failure_mode: "replay.diverged", message: expect.stringContaining("messages[first user].text") });
+    await expect(replay.run(changed)).rejects.toMatchObject({
+      failure_mode: "replay.diverged",
+      message: expect.stringContaining("messages[first user].text"),
+    });
   }, 120_000);
 });

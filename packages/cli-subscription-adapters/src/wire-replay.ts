@@ -10,18 +10,33 @@ import type { Cassette } from "./cassette-files.ts";
 import { AgentTrialFailed, ReplayDiverged } from "./errors.ts";
 
 /** What a wire replay needs to start the real CLI (its opt-in and compliance gate apply as for a live run). */
-export type WireReplayOptions = Omit<CliSubscriptionBackendOptions, "adapter" | "agent_network" | "model_upstream" | "replay_only" | "binaryPath" | "case_budget" | "spend_ledger"> & {
+export type WireReplayOptions = Omit<
+  CliSubscriptionBackendOptions,
+  "adapter" | "agent_network" | "model_upstream" | "replay_only" | "binaryPath" | "case_budget" | "spend_ledger"
+> & {
   /** Where each adapter's CLI is (else looked up on PATH). */
   readonly binaryPathOf?: (adapter: AgentAdapterName) => string | undefined;
 };
 
 /** Runs one case's recorded session again with the real CLI; the SUT output beside what was recorded. */
-export async function replayOnTheWire(backends: Map<AgentAdapterName, CliSubscriptionBackend>, options: WireReplayOptions, cassette: Cassette, invocation: SutInvocation, prompt: string): Promise<SutOutput> {
+export async function replayOnTheWire(
+  backends: Map<AgentAdapterName, CliSubscriptionBackend>,
+  options: WireReplayOptions,
+  cassette: Cassette,
+  invocation: SutInvocation,
+  prompt: string,
+): Promise<SutOutput> {
   const adapter = cassette.meta.adapter;
   let backend = backends.get(adapter);
   if (backend === undefined) {
     const binaryPath = options.binaryPathOf?.(adapter);
-    backend = new CliSubscriptionBackend({ ...options, adapter, agent_network: "bridge", replay_only: true, ...(binaryPath === undefined ? {} : { binaryPath }) });
+    backend = new CliSubscriptionBackend({
+      ...options,
+      adapter,
+      agent_network: "bridge",
+      replay_only: true,
+      ...(binaryPath === undefined ? {} : { binaryPath }),
+    });
     backends.set(adapter, backend);
   }
   const result = await backend.run({
@@ -35,10 +50,17 @@ export async function replayOnTheWire(backends: Map<AgentAdapterName, CliSubscri
   });
   const divergence = result.agent_network.replay_divergence;
   if (divergence !== null) {
-    throw new ReplayDiverged(`request ${divergence.index + 1} to ${divergence.endpoint} differs from the recording at ${divergence.field}: recorded ${JSON.stringify(divergence.recorded)}, got ${JSON.stringify(divergence.received)}`);
+    throw new ReplayDiverged(
+      `request ${divergence.index + 1} to ${divergence.endpoint} differs from the recording at ${divergence.field}: recorded ${JSON.stringify(divergence.recorded)}, got ${JSON.stringify(divergence.received)}`,
+    );
   }
   if (result.classification.trial_class === "cli_error") {
-    throw new AgentTrialFailed(adapter, result.classification.cli_error_kind ?? "cli_error", result.classification.reason, { exit_code: result.backend_metadata.exit_code });
+    throw new AgentTrialFailed(
+      adapter,
+      result.classification.cli_error_kind ?? "cli_error",
+      result.classification.reason,
+      { exit_code: result.backend_metadata.exit_code },
+    );
   }
   return {
     adapter,

@@ -33,9 +33,17 @@ export function unifiedDiff(changes: readonly FileChange[]): { diff: string; bin
     }
     const oldName = change.before === null ? "/dev/null" : `a/${change.path}`;
     const newName = change.after === null ? "/dev/null" : `b/${change.path}`;
-    const patch = createTwoFilesPatch(oldName, newName, change.before?.toString("utf8") ?? "", change.after?.toString("utf8") ?? "", undefined, undefined, {
-      context: 3,
-    });
+    const patch = createTwoFilesPatch(
+      oldName,
+      newName,
+      change.before?.toString("utf8") ?? "",
+      change.after?.toString("utf8") ?? "",
+      undefined,
+      undefined,
+      {
+        context: 3,
+      },
+    );
     // Drop the `====` separator line createTwoFilesPatch puts first: plain `---`/`+++` headers, like git.
     parts.push(patch.replace(/^=+\n/, ""));
   }
@@ -65,7 +73,8 @@ export function applyUnifiedDiff(root: string, diffText: string): string[] {
     const target = join(root, path);
     const current = oldPath === null ? "" : existsSync(target) ? readFileSync(target, "utf8") : null;
     if (current === null) throw new Error(`the diff changes ${path}, which does not exist in the workspace`);
-    if (oldPath === null && existsSync(target)) throw new Error(`the diff adds ${path}, which already exists in the workspace`);
+    if (oldPath === null && existsSync(target))
+      throw new Error(`the diff adds ${path}, which already exists in the workspace`);
     const result = applyPatch(current, patch);
     if (result === false) throw new Error(`the diff for ${path} does not apply to the workspace's copy`);
     planned.push({ path, content: newPath === null ? null : result });

@@ -30,7 +30,10 @@ export function baselineSummary(report: AnyBenchRunReport, base: AnyBenchRunRepo
     case_count: base.case_count,
     newly_passing: shared.filter(({ now, before }) => now.passed && !before.passed).length,
     newly_failing: shared.filter(({ now, before }) => !now.passed && before.passed).length,
-    mean_score_change: shared.length === 0 ? 0 : shared.reduce((sum, { now, before }) => sum + now.score - before.score, 0) / shared.length,
+    mean_score_change:
+      shared.length === 0
+        ? 0
+        : shared.reduce((sum, { now, before }) => sum + now.score - before.score, 0) / shared.length,
     shared_cases: shared.length,
   };
 }

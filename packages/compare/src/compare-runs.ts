@@ -28,22 +28,33 @@ function caseValues(report: AnyBenchRunReport): Map<string, { value: number; pas
   );
 }
 
-const listSome = (ids: readonly string[]): string => `${ids.slice(0, 5).join(", ")}${ids.length > 5 ? `, ... (${ids.length} in all)` : ""}`;
+const listSome = (ids: readonly string[]): string =>
+  `${ids.slice(0, 5).join(", ")}${ids.length > 5 ? `, ... (${ids.length} in all)` : ""}`;
 
 /** Refuses (EVAL_COMPARE_MISMATCH, naming the difference) two runs that are not of one task class and case set. */
 function checkComparable(baseline: AnyBenchRunReport, candidate: AnyBenchRunReport): void {
   if (baseline.task_class !== candidate.task_class) {
-    throw new EvalError("EVAL_COMPARE_MISMATCH", `run ${baseline.run_id} is of task class ${baseline.task_class} but run ${candidate.run_id} of ${candidate.task_class}: only runs of one task class compare`);
+    throw new EvalError(
+      "EVAL_COMPARE_MISMATCH",
+      `run ${baseline.run_id} is of task class ${baseline.task_class} but run ${candidate.run_id} of ${candidate.task_class}: only runs of one task class compare`,
+    );
   }
   const inBaseline = new Set(baseline.per_case.map((c) => c.case_id));
   const inCandidate = new Set(candidate.per_case.map((c) => c.case_id));
   const onlyBaseline = [...inBaseline].filter((id) => !inCandidate.has(id)).sort();
   const onlyCandidate = [...inCandidate].filter((id) => !inBaseline.has(id)).sort();
   if (onlyBaseline.length > 0 || onlyCandidate.length > 0) {
-    const parts = [onlyBaseline.length > 0 ? `only in the baseline: ${listSome(onlyBaseline)}` : "", onlyCandidate.length > 0 ? `only in the candidate: ${listSome(onlyCandidate)}` : ""].filter(Boolean);
-    throw new EvalError("EVAL_COMPARE_MISMATCH", `runs ${baseline.run_id} and ${candidate.run_id} scored different cases (${parts.join("; ")}): a paired comparison needs the same case set`);
+    const parts = [
+      onlyBaseline.length > 0 ? `only in the baseline: ${listSome(onlyBaseline)}` : "",
+      onlyCandidate.length > 0 ? `only in the candidate: ${listSome(onlyCandidate)}` : "",
+    ].filter(Boolean);
+    throw new EvalError(
+      "EVAL_COMPARE_MISMATCH",
+      `runs ${baseline.run_id} and ${candidate.run_id} scored different cases (${parts.join("; ")}): a paired comparison needs the same case set`,
+    );
   }
-  if (inBaseline.size === 0) throw new EvalError("EVAL_COMPARE_MISMATCH", `runs ${baseline.run_id} and ${candidate.run_id} scored no case`);
+  if (inBaseline.size === 0)
+    throw new EvalError("EVAL_COMPARE_MISMATCH", `runs ${baseline.run_id} and ${candidate.run_id} scored no case`);
 }
 
 /** Differences compared to 12 places: 1 - 2/3 and 1/3 - 0 are the same change (ties sort by case id). */
@@ -54,11 +65,22 @@ const rounded = (value: number): number => Number(value.toFixed(12));
  * Run ids are not in it: a cached rerun gets a new id with the same data, and a seed from ids let anyone re-roll
  * the comparison until the bound came out high (8 reruns of identical data gave 8 different bounds).
  */
-function compareOrderSeed(baseline: AnyBenchRunReport, candidate: AnyBenchRunReport, caseIds: readonly string[]): string {
-  return framedDigest("evalgate.compare_order_seed.v1", [baseline.task_class, baseline.sut_digest, candidate.sut_digest, String(caseIds.length), ...caseIds]);
+function compareOrderSeed(
+  baseline: AnyBenchRunReport,
+  candidate: AnyBenchRunReport,
+  caseIds: readonly string[],
+): string {
+  return framedDigest("evalgate.compare_order_seed.v1", [
+    baseline.task_class,
+    baseline.sut_digest,
+    candidate.sut_digest,
+    String(caseIds.length),
+    ...caseIds,
+  ]);
 }
 
-const isBinary = (report: AnyBenchRunReport): boolean => report.schema_version !== "evalgate.bench_run_report.v1" && report.score_kind === "binary";
+const isBinary = (report: AnyBenchRunReport): boolean =>
+  report.schema_version !== "evalgate.bench_run_report.v1" && report.score_kind === "binary";
 
 /**
  * Compares a candidate run with a baseline run of the same task class over the same cases. Per case d =
@@ -76,9 +98,20 @@ export async function compareRuns(options: CompareRunsOptions): Promise<Comparis
   const base = caseValues(baseline);
   const cand = caseValues(candidate);
   const ids = [...base.keys()].sort();
-  const changes = ids.map((case_id) => ({ case_id, baseline: base.get(case_id)!.value, candidate: cand.get(case_id)!.value, difference: cand.get(case_id)!.value - base.get(case_id)!.value }));
+  const changes = ids.map((case_id) => ({
+    case_id,
+    baseline: base.get(case_id)!.value,
+    candidate: cand.get(case_id)!.value,
+    difference: cand.get(case_id)!.value - base.get(case_id)!.value,
+  }));
   const orderSeed = compareOrderSeed(baseline, candidate, ids);
-  const mcnemar = isBinary(baseline) && isBinary(candidate) ? mcnemarExact(ids.map((id) => base.get(id)!.passed), ids.map((id) => cand.get(id)!.passed)) : null;
+  const mcnemar =
+    isBinary(baseline) && isBinary(candidate)
+      ? mcnemarExact(
+          ids.map((id) => base.get(id)!.passed),
+          ids.map((id) => cand.get(id)!.passed),
+        )
+      : null;
   const side = (report: AnyBenchRunReport, values: Map<string, { value: number }>) => ({
     run_id: report.run_id,
     sut_label: report.sut_label,
@@ -94,12 +127,23 @@ export async function compareRuns(options: CompareRunsOptions): Promise<Comparis
     candidate: side(candidate, cand),
     case_count: ids.length,
     mean_difference: Math.max(-1, Math.min(1, changes.reduce((sum, c) => sum + c.difference, 0) / ids.length)),
-    lower_bound_95: pairedLowerBound(changes.map((c) => c.baseline), changes.map((c) => c.candidate), orderSeed),
+    lower_bound_95: pairedLowerBound(
+      changes.map((c) => c.baseline),
+      changes.map((c) => c.candidate),
+      orderSeed,
+    ),
     lower_bound_method: "paired_betting",
     order_seed: orderSeed,
-    mcnemar: mcnemar === null ? null : { baseline_only: mcnemar.baselineOnly, candidate_only: mcnemar.candidateOnly, p_value: mcnemar.pValue },
-    improved: changes.filter((c) => c.difference > 0).sort((a, b) => rounded(b.difference) - rounded(a.difference) || a.case_id.localeCompare(b.case_id)),
-    regressed: changes.filter((c) => c.difference < 0).sort((a, b) => rounded(a.difference) - rounded(b.difference) || a.case_id.localeCompare(b.case_id)),
+    mcnemar:
+      mcnemar === null
+        ? null
+        : { baseline_only: mcnemar.baselineOnly, candidate_only: mcnemar.candidateOnly, p_value: mcnemar.pValue },
+    improved: changes
+      .filter((c) => c.difference > 0)
+      .sort((a, b) => rounded(b.difference) - rounded(a.difference) || a.case_id.localeCompare(b.case_id)),
+    regressed: changes
+      .filter((c) => c.difference < 0)
+      .sort((a, b) => rounded(a.difference) - rounded(b.difference) || a.case_id.localeCompare(b.case_id)),
     unchanged_count: changes.filter((c) => c.difference === 0).length,
     chain_verified: chain.ok,
     compared_at: (options.now ?? new Date()).toISOString(),
@@ -109,6 +153,7 @@ export async function compareRuns(options: CompareRunsOptions): Promise<Comparis
 
 /** The CI policy of `compare --fail-on-regression <margin>`: true when the bound on the improvement is below the margin. */
 export function regressionBeyondMargin(comparison: Comparison, margin: number): boolean {
-  if (!(margin >= -1 && margin <= 1)) throw new EvalError("EVAL_USAGE", `the regression margin must be in [-1, 1] (e.g. -0.05), got ${margin}`);
+  if (!(margin >= -1 && margin <= 1))
+    throw new EvalError("EVAL_USAGE", `the regression margin must be in [-1, 1] (e.g. -0.05), got ${margin}`);
   return comparison.lower_bound_95 < margin;
 }

@@ -9,5 +9,11 @@ import { writeRecommendation } from "@eval/state-layout";
  */
 export async function writeComparison(comparison: Comparison, recommendationsDir: string): Promise<string> {
   const valid = parseWire(ComparisonSchema, comparison);
-  return writeRecommendation(recommendationsDir, { at: valid.compared_at, taskClass: valid.task_class, label: "compare", what: "comparison", document: valid });
+  return writeRecommendation(recommendationsDir, {
+    at: valid.compared_at,
+    taskClass: valid.task_class,
+    label: "compare",
+    what: "comparison",
+    document: valid,
+  });
 }

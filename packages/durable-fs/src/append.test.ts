@@ -12,7 +12,9 @@ describe("appendDurable", () => {
     const path = join(root, "summary.md");
     await appendDurable(path, "# head\n", { mode: 0o600 });
     expect(statSync(path).mode & 0o777).toBe(0o600);
-    await Promise.all(Array.from({ length: 50 }, (_, n) => appendDurable(path, `${String(n).padStart(2, "0")}${"y".repeat(4000)}\n`)));
+    await Promise.all(
+      Array.from({ length: 50 }, (_, n) => appendDurable(path, `${String(n).padStart(2, "0")}${"y".repeat(4000)}\n`)),
+    );
     const lines = readFileSync(path, "utf8").split("\n").filter(Boolean);
     expect(lines[0]).toBe("# head");
     expect(lines.slice(1).every((line) => /^\d\dy{4000}$/.test(line))).toBe(true);

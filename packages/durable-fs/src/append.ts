@@ -6,7 +6,11 @@ import { open } from "node:fs/promises";
  * concurrent appenders of whole lines do not interleave, then fsyncs it: once this returns, the text
  * survives a power cut. Errors are the system's, for the caller to name (`ioError`).
  */
-export async function appendDurable(path: string, text: string, options: { readonly mode?: number } = {}): Promise<void> {
+export async function appendDurable(
+  path: string,
+  text: string,
+  options: { readonly mode?: number } = {},
+): Promise<void> {
   const handle = await open(path, "a", options.mode ?? 0o644);
   try {
     await handle.write(text);

@@ -14,7 +14,12 @@ import { syncDirectory } from "./replace.ts";
  *
  * Why not `open(..., "wx")` on the target: a crash mid-write would leave a torn file under the final name.
  */
-export async function createFileExclusive(dir: string, name: string, data: string, options: { readonly mode: number; readonly stagingDir: string }): Promise<string> {
+export async function createFileExclusive(
+  dir: string,
+  name: string,
+  data: string,
+  options: { readonly mode: number; readonly stagingDir: string },
+): Promise<string> {
   await mkdir(options.stagingDir, { recursive: true, mode: 0o700 });
   const temp = join(options.stagingDir, `.${name}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
   const target = join(dir, name);

@@ -37,14 +37,24 @@ describe("replaceFile", () => {
     const path = join(root, "polled.json");
     const big = (n: number): string => `${JSON.stringify({ n, pad: "x".repeat(64 * 1024) })}\n`;
     replaceFileSync(path, big(-1));
-    const writer = spawn(process.execPath, ["--conditions=@eval/source", "--input-type=module", "-e",
-      `import { replaceFileSync } from ${JSON.stringify(join(import.meta.dirname, "replace.ts"))};
-       for (let n = 0; n < 60; n += 1) replaceFileSync(${JSON.stringify(path)}, JSON.stringify({ n, pad: "x".repeat(64 * 1024) }) + "\\n", { survives: "crash" });`], { stdio: "inherit" });
+    const writer = spawn(
+      process.execPath,
+      [
+        "--conditions=@eval/source",
+        "--input-type=module",
+        "-e",
+        `import { replaceFileSync } from ${JSON.stringify(join(import.meta.dirname, "replace.ts"))};
+       for (let n = 0; n < 60; n += 1) replaceFileSync(${JSON.stringify(path)}, JSON.stringify({ n, pad: "x".repeat(64 * 1024) }) + "\\n", { survives: "crash" });`,
+      ],
+      { stdio: "inherit" },
+    );
     const exited = new Promise<number | null>((resolve) => writer.on("exit", resolve));
     let reads = 0;
     const torn: number[] = [];
     let done = false;
-    void exited.then(() => { done = true; });
+    void exited.then(() => {
+      done = true;
+    });
     while (!done) {
       const text = readFileSync(path, "utf8");
       reads += 1;
@@ -63,7 +73,9 @@ describe("replaceFile", () => {
 
   it("fails with the system's error and leaves no temporary file when the directory is missing", async () => {
     await expect(replaceFile(join(root, "missing", "x.json"), "x")).rejects.toMatchObject({ code: "ENOENT" });
-    expect(() => replaceFileSync(join(root, "missing", "x.json"), "x")).toThrow(expect.objectContaining({ code: "ENOENT" }));
+    expect(() => replaceFileSync(join(root, "missing", "x.json"), "x")).toThrow(
+      expect.objectContaining({ code: "ENOENT" }),
+    );
     await expect(syncDirectory(join(root, "missing"))).rejects.toMatchObject({ code: "ENOENT" });
   });
 });

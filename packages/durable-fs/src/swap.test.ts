@@ -20,7 +20,9 @@ describe("swapDirectory", () => {
     const dir = join(root, "kept");
     mkdirSync(dir);
     writeFileSync(join(dir, "old"), "old");
-    await expect(swapDirectory(dir, async (staging) => writeFile(join(staging, "new"), "new"), { replace: false })).rejects.toMatchObject({ code: expect.stringMatching(/^(ENOTEMPTY|EEXIST)$/) });
+    await expect(
+      swapDirectory(dir, async (staging) => writeFile(join(staging, "new"), "new"), { replace: false }),
+    ).rejects.toMatchObject({ code: expect.stringMatching(/^(ENOTEMPTY|EEXIST)$/) });
     expect(readdirSync(dir)).toEqual(["old"]);
     await swapDirectory(dir, async (staging) => writeFile(join(staging, "new"), "new"), { replace: true });
     expect(readdirSync(dir)).toEqual(["new"]);
@@ -30,18 +32,32 @@ describe("swapDirectory", () => {
   it("a failing fill leaves the old directory and no staging directory", async () => {
     const dir = join(root, "cassette");
     swapDirectorySync(dir, (staging) => writeFileSync(join(staging, "a"), "1"), { replace: true });
-    expect(() => swapDirectorySync(dir, (staging) => {
-      writeFileSync(join(staging, "a"), "2");
-      throw new Error("disk full");
-    }, { replace: true })).toThrow("disk full");
-    await expect(swapDirectory(dir, async () => {
-      throw new Error("disk full");
-    }, { replace: true })).rejects.toThrow("disk full");
+    expect(() =>
+      swapDirectorySync(
+        dir,
+        (staging) => {
+          writeFileSync(join(staging, "a"), "2");
+          throw new Error("disk full");
+        },
+        { replace: true },
+      ),
+    ).toThrow("disk full");
+    await expect(
+      swapDirectory(
+        dir,
+        async () => {
+          throw new Error("disk full");
+        },
+        { replace: true },
+      ),
+    ).rejects.toThrow("disk full");
     expect(readFileSync(join(dir, "a"), "utf8")).toBe("1");
     expect(readdirSync(root).filter((name) => name.startsWith(".cassette"))).toEqual([]);
     swapDirectorySync(dir, (staging) => writeFileSync(join(staging, "b"), "3"), { replace: true });
     expect(readdirSync(dir)).toEqual(["b"]);
-    expect(() => swapDirectorySync(dir, () => {}, { replace: false })).toThrow(expect.objectContaining({ code: expect.stringMatching(/^(ENOTEMPTY|EEXIST)$/) }));
+    expect(() => swapDirectorySync(dir, () => {}, { replace: false })).toThrow(
+      expect.objectContaining({ code: expect.stringMatching(/^(ENOTEMPTY|EEXIST)$/) }),
+    );
     expect(existsSync(join(dir, "b"))).toBe(true);
   });
 });

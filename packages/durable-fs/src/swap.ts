@@ -26,7 +26,11 @@ function siblings(dir: string): { staging: string; old: string } {
  * one. On any failure the staging directory is removed and the error rethrown (the system's, for the
  * caller to name). `fill` fsyncs what it writes when the content must survive a power cut. Returns `dir`.
  */
-export async function swapDirectory(dir: string, fill: (staging: string) => Promise<void>, options: SwapOptions): Promise<string> {
+export async function swapDirectory(
+  dir: string,
+  fill: (staging: string) => Promise<void>,
+  options: SwapOptions,
+): Promise<string> {
   await mkdir(dirname(dir), { recursive: true });
   const { staging, old } = siblings(dir);
   await mkdir(staging);

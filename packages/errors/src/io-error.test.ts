@@ -6,7 +6,11 @@ const sys = (code: string, message = `${code}: something, write`) => Object.assi
 describe("ioError", () => {
   it("one line per storage fault, naming the file, with what to do", () => {
     const cases: [string, RegExp, RegExp][] = [
-      ["ENOSPC", /no space left on the device \(ENOSPC\)$/, /^free space on the file system of \/s\/runs .*then rerun$/],
+      [
+        "ENOSPC",
+        /no space left on the device \(ENOSPC\)$/,
+        /^free space on the file system of \/s\/runs .*then rerun$/,
+      ],
       ["EDQUOT", /disk quota exceeded \(EDQUOT\)$/, /^free space in your quota on the file system of \/s\/runs/],
       ["EROFS", /read-only file system \(EROFS\)$/, /^remount \/s\/runs read-write/],
       ["EACCES", /permission denied \(EACCES\)$/, /^give this user write permission on \/s\/runs/],

@@ -5,11 +5,30 @@ import { EvalError } from "./eval-error.ts";
  * permission): the machine's state, not a bug in evalgate. Each has one phrase and one thing to do.
  */
 const STORAGE_FAULTS: Readonly<Record<string, { readonly what: string; readonly hint: (dir: string) => string }>> = {
-  ENOSPC: { what: "no space left on the device", hint: (dir) => `free space on the file system of ${dir} (\`df -h ${dir}\`; \`evalgate gc\` removes what killed runs left) or point --out at another disk, then rerun` },
-  EDQUOT: { what: "disk quota exceeded", hint: (dir) => `free space in your quota on the file system of ${dir} (\`evalgate gc\` removes what killed runs left) or point --out elsewhere, then rerun` },
-  EROFS: { what: "read-only file system", hint: (dir) => `remount ${dir} read-write, or point --out (or EVALGATE_STATE_DIR) at a writable directory` },
-  EACCES: { what: "permission denied", hint: (dir) => `give this user write permission on ${dir}, or point --out (or EVALGATE_STATE_DIR) at a directory it owns` },
-  EPERM: { what: "operation not permitted", hint: (dir) => `give this user write permission on ${dir}, or point --out (or EVALGATE_STATE_DIR) at a directory it owns` },
+  ENOSPC: {
+    what: "no space left on the device",
+    hint: (dir) =>
+      `free space on the file system of ${dir} (\`df -h ${dir}\`; \`evalgate gc\` removes what killed runs left) or point --out at another disk, then rerun`,
+  },
+  EDQUOT: {
+    what: "disk quota exceeded",
+    hint: (dir) =>
+      `free space in your quota on the file system of ${dir} (\`evalgate gc\` removes what killed runs left) or point --out elsewhere, then rerun`,
+  },
+  EROFS: {
+    what: "read-only file system",
+    hint: (dir) => `remount ${dir} read-write, or point --out (or EVALGATE_STATE_DIR) at a writable directory`,
+  },
+  EACCES: {
+    what: "permission denied",
+    hint: (dir) =>
+      `give this user write permission on ${dir}, or point --out (or EVALGATE_STATE_DIR) at a directory it owns`,
+  },
+  EPERM: {
+    what: "operation not permitted",
+    hint: (dir) =>
+      `give this user write permission on ${dir}, or point --out (or EVALGATE_STATE_DIR) at a directory it owns`,
+  },
 };
 
 /** The errno of a system error (`ENOSPC`, ...), or null. */
@@ -45,7 +64,8 @@ export function ioError(error: unknown, action: string, path: string | null): Ev
   if (error instanceof EvalError) return error;
   const errno = errnoOf(error);
   const fault = errno === null ? undefined : STORAGE_FAULTS[errno];
-  const why = fault === undefined ? (error instanceof Error ? error.message : String(error)) : `${fault.what} (${errno})`;
+  const why =
+    fault === undefined ? (error instanceof Error ? error.message : String(error)) : `${fault.what} (${errno})`;
   return new EvalError("EVAL_IO", `${path === null ? action : `${action} ${path}`}: ${why}`, {
     cause: error,
     details: { path, errno },

@@ -33,7 +33,8 @@ function vectorInput(length: number): Buffer {
   const bytes = Buffer.alloc(length);
   for (let index = 0; index < length; index += 1) bytes[index] = index % 251;
   return bytes;
-}const b3sumAvailable = spawnSync("b3sum", ["--version"]).status === 0;
+}
+const b3sumAvailable = spawnSync("b3sum", ["--version"]).status === 0;
 
 function b3sum(path: string): string {
   const result = spawnSync("b3sum", ["--no-names", "--num-threads", "1", path], { encoding: "utf8" });
@@ -53,15 +54,18 @@ describe("BLAKE3", () => {
     expect(toHex(createBlake3().update(vectorInput(length)).digest())).toBe(expected);
   });
 
-  it.skipIf(!b3sumAvailable)("agrees with the native b3sum on inputs of many sizes (skipped when b3sum is not installed: apt-get install b3sum)", () => {
-    for (const length of [0, 1, 64, 1024, 1025, 8193, 65_537, 1_048_583, 3_000_001]) {
-      const content = Buffer.alloc(length);
-      for (let index = 0; index < length; index += 1) content[index] = (index * 7919) % 256;
-      const path = join(dir, `input-${length}`);
-      writeFileSync(path, content);
-      expect(toHex(blake3(content)), `length ${length}`).toBe(b3sum(path));
-    }
-  });
+  it.skipIf(!b3sumAvailable)(
+    "agrees with the native b3sum on inputs of many sizes (skipped when b3sum is not installed: apt-get install b3sum)",
+    () => {
+      for (const length of [0, 1, 64, 1024, 1025, 8193, 65_537, 1_048_583, 3_000_001]) {
+        const content = Buffer.alloc(length);
+        for (let index = 0; index < length; index += 1) content[index] = (index * 7919) % 256;
+        const path = join(dir, `input-${length}`);
+        writeFileSync(path, content);
+        expect(toHex(blake3(content)), `length ${length}`).toBe(b3sum(path));
+      }
+    },
+  );
 
   it("agrees with @noble/hashes (an independent implementation) on any input fed in any pieces", () => {
     fc.assert(

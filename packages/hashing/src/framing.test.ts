@@ -19,9 +19,14 @@ function reference(domain: string, parts: readonly (string | Uint8Array)[], leng
 describe("framedDigest", () => {
   it("is BLAKE3 over length-prefixed domain and parts, for either prefix width", () => {
     fc.assert(
-      fc.property(fc.string(), fc.array(fc.oneof(fc.string(), fc.uint8Array({ maxLength: 300 })), { maxLength: 6 }), fc.constantFrom(4 as const, 8 as const), (domain, parts, width) => {
-        expect(framedDigest(domain, parts, width)).toBe(reference(domain, parts, width));
-      }),
+      fc.property(
+        fc.string(),
+        fc.array(fc.oneof(fc.string(), fc.uint8Array({ maxLength: 300 })), { maxLength: 6 }),
+        fc.constantFrom(4 as const, 8 as const),
+        (domain, parts, width) => {
+          expect(framedDigest(domain, parts, width)).toBe(reference(domain, parts, width));
+        },
+      ),
       { numRuns: 200 },
     );
   });

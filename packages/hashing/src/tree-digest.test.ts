@@ -10,7 +10,10 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 function memoryCache() {
   const map = new Map<string, string>();
-  return { map, cache: { get: (key: string) => map.get(key), set: (key: string, value: string) => void map.set(key, value) } };
+  return {
+    map,
+    cache: { get: (key: string) => map.get(key), set: (key: string, value: string) => void map.set(key, value) },
+  };
 }
 
 describe("treeDigest", () => {

@@ -32,7 +32,8 @@ function fileContentDigest(path: string): string {
   const hasher = createBlake3();
   const fd = openSync(path, "r");
   try {
-    for (let read = readSync(fd, chunk, 0, CHUNK, null); read > 0; read = readSync(fd, chunk, 0, CHUNK, null)) hasher.update(chunk.subarray(0, read));
+    for (let read = readSync(fd, chunk, 0, CHUNK, null); read > 0; read = readSync(fd, chunk, 0, CHUNK, null))
+      hasher.update(chunk.subarray(0, read));
   } finally {
     closeSync(fd);
   }
@@ -54,17 +55,24 @@ function cachedFileDigest(path: string, stats: BigIntStats, cache: FileDigestCac
  * identity` entries in sorted order. Throws on anything that cannot be read (the caller must then not
  * use a digest at all) and past `maxEntries` entries.
  */
-export function treeDigest(root: string, options: { readonly cache?: FileDigestCache; readonly maxEntries?: number } = {}): string {
+export function treeDigest(
+  root: string,
+  options: { readonly cache?: FileDigestCache; readonly maxEntries?: number } = {},
+): string {
   const maxEntries = options.maxEntries ?? 1_000_000;
   const parts: string[] = [];
   const visit = (absolute: string, relative: string): void => {
     if (parts.length >= maxEntries) throw new Error(`more than ${maxEntries} entries under ${root}`);
     const stats = lstatSync(absolute, { bigint: true });
     if (stats.isSymbolicLink()) parts.push(`${relative}\0link\0${readlinkSync(absolute)}`);
-    else if (stats.isFile()) parts.push(`${relative}\0file\0${stats.mode & 0o111n ? "x" : "-"}${cachedFileDigest(absolute, stats, options.cache)}`);
+    else if (stats.isFile())
+      parts.push(
+        `${relative}\0file\0${stats.mode & 0o111n ? "x" : "-"}${cachedFileDigest(absolute, stats, options.cache)}`,
+      );
     else if (stats.isDirectory()) {
       parts.push(`${relative}\0dir`);
-      for (const name of readdirSync(absolute).sort()) visit(join(absolute, name), relative === "" ? name : `${relative}/${name}`);
+      for (const name of readdirSync(absolute).sort())
+        visit(join(absolute, name), relative === "" ? name : `${relative}/${name}`);
     } else parts.push(`${relative}\0special`);
   };
   visit(root, "");

@@ -60,18 +60,42 @@ async function upstreamWith(handler: (request: IncomingMessage, response: Server
   };
 }
 
-function call(socketPath: string, path: string, headers: Record<string, string>, body: string | Buffer, onFirstByte?: (abort: () => void) => void): Promise<{ status: number; text: string; error?: string }> {
+function call(
+  socketPath: string,
+  path: string,
+  headers: Record<string, string>,
+  body: string | Buffer,
+  onFirstByte?: (abort: () => void) => void,
+): Promise<{ status: number; text: string; error?: string }> {
   return new Promise((resolve) => {
-    const outgoing = request({ socketPath, path, method: "POST", headers: { ...headers, "content-type": "application/json", "content-length": Buffer.byteLength(body) } }, (incoming) => {
-      const chunks: Buffer[] = [];
-      incoming.on("data", (chunk: Buffer) => {
-        chunks.push(chunk);
-        if (chunks.length === 1 && onFirstByte !== undefined) onFirstByte(() => outgoing.destroy());
-      });
-      incoming.on("end", () => resolve({ status: incoming.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }));
-      incoming.on("error", (error) => resolve({ status: incoming.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8"), error: error.message }));
-      incoming.on("aborted", () => resolve({ status: incoming.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8"), error: "aborted" }));
-    });
+    const outgoing = request(
+      {
+        socketPath,
+        path,
+        method: "POST",
+        headers: { ...headers, "content-type": "application/json", "content-length": Buffer.byteLength(body) },
+      },
+      (incoming) => {
+        const chunks: Buffer[] = [];
+        incoming.on("data", (chunk: Buffer) => {
+          chunks.push(chunk);
+          if (chunks.length === 1 && onFirstByte !== undefined) onFirstByte(() => outgoing.destroy());
+        });
+        incoming.on("end", () =>
+          resolve({ status: incoming.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }),
+        );
+        incoming.on("error", (error) =>
+          resolve({
+            status: incoming.statusCode ?? 0,
+            text: Buffer.concat(chunks).toString("utf8"),
+            error: error.message,
+          }),
+        );
+        incoming.on("aborted", () =>
+          resolve({ status: incoming.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8"), error: "aborted" }),
+        );
+      },
+    );
     outgoing.on("error", (error) => resolve({ status: 0, text: "", error: error.message }));
     outgoing.end(body);
   });
@@ -82,10 +106,17 @@ const sonnet = json({ model: "claude-sonnet-4-5", stream: true, messages: [{ rol
 
 async function bridge(baseUrl: string, overrides: Partial<ModelBridgeOptions> = {}) {
   sockets += 1;
-  return startModelBridge({ socketPath: join(dir, `e${sockets}.sock`), upstream: { baseUrl, apiKey: REAL_KEY }, localPrefix: "", clientKey: CASE_KEY, ...overrides });
+  return startModelBridge({
+    socketPath: join(dir, `e${sockets}.sock`),
+    upstream: { baseUrl, apiKey: REAL_KEY },
+    localPrefix: "",
+    clientKey: CASE_KEY,
+    ...overrides,
+  });
 }
 
-const streamed = (response: ServerResponse, body: string): void => void response.writeHead(200, { "content-type": "text/event-stream" }).end(body);
+const streamed = (response: ServerResponse, body: string): void =>
+  void response.writeHead(200, { "content-type": "text/event-stream" }).end(body);
 
 describe("the bridge when the upstream misbehaves", () => {
   it("upstream down: the agent gets the protocol's error with status 502, naming no key; the call is counted, no usage", async () => {
@@ -94,7 +125,10 @@ describe("the bridge when the upstream misbehaves", () => {
     const b = await bridge(gone.url);
     const answer = await call(b.socketPath, "/v1/messages", ANTHROPIC, sonnet);
     expect(answer.status).toBe(502);
-    expect(JSON.parse(answer.text)).toMatchObject({ type: "error", error: { message: expect.stringMatching(/evalgate bridge: .*ECONNREFUSED/) } });
+    expect(JSON.parse(answer.text)).toMatchObject({
+      type: "error",
+      error: { message: expect.stringMatching(/evalgate bridge: .*ECONNREFUSED/) },
+    });
     expect(answer.text).not.toContain(REAL_KEY);
     expect(b.figures()).toMatchObject({ requests: 1, input_tokens: 0, output_tokens: 0 });
     await b.close();
@@ -116,7 +150,9 @@ describe("the bridge when the upstream misbehaves", () => {
 
   it("an upstream that echoes the real key: the agent and the record get [REDACTED]", async () => {
     const echo = await upstreamWith((incoming, response) => {
-      response.writeHead(401, { "content-type": "application/json", "set-cookie": ["a=1", "b=2"] }).end(json({ type: "error", error: { message: `invalid x-api-key ${String(incoming.headers["x-api-key"])}` } }));
+      response
+        .writeHead(401, { "content-type": "application/json", "set-cookie": ["a=1", "b=2"] })
+        .end(json({ type: "error", error: { message: `invalid x-api-key ${String(incoming.headers["x-api-key"])}` } }));
     });
     const b = await bridge(echo.url);
     const answer = await call(b.socketPath, "/v1/messages", ANTHROPIC, sonnet);
@@ -131,16 +167,45 @@ describe("the bridge when the upstream misbehaves", () => {
   it("meters a JSON (not streamed) answer, and Gemini's JSON array of chunks", async () => {
     const plain = await upstreamWith((incoming, response) => {
       const body = incoming.url!.includes(":generateContent")
-        ? json([{ usageMetadata: { promptTokenCount: 50, candidatesTokenCount: 3 } }, { usageMetadata: { promptTokenCount: 50, candidatesTokenCount: 9, thoughtsTokenCount: 4, cachedContentTokenCount: 10 } }])
-        : json({ id: "msg_1", usage: { input_tokens: 30, cache_creation_input_tokens: 100, cache_read_input_tokens: 5, output_tokens: 11 } });
+        ? json([
+            { usageMetadata: { promptTokenCount: 50, candidatesTokenCount: 3 } },
+            {
+              usageMetadata: {
+                promptTokenCount: 50,
+                candidatesTokenCount: 9,
+                thoughtsTokenCount: 4,
+                cachedContentTokenCount: 10,
+              },
+            },
+          ])
+        : json({
+            id: "msg_1",
+            usage: {
+              input_tokens: 30,
+              cache_creation_input_tokens: 100,
+              cache_read_input_tokens: 5,
+              output_tokens: 11,
+            },
+          });
       response.writeHead(200, { "content-type": "application/json" }).end(body);
     });
     const b = await bridge(plain.url);
     await call(b.socketPath, "/v1/messages", ANTHROPIC, sonnet);
-    expect(b.figures()).toMatchObject({ requests: 1, input_tokens: 135, cached_input_tokens: 5, cache_write_tokens: 100, output_tokens: 11 });
+    expect(b.figures()).toMatchObject({
+      requests: 1,
+      input_tokens: 135,
+      cached_input_tokens: 5,
+      cache_write_tokens: 100,
+      output_tokens: 11,
+    });
     // Sonnet 4.5: 30 plain at $3, 5 read at $0.30, 100 written at $3.75, 11 out at $15 per million.
     expect(b.figures().cost_usd).toBeCloseTo((30 * 3 + 5 * 0.3 + 100 * 3.75 + 11 * 15) / 1e6, 12);
-    await call(b.socketPath, "/v1beta/models/gemini-2.5-flash:generateContent", { "x-goog-api-key": CASE_KEY }, json({ contents: [] }));
+    await call(
+      b.socketPath,
+      "/v1beta/models/gemini-2.5-flash:generateContent",
+      { "x-goog-api-key": CASE_KEY },
+      json({ contents: [] }),
+    );
     expect(b.figures()).toMatchObject({ requests: 2, input_tokens: 185, cached_input_tokens: 15, output_tokens: 24 });
     await Promise.all([b.close(), plain.close()]);
   });
@@ -163,7 +228,9 @@ describe("the bridge when the upstream misbehaves", () => {
 describe("the bridge when the request is malformed", () => {
   let upstream: Awaited<ReturnType<typeof upstreamWith>>;
   beforeAll(async () => {
-    upstream = await upstreamWith((incoming, response) => streamed(response, SCRIPTED[incoming.url!.includes("chat") ? "openai-chat" : "anthropic-messages"]));
+    upstream = await upstreamWith((incoming, response) =>
+      streamed(response, SCRIPTED[incoming.url!.includes("chat") ? "openai-chat" : "anthropic-messages"]),
+    );
   });
   afterAll(() => upstream.close());
 
@@ -189,7 +256,10 @@ describe("the bridge when the request is malformed", () => {
     const answer = await call(b.socketPath, "/v1/messages", ANTHROPIC, Buffer.alloc(1024 * 1024, 0x20));
     expect(answer).toMatchObject({ status: 413 });
     expect(answer.error).toBeUndefined();
-    expect(JSON.parse(answer.text)).toMatchObject({ type: "error", error: { message: "evalgate bridge: request body over 65536 bytes" } });
+    expect(JSON.parse(answer.text)).toMatchObject({
+      type: "error",
+      error: { message: "evalgate bridge: request body over 65536 bytes" },
+    });
     expect(upstream.seen.length).toBe(before);
     expect(b.figures().requests).toBe(0);
     // At the cap exactly, the body goes through.
@@ -199,7 +269,12 @@ describe("the bridge when the request is malformed", () => {
 
   it("the agent's key in the body is cut from the record; the body stays JSON", async () => {
     const b = await bridge(upstream.url);
-    await call(b.socketPath, "/v1/messages", ANTHROPIC, json({ model: "claude-sonnet-4-5", messages: [{ role: "user", content: `my key is ${CASE_KEY}` }] }));
+    await call(
+      b.socketPath,
+      "/v1/messages",
+      ANTHROPIC,
+      json({ model: "claude-sonnet-4-5", messages: [{ role: "user", content: `my key is ${CASE_KEY}` }] }),
+    );
     expect(b.exchanges()[0]!.request_body).toMatchObject({ messages: [{ content: "my key is [REDACTED]" }] });
     // Upstream, the dummy key is as harmless as it is useless; what leaves is never the real key in a body.
     expect(upstream.seen.at(-1)!.body).not.toContain(REAL_KEY);
@@ -208,7 +283,12 @@ describe("the bridge when the request is malformed", () => {
 
   it("a key in the query (Gemini clients may send one) is accepted and stripped from the upstream URL and the record", async () => {
     const b = await bridge(upstream.url);
-    const answer = await call(b.socketPath, `/v1/chat/completions?key=${CASE_KEY}&x=1`, {}, json({ model: "gpt-4.1", messages: [] }));
+    const answer = await call(
+      b.socketPath,
+      `/v1/chat/completions?key=${CASE_KEY}&x=1`,
+      {},
+      json({ model: "gpt-4.1", messages: [] }),
+    );
     expect(answer.status).toBe(200);
     expect(upstream.seen.at(-1)!.path).toBe("/v1/chat/completions?x=1");
     expect(upstream.seen.at(-1)!.headers.authorization).toBe(`Bearer ${REAL_KEY}`);
@@ -219,7 +299,9 @@ describe("the bridge when the request is malformed", () => {
   it("a wrong key in the query is refused like a wrong header", async () => {
     const b = await bridge(upstream.url);
     expect((await call(b.socketPath, "/v1/chat/completions?key=guess", {}, "{}")).status).toBe(401);
-    expect((await call(b.socketPath, "/v1/chat/completions", { authorization: `Bearer ${CASE_KEY}x` }, "{}")).status).toBe(401);
+    expect(
+      (await call(b.socketPath, "/v1/chat/completions", { authorization: `Bearer ${CASE_KEY}x` }, "{}")).status,
+    ).toBe(401);
     await b.close();
   });
 });
@@ -268,7 +350,19 @@ describe("budgets at their edges", () => {
 
 describe("replay at the bridge", () => {
   const recorded = (prompt: string): RecordedExchange[] => [
-    { index: 0, method: "GET", path: "/v1/models", protocol: null, model: null, request_body: "", status: 200, content_type: "application/json", response_body: '{"data":[]}', usage: { input_tokens: 0, cached_input_tokens: 0, cache_write_tokens: 0, output_tokens: 0 }, duration_ms: 1 },
+    {
+      index: 0,
+      method: "GET",
+      path: "/v1/models",
+      protocol: null,
+      model: null,
+      request_body: "",
+      status: 200,
+      content_type: "application/json",
+      response_body: '{"data":[]}',
+      usage: { input_tokens: 0, cached_input_tokens: 0, cache_write_tokens: 0, output_tokens: 0 },
+      duration_ms: 1,
+    },
     {
       index: 1,
       method: "POST",
@@ -286,7 +380,12 @@ describe("replay at the bridge", () => {
 
   it("answers from the recording, meters the recorded usage, and sends nothing upstream", async () => {
     const b = await bridge("http://replay.invalid", { replay: createReplayMatcher(recorded("Fix it")) });
-    const answer = await call(b.socketPath, "/v1/messages", ANTHROPIC, json({ model: "claude-sonnet-4-5", messages: [{ role: "user", content: "Fix it" }] }));
+    const answer = await call(
+      b.socketPath,
+      "/v1/messages",
+      ANTHROPIC,
+      json({ model: "claude-sonnet-4-5", messages: [{ role: "user", content: "Fix it" }] }),
+    );
     expect(answer).toMatchObject({ status: 200, text: SCRIPTED["anthropic-messages"] });
     expect(b.figures()).toMatchObject({ requests: 1, input_tokens: 100, output_tokens: 7 });
     expect(b.exchanges()).toHaveLength(1);
@@ -296,14 +395,22 @@ describe("replay at the bridge", () => {
 
   it("a changed prompt is refused with the protocol's 400 naming the field; the divergence is reported once", async () => {
     const seen: unknown[] = [];
-    const b = await bridge("http://replay.invalid", { replay: createReplayMatcher(recorded("Fix it")), onDivergence: (divergence) => seen.push(divergence) });
+    const b = await bridge("http://replay.invalid", {
+      replay: createReplayMatcher(recorded("Fix it")),
+      onDivergence: (divergence) => seen.push(divergence),
+    });
     const changed = json({ model: "claude-sonnet-4-5", messages: [{ role: "user", content: "Break it" }] });
     const first = await call(b.socketPath, "/v1/messages", ANTHROPIC, changed);
     expect(first.status).toBe(400);
     expect(first.text).toContain("evalgate replay diverged at messages[first user].text");
     await call(b.socketPath, "/v1/messages", ANTHROPIC, changed);
     expect(seen).toHaveLength(1);
-    expect(b.divergence()).toMatchObject({ index: 0, field: "messages[first user].text", recorded: "Fix it", received: "Break it" });
+    expect(b.divergence()).toMatchObject({
+      index: 0,
+      field: "messages[first user].text",
+      recorded: "Fix it",
+      received: "Break it",
+    });
     // A non-model call with no recording diverges too (request count), but the first divergence stands.
     expect((await call(b.socketPath, "/v1/other", ANTHROPIC, "")).status).toBe(400);
     expect(b.divergence()!.field).toBe("messages[first user].text");

@@ -35,7 +35,6 @@ export interface BudgetStop {
   readonly refused_at: number;
 }
 
-
 export interface ModelBridgeOptions {
   /** Where the bridge listens (its directory is bound into the sandbox). */
   readonly socketPath: string;
@@ -87,17 +86,21 @@ export async function startModelBridge(options: ModelBridgeOptions): Promise<Mod
   /** Why this model call may not go out (or null): the case's request and spend budgets, then the run's cap. */
   const overBudget = (): string | null => {
     const { maxRequests, maxCostUsd } = options.budget ?? {};
-    if (maxRequests !== undefined && meter.requests >= maxRequests) return `the case's budget of ${maxRequests} model request(s) is spent`;
-    if (maxCostUsd !== undefined && meter.pricedCostUsd >= maxCostUsd) return `the case's budget of $${maxCostUsd} is spent ($${meter.pricedCostUsd.toFixed(4)})`;
+    if (maxRequests !== undefined && meter.requests >= maxRequests)
+      return `the case's budget of ${maxRequests} model request(s) is spent`;
+    if (maxCostUsd !== undefined && meter.pricedCostUsd >= maxCostUsd)
+      return `the case's budget of $${maxCostUsd} is spent ($${meter.pricedCostUsd.toFixed(4)})`;
     const ledger = options.ledger;
-    if (ledger !== undefined && ledger.spentUsd >= ledger.capUsd) return `the run's cost cap of $${ledger.capUsd} is reached ($${ledger.spentUsd.toFixed(4)})`;
+    if (ledger !== undefined && ledger.spentUsd >= ledger.capUsd)
+      return `the run's cost cap of $${ledger.capUsd} is reached ($${ledger.spentUsd.toFixed(4)})`;
     return null;
   };
 
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     const path = request.url ?? "/";
     const protocol = protocolOfPath(path);
-    if (!carriesKey(request, options.clientKey)) return refuse(response, protocol, "evalgate bridge: this request does not carry the case's key", 401);
+    if (!carriesKey(request, options.clientKey))
+      return refuse(response, protocol, "evalgate bridge: this request does not carry the case's key", 401);
     const maxBytes = options.maxRequestBytes ?? MAX_REQUEST_BYTES;
     const body = await readBody(request, maxBytes);
     if (body === null) return refuse(response, protocol, `evalgate bridge: request body over ${maxBytes} bytes`, 413);
@@ -114,7 +117,14 @@ export async function startModelBridge(options: ModelBridgeOptions): Promise<Mod
       meter.countRequest();
     }
     const started = Date.now();
-    const base = { index: exchanges.length, method: request.method ?? "GET", path: stripKeyParam(path), protocol, model, request_body: recordedBody(body, parsed, secrets) };
+    const base = {
+      index: exchanges.length,
+      method: request.method ?? "GET",
+      path: stripKeyParam(path),
+      protocol,
+      model,
+      request_body: recordedBody(body, parsed, secrets),
+    };
     if (options.replay !== undefined) {
       const answer = options.replay.answer(base);
       if ("divergence" in answer) {
@@ -129,17 +139,33 @@ export async function startModelBridge(options: ModelBridgeOptions): Promise<Mod
       exchanges.push({ ...answer, ...base, duration_ms: Date.now() - started });
       return;
     }
-    const result = await forwardUpstream({ upstream: options.upstream, localPrefix: options.localPrefix, request, body, protocol, response, secrets });
+    const result = await forwardUpstream({
+      upstream: options.upstream,
+      localPrefix: options.localPrefix,
+      request,
+      body,
+      protocol,
+      response,
+      secrets,
+    });
     if (protocol !== null) {
       const cost = meter.add(model, result.usage);
       if (options.ledger !== undefined && cost !== null) options.ledger.spentUsd += cost;
     }
-    exchanges.push({ ...base, status: result.status, content_type: result.contentType, response_body: scrub(result.body, secrets), usage: result.usage, duration_ms: Date.now() - started });
+    exchanges.push({
+      ...base,
+      status: result.status,
+      content_type: result.contentType,
+      response_body: scrub(result.body, secrets),
+      usage: result.usage,
+      duration_ms: Date.now() - started,
+    });
   };
 
   const server = createServer((request, response) => {
     handle(request, response).catch((error: unknown) => {
-      if (!response.headersSent) refuse(response, protocolOfPath(request.url ?? "/"), `evalgate bridge: ${(error as Error).message}`, 502);
+      if (!response.headersSent)
+        refuse(response, protocolOfPath(request.url ?? "/"), `evalgate bridge: ${(error as Error).message}`, 502);
       else response.destroy();
     });
   });

@@ -19,11 +19,18 @@ export interface RecordedExchange {
   readonly duration_ms: number;
 }
 
-export type ExchangeRequest = Pick<RecordedExchange, "index" | "method" | "path" | "protocol" | "model" | "request_body">;
+export type ExchangeRequest = Pick<
+  RecordedExchange,
+  "index" | "method" | "path" | "protocol" | "model" | "request_body"
+>;
 
 /** Answers a request from a recording, or says where the request departs from it. */
 export interface ReplayMatcher {
-  answer(request: ExchangeRequest): Pick<RecordedExchange, "status" | "content_type" | "response_body" | "usage"> | { readonly divergence: ReplayDivergence };
+  answer(
+    request: ExchangeRequest,
+  ):
+    | Pick<RecordedExchange, "status" | "content_type" | "response_body" | "usage">
+    | { readonly divergence: ReplayDivergence };
 }
 
 export interface ReplayDivergence {

@@ -18,7 +18,19 @@ const MAX_RECORDED_BYTES = 16 * 1024 * 1024;
 // Connections to the upstream are kept alive and reused across the bridges of a run, as a CLI's own client would.
 const HTTP_AGENT = new HttpAgent({ keepAlive: true });
 const HTTPS_AGENT = new HttpsAgent({ keepAlive: true });
-const HOP_BY_HOP = new Set(["host", "connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade", "te", "trailer", "content-length", "accept-encoding", ...CLIENT_KEY_HEADERS]);
+const HOP_BY_HOP = new Set([
+  "host",
+  "connection",
+  "keep-alive",
+  "proxy-connection",
+  "transfer-encoding",
+  "upgrade",
+  "te",
+  "trailer",
+  "content-length",
+  "accept-encoding",
+  ...CLIENT_KEY_HEADERS,
+]);
 
 export interface ForwardResult {
   readonly status: number;
@@ -31,12 +43,18 @@ export interface ForwardResult {
 export function upstreamUrl(upstream: Upstream, localPrefix: string, path: string): URL {
   const url = new URL(path, "http://bridge");
   url.searchParams.delete("key");
-  const rest = localPrefix !== "" && url.pathname.startsWith(localPrefix) ? url.pathname.slice(localPrefix.length) : url.pathname;
+  const rest =
+    localPrefix !== "" && url.pathname.startsWith(localPrefix) ? url.pathname.slice(localPrefix.length) : url.pathname;
   const base = upstream.baseUrl.replace(/\/+$/, "");
   return new URL(`${base}${rest.startsWith("/") ? rest : `/${rest}`}${url.search}`);
 }
 
-function forwardedHeaders(headers: IncomingHttpHeaders, upstream: Upstream, protocol: WireProtocol | null, length: number): Record<string, string> {
+function forwardedHeaders(
+  headers: IncomingHttpHeaders,
+  upstream: Upstream,
+  protocol: WireProtocol | null,
+  length: number,
+): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
     if (value === undefined || HOP_BY_HOP.has(name)) continue;
@@ -66,34 +84,46 @@ export function forwardUpstream(options: {
   const secure = target.protocol === "https:";
   const send = secure ? httpsRequest : httpRequest;
   return new Promise<ForwardResult>((resolve, reject) => {
-    const outgoing = send(target, { agent: secure ? HTTPS_AGENT : HTTP_AGENT, method: request.method ?? "GET", headers: forwardedHeaders(request.headers, upstream, protocol, body.length) }, (incoming) => {
-      const contentType = String(incoming.headers["content-type"] ?? "");
-      const reader = protocol === null ? null : new UsageReader(protocol, contentType);
-      const headers: Record<string, string> = {};
-      for (const [name, value] of Object.entries(incoming.headers)) {
-        if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = Array.isArray(value) ? value.join(", ") : value;
-      }
-      response.writeHead(incoming.statusCode ?? 502, headers);
-      const kept: Buffer[] = [];
-      let keptBytes = 0;
-      incoming.on("data", (chunk: Buffer) => {
-        reader?.push(chunk);
-        if (keptBytes < MAX_RECORDED_BYTES) kept.push(chunk);
-        keptBytes += chunk.length;
-        response.write(scrubChunk(chunk, options.secrets));
-      });
-      incoming.on("end", () => {
-        response.end();
-        const text = Buffer.concat(kept).toString("utf8");
-        resolve({
-          status: incoming.statusCode ?? 502,
-          contentType,
-          body: keptBytes > MAX_RECORDED_BYTES ? `${text}\n[evalgate: response cut at ${MAX_RECORDED_BYTES} of ${keptBytes} bytes]` : text,
-          usage: reader?.end() ?? ZERO_USAGE,
+    const outgoing = send(
+      target,
+      {
+        agent: secure ? HTTPS_AGENT : HTTP_AGENT,
+        method: request.method ?? "GET",
+        headers: forwardedHeaders(request.headers, upstream, protocol, body.length),
+      },
+      (incoming) => {
+        const contentType = String(incoming.headers["content-type"] ?? "");
+        const reader = protocol === null ? null : new UsageReader(protocol, contentType);
+        const headers: Record<string, string> = {};
+        for (const [name, value] of Object.entries(incoming.headers)) {
+          if (value !== undefined && !HOP_BY_HOP.has(name))
+            headers[name] = Array.isArray(value) ? value.join(", ") : value;
+        }
+        response.writeHead(incoming.statusCode ?? 502, headers);
+        const kept: Buffer[] = [];
+        let keptBytes = 0;
+        incoming.on("data", (chunk: Buffer) => {
+          reader?.push(chunk);
+          if (keptBytes < MAX_RECORDED_BYTES) kept.push(chunk);
+          keptBytes += chunk.length;
+          response.write(scrubChunk(chunk, options.secrets));
         });
-      });
-      incoming.on("error", reject);
-    });
+        incoming.on("end", () => {
+          response.end();
+          const text = Buffer.concat(kept).toString("utf8");
+          resolve({
+            status: incoming.statusCode ?? 502,
+            contentType,
+            body:
+              keptBytes > MAX_RECORDED_BYTES
+                ? `${text}\n[evalgate: response cut at ${MAX_RECORDED_BYTES} of ${keptBytes} bytes]`
+                : text,
+            usage: reader?.end() ?? ZERO_USAGE,
+          });
+        });
+        incoming.on("error", reject);
+      },
+    );
     outgoing.on("error", reject);
     // The client went away: stop the upstream call too.
     response.on("close", () => {
@@ -104,6 +134,8 @@ export function forwardUpstream(options: {
 }
 
 function scrubChunk(chunk: Buffer, secrets: readonly string[]): Buffer {
-  for (const secret of secrets) if (secret.length >= 8 && chunk.includes(secret)) return Buffer.from(chunk.toString("utf8").split(secret).join("[REDACTED]"));
+  for (const secret of secrets)
+    if (secret.length >= 8 && chunk.includes(secret))
+      return Buffer.from(chunk.toString("utf8").split(secret).join("[REDACTED]"));
   return chunk;
 }

@@ -22,7 +22,13 @@ export function costOf(table: PriceTable, model: string | null, usage: TokenUsag
   if (price === null) return null;
   const plain = Math.max(0, usage.input_tokens - usage.cached_input_tokens - usage.cache_write_tokens);
   const writeRate = price.cache_write ?? price.input;
-  return (plain * price.input + usage.cached_input_tokens * price.cached_input + usage.cache_write_tokens * writeRate + usage.output_tokens * price.output) / 1_000_000;
+  return (
+    (plain * price.input +
+      usage.cached_input_tokens * price.cached_input +
+      usage.cache_write_tokens * writeRate +
+      usage.output_tokens * price.output) /
+    1_000_000
+  );
 }
 
 /** Sums the usage of one bridge's model calls. */

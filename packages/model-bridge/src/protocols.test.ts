@@ -35,35 +35,67 @@ describe("protocols", () => {
   });
 
   it("answers a refusal in each protocol's error shape, always a 400", () => {
-    expect(JSON.parse(protocolError("gemini", "no").body)).toEqual({ error: { code: 400, message: "no", status: "INVALID_ARGUMENT" } });
-    expect(JSON.parse(protocolError("anthropic-messages", "no").body)).toMatchObject({ type: "error", error: { message: "no" } });
+    expect(JSON.parse(protocolError("gemini", "no").body)).toEqual({
+      error: { code: 400, message: "no", status: "INVALID_ARGUMENT" },
+    });
+    expect(JSON.parse(protocolError("anthropic-messages", "no").body)).toMatchObject({
+      type: "error",
+      error: { message: "no" },
+    });
     expect(protocolError(null, "no")).toMatchObject({ status: 400, body: expect.stringContaining("evalgate_refused") });
   });
 
   it("reads usage where each protocol puts it; junk and usage-less events change nothing", () => {
-    const incomplete = mergeUsage("openai-responses", { type: "response.incomplete", response: { usage: { input_tokens: 9, output_tokens: 2 } } }, ZERO_USAGE);
+    const incomplete = mergeUsage(
+      "openai-responses",
+      { type: "response.incomplete", response: { usage: { input_tokens: 9, output_tokens: 2 } } },
+      ZERO_USAGE,
+    );
     expect(incomplete).toMatchObject({ input_tokens: 9, cached_input_tokens: 0, output_tokens: 2 });
-    expect(mergeUsage("openai-responses", { type: "response.output_text.delta", delta: "x" }, incomplete)).toBe(incomplete);
+    expect(mergeUsage("openai-responses", { type: "response.output_text.delta", delta: "x" }, incomplete)).toBe(
+      incomplete,
+    );
     expect(mergeUsage("openai-chat", { choices: [] }, incomplete)).toBe(incomplete);
     expect(mergeUsage("gemini", { candidates: [] }, incomplete)).toBe(incomplete);
     expect(mergeUsage("anthropic-messages", { type: "ping" }, incomplete)).toBe(incomplete);
     expect(mergeUsage("anthropic-messages", "not an object", incomplete)).toBe(incomplete);
     // Negative or non-numeric figures read as 0, never subtract.
-    expect(mergeUsage("openai-chat", { usage: { prompt_tokens: -5, completion_tokens: "7" } }, ZERO_USAGE)).toEqual(ZERO_USAGE);
-    expect(mergeUsage("gemini", { usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 3, thoughtsTokenCount: 5 } }, ZERO_USAGE)).toMatchObject({ input_tokens: 10, output_tokens: 8 });
+    expect(mergeUsage("openai-chat", { usage: { prompt_tokens: -5, completion_tokens: "7" } }, ZERO_USAGE)).toEqual(
+      ZERO_USAGE,
+    );
+    expect(
+      mergeUsage(
+        "gemini",
+        { usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 3, thoughtsTokenCount: 5 } },
+        ZERO_USAGE,
+      ),
+    ).toMatchObject({ input_tokens: 10, output_tokens: 8 });
   });
 
   it("Anthropic: a later message_delta updating only the output keeps the prompt side of message_start", () => {
-    const start = mergeUsage("anthropic-messages", { type: "message_start", message: { usage: { input_tokens: 10, cache_read_input_tokens: 4, cache_creation_input_tokens: 2, output_tokens: 1 } } }, ZERO_USAGE);
+    const start = mergeUsage(
+      "anthropic-messages",
+      {
+        type: "message_start",
+        message: {
+          usage: { input_tokens: 10, cache_read_input_tokens: 4, cache_creation_input_tokens: 2, output_tokens: 1 },
+        },
+      },
+      ZERO_USAGE,
+    );
     expect(start).toEqual({ input_tokens: 16, cached_input_tokens: 4, cache_write_tokens: 2, output_tokens: 1 });
-    expect(mergeUsage("anthropic-messages", { type: "message_delta", usage: { output_tokens: 30 } }, start)).toEqual({ ...start, output_tokens: 30 });
+    expect(mergeUsage("anthropic-messages", { type: "message_delta", usage: { output_tokens: 30 } }, start)).toEqual({
+      ...start,
+      output_tokens: 30,
+    });
   });
 });
 
 describe("the usage reader", () => {
   it("reads a stream split anywhere, with CRLF lines, event lines, comments and [DONE]", () => {
     const reader = new UsageReader("openai-chat", "text/event-stream; charset=utf-8");
-    const text = 'event: chunk\r\n: keep-alive\r\ndata: {"choices":[]}\r\n\r\ndata: {"usage":{"prompt_tokens":12,"completion_tokens":3}}\r\n\r\ndata: [DONE]\r\n\r\n';
+    const text =
+      'event: chunk\r\n: keep-alive\r\ndata: {"choices":[]}\r\n\r\ndata: {"usage":{"prompt_tokens":12,"completion_tokens":3}}\r\n\r\ndata: [DONE]\r\n\r\n';
     const bytes = Buffer.from(text);
     for (let at = 0; at < bytes.length; at += 7) reader.push(bytes.subarray(at, at + 7));
     expect(reader.end()).toMatchObject({ input_tokens: 12, output_tokens: 3 });
@@ -82,7 +114,10 @@ describe("the usage reader", () => {
 describe("the shape a replay compares", () => {
   it("Gemini: contents and functionDeclarations; the first user turn's parts", () => {
     const shape = shapeOf("gemini", {
-      contents: [{ role: "user", parts: [{ text: "Fix" }, { inlineData: {} }, { text: "it" }] }, { role: "model", parts: [] }],
+      contents: [
+        { role: "user", parts: [{ text: "Fix" }, { inlineData: {} }, { text: "it" }] },
+        { role: "model", parts: [] },
+      ],
       tools: [{ functionDeclarations: [{ name: "write_file" }, { name: "read_file" }, "junk"] }],
     });
     expect(shape).toEqual([
@@ -94,13 +129,28 @@ describe("the shape a replay compares", () => {
   });
 
   it("OpenAI: a string input is one user turn; chat tools are named by their function; built-in tools by type", () => {
-    expect(shapeOf("openai-responses", { model: "gpt-5", input: "Fix it", tools: [{ type: "web_search" }, { type: "function", name: "exec_command" }] })).toEqual([
+    expect(
+      shapeOf("openai-responses", {
+        model: "gpt-5",
+        input: "Fix it",
+        tools: [{ type: "web_search" }, { type: "function", name: "exec_command" }],
+      }),
+    ).toEqual([
       ["model", "gpt-5"],
       ["tools", "exec_command,web_search"],
       ["input.length", "1"],
       ["input[first user].text", "Fix it"],
     ]);
-    expect(shapeOf("openai-chat", { model: "m", messages: [{ role: "system", content: "sys" }, { role: "user", content: 7 }], tools: [{ type: "function", function: { name: "bash" } }, 3] })).toEqual([
+    expect(
+      shapeOf("openai-chat", {
+        model: "m",
+        messages: [
+          { role: "system", content: "sys" },
+          { role: "user", content: 7 },
+        ],
+        tools: [{ type: "function", function: { name: "bash" } }, 3],
+      }),
+    ).toEqual([
       ["model", "m"],
       ["tools", "bash"],
       ["messages.length", "2"],

@@ -12,7 +12,12 @@ export interface TokenUsage {
   readonly output_tokens: number;
 }
 
-export const ZERO_USAGE: TokenUsage = Object.freeze({ input_tokens: 0, cached_input_tokens: 0, cache_write_tokens: 0, output_tokens: 0 });
+export const ZERO_USAGE: TokenUsage = Object.freeze({
+  input_tokens: 0,
+  cached_input_tokens: 0,
+  cache_write_tokens: 0,
+  output_tokens: 0,
+});
 
 /** The protocol of a model call, from its path; null for anything else (model lists, token counts). */
 export function protocolOfPath(path: string): WireProtocol | null {
@@ -50,14 +55,23 @@ export function upstreamKeyHeader(protocol: WireProtocol | null, key: string): R
  * A protocol-shaped HTTP 400 (every CLI stops on it within a fraction of a second, where a 429 or 5xx
  * makes it retry): what the bridge answers a request it refuses (budget spent, replay diverged).
  */
-export function protocolError(protocol: WireProtocol | null, message: string): { readonly status: number; readonly body: string } {
+export function protocolError(
+  protocol: WireProtocol | null,
+  message: string,
+): { readonly status: number; readonly body: string } {
   switch (protocol) {
     case "anthropic-messages":
-      return { status: 400, body: JSON.stringify({ type: "error", error: { type: "invalid_request_error", message } }) };
+      return {
+        status: 400,
+        body: JSON.stringify({ type: "error", error: { type: "invalid_request_error", message } }),
+      };
     case "gemini":
       return { status: 400, body: JSON.stringify({ error: { code: 400, message, status: "INVALID_ARGUMENT" } }) };
     default:
-      return { status: 400, body: JSON.stringify({ error: { message, type: "invalid_request_error", code: "evalgate_refused" } }) };
+      return {
+        status: 400,
+        body: JSON.stringify({ error: { message, type: "invalid_request_error", code: "evalgate_refused" } }),
+      };
   }
 }
 
@@ -78,17 +92,28 @@ export function mergeUsage(protocol: WireProtocol, event: unknown, current: Toke
     case "anthropic-messages":
       return anthropicUsage(event, current);
     case "openai-responses": {
-      const response = event.type === "response.completed" || event.type === "response.incomplete" ? event.response : event;
+      const response =
+        event.type === "response.completed" || event.type === "response.incomplete" ? event.response : event;
       const usage = isRecord(response) ? response.usage : undefined;
       if (!isRecord(usage)) return current;
       const details = isRecord(usage.input_tokens_details) ? usage.input_tokens_details : {};
-      return { input_tokens: num(usage.input_tokens), cached_input_tokens: num(details.cached_tokens), cache_write_tokens: 0, output_tokens: num(usage.output_tokens) };
+      return {
+        input_tokens: num(usage.input_tokens),
+        cached_input_tokens: num(details.cached_tokens),
+        cache_write_tokens: 0,
+        output_tokens: num(usage.output_tokens),
+      };
     }
     case "openai-chat": {
       const usage = event.usage;
       if (!isRecord(usage)) return current;
       const details = isRecord(usage.prompt_tokens_details) ? usage.prompt_tokens_details : {};
-      return { input_tokens: num(usage.prompt_tokens), cached_input_tokens: num(details.cached_tokens), cache_write_tokens: 0, output_tokens: num(usage.completion_tokens) };
+      return {
+        input_tokens: num(usage.prompt_tokens),
+        cached_input_tokens: num(details.cached_tokens),
+        cache_write_tokens: 0,
+        output_tokens: num(usage.completion_tokens),
+      };
     }
     case "gemini": {
       const usage = event.usageMetadata;
@@ -109,8 +134,12 @@ function anthropicUsage(event: Record<string, unknown>, current: TokenUsage): To
   if (!isRecord(source)) return current;
   const has = (field: string): boolean => typeof source[field] === "number";
   const cacheRead = has("cache_read_input_tokens") ? num(source.cache_read_input_tokens) : current.cached_input_tokens;
-  const cacheWrite = has("cache_creation_input_tokens") ? num(source.cache_creation_input_tokens) : current.cache_write_tokens;
-  const uncached = has("input_tokens") ? num(source.input_tokens) : current.input_tokens - current.cached_input_tokens - current.cache_write_tokens;
+  const cacheWrite = has("cache_creation_input_tokens")
+    ? num(source.cache_creation_input_tokens)
+    : current.cache_write_tokens;
+  const uncached = has("input_tokens")
+    ? num(source.input_tokens)
+    : current.input_tokens - current.cached_input_tokens - current.cache_write_tokens;
   return {
     input_tokens: uncached + cacheRead + cacheWrite,
     cached_input_tokens: cacheRead,

@@ -25,7 +25,12 @@ let agent: string;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "evalgate-relay-test-"));
   upstream = await startTestUpstream();
-  bridge = await startModelBridge({ socketPath: join(dir, "model.sock"), upstream: { baseUrl: upstream.url, apiKey: null }, localPrefix: "", clientKey: CASE_KEY });
+  bridge = await startModelBridge({
+    socketPath: join(dir, "model.sock"),
+    upstream: { baseUrl: upstream.url, apiKey: null },
+    localPrefix: "",
+    clientKey: CASE_KEY,
+  });
   // The stand-in agent: one model call the moment it starts (no retry), then it reports what it got and the
   // names of its relay's children (itself among them), and exits with the status it was given.
   agent = join(dir, "agent.mjs");
@@ -61,7 +66,9 @@ async function freePort(): Promise<number> {
 
 function run(command: string, args: readonly string[]): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve) => {
-    const child = execFile(command, [...args], { timeout: 60_000 }, (_error, _stdout, stderr) => resolve({ code: child.exitCode, stderr }));
+    const child = execFile(command, [...args], { timeout: 60_000 }, (_error, _stdout, stderr) =>
+      resolve({ code: child.exitCode, stderr }),
+    );
   });
 }
 
@@ -72,43 +79,67 @@ const paths: ReadonlyArray<{ name: string; socatPath: string | null; runnable: b
 ];
 
 describe.each(paths)("the $name relay", ({ socatPath, runnable }) => {
-  it.runIf(runnable)("starts the agent only once it listens: an immediate first call reaches the bridge, every time", async () => {
-    const answers: Array<{ status?: number; error?: string; children: string[] }> = [];
-    for (let trial = 0; trial < 12; trial += 1) {
+  it.runIf(runnable)(
+    "starts the agent only once it listens: an immediate first call reaches the bridge, every time",
+    async () => {
+      const answers: Array<{ status?: number; error?: string; children: string[] }> = [];
+      for (let trial = 0; trial < 12; trial += 1) {
+        const port = await freePort();
+        const report = join(dir, `report-${socatPath === null ? "node" : "socat"}-${trial}.json`);
+        const relay = relayInvocation(
+          { nodePath: process.execPath, socatPath, socketPath: bridge.socketPath, port },
+          process.execPath,
+          [agent, String(port), report, "0"],
+        );
+        const { code, stderr } = await run(relay.command, relay.args);
+        expect(code, stderr).toBe(0);
+        answers.push(JSON.parse(readFileSync(report, "utf8")) as { status?: number; children: string[] });
+      }
+      expect(answers.map((answer) => answer.status ?? answer.error)).toEqual(Array(12).fill(200));
+      // With socat the shell runs socat (and the notice drain) beside the agent; the Node relay is alone.
+      if (socatPath !== null) expect(answers.every((answer) => answer.children.includes("socat"))).toBe(true);
+      else expect(answers.every((answer) => !answer.children.includes("socat"))).toBe(true);
+    },
+    240_000,
+  );
+
+  it.runIf(runnable)(
+    "passes the agent's exit status through",
+    async () => {
       const port = await freePort();
-      const report = join(dir, `report-${socatPath === null ? "node" : "socat"}-${trial}.json`);
-      const relay = relayInvocation({ nodePath: process.execPath, socatPath, socketPath: bridge.socketPath, port }, process.execPath, [agent, String(port), report, "0"]);
-      const { code, stderr } = await run(relay.command, relay.args);
-      expect(code, stderr).toBe(0);
-      answers.push(JSON.parse(readFileSync(report, "utf8")) as { status?: number; children: string[] });
-    }
-    expect(answers.map((answer) => answer.status ?? answer.error)).toEqual(Array(12).fill(200));
-    // With socat the shell runs socat (and the notice drain) beside the agent; the Node relay is alone.
-    if (socatPath !== null) expect(answers.every((answer) => answer.children.includes("socat"))).toBe(true);
-    else expect(answers.every((answer) => !answer.children.includes("socat"))).toBe(true);
-  }, 240_000);
+      const relay = relayInvocation(
+        { nodePath: process.execPath, socatPath, socketPath: bridge.socketPath, port },
+        process.execPath,
+        [agent, String(port), join(dir, "status.json"), "3"],
+      );
+      expect((await run(relay.command, relay.args)).code).toBe(3);
+    },
+    60_000,
+  );
 
-  it.runIf(runnable)("passes the agent's exit status through", async () => {
-    const port = await freePort();
-    const relay = relayInvocation({ nodePath: process.execPath, socatPath, socketPath: bridge.socketPath, port }, process.execPath, [agent, String(port), join(dir, "status.json"), "3"]);
-    expect((await run(relay.command, relay.args)).code).toBe(3);
-  }, 60_000);
-
-  it.runIf(runnable)("cannot listen (the port is taken): exits 125 saying why, and the agent never starts", async () => {
-    const taken = createServer();
-    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
-    const port = (taken.address() as AddressInfo).port;
-    const report = join(dir, `never-${socatPath === null ? "node" : "socat"}.json`);
-    try {
-      const relay = relayInvocation({ nodePath: process.execPath, socatPath, socketPath: bridge.socketPath, port }, process.execPath, [agent, String(port), report, "0"]);
-      const { code, stderr } = await run(relay.command, relay.args);
-      expect(code).toBe(125);
-      expect(stderr).toMatch(/evalgate relay: .*(EADDRINUSE|Address already in use|did not listen)/s);
-      expect(existsSync(report)).toBe(false);
-    } finally {
-      taken.close();
-    }
-  }, 60_000);
+  it.runIf(runnable)(
+    "cannot listen (the port is taken): exits 125 saying why, and the agent never starts",
+    async () => {
+      const taken = createServer();
+      await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
+      const port = (taken.address() as AddressInfo).port;
+      const report = join(dir, `never-${socatPath === null ? "node" : "socat"}.json`);
+      try {
+        const relay = relayInvocation(
+          { nodePath: process.execPath, socatPath, socketPath: bridge.socketPath, port },
+          process.execPath,
+          [agent, String(port), report, "0"],
+        );
+        const { code, stderr } = await run(relay.command, relay.args);
+        expect(code).toBe(125);
+        expect(stderr).toMatch(/evalgate relay: .*(EADDRINUSE|Address already in use|did not listen)/s);
+        expect(existsSync(report)).toBe(false);
+      } finally {
+        taken.close();
+      }
+    },
+    60_000,
+  );
 });
 
 describe("choosing the relay", () => {
@@ -119,7 +150,11 @@ describe("choosing the relay", () => {
   it("a socat path that is not socat: exits 125 before the agent starts", async () => {
     const port = await freePort();
     const report = join(dir, "never-bad-socat.json");
-    const relay = relayInvocation({ nodePath: process.execPath, socatPath: join(dir, "no-such-socat"), socketPath: bridge.socketPath, port }, process.execPath, [agent, String(port), report, "0"]);
+    const relay = relayInvocation(
+      { nodePath: process.execPath, socatPath: join(dir, "no-such-socat"), socketPath: bridge.socketPath, port },
+      process.execPath,
+      [agent, String(port), report, "0"],
+    );
     const { code, stderr } = await run(relay.command, relay.args);
     expect(code).toBe(125);
     expect(stderr).toContain("evalgate relay: socat did not listen");

@@ -80,9 +80,17 @@ export interface RelayOptions {
  * `/bin/sh -c <script> evalgate-relay <port> <socket> <socat> <command> <args...>` with socat,
  * `node -e <relay> <port> <socket> <command> <args...>` without.
  */
-export function relayInvocation(options: RelayOptions, command: string, args: readonly string[]): { readonly command: string; readonly args: readonly string[] } {
+export function relayInvocation(
+  options: RelayOptions,
+  command: string,
+  args: readonly string[],
+): { readonly command: string; readonly args: readonly string[] } {
   const port = String(options.port ?? RELAY_PORT);
-  if (options.socatPath !== null) return { command: "/bin/sh", args: ["-c", SOCAT_RELAY_SCRIPT, "evalgate-relay", port, options.socketPath, options.socatPath, command, ...args] };
+  if (options.socatPath !== null)
+    return {
+      command: "/bin/sh",
+      args: ["-c", SOCAT_RELAY_SCRIPT, "evalgate-relay", port, options.socketPath, options.socatPath, command, ...args],
+    };
   return { command: options.nodePath, args: ["-e", NODE_RELAY_SOURCE, port, options.socketPath, command, ...args] };
 }
 

@@ -9,7 +9,8 @@ import { isRecord } from "./protocols.ts";
 
 type Shape = ReadonlyArray<readonly [field: string, value: string]>;
 
-const endpointOf = (request: Pick<ExchangeRequest, "method" | "path">): string => `${request.method} ${request.path.split("?")[0]}`;
+const endpointOf = (request: Pick<ExchangeRequest, "method" | "path">): string =>
+  `${request.method} ${request.path.split("?")[0]}`;
 
 /** Blanks what varies run to run in a text: UUIDs, long hex ids, dates and times, temporary paths. */
 export function normalizeText(text: string): string {
@@ -22,7 +23,12 @@ export function normalizeText(text: string): string {
     .trim();
 }
 
-const CONVERSATION: Record<WireProtocol, string> = { "anthropic-messages": "messages", "openai-responses": "input", "openai-chat": "messages", gemini: "contents" };
+const CONVERSATION: Record<WireProtocol, string> = {
+  "anthropic-messages": "messages",
+  "openai-responses": "input",
+  "openai-chat": "messages",
+  gemini: "contents",
+};
 
 function textOf(content: unknown): string {
   if (typeof content === "string") return content;
@@ -37,7 +43,8 @@ function toolNames(body: Record<string, unknown>): string {
   const tools = Array.isArray(body.tools) ? body.tools : [];
   const names = tools.flatMap((tool): string[] => {
     if (!isRecord(tool)) return [];
-    if (Array.isArray(tool.functionDeclarations)) return tool.functionDeclarations.map((declaration) => (isRecord(declaration) ? String(declaration.name) : ""));
+    if (Array.isArray(tool.functionDeclarations))
+      return tool.functionDeclarations.map((declaration) => (isRecord(declaration) ? String(declaration.name) : ""));
     const fn = isRecord(tool.function) ? tool.function : tool;
     return [String(fn.name ?? tool.type ?? "")];
   });
@@ -49,7 +56,9 @@ export function shapeOf(protocol: WireProtocol | null, body: unknown): Shape {
   if (protocol === null || !isRecord(body)) return [];
   const key = CONVERSATION[protocol];
   const turns = Array.isArray(body[key]) ? (body[key] as unknown[]) : typeof body[key] === "string" ? [body[key]] : [];
-  const userTexts = turns.filter((turn) => typeof turn === "string" || (isRecord(turn) && turn.role === "user")).map(userText);
+  const userTexts = turns
+    .filter((turn) => typeof turn === "string" || (isRecord(turn) && turn.role === "user"))
+    .map(userText);
   return [
     ["model", String(body.model ?? "")],
     ["tools", toolNames(body)],
@@ -61,7 +70,8 @@ export function shapeOf(protocol: WireProtocol | null, body: unknown): Shape {
 }
 
 /** A user turn's text parts (tool results are not text parts: their content is compared by order alone). */
-const userText = (turn: unknown): string => (typeof turn === "string" ? turn : isRecord(turn) ? textOf(turn.content ?? turn.parts) : "");
+const userText = (turn: unknown): string =>
+  typeof turn === "string" ? turn : isRecord(turn) ? textOf(turn.content ?? turn.parts) : "";
 
 const clip = (text: string): string => (text.length > 200 ? `${text.slice(0, 199)}…` : text);
 
@@ -79,15 +89,23 @@ export function createReplayMatcher(recorded: readonly RecordedExchange[]): Repl
       cursors.set(endpoint, index + 1);
       const queue = queues.get(endpoint) ?? [];
       const recordedExchange = queue[index];
-      const diverge = (field: string, was: string, now: string): { divergence: ReplayDivergence } => ({ divergence: { index, endpoint, field, recorded: clip(was), received: clip(now) } });
-      if (recordedExchange === undefined) return diverge("request count", `${queue.length} request(s) to ${endpoint}`, `request ${index + 1}`);
+      const diverge = (field: string, was: string, now: string): { divergence: ReplayDivergence } => ({
+        divergence: { index, endpoint, field, recorded: clip(was), received: clip(now) },
+      });
+      if (recordedExchange === undefined)
+        return diverge("request count", `${queue.length} request(s) to ${endpoint}`, `request ${index + 1}`);
       const was = shapeOf(recordedExchange.protocol, recordedExchange.request_body);
       const now = shapeOf(request.protocol, request.request_body);
       for (const [position, [field, value]] of was.entries()) {
         const received = now[position]?.[1] ?? "";
         if (received !== value) return diverge(field, value, received);
       }
-      return { status: recordedExchange.status, content_type: recordedExchange.content_type, response_body: recordedExchange.response_body, usage: recordedExchange.usage };
+      return {
+        status: recordedExchange.status,
+        content_type: recordedExchange.content_type,
+        response_body: recordedExchange.response_body,
+        usage: recordedExchange.usage,
+      };
     },
   };
 }

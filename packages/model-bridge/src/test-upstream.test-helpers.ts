@@ -12,12 +12,20 @@ export interface Received {
   readonly body: string;
 }
 
-const sse = (events: readonly unknown[], done = false): string => events.map((event) => `data: ${JSON.stringify(event)}\n\n`).join("") + (done ? "data: [DONE]\n\n" : "");
+const sse = (events: readonly unknown[], done = false): string =>
+  events.map((event) => `data: ${JSON.stringify(event)}\n\n`).join("") + (done ? "data: [DONE]\n\n" : "");
 
 /** One streamed answer per protocol, each with input 100 (20 cached), output 7. */
 export const SCRIPTED: Record<WireProtocol, string> = {
   "anthropic-messages": sse([
-    { type: "message_start", message: { id: "msg_1", model: "claude-sonnet-4-5", usage: { input_tokens: 80, cache_read_input_tokens: 20, cache_creation_input_tokens: 0, output_tokens: 1 } } },
+    {
+      type: "message_start",
+      message: {
+        id: "msg_1",
+        model: "claude-sonnet-4-5",
+        usage: { input_tokens: 80, cache_read_input_tokens: 20, cache_creation_input_tokens: 0, output_tokens: 1 },
+      },
+    },
     { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } },
     { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "done" } },
     { type: "content_block_stop", index: 0 },
@@ -26,19 +34,34 @@ export const SCRIPTED: Record<WireProtocol, string> = {
   ]),
   "openai-responses": sse([
     { type: "response.created", response: { id: "resp_1" } },
-    { type: "response.completed", response: { id: "resp_1", usage: { input_tokens: 100, input_tokens_details: { cached_tokens: 20 }, output_tokens: 7 } } },
+    {
+      type: "response.completed",
+      response: {
+        id: "resp_1",
+        usage: { input_tokens: 100, input_tokens_details: { cached_tokens: 20 }, output_tokens: 7 },
+      },
+    },
   ]),
   "openai-chat": sse(
     [
       { choices: [{ index: 0, delta: { content: "done" } }] },
       { choices: [{ index: 0, delta: {}, finish_reason: "stop" }] },
-      { choices: [], usage: { prompt_tokens: 100, completion_tokens: 7, prompt_tokens_details: { cached_tokens: 20 } } },
+      {
+        choices: [],
+        usage: { prompt_tokens: 100, completion_tokens: 7, prompt_tokens_details: { cached_tokens: 20 } },
+      },
     ],
     true,
   ),
   gemini: sse([
-    { candidates: [{ content: { role: "model", parts: [{ text: "do" }] } }], usageMetadata: { promptTokenCount: 100, cachedContentTokenCount: 20, candidatesTokenCount: 1 } },
-    { candidates: [{ content: { role: "model", parts: [{ text: "ne" }] }, finishReason: "STOP" }], usageMetadata: { promptTokenCount: 100, cachedContentTokenCount: 20, candidatesTokenCount: 7 } },
+    {
+      candidates: [{ content: { role: "model", parts: [{ text: "do" }] } }],
+      usageMetadata: { promptTokenCount: 100, cachedContentTokenCount: 20, candidatesTokenCount: 1 },
+    },
+    {
+      candidates: [{ content: { role: "model", parts: [{ text: "ne" }] }, finishReason: "STOP" }],
+      usageMetadata: { promptTokenCount: 100, cachedContentTokenCount: 20, candidatesTokenCount: 7 },
+    },
   ]),
 };
 
@@ -54,9 +77,14 @@ export async function startTestUpstream(): Promise<TestUpstream> {
     const chunks: Buffer[] = [];
     request.on("data", (chunk: Buffer) => chunks.push(chunk));
     request.on("end", () => {
-      received.push({ path: request.url ?? "", headers: request.headers, body: Buffer.concat(chunks).toString("utf8") });
+      received.push({
+        path: request.url ?? "",
+        headers: request.headers,
+        body: Buffer.concat(chunks).toString("utf8"),
+      });
       const protocol = protocolOfPath(request.url ?? "");
-      if (protocol === null) return void response.writeHead(200, { "content-type": "application/json" }).end('{"data":[]}');
+      if (protocol === null)
+        return void response.writeHead(200, { "content-type": "application/json" }).end('{"data":[]}');
       response.writeHead(200, { "content-type": "text/event-stream" });
       // Two writes, split mid-event, as a real stream arrives.
       const body = SCRIPTED[protocol];

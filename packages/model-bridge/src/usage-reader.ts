@@ -44,7 +44,8 @@ export class UsageReader {
       this.#pending = "";
     } else if (this.#bodyBytes <= MAX_JSON_BODY_BYTES) {
       const parsed = parseJson(Buffer.concat(this.#body).toString("utf8"));
-      for (const item of Array.isArray(parsed) ? parsed : [parsed]) this.#usage = mergeUsage(this.#protocol, item, this.#usage);
+      for (const item of Array.isArray(parsed) ? parsed : [parsed])
+        this.#usage = mergeUsage(this.#protocol, item, this.#usage);
       this.#body = [];
     }
     return this.#usage;

@@ -5,8 +5,20 @@ import { planCall } from "./tool-mapping.ts";
 
 /** What the scenario says for one request. */
 export type Decision =
-  | { readonly kind: "answer"; readonly answer: Answer; readonly session: number | null; readonly turn: number | null; readonly unmapped: readonly string[] }
-  | { readonly kind: "error"; readonly status: number; readonly message: string; readonly session: number; readonly turn: number };
+  | {
+      readonly kind: "answer";
+      readonly answer: Answer;
+      readonly session: number | null;
+      readonly turn: number | null;
+      readonly unmapped: readonly string[];
+    }
+  | {
+      readonly kind: "error";
+      readonly status: number;
+      readonly message: string;
+      readonly session: number;
+      readonly turn: number;
+    };
 
 // Gemini CLI asks a router model, with a JSON schema, how hard each turn is before answering it.
 const ROUTER_ANSWER = JSON.stringify({ complexity_reasoning: "scripted session", complexity_score: 1 });
@@ -43,15 +55,29 @@ function textAnswer(text: string, scenario: Scenario, session: number | null, tu
 export function decide(scenario: Scenario, request: ParsedRequest, idPrefix: string): Decision {
   if (request.wantsJson) return textAnswer(ROUTER_ANSWER, scenario, null, null);
   const session: ScenarioSession | null = chooseSession(scenario, request.userText);
-  if (session === null) return textAnswer("[model-stub] no scenario session matches this conversation.", scenario, null, null);
+  if (session === null)
+    return textAnswer("[model-stub] no scenario session matches this conversation.", scenario, null, null);
   const sessionIndex = scenario.sessions.indexOf(session);
   const turnIndex = request.modelTurns;
   const turn = session.turns[turnIndex];
   if (turn === undefined) return textAnswer(session.final_text ?? "Done.", scenario, sessionIndex, turnIndex);
-  if (turn.error !== undefined) return { kind: "error", status: turn.error.status, message: turn.error.message, session: sessionIndex, turn: turnIndex };
+  if (turn.error !== undefined)
+    return {
+      kind: "error",
+      status: turn.error.status,
+      message: turn.error.message,
+      session: sessionIndex,
+      turn: turnIndex,
+    };
   const usage = turn.usage ?? scenario.usage;
   if (turn.tools === undefined || request.tools.length === 0) {
-    return { kind: "answer", answer: { text: turn.text ?? "OK", calls: [], usage }, session: sessionIndex, turn: request.tools.length === 0 ? null : turnIndex, unmapped: [] };
+    return {
+      kind: "answer",
+      answer: { text: turn.text ?? "OK", calls: [], usage },
+      session: sessionIndex,
+      turn: request.tools.length === 0 ? null : turnIndex,
+      unmapped: [],
+    };
   }
   const cwd = detectCwd(request.contextText);
   const calls: Answer["calls"][number][] = [];
@@ -63,5 +89,11 @@ export function decide(scenario: Scenario, request: ParsedRequest, idPrefix: str
   });
   const notes = unmapped.map((reason) => `[model-stub] ${reason}`);
   const text = [turn.text, ...notes].filter((part): part is string => part !== undefined).join("\n");
-  return { kind: "answer", answer: { text: text === "" ? null : text, calls, usage }, session: sessionIndex, turn: turnIndex, unmapped };
+  return {
+    kind: "answer",
+    answer: { text: text === "" ? null : text, calls, usage },
+    session: sessionIndex,
+    turn: turnIndex,
+    unmapped,
+  };
 }

@@ -2,7 +2,16 @@ import type { IncomingHttpHeaders } from "node:http";
 
 export const REDACTED = "[redacted]";
 
-const SECRET_HEADERS = new Set(["authorization", "proxy-authorization", "x-api-key", "x-goog-api-key", "api-key", "cookie", "openai-organization", "chatgpt-account-id"]);
+const SECRET_HEADERS = new Set([
+  "authorization",
+  "proxy-authorization",
+  "x-api-key",
+  "x-goog-api-key",
+  "api-key",
+  "cookie",
+  "openai-organization",
+  "chatgpt-account-id",
+]);
 const SECRET_QUERY = new Set(["key", "api_key", "access_token"]);
 
 /** The values a request carries as credentials: headers (a Bearer token without its scheme) and query keys. */

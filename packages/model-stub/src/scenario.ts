@@ -46,7 +46,10 @@ const SessionSchema = z.strictObject({
   final_text: z.string().optional(),
 });
 
-const SessionsScenarioSchema = z.strictObject({ usage: UsageSchema.optional(), sessions: z.array(SessionSchema).min(1) });
+const SessionsScenarioSchema = z.strictObject({
+  usage: UsageSchema.optional(),
+  sessions: z.array(SessionSchema).min(1),
+});
 const OneSessionScenarioSchema = SessionSchema.extend({ usage: UsageSchema.optional() });
 
 export type Usage = z.infer<typeof UsageSchema>;
@@ -71,7 +74,10 @@ const DEFAULT_USAGE: Usage = { input_tokens: 1000, output_tokens: 50 };
 /** A scenario file that cannot be used. */
 export class ScenarioInvalid extends EvalError {
   constructor(message: string, details: Record<string, unknown> = {}) {
-    super("EVAL_SCENARIO_INVALID", message, { details, hint: "fix the scenario file; docs/adapters.md describes its fields" });
+    super("EVAL_SCENARIO_INVALID", message, {
+      details,
+      hint: "fix the scenario file; docs/adapters.md describes its fields",
+    });
   }
 }
 
@@ -100,7 +106,10 @@ export function loadScenario(path: string): Scenario {
   try {
     text = readFileSync(path, "utf8");
   } catch (error) {
-    throw new ScenarioInvalid(`cannot read scenario ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, { path });
+    throw new ScenarioInvalid(
+      `cannot read scenario ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      { path },
+    );
   }
   let value: unknown;
   try {

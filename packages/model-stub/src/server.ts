@@ -37,7 +37,10 @@ export interface StubRequestLog {
   readonly session: number | null;
   readonly turn: number | null;
   readonly status: number;
-  readonly answer: { readonly text: string | null; readonly calls: readonly { readonly name: string; readonly arguments: unknown }[] } | null;
+  readonly answer: {
+    readonly text: string | null;
+    readonly calls: readonly { readonly name: string; readonly arguments: unknown }[];
+  } | null;
   readonly usage: { readonly input_tokens: number; readonly output_tokens: number } | null;
   readonly unmapped: readonly string[];
   /** The request body (JSON), secrets scrubbed. */
@@ -78,7 +81,12 @@ function route(method: string, url: URL): Route | null {
   if (path.endsWith("/v1/responses")) return { protocol: openaiResponses, model: null, stream: null };
   if (path.endsWith("/chat/completions")) return { protocol: openaiChat, model: null, stream: null };
   const geminiPath = /\/models\/([^/:]+):(generateContent|streamGenerateContent)$/.exec(path);
-  if (geminiPath !== null) return { protocol: gemini, model: decodeURIComponent(geminiPath[1]!), stream: geminiPath[2] === "streamGenerateContent" };
+  if (geminiPath !== null)
+    return {
+      protocol: gemini,
+      model: decodeURIComponent(geminiPath[1]!),
+      stream: geminiPath[2] === "streamGenerateContent",
+    };
   return null;
 }
 
@@ -101,7 +109,10 @@ function send(response: ServerResponse, rendered: Rendered): void {
 
 function answerSummary(decision: Decision): StubRequestLog["answer"] {
   if (decision.kind === "error") return null;
-  return { text: decision.answer.text, calls: decision.answer.calls.map((call) => ({ name: call.name, arguments: call.arguments })) };
+  return {
+    text: decision.answer.text,
+    calls: decision.answer.calls.map((call) => ({ name: call.name, arguments: call.arguments })),
+  };
 }
 
 /**
@@ -111,7 +122,11 @@ function answerSummary(decision: Decision): StubRequestLog["answer"] {
 export async function startModelStub(options: ModelStubOptions): Promise<ModelStub> {
   const host = options.host ?? "127.0.0.1";
   if (!LOOPBACK.has(host)) {
-    throw new EvalError("EVAL_CONFIG_INVALID", `model-stub listens on loopback only; "${host}" is not 127.0.0.1, ::1 or localhost`, { hint: "omit --host, or pass --host 127.0.0.1" });
+    throw new EvalError(
+      "EVAL_CONFIG_INVALID",
+      `model-stub listens on loopback only; "${host}" is not 127.0.0.1, ::1 or localhost`,
+      { hint: "omit --host, or pass --host 127.0.0.1" },
+    );
   }
   const log: StubRequestLog[] = [];
   let seq = 0;
@@ -138,11 +153,25 @@ export async function startModelStub(options: ModelStubOptions): Promise<ModelSt
     } catch {
       parsedBody = undefined;
     }
-    const scrubbedBody = parsedBody === undefined ? null : JSON.parse(scrub(JSON.stringify(parsedBody), secrets)) as unknown;
-    const empty = { protocol: found?.protocol.name ?? null, model: null, stream: false, tools_offered: [], model_turns: null, session: null, turn: null, answer: null, usage: null, unmapped: [], body: scrubbedBody };
+    const scrubbedBody =
+      parsedBody === undefined ? null : (JSON.parse(scrub(JSON.stringify(parsedBody), secrets)) as unknown);
+    const empty = {
+      protocol: found?.protocol.name ?? null,
+      model: null,
+      stream: false,
+      tools_offered: [],
+      model_turns: null,
+      session: null,
+      turn: null,
+      answer: null,
+      usage: null,
+      unmapped: [],
+      body: scrubbedBody,
+    };
     if (found === null || !isRecord(parsedBody)) {
       const status = found === null ? 404 : 400;
-      const message = found === null ? `model-stub serves no ${method} ${url.pathname}` : "the request body is not a JSON object";
+      const message =
+        found === null ? `model-stub serves no ${method} ${url.pathname}` : "the request body is not a JSON object";
       record({ ...base, ...empty, status });
       send(response, found === null ? json(404, { error: { message } }) : found.protocol.renderError(400, message));
       return;
@@ -153,7 +182,10 @@ export async function startModelStub(options: ModelStubOptions): Promise<ModelSt
       ...(found.stream === null ? {} : { stream: found.stream }),
     };
     const decision = decide(options.scenario, parsed, `call_${requestSeq}`);
-    const rendered = decision.kind === "error" ? found.protocol.renderError(decision.status, decision.message) : found.protocol.render(decision.answer, parsed);
+    const rendered =
+      decision.kind === "error"
+        ? found.protocol.renderError(decision.status, decision.message)
+        : found.protocol.render(decision.answer, parsed);
     record({
       ...base,
       ...empty,
@@ -173,7 +205,8 @@ export async function startModelStub(options: ModelStubOptions): Promise<ModelSt
 
   const server: Server = createServer((request, response) => {
     handle(request, response).catch((error: unknown) => {
-      if (!response.headersSent) send(response, json(500, { error: { message: `model-stub: ${(error as Error).message}` } }));
+      if (!response.headersSent)
+        send(response, json(500, { error: { message: `model-stub: ${(error as Error).message}` } }));
       else response.destroy();
     });
   });
@@ -181,7 +214,11 @@ export async function startModelStub(options: ModelStubOptions): Promise<ModelSt
     server.once("error", reject);
     server.listen(options.port ?? 0, host, () => resolve());
   }).catch((error: NodeJS.ErrnoException) => {
-    throw new EvalError("EVAL_CONFIG_INVALID", `model-stub cannot listen on ${host}:${options.port ?? 0} (${error.code ?? error.message})`, { hint: "choose another --port, or omit it for a free one" });
+    throw new EvalError(
+      "EVAL_CONFIG_INVALID",
+      `model-stub cannot listen on ${host}:${options.port ?? 0} (${error.code ?? error.message})`,
+      { hint: "choose another --port, or omit it for a free one" },
+    );
   });
   const port = (server.address() as AddressInfo).port;
   const urlHost = host.includes(":") ? `[${host}]` : host;
@@ -216,7 +253,11 @@ export async function probeModelStub(baseUrl: string, timeoutMs = 2000): Promise
     const response = await fetch(new URL(MODEL_STUB_IDENTITY_PATH, origin), { signal: AbortSignal.timeout(timeoutMs) });
     if (!response.ok) return null;
     const body = (await response.json()) as { evalgate_model_stub?: unknown; scenario_sha256?: unknown };
-    return body.evalgate_model_stub === 1 && typeof body.scenario_sha256 === "string" && /^sha256:[0-9a-f]{64}$/.test(body.scenario_sha256) ? body.scenario_sha256 : null;
+    return body.evalgate_model_stub === 1 &&
+      typeof body.scenario_sha256 === "string" &&
+      /^sha256:[0-9a-f]{64}$/.test(body.scenario_sha256)
+      ? body.scenario_sha256
+      : null;
   } catch {
     return null;
   }

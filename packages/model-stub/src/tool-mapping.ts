@@ -78,7 +78,12 @@ function shellQuote(text: string): string {
 const NARRATIVE_ARGUMENTS = ["instruction", "description"];
 
 function call(tool: OfferedTool, args: Record<string, string>): PlannedCall {
-  const narrative = Object.fromEntries(NARRATIVE_ARGUMENTS.filter((name) => tool.required.includes(name) && !(name in args)).map((name) => [name, "Apply the scripted change."]));
+  const narrative = Object.fromEntries(
+    NARRATIVE_ARGUMENTS.filter((name) => tool.required.includes(name) && !(name in args)).map((name) => [
+      name,
+      "Apply the scripted change.",
+    ]),
+  );
   return { name: tool.name, kind: tool.kind, arguments: { ...narrative, ...args } };
 }
 
@@ -86,7 +91,11 @@ function call(tool: OfferedTool, args: Record<string, string>): PlannedCall {
  * One scenario action as a call to a tool the CLI offered, or the reason none fits. `write` and `edit`
  * use the CLI's file tools, else Codex's `apply_patch`; `run` its shell tool; `call` passes through.
  */
-export function planCall(action: ScenarioAction, tools: readonly OfferedTool[], cwd: string | null): PlannedCall | { readonly unmapped: string } {
+export function planCall(
+  action: ScenarioAction,
+  tools: readonly OfferedTool[],
+  cwd: string | null,
+): PlannedCall | { readonly unmapped: string } {
   if ("call" in action) {
     const tool = tools.find((candidate) => candidate.name === action.call.name);
     if (tool === undefined) return { unmapped: `the CLI offered no tool named ${action.call.name}` };
@@ -102,7 +111,8 @@ export function planCall(action: ScenarioAction, tools: readonly OfferedTool[], 
     const tool = offered(tools, TOOL_NAMES.read);
     const key = tool === undefined ? null : argumentName(tool, "path");
     // Codex offers no reading tool: it reads through its shell.
-    if (tool === undefined || key === null) return planCall({ run: { command: `cat ${shellQuote(action.read.path)}` } }, tools, cwd);
+    if (tool === undefined || key === null)
+      return planCall({ run: { command: `cat ${shellQuote(action.read.path)}` } }, tools, cwd);
     return call(tool, { [key]: resolvePath(action.read.path, cwd) });
   }
   const fileTool = offered(tools, "write" in action ? TOOL_NAMES.write : TOOL_NAMES.edit);
@@ -110,23 +120,37 @@ export function planCall(action: ScenarioAction, tools: readonly OfferedTool[], 
     const pathKey = argumentName(fileTool, "path");
     if ("write" in action) {
       const contentKey = argumentName(fileTool, "content");
-      if (pathKey !== null && contentKey !== null) return call(fileTool, { [pathKey]: resolvePath(action.write.path, cwd), [contentKey]: action.write.content });
+      if (pathKey !== null && contentKey !== null)
+        return call(fileTool, { [pathKey]: resolvePath(action.write.path, cwd), [contentKey]: action.write.content });
     } else {
       const oldKey = argumentName(fileTool, "old");
       const newKey = argumentName(fileTool, "new");
       // Pi's `edit` takes a list of replacements.
       if (pathKey !== null && fileTool.parameters.includes("edits")) {
-        return { name: fileTool.name, kind: fileTool.kind, arguments: { [pathKey]: resolvePath(action.edit.path, cwd), edits: [{ oldText: action.edit.old, newText: action.edit.new }] } };
+        return {
+          name: fileTool.name,
+          kind: fileTool.kind,
+          arguments: {
+            [pathKey]: resolvePath(action.edit.path, cwd),
+            edits: [{ oldText: action.edit.old, newText: action.edit.new }],
+          },
+        };
       }
       if (pathKey !== null && oldKey !== null && newKey !== null) {
-        return call(fileTool, { [pathKey]: resolvePath(action.edit.path, cwd), [oldKey]: action.edit.old, [newKey]: action.edit.new });
+        return call(fileTool, {
+          [pathKey]: resolvePath(action.edit.path, cwd),
+          [oldKey]: action.edit.old,
+          [newKey]: action.edit.new,
+        });
       }
     }
   }
   const patchTool = tools.find((tool) => tool.name === PATCH_TOOL);
   const patch = patchFor(action);
   if (patchTool !== undefined && patch !== null) {
-    return patchTool.kind === "custom" ? { name: PATCH_TOOL, kind: "custom", arguments: patch } : { name: PATCH_TOOL, kind: "function", arguments: { input: patch } };
+    return patchTool.kind === "custom"
+      ? { name: PATCH_TOOL, kind: "custom", arguments: patch }
+      : { name: PATCH_TOOL, kind: "function", arguments: { input: patch } };
   }
   return { unmapped: `the CLI offered no tool for ${"write" in action ? "writing" : "editing"} files` };
 }

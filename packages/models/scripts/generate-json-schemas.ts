@@ -8,7 +8,10 @@ import { allJsonSchemas } from "../src/json-schema.ts";
 const schemasDir = join(dirname(fileURLToPath(import.meta.url)), "..", "schemas");
 const check = process.argv.includes("--check");
 const expected = new Map(
-  Object.entries(allJsonSchemas()).map(([name, schema]) => [`${name}.schema.json`, `${JSON.stringify(schema, null, 2)}\n`]),
+  Object.entries(allJsonSchemas()).map(([name, schema]) => [
+    `${name}.schema.json`,
+    `${JSON.stringify(schema, null, 2)}\n`,
+  ]),
 );
 
 const drifted: string[] = [];
@@ -26,7 +29,9 @@ for (const [file, text] of expected) {
 }
 const stale = readdirSync(schemasDir).filter((file) => !expected.has(file));
 if (check && (drifted.length > 0 || stale.length > 0)) {
-  console.error(`JSON Schemas drifted from the zod schemas: ${[...drifted, ...stale].join(", ")}; run \`pnpm schemas\` and commit the result`);
+  console.error(
+    `JSON Schemas drifted from the zod schemas: ${[...drifted, ...stale].join(", ")}; run \`pnpm schemas\` and commit the result`,
+  );
   process.exit(1);
 }
 if (!check) console.error(`wrote ${drifted.length} of ${expected.size} schema files to ${schemasDir}`);

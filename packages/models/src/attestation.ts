@@ -3,8 +3,20 @@
 import { z } from "zod";
 import type { DeepReadonly } from "./freeze.ts";
 import { CurationClassSchema } from "./case.ts";
-import { IsolationClassSchema, LowerBoundMethodSchema, ScoreKindSchema, SelectionSchema, SutIsolationSchema } from "./report.ts";
-import { Blake3DigestSchema, CaseIdSchema, Sha256DigestSchema, TaskClassNameSchema, UnitIntervalSchema } from "./primitives.ts";
+import {
+  IsolationClassSchema,
+  LowerBoundMethodSchema,
+  ScoreKindSchema,
+  SelectionSchema,
+  SutIsolationSchema,
+} from "./report.ts";
+import {
+  Blake3DigestSchema,
+  CaseIdSchema,
+  Sha256DigestSchema,
+  TaskClassNameSchema,
+  UnitIntervalSchema,
+} from "./primitives.ts";
 
 export const IN_TOTO_STATEMENT_TYPE = "https://in-toto.io/Statement/v1";
 /** DSSE payloadType of an in-toto Statement. */
@@ -44,7 +56,15 @@ export const RunPredicateSchema = z.strictObject({
     block_severity_failure_modes: z.array(z.string()),
   }),
   /** Each case's outcome (its value is the mean over its trials), by id and content digest when recorded. */
-  cases: z.array(z.strictObject({ case_id: CaseIdSchema, case_digest: Blake3DigestSchema.nullable(), curation_class: CurationClassSchema, passed: z.boolean(), value: UnitIntervalSchema })),
+  cases: z.array(
+    z.strictObject({
+      case_id: CaseIdSchema,
+      case_digest: Blake3DigestSchema.nullable(),
+      curation_class: CurationClassSchema,
+      passed: z.boolean(),
+      value: UnitIntervalSchema,
+    }),
+  ),
   /** Where the run sits in the audit chain, and who signed its record (null: unsigned). */
   record: z.strictObject({
     sequence: z.number().int().min(0),
@@ -63,7 +83,15 @@ export const RunPredicateSchema = z.strictObject({
 export const RunStatementSchema = z.strictObject({
   _type: z.literal(IN_TOTO_STATEMENT_TYPE),
   subject: z
-    .array(z.strictObject({ name: z.string().min(1), digest: z.strictObject({ sha256: z.string().regex(/^[0-9a-f]{64}$/), blake3: z.string().regex(/^[0-9a-f]{64}$/) }) }))
+    .array(
+      z.strictObject({
+        name: z.string().min(1),
+        digest: z.strictObject({
+          sha256: z.string().regex(/^[0-9a-f]{64}$/),
+          blake3: z.string().regex(/^[0-9a-f]{64}$/),
+        }),
+      }),
+    )
     .length(1),
   predicateType: z.literal(RUN_PREDICATE_TYPE),
   predicate: RunPredicateSchema,

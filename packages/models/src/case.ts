@@ -17,7 +17,10 @@ export const CurationClassSchema = z.enum(["rag-corpus-derived", "held-out"]);
 const CommitShaSchema = z.string().regex(/^[0-9a-f]{7,64}$/, "expected a hex commit sha");
 
 /** `commit_sha` is required exactly when a case was derived from history (source is not "curated"). */
-function commitShaMatchesSource(value: { source: string; commit_sha?: string | null | undefined }, ctx: z.RefinementCtx) {
+function commitShaMatchesSource(
+  value: { source: string; commit_sha?: string | null | undefined },
+  ctx: z.RefinementCtx,
+) {
   const hasSha = value.commit_sha !== undefined && value.commit_sha !== null;
   if (value.source !== "curated" && !hasSha) {
     ctx.addIssue({ code: "custom", path: ["commit_sha"], message: `required when source is "${value.source}"` });
@@ -78,8 +81,16 @@ export const SutCaseSchema = z
 type BenchPaths = "case_path" | "input_path" | "expected_path" | "cassette_path";
 
 /** The SUT's view of a bench case (a `SutCase`): every field but the paths into the bench. */
-export function sutCaseOf<Case extends Readonly<Record<BenchPaths, string | null>>>(benchCase: Case): Omit<Case, BenchPaths> {
-  const { case_path: _case, input_path: _input, expected_path: _expected, cassette_path: _cassette, ...rest } = benchCase;
+export function sutCaseOf<Case extends Readonly<Record<BenchPaths, string | null>>>(
+  benchCase: Case,
+): Omit<Case, BenchPaths> {
+  const {
+    case_path: _case,
+    input_path: _input,
+    expected_path: _expected,
+    cassette_path: _cassette,
+    ...rest
+  } = benchCase;
   return rest;
 }
 

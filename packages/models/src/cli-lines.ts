@@ -5,7 +5,15 @@ import { z } from "zod";
 import { BenchCaseSchema, CaseSourceSchema, CurationClassSchema, DifficultySchema, DispositionSchema } from "./case.ts";
 import { ComparisonSchema } from "./comparison.ts";
 import { PromotionVerdictSchema } from "./promotion.ts";
-import { Blake3DigestSchema, CaseIdSchema, Sha256DigestSchema, TaskClassNameSchema, TierNameSchema, TimestampSchema, UnitIntervalSchema } from "./primitives.ts";
+import {
+  Blake3DigestSchema,
+  CaseIdSchema,
+  Sha256DigestSchema,
+  TaskClassNameSchema,
+  TierNameSchema,
+  TimestampSchema,
+  UnitIntervalSchema,
+} from "./primitives.ts";
 import {
   BenchRunReportSchema,
   BenchRunReportV1Schema,
@@ -43,7 +51,6 @@ import {
   VERIFY_LINE_SCHEMA_VERSION,
   WARNING_LINE_SCHEMA_VERSION,
 } from "./names.ts";
-
 
 const RunIdSchema = z.string().min(1).max(200);
 
@@ -100,7 +107,10 @@ export const RunSummaryLineSchema = z.strictObject({
 export const VerdictLineSchema = PromotionVerdictSchema.extend({ type: z.literal("verdict"), path: z.string().min(1) });
 
 /** `compare`: the comparison, and its file with `--write`. */
-export const ComparisonLineSchema = ComparisonSchema.extend({ type: z.literal("comparison"), path: z.string().min(1).optional() });
+export const ComparisonLineSchema = ComparisonSchema.extend({
+  type: z.literal("comparison"),
+  path: z.string().min(1).optional(),
+});
 
 /** `run --shard i/N`: the shard's bundle. */
 export const ShardLineSchema = z.strictObject({
@@ -151,7 +161,12 @@ export const MergeLineSchema = z.strictObject({
   record_path: z.string().min(1),
 });
 
-const ChainFaultSchema = z.strictObject({ file: z.string(), reason: z.string(), expected: z.string(), found: z.string() });
+const ChainFaultSchema = z.strictObject({
+  file: z.string(),
+  reason: z.string(),
+  expected: z.string(),
+  found: z.string(),
+});
 
 /** `verify`: whether the audit chain verifies, and where it first does not. */
 export const VerifyLineSchema = z.strictObject({
@@ -213,7 +228,13 @@ const CaseEvidenceSchema = z.strictObject({
   rubric_stderr: z.string().nullable(),
   diff: z.string().nullable(),
   diff_source: z.enum(["harness", "sut"]).nullable(),
-  changed_files: z.array(z.strictObject({ path: z.string(), status: z.enum(["added", "changed", "deleted"]), bytes: z.number().int().min(0) })),
+  changed_files: z.array(
+    z.strictObject({
+      path: z.string(),
+      status: z.enum(["added", "changed", "deleted"]),
+      bytes: z.number().int().min(0),
+    }),
+  ),
   sut_stdout: StreamTextSchema.nullable(),
   sut_stderr: StreamTextSchema.nullable(),
 });
@@ -258,11 +279,30 @@ export const ReportDataSchema = z.strictObject({
   generated_at: TimestampSchema,
   harness_version: z.string().min(1),
   run: ReportRunSchema,
-  record: z.strictObject({ file: z.string(), sequence: z.number().int().min(0), recorded_at: TimestampSchema, content_hash: z.string(), chain_hash: z.string() }),
-  chain: z.strictObject({ head: z.string(), verified: z.boolean(), records: z.number().int().min(0), problem: z.string().nullable() }),
+  record: z.strictObject({
+    file: z.string(),
+    sequence: z.number().int().min(0),
+    recorded_at: TimestampSchema,
+    content_hash: z.string(),
+    chain_hash: z.string(),
+  }),
+  chain: z.strictObject({
+    head: z.string(),
+    verified: z.boolean(),
+    records: z.number().int().min(0),
+    problem: z.string().nullable(),
+  }),
   verdicts: z.array(PromotionVerdictSchema),
   tiers: z.array(z.strictObject({ name: TierNameSchema, threshold: UnitIntervalSchema })),
-  trend: z.array(z.strictObject({ run_id: RunIdSchema, ended_at: TimestampSchema, mean_score: UnitIntervalSchema, lower_bound_95: UnitIntervalSchema, pass_rate: UnitIntervalSchema })),
+  trend: z.array(
+    z.strictObject({
+      run_id: RunIdSchema,
+      ended_at: TimestampSchema,
+      mean_score: UnitIntervalSchema,
+      lower_bound_95: UnitIntervalSchema,
+      pass_rate: UnitIntervalSchema,
+    }),
+  ),
   cases: z.array(z.strictObject(reportCaseFields)),
   baseline: z
     .strictObject({
@@ -295,7 +335,9 @@ export const GcLineSchema = z.strictObject({
   removed_cache_entries: z.number().int().min(0),
   removed_cache_temp_files: z.number().int().min(0),
   /** Torn transcript lines blanked in place, per file, each kept in `kept_in` with its line number. */
-  repaired_torn_lines: z.array(z.strictObject({ path: z.string(), lines: z.array(z.number().int().min(1)), kept_in: z.string().nullable() })),
+  repaired_torn_lines: z.array(
+    z.strictObject({ path: z.string(), lines: z.array(z.number().int().min(1)), kept_in: z.string().nullable() }),
+  ),
 });
 
 /** `cache gc`: what was removed from the score cache. */

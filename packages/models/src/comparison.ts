@@ -1,6 +1,13 @@
 // A paired comparison of two recorded runs of one task class (`evalgate compare`): advisory, like a verdict.
 import { z } from "zod";
-import { Blake3DigestSchema, CaseIdSchema, Sha256DigestSchema, TaskClassNameSchema, TimestampSchema, UnitIntervalSchema } from "./primitives.ts";
+import {
+  Blake3DigestSchema,
+  CaseIdSchema,
+  Sha256DigestSchema,
+  TaskClassNameSchema,
+  TimestampSchema,
+  UnitIntervalSchema,
+} from "./primitives.ts";
 
 export const COMPARISON_SCHEMA_VERSION = "evalgate.comparison.v1";
 

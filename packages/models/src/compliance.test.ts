@@ -3,11 +3,23 @@ import { CliBackendMetadataSchema, ComplianceTrialSchema, safeParseWire, TrialCl
 
 describe("compliance and CLI-backend wire schemas", () => {
   it("a classification names its cli_error kind exactly when it is a cli_error", () => {
-    expect(TrialClassificationSchema.safeParse({ trial_class: "cli_error", cli_error_kind: "auth_failure", reason: "x" }).success).toBe(true);
-    expect(TrialClassificationSchema.safeParse({ trial_class: "parse_success", cli_error_kind: null, reason: "x" }).success).toBe(true);
-    const missingKind = safeParseWire(TrialClassificationSchema, { trial_class: "cli_error", cli_error_kind: null, reason: "x" });
+    expect(
+      TrialClassificationSchema.safeParse({ trial_class: "cli_error", cli_error_kind: "auth_failure", reason: "x" })
+        .success,
+    ).toBe(true);
+    expect(
+      TrialClassificationSchema.safeParse({ trial_class: "parse_success", cli_error_kind: null, reason: "x" }).success,
+    ).toBe(true);
+    const missingKind = safeParseWire(TrialClassificationSchema, {
+      trial_class: "cli_error",
+      cli_error_kind: null,
+      reason: "x",
+    });
     expect(missingKind.success).toBe(false);
-    expect(TrialClassificationSchema.safeParse({ trial_class: "parse_success", cli_error_kind: "timeout", reason: "x" }).success).toBe(false);
+    expect(
+      TrialClassificationSchema.safeParse({ trial_class: "parse_success", cli_error_kind: "timeout", reason: "x" })
+        .success,
+    ).toBe(false);
   });
 
   it("a compliance trial line is strict", () => {

@@ -10,7 +10,13 @@ import { Sha256DigestSchema, TimestampSchema, UnitIntervalSchema } from "./primi
  * - `format_drift`: the stream parsed but carried unknown event types or lacked required fields.
  * - `cli_error`: the CLI itself failed (auth, network, timeout, output cap, its own error result...).
  */
-export const TrialClassSchema = z.enum(["parse_success", "parse_failure", "model_refusal", "format_drift", "cli_error"]);
+export const TrialClassSchema = z.enum([
+  "parse_success",
+  "parse_failure",
+  "model_refusal",
+  "format_drift",
+  "cli_error",
+]);
 
 /** Why a `cli_error` trial failed; `auth_failure` is named so operators know to log in, not to retry. */
 export const CliErrorKindSchema = z.enum([
@@ -49,7 +55,11 @@ export const TrialClassificationSchema = z
   })
   .superRefine((value, ctx) => {
     if ((value.trial_class === "cli_error") !== (value.cli_error_kind !== null)) {
-      ctx.addIssue({ code: "custom", path: ["cli_error_kind"], message: "must be set exactly when trial_class is cli_error" });
+      ctx.addIssue({
+        code: "custom",
+        path: ["cli_error_kind"],
+        message: "must be set exactly when trial_class is cli_error",
+      });
     }
   });
 

@@ -1,6 +1,11 @@
 import { z } from "zod";
 import { CaseIdSchema, TaskClassNameSchema, TierNameSchema } from "./primitives.ts";
-import { BENCH_CHECK_SCHEMA_VERSION, FENCE_FAILURE_SCHEMA_VERSION, FENCE_SUMMARY_SCHEMA_VERSION, SIGN_RESULT_SCHEMA_VERSION } from "./names.ts";
+import {
+  BENCH_CHECK_SCHEMA_VERSION,
+  FENCE_FAILURE_SCHEMA_VERSION,
+  FENCE_SUMMARY_SCHEMA_VERSION,
+  SIGN_RESULT_SCHEMA_VERSION,
+} from "./names.ts";
 
 /** The fence's assertions (docs/bench-authoring.md). */
 export const FenceAssertionSchema = z.enum([
@@ -81,6 +86,8 @@ export const BenchCheckResultSchema = z.strictObject({
       ok: z.boolean(),
     }),
   ),
-  not_applicable: z.array(z.strictObject({ case_id: CaseIdSchema, kind: z.string().min(1), reason: z.string().min(1) })),
+  not_applicable: z.array(
+    z.strictObject({ case_id: CaseIdSchema, kind: z.string().min(1), reason: z.string().min(1) }),
+  ),
   problems: z.array(z.string().min(1)),
 });

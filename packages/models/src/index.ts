@@ -54,7 +54,12 @@ export {
 export { ReliabilitySchema, TrialCaseResultSchema } from "./trials.ts";
 export { MeteredUsageSchema, RunMeteredSchema } from "./metered.ts";
 export { COMPARISON_SCHEMA_VERSION, ComparisonSchema } from "./comparison.ts";
-export { PassedOverRunSchema, PROMOTION_VERDICT_SCHEMA_VERSION, PromotionVerdictSchema, TrustTiersFileSchema } from "./promotion.ts";
+export {
+  PassedOverRunSchema,
+  PROMOTION_VERDICT_SCHEMA_VERSION,
+  PromotionVerdictSchema,
+  TrustTiersFileSchema,
+} from "./promotion.ts";
 export {
   HarnessOutputSchema,
   RUBRIC_REQUEST_SCHEMA_VERSION,
@@ -63,7 +68,14 @@ export {
   RubricResponseSchema,
 } from "./rubric.ts";
 export { AgentAdapterNameSchema, CASSETTE_SCHEMA_VERSION, CassetteMetaSchema } from "./cassette.ts";
-export { ToolCallStatusSchema, TRANSCRIPT_SCHEMA_VERSION, TranscriptFormatSchema, TranscriptProviderSchema, TranscriptSchema, TranscriptToolCallSchema } from "./transcript.ts";
+export {
+  ToolCallStatusSchema,
+  TRANSCRIPT_SCHEMA_VERSION,
+  TranscriptFormatSchema,
+  TranscriptProviderSchema,
+  TranscriptSchema,
+  TranscriptToolCallSchema,
+} from "./transcript.ts";
 export {
   CACHE_ENTRY_SCHEMA_VERSION,
   CacheEntrySchema,
@@ -109,7 +121,13 @@ export type {
   TrialClass,
   TrialClassification,
 } from "./types.ts";
-export { BenchCheckResultSchema, FenceAssertionSchema, FenceFailureSchema, FenceSummarySchema, SignResultSchema } from "./fence.ts";
+export {
+  BenchCheckResultSchema,
+  FenceAssertionSchema,
+  FenceFailureSchema,
+  FenceSummarySchema,
+  SignResultSchema,
+} from "./fence.ts";
 export { WIRE_SCHEMAS } from "./wire-schemas.ts";
 export { allJsonSchemas, toJsonSchema } from "./json-schema.ts";
 export type {
@@ -167,10 +185,26 @@ export type {
   Signature,
   TrustTiersFile,
 } from "./types.ts";
-export { AGENT_ADAPTER_NAMES, BENCH_CHECK_SCHEMA_VERSION, FENCE_FAILURE_SCHEMA_VERSION, FENCE_SUMMARY_SCHEMA_VERSION, SIGN_RESULT_SCHEMA_VERSION, SUT_FAILURE_MODES, TRANSCRIPT_FORMATS, TRANSCRIPT_PROVIDERS } from "./names.ts";
+export {
+  AGENT_ADAPTER_NAMES,
+  BENCH_CHECK_SCHEMA_VERSION,
+  FENCE_FAILURE_SCHEMA_VERSION,
+  FENCE_SUMMARY_SCHEMA_VERSION,
+  SIGN_RESULT_SCHEMA_VERSION,
+  SUT_FAILURE_MODES,
+  TRANSCRIPT_FORMATS,
+  TRANSCRIPT_PROVIDERS,
+} from "./names.ts";
 export { EvalgateConfigSchema } from "./config-file.ts";
 export type { EvalgateConfig } from "./config-file.ts";
 export { TaskAgentSchema } from "./task-agent.ts";
 export type { TaskAgent } from "./task-agent.ts";
-export { ATTESTATION_LINE_SCHEMA_VERSION, DsseEnvelopeSchema, IN_TOTO_PAYLOAD_TYPE, IN_TOTO_STATEMENT_TYPE, RUN_PREDICATE_TYPE, RunStatementSchema } from "./attestation.ts";
+export {
+  ATTESTATION_LINE_SCHEMA_VERSION,
+  DsseEnvelopeSchema,
+  IN_TOTO_PAYLOAD_TYPE,
+  IN_TOTO_STATEMENT_TYPE,
+  RUN_PREDICATE_TYPE,
+  RunStatementSchema,
+} from "./attestation.ts";
 export type { DsseEnvelope, RunPredicate, RunStatement } from "./attestation.ts";

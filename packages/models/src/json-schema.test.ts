@@ -16,7 +16,8 @@ describe("committed JSON Schemas", () => {
     const walk = (node: unknown, path: string): void => {
       if (node === null || typeof node !== "object") return;
       const record = node as Record<string, unknown>;
-      if (record.type === "object" && record.properties !== undefined && record.additionalProperties !== false) open.push(path);
+      if (record.type === "object" && record.properties !== undefined && record.additionalProperties !== false)
+        open.push(path);
       for (const [key, child] of Object.entries(record)) walk(child, `${path}.${key}`);
     };
     for (const [name, schema] of Object.entries(allJsonSchemas())) walk(schema, name);

@@ -56,4 +56,10 @@ export const ADAPTER_LINE_SCHEMA_VERSION = "evalgate.adapter_line.v1";
  * `agent.infrastructure`: the harness saw the agent's infrastructure fail, nothing the agent did (its CLI could
  * not be started): never cached, and the gate leaves the whole run out of the evidence, never the one case.
  */
-export const SUT_FAILURE_MODES = ["agent.budget_exceeded", "replay.diverged", "agent.infrastructure", "sut.resource_limit", "agent.resource_limit"] as const;
+export const SUT_FAILURE_MODES = [
+  "agent.budget_exceeded",
+  "replay.diverged",
+  "agent.infrastructure",
+  "sut.resource_limit",
+  "agent.resource_limit",
+] as const;

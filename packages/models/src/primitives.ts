@@ -1,14 +1,10 @@
 import { z } from "zod";
 
 /** `blake3:` + 64 lowercase hex: content digests (cases, files, rubrics, SUTs, reports). */
-export const Blake3DigestSchema = z
-  .string()
-  .regex(/^blake3:[0-9a-f]{64}$/, "expected blake3:<64 lowercase hex>");
+export const Blake3DigestSchema = z.string().regex(/^blake3:[0-9a-f]{64}$/, "expected blake3:<64 lowercase hex>");
 
 /** `sha256:` + 64 lowercase hex: audit-chain identities and prompt hashes. */
-export const Sha256DigestSchema = z
-  .string()
-  .regex(/^sha256:[0-9a-f]{64}$/, "expected sha256:<64 lowercase hex>");
+export const Sha256DigestSchema = z.string().regex(/^sha256:[0-9a-f]{64}$/, "expected sha256:<64 lowercase hex>");
 
 /** An RFC 3339 timestamp with an explicit offset (`Z` or `+hh:mm`): never a local time. */
 export const TimestampSchema = z.iso.datetime({ offset: true });

@@ -1,5 +1,12 @@
 import { z } from "zod";
-import { Blake3DigestSchema, Sha256DigestSchema, TaskClassNameSchema, TierNameSchema, TimestampSchema, UnitIntervalSchema } from "./primitives.ts";
+import {
+  Blake3DigestSchema,
+  Sha256DigestSchema,
+  TaskClassNameSchema,
+  TierNameSchema,
+  TimestampSchema,
+  UnitIntervalSchema,
+} from "./primitives.ts";
 import { BoundQuantitySchema, IsolationClassSchema } from "./report.ts";
 
 /** `docs/trust-tiers.yaml`: ordered tiers (lowest first), their thresholds, and each task class's tier. */
@@ -104,7 +111,12 @@ export const EvidencePoolSchema = z.strictObject({
   /** Distinct SUT digests recorded on this task class's held-out cases under its current rubric. */
   distinct_suts_on_held_out: z.number().int().min(0),
   /** The judged run's own figures, for display: the verdict rests on the pooled ones. */
-  run_figures: z.strictObject({ run_id: z.string().min(1), lower_bound_95: UnitIntervalSchema, mean_score: UnitIntervalSchema, passed_count: z.number().int().min(0) }),
+  run_figures: z.strictObject({
+    run_id: z.string().min(1),
+    lower_bound_95: UnitIntervalSchema,
+    mean_score: UnitIntervalSchema,
+    passed_count: z.number().int().min(0),
+  }),
 });
 
 export const PROMOTION_VERDICT_SCHEMA_VERSION = "evalgate.promotion_verdict.v2";

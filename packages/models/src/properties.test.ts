@@ -18,7 +18,19 @@ const score = fc.record({
   wall_clock_ms: fc.nat(),
 });
 
-const knownKeys = new Set([...Object.keys(validReport), "passed", "score", "breakdown", "failure_modes", "cost_usd", "wall_clock_ms", "code", "severity", "detail", "__proto__"]);
+const knownKeys = new Set([
+  ...Object.keys(validReport),
+  "passed",
+  "score",
+  "breakdown",
+  "failure_modes",
+  "cost_usd",
+  "wall_clock_ms",
+  "code",
+  "severity",
+  "detail",
+  "__proto__",
+]);
 const extraKey = fc.string({ minLength: 1, maxLength: 20 }).filter((key) => !knownKeys.has(key));
 
 describe("wire properties", () => {
@@ -32,7 +44,14 @@ describe("wire properties", () => {
   });
 
   it("normalises negative zero, which JSON cannot carry", () => {
-    const parsed = parseWire(BenchScoreSchema, { passed: false, score: -0, breakdown: { a: -0 }, failure_modes: [], cost_usd: -0, wall_clock_ms: 0 });
+    const parsed = parseWire(BenchScoreSchema, {
+      passed: false,
+      score: -0,
+      breakdown: { a: -0 },
+      failure_modes: [],
+      cost_usd: -0,
+      wall_clock_ms: 0,
+    });
     expect(Object.is(parsed.score, 0) && Object.is(parsed.breakdown.a, 0) && Object.is(parsed.cost_usd, 0)).toBe(true);
   });
 
@@ -47,7 +66,10 @@ describe("wire properties", () => {
   });
 
   it("rejects any score or lower bound outside [0, 1] and any negative cost", () => {
-    const outside = fc.oneof(fc.double({ max: -Number.MIN_VALUE, noNaN: true }), fc.double({ min: 1 + Number.EPSILON, noNaN: true }));
+    const outside = fc.oneof(
+      fc.double({ max: -Number.MIN_VALUE, noNaN: true }),
+      fc.double({ min: 1 + Number.EPSILON, noNaN: true }),
+    );
     fc.assert(
       fc.property(score, outside, fc.double({ max: -Number.MIN_VALUE, noNaN: true }), (value, bad, negative) => {
         expect(BenchScoreSchema.safeParse({ ...value, score: bad }).success).toBe(false);

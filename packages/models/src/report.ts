@@ -48,7 +48,14 @@ export const SANDBOXED_ISOLATION_CLASSES = ["bwrap", "bwrap-permission", "microv
  * - `bwrap-bridge`: an agent CLI in the sandbox with its own loopback-only network, whose one way out is
  *   evalgate's model bridge (which holds the real key).
  */
-export const SutIsolationSchema = z.enum(["bwrap", "bwrap-network", "process", "in-process", "harness", "bwrap-bridge"]);
+export const SutIsolationSchema = z.enum([
+  "bwrap",
+  "bwrap-network",
+  "process",
+  "in-process",
+  "harness",
+  "bwrap-bridge",
+]);
 
 /** How a task class's rubric scores: exactly 0/1 with passed iff 1, or anywhere in [0, 1]. */
 export const ScoreKindSchema = z.enum(["binary", "graded"]);
@@ -159,7 +166,8 @@ const runBodyFields = {
 };
 
 const caseCountMatchesSelection = {
-  check: (report: { case_count: number; selection: { selected_case_count: number } }) => report.case_count === report.selection.selected_case_count,
+  check: (report: { case_count: number; selection: { selected_case_count: number } }) =>
+    report.case_count === report.selection.selected_case_count,
   params: { message: "case_count must equal selection.selected_case_count", path: ["case_count"] },
 };
 
@@ -231,7 +239,11 @@ export const BenchRunReportV1Schema = z.strictObject({
 });
 
 /** Any report a chain may hold, told apart by `schema_version`. */
-export const AnyBenchRunReportSchema = z.discriminatedUnion("schema_version", [BenchRunReportSchema, BenchRunReportV2Schema, BenchRunReportV1Schema]);
+export const AnyBenchRunReportSchema = z.discriminatedUnion("schema_version", [
+  BenchRunReportSchema,
+  BenchRunReportV2Schema,
+  BenchRunReportV1Schema,
+]);
 
 export const GENESIS_PREV_HASH = `sha256:${"0".repeat(64)}`;
 

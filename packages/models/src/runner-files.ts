@@ -122,5 +122,8 @@ export const SutRequestSchema = z.strictObject({
   /** Which trial of the case this call is (0-based; `--trials k` makes k calls per case). */
   trial: z.number().int().min(0).optional(),
   /** 64 hex characters, distinct per trial (trial 0's equals canary_seed): a stochastic SUT seeds itself with it. */
-  trial_seed: z.string().regex(/^[0-9a-f]{64}$/).optional(),
+  trial_seed: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .optional(),
 });

@@ -3,7 +3,13 @@ import { CurationClassSchema } from "./case.ts";
 import { IsolationClassSchema, ScoreKindSchema, SutIsolationSchema } from "./report.ts";
 import { CaseDetailSchema } from "./runner-files.ts";
 import { BenchScoreSchema } from "./score.ts";
-import { Blake3DigestSchema, CaseIdSchema, SignatureSchema, TaskClassNameSchema, TimestampSchema } from "./primitives.ts";
+import {
+  Blake3DigestSchema,
+  CaseIdSchema,
+  SignatureSchema,
+  TaskClassNameSchema,
+  TimestampSchema,
+} from "./primitives.ts";
 import { RUN_LIMITS } from "./defaults.ts";
 
 export const RUN_PLAN_SCHEMA_VERSION = "evalgate.run_plan.v1";
@@ -30,7 +36,11 @@ export const RunPlanSchema = z.strictObject({
   score_kind: ScoreKindSchema,
   harness_version: z.string().min(1).max(200),
   /** `spec` is the --sut value a shard resolves again; its digest must come out as `digest`. */
-  sut: z.strictObject({ spec: z.string().min(1).max(2000), label: z.string().min(1).max(500), digest: Blake3DigestSchema }),
+  sut: z.strictObject({
+    spec: z.string().min(1).max(2000),
+    label: z.string().min(1).max(500),
+    digest: Blake3DigestSchema,
+  }),
   rubric_digest: Blake3DigestSchema,
   cassette_corpus_digest: Blake3DigestSchema,
   isolation_class: IsolationClassSchema,
@@ -60,7 +70,12 @@ export const SHARD_MANIFEST_SCHEMA_VERSION = "evalgate.shard_manifest.v1";
 
 /** A file of a bundle and the BLAKE3 of its bytes. */
 export const BundleFileSchema = z.strictObject({
-  path: z.string().regex(/^(plan\.json|units\/[A-Za-z0-9._-]+\.json|transcripts\.jsonl)$/, "a bundle path: plan.json, units/<file>.json or transcripts.jsonl"),
+  path: z
+    .string()
+    .regex(
+      /^(plan\.json|units\/[A-Za-z0-9._-]+\.json|transcripts\.jsonl)$/,
+      "a bundle path: plan.json, units/<file>.json or transcripts.jsonl",
+    ),
   digest: Blake3DigestSchema,
 });
 

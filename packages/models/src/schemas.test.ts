@@ -91,10 +91,18 @@ describe("case.toml and BenchCase", () => {
 
 describe("bench files", () => {
   it("validates failure_modes.yaml severities and descriptions", () => {
-    expect(FailureModesFileSchema.safeParse({ still_vulnerable: { severity: "block", description: "x" } }).success).toBe(true);
-    expect(FailureModesFileSchema.safeParse({ still_vulnerable: { severity: "fatal", description: "x" } }).success).toBe(false);
-    expect(FailureModesFileSchema.safeParse({ still_vulnerable: { severity: "warn", description: "  " } }).success).toBe(false);
-    expect(FailureModesFileSchema.safeParse({ "Bad Code": { severity: "warn", description: "x" } }).success).toBe(false);
+    expect(
+      FailureModesFileSchema.safeParse({ still_vulnerable: { severity: "block", description: "x" } }).success,
+    ).toBe(true);
+    expect(
+      FailureModesFileSchema.safeParse({ still_vulnerable: { severity: "fatal", description: "x" } }).success,
+    ).toBe(false);
+    expect(
+      FailureModesFileSchema.safeParse({ still_vulnerable: { severity: "warn", description: "  " } }).success,
+    ).toBe(false);
+    expect(FailureModesFileSchema.safeParse({ "Bad Code": { severity: "warn", description: "x" } }).success).toBe(
+      false,
+    );
   });
 
   it("validates digests.yaml", () => {
@@ -190,8 +198,12 @@ describe("rubric envelope", () => {
     };
     const parsed = RubricRequestSchema.parse(request);
     expect(parsed.harness_output).toMatchObject({ diff: "--- a\n+++ b\n" });
-    expect(RubricResponseSchema.safeParse({ schema_version: "evalgate.rubric_response.v1", score: validScore }).success).toBe(true);
-    expect(RubricResponseSchema.safeParse({ schema_version: "evalgate.rubric_response.v2", score: validScore }).success).toBe(false);
+    expect(
+      RubricResponseSchema.safeParse({ schema_version: "evalgate.rubric_response.v1", score: validScore }).success,
+    ).toBe(true);
+    expect(
+      RubricResponseSchema.safeParse({ schema_version: "evalgate.rubric_response.v2", score: validScore }).success,
+    ).toBe(false);
     expect(RubricRequestSchema.safeParse({ ...request, harness_output: { cost_usd: -1 } }).success).toBe(false);
   });
 });

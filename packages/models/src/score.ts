@@ -1,5 +1,11 @@
 import { z } from "zod";
-import { FailureModeCodeSchema, FiniteNumberSchema, SeveritySchema, UnitIntervalSchema, UsdSchema } from "./primitives.ts";
+import {
+  FailureModeCodeSchema,
+  FiniteNumberSchema,
+  SeveritySchema,
+  UnitIntervalSchema,
+  UsdSchema,
+} from "./primitives.ts";
 
 /** Evidence of one way a case went wrong. Codes resolve against the task class's failure_modes.yaml. */
 export const FailureModeSchema = z.strictObject({

@@ -36,6 +36,8 @@ describe("the banned-key static check", () => {
   it("would catch a smuggled field (the walk sees nested properties)", () => {
     const names: Array<[string, string]> = [];
     propertyNames({ properties: { a: { items: { properties: { llm_confidence: {} } } } } }, "x", names);
-    expect(names.filter(([field]) => BANNED.test(field))).toEqual([["llm_confidence", "x.properties.a.items.properties.llm_confidence"]]);
+    expect(names.filter(([field]) => BANNED.test(field))).toEqual([
+      ["llm_confidence", "x.properties.a.items.properties.llm_confidence"],
+    ]);
   });
 });

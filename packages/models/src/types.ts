@@ -1,7 +1,13 @@
 import type { z } from "zod";
 import type { DeepReadonly } from "./freeze.ts";
 import type { RunPlanSchema, ShardManifestSchema, ShardUnitSchema } from "./scale-out.ts";
-import type { BenchCaseSchema, CaseTomlSchema, DigestsFileSchema, FailureModesFileSchema, SutCaseSchema } from "./case.ts";
+import type {
+  BenchCaseSchema,
+  CaseTomlSchema,
+  DigestsFileSchema,
+  FailureModesFileSchema,
+  SutCaseSchema,
+} from "./case.ts";
 import type { PromotionVerdictSchema, TrustTiersFileSchema } from "./promotion.ts";
 import type {
   AnyBenchRunReportSchema,
@@ -10,7 +16,8 @@ import type {
   BenchRunReportV2Schema,
   BoundQuantitySchema,
   CaseResultSchema,
-  ChainAnchorSchema, ChainRecordSchema,
+  ChainAnchorSchema,
+  ChainRecordSchema,
   IsolationClassSchema,
   LowerBoundMethodSchema,
   ScoreKindSchema,
@@ -36,8 +43,19 @@ import type {
   TrialClassificationSchema,
   TrialClassSchema,
 } from "./compliance.ts";
-import type { TranscriptFormatSchema, TranscriptProviderSchema, TranscriptSchema, TranscriptToolCallSchema } from "./transcript.ts";
-import type { CacheEntrySchema, CaseDetailSchema, SutRequestSchema, WorkspaceCaptureSchema, WorkspaceChangeSchema } from "./runner-files.ts";
+import type {
+  TranscriptFormatSchema,
+  TranscriptProviderSchema,
+  TranscriptSchema,
+  TranscriptToolCallSchema,
+} from "./transcript.ts";
+import type {
+  CacheEntrySchema,
+  CaseDetailSchema,
+  SutRequestSchema,
+  WorkspaceCaptureSchema,
+  WorkspaceChangeSchema,
+} from "./runner-files.ts";
 
 /** Parsed (output) types: deeply readonly, snake_case exactly as on the wire. */
 export type Severity = z.output<typeof SeveritySchema>;

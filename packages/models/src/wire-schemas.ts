@@ -3,7 +3,13 @@ import { BenchCaseSchema, CaseTomlSchema, DigestsFileSchema, FailureModesFileSch
 import { PromotionVerdictSchema, TrustTiersFileSchema } from "./promotion.ts";
 import { ComparisonSchema } from "./comparison.ts";
 import { AttestationLineSchema, DsseEnvelopeSchema, RunStatementSchema } from "./attestation.ts";
-import { BenchRunReportSchema, BenchRunReportV1Schema, BenchRunReportV2Schema, ChainAnchorSchema, ChainRecordSchema } from "./report.ts";
+import {
+  BenchRunReportSchema,
+  BenchRunReportV1Schema,
+  BenchRunReportV2Schema,
+  ChainAnchorSchema,
+  ChainRecordSchema,
+} from "./report.ts";
 import { HarnessOutputSchema, RubricRequestSchema, RubricResponseSchema } from "./rubric.ts";
 import { BenchScoreSchema, FailureModeSchema } from "./score.ts";
 import { CassetteMetaSchema } from "./cassette.ts";

@@ -62,9 +62,16 @@ export async function chooseEvidence(options: ChooseEvidenceOptions): Promise<Ch
   }
   if (chosen === null) {
     const what = options.runId === undefined ? "no complete run of the whole task class" : `no run ${options.runId}`;
-    throw new EvalError("EVAL_REPORT_NOT_FOUND", `${what} of ${options.taskClass} in ${options.runsDir}${passedOver.length > 0 ? ` (${passedOver.length} subset or incomplete runs passed over)` : ""}`, {
-      hint: options.runId === undefined ? `run \`evalgate run --task-class ${options.taskClass}\` without --cases first` : `\`evalgate runs --task-class ${options.taskClass}\` lists the recorded run ids`,
-    });
+    throw new EvalError(
+      "EVAL_REPORT_NOT_FOUND",
+      `${what} of ${options.taskClass} in ${options.runsDir}${passedOver.length > 0 ? ` (${passedOver.length} subset or incomplete runs passed over)` : ""}`,
+      {
+        hint:
+          options.runId === undefined
+            ? `run \`evalgate run --task-class ${options.taskClass}\` without --cases first`
+            : `\`evalgate runs --task-class ${options.taskClass}\` lists the recorded run ids`,
+      },
+    );
   }
   return { report: chosen.record.report, file: chosen.file, passedOver, chain, chainVerified: chain.ok };
 }

@@ -1,4 +1,9 @@
-import { PROMOTION_VERDICT_SCHEMA_VERSION, PromotionVerdictSchema, parseWire, SANDBOXED_ISOLATION_CLASSES } from "@eval/models";
+import {
+  PROMOTION_VERDICT_SCHEMA_VERSION,
+  PromotionVerdictSchema,
+  parseWire,
+  SANDBOXED_ISOLATION_CLASSES,
+} from "@eval/models";
 import type { AnyBenchRunReport, BenchRunReport, PromotionVerdict } from "@eval/models";
 import { EvalError } from "@eval/errors";
 import { clopperPearsonLowerBound } from "@eval/statistics";
@@ -45,7 +50,9 @@ const format = (value: number): string => String(Number(value.toFixed(4)));
 
 /** Cases whose every trial passed, of the cases scored: pass^k's per-case value with k = the trials made (0 or 1). */
 function casesPassingEveryTrial(report: BenchRunReport): { readonly passing: number; readonly n: number } {
-  const passing = report.per_case.filter((entry) => (entry.trials ?? [entry.score]).every((trial) => trial.passed)).length;
+  const passing = report.per_case.filter((entry) =>
+    (entry.trials ?? [entry.score]).every((trial) => trial.passed),
+  ).length;
   return { passing, n: report.per_case.length };
 }
 
@@ -57,14 +64,26 @@ function casesPassingEveryTrial(report: BenchRunReport): { readonly passing: num
  * 17-38% of runs whose true pass^k was 0.1 below the threshold (exact binomial, 10-15 cases, thresholds 0.6-0.9). Reports before v3 made one
  * trial per case and record no pass^k.
  */
-function reliabilityReasons(report: AnyBenchRunReport, targetTier: string, tier: TierConfig["tiers"][number], taskClassMinTrials: number): string[] {
+function reliabilityReasons(
+  report: AnyBenchRunReport,
+  targetTier: string,
+  tier: TierConfig["tiers"][number],
+  taskClassMinTrials: number,
+): string[] {
   const reasons: string[] = [];
   const v3 = report.schema_version === "evalgate.bench_run_report.v3" ? report : null;
   const trials = v3?.trials_per_case ?? 1;
-  if (trials < tier.min_trials) reasons.push(`trials per case ${trials} < ${tier.min_trials} required for ${targetTier} (run with --trials ${tier.min_trials})`);
-  if (trials < taskClassMinTrials) reasons.push(`trials per case ${trials} < ${taskClassMinTrials} the task class requires (min_trials)`);
+  if (trials < tier.min_trials)
+    reasons.push(
+      `trials per case ${trials} < ${tier.min_trials} required for ${targetTier} (run with --trials ${tier.min_trials})`,
+    );
+  if (trials < taskClassMinTrials)
+    reasons.push(`trials per case ${trials} < ${taskClassMinTrials} the task class requires (min_trials)`);
   if (tier.min_pass_hat_k !== undefined) {
-    if (v3 === null) reasons.push(`${targetTier} requires pass^k >= ${format(tier.min_pass_hat_k)}, which run ${report.run_id} (${report.schema_version}) does not record`);
+    if (v3 === null)
+      reasons.push(
+        `${targetTier} requires pass^k >= ${format(tier.min_pass_hat_k)}, which run ${report.run_id} (${report.schema_version}) does not record`,
+      );
     else {
       const { passing, n } = casesPassingEveryTrial(v3);
       const bound = n === 0 ? 0 : clopperPearsonLowerBound(passing, n);
@@ -79,11 +98,25 @@ function reliabilityReasons(report: AnyBenchRunReport, targetTier: string, tier:
 }
 
 /** A tier with require_signed: every record of the judged SUT and the chain's head signed by a declared signer. */
-function signatureReasons(signatures: EvaluateInput["signatures"], targetTier: string, tier: TierConfig["tiers"][number]): string[] {
+function signatureReasons(
+  signatures: EvaluateInput["signatures"],
+  targetTier: string,
+  tier: TierConfig["tiers"][number],
+): string[] {
   if (!tier.require_signed || signatures?.status === "signed") return [];
   if (signatures === undefined) return [`${targetTier} requires signed evidence, and no signature was checked`];
-  const runs = signatures.runs_not_signed.map((run) => `${run.run_id} (${run.key_id === null ? "unsigned" : `undeclared key ${run.key_id}`})`);
-  const parts = [...(runs.length === 0 ? [] : [`runs not signed by a declared signer: ${runs.slice(0, 5).join(", ")}${runs.length > 5 ? `, and ${runs.length - 5} more` : ""}`]), ...(signatures.head_signed ? [] : ["the chain's head is not signed by a declared signer"]), ...(signatures.anchor_signed === false ? ["the anchor is not signed by a declared signer"] : [])];
+  const runs = signatures.runs_not_signed.map(
+    (run) => `${run.run_id} (${run.key_id === null ? "unsigned" : `undeclared key ${run.key_id}`})`,
+  );
+  const parts = [
+    ...(runs.length === 0
+      ? []
+      : [
+          `runs not signed by a declared signer: ${runs.slice(0, 5).join(", ")}${runs.length > 5 ? `, and ${runs.length - 5} more` : ""}`,
+        ]),
+    ...(signatures.head_signed ? [] : ["the chain's head is not signed by a declared signer"]),
+    ...(signatures.anchor_signed === false ? ["the anchor is not signed by a declared signer"] : []),
+  ];
   return [`${targetTier} requires evidence signed by a signer declared in trust-tiers.yaml: ${parts.join("; ")}`];
 }
 
@@ -107,9 +140,13 @@ export class PromotionGate {
   currentTier(taskClass: string): string {
     const currentTier = this.config.current[taskClass];
     if (currentTier === undefined) {
-      throw new EvalError("EVAL_TIER_CONFIG_INVALID", `${this.config.source} has no current tier for task class "${taskClass}"`, {
-        hint: `add "${taskClass}: ${this.config.tiers[0]?.name ?? "untrusted"}" under current: in ${this.config.source} (a reviewed change; docs/bench-authoring.md)`,
-      });
+      throw new EvalError(
+        "EVAL_TIER_CONFIG_INVALID",
+        `${this.config.source} has no current tier for task class "${taskClass}"`,
+        {
+          hint: `add "${taskClass}: ${this.config.tiers[0]?.name ?? "untrusted"}" under current: in ${this.config.source} (a reviewed change; docs/bench-authoring.md)`,
+        },
+      );
     }
     return currentTier;
   }
@@ -121,28 +158,45 @@ export class PromotionGate {
     const currentIndex = names.indexOf(currentTier);
     const targetTier = input.targetTier ?? names[currentIndex + 1];
     if (targetTier === undefined) {
-      throw new EvalError("EVAL_USAGE", `task class "${taskClass}" is already at the highest tier (${currentTier}): there is nothing to promote to`);
+      throw new EvalError(
+        "EVAL_USAGE",
+        `task class "${taskClass}" is already at the highest tier (${currentTier}): there is nothing to promote to`,
+      );
     }
     const targetIndex = names.indexOf(targetTier);
-    if (targetIndex === -1) throw new EvalError("EVAL_USAGE", `unknown target tier "${targetTier}"`, { hint: `tiers in ${config.source}: ${names.join(", ")}` });
-    if (targetIndex <= currentIndex) {
-      throw new EvalError("EVAL_USAGE", `target tier "${targetTier}" is not above "${taskClass}"'s current tier "${currentTier}"`, {
-        hint: `choose one of: ${names.slice(currentIndex + 1).join(", ") || "(none: already at the top)"}`,
+    if (targetIndex === -1)
+      throw new EvalError("EVAL_USAGE", `unknown target tier "${targetTier}"`, {
+        hint: `tiers in ${config.source}: ${names.join(", ")}`,
       });
+    if (targetIndex <= currentIndex) {
+      throw new EvalError(
+        "EVAL_USAGE",
+        `target tier "${targetTier}" is not above "${taskClass}"'s current tier "${currentTier}"`,
+        {
+          hint: `choose one of: ${names.slice(currentIndex + 1).join(", ") || "(none: already at the top)"}`,
+        },
+      );
     }
     const evidence = [report, ...(input.evidence ?? [])];
     for (const other of evidence) {
       if (other.task_class !== taskClass) {
-        throw new EvalError("EVAL_REPORT_INVALID", `report ${other.run_id} is for task class "${other.task_class}", not "${taskClass}"`);
+        throw new EvalError(
+          "EVAL_REPORT_INVALID",
+          `report ${other.run_id} is for task class "${other.task_class}", not "${taskClass}"`,
+        );
       }
     }
     const tier = config.tiers[targetIndex]!;
     const minCases = input.minCasesForPromotion[targetTier];
-    const heldOut = new Set(report.per_case.filter((entry) => entry.curation_class === "held-out").map((entry) => entry.case_id)).size;
+    const heldOut = new Set(
+      report.per_case.filter((entry) => entry.curation_class === "held-out").map((entry) => entry.case_id),
+    ).size;
     const blockCodes = [
       ...new Set([
         ...report.block_severity_failure_modes,
-        ...report.per_case.flatMap((entry) => entry.score.failure_modes.filter((mode) => mode.severity === "block").map((mode) => mode.code)),
+        ...report.per_case.flatMap((entry) =>
+          entry.score.failure_modes.filter((mode) => mode.severity === "block").map((mode) => mode.code),
+        ),
       ]),
     ].sort();
     const isolation = new Map<string, number>();
@@ -158,33 +212,47 @@ export class PromotionGate {
       );
     } else if (v2.selection.scope === "subset") {
       const { selected_case_count: selected, task_class_case_count: total, filter } = v2.selection;
-      reasons.push(`run ${report.run_id} scored a subset: ${selected} of ${total} cases (filter ${JSON.stringify(filter)}), ${total - selected} left out; a promotion needs a run over the whole task class`);
+      reasons.push(
+        `run ${report.run_id} scored a subset: ${selected} of ${total} cases (filter ${JSON.stringify(filter)}), ${total - selected} left out; a promotion needs a run over the whole task class`,
+      );
     }
     if (!(report.lower_bound_95 >= tier.threshold)) {
-      reasons.push(`lower_bound_95 ${format(report.lower_bound_95)} < ${format(tier.threshold)} required for ${targetTier} (${report.lower_bound_method})`);
+      reasons.push(
+        `lower_bound_95 ${format(report.lower_bound_95)} < ${format(tier.threshold)} required for ${targetTier} (${report.lower_bound_method})`,
+      );
     }
-    if (report.case_count < tier.min_cases) reasons.push(`cases ${report.case_count} < ${tier.min_cases} required for ${targetTier}`);
+    if (report.case_count < tier.min_cases)
+      reasons.push(`cases ${report.case_count} < ${tier.min_cases} required for ${targetTier}`);
     if (minCases === undefined) {
-      reasons.push(`task class "${taskClass}" declares no min_cases_for_promotion for ${targetTier}: it cannot reach that tier`);
+      reasons.push(
+        `task class "${taskClass}" declares no min_cases_for_promotion for ${targetTier}: it cannot reach that tier`,
+      );
     } else if (report.passed_count < minCases) {
       reasons.push(`passed_count ${report.passed_count} < ${minCases} min_cases_for_promotion for ${targetTier}`);
     }
-    if (heldOut < tier.min_held_out) reasons.push(`held-out cases ${heldOut} < ${tier.min_held_out} required for ${targetTier}`);
+    if (heldOut < tier.min_held_out)
+      reasons.push(`held-out cases ${heldOut} < ${tier.min_held_out} required for ${targetTier}`);
     if (tier.require_sandbox) {
       const rubricSandboxed = (SANDBOXED_ISOLATION_CLASSES as readonly string[]).includes(report.isolation_class);
       const sutIsolation = v2?.sut_isolation ?? "unknown";
       // A SUT counts as contained in the sandbox (no network, or only the model bridge), or as evalgate's own replay;
       // not with the host's network (it reaches the host's loopback services), not as a host process or in-process code.
       if (!rubricSandboxed || !["bwrap", "bwrap-bridge", "harness"].includes(sutIsolation)) {
-        reasons.push(`${targetTier} requires the sandbox: the run's rubric isolation is ${report.isolation_class} and its SUT ran as ${sutIsolation}`);
+        reasons.push(
+          `${targetTier} requires the sandbox: the run's rubric isolation is ${report.isolation_class} and its SUT ran as ${sutIsolation}`,
+        );
       }
     }
     reasons.push(...reliabilityReasons(report, targetTier, tier, input.minTrials ?? 1));
-    if (blockCodes.length > 0) reasons.push(`block-severity failure modes present (${blockCodes.length}): ${blockCodes.join(", ")}`);
+    if (blockCodes.length > 0)
+      reasons.push(`block-severity failure modes present (${blockCodes.length}): ${blockCodes.join(", ")}`);
     reasons.push(...signatureReasons(input.signatures, targetTier, tier));
     if (!input.chainVerified) reasons.push("the audit chain does not verify (run `evalgate verify`)");
     if (input.tampered !== undefined) reasons.push(`tampered record: ${input.tampered}`);
-    if (!report.complete) reasons.push(`the report is incomplete (${report.per_case.length} of ${report.case_count} cases; run ${report.run_id})`);
+    if (!report.complete)
+      reasons.push(
+        `the report is incomplete (${report.per_case.length} of ${report.case_count} cases; run ${report.run_id})`,
+      );
     if (isolation.size > 1) {
       const mix = [...isolation].map(([name, count]) => `${name} x${count}`).join(", ");
       reasons.push(`evidence mixes isolation classes (${mix}): scores are not comparable across them`);

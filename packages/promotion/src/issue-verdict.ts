@@ -43,8 +43,14 @@ export interface IssuedVerdict {
  */
 export async function issueVerdict(options: IssueVerdictOptions): Promise<IssuedVerdict> {
   const runId = options.recordFile === undefined ? options.runId : await runIdOfRecordFile(options.recordFile);
-  const verified = options.anchor === undefined ? options.verified : await verifyAgainstAnchor(options.runsDir, options.anchor);
-  const evidence = await chooseEvidence({ runsDir: options.runsDir, taskClass: options.taskClass.name, ...(runId === undefined ? {} : { runId }), ...(verified === undefined ? {} : { verified }) });
+  const verified =
+    options.anchor === undefined ? options.verified : await verifyAgainstAnchor(options.runsDir, options.anchor);
+  const evidence = await chooseEvidence({
+    runsDir: options.runsDir,
+    taskClass: options.taskClass.name,
+    ...(runId === undefined ? {} : { runId }),
+    ...(verified === undefined ? {} : { verified }),
+  });
   const { verdict, tampered } = await judgeRun({
     config: options.config,
     runsDir: options.runsDir,

@@ -49,16 +49,22 @@ export interface ExaminedEvidence {
  * v3 run every attempt the chain holds for the same SUT on its cases (pooled-evidence.ts); and the signatures
  * on the evidence checked against the tier file's signers (signed-evidence.ts).
  */
-export async function examineEvidence(input: Pick<JudgeRunInput, "runsDir" | "report" | "config" | "taskClass" | "anchor">): Promise<ExaminedEvidence> {
+export async function examineEvidence(
+  input: Pick<JudgeRunInput, "runsDir" | "report" | "config" | "taskClass" | "anchor">,
+): Promise<ExaminedEvidence> {
   const { runsDir, report } = input;
   const signatures = await signedEvidence(runsDir, input.config, input.taskClass.name, report.sut_digest, input.anchor);
-  if (report.schema_version !== "evalgate.bench_run_report.v3") return { ...checkRecordedFigures(report), pool: null, signatures };
+  if (report.schema_version !== "evalgate.bench_run_report.v3")
+    return { ...checkRecordedFigures(report), pool: null, signatures };
   const pooled = await poolEvidence(runsDir, report);
   return { report: pooled.report, pool: pooled.pool, tampered: pooled.tampered, signatures };
 }
 
 /** The gate's verdict on examined evidence (pure: nothing is read or written). */
-export function verdictOn(examined: ExaminedEvidence, input: Omit<JudgeRunInput, "runsDir" | "report" | "anchor">): PromotionVerdict {
+export function verdictOn(
+  examined: ExaminedEvidence,
+  input: Omit<JudgeRunInput, "runsDir" | "report" | "anchor">,
+): PromotionVerdict {
   const { taskClass } = input;
   return new PromotionGate(input.config).evaluate({
     taskClass: taskClass.name,

@@ -23,9 +23,23 @@ afterEach(async () => {
 });
 
 type BenchScore = BenchRunReportInput["per_case"][number]["score"];
-const pass = (ms: number): BenchScore => ({ passed: true, score: 1, breakdown: {}, failure_modes: [], cost_usd: 0, wall_clock_ms: ms });
+const pass = (ms: number): BenchScore => ({
+  passed: true,
+  score: 1,
+  breakdown: {},
+  failure_modes: [],
+  cost_usd: 0,
+  wall_clock_ms: ms,
+});
 /** The SUT's own failure: it exits 1 when its own check fails (a crash, `sut.exception`). */
-const crash = (ms: number): BenchScore => ({ passed: false, score: 0, breakdown: {}, failure_modes: [{ code: "sut.exception", severity: "warn", detail: "exit 1" }], cost_usd: 0, wall_clock_ms: ms });
+const crash = (ms: number): BenchScore => ({
+  passed: false,
+  score: 0,
+  breakdown: {},
+  failure_modes: [{ code: "sut.exception", severity: "warn", detail: "exit 1" }],
+  cost_usd: 0,
+  wall_clock_ms: ms,
+});
 
 /** Case i's identity in a run: its id and, for a report that records it, its content digest. */
 interface CaseIdentity {
@@ -36,9 +50,18 @@ interface CaseIdentity {
 /** Appends one run whose case i scored scores[i] (and is cases[i] when given), its figures computed from them. */
 async function record(runId: string, scores: readonly BenchScore[], cases?: readonly CaseIdentity[]): Promise<number> {
   const runsDir = join(stateDir, "runs");
-  const template = runReport({ cases: CASES, heldOut: 8, runId, prevHash: (await readChainHead(runsDir)).head, host: await getHostFingerprint(stateDir) });
+  const template = runReport({
+    cases: CASES,
+    heldOut: 8,
+    runId,
+    prevHash: (await readChainHead(runsDir)).head,
+    host: await getHostFingerprint(stateDir),
+  });
   const perCase = template.per_case.map((entry, i) => ({ ...entry, ...cases?.[i], score: scores[i]! }));
-  const figures = caseGateStatistics(perCase.map((c) => [c.score]), { scoreKind: "binary", trials: 1, orderSeed: template.selection.selected_case_ids_digest });
+  const figures = caseGateStatistics(
+    perCase.map((c) => [c.score]),
+    { scoreKind: "binary", trials: 1, orderSeed: template.selection.selected_case_ids_digest },
+  );
   const share = figures.passedCount / CASES;
   const report: BenchRunReportInput = {
     ...template,
@@ -50,11 +73,18 @@ async function record(runId: string, scores: readonly BenchScore[], cases?: read
     score_stddev: figures.stddev,
     lower_bound_95: figures.lowerBound95,
     passed_count: figures.passedCount,
-    block_severity_failure_modes: [...new Set(perCase.flatMap((c) => c.score.failure_modes.filter((m) => m.severity === "block").map((m) => m.code)))].sort(),
+    block_severity_failure_modes: [
+      ...new Set(
+        perCase.flatMap((c) => c.score.failure_modes.filter((m) => m.severity === "block").map((m) => m.code)),
+      ),
+    ].sort(),
     failed_trial_count: CASES - figures.passedCount,
     reliability: { ...template.reliability, pass_at_1: share, pass_at_k: share, pass_hat_k: share },
   };
-  await appendRunRecord(report, { runsDir: join(stateDir, "runs"), hostFingerprint: await getHostFingerprint(stateDir) });
+  await appendRunRecord(report, {
+    runsDir: join(stateDir, "runs"),
+    hostFingerprint: await getHostFingerprint(stateDir),
+  });
   return figures.lowerBound95;
 }
 
@@ -88,7 +118,11 @@ describe("every attempt counts", () => {
     const verdict = await verdictFor();
     expect(verdict.evidence_sufficient).toBe(false);
     expect(verdict.lower_bound_95).toBe(honest);
-    expect(verdict.evidence_pool).toMatchObject({ attempts_per_case: 1, runs_excluded: [], distinct_suts_on_held_out: 1 });
+    expect(verdict.evidence_pool).toMatchObject({
+      attempts_per_case: 1,
+      runs_excluded: [],
+      distinct_suts_on_held_out: 1,
+    });
     expect(verdict.evidence_pool!.runs_pooled).toHaveLength(reruns + 1);
     expect(verdict.evidence_pool!.attempts_unused).toBeGreaterThan(0);
     // A chosen --run shows that run's own figures and changes nothing else.
@@ -106,7 +140,12 @@ describe("every attempt counts", () => {
     const truth = 0.6;
     const single: number[] = [];
     for (let run = 0; run <= 20; run += 1) {
-      single.push(await record(`run-${run}`, Array.from({ length: CASES }, () => (random() < truth ? pass(clock++) : crash(clock++)))));
+      single.push(
+        await record(
+          `run-${run}`,
+          Array.from({ length: CASES }, () => (random() < truth ? pass(clock++) : crash(clock++))),
+        ),
+      );
     }
     const verdict = await verdictFor();
     expect(verdict.evidence_pool).toMatchObject({ attempts_per_case: 21, attempts_unused: 0 });
@@ -119,24 +158,63 @@ describe("every attempt counts", () => {
   });
 
   it("pools nothing from another SUT, and counts the SUTs that have seen the held-out cases", async () => {
-    await record("run-0", Array.from({ length: CASES }, (_, i) => pass(i + 1)));
+    await record(
+      "run-0",
+      Array.from({ length: CASES }, (_, i) => pass(i + 1)),
+    );
     const runsDir = join(stateDir, "runs");
-    const other = runReport({ cases: CASES, heldOut: 8, runId: "other", prevHash: (await readChainHead(runsDir)).head, host: await getHostFingerprint(stateDir) });
-    await appendRunRecord({ ...other, sut_digest: `blake3:${"a".repeat(64)}`, lower_bound_95: 0.6843708377400617 }, { runsDir, hostFingerprint: await getHostFingerprint(stateDir) });
+    const other = runReport({
+      cases: CASES,
+      heldOut: 8,
+      runId: "other",
+      prevHash: (await readChainHead(runsDir)).head,
+      host: await getHostFingerprint(stateDir),
+    });
+    await appendRunRecord(
+      { ...other, sut_digest: `blake3:${"a".repeat(64)}`, lower_bound_95: 0.6843708377400617 },
+      { runsDir, hostFingerprint: await getHostFingerprint(stateDir) },
+    );
     const verdict = await verdictFor("run-0");
-    expect(verdict.evidence_pool).toMatchObject({ runs_pooled: ["run-0"], runs_excluded: [{ run_id: "other", reason: "another SUT" }], distinct_suts_on_held_out: 2 });
+    expect(verdict.evidence_pool).toMatchObject({
+      runs_pooled: ["run-0"],
+      runs_excluded: [{ run_id: "other", reason: "another SUT" }],
+      distinct_suts_on_held_out: 2,
+    });
   });
 });
 
 /** The rubric past its deadline: the SUT's work hung it (an endless loop in the code it wrote). */
-const rubricHung = (ms: number): BenchScore => ({ passed: false, score: 0, breakdown: {}, failure_modes: [{ code: "rubric.timeout", severity: "block", detail: "no answer within 30000 ms" }], cost_usd: 0, wall_clock_ms: ms });
+const rubricHung = (ms: number): BenchScore => ({
+  passed: false,
+  score: 0,
+  breakdown: {},
+  failure_modes: [{ code: "rubric.timeout", severity: "block", detail: "no answer within 30000 ms" }],
+  cost_usd: 0,
+  wall_clock_ms: ms,
+});
 /** The harness saw the agent's CLI fail to start (`agent.infrastructure`). */
-const cliMissing = (ms: number): BenchScore => ({ passed: false, score: 0, breakdown: {}, failure_modes: [{ code: "agent.infrastructure", severity: "block", detail: "claude-code: the CLI could not be started: spawn ENOENT" }], cost_usd: 0, wall_clock_ms: ms });
+const cliMissing = (ms: number): BenchScore => ({
+  passed: false,
+  score: 0,
+  breakdown: {},
+  failure_modes: [
+    {
+      code: "agent.infrastructure",
+      severity: "block",
+      detail: "claude-code: the CLI could not be started: spawn ENOENT",
+    },
+  ],
+  cost_usd: 0,
+  wall_clock_ms: ms,
+});
 
 describe("what is left out of the evidence", () => {
   it("ATTACK: a SUT that hangs the rubric on the cases it cannot solve does not drop them from the evidence", async () => {
     // 7 of 12 solved; the other 5 hang the rubric (fewer than half: the run is not refused as a broken rubric).
-    const honest = await record("run-0", Array.from({ length: CASES }, (_, i) => (i < 7 ? pass(i + 1) : rubricHung(i + 1))));
+    const honest = await record(
+      "run-0",
+      Array.from({ length: CASES }, (_, i) => (i < 7 ? pass(i + 1) : rubricHung(i + 1))),
+    );
     const verdict = await verdictFor();
     expect(verdict.lower_bound_95).toBe(honest);
     expect(verdict.lower_bound_95).toBeCloseTo(clopperPearsonLowerBound(7, CASES), 12);
@@ -144,22 +222,34 @@ describe("what is left out of the evidence", () => {
   });
 
   it("an agent infrastructure failure leaves its whole run out (passes included), never the one case; the verdict says which and why", async () => {
-    const honest = await record("run-0", Array.from({ length: CASES }, (_, i) => (i < 6 ? pass(i + 1) : crash(i + 1))));
+    const honest = await record(
+      "run-0",
+      Array.from({ length: CASES }, (_, i) => (i < 6 ? pass(i + 1) : crash(i + 1))),
+    );
     // 20 reruns in which every case the SUT fails ends as an infrastructure failure instead: none of them counts.
     const random = seededRandom("infrastructure");
     let clock = 100;
     for (let run = 1; run <= 20; run += 1) {
-      await record(`run-${run}`, Array.from({ length: CASES }, () => (random() < 0.5 ? pass(clock++) : cliMissing(clock++))));
+      await record(
+        `run-${run}`,
+        Array.from({ length: CASES }, () => (random() < 0.5 ? pass(clock++) : cliMissing(clock++))),
+      );
     }
     const verdict = await verdictFor();
     expect(verdict.lower_bound_95).toBe(honest);
     expect(verdict.evidence_pool!.runs_pooled).toEqual(["run-0"]);
     expect(verdict.evidence_pool!.runs_excluded).toHaveLength(20);
-    for (const excluded of verdict.evidence_pool!.runs_excluded) expect(excluded.reason).toMatch(/^agent infrastructure failure on \d+ attempt\(s\), first \d{3}-case: claude-code: the CLI could not be started: spawn ENOENT$/);
+    for (const excluded of verdict.evidence_pool!.runs_excluded)
+      expect(excluded.reason).toMatch(
+        /^agent infrastructure failure on \d+ attempt\(s\), first \d{3}-case: claude-code: the CLI could not be started: spawn ENOENT$/,
+      );
   });
 
   it("a chain whose only run failed in the agent's infrastructure pools nothing and is not sufficient", async () => {
-    await record("run-0", Array.from({ length: CASES }, (_, i) => (i === 3 ? cliMissing(i + 1) : pass(i + 1))));
+    await record(
+      "run-0",
+      Array.from({ length: CASES }, (_, i) => (i === 3 ? cliMissing(i + 1) : pass(i + 1))),
+    );
     const verdict = await verdictFor();
     expect(verdict.evidence_sufficient).toBe(false);
     expect(verdict.evidence_pool).toMatchObject({ runs_pooled: [], attempts_per_case: 0, attempts_recorded: 0 });
@@ -168,7 +258,8 @@ describe("what is left out of the evidence", () => {
 });
 
 const digest = (i: number): string => `blake3:${i.toString(16).padStart(64, "0")}`;
-const ids = (rename: (i: number) => string, content: (i: number) => string = digest): CaseIdentity[] => Array.from({ length: CASES }, (_, i) => ({ case_id: rename(i), case_digest: content(i) }));
+const ids = (rename: (i: number) => string, content: (i: number) => string = digest): CaseIdentity[] =>
+  Array.from({ length: CASES }, (_, i) => ({ case_id: rename(i), case_digest: content(i) }));
 const original = (i: number): string => `${String(i).padStart(3, "0")}-case`;
 
 describe("cases are matched across runs by content, not by id", () => {
@@ -177,21 +268,41 @@ describe("cases are matched across runs by content, not by id", () => {
     const scenario = async (rerunIds: CaseIdentity[]) => {
       await rm(stateDir, { recursive: true, force: true });
       stateDir = await mkdtemp(join(tmpdir(), "pooled-"));
-      await record("run-0", Array.from({ length: CASES }, (_, i) => (i < 6 ? pass(i + 1) : crash(i + 1))), ids(original));
-      await record("run-1", Array.from({ length: CASES }, (_, i) => pass(100 + i)), rerunIds);
+      await record(
+        "run-0",
+        Array.from({ length: CASES }, (_, i) => (i < 6 ? pass(i + 1) : crash(i + 1))),
+        ids(original),
+      );
+      await record(
+        "run-1",
+        Array.from({ length: CASES }, (_, i) => pass(100 + i)),
+        rerunIds,
+      );
       return verdictFor();
     };
     const kept = await scenario(ids(original));
     const renamed = await scenario(ids((i) => (i < 6 ? original(i) : `${String(i + 100).padStart(3, "0")}-case`)));
-    expect(renamed.evidence_pool).toMatchObject({ runs_pooled: ["run-0", "run-1"], attempts_per_case: 2, attempts_unused: 0 });
+    expect(renamed.evidence_pool).toMatchObject({
+      runs_pooled: ["run-0", "run-1"],
+      attempts_per_case: 2,
+      attempts_unused: 0,
+    });
     expect(renamed.lower_bound_95).toBe(kept.lower_bound_95);
     expect(renamed.lower_bound_95).toBeLessThan(clopperPearsonLowerBound(CASES, CASES) - 0.2);
   });
 
   it("a case whose content changed under the same id is a new case: its earlier attempts are not pooled with it", async () => {
-    await record("run-0", Array.from({ length: CASES }, (_, i) => (i === 0 ? crash(1) : pass(i + 1))), ids(original));
+    await record(
+      "run-0",
+      Array.from({ length: CASES }, (_, i) => (i === 0 ? crash(1) : pass(i + 1))),
+      ids(original),
+    );
     // Case 0's files change (a new digest); the others are the same cases, cached.
-    await record("run-1", Array.from({ length: CASES }, (_, i) => (i === 0 ? pass(50) : pass(i + 1))), ids(original, (i) => (i === 0 ? digest(999) : digest(i))));
+    await record(
+      "run-1",
+      Array.from({ length: CASES }, (_, i) => (i === 0 ? pass(50) : pass(i + 1))),
+      ids(original, (i) => (i === 0 ? digest(999) : digest(i))),
+    );
     const verdict = await verdictFor();
     expect(verdict.evidence_pool).toMatchObject({ attempts_per_case: 1, attempts_recorded: CASES });
     expect(verdict.lower_bound_95).toBeCloseTo(clopperPearsonLowerBound(CASES, CASES), 12);
@@ -199,17 +310,36 @@ describe("cases are matched across runs by content, not by id", () => {
 
   it("cases of one run that share their files (other canary pins) are told apart by id", async () => {
     const shared = ids(original, (i) => digest(i % 6));
-    const honest = await record("run-0", Array.from({ length: CASES }, (_, i) => (i < 6 ? pass(i + 1) : crash(i + 1))), shared);
-    await record("run-1", Array.from({ length: CASES }, (_, i) => (i < 6 ? pass(i + 1) : crash(i + 1))), shared);
+    const honest = await record(
+      "run-0",
+      Array.from({ length: CASES }, (_, i) => (i < 6 ? pass(i + 1) : crash(i + 1))),
+      shared,
+    );
+    await record(
+      "run-1",
+      Array.from({ length: CASES }, (_, i) => (i < 6 ? pass(i + 1) : crash(i + 1))),
+      shared,
+    );
     const verdict = await verdictFor();
     expect(verdict.lower_bound_95).toBe(honest);
     expect(verdict.evidence_pool).toMatchObject({ attempts_per_case: 1, attempts_recorded: CASES });
   });
 
   it("a report recorded before case digests is pooled by id", async () => {
-    await record("run-0", Array.from({ length: CASES }, (_, i) => (i < 6 ? pass(i + 1) : crash(i + 1))));
-    await record("run-1", Array.from({ length: CASES }, (_, i) => pass(100 + i)), ids(original));
+    await record(
+      "run-0",
+      Array.from({ length: CASES }, (_, i) => (i < 6 ? pass(i + 1) : crash(i + 1))),
+    );
+    await record(
+      "run-1",
+      Array.from({ length: CASES }, (_, i) => pass(100 + i)),
+      ids(original),
+    );
     const verdict = await verdictFor();
-    expect(verdict.evidence_pool).toMatchObject({ runs_pooled: ["run-0", "run-1"], attempts_per_case: 2, attempts_recorded: 2 * CASES });
+    expect(verdict.evidence_pool).toMatchObject({
+      runs_pooled: ["run-0", "run-1"],
+      attempts_per_case: 2,
+      attempts_recorded: 2 * CASES,
+    });
   });
 });

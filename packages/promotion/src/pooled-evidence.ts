@@ -24,7 +24,13 @@ function isHarnessFault(score: BenchScore): boolean {
  * could provoke it pick which of its attempts count.
  */
 function infrastructureFailure(report: GatedReport): string | null {
-  const failed = report.per_case.flatMap((entry) => attemptsOf(entry).flatMap((score) => score.failure_modes.filter((mode) => mode.code === "agent.infrastructure").map((mode) => ({ case_id: entry.case_id, detail: mode.detail ?? "" }))));
+  const failed = report.per_case.flatMap((entry) =>
+    attemptsOf(entry).flatMap((score) =>
+      score.failure_modes
+        .filter((mode) => mode.code === "agent.infrastructure")
+        .map((mode) => ({ case_id: entry.case_id, detail: mode.detail ?? "" })),
+    ),
+  );
   if (failed.length === 0) return null;
   const first = failed[0]!;
   return `agent infrastructure failure on ${failed.length} attempt(s), first ${first.case_id}: ${first.detail.split("\n")[0]!.slice(0, 160)}`;
@@ -33,7 +39,15 @@ function infrastructureFailure(report: GatedReport): string | null {
 /** Deterministic text of a score: a cache hit returns the stored score unchanged, so equal text is the same attempt. */
 function attemptKey(trial: number, score: BenchScore): string {
   const sorted = (value: unknown): unknown =>
-    Array.isArray(value) ? value.map(sorted) : value !== null && typeof value === "object" ? Object.fromEntries(Object.keys(value).sort().map((k) => [k, sorted((value as Record<string, unknown>)[k])])) : value;
+    Array.isArray(value)
+      ? value.map(sorted)
+      : value !== null && typeof value === "object"
+        ? Object.fromEntries(
+            Object.keys(value)
+              .sort()
+              .map((k) => [k, sorted((value as Record<string, unknown>)[k])]),
+          )
+        : value;
   return `${trial}\u0000${JSON.stringify(sorted(score))}`;
 }
 
@@ -42,8 +56,10 @@ function exclusion(report: AnyBenchRunReport, judged: GatedReport): string | nul
   if (report.schema_version === "evalgate.bench_run_report.v1") return "recorded before report v2 (no valid bound)";
   if (report.sut_digest !== judged.sut_digest) return "another SUT";
   if (report.rubric_digest !== judged.rubric_digest) return "another rubric";
-  if (report.isolation_class !== judged.isolation_class || report.sut_isolation !== judged.sut_isolation) return "another isolation";
-  if (report.cassette_corpus_digest !== judged.cassette_corpus_digest || report.score_kind !== judged.score_kind) return "another corpus or score kind";
+  if (report.isolation_class !== judged.isolation_class || report.sut_isolation !== judged.sut_isolation)
+    return "another isolation";
+  if (report.cassette_corpus_digest !== judged.cassette_corpus_digest || report.score_kind !== judged.score_kind)
+    return "another corpus or score kind";
   return null;
 }
 
@@ -72,7 +88,8 @@ function caseMatcher(judged: BenchRunReport): (entry: RecordedCase) => string | 
   };
 }
 
-const attemptsOf = (entry: GatedReport["per_case"][number]): BenchScore[] => ("trials" in entry && entry.trials !== undefined ? [...entry.trials] : [entry.score]);
+const attemptsOf = (entry: GatedReport["per_case"][number]): BenchScore[] =>
+  "trials" in entry && entry.trials !== undefined ? [...entry.trials] : [entry.score];
 
 export interface PooledEvidence {
   /** The judged run with its per_case replaced by the pooled attempts and every figure recomputed from them. */
@@ -91,7 +108,9 @@ export interface PooledEvidence {
  */
 export async function poolEvidence(runsDir: string, judged: BenchRunReport): Promise<PooledEvidence> {
   const caseIds = new Set(judged.per_case.map((entry) => entry.case_id));
-  const heldOut = new Set(judged.per_case.filter((entry) => entry.curation_class === "held-out").map((entry) => entry.case_id));
+  const heldOut = new Set(
+    judged.per_case.filter((entry) => entry.curation_class === "held-out").map((entry) => entry.case_id),
+  );
   const matchCase = caseMatcher(judged);
   // One pass, newest first, keeping only the reports that are pooled: memory follows the pool, not the history.
   const matching: AnyBenchRunReport[] = [];
@@ -99,7 +118,12 @@ export async function poolEvidence(runsDir: string, judged: BenchRunReport): Pro
   const suts = new Set<string>();
   for await (const found of recordsNewestFirst(runsDir, judged.task_class)) {
     const report = found.record.report;
-    if (report.schema_version !== "evalgate.bench_run_report.v1" && report.rubric_digest === judged.rubric_digest && (report as GatedReport).per_case.some((entry) => heldOut.has(matchCase(entry) ?? ""))) suts.add(report.sut_digest);
+    if (
+      report.schema_version !== "evalgate.bench_run_report.v1" &&
+      report.rubric_digest === judged.rubric_digest &&
+      (report as GatedReport).per_case.some((entry) => heldOut.has(matchCase(entry) ?? ""))
+    )
+      suts.add(report.sut_digest);
     const reason = exclusion(report, judged);
     inOrder.push({ run_id: report.run_id, reason });
     if (reason === null) matching.push(report);
@@ -142,8 +166,15 @@ export async function poolEvidence(runsDir: string, judged: BenchRunReport): Pro
   const recorded = [...attempts.values()].reduce((sum, seen) => sum + seen.size, 0);
   const perCase = withAttempts.map((entry) => {
     const used = [...attempts.get(entry.case_id)!.values()].slice(0, m);
-    const base = { case_id: entry.case_id, curation_class: entry.curation_class, ...(entry.case_digest === undefined ? {} : { case_digest: entry.case_digest }), score: used[0]! };
-    return m === 1 ? base : { ...base, trials: used, case_value: Math.min(1, Math.max(0, used.reduce((sum, s) => sum + s.score, 0) / m)) };
+    const base = {
+      case_id: entry.case_id,
+      curation_class: entry.curation_class,
+      ...(entry.case_digest === undefined ? {} : { case_digest: entry.case_digest }),
+      score: used[0]!,
+    };
+    return m === 1
+      ? base
+      : { ...base, trials: used, case_value: Math.min(1, Math.max(0, used.reduce((sum, s) => sum + s.score, 0) / m)) };
   });
   const pooledReport = pooledRun(judged, perCase, Math.max(m, 1));
   return {
@@ -156,7 +187,12 @@ export async function poolEvidence(runsDir: string, judged: BenchRunReport): Pro
       attempts_unused: recorded - m * withAttempts.length,
       harness_faults_excluded: harnessFaults,
       distinct_suts_on_held_out: suts.size,
-      run_figures: { run_id: judged.run_id, lower_bound_95: judged.lower_bound_95, mean_score: judged.mean_score, passed_count: judged.passed_count },
+      run_figures: {
+        run_id: judged.run_id,
+        lower_bound_95: judged.lower_bound_95,
+        mean_score: judged.mean_score,
+        passed_count: judged.passed_count,
+      },
     },
     tampered,
   };

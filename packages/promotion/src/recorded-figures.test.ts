@@ -7,15 +7,27 @@ import { reportWith } from "./__fixtures__/reports.ts";
 /** A report whose stored figures are the ones its per-case data gives (as the runner writes them). */
 function honest(passed: number): BenchRunReport {
   const report = reportWith({ lowerBound: 0, passed, heldOut: 8, complete: true });
-  const figures = caseGateStatistics(report.per_case.map((c) => [c.score]), { scoreKind: "graded", trials: 1, orderSeed: report.selection.selected_case_ids_digest });
-  return { ...report, mean_score: figures.mean, lower_bound_95: figures.lowerBound95, passed_count: figures.passedCount, reliability: { ...report.reliability, pass_hat_k: passed / report.per_case.length } };
+  const figures = caseGateStatistics(
+    report.per_case.map((c) => [c.score]),
+    { scoreKind: "graded", trials: 1, orderSeed: report.selection.selected_case_ids_digest },
+  );
+  return {
+    ...report,
+    mean_score: figures.mean,
+    lower_bound_95: figures.lowerBound95,
+    passed_count: figures.passedCount,
+    reliability: { ...report.reliability, pass_hat_k: passed / report.per_case.length },
+  };
 }
 
 describe("checkRecordedFigures", () => {
   it("accepts a record whose figures match its per-case data, and one written with the earlier (sorted) betting order", () => {
     const report = honest(6);
     expect(checkRecordedFigures(report)).toEqual({ report, tampered: null });
-    const legacy = legacySortedBettingBound(report.per_case.map((c) => c.score.score), report.selection.selected_case_ids_digest);
+    const legacy = legacySortedBettingBound(
+      report.per_case.map((c) => c.score.score),
+      report.selection.selected_case_ids_digest,
+    );
     expect(legacy).not.toBe(report.lower_bound_95);
     const older = checkRecordedFigures({ ...report, lower_bound_95: legacy });
     expect(older.tampered).toBeNull();
@@ -24,8 +36,27 @@ describe("checkRecordedFigures", () => {
 
   it("names every stored figure that disagrees, and hands back the recomputed ones", () => {
     const report = honest(3);
-    const forged = { ...report, lower_bound_95: 0.9, passed_count: 8, block_severity_failure_modes: [] as string[], lower_bound_method: "clopper_pearson" as const };
-    const withBlock = { ...forged, per_case: forged.per_case.map((c, i) => (i === 2 ? { ...c, score: { ...c.score, failure_modes: [{ code: "still_vulnerable", severity: "block" as const, detail: null }] } } : c)) };
+    const forged = {
+      ...report,
+      lower_bound_95: 0.9,
+      passed_count: 8,
+      block_severity_failure_modes: [] as string[],
+      lower_bound_method: "clopper_pearson" as const,
+    };
+    const withBlock = {
+      ...forged,
+      per_case: forged.per_case.map((c, i) =>
+        i === 2
+          ? {
+              ...c,
+              score: {
+                ...c.score,
+                failure_modes: [{ code: "still_vulnerable", severity: "block" as const, detail: null }],
+              },
+            }
+          : c,
+      ),
+    };
     const { report: recomputed, tampered } = checkRecordedFigures(withBlock);
     expect(tampered?.code).toBe("EVAL_RECORD_TAMPERED");
     expect(tampered?.disagreements).toEqual([
@@ -34,11 +65,17 @@ describe("checkRecordedFigures", () => {
       "lower_bound_method recorded clopper_pearson, per-case data gives betting",
       "block_severity_failure_modes recorded [], per-case data gives [still_vulnerable]",
     ]);
-    expect(recomputed).toMatchObject({ lower_bound_95: report.lower_bound_95, passed_count: 3, block_severity_failure_modes: ["still_vulnerable"] });
+    expect(recomputed).toMatchObject({
+      lower_bound_95: report.lower_bound_95,
+      passed_count: 3,
+      block_severity_failure_modes: ["still_vulnerable"],
+    });
   });
 
   it("a binary record whose scores break the contract is tampering, not a crash", () => {
     const report = { ...honest(3), score_kind: "binary" as const };
-    expect(checkRecordedFigures(report).tampered?.message).toMatch(/per-case scores break the score contract: .*not binary/);
+    expect(checkRecordedFigures(report).tampered?.message).toMatch(
+      /per-case scores break the score contract: .*not binary/,
+    );
   });
 });

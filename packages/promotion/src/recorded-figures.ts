@@ -10,10 +10,14 @@ export class RecordFiguresTampered extends EvalError {
   readonly disagreements: readonly string[];
 
   constructor(runId: string, disagreements: readonly string[]) {
-    super("EVAL_RECORD_TAMPERED", `run ${runId}: its recorded figures disagree with its own per-case scores (${disagreements.join("; ")}): the record was edited or forged after the run`, {
-      hint: "never edit a record: rerun the task class; `evalgate verify` checks the chain, signing (docs/audit-and-promotion.md) stops forged records",
-      details: { run_id: runId, disagreements: [...disagreements] },
-    });
+    super(
+      "EVAL_RECORD_TAMPERED",
+      `run ${runId}: its recorded figures disagree with its own per-case scores (${disagreements.join("; ")}): the record was edited or forged after the run`,
+      {
+        hint: "never edit a record: rerun the task class; `evalgate verify` checks the chain, signing (docs/audit-and-promotion.md) stops forged records",
+        details: { run_id: runId, disagreements: [...disagreements] },
+      },
+    );
     this.disagreements = disagreements;
   }
 }
@@ -22,7 +26,9 @@ type GatedReport = Exclude<AnyBenchRunReport, { schema_version: "evalgate.bench_
 
 /** Each case's trials (one entry for a v2 report or a one-trial v3 run). */
 function caseTrials(report: GatedReport): BenchRunReport["per_case"][number]["score"][][] {
-  return report.per_case.map((entry) => ("trials" in entry && entry.trials !== undefined ? [...entry.trials] : [entry.score]));
+  return report.per_case.map((entry) =>
+    "trials" in entry && entry.trials !== undefined ? [...entry.trials] : [entry.score],
+  );
 }
 
 /** The figures a verdict reads, as the per-case data gives them. */
@@ -39,15 +45,30 @@ export interface RecomputedFigures {
 export function recomputeFigures(report: GatedReport): RecomputedFigures {
   const trials = caseTrials(report);
   const k = report.schema_version === "evalgate.bench_run_report.v3" ? report.trials_per_case : 1;
-  const figures = caseGateStatistics(trials, { scoreKind: report.score_kind, trials: k, orderSeed: report.selection.selected_case_ids_digest });
-  const blockCodes = [...new Set(trials.flat().flatMap((score) => score.failure_modes.filter((mode) => mode.severity === "block").map((mode) => mode.code)))].sort();
+  const figures = caseGateStatistics(trials, {
+    scoreKind: report.score_kind,
+    trials: k,
+    orderSeed: report.selection.selected_case_ids_digest,
+  });
+  const blockCodes = [
+    ...new Set(
+      trials
+        .flat()
+        .flatMap((score) => score.failure_modes.filter((mode) => mode.severity === "block").map((mode) => mode.code)),
+    ),
+  ].sort();
   return {
     mean_score: figures.mean,
     lower_bound_95: figures.lowerBound95,
     lower_bound_method: figures.lowerBoundMethod,
     passed_count: figures.passedCount,
     block_severity_failure_modes: blockCodes,
-    pass_hat_k: report.schema_version === "evalgate.bench_run_report.v3" ? (figures.n === 0 ? 0 : figures.passedCount / figures.n) : null,
+    pass_hat_k:
+      report.schema_version === "evalgate.bench_run_report.v3"
+        ? figures.n === 0
+          ? 0
+          : figures.passedCount / figures.n
+        : null,
   };
 }
 
@@ -62,21 +83,39 @@ const fmt = (value: number): string => String(Number(value.toFixed(6)));
 function disagreements(report: GatedReport, figures: RecomputedFigures): string[] {
   const found: string[] = [];
   const check = (field: string, recorded: number, computed: number, alsoHonest?: number) => {
-    if (!close(recorded, computed) && !(alsoHonest !== undefined && close(recorded, alsoHonest))) found.push(`${field} recorded ${fmt(recorded)}, per-case data gives ${fmt(computed)}`);
+    if (!close(recorded, computed) && !(alsoHonest !== undefined && close(recorded, alsoHonest)))
+      found.push(`${field} recorded ${fmt(recorded)}, per-case data gives ${fmt(computed)}`);
   };
   check("passed_count", report.passed_count, figures.passed_count);
   check("mean_score", report.mean_score, figures.mean_score);
-  const { scores, boundKind } = caseLevelScores(caseTrials(report), { scoreKind: report.score_kind, trials: report.schema_version === "evalgate.bench_run_report.v3" ? report.trials_per_case : 1 });
-  const legacy = boundKind === "graded" ? legacySortedBettingBound(scores.map((s) => s.score), report.selection.selected_case_ids_digest) : undefined;
+  const { scores, boundKind } = caseLevelScores(caseTrials(report), {
+    scoreKind: report.score_kind,
+    trials: report.schema_version === "evalgate.bench_run_report.v3" ? report.trials_per_case : 1,
+  });
+  const legacy =
+    boundKind === "graded"
+      ? legacySortedBettingBound(
+          scores.map((s) => s.score),
+          report.selection.selected_case_ids_digest,
+        )
+      : undefined;
   check("lower_bound_95", report.lower_bound_95, figures.lower_bound_95, legacy);
-  if (report.lower_bound_method !== figures.lower_bound_method) found.push(`lower_bound_method recorded ${report.lower_bound_method}, per-case data gives ${figures.lower_bound_method}`);
+  if (report.lower_bound_method !== figures.lower_bound_method)
+    found.push(
+      `lower_bound_method recorded ${report.lower_bound_method}, per-case data gives ${figures.lower_bound_method}`,
+    );
   const recordedBlock = [...report.block_severity_failure_modes].sort().join(",");
   if (recordedBlock !== figures.block_severity_failure_modes.join(",")) {
-    found.push(`block_severity_failure_modes recorded [${recordedBlock}], per-case data gives [${figures.block_severity_failure_modes.join(",")}]`);
+    found.push(
+      `block_severity_failure_modes recorded [${recordedBlock}], per-case data gives [${figures.block_severity_failure_modes.join(",")}]`,
+    );
   }
   if (report.schema_version === "evalgate.bench_run_report.v3" && figures.pass_hat_k !== null) {
     check("reliability.pass_hat_k", report.reliability.pass_hat_k, figures.pass_hat_k);
-    if (report.reliability.case_count !== report.per_case.length) found.push(`reliability.case_count recorded ${report.reliability.case_count}, per_case holds ${report.per_case.length}`);
+    if (report.reliability.case_count !== report.per_case.length)
+      found.push(
+        `reliability.case_count recorded ${report.reliability.case_count}, per_case holds ${report.per_case.length}`,
+      );
   }
   return found;
 }
@@ -100,10 +139,21 @@ export function checkRecordedFigures(report: AnyBenchRunReport): CheckedReport {
     figures = recomputeFigures(report);
   } catch (error) {
     if (!(error instanceof RangeError)) throw error;
-    return { report, tampered: new RecordFiguresTampered(report.run_id, [`per-case scores break the score contract: ${error.message}`]) };
+    return {
+      report,
+      tampered: new RecordFiguresTampered(report.run_id, [
+        `per-case scores break the score contract: ${error.message}`,
+      ]),
+    };
   }
   const found = disagreements(report, figures);
   const { pass_hat_k: passHatK, ...stored } = figures;
-  const recomputed = { ...report, ...stored, ...(report.schema_version === "evalgate.bench_run_report.v3" && passHatK !== null ? { reliability: { ...report.reliability, pass_hat_k: passHatK } } : {}) } as AnyBenchRunReport;
+  const recomputed = {
+    ...report,
+    ...stored,
+    ...(report.schema_version === "evalgate.bench_run_report.v3" && passHatK !== null
+      ? { reliability: { ...report.reliability, pass_hat_k: passHatK } }
+      : {}),
+  } as AnyBenchRunReport;
   return { report: recomputed, tampered: found.length === 0 ? null : new RecordFiguresTampered(report.run_id, found) };
 }

@@ -5,7 +5,18 @@ import { mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { appendRunRecord, buildChainRecord, chainAnchor, generateSigningKey, getHostFingerprint, loadSigningKey, readAnchor, readChainHead, verifyChain, writeAnchor } from "@eval/audit-chain";
+import {
+  appendRunRecord,
+  buildChainRecord,
+  chainAnchor,
+  generateSigningKey,
+  getHostFingerprint,
+  loadSigningKey,
+  readAnchor,
+  readChainHead,
+  verifyChain,
+  writeAnchor,
+} from "@eval/audit-chain";
 import type { SigningKey } from "@eval/audit-chain";
 import type { BenchRunReportInput } from "@eval/models";
 import { caseGateStatistics } from "@eval/statistics";
@@ -28,7 +39,10 @@ beforeEach(async () => {
   operator = (await loadSigningKey({ pem: generateSigningKey().privateKeyPem }))!;
   // The repository's tiers, bronze requiring signed evidence, CI's public key declared.
   const tiers = (await readFile(TIERS, "utf8"))
-    .replace("    min_held_out: 5\n    description: The agent may open", "    min_held_out: 5\n    require_signed: true\n    description: The agent may open")
+    .replace(
+      "    min_held_out: 5\n    description: The agent may open",
+      "    min_held_out: 5\n    require_signed: true\n    description: The agent may open",
+    )
     .concat(`\nsigners:\n  - name: ci\n    public_key: ${ci.publicKey}\n`);
   tiersPath = join(stateDir, "trust-tiers.yaml");
   await writeFile(tiersPath, tiers);
@@ -39,9 +53,28 @@ afterEach(async () => {
 
 /** A run of CASES cases, the first `passed` passing, with the figures its per-case scores give. */
 async function runOf(runId: string, passed: number, taskClass?: string): Promise<BenchRunReportInput> {
-  const template = runReport({ cases: CASES, heldOut: 8, runId, prevHash: (await readChainHead(runsDir)).head, host: await getHostFingerprint(stateDir) });
-  const perCase = template.per_case.map((entry, i) => ({ ...entry, score: { passed: i < passed, score: i < passed ? 1 : 0, breakdown: {}, failure_modes: [], cost_usd: 0, wall_clock_ms: i + 1 } }));
-  const figures = caseGateStatistics(perCase.map((c) => [c.score]), { scoreKind: "binary", trials: 1, orderSeed: template.selection.selected_case_ids_digest });
+  const template = runReport({
+    cases: CASES,
+    heldOut: 8,
+    runId,
+    prevHash: (await readChainHead(runsDir)).head,
+    host: await getHostFingerprint(stateDir),
+  });
+  const perCase = template.per_case.map((entry, i) => ({
+    ...entry,
+    score: {
+      passed: i < passed,
+      score: i < passed ? 1 : 0,
+      breakdown: {},
+      failure_modes: [],
+      cost_usd: 0,
+      wall_clock_ms: i + 1,
+    },
+  }));
+  const figures = caseGateStatistics(
+    perCase.map((c) => [c.score]),
+    { scoreKind: "binary", trials: 1, orderSeed: template.selection.selected_case_ids_digest },
+  );
   const share = figures.passedCount / CASES;
   return {
     ...template,
@@ -60,7 +93,11 @@ async function runOf(runId: string, passed: number, taskClass?: string): Promise
 }
 
 async function record(runId: string, passed: number, key: SigningKey | null, taskClass?: string): Promise<string> {
-  const { path } = await appendRunRecord(await runOf(runId, passed, taskClass), { runsDir, hostFingerprint: await getHostFingerprint(stateDir), signingKey: key });
+  const { path } = await appendRunRecord(await runOf(runId, passed, taskClass), {
+    runsDir,
+    hostFingerprint: await getHostFingerprint(stateDir),
+    signingKey: key,
+  });
   return path;
 }
 
@@ -75,12 +112,25 @@ async function verdict(path = tiersPath, anchorFile?: string) {
 }
 
 /** The operator rebuilds the chain from `files` on (deleting them), with their own key or none. */
-async function rechain(files: readonly string[], reports: readonly BenchRunReportInput[], key: SigningKey | null): Promise<void> {
+async function rechain(
+  files: readonly string[],
+  reports: readonly BenchRunReportInput[],
+  key: SigningKey | null,
+): Promise<void> {
   const records = await Promise.all(files.map(async (file) => JSON.parse(await readFile(file, "utf8"))));
   for (const file of files) await rm(file);
   for (const [index, report] of reports.entries()) {
     const head = await readChainHead(runsDir);
-    const { fileName, text } = await buildChainRecord({ ...report, prev_hash: head.head }, { prevHash: head.head, sequence: head.nextSequence, recordedAt: records[index]!.recorded_at, hostFingerprint: records[index]!.host_fingerprint, signingKey: key });
+    const { fileName, text } = await buildChainRecord(
+      { ...report, prev_hash: head.head },
+      {
+        prevHash: head.head,
+        sequence: head.nextSequence,
+        recordedAt: records[index]!.recorded_at,
+        hostFingerprint: records[index]!.host_fingerprint,
+        signingKey: key,
+      },
+    );
     await writeFile(join(runsDir, fileName), text, { mode: 0o600 });
   }
 }
@@ -98,10 +148,17 @@ describe("signed evidence", () => {
     await record("run-0", CASES, null);
     const plain = (await verdict(TIERS)).verdict;
     expect(plain.evidence_sufficient).toBe(true);
-    expect(plain.signatures).toEqual({ status: "unsigned", signers: [], runs_not_signed: [{ run_id: "run-0", key_id: null }], head_signed: false });
+    expect(plain.signatures).toEqual({
+      status: "unsigned",
+      signers: [],
+      runs_not_signed: [{ run_id: "run-0", key_id: null }],
+      head_signed: false,
+    });
     const strict = (await verdict()).verdict;
     expect(strict.evidence_sufficient).toBe(false);
-    expect(strict.reasons).toContain("bronze requires evidence signed by a signer declared in trust-tiers.yaml: runs not signed by a declared signer: run-0 (unsigned); the chain's head is not signed by a declared signer");
+    expect(strict.reasons).toContain(
+      "bronze requires evidence signed by a signer declared in trust-tiers.yaml: runs not signed by a declared signer: run-0 (unsigned); the chain's head is not signed by a declared signer",
+    );
   });
 
   it("ATTACK: a failing signed run rewritten to pass and re-signed with the operator's own key: the chain verifies, the verdict refuses", async () => {
@@ -112,7 +169,11 @@ describe("signed evidence", () => {
     expect((await verdict(TIERS)).verdict.evidence_sufficient).toBe(true);
     const { verdict: v } = await verdict();
     expect(v.evidence_sufficient).toBe(false);
-    expect(v.signatures).toMatchObject({ status: "untrusted", runs_not_signed: [{ run_id: "run-0", key_id: operator.keyId }], head_signed: false });
+    expect(v.signatures).toMatchObject({
+      status: "untrusted",
+      runs_not_signed: [{ run_id: "run-0", key_id: operator.keyId }],
+      head_signed: false,
+    });
     expect(v.reasons.join("\n")).toContain(`run-0 (undeclared key ${operator.keyId})`);
   });
 
@@ -124,7 +185,12 @@ describe("signed evidence", () => {
     expect(await verifyChain({ runsDir })).toMatchObject({ ok: true, records: 2 });
     const { verdict: v } = await verdict();
     expect(v.evidence_sufficient).toBe(false);
-    expect(v.signatures).toMatchObject({ status: "unsigned", signers: ["ci"], runs_not_signed: [{ run_id: "run-1", key_id: null }], head_signed: false });
+    expect(v.signatures).toMatchObject({
+      status: "unsigned",
+      signers: ["ci"],
+      runs_not_signed: [{ run_id: "run-1", key_id: null }],
+      head_signed: false,
+    });
   });
 
   it("ATTACK: a failing run dropped from mid-chain and the later records re-chained (no key, or the operator's): refused", async () => {
@@ -162,10 +228,16 @@ describe("signed evidence", () => {
     expect(unsignedAnchor.signatures).toMatchObject({ status: "unsigned", head_signed: true, anchor_signed: false });
     expect(unsignedAnchor.reasons.join("\n")).toContain("the anchor is not signed by a declared signer");
     await writeAnchor(forged, (await chainAnchor(runsDir, operator))!);
-    expect((await verdict(tiersPath, forged)).verdict.signatures).toMatchObject({ status: "untrusted", anchor_signed: false });
+    expect((await verdict(tiersPath, forged)).verdict.signatures).toMatchObject({
+      status: "untrusted",
+      anchor_signed: false,
+    });
     // Moving CI's signed anchor back (its head and count edited, the signature kept) is refused on reading.
     const moved = JSON.parse(await readFile(ciAnchor, "utf8"));
     await writeFile(ciAnchor, JSON.stringify({ ...moved, records: 1, head: (await readChainHead(runsDir)).head }));
-    await expect(readAnchor(ciAnchor)).rejects.toMatchObject({ code: "EVAL_CHAIN_TAMPERED", message: expect.stringContaining("the signature does not verify") });
+    await expect(readAnchor(ciAnchor)).rejects.toMatchObject({
+      code: "EVAL_CHAIN_TAMPERED",
+      message: expect.stringContaining("the signature does not verify"),
+    });
   });
 });

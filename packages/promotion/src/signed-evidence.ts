@@ -19,7 +19,13 @@ function declaredSigners(config: TierConfig): Map<string, string> {
  * The signature status of the evidence for `sutDigest` on `taskClass`: every record of that SUT (pooled or
  * not) and the chain's head. `signed` only when each is signed by a declared signer.
  */
-export async function signedEvidence(runsDir: string, config: TierConfig, taskClass: string, sutDigest: string, anchor?: ChainAnchor): Promise<Signatures> {
+export async function signedEvidence(
+  runsDir: string,
+  config: TierConfig,
+  taskClass: string,
+  sutDigest: string,
+  anchor?: ChainAnchor,
+): Promise<Signatures> {
   const declared = declaredSigners(config);
   const signers = new Set<string>();
   const notSigned: Signatures["runs_not_signed"][number][] = [];
@@ -40,6 +46,16 @@ export async function signedEvidence(runsDir: string, config: TierConfig, taskCl
   const anchorKey = anchor === undefined ? undefined : (anchor.signature?.key_id ?? null);
   const anchorSigned = anchorKey === undefined ? undefined : anchorKey !== null && declared.has(anchorKey);
   const allSigned = notSigned.length === 0 && headSigned && anchorSigned !== false;
-  const status = allSigned ? "signed" : anyUnsigned || headKey === null || anchorKey === null ? "unsigned" : "untrusted";
-  return { status, signers: [...signers].sort(), runs_not_signed: notSigned, head_signed: headSigned, ...(anchorSigned === undefined ? {} : { anchor_signed: anchorSigned }) };
+  const status = allSigned
+    ? "signed"
+    : anyUnsigned || headKey === null || anchorKey === null
+      ? "unsigned"
+      : "untrusted";
+  return {
+    status,
+    signers: [...signers].sort(),
+    runs_not_signed: notSigned,
+    head_signed: headSigned,
+    ...(anchorSigned === undefined ? {} : { anchor_signed: anchorSigned }),
+  };
 }

@@ -35,8 +35,13 @@ describe("loadTierConfig", () => {
     const config = await loadTierConfig(REPO_TIERS);
     for (const tier of config.tiers.filter((t) => t.threshold > 0)) {
       const n = tier.min_cases;
-      expect(clopperPearsonLowerBound(n, n), `${tier.name}: ${n} of ${n} (Clopper-Pearson)`).toBeGreaterThanOrEqual(tier.threshold);
-      expect(bettingLowerBound(Array<number>(n).fill(1)), `${tier.name}: ${n} scores of 1 (betting)`).toBeGreaterThanOrEqual(tier.threshold);
+      expect(clopperPearsonLowerBound(n, n), `${tier.name}: ${n} of ${n} (Clopper-Pearson)`).toBeGreaterThanOrEqual(
+        tier.threshold,
+      );
+      expect(
+        bettingLowerBound(Array<number>(n).fill(1)),
+        `${tier.name}: ${n} scores of 1 (betting)`,
+      ).toBeGreaterThanOrEqual(tier.threshold);
     }
   });
 
@@ -54,9 +59,17 @@ describe("loadTierConfig", () => {
   });
 
   it.each([
-    ["an unknown current tier", VALID.replace("vuln-remediation: bronze", "vuln-remediation: platinum"), /current\.vuln-remediation: unknown tier "platinum"/],
+    [
+      "an unknown current tier",
+      VALID.replace("vuln-remediation: bronze", "vuln-remediation: platinum"),
+      /current\.vuln-remediation: unknown tier "platinum"/,
+    ],
     ["a duplicate tier", VALID.replace("name: silver", "name: bronze"), /tiers\.2\.name: duplicate tier "bronze"/],
-    ["a dropping threshold", VALID.replace("threshold: 0.8", "threshold: 0.5"), /tiers\.2\.threshold: tiers are ordered lowest first/],
+    [
+      "a dropping threshold",
+      VALID.replace("threshold: 0.8", "threshold: 0.5"),
+      /tiers\.2\.threshold: tiers are ordered lowest first/,
+    ],
     ["an unknown field", `${VALID}auto_promote: true\n`, /\(root\).*auto_promote|auto_promote/],
     ["a threshold above 1", VALID.replace("threshold: 0.8", "threshold: 1.8"), /tiers\.2\.threshold/],
     ["a missing calibrated flag", VALID.replace("calibrated: false\n", ""), /calibrated/],
@@ -69,13 +82,17 @@ describe("loadTierConfig", () => {
   });
 
   it("names a missing file", async () => {
-    await expect(loadTierConfig(join(dir, "nope.yaml"))).rejects.toThrow(/cannot read the trust-tiers file .*nope\.yaml: ENOENT/);
+    await expect(loadTierConfig(join(dir, "nope.yaml"))).rejects.toThrow(
+      /cannot read the trust-tiers file .*nope\.yaml: ENOENT/,
+    );
   });
 
   it("gives null for a missing file when optional (the fence's default floor), and still rejects a bad one", async () => {
     expect(await loadTierConfig(join(dir, "nope.yaml"), { optional: true })).toBeNull();
     await writeFile(join(dir, "bad.yaml"), "a: [\n");
-    await expect(loadTierConfig(join(dir, "bad.yaml"), { optional: true })).rejects.toMatchObject({ code: "EVAL_TIER_CONFIG_INVALID" });
+    await expect(loadTierConfig(join(dir, "bad.yaml"), { optional: true })).rejects.toMatchObject({
+      code: "EVAL_TIER_CONFIG_INVALID",
+    });
     expect((await loadTierConfig(REPO_TIERS, { optional: true }))?.tiers.length).toBeGreaterThan(0);
   });
 });

@@ -18,22 +18,33 @@ export interface TierConfig extends TrustTiersFile {
  */
 export async function loadTierConfig(path: string): Promise<TierConfig>;
 export async function loadTierConfig(path: string, options: { readonly optional: true }): Promise<TierConfig | null>;
-export async function loadTierConfig(path: string, options: { readonly optional?: boolean } = {}): Promise<TierConfig | null> {
+export async function loadTierConfig(
+  path: string,
+  options: { readonly optional?: boolean } = {},
+): Promise<TierConfig | null> {
   let text: string;
   try {
     text = await readFile(path, "utf8");
   } catch (error) {
     if (options.optional === true && (error as NodeJS.ErrnoException).code === "ENOENT") return null;
-    throw new EvalError("EVAL_TIER_CONFIG_INVALID", `cannot read the trust-tiers file ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, {
-      hint: "pass --trust-tiers <path> or set EVALGATE_TRUST_TIERS (default docs/trust-tiers.yaml)",
-      cause: error,
-    });
+    throw new EvalError(
+      "EVAL_TIER_CONFIG_INVALID",
+      `cannot read the trust-tiers file ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      {
+        hint: "pass --trust-tiers <path> or set EVALGATE_TRUST_TIERS (default docs/trust-tiers.yaml)",
+        cause: error,
+      },
+    );
   }
   let data: unknown;
   try {
     data = parseYaml(text);
   } catch (error) {
-    throw new EvalError("EVAL_TIER_CONFIG_INVALID", `${path} is not valid YAML: ${(error as Error).message.split("\n")[0]}`, { cause: error });
+    throw new EvalError(
+      "EVAL_TIER_CONFIG_INVALID",
+      `${path} is not valid YAML: ${(error as Error).message.split("\n")[0]}`,
+      { cause: error },
+    );
   }
   const parsed = safeParseWire(TrustTiersFileSchema, data);
   if (!parsed.success) {

@@ -45,22 +45,42 @@ export async function tierVerdicts(input: TierVerdictsInput): Promise<TierVerdic
   const { report, onWarning } = input;
   const config = await loadTierConfig(input.tiersPath, { optional: true });
   if (config === null) {
-    onWarning({ code: "report.no_tiers", message: `no trust-tier file at ${input.tiersPath}: the report shows no verdicts`, details: { path: input.tiersPath } });
+    onWarning({
+      code: "report.no_tiers",
+      message: `no trust-tier file at ${input.tiersPath}: the report shows no verdicts`,
+      details: { path: input.tiersPath },
+    });
     return { verdicts: [], tiers: [] };
   }
   const tiers = config.tiers.map((tier) => ({ name: tier.name, threshold: tier.threshold }));
   if ("unavailable" in input.taskClass) {
-    onWarning({ code: "report.no_task_class", message: `cannot load task class ${report.task_class} (${input.taskClass.unavailable}): the report shows no verdicts`, details: {} });
+    onWarning({
+      code: "report.no_task_class",
+      message: `cannot load task class ${report.task_class} (${input.taskClass.unavailable}): the report shows no verdicts`,
+      details: {},
+    });
     return { verdicts: [], tiers };
   }
   const current = config.current[report.task_class];
   if (current === undefined) {
-    onWarning({ code: "report.no_current_tier", message: `${config.source} names no current tier for ${report.task_class}: the report shows no verdicts`, details: {} });
+    onWarning({
+      code: "report.no_current_tier",
+      message: `${config.source} names no current tier for ${report.task_class}: the report shows no verdicts`,
+      details: {},
+    });
     return { verdicts: [], tiers };
   }
   const above = tiers.slice(tiers.findIndex((tier) => tier.name === current) + 1);
   const { taskClass, chainVerified } = input;
   const examined = await examineEvidence({ runsDir: input.runsDir, report, config, taskClass });
-  const verdicts = above.map((tier) => verdictOn(examined, { config, taskClass, chainVerified, targetTier: tier.name, ...(input.now === undefined ? {} : { now: input.now }) }));
+  const verdicts = above.map((tier) =>
+    verdictOn(examined, {
+      config,
+      taskClass,
+      chainVerified,
+      targetTier: tier.name,
+      ...(input.now === undefined ? {} : { now: input.now }),
+    }),
+  );
   return { verdicts, tiers };
 }

@@ -8,5 +8,11 @@ import { writeRecommendation } from "@eval/state-layout";
  */
 export async function writeVerdict(verdict: PromotionVerdict, recommendationsDir: string): Promise<string> {
   const valid = parseWire(PromotionVerdictSchema, verdict);
-  return writeRecommendation(recommendationsDir, { at: valid.evaluated_at, taskClass: valid.task_class, label: valid.target_tier, what: "verdict", document: valid });
+  return writeRecommendation(recommendationsDir, {
+    at: valid.evaluated_at,
+    taskClass: valid.task_class,
+    label: valid.target_tier,
+    what: "verdict",
+    document: valid,
+  });
 }

@@ -17,13 +17,20 @@ function controls(value: unknown, dirs: string[] = ["reference", "near"]): void 
   mkdirSync(join(dir, "c", "controls"), { recursive: true });
   writeFileSync(join(dir, "c", "controls", "controls.json"), typeof value === "string" ? value : JSON.stringify(value));
 }
-const valid = { schema: "evalgate.bench-controls.v1", reference: "reference", near_misses: { near: { expect: "boom" }, far: { not_applicable: "why" } } };
+const valid = {
+  schema: "evalgate.bench-controls.v1",
+  reference: "reference",
+  near_misses: { near: { expect: "boom" }, far: { not_applicable: "why" } },
+};
 
 describe("readNearMissKinds", () => {
   it("is empty without near-misses.yaml and lists the declared kinds in order", () => {
     expect(readNearMissKinds(dir)).toEqual([]);
     writeFileSync(join(dir, "near-misses.yaml"), "b-kind:\n  description: B\na-kind:\n  description: A\n");
-    expect(readNearMissKinds(dir)).toEqual([{ name: "b-kind", description: "B" }, { name: "a-kind", description: "A" }]);
+    expect(readNearMissKinds(dir)).toEqual([
+      { name: "b-kind", description: "B" },
+      { name: "a-kind", description: "A" },
+    ]);
   });
 
   it.each([
@@ -43,7 +50,10 @@ describe("readCaseControls", () => {
     controls(valid);
     expect(readCaseControls(benchCase())).toEqual({
       reference: join(dir, "c", "controls", "reference"),
-      nearMisses: [{ kind: "near", directory: join(dir, "c", "controls", "near"), expect: "boom" }, { kind: "far", notApplicable: "why" }],
+      nearMisses: [
+        { kind: "near", directory: join(dir, "c", "controls", "near"), expect: "boom" },
+        { kind: "far", notApplicable: "why" },
+      ],
     });
   });
 

@@ -25,7 +25,8 @@ export interface CaseControls {
   readonly nearMisses: readonly NearMissControl[];
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
 const KIND = /^[a-z0-9][a-z0-9-]*$/;
 
 /** The near-miss kinds `<bench>/near-misses.yaml` declares (none when the file is absent). */
@@ -40,15 +41,18 @@ export function readNearMissKinds(benchPath: string): NearMissKind[] {
   }
   if (!isRecord(raw)) throw new TaskClassInvalid(path, "must map each near-miss kind to { description }");
   return Object.entries(raw).map(([name, value]) => {
-    if (!KIND.test(name)) throw new TaskClassInvalid(path, `near-miss kind "${name}" must be lowercase letters, digits and dashes`);
-    if (!isRecord(value) || typeof value.description !== "string") throw new TaskClassInvalid(path, `near-miss kind "${name}" needs a description`);
+    if (!KIND.test(name))
+      throw new TaskClassInvalid(path, `near-miss kind "${name}" must be lowercase letters, digits and dashes`);
+    if (!isRecord(value) || typeof value.description !== "string")
+      throw new TaskClassInvalid(path, `near-miss kind "${name}" needs a description`);
     return { name, description: value.description };
   });
 }
 
 const overlay = (casePath: string, name: string, file: string): string => {
   const directory = join(casePath, "controls", name);
-  if (!KIND.test(name) || !existsSync(directory) || !statSync(directory).isDirectory()) throw new CaseLoadFailed(file, name, `controls/${name}/ is not a directory of files to lay over input/`);
+  if (!KIND.test(name) || !existsSync(directory) || !statSync(directory).isDirectory())
+    throw new CaseLoadFailed(file, name, `controls/${name}/ is not a directory of files to lay over input/`);
   return directory;
 };
 
@@ -62,14 +66,23 @@ export function readCaseControls(benchCase: BenchCase): CaseControls | null {
   } catch (error) {
     throw new CaseLoadFailed(file, null, `not valid JSON (${(error as Error).message})`);
   }
-  if (!isRecord(raw) || raw.schema !== CONTROLS_SCHEMA) throw new CaseLoadFailed(file, "schema", `must be "${CONTROLS_SCHEMA}"`);
+  if (!isRecord(raw) || raw.schema !== CONTROLS_SCHEMA)
+    throw new CaseLoadFailed(file, "schema", `must be "${CONTROLS_SCHEMA}"`);
   // null: the right change is none (a negative case). A directory cannot say so: git keeps no empty one.
-  if (typeof raw.reference !== "string" && raw.reference !== null) throw new CaseLoadFailed(file, "reference", "must name the reference fix's directory under controls/, or be null when the right change is none");
+  if (typeof raw.reference !== "string" && raw.reference !== null)
+    throw new CaseLoadFailed(
+      file,
+      "reference",
+      "must name the reference fix's directory under controls/, or be null when the right change is none",
+    );
   const declared = raw.near_misses ?? {};
-  if (!isRecord(declared)) throw new CaseLoadFailed(file, "near_misses", "must map each near-miss kind to { expect } or { not_applicable }");
+  if (!isRecord(declared))
+    throw new CaseLoadFailed(file, "near_misses", "must map each near-miss kind to { expect } or { not_applicable }");
   const nearMisses = Object.entries(declared).map(([kind, value]): NearMissControl => {
-    if (isRecord(value) && typeof value.expect === "string") return { kind, directory: overlay(benchCase.case_path, kind, file), expect: value.expect };
-    if (isRecord(value) && typeof value.not_applicable === "string") return { kind, notApplicable: value.not_applicable };
+    if (isRecord(value) && typeof value.expect === "string")
+      return { kind, directory: overlay(benchCase.case_path, kind, file), expect: value.expect };
+    if (isRecord(value) && typeof value.not_applicable === "string")
+      return { kind, notApplicable: value.not_applicable };
     throw new CaseLoadFailed(file, `near_misses.${kind}`, 'needs "expect": <failure mode> or "not_applicable": <why>');
   });
   return { reference: raw.reference === null ? null : overlay(benchCase.case_path, raw.reference, file), nearMisses };

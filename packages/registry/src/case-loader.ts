@@ -14,7 +14,14 @@ import { ignoreWarnings, isEvalError, type WarningSink } from "@eval/errors";
 import { parse as parseToml, TomlDate, TomlError } from "smol-toml";
 import { FAILSAFE_SCHEMA, load as loadYaml } from "js-yaml";
 import { digestDirectory } from "./digest.ts";
-import { CaseContentCollision, CaseDigestMismatch, CaseIdCollision, CaseLoadFailed, CaseUnsafePath, TaskClassIncomplete } from "./errors.ts";
+import {
+  CaseContentCollision,
+  CaseDigestMismatch,
+  CaseIdCollision,
+  CaseLoadFailed,
+  CaseUnsafePath,
+  TaskClassIncomplete,
+} from "./errors.ts";
 import { entryKind, readText } from "./files.ts";
 import { finding, type Finding } from "./findings.ts";
 import type { TaskClass } from "./task-class.ts";
@@ -51,22 +58,36 @@ export interface CaseInspection {
   readonly cases: readonly BenchCase[];
   readonly findings: readonly Finding[];
   /** Case directories found (sorted), with their case.toml when it parsed. */
-  readonly found: readonly { readonly directory: string; readonly casePath: string; readonly curationClass: string | null }[];
+  readonly found: readonly {
+    readonly directory: string;
+    readonly casePath: string;
+    readonly curationClass: string | null;
+  }[];
 }
 
 /** TOML offset date-times become RFC 3339 strings; local ones stay recognisable so the schema rejects them. */
 function tomlToJson(value: unknown): unknown {
-  if (value instanceof TomlDate) return value.isLocal() ? `${value.toISOString()} (local time: add an offset such as Z)` : value.toISOString();
+  if (value instanceof TomlDate)
+    return value.isLocal() ? `${value.toISOString()} (local time: add an offset such as Z)` : value.toISOString();
   if (Array.isArray(value)) return value.map(tomlToJson);
-  if (value !== null && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, tomlToJson(inner)]));
+  if (value !== null && typeof value === "object")
+    return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, tomlToJson(inner)]));
   return value;
 }
 
-async function readCaseToml(taskClass: CaseOwner, directory: string, casePath: string, findings: Finding[]): Promise<CaseToml | null> {
+async function readCaseToml(
+  taskClass: CaseOwner,
+  directory: string,
+  casePath: string,
+  findings: Finding[],
+): Promise<CaseToml | null> {
   const tomlPath = join(casePath, "case.toml");
   const kind = await entryKind(tomlPath);
   if (kind !== "file") {
-    const error = kind === "missing" ? new CaseLoadFailed(tomlPath, null, "missing; every case directory needs a case.toml") : new CaseUnsafePath(tomlPath, "must be a regular file");
+    const error =
+      kind === "missing"
+        ? new CaseLoadFailed(tomlPath, null, "missing; every case directory needs a case.toml")
+        : new CaseUnsafePath(tomlPath, "must be a regular file");
     findings.push(finding("case-files", tomlPath, error));
     return null;
   }
@@ -74,27 +95,62 @@ async function readCaseToml(taskClass: CaseOwner, directory: string, casePath: s
   try {
     raw = tomlToJson(parseToml(await readText(tomlPath)));
   } catch (error) {
-    const reason = error instanceof TomlError ? `invalid TOML at line ${error.line}, column ${error.column}: ${error.message.split("\n")[0]}` : String(error);
+    const reason =
+      error instanceof TomlError
+        ? `invalid TOML at line ${error.line}, column ${error.column}: ${error.message.split("\n")[0]}`
+        : String(error);
     findings.push(finding("case-files", tomlPath, new CaseLoadFailed(tomlPath, null, reason)));
     return null;
   }
   const parsed = safeParseWire(CaseTomlSchema, raw);
   if (!parsed.success) {
     const first = parsed.issues[0]!;
-    findings.push(finding("case-files", tomlPath, new CaseLoadFailed(tomlPath, first.path, formatIssues(parsed.issues))));
+    findings.push(
+      finding("case-files", tomlPath, new CaseLoadFailed(tomlPath, first.path, formatIssues(parsed.issues))),
+    );
     return null;
   }
   const toml = parsed.data;
   if (toml.case_id !== directory) {
-    findings.push(finding("case-ids", tomlPath, new CaseLoadFailed(tomlPath, "case_id", `"${toml.case_id}" must equal its directory name "${directory}"`)));
+    findings.push(
+      finding(
+        "case-ids",
+        tomlPath,
+        new CaseLoadFailed(tomlPath, "case_id", `"${toml.case_id}" must equal its directory name "${directory}"`),
+      ),
+    );
   }
   if (toml.task_class !== taskClass.name) {
-    findings.push(finding("case-files", tomlPath, new CaseLoadFailed(tomlPath, "task_class", `"${toml.task_class}" must be "${taskClass.name}"`)));
+    findings.push(
+      finding(
+        "case-files",
+        tomlPath,
+        new CaseLoadFailed(tomlPath, "task_class", `"${toml.task_class}" must be "${taskClass.name}"`),
+      ),
+    );
   }
   for (const sub of ["input", "expected"]) {
     const subKind = await entryKind(join(casePath, sub));
-    if (subKind === "symlink") findings.push(finding("case-files", join(casePath, sub), new CaseUnsafePath(join(casePath, sub), "is a symlink; cases may hold only regular files and directories")));
-    else if (subKind !== "directory") findings.push(finding("case-files", join(casePath, sub), new CaseLoadFailed(join(casePath, sub), null, `${sub}/ not found; every case needs input/ and expected/ directories`)));
+    if (subKind === "symlink")
+      findings.push(
+        finding(
+          "case-files",
+          join(casePath, sub),
+          new CaseUnsafePath(join(casePath, sub), "is a symlink; cases may hold only regular files and directories"),
+        ),
+      );
+    else if (subKind !== "directory")
+      findings.push(
+        finding(
+          "case-files",
+          join(casePath, sub),
+          new CaseLoadFailed(
+            join(casePath, sub),
+            null,
+            `${sub}/ not found; every case needs input/ and expected/ directories`,
+          ),
+        ),
+      );
   }
   return toml;
 }
@@ -114,12 +170,28 @@ export async function readDigestsFile(taskClass: CaseOwner, findings: Finding[])
     // in it is a string, so the failsafe schema: a case id such as 1_000 or 2026-01-01 stays as written.
     raw = loadYaml(await readText(path), { schema: FAILSAFE_SCHEMA });
   } catch (error) {
-    findings.push(finding("digests", path, new CaseLoadFailed(path, null, `invalid YAML: ${(error as Error).message.split("\n")[0]}`)));
+    findings.push(
+      finding(
+        "digests",
+        path,
+        new CaseLoadFailed(path, null, `invalid YAML: ${(error as Error).message.split("\n")[0]}`),
+      ),
+    );
     return null;
   }
   const parsed = safeParseWire(DigestsFileSchema, raw);
   if (!parsed.success) {
-    findings.push(finding("digests", path, new CaseLoadFailed(path, parsed.issues[0]!.path, `${formatIssues(parsed.issues)}; regenerate it with \`evalgate bench sign\``)));
+    findings.push(
+      finding(
+        "digests",
+        path,
+        new CaseLoadFailed(
+          path,
+          parsed.issues[0]!.path,
+          `${formatIssues(parsed.issues)}; regenerate it with \`evalgate bench sign\``,
+        ),
+      ),
+    );
     return null;
   }
   return parsed.data;
@@ -136,16 +208,32 @@ async function listCaseDirectories(taskClass: CaseOwner, findings: Finding[]): P
   for (const entry of await readdir(casesPath, { withFileTypes: true })) {
     const where = join(casesPath, entry.name);
     if (entry.isDirectory()) directories.push(entry.name);
-    else if (entry.isSymbolicLink()) findings.push(finding("case-files", where, new CaseUnsafePath(where, "is a symlink; case directories must be real directories")));
+    else if (entry.isSymbolicLink())
+      findings.push(
+        finding(
+          "case-files",
+          where,
+          new CaseUnsafePath(where, "is a symlink; case directories must be real directories"),
+        ),
+      );
     else if (entry.name !== "digests.yaml" && entry.name !== "README.md" && !entry.name.startsWith(".")) {
-      findings.push(finding("case-files", where, new CaseLoadFailed(where, null, "cases/ may hold only case directories, digests.yaml and README.md")));
+      findings.push(
+        finding(
+          "case-files",
+          where,
+          new CaseLoadFailed(where, null, "cases/ may hold only case directories, digests.yaml and README.md"),
+        ),
+      );
     }
   }
   return directories.sort();
 }
 
 /** Describes how two file maps differ: the diverging paths, each marked changed, added or removed. */
-export function diffFiles(recorded: Readonly<Record<string, string>>, computed: Readonly<Record<string, string>>): string[] {
+export function diffFiles(
+  recorded: Readonly<Record<string, string>>,
+  computed: Readonly<Record<string, string>>,
+): string[] {
   const paths = [...new Set([...Object.keys(recorded), ...Object.keys(computed)])].sort();
   const diverging: string[] = [];
   for (const path of paths) {
@@ -184,7 +272,8 @@ export async function inspectCases(taskClass: CaseOwner, options: LoadCasesOptio
   }
 
   const cases: BenchCase[] = [];
-  const hasCaseProblem = (casePath: string): boolean => findings.some((existing) => existing.path.startsWith(`${casePath}/`) || existing.path === casePath);
+  const hasCaseProblem = (casePath: string): boolean =>
+    findings.some((existing) => existing.path.startsWith(`${casePath}/`) || existing.path === casePath);
   for (const { directory, casePath, toml } of found) {
     if (toml === null || hasCaseProblem(casePath)) continue;
     const recorded = digests?.cases[directory];
@@ -197,7 +286,13 @@ export async function inspectCases(taskClass: CaseOwner, options: LoadCasesOptio
       case_digest: recorded?.digest ?? `blake3:${"0".repeat(64)}`,
     });
     if (!candidate.success) {
-      findings.push(finding("case-files", join(casePath, "case.toml"), new CaseLoadFailed(join(casePath, "case.toml"), candidate.issues[0]!.path, formatIssues(candidate.issues))));
+      findings.push(
+        finding(
+          "case-files",
+          join(casePath, "case.toml"),
+          new CaseLoadFailed(join(casePath, "case.toml"), candidate.issues[0]!.path, formatIssues(candidate.issues)),
+        ),
+      );
       continue;
     }
     if (options.filter !== undefined && !options.filter(candidate.data)) continue;
@@ -211,12 +306,22 @@ export async function inspectCases(taskClass: CaseOwner, options: LoadCasesOptio
         continue;
       }
       if (recorded === undefined) {
-        if (digests !== null) findings.push(finding("digests", casePath, new CaseDigestMismatch(directory, casePath, "has no entry in cases/digests.yaml", [])));
+        if (digests !== null)
+          findings.push(
+            finding(
+              "digests",
+              casePath,
+              new CaseDigestMismatch(directory, casePath, "has no entry in cases/digests.yaml", []),
+            ),
+          );
         continue;
       }
       if (computed.digest !== recorded.digest) {
         const diverging = diffFiles(recorded.files, computed.files);
-        const reason = diverging.length > 0 ? `files differ from cases/digests.yaml: ${diverging.join(", ")}` : "case digest differs from cases/digests.yaml";
+        const reason =
+          diverging.length > 0
+            ? `files differ from cases/digests.yaml: ${diverging.join(", ")}`
+            : "case digest differs from cases/digests.yaml";
         findings.push(finding("digests", casePath, new CaseDigestMismatch(directory, casePath, reason, diverging)));
         continue;
       }
@@ -237,14 +342,29 @@ export async function inspectCases(taskClass: CaseOwner, options: LoadCasesOptio
     for (const caseId of Object.keys(digests.cases)) {
       if (!directories.includes(caseId)) {
         const casePath = join(taskClass.benchPath, "cases", caseId);
-        findings.push(finding("digests", casePath, new CaseDigestMismatch(caseId, casePath, "is listed in cases/digests.yaml but its directory is missing", [])));
+        findings.push(
+          finding(
+            "digests",
+            casePath,
+            new CaseDigestMismatch(
+              caseId,
+              casePath,
+              "is listed in cases/digests.yaml but its directory is missing",
+              [],
+            ),
+          ),
+        );
       }
     }
   }
   return {
     cases: cases.sort((a, b) => (a.case_id < b.case_id ? -1 : a.case_id > b.case_id ? 1 : 0)),
     findings,
-    found: found.map(({ directory, casePath, toml }) => ({ directory, casePath, curationClass: toml?.curation_class ?? null })),
+    found: found.map(({ directory, casePath, toml }) => ({
+      directory,
+      casePath,
+      curationClass: toml?.curation_class ?? null,
+    })),
   };
 }
 
@@ -261,11 +381,26 @@ function contentCollisions(cases: readonly BenchCase[]): Finding[] {
   }
   return [...byContent.values()]
     .filter((group) => group.length > 1)
-    .map((group) => finding("case-ids", group[0]!.case_path, new CaseContentCollision(group.map((c) => c.case_id), group[0]!.case_digest)));
+    .map((group) =>
+      finding(
+        "case-ids",
+        group[0]!.case_path,
+        new CaseContentCollision(
+          group.map((c) => c.case_id),
+          group[0]!.case_digest,
+        ),
+      ),
+    );
 }
 
 /** Exit-code order for a loader that can report one problem: malformed first, then tampering. */
-const SEVERITY_ORDER = ["EVAL_TASK_CLASS_INCOMPLETE", "EVAL_CASE_UNSAFE_PATH", "EVAL_CASE_LOAD_FAILED", "EVAL_CASE_ID_COLLISION", "EVAL_CASE_DIGEST_MISMATCH"];
+const SEVERITY_ORDER = [
+  "EVAL_TASK_CLASS_INCOMPLETE",
+  "EVAL_CASE_UNSAFE_PATH",
+  "EVAL_CASE_LOAD_FAILED",
+  "EVAL_CASE_ID_COLLISION",
+  "EVAL_CASE_DIGEST_MISMATCH",
+];
 
 /** The cases a filter selected, and how many cases the task class holds in all. */
 export interface CaseSelection {
@@ -284,7 +419,9 @@ export interface CaseSelection {
 export async function selectCases(taskClass: TaskClass, options: LoadCasesOptions = {}): Promise<CaseSelection> {
   const inspection = await inspectCases(taskClass, options);
   if (inspection.findings.length > 0) {
-    const ranked = [...inspection.findings].sort((a, b) => SEVERITY_ORDER.indexOf(a.error.code) - SEVERITY_ORDER.indexOf(b.error.code));
+    const ranked = [...inspection.findings].sort(
+      (a, b) => SEVERITY_ORDER.indexOf(a.error.code) - SEVERITY_ORDER.indexOf(b.error.code),
+    );
     throw ranked[0]!.error;
   }
   return { selected: Object.freeze(inspection.cases), taskClassCaseCount: inspection.found.length };

@@ -20,18 +20,30 @@ describe("digests recorded before the hashing change", () => {
         seen.add(`${task_class}/${c.case_id}`);
         // Over the files the cases held when the goldens were recorded: later curation (the controls of
         // `bench check`, smoke checks) adds files, which must not change how the recorded ones hash.
-        const recorded = (path: string) => path !== "case.toml" && !path.startsWith("controls/") && path !== "expected/smoke.cjs";
-        expect((await digestDirectory(join(BENCH_ROOT, task_class, "cases", c.case_id), { exclude: (path) => !recorded(path) })).digest, c.case_id).toBe(c.case_digest);
+        const recorded = (path: string) =>
+          path !== "case.toml" && !path.startsWith("controls/") && path !== "expected/smoke.cjs";
+        expect(
+          (
+            await digestDirectory(join(BENCH_ROOT, task_class, "cases", c.case_id), {
+              exclude: (path) => !recorded(path),
+            })
+          ).digest,
+          c.case_id,
+        ).toBe(c.case_digest);
       }
     }
     expect(seen.size).toBe(22);
   });
 
   it("keeps the tree digest and the rubric digest of a fixed bench", async () => {
-    expect((await digestDirectory(DEMO_BENCH)).digest).toBe("blake3:bb0ca52cb399a8c4d5b648b3e1b4b915f0a053651a97c630c12592e28ed66cf8");
+    expect((await digestDirectory(DEMO_BENCH)).digest).toBe(
+      "blake3:bb0ca52cb399a8c4d5b648b3e1b4b915f0a053651a97c630c12592e28ed66cf8",
+    );
     // Copied out of this repository: inside it, packages/registry's locked dependencies would count too.
     const copy = join(mkdtempSync(join(tmpdir(), "evalgate-golden-")), "demo-bench");
     cpSync(DEMO_BENCH, copy, { recursive: true });
-    expect(await computeRubricDigest(copy)).toBe("blake3:687ca36f6197e40170afb23e48197f053a8f21aa739f033eb92ec36fbc8d8557");
+    expect(await computeRubricDigest(copy)).toBe(
+      "blake3:687ca36f6197e40170afb23e48197f053a8f21aa739f033eb92ec36fbc8d8557",
+    );
   });
 });

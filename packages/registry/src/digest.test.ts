@@ -15,7 +15,14 @@ function u64(value: number): Buffer {
 /** The documented per-file entry, built independently of digest.ts. */
 function fileEntry(path: string, executable: boolean, content: Buffer): Buffer {
   const pathBytes = Buffer.from(path, "utf8");
-  return Buffer.concat([Buffer.from("evalgate.case-file.v1\0"), u64(pathBytes.length), pathBytes, Buffer.of(executable ? 1 : 0), u64(content.length), content]);
+  return Buffer.concat([
+    Buffer.from("evalgate.case-file.v1\0"),
+    u64(pathBytes.length),
+    pathBytes,
+    Buffer.of(executable ? 1 : 0),
+    u64(content.length),
+    content,
+  ]);
 }
 
 const b3sumAvailable = spawnSync("b3sum", ["--version"]).status === 0;
@@ -52,7 +59,9 @@ describe("digestDirectory (evalgate.case-tree.v1)", () => {
     expect(Object.keys(result.files)).toEqual(order);
     const { readFileSync } = await import("node:fs");
     const resolved = order.map((path) => blake3(fileEntry(path, path.endsWith(".sh"), readFileSync(join(dir, path)))));
-    order.forEach((path, index) => expect(result.files[path]).toBe(`blake3:${Buffer.from(resolved[index]!).toString("hex")}`));
+    order.forEach((path, index) =>
+      expect(result.files[path]).toBe(`blake3:${Buffer.from(resolved[index]!).toString("hex")}`),
+    );
     expect(result.digest).toBe(blake3Digest(Buffer.from("evalgate.case-tree.v1\0"), u64(order.length), ...resolved));
   });
 
@@ -62,7 +71,11 @@ describe("digestDirectory (evalgate.case-tree.v1)", () => {
     const entryPath = join(dir, "..", `${dir.split("/").pop()}-entry`);
     writeFileSync(entryPath, fileEntry("input/a.txt", false, Buffer.from("alpha\n")));
     expect(result.files["input/a.txt"]).toBe(`blake3:${b3sum(entryPath)}`);
-    const tree = Buffer.concat([Buffer.from("evalgate.case-tree.v1\0"), u64(4), ...Object.values(result.files).map((digest) => Buffer.from(digest.slice(7), "hex"))]);
+    const tree = Buffer.concat([
+      Buffer.from("evalgate.case-tree.v1\0"),
+      u64(4),
+      ...Object.values(result.files).map((digest) => Buffer.from(digest.slice(7), "hex")),
+    ]);
     writeFileSync(entryPath, tree);
     expect(result.digest).toBe(`blake3:${b3sum(entryPath)}`);
     rmSync(entryPath);
@@ -98,7 +111,10 @@ describe("digestDirectory (evalgate.case-tree.v1)", () => {
   it("rejects a symlink to /etc/passwd, naming it", async () => {
     writeTree();
     symlinkSync("/etc/passwd", join(dir, "input", "passwd"));
-    await expect(digestDirectory(dir)).rejects.toMatchObject({ code: "EVAL_CASE_UNSAFE_PATH", message: expect.stringContaining(join(dir, "input", "passwd")) });
+    await expect(digestDirectory(dir)).rejects.toMatchObject({
+      code: "EVAL_CASE_UNSAFE_PATH",
+      message: expect.stringContaining(join(dir, "input", "passwd")),
+    });
   });
 
   it("rejects a symlinked directory and a symlinked root", async () => {
@@ -107,13 +123,19 @@ describe("digestDirectory (evalgate.case-tree.v1)", () => {
     await expect(digestDirectory(dir)).rejects.toMatchObject({ code: "EVAL_CASE_UNSAFE_PATH" });
     const link = `${dir}-link`;
     symlinkSync(dir, link);
-    await expect(digestDirectory(link)).rejects.toMatchObject({ code: "EVAL_CASE_UNSAFE_PATH", message: expect.stringContaining("symlink") });
+    await expect(digestDirectory(link)).rejects.toMatchObject({
+      code: "EVAL_CASE_UNSAFE_PATH",
+      message: expect.stringContaining("symlink"),
+    });
     rmSync(link);
   });
 
   it("rejects a FIFO without blocking on it", async () => {
     if (spawnSync("mkfifo", [join(dir, "pipe")]).status !== 0) return;
-    await expect(digestDirectory(dir)).rejects.toMatchObject({ code: "EVAL_CASE_UNSAFE_PATH", message: expect.stringContaining("not a regular file") });
+    await expect(digestDirectory(dir)).rejects.toMatchObject({
+      code: "EVAL_CASE_UNSAFE_PATH",
+      message: expect.stringContaining("not a regular file"),
+    });
   });
 
   it("refuses a non-directory root", async () => {

@@ -43,7 +43,8 @@ function byteOrder(a: string, b: string): number {
  */
 function listFiles(root: string, exclude: ((relativePath: string) => boolean) | undefined): string[] {
   const rootStat = lstatSync(root);
-  if (rootStat.isSymbolicLink()) throw new CaseUnsafePath(root, "is a symlink; a case directory must be a real directory");
+  if (rootStat.isSymbolicLink())
+    throw new CaseUnsafePath(root, "is a symlink; a case directory must be a real directory");
   if (!rootStat.isDirectory()) throw new CaseUnsafePath(root, "is not a directory");
   const files: string[] = [];
   const walk = (relativeDir: string): void => {
@@ -52,7 +53,11 @@ function listFiles(root: string, exclude: ((relativePath: string) => boolean) | 
       if (exclude?.(relativePath)) continue;
       const where = join(root, relativePath);
       if (entry.name.includes("\uFFFD")) throw new CaseUnsafePath(where, "file name is not valid UTF-8; rename it");
-      if (entry.isSymbolicLink()) throw new CaseUnsafePath(where, "is a symlink; cases may hold only regular files and directories (copy the content in)");
+      if (entry.isSymbolicLink())
+        throw new CaseUnsafePath(
+          where,
+          "is a symlink; cases may hold only regular files and directories (copy the content in)",
+        );
       if (entry.isDirectory()) walk(relativePath);
       else if (entry.isFile()) files.push(relativePath);
       else throw new CaseUnsafePath(where, "is not a regular file (device, FIFO or socket); remove it");
@@ -73,7 +78,8 @@ function digestFile(hasher: Blake3Hasher, root: string, relativePath: string): U
     // O_NONBLOCK: a file swapped for a FIFO cannot hang the open.
     fd = openSync(where, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ELOOP") throw new CaseUnsafePath(where, "is a symlink; cases may hold only regular files");
+    if ((error as NodeJS.ErrnoException).code === "ELOOP")
+      throw new CaseUnsafePath(where, "is a symlink; cases may hold only regular files");
     throw error;
   }
   try {
@@ -81,7 +87,15 @@ function digestFile(hasher: Blake3Hasher, root: string, relativePath: string): U
     if (!stat.isFile()) throw new CaseUnsafePath(where, "is not a regular file");
     const path = Buffer.from(relativePath, "utf8");
     hasher.reset();
-    hasher.update(Buffer.concat([FILE_TAG, u64be(path.length), path, Buffer.of((stat.mode & 0o111) !== 0 ? 1 : 0), u64be(stat.size)]));
+    hasher.update(
+      Buffer.concat([
+        FILE_TAG,
+        u64be(path.length),
+        path,
+        Buffer.of((stat.mode & 0o111) !== 0 ? 1 : 0),
+        u64be(stat.size),
+      ]),
+    );
     const want = Math.min(Math.max(stat.size, 1), CHUNK);
     if (readBuffer.length < want) readBuffer = Buffer.allocUnsafe(want);
     let total = 0;

@@ -16,9 +16,13 @@ export class TaskClassNotFound extends EvalError {
 /** Two registrations claim one name: both origins are named. */
 export class TaskClassAlreadyRegistered extends EvalError {
   constructor(name: string, existingOrigin: string, incomingOrigin: string) {
-    super("EVAL_TASK_CLASS_ALREADY_REGISTERED", `task class "${name}" is registered twice: by ${existingOrigin} and by ${incomingOrigin}`, {
-      details: { name, origins: [existingOrigin, incomingOrigin] },
-    });
+    super(
+      "EVAL_TASK_CLASS_ALREADY_REGISTERED",
+      `task class "${name}" is registered twice: by ${existingOrigin} and by ${incomingOrigin}`,
+      {
+        details: { name, origins: [existingOrigin, incomingOrigin] },
+      },
+    );
   }
 }
 
@@ -32,7 +36,9 @@ export class BenchDirMissing extends EvalError {
 /** A required sibling file of a registration is missing. */
 export class TaskClassIncomplete extends EvalError {
   constructor(name: string, missingPath: string) {
-    super("EVAL_TASK_CLASS_INCOMPLETE", `task class "${name}" is missing ${missingPath}`, { details: { name, path: missingPath } });
+    super("EVAL_TASK_CLASS_INCOMPLETE", `task class "${name}" is missing ${missingPath}`, {
+      details: { name, path: missingPath },
+    });
   }
 }
 
@@ -43,7 +49,10 @@ export class TaskClassIncomplete extends EvalError {
  */
 export class TaskClassInvalid extends EvalError {
   constructor(path: string, reason: string) {
-    super("EVAL_TASK_CLASS_INVALID", `${path}: ${reason}`, { details: { path }, hint: taskClassInvalidHint(path, reason) });
+    super("EVAL_TASK_CLASS_INVALID", `${path}: ${reason}`, {
+      details: { path },
+      hint: taskClassInvalidHint(path, reason),
+    });
   }
 }
 
@@ -59,7 +68,9 @@ function taskClassInvalidHint(path: string, reason: string): string {
 /** A case file is missing or malformed: names the file, the field and the reason. */
 export class CaseLoadFailed extends EvalError {
   constructor(path: string, field: string | null, reason: string) {
-    super("EVAL_CASE_LOAD_FAILED", `${path}${field === null ? "" : `: ${field}`}: ${reason}`, { details: { path, field } });
+    super("EVAL_CASE_LOAD_FAILED", `${path}${field === null ? "" : `: ${field}`}: ${reason}`, {
+      details: { path, field },
+    });
   }
 }
 
@@ -73,24 +84,32 @@ export class CaseUnsafePath extends EvalError {
 /** Two case.toml files claim one case_id. */
 export class CaseIdCollision extends EvalError {
   constructor(caseId: string, paths: readonly string[]) {
-    super("EVAL_CASE_ID_COLLISION", `case_id "${caseId}" is claimed by ${paths.join(" and ")}`, { details: { case_id: caseId, paths: [...paths] } });
+    super("EVAL_CASE_ID_COLLISION", `case_id "${caseId}" is claimed by ${paths.join(" and ")}`, {
+      details: { case_id: caseId, paths: [...paths] },
+    });
   }
 }
 
 /** Cases whose files and canary pin are identical: they would share a cache key (same exit as an id collision). */
 export class CaseContentCollision extends EvalError {
   constructor(caseIds: readonly string[], caseDigest: string) {
-    super("EVAL_CASE_ID_COLLISION", `cases ${caseIds.join(" and ")} have identical files and canary pin (case digest ${caseDigest}): they share a cache key, so one case's cached score would stand for the other`, {
-      details: { case_ids: [...caseIds], case_digest: caseDigest },
-      hint: "make the cases differ (their input or expected files) or give each its own cassette_canary_pin, then regenerate cases/digests.yaml",
-    });
+    super(
+      "EVAL_CASE_ID_COLLISION",
+      `cases ${caseIds.join(" and ")} have identical files and canary pin (case digest ${caseDigest}): they share a cache key, so one case's cached score would stand for the other`,
+      {
+        details: { case_ids: [...caseIds], case_digest: caseDigest },
+        hint: "make the cases differ (their input or expected files) or give each its own cassette_canary_pin, then regenerate cases/digests.yaml",
+      },
+    );
   }
 }
 
 /** A case's files differ from what cases/digests.yaml recorded (exit 6). */
 export class CaseDigestMismatch extends EvalError {
   constructor(caseId: string, casePath: string, reason: string, files: readonly string[]) {
-    super("EVAL_CASE_DIGEST_MISMATCH", `case ${caseId} (${casePath}): ${reason}`, { details: { case_id: caseId, path: casePath, files: [...files] } });
+    super("EVAL_CASE_DIGEST_MISMATCH", `case ${caseId} (${casePath}): ${reason}`, {
+      details: { case_id: caseId, path: casePath, files: [...files] },
+    });
   }
 }
 

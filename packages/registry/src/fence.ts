@@ -91,7 +91,11 @@ export async function runFence(options: FenceOptions): Promise<FenceReport> {
     const { registration, registrationPath } = found;
     const earlier = claimedBy.get(registration.name);
     if (earlier !== undefined) {
-      findings.push({ assertion: "registration", path: registrationPath, error: new TaskClassAlreadyRegistered(registration.name, earlier, registrationPath) });
+      findings.push({
+        assertion: "registration",
+        path: registrationPath,
+        error: new TaskClassAlreadyRegistered(registration.name, earlier, registrationPath),
+      });
       continue;
     }
     claimedBy.set(registration.name, registrationPath);
@@ -99,17 +103,32 @@ export async function runFence(options: FenceOptions): Promise<FenceReport> {
     findings.push(...files.findings);
     if (!files.located) continue;
     const benchPath = files.benchPath;
-    const checked = await checkCases({ name: registration.name, benchPath, registrationPath, minCases: registration.options.min_cases, minCasesForPromotion: registration.options.min_cases_for_promotion }, trustTiers, {
-      onWarning,
-      ...(options.now === undefined ? {} : { now: options.now }),
-    });
+    const checked = await checkCases(
+      {
+        name: registration.name,
+        benchPath,
+        registrationPath,
+        minCases: registration.options.min_cases,
+        minCasesForPromotion: registration.options.min_cases_for_promotion,
+      },
+      trustTiers,
+      {
+        onWarning,
+        ...(options.now === undefined ? {} : { now: options.now }),
+      },
+    );
     findings.push(...checked.findings);
     summaries.push(checked.summary);
   }
 
   const seen = new Set<string>();
   const failures = findings
-    .map((entry) => ({ assertion: entry.assertion, path: entry.path, code: entry.error.code, message: entry.error.message }))
+    .map((entry) => ({
+      assertion: entry.assertion,
+      path: entry.path,
+      code: entry.error.code,
+      message: entry.error.message,
+    }))
     .filter((failure) => {
       const key = `${failure.path}\0${failure.message}`;
       if (seen.has(key)) return false;
@@ -146,12 +165,31 @@ async function checkCases(
   const casesPath = join(benchPath, "cases");
   const heldOut = inspection.found.filter((entry) => entry.curationClass === "held-out").length;
   if (inspection.found.length < taskClass.minCases) {
-    findings.push(finding("min-cases", casesPath, new FenceAssertionFailed(casesPath, `task class "${taskClass.name}" has ${inspection.found.length} cases; its registration asks for at least ${taskClass.minCases} (min_cases)`)));
+    findings.push(
+      finding(
+        "min-cases",
+        casesPath,
+        new FenceAssertionFailed(
+          casesPath,
+          `task class "${taskClass.name}" has ${inspection.found.length} cases; its registration asks for at least ${taskClass.minCases} (min_cases)`,
+        ),
+      ),
+    );
   }
   for (const [tier, minPassed] of Object.entries(taskClass.minCasesForPromotion)) {
-    const floor = trustTiers === null ? DEFAULT_TIER_FLOOR : trustTiers.tiers.find((candidate) => candidate.name === tier);
+    const floor =
+      trustTiers === null ? DEFAULT_TIER_FLOOR : trustTiers.tiers.find((candidate) => candidate.name === tier);
     if (floor === undefined) {
-      findings.push(finding("curation-split", taskClass.registrationPath, new TaskClassInvalid(taskClass.registrationPath, `min_cases_for_promotion names tier "${tier}", which the trust tiers file does not define (tiers: ${trustTiers!.tiers.map((t) => t.name).join(", ")})`)));
+      findings.push(
+        finding(
+          "curation-split",
+          taskClass.registrationPath,
+          new TaskClassInvalid(
+            taskClass.registrationPath,
+            `min_cases_for_promotion names tier "${tier}", which the trust tiers file does not define (tiers: ${trustTiers!.tiers.map((t) => t.name).join(", ")})`,
+          ),
+        ),
+      );
       continue;
     }
     const cases = inspection.found.length;
@@ -161,9 +199,25 @@ async function checkCases(
       ...(minPassed > cases ? [`fewer cases (${cases}) than the ${minPassed} passes it asks for`] : []),
     ];
     if (unreachable.length > 0) {
-      findings.push(finding("curation-split", casesPath, new FenceAssertionFailed(casesPath, `task class "${taskClass.name}" declares ${tier} in min_cases_for_promotion but has ${unreachable.join(" and ")}: grow the bench or drop the tier`)));
+      findings.push(
+        finding(
+          "curation-split",
+          casesPath,
+          new FenceAssertionFailed(
+            casesPath,
+            `task class "${taskClass.name}" declares ${tier} in min_cases_for_promotion but has ${unreachable.join(" and ")}: grow the bench or drop the tier`,
+          ),
+        ),
+      );
     }
   }
-  const summary = { name: taskClass.name, bench_path: benchPath, cases: inspection.found.length, held_out: heldOut, min_cases: taskClass.minCases, min_cases_for_promotion: taskClass.minCasesForPromotion };
+  const summary = {
+    name: taskClass.name,
+    bench_path: benchPath,
+    cases: inspection.found.length,
+    held_out: heldOut,
+    min_cases: taskClass.minCases,
+    min_cases_for_promotion: taskClass.minCasesForPromotion,
+  };
   return { findings, summary };
 }

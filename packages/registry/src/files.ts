@@ -14,7 +14,8 @@ export async function entryKind(path: string): Promise<EntryKind> {
     if (stat.isDirectory()) return "directory";
     return "other";
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT" || (error as NodeJS.ErrnoException).code === "ENOTDIR") return "missing";
+    if ((error as NodeJS.ErrnoException).code === "ENOENT" || (error as NodeJS.ErrnoException).code === "ENOTDIR")
+      return "missing";
     throw error;
   }
 }

@@ -23,7 +23,8 @@ function edit(path: string, from: string, to: string): void {
   writeFileSync(path, text.replace(from, to));
 }
 
-const load = (bench: FixtureBench, name = "uppercase") => loadTaskClass(name, { benchRoot: bench.benchRoot, registry: new TaskClassRegistry() });
+const load = (bench: FixtureBench, name = "uppercase") =>
+  loadTaskClass(name, { benchRoot: bench.benchRoot, registry: new TaskClassRegistry() });
 
 describe("loadTaskClass", () => {
   it("imports registration.ts with no build step and reads the sibling files", async () => {
@@ -51,12 +52,18 @@ describe("loadTaskClass", () => {
     const first = await loadTaskClass("uppercase", { benchRoot: bench.benchRoot, registry });
     expect(registry.get("uppercase")).toBe(first);
     expect(await loadTaskClass("uppercase", { benchRoot: bench.benchRoot, registry })).toBe(first);
-    expect((await loadAllTaskClasses({ benchRoot: bench.benchRoot, registry: new TaskClassRegistry() })).map((entry) => entry.name)).toEqual(["uppercase"]);
+    expect(
+      (await loadAllTaskClasses({ benchRoot: bench.benchRoot, registry: new TaskClassRegistry() })).map(
+        (entry) => entry.name,
+      ),
+    ).toEqual(["uppercase"]);
   });
 
   it("rubric digest: stable across loads, changes with the rubric, breakdown keys, taxonomy or a helper module, not with cases or docs", async () => {
     const bench = await setup();
-    const digest = async () => (await loadTaskClass("uppercase", { benchRoot: bench.benchRoot, registry: new TaskClassRegistry() })).rubricDigest;
+    const digest = async () =>
+      (await loadTaskClass("uppercase", { benchRoot: bench.benchRoot, registry: new TaskClassRegistry() }))
+        .rubricDigest;
     const base = await digest();
     expect(await digest()).toBe(base);
     appendFileSync(join(bench.benchPath, "README.md"), "more docs\n");
@@ -64,7 +71,10 @@ describe("loadTaskClass", () => {
     expect(await digest()).toBe(base);
     const seen = new Set([base]);
     for (const file of ["rubric.ts", "failure_modes.yaml", "helper.ts", "breakdown-keys.ts"]) {
-      appendFileSync(join(bench.benchPath, file), file.endsWith(".json") ? " " : "\n# x\n".replace("#", file.endsWith(".ts") ? "//" : "#"));
+      appendFileSync(
+        join(bench.benchPath, file),
+        file.endsWith(".json") ? " " : "\n# x\n".replace("#", file.endsWith(".ts") ? "//" : "#"),
+      );
       const next = await digest();
       expect(seen.has(next), file).toBe(false);
       seen.add(next);
@@ -73,36 +83,62 @@ describe("loadTaskClass", () => {
 
   it("exit 3: an unregistered name lists what is available", async () => {
     const bench = await setup();
-    await expect(load(bench, "nope")).rejects.toMatchObject({ code: "EVAL_TASK_CLASS_NOT_FOUND", message: expect.stringContaining("available: uppercase") });
+    await expect(load(bench, "nope")).rejects.toMatchObject({
+      code: "EVAL_TASK_CLASS_NOT_FOUND",
+      message: expect.stringContaining("available: uppercase"),
+    });
   });
 
   it("exit 4: a missing bench root, and a registered class without its bench directory", async () => {
     const bench = await setup();
-    await expect(loadTaskClass("uppercase", { benchRoot: join(bench.root, "missing") })).rejects.toMatchObject({ code: "EVAL_BENCH_DIR_MISSING" });
+    await expect(loadTaskClass("uppercase", { benchRoot: join(bench.root, "missing") })).rejects.toMatchObject({
+      code: "EVAL_BENCH_DIR_MISSING",
+    });
     mkdirSync(join(bench.benchRoot, "orphan"));
-    writeFileSync(join(bench.benchRoot, "orphan", "registration.ts"), 'import { registerTaskClass } from "@eval/registry";\nexport default registerTaskClass("ghost-class", { min_cases_for_promotion: {} });\n');
-    await expect(load(bench, "ghost-class")).rejects.toMatchObject({ code: "EVAL_BENCH_DIR_MISSING", message: expect.stringContaining(join(bench.benchRoot, "ghost-class")) });
+    writeFileSync(
+      join(bench.benchRoot, "orphan", "registration.ts"),
+      'import { registerTaskClass } from "@eval/registry";\nexport default registerTaskClass("ghost-class", { min_cases_for_promotion: {} });\n',
+    );
+    await expect(load(bench, "ghost-class")).rejects.toMatchObject({
+      code: "EVAL_BENCH_DIR_MISSING",
+      message: expect.stringContaining(join(bench.benchRoot, "ghost-class")),
+    });
   });
 
   it("names both origins when two registrations claim one name", async () => {
     const bench = await setup();
     mkdirSync(join(bench.benchRoot, "copy"));
-    writeFileSync(join(bench.benchRoot, "copy", "registration.ts"), readFileSync(join(bench.benchPath, "registration.ts")));
+    writeFileSync(
+      join(bench.benchRoot, "copy", "registration.ts"),
+      readFileSync(join(bench.benchPath, "registration.ts")),
+    );
     await expect(load(bench)).rejects.toMatchObject({
       code: "EVAL_TASK_CLASS_ALREADY_REGISTERED",
-      message: expect.stringMatching(/uppercase\/registration\.ts.*copy\/registration\.ts|copy\/registration\.ts.*uppercase\/registration\.ts/),
+      message: expect.stringMatching(
+        /uppercase\/registration\.ts.*copy\/registration\.ts|copy\/registration\.ts.*uppercase\/registration\.ts/,
+      ),
     });
   });
 
-  it.each(["rubric.ts", "breakdown-keys.ts", "failure_modes.yaml", "cases/digests.yaml", "README.md"])("fails loudly naming a missing %s", async (file) => {
-    const bench = await setup();
-    rmSync(join(bench.benchPath, file));
-    await expect(load(bench)).rejects.toMatchObject({ code: "EVAL_TASK_CLASS_INCOMPLETE", message: expect.stringContaining(join(bench.benchPath, file)) });
-  });
+  it.each(["rubric.ts", "breakdown-keys.ts", "failure_modes.yaml", "cases/digests.yaml", "README.md"])(
+    "fails loudly naming a missing %s",
+    async (file) => {
+      const bench = await setup();
+      rmSync(join(bench.benchPath, file));
+      await expect(load(bench)).rejects.toMatchObject({
+        code: "EVAL_TASK_CLASS_INCOMPLETE",
+        message: expect.stringContaining(join(bench.benchPath, file)),
+      });
+    },
+  );
 
   it("does not need rubric.ts when a rubric command is declared", async () => {
     const bench = await setup();
-    edit(join(bench.benchPath, "registration.ts"), 'min_cases: 3,', 'min_cases: 3, rubric_command: ["python3", "./rubric.py"],');
+    edit(
+      join(bench.benchPath, "registration.ts"),
+      "min_cases: 3,",
+      'min_cases: 3, rubric_command: ["python3", "./rubric.py"],',
+    );
     rmSync(join(bench.benchPath, "rubric.ts"));
     const taskClass = await load(bench);
     expect(taskClass.rubricCommand).toEqual(["python3", "./rubric.py"]);
@@ -113,7 +149,11 @@ describe("loadTaskClass", () => {
     const bench = await setup();
     const before = await load(bench);
     expect(before.agent).toBeNull();
-    edit(join(bench.benchPath, "registration.ts"), 'min_cases: 3,', 'min_cases: 3, agent: { edits: ["out.txt"], adapters: { pi: { model: "m" } } },');
+    edit(
+      join(bench.benchPath, "registration.ts"),
+      "min_cases: 3,",
+      'min_cases: 3, agent: { edits: ["out.txt"], adapters: { pi: { model: "m" } } },',
+    );
     const after = await load(bench);
     expect(after.agent).toEqual({ edits: ["out.txt"], adapters: { pi: { model: "m" } } });
     expect(after.rubricDigest).not.toBe(before.rubricDigest);
@@ -121,34 +161,74 @@ describe("loadTaskClass", () => {
 
   it("makes a ./program rubric command absolute, and requires the program", async () => {
     const bench = await setup();
-    edit(join(bench.benchPath, "registration.ts"), 'min_cases: 3,', 'min_cases: 3, rubric_command: ["./rubric.py", "--strict"],');
-    await expect(load(bench)).rejects.toMatchObject({ code: "EVAL_TASK_CLASS_INCOMPLETE", message: expect.stringContaining(join(bench.benchPath, "rubric.py")) });
+    edit(
+      join(bench.benchPath, "registration.ts"),
+      "min_cases: 3,",
+      'min_cases: 3, rubric_command: ["./rubric.py", "--strict"],',
+    );
+    await expect(load(bench)).rejects.toMatchObject({
+      code: "EVAL_TASK_CLASS_INCOMPLETE",
+      message: expect.stringContaining(join(bench.benchPath, "rubric.py")),
+    });
     writeFileSync(join(bench.benchPath, "rubric.py"), "#!/usr/bin/env python3\n");
     expect((await load(bench)).rubricCommand).toEqual([join(bench.benchPath, "rubric.py"), "--strict"]);
   });
 
   it.each([
-    ["breakdown key llm_confidence", "breakdown-keys.ts", '"length_kept",', '"length_kept", "llm_confidence",', /llm_confidence" contains "(confidence|llm)"/],
-    ["duplicate breakdown key", "breakdown-keys.ts", '"length_kept",', '"length_kept", "exact_match",', /appears twice/],
+    [
+      "breakdown key llm_confidence",
+      "breakdown-keys.ts",
+      '"length_kept",',
+      '"length_kept", "llm_confidence",',
+      /llm_confidence" contains "(confidence|llm)"/,
+    ],
+    [
+      "duplicate breakdown key",
+      "breakdown-keys.ts",
+      '"length_kept",',
+      '"length_kept", "exact_match",',
+      /appears twice/,
+    ],
     ["non-snake-case key", "breakdown-keys.ts", '"length_kept",', '"Length Kept",', /snake_case/],
     ["severity fatal", "failure_modes.yaml", "severity: warn", "severity: fatal", /length_changed\.severity/],
-    ["reserved failure code", "failure_modes.yaml", "length_changed:", "rubric.length_changed:", /reserved for the harness/],
+    [
+      "reserved failure code",
+      "failure_modes.yaml",
+      "length_changed:",
+      "rubric.length_changed:",
+      /reserved for the harness/,
+    ],
     ["bad options", "registration.ts", "min_cases: 3,", "min_cases: 0,", /options\.min_cases/],
-    ["no registerTaskClass default export", "registration.ts", "export default registerTaskClass(", "export const notDefault = registerTaskClass(", /default export must be registerTaskClass/],
+    [
+      "no registerTaskClass default export",
+      "registration.ts",
+      "export default registerTaskClass(",
+      "export const notDefault = registerTaskClass(",
+      /default export must be registerTaskClass/,
+    ],
   ])("rejects %s naming the file", async (_label, file, from, to, message) => {
     const bench = await setup();
     edit(join(bench.benchPath, file), from, to);
-    await expect(load(bench)).rejects.toMatchObject({ code: "EVAL_TASK_CLASS_INVALID", message: expect.stringMatching(message) });
+    await expect(load(bench)).rejects.toMatchObject({
+      code: "EVAL_TASK_CLASS_INVALID",
+      message: expect.stringMatching(message),
+    });
     await expect(load(bench)).rejects.toMatchObject({ message: expect.stringContaining(join(bench.benchPath, file)) });
   });
 
   it("rejects failure_modes.yaml that is not YAML, and breakdown-keys.ts without the export", async () => {
     const bench = await setup();
     writeFileSync(join(bench.benchPath, "failure_modes.yaml"), "a: [unclosed\n");
-    await expect(load(bench)).rejects.toMatchObject({ code: "EVAL_TASK_CLASS_INVALID", message: expect.stringContaining("not valid YAML") });
+    await expect(load(bench)).rejects.toMatchObject({
+      code: "EVAL_TASK_CLASS_INVALID",
+      message: expect.stringContaining("not valid YAML"),
+    });
     const other = await makeFixtureBench();
     writeFileSync(join(other.benchPath, "breakdown-keys.ts"), "export const KEYS = [];\n");
-    await expect(load(other)).rejects.toMatchObject({ code: "EVAL_TASK_CLASS_INVALID", message: expect.stringContaining("BREAKDOWN_KEYS") });
+    await expect(load(other)).rejects.toMatchObject({
+      code: "EVAL_TASK_CLASS_INVALID",
+      message: expect.stringContaining("BREAKDOWN_KEYS"),
+    });
     other.cleanup();
   });
 });
@@ -160,7 +240,14 @@ describe("loadCases", () => {
     writeFileSync(join(bench.benchPath, "cases", "case-02", "cassette", "stdout.jsonl"), "{}\n");
     await signBench({ benchPath: bench.benchPath });
     const cases = await loadCases(await load(bench));
-    expect(cases.map((benchCase) => benchCase.case_id)).toEqual(["case-01", "case-02", "case-03", "case-04", "case-05", "case-06"]);
+    expect(cases.map((benchCase) => benchCase.case_id)).toEqual([
+      "case-01",
+      "case-02",
+      "case-03",
+      "case-04",
+      "case-05",
+      "case-06",
+    ]);
     const [first, second] = cases;
     expect(first).toMatchObject({
       task_class: "uppercase",
@@ -201,43 +288,92 @@ describe("loadCases", () => {
     const bench = await setup();
     writeFileSync(join(bench.benchPath, "cases", "case-01", "input", "extra.txt"), "x");
     rmSync(join(bench.benchPath, "cases", "case-01", "input", "text.txt"));
-    await expect(loadCases(await load(bench))).rejects.toMatchObject({ message: expect.stringMatching(/input\/extra\.txt \(added\), input\/text\.txt \(removed\)/) });
+    await expect(loadCases(await load(bench))).rejects.toMatchObject({
+      message: expect.stringMatching(/input\/extra\.txt \(added\), input\/text\.txt \(removed\)/),
+    });
     await signBench({ benchPath: bench.benchPath });
     renameSync(join(bench.benchPath, "cases", "case-06"), join(bench.root, "case-06"));
-    await expect(loadCases(await load(bench))).rejects.toMatchObject({ code: "EVAL_CASE_DIGEST_MISMATCH", message: expect.stringContaining("listed in cases/digests.yaml but its directory is missing") });
+    await expect(loadCases(await load(bench))).rejects.toMatchObject({
+      code: "EVAL_CASE_DIGEST_MISMATCH",
+      message: expect.stringContaining("listed in cases/digests.yaml but its directory is missing"),
+    });
     renameSync(join(bench.root, "case-06"), join(bench.benchPath, "cases", "case-07"));
     edit(join(bench.benchPath, "cases", "case-07", "case.toml"), '"case-06"', '"case-07"');
-    await expect(loadCases(await load(bench))).rejects.toMatchObject({ message: expect.stringMatching(/case-07 .*has no entry in cases\/digests\.yaml/) });
+    await expect(loadCases(await load(bench))).rejects.toMatchObject({
+      message: expect.stringMatching(/case-07 .*has no entry in cases\/digests\.yaml/),
+    });
   });
 
   it("a symlink to /etc/passwd inside input/ is unsafe, named, and never read", async () => {
     const bench = await setup();
     const link = join(bench.benchPath, "cases", "case-02", "input", "passwd");
     symlinkSync("/etc/passwd", link);
-    await expect(loadCases(await load(bench))).rejects.toMatchObject({ code: "EVAL_CASE_UNSAFE_PATH", message: expect.stringContaining(link) });
+    await expect(loadCases(await load(bench))).rejects.toMatchObject({
+      code: "EVAL_CASE_UNSAFE_PATH",
+      message: expect.stringContaining(link),
+    });
   });
 
   it("a symlinked case directory or input/ is unsafe", async () => {
     const bench = await setup();
     symlinkSync(join(bench.benchPath, "cases", "case-01"), join(bench.benchPath, "cases", "case-99"));
-    await expect(loadCases(await load(bench))).rejects.toMatchObject({ code: "EVAL_CASE_UNSAFE_PATH", message: expect.stringContaining("case-99") });
+    await expect(loadCases(await load(bench))).rejects.toMatchObject({
+      code: "EVAL_CASE_UNSAFE_PATH",
+      message: expect.stringContaining("case-99"),
+    });
     rmSync(join(bench.benchPath, "cases", "case-99"));
     rmSync(join(bench.benchPath, "cases", "case-01", "input"), { recursive: true });
     symlinkSync("/tmp", join(bench.benchPath, "cases", "case-01", "input"));
-    await expect(loadCases(await load(bench))).rejects.toMatchObject({ code: "EVAL_CASE_UNSAFE_PATH", message: expect.stringContaining("case-01/input") });
+    await expect(loadCases(await load(bench))).rejects.toMatchObject({
+      code: "EVAL_CASE_UNSAFE_PATH",
+      message: expect.stringContaining("case-01/input"),
+    });
   });
 
   it.each([
-    ["invalid TOML", "case-02", 'difficulty = "easy"', 'difficulty = = "easy"', /case-02\/case\.toml: invalid TOML at line 5/],
-    ["a bad literal", "case-02", 'disposition = "positive"', 'disposition = "maybe"', /case-02\/case\.toml: disposition: /],
-    ["an unknown key", "case-02", 'difficulty = "easy"', 'difficulty = "easy"\nllm_confidence = 0.9', /case-02\/case\.toml: .*llm_confidence/],
+    [
+      "invalid TOML",
+      "case-02",
+      'difficulty = "easy"',
+      'difficulty = = "easy"',
+      /case-02\/case\.toml: invalid TOML at line 5/,
+    ],
+    [
+      "a bad literal",
+      "case-02",
+      'disposition = "positive"',
+      'disposition = "maybe"',
+      /case-02\/case\.toml: disposition: /,
+    ],
+    [
+      "an unknown key",
+      "case-02",
+      'difficulty = "easy"',
+      'difficulty = "easy"\nllm_confidence = 0.9',
+      /case-02\/case\.toml: .*llm_confidence/,
+    ],
     ["a local timestamp", "case-02", "added_at = 2026-11-01T00:00:00Z", "added_at = 2026-11-01T00:00:00", /added_at: /],
-    ["a wrong task_class", "case-02", 'task_class = "uppercase"', 'task_class = "other"', /task_class: "other" must be "uppercase"/],
-    ["case_id unlike its directory", "case-02", 'case_id = "case-02"', 'case_id = "renamed"', /case_id: "renamed" must equal its directory name "case-02"/],
+    [
+      "a wrong task_class",
+      "case-02",
+      'task_class = "uppercase"',
+      'task_class = "other"',
+      /task_class: "other" must be "uppercase"/,
+    ],
+    [
+      "case_id unlike its directory",
+      "case-02",
+      'case_id = "case-02"',
+      'case_id = "renamed"',
+      /case_id: "renamed" must equal its directory name "case-02"/,
+    ],
   ])("exit 1: %s names the file, field and reason", async (_label, caseId, from, to, message) => {
     const bench = await setup();
     edit(join(bench.benchPath, "cases", caseId, "case.toml"), from, to);
-    await expect(loadCases(await load(bench))).rejects.toMatchObject({ code: "EVAL_CASE_LOAD_FAILED", message: expect.stringMatching(message) });
+    await expect(loadCases(await load(bench))).rejects.toMatchObject({
+      code: "EVAL_CASE_LOAD_FAILED",
+      message: expect.stringMatching(message),
+    });
   });
 
   it("a duplicated case id names both case.toml paths", async () => {
@@ -255,32 +391,51 @@ describe("loadCases", () => {
   it("missing case.toml, input/ or expected/ fail naming the path", async () => {
     const bench = await setup();
     rmSync(join(bench.benchPath, "cases", "case-02", "case.toml"));
-    await expect(loadCases(await load(bench))).rejects.toMatchObject({ code: "EVAL_CASE_LOAD_FAILED", message: expect.stringContaining("case-02/case.toml: missing") });
+    await expect(loadCases(await load(bench))).rejects.toMatchObject({
+      code: "EVAL_CASE_LOAD_FAILED",
+      message: expect.stringContaining("case-02/case.toml: missing"),
+    });
     rmSync(join(bench.benchPath, "cases", "case-01", "expected"), { recursive: true });
-    await expect(loadCases(await load(bench))).rejects.toMatchObject({ message: expect.stringContaining("case-01/expected: expected/ not found") });
+    await expect(loadCases(await load(bench))).rejects.toMatchObject({
+      message: expect.stringContaining("case-01/expected: expected/ not found"),
+    });
   });
 
   it("a stale last_validated_at warns (case.stale) and the case still loads", async () => {
     const bench = await setup();
     const warnings: EvalWarning[] = [];
-    const cases = await loadCases(await load(bench), { onWarning: (warning) => warnings.push(warning), now: new Date("2027-03-01T00:00:00Z") });
+    const cases = await loadCases(await load(bench), {
+      onWarning: (warning) => warnings.push(warning),
+      now: new Date("2027-03-01T00:00:00Z"),
+    });
     expect(cases).toHaveLength(6);
     expect(warnings.map((warning) => warning.code)).toEqual(Array(6).fill("case.stale"));
     expect(warnings[0]!.message).toMatch(/case-01 .* more than 90 days ago/);
     const fresh: EvalWarning[] = [];
-    await loadCases(await load(bench), { onWarning: (warning) => fresh.push(warning), now: new Date("2026-12-01T00:00:00Z") });
+    await loadCases(await load(bench), {
+      onWarning: (warning) => fresh.push(warning),
+      now: new Date("2026-12-01T00:00:00Z"),
+    });
     expect(fresh).toEqual([]);
   });
 
   it("rejects a malformed digests.yaml and stray files in cases/", async () => {
     const bench = await setup();
     writeFileSync(join(bench.benchPath, "cases", "notes.txt"), "x");
-    await expect(loadCases(await load(bench))).rejects.toMatchObject({ code: "EVAL_CASE_LOAD_FAILED", message: expect.stringContaining("notes.txt") });
+    await expect(loadCases(await load(bench))).rejects.toMatchObject({
+      code: "EVAL_CASE_LOAD_FAILED",
+      message: expect.stringContaining("notes.txt"),
+    });
     rmSync(join(bench.benchPath, "cases", "notes.txt"));
     writeFileSync(join(bench.benchPath, "cases", "digests.yaml"), "schema_version: nope\n");
-    await expect(loadCases(await load(bench))).rejects.toMatchObject({ code: "EVAL_CASE_LOAD_FAILED", message: expect.stringContaining("digests.yaml") });
+    await expect(loadCases(await load(bench))).rejects.toMatchObject({
+      code: "EVAL_CASE_LOAD_FAILED",
+      message: expect.stringContaining("digests.yaml"),
+    });
     writeFileSync(join(bench.benchPath, "cases", "digests.yaml"), "a: [\n");
-    await expect(loadCases(await load(bench))).rejects.toMatchObject({ message: expect.stringContaining("invalid YAML") });
+    await expect(loadCases(await load(bench))).rejects.toMatchObject({
+      message: expect.stringContaining("invalid YAML"),
+    });
   });
 });
 

@@ -17,7 +17,13 @@ const MANAGERS: readonly PackageManagerCommands[] = [
   { manager: "pnpm", lockfiles: ["pnpm-lock.yaml"], run: "pnpm exec", add: "pnpm add -D", install: "pnpm install" },
   { manager: "yarn", lockfiles: ["yarn.lock"], run: "yarn", add: "yarn add -D", install: "yarn install" },
   { manager: "bun", lockfiles: ["bun.lock", "bun.lockb"], run: "bunx", add: "bun add -d", install: "bun install" },
-  { manager: "npm", lockfiles: ["package-lock.json", "npm-shrinkwrap.json"], run: "npx", add: "npm install -D", install: "npm install" },
+  {
+    manager: "npm",
+    lockfiles: ["package-lock.json", "npm-shrinkwrap.json"],
+    run: "npx",
+    add: "npm install -D",
+    install: "npm install",
+  },
 ];
 const NPM = MANAGERS.at(-1)!;
 const PNPM = MANAGERS[0]!;

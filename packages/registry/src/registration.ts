@@ -66,7 +66,10 @@ export class RegistrationArgumentError extends Error {}
  */
 export function registerTaskClass(name: string, options: TaskClassOptions): TaskClassRegistration {
   const parsedName = TaskClassNameSchema.safeParse(name);
-  if (!parsedName.success) throw new RegistrationArgumentError(`task class name ${JSON.stringify(name)}: ${parsedName.error.issues[0]?.message}`);
+  if (!parsedName.success)
+    throw new RegistrationArgumentError(
+      `task class name ${JSON.stringify(name)}: ${parsedName.error.issues[0]?.message}`,
+    );
   const parsed = OptionsSchema.safeParse(options);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;

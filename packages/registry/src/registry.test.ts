@@ -27,28 +27,54 @@ describe("registerTaskClass", () => {
     const registration = registerTaskClass("demo-class", { min_cases_for_promotion: { bronze: 3 } });
     expect(isTaskClassRegistration(registration)).toBe(true);
     expect(registration.name).toBe("demo-class");
-    expect(registration.options).toEqual({ min_cases_for_promotion: { bronze: 3 }, min_cases: 1, score_kind: "graded" });
+    expect(registration.options).toEqual({
+      min_cases_for_promotion: { bronze: 3 },
+      min_cases: 1,
+      score_kind: "graded",
+    });
     expect(Object.isFrozen(registration.options.min_cases_for_promotion)).toBe(true);
     expect(isTaskClassRegistration({ name: "x" })).toBe(false);
     expect(isTaskClassRegistration(null)).toBe(false);
   });
 
   it("keeps a rubric command and a description", () => {
-    const registration = registerTaskClass("py", { min_cases_for_promotion: {}, rubric_command: ["python3", "rubric.py"], description: "d", min_cases: 4 });
-    expect(registration.options).toEqual({ min_cases_for_promotion: {}, min_cases: 4, score_kind: "graded", rubric_command: ["python3", "rubric.py"], description: "d" });
+    const registration = registerTaskClass("py", {
+      min_cases_for_promotion: {},
+      rubric_command: ["python3", "rubric.py"],
+      description: "d",
+      min_cases: 4,
+    });
+    expect(registration.options).toEqual({
+      min_cases_for_promotion: {},
+      min_cases: 4,
+      score_kind: "graded",
+      rubric_command: ["python3", "rubric.py"],
+      description: "d",
+    });
   });
 
   it("keeps what it declares about agents: the files a solution edits, per-adapter model and flags", () => {
-    const agent = { edits: ["package.json", "src/**"], adapters: { pi: { model: "m", args: ["--provider", "stub"] }, codex: {} } };
+    const agent = {
+      edits: ["package.json", "src/**"],
+      adapters: { pi: { model: "m", args: ["--provider", "stub"] }, codex: {} },
+    };
     const registration = registerTaskClass("agentic", { min_cases_for_promotion: {}, agent });
     expect(registration.options.agent).toEqual(agent);
     expect(registration.options.agent).not.toBe(agent);
   });
 
   it.each([
-    ["ok", { min_cases_for_promotion: {}, agent: { adapters: { cursor: { model: "m" } } } }, /options\.agent\.adapters: .*cursor/],
+    [
+      "ok",
+      { min_cases_for_promotion: {}, agent: { adapters: { cursor: { model: "m" } } } },
+      /options\.agent\.adapters: .*cursor/,
+    ],
     ["ok", { min_cases_for_promotion: {}, agent: { edits: [] } }, /options\.agent\.edits/],
-    ["ok", { min_cases_for_promotion: {}, agent: { adapters: { pi: { model: "" } } } }, /options\.agent\.adapters\.pi\.model/],
+    [
+      "ok",
+      { min_cases_for_promotion: {}, agent: { adapters: { pi: { model: "" } } } },
+      /options\.agent\.adapters\.pi\.model/,
+    ],
     ["ok", { min_cases_for_promotion: {}, agent: { model: "m" } }, /options\.agent/],
   ])("rejects a bad agent declaration (%#)", (name, options, message) => {
     expect(() => registerTaskClass(name, options as never)).toThrow(message);

@@ -5,7 +5,13 @@ import { lockedDependencyClosure } from "./lockfiles/dependency-closure.ts";
 /** Bench files that do not decide a score: cases (digested per case), tests, docs, installed modules. */
 export function isOutsideRubric(relativePath: string): boolean {
   const top = relativePath.split("/")[0]!;
-  return top === "cases" || top === "node_modules" || top === "tests" || relativePath.endsWith(".md") || relativePath.endsWith(".test.ts");
+  return (
+    top === "cases" ||
+    top === "node_modules" ||
+    top === "tests" ||
+    relativePath.endsWith(".md") ||
+    relativePath.endsWith(".test.ts")
+  );
 }
 
 const RUBRIC_TAG = Buffer.from("evalgate.rubric.v1\0", "utf8");
@@ -19,5 +25,10 @@ const RUBRIC_TAG = Buffer.from("evalgate.rubric.v1\0", "utf8");
  */
 export async function computeRubricDigest(benchPath: string): Promise<string> {
   const tree = await digestDirectory(benchPath, { exclude: isOutsideRubric });
-  return blake3Digest(RUBRIC_TAG, Buffer.from(tree.digest, "utf8"), Buffer.from("\n"), Buffer.from(lockedDependencyClosure(benchPath), "utf8"));
+  return blake3Digest(
+    RUBRIC_TAG,
+    Buffer.from(tree.digest, "utf8"),
+    Buffer.from("\n"),
+    Buffer.from(lockedDependencyClosure(benchPath), "utf8"),
+  );
 }

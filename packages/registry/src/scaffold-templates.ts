@@ -141,7 +141,11 @@ cassette_canary_pin = "${canaryPin}"
 }
 
 export const CASE_CONTROLS = `${JSON.stringify(
-  { schema: "evalgate.bench-controls.v1", reference: "reference", near_misses: { "wrong-answer": { expect: "wrong_answer" } } },
+  {
+    schema: "evalgate.bench-controls.v1",
+    reference: "reference",
+    near_misses: { "wrong-answer": { expect: "wrong_answer" } },
+  },
   null,
   2,
 )}\n`;
@@ -184,7 +188,12 @@ current:
 
 export function configJson(benchRoot: string, stateDir: string, trustTiers: string): string {
   return `${JSON.stringify(
-    { $schema: "./node_modules/@eval/models/schemas/evalgate-config.schema.json", bench_root: benchRoot, state_dir: stateDir, trust_tiers: trustTiers },
+    {
+      $schema: "./node_modules/@eval/models/schemas/evalgate-config.schema.json",
+      bench_root: benchRoot,
+      state_dir: stateDir,
+      trust_tiers: trustTiers,
+    },
     null,
     2,
   )}\n`;
@@ -192,7 +201,13 @@ export function configJson(benchRoot: string, stateDir: string, trustTiers: stri
 
 /** A CI workflow that proves the bench on every change (the run needs the user's SUT: commented out). */
 export function workflowYaml(slug: string, evalgate: string): string {
-  const install = evalgate.startsWith("pnpm") ? "corepack enable && pnpm install --frozen-lockfile" : evalgate.startsWith("yarn") ? "corepack enable && yarn install --immutable" : evalgate.startsWith("bunx") ? "npm install -g bun && bun install --frozen-lockfile" : "npm ci";
+  const install = evalgate.startsWith("pnpm")
+    ? "corepack enable && pnpm install --frozen-lockfile"
+    : evalgate.startsWith("yarn")
+      ? "corepack enable && yarn install --immutable"
+      : evalgate.startsWith("bunx")
+        ? "npm install -g bun && bun install --frozen-lockfile"
+        : "npm ci";
   return `# Proves the ${slug} bench on every change: the fence, then bench check (the reference fix passes, the
 # no-op and the near misses fail). Add a run against your system under test where the comment says.
 name: evalgate

@@ -1,5 +1,15 @@
 // evalgate init's scaffold: real files in a temp project, checked by the real fence and loader.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -28,7 +38,8 @@ function options(overrides: Partial<ScaffoldOptions> = {}): ScaffoldOptions {
 
 function linkEvalPackages(): void {
   mkdirSync(join(project, "node_modules", "@eval"), { recursive: true });
-  for (const name of ["registry", "models", "errors", "rubric-protocol"]) symlinkSync(join(packagesDir, name), join(project, "node_modules", "@eval", name));
+  for (const name of ["registry", "models", "errors", "rubric-protocol"])
+    symlinkSync(join(packagesDir, name), join(project, "node_modules", "@eval", name));
 }
 
 function tree(dir: string): string[] {
@@ -64,19 +75,40 @@ describe("scaffoldTaskClass", () => {
       "bench/answers/cases/example-1/controls/wrong-answer/answer.txt",
       "bench/answers/cases/digests.yaml",
     ]);
-    expect(result).toMatchObject({ kept: [], tier_line_needed: false, missing_packages: [], package_manager: "npm", evalgate: "npx evalgate", install_command: null });
-    expect(JSON.parse(readFileSync(join(project, "evalgate.config.json"), "utf8"))).toMatchObject({ bench_root: "bench", state_dir: ".evalgate", trust_tiers: "trust-tiers.yaml" });
+    expect(result).toMatchObject({
+      kept: [],
+      tier_line_needed: false,
+      missing_packages: [],
+      package_manager: "npm",
+      evalgate: "npx evalgate",
+      install_command: null,
+    });
+    expect(JSON.parse(readFileSync(join(project, "evalgate.config.json"), "utf8"))).toMatchObject({
+      bench_root: "bench",
+      state_dir: ".evalgate",
+      trust_tiers: "trust-tiers.yaml",
+    });
     const fence = await runFence({ benchRoot: join(project, "bench"), trustTiers: null });
     expect(fence.failures).toEqual([]);
     expect(fence.task_classes).toEqual([expect.objectContaining({ name: "answers", cases: 1, held_out: 1 })]);
-    const loaded = await loadTaskClass("answers", { benchRoot: join(project, "bench"), registry: new TaskClassRegistry() });
+    const loaded = await loadTaskClass("answers", {
+      benchRoot: join(project, "bench"),
+      registry: new TaskClassRegistry(),
+    });
     expect(loaded).toMatchObject({ scoreKind: "binary", minCasesForPromotion: {}, rubricCommand: null });
   });
 
   it("writes the tiers of this repository's docs/trust-tiers.yaml, with the new class at the base", async () => {
     await scaffoldTaskClass(options());
-    const ours = parse(readFileSync(join(packagesDir, "..", "docs", "trust-tiers.yaml"), "utf8")) as { tiers: unknown; schema_version: string };
-    const written = parse(readFileSync(join(project, "trust-tiers.yaml"), "utf8")) as { tiers: unknown; schema_version: string; current: unknown };
+    const ours = parse(readFileSync(join(packagesDir, "..", "docs", "trust-tiers.yaml"), "utf8")) as {
+      tiers: unknown;
+      schema_version: string;
+    };
+    const written = parse(readFileSync(join(project, "trust-tiers.yaml"), "utf8")) as {
+      tiers: unknown;
+      schema_version: string;
+      current: unknown;
+    };
     expect(written.tiers).toEqual(ours.tiers);
     expect(written.schema_version).toBe(ours.schema_version);
     expect(written.current).toEqual({ answers: "untrusted" });
@@ -97,7 +129,10 @@ describe("scaffoldTaskClass", () => {
     mkdirSync(join(project, "bench", "answers"), { recursive: true });
     writeFileSync(join(project, "bench", "answers", "rubric.ts"), "mine");
     const before = tree(project);
-    await expect(scaffoldTaskClass(options())).rejects.toMatchObject({ code: "EVAL_INIT_CONFLICT", message: expect.stringContaining("never overwrites") });
+    await expect(scaffoldTaskClass(options())).rejects.toMatchObject({
+      code: "EVAL_INIT_CONFLICT",
+      message: expect.stringContaining("never overwrites"),
+    });
     expect(tree(project)).toEqual(before);
     expect(readFileSync(join(project, "bench", "answers", "rubric.ts"), "utf8")).toBe("mine");
   });
@@ -118,7 +153,9 @@ describe("scaffoldTaskClass", () => {
       missing_packages: ["@eval/registry", "@eval/rubric-protocol"],
       install_command: "pnpm add -D @eval/registry @eval/rubric-protocol",
     });
-    expect(readFileSync(join(project, ".github", "workflows", "evalgate.yml"), "utf8")).toContain("pnpm exec evalgate bench check --task-class answers");
+    expect(readFileSync(join(project, ".github", "workflows", "evalgate.yml"), "utf8")).toContain(
+      "pnpm exec evalgate bench check --task-class answers",
+    );
   });
 
   it.each([

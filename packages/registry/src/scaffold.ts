@@ -58,15 +58,23 @@ const BENCH_IMPORTS = ["@eval/registry", "@eval/rubric-protocol"] as const;
 export async function scaffoldTaskClass(options: ScaffoldOptions): Promise<ScaffoldResult> {
   const parsed = TaskClassNameSchema.safeParse(options.slug);
   if (!parsed.success) {
-    throw new EvalError("EVAL_USAGE", `"${options.slug}" cannot name a task class: ${parsed.error.issues[0]?.message}`, {
-      hint: "use lowercase letters, digits and dashes, e.g. --task-class my-task",
-    });
+    throw new EvalError(
+      "EVAL_USAGE",
+      `"${options.slug}" cannot name a task class: ${parsed.error.issues[0]?.message}`,
+      {
+        hint: "use lowercase letters, digits and dashes, e.g. --task-class my-task",
+      },
+    );
   }
   const benchPath = join(options.benchRoot, options.slug);
   if (existsSync(benchPath)) {
-    throw new EvalError("EVAL_INIT_CONFLICT", `${benchPath} already exists: evalgate init never overwrites a task class`, {
-      hint: "pick another name with --task-class, or remove that directory first",
-    });
+    throw new EvalError(
+      "EVAL_INIT_CONFLICT",
+      `${benchPath} already exists: evalgate init never overwrites a task class`,
+      {
+        hint: "pick another name with --task-class, or remove that directory first",
+      },
+    );
   }
   const manager = packageManagerOf(options.projectDir).commands;
   const files = plannedFiles(options, benchPath, `${manager.run} evalgate`);
@@ -99,16 +107,26 @@ export async function scaffoldTaskClass(options: ScaffoldOptions): Promise<Scaff
   };
 }
 
-function plannedFiles(options: ScaffoldOptions, benchPath: string, evalgate: string): { write: Array<[string, string]>; kept: string[] } {
+function plannedFiles(
+  options: ScaffoldOptions,
+  benchPath: string,
+  evalgate: string,
+): { write: Array<[string, string]>; kept: string[] } {
   const write: Array<[string, string]> = [];
   const kept: string[] = [];
-  const project = (path: string, content: () => string) => (existsSync(path) ? kept.push(path) : write.push([path, content()]));
+  const project = (path: string, content: () => string) =>
+    existsSync(path) ? kept.push(path) : write.push([path, content()]);
   if (options.existingConfig === null) {
     const rel = (path: string) => relative(options.projectDir, path) || ".";
-    project(join(options.projectDir, "evalgate.config.json"), () => t.configJson(rel(options.benchRoot), rel(options.stateDir), rel(options.trustTiersPath)));
+    project(join(options.projectDir, "evalgate.config.json"), () =>
+      t.configJson(rel(options.benchRoot), rel(options.stateDir), rel(options.trustTiersPath)),
+    );
   } else kept.push(options.existingConfig);
   project(options.trustTiersPath, () => t.trustTiersYaml(options.slug));
-  if (options.workflow) project(join(options.projectDir, ".github", "workflows", "evalgate.yml"), () => t.workflowYaml(options.slug, evalgate));
+  if (options.workflow)
+    project(join(options.projectDir, ".github", "workflows", "evalgate.yml"), () =>
+      t.workflowYaml(options.slug, evalgate),
+    );
   write.push(...benchFiles(options, benchPath));
   return { write, kept };
 }
@@ -120,7 +138,9 @@ function benchFiles(options: ScaffoldOptions, benchPath: string): Array<[string,
     [join(benchPath, "package.json"), t.benchManifest(options.slug)],
     [join(benchPath, "README.md"), t.benchReadme(options.slug)],
     [join(benchPath, "registration.ts"), t.registrationSource(options.slug, options.rubric)],
-    options.rubric === "python" ? [join(benchPath, "rubric.py"), t.RUBRIC_PY] : [join(benchPath, "rubric.ts"), t.RUBRIC_TS],
+    options.rubric === "python"
+      ? [join(benchPath, "rubric.py"), t.RUBRIC_PY]
+      : [join(benchPath, "rubric.ts"), t.RUBRIC_TS],
     [join(benchPath, "breakdown-keys.ts"), t.BREAKDOWN_KEYS_SOURCE],
     [join(benchPath, "failure_modes.yaml"), t.FAILURE_MODES_YAML],
     [join(benchPath, "near-misses.yaml"), t.NEAR_MISSES_YAML],

@@ -12,13 +12,25 @@ describe("signBench", () => {
     fixture = await makeFixtureBench({ sign: false });
     const { benchPath } = fixture;
     const first = await signBench({ benchPath });
-    expect(first).toMatchObject({ added: ["case-01", "case-02", "case-03", "case-04", "case-05", "case-06"], removed: [], changed: [], unchanged: 0, written: true });
+    expect(first).toMatchObject({
+      added: ["case-01", "case-02", "case-03", "case-04", "case-05", "case-06"],
+      removed: [],
+      changed: [],
+      unchanged: 0,
+      written: true,
+    });
     const yaml = readFileSync(first.digests_path, "utf8");
     expect(yaml).toMatch(/^# Written by `evalgate bench sign`/);
     expect(yaml).toContain("serialization: evalgate.case-tree.v1");
     expect(yaml).toContain("input/sub/run.sh: blake3:");
 
-    expect(await signBench({ benchPath })).toMatchObject({ added: [], removed: [], changed: [], unchanged: 6, written: false });
+    expect(await signBench({ benchPath })).toMatchObject({
+      added: [],
+      removed: [],
+      changed: [],
+      unchanged: 6,
+      written: false,
+    });
 
     writeFileSync(join(benchPath, "cases", "case-02", "expected", "text.txt"), "new");
     writeFileSync(join(benchPath, "cases", "case-02", "input", "more.txt"), "more");
@@ -45,13 +57,19 @@ describe("signBench", () => {
     expect(readFileSync(digests, "utf8")).toBe(before);
     symlinkSync(join(fixture.benchPath, "cases", "case-02"), join(fixture.benchPath, "cases", "case-link"));
     rmSync(join(fixture.benchPath, "cases", "case-01", "input", "passwd"));
-    await expect(signBench({ benchPath: fixture.benchPath })).rejects.toMatchObject({ code: "EVAL_CASE_UNSAFE_PATH", message: expect.stringContaining("case-link") });
+    await expect(signBench({ benchPath: fixture.benchPath })).rejects.toMatchObject({
+      code: "EVAL_CASE_UNSAFE_PATH",
+      message: expect.stringContaining("case-link"),
+    });
   });
 
   it("refuses a case directory whose name cannot be a case_id", async () => {
     fixture = await makeFixtureBench();
     mkdirSync(join(fixture.benchPath, "cases", "Bad Name"));
-    await expect(signBench({ benchPath: fixture.benchPath })).rejects.toMatchObject({ code: "EVAL_CASE_LOAD_FAILED", message: expect.stringContaining("Bad Name") });
+    await expect(signBench({ benchPath: fixture.benchPath })).rejects.toMatchObject({
+      code: "EVAL_CASE_LOAD_FAILED",
+      message: expect.stringContaining("Bad Name"),
+    });
   });
 
   it("recovers from an unreadable digests.yaml and needs a cases/ directory", async () => {
@@ -59,6 +77,8 @@ describe("signBench", () => {
     writeFileSync(join(fixture.benchPath, "cases", "digests.yaml"), "{ not yaml");
     expect((await signBench({ benchPath: fixture.benchPath })).added).toHaveLength(6);
     rmSync(join(fixture.benchPath, "cases"), { recursive: true });
-    await expect(signBench({ benchPath: fixture.benchPath, name: "uppercase" })).rejects.toMatchObject({ code: "EVAL_TASK_CLASS_INCOMPLETE" });
+    await expect(signBench({ benchPath: fixture.benchPath, name: "uppercase" })).rejects.toMatchObject({
+      code: "EVAL_TASK_CLASS_INCOMPLETE",
+    });
   });
 });

@@ -34,9 +34,13 @@ const HEADER = [
  * reviewer sees exactly which cases and files changed. Refuses (CaseUnsafePath) a case holding a
  * symlink or special file: nothing unsafe gets signed.
  */
-export async function signBench(taskClass: { readonly benchPath: string; readonly name?: string }): Promise<SignResult> {
+export async function signBench(taskClass: {
+  readonly benchPath: string;
+  readonly name?: string;
+}): Promise<SignResult> {
   const casesPath = join(taskClass.benchPath, "cases");
-  if ((await entryKind(casesPath)) !== "directory") throw new TaskClassIncomplete(taskClass.name ?? taskClass.benchPath, casesPath);
+  if ((await entryKind(casesPath)) !== "directory")
+    throw new TaskClassIncomplete(taskClass.name ?? taskClass.benchPath, casesPath);
   const digestsPath = join(casesPath, "digests.yaml");
   let previous: DigestsFile["cases"] = {};
   if ((await entryKind(digestsPath)) === "file") {
@@ -46,22 +50,34 @@ export async function signBench(taskClass: { readonly benchPath: string; readonl
 
   const next: Record<string, { digest: string; files: Record<string, string> }> = {};
   for (const entry of (await readdir(casesPath, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : 1))) {
-    if (entry.isSymbolicLink()) throw new CaseUnsafePath(join(casesPath, entry.name), "is a symlink; case directories must be real directories");
+    if (entry.isSymbolicLink())
+      throw new CaseUnsafePath(join(casesPath, entry.name), "is a symlink; case directories must be real directories");
     if (!entry.isDirectory()) continue;
     const name = CaseIdSchema.safeParse(entry.name);
-    if (!name.success) throw new CaseLoadFailed(join(casesPath, entry.name), null, `a case directory is named by its case_id: ${name.error.issues[0]?.message}`);
+    if (!name.success)
+      throw new CaseLoadFailed(
+        join(casesPath, entry.name),
+        null,
+        `a case directory is named by its case_id: ${name.error.issues[0]?.message}`,
+      );
     const computed = await digestDirectory(join(casesPath, entry.name), { exclude: (path) => path === "case.toml" });
     next[entry.name] = { digest: computed.digest, files: { ...computed.files } };
   }
 
   const added = Object.keys(next).filter((id) => previous[id] === undefined);
-  const removed = Object.keys(previous).filter((id) => next[id] === undefined).sort();
+  const removed = Object.keys(previous)
+    .filter((id) => next[id] === undefined)
+    .sort();
   const changed = Object.keys(next)
     .filter((id) => previous[id] !== undefined && previous[id]!.digest !== next[id]!.digest)
     .map((id) => ({ case_id: id, files: diffFiles(previous[id]!.files, next[id]!.files) }));
   const unchanged = Object.keys(next).length - added.length - changed.length;
 
-  const document = parseWire(DigestsFileSchema, { schema_version: "evalgate.digests.v1", serialization: CASE_TREE_SERIALIZATION, cases: next });
+  const document = parseWire(DigestsFileSchema, {
+    schema_version: "evalgate.digests.v1",
+    serialization: CASE_TREE_SERIALIZATION,
+    cases: next,
+  });
   const text = `${HEADER}${stringify(document, { lineWidth: 0 })}`;
   const current = (await entryKind(digestsPath)) === "file" ? await readText(digestsPath) : null;
   const written = current !== text;

@@ -12,7 +12,11 @@ describe("registrationLiteralName (fence assertion 4)", () => {
   });
 
   it("follows an aliased import", () => {
-    expect(registrationLiteralName('import { registerTaskClass as reg } from "@eval/registry";\nexport default reg("x", { min_cases_for_promotion: {} });')).toEqual({ ok: true, value: "x" });
+    expect(
+      registrationLiteralName(
+        'import { registerTaskClass as reg } from "@eval/registry";\nexport default reg("x", { min_cases_for_promotion: {} });',
+      ),
+    ).toEqual({ ok: true, value: "x" });
   });
 
   it.each([
@@ -31,13 +35,20 @@ describe("registrationLiteralName (fence assertion 4)", () => {
   });
 
   it("requires the import from @eval/registry", () => {
-    expect(registrationLiteralName('export default registerTaskClass("a", {});')).toMatchObject({ ok: false, reason: expect.stringContaining("does not import") });
+    expect(registrationLiteralName('export default registerTaskClass("a", {});')).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining("does not import"),
+    });
   });
 });
 
 describe("staticBreakdownKeys (fence assertion 5)", () => {
   it("reads a literal array with comments and as const", () => {
-    expect(staticBreakdownKeys('/** doc */\nexport const BREAKDOWN_KEYS = [\n  // why\n  "a_b",\n  "c",\n] as const;\nexport const OTHER = 1;')).toEqual({ ok: true, value: ["a_b", "c"] });
+    expect(
+      staticBreakdownKeys(
+        '/** doc */\nexport const BREAKDOWN_KEYS = [\n  // why\n  "a_b",\n  "c",\n] as const;\nexport const OTHER = 1;',
+      ),
+    ).toEqual({ ok: true, value: ["a_b", "c"] });
   });
 
   it.each([

@@ -16,7 +16,10 @@ describe("inspectTaskClass", () => {
     fixture = await makeFixtureBench();
     const name = basename(fixture.benchPath);
     rmSync(join(fixture.benchPath, "README.md"));
-    writeFileSync(join(fixture.benchPath, "failure_modes.yaml"), "rubric.mine: { severity: block, description: reserved }\n");
+    writeFileSync(
+      join(fixture.benchPath, "failure_modes.yaml"),
+      "rubric.mine: { severity: block, description: reserved }\n",
+    );
     const inspection = await inspectTaskClass(fixture.benchRoot, await importRegistration(fixture.benchRoot, name));
     expect(inspection.located).toBe(true);
     expect(inspection.findings.map((f) => [f.assertion, f.error.code])).toEqual([
@@ -24,7 +27,9 @@ describe("inspectTaskClass", () => {
       ["failure-modes", "EVAL_TASK_CLASS_INVALID"],
     ]);
     expect(inspection.breakdownKeys).toBeNull();
-    await expect(loadTaskClass(name, { benchRoot: fixture.benchRoot, registry: new TaskClassRegistry() })).rejects.toMatchObject({
+    await expect(
+      loadTaskClass(name, { benchRoot: fixture.benchRoot, registry: new TaskClassRegistry() }),
+    ).rejects.toMatchObject({
       code: inspection.findings[0]!.error.code,
       message: inspection.findings[0]!.error.message,
     });
@@ -32,7 +37,10 @@ describe("inspectTaskClass", () => {
 
   it("returns the validated keys and taxonomy of a sound class, with no findings", async () => {
     fixture = await makeFixtureBench();
-    const inspection = await inspectTaskClass(fixture.benchRoot, await importRegistration(fixture.benchRoot, basename(fixture.benchPath)));
+    const inspection = await inspectTaskClass(
+      fixture.benchRoot,
+      await importRegistration(fixture.benchRoot, basename(fixture.benchPath)),
+    );
     expect(inspection.findings).toEqual([]);
     expect(inspection.breakdownKeys?.size).toBeGreaterThan(0);
     expect(Object.keys(inspection.failureModes ?? {}).length).toBeGreaterThan(0);

@@ -65,8 +65,10 @@ export async function loadBreakdownKeys(path: string): Promise<ReadonlySet<strin
 export function breakdownKeyProblem(key: unknown): string | null {
   if (typeof key !== "string") return `${JSON.stringify(key)} is not a string`;
   const banned = BANNED_KEY_SUBSTRINGS.find((word) => key.includes(word));
-  if (banned !== undefined) return `"${key}" contains "${banned}": breakdown keys must measure the work, not a model's self-assessment`;
-  if (!BREAKDOWN_KEY_PATTERN.test(key) || key.length > 64) return `"${key}" must be snake_case (lowercase letters, digits, _; at most 64)`;
+  if (banned !== undefined)
+    return `"${key}" contains "${banned}": breakdown keys must measure the work, not a model's self-assessment`;
+  if (!BREAKDOWN_KEY_PATTERN.test(key) || key.length > 64)
+    return `"${key}" must be snake_case (lowercase letters, digits, _; at most 64)`;
   return null;
 }
 
@@ -82,20 +84,26 @@ export async function loadFailureModes(path: string): Promise<FailureModesFile> 
   if (!parsed.success) throw new TaskClassInvalid(path, formatIssues(parsed.issues));
   for (const code of Object.keys(parsed.data)) {
     const reserved = RESERVED_CODE_PREFIXES.find((prefix) => code.startsWith(prefix));
-    if (reserved !== undefined) throw new TaskClassInvalid(path, `${code}: codes starting with "${reserved}" are reserved for the harness`);
+    if (reserved !== undefined)
+      throw new TaskClassInvalid(path, `${code}: codes starting with "${reserved}" are reserved for the harness`);
   }
   return parsed.data;
 }
 
 /** The sibling files a registration needs, relative to bench/<name>. */
-export function requiredFiles(registration: TaskClassRegistration, options: { allowUnsigned?: boolean | undefined } = {}): string[] {
+export function requiredFiles(
+  registration: TaskClassRegistration,
+  options: { allowUnsigned?: boolean | undefined } = {},
+): string[] {
   return [
     "package.json",
     "README.md",
     "registration.ts",
     ...(registration.options.rubric_command === undefined ? ["rubric.ts"] : []),
     // A declared rubric program inside the bench (`./rubric.py`) must be there too.
-    ...(registration.options.rubric_command?.[0]?.startsWith("./") ? [registration.options.rubric_command[0].slice(2)] : []),
+    ...(registration.options.rubric_command?.[0]?.startsWith("./")
+      ? [registration.options.rubric_command[0].slice(2)]
+      : []),
     "breakdown-keys.ts",
     "failure_modes.yaml",
     ...(options.allowUnsigned === true ? [] : ["cases/digests.yaml"]),
@@ -110,7 +118,9 @@ export interface TaskClassFinding {
 }
 
 /** A static check of breakdown-keys.ts's source (the fence's: literal keys, read without running it). */
-export type StaticKeysCheck = (source: string) => { readonly ok: true; readonly value: readonly unknown[] } | { readonly ok: false; readonly reason: string };
+export type StaticKeysCheck = (
+  source: string,
+) => { readonly ok: true; readonly value: readonly unknown[] } | { readonly ok: false; readonly reason: string };
 
 export interface TaskClassInspection {
   /** bench/<name>, where the class's files are. */
@@ -147,37 +157,71 @@ export async function inspectTaskClass(
   const { registration, registrationPath } = discovered;
   const benchPath = join(resolve(benchRoot), registration.name);
   const findings: TaskClassFinding[] = [];
-  const result = (located: boolean, breakdownKeys: ReadonlySet<string> | null = null, failureModes: FailureModesFile | null = null): TaskClassInspection =>
-    ({ benchPath, located, findings, breakdownKeys, failureModes });
+  const result = (
+    located: boolean,
+    breakdownKeys: ReadonlySet<string> | null = null,
+    failureModes: FailureModesFile | null = null,
+  ): TaskClassInspection => ({ benchPath, located, findings, breakdownKeys, failureModes });
   if ((await entryKind(benchPath)) !== "directory") {
-    findings.push({ assertion: "directory-contract", path: benchPath, error: new BenchDirMissing(benchPath, `task class "${registration.name}" is registered by ${registrationPath} but its bench directory is missing`) });
+    findings.push({
+      assertion: "directory-contract",
+      path: benchPath,
+      error: new BenchDirMissing(
+        benchPath,
+        `task class "${registration.name}" is registered by ${registrationPath} but its bench directory is missing`,
+      ),
+    });
     return result(false);
   }
   if (discovered.directory !== registration.name) {
-    findings.push({ assertion: "registration", path: registrationPath, error: new TaskClassInvalid(registrationPath, `registers "${registration.name}" but sits in bench/${discovered.directory}/; the directory must be named after the task class`) });
+    findings.push({
+      assertion: "registration",
+      path: registrationPath,
+      error: new TaskClassInvalid(
+        registrationPath,
+        `registers "${registration.name}" but sits in bench/${discovered.directory}/; the directory must be named after the task class`,
+      ),
+    });
     return result(false);
   }
   for (const file of requiredFiles(registration, options)) {
     const path = join(benchPath, file);
-    if ((await entryKind(path)) !== "file") findings.push({ assertion: "directory-contract", path, error: new TaskClassIncomplete(registration.name, path) });
+    if ((await entryKind(path)) !== "file")
+      findings.push({ assertion: "directory-contract", path, error: new TaskClassIncomplete(registration.name, path) });
   }
   const keysPath = join(benchPath, "breakdown-keys.ts");
   const keysPresent = (await entryKind(keysPath)) === "file";
-  if (keysPresent && options.staticKeys !== undefined) findings.push(...staticKeyFindings(keysPath, options.staticKeys(await readText(keysPath))));
+  if (keysPresent && options.staticKeys !== undefined)
+    findings.push(...staticKeyFindings(keysPath, options.staticKeys(await readText(keysPath))));
   const modesPath = join(benchPath, "failure_modes.yaml");
   const failureModes =
-    (await entryKind(modesPath)) === "file" ? await caught(() => loadFailureModes(modesPath), (error) => findings.push({ assertion: "failure-modes", path: modesPath, error })) : null;
+    (await entryKind(modesPath)) === "file"
+      ? await caught(
+          () => loadFailureModes(modesPath),
+          (error) => findings.push({ assertion: "failure-modes", path: modesPath, error }),
+        )
+      : null;
   // Importing runs the module: only once its file is known to be there and nothing else is wrong.
   const breakdownKeys =
-    keysPresent && findings.length === 0 ? await caught(() => loadBreakdownKeys(keysPath), (error) => findings.push({ assertion: "breakdown-keys", path: keysPath, error })) : null;
+    keysPresent && findings.length === 0
+      ? await caught(
+          () => loadBreakdownKeys(keysPath),
+          (error) => findings.push({ assertion: "breakdown-keys", path: keysPath, error }),
+        )
+      : null;
   return result(true, breakdownKeys, failureModes);
 }
 
 function staticKeyFindings(keysPath: string, keys: ReturnType<StaticKeysCheck>): TaskClassFinding[] {
-  const at = (reason: string): TaskClassFinding => ({ assertion: "breakdown-keys", path: keysPath, error: new TaskClassInvalid(keysPath, reason) });
+  const at = (reason: string): TaskClassFinding => ({
+    assertion: "breakdown-keys",
+    path: keysPath,
+    error: new TaskClassInvalid(keysPath, reason),
+  });
   if (!keys.ok) return [at(keys.reason)];
   return keys.value.flatMap((key, index) => {
-    const problem = breakdownKeyProblem(key) ?? (keys.value.indexOf(key) !== index ? `"${String(key)}" appears twice` : null);
+    const problem =
+      breakdownKeyProblem(key) ?? (keys.value.indexOf(key) !== index ? `"${String(key)}" appears twice` : null);
     return problem === null ? [] : [at(`BREAKDOWN_KEYS: ${problem}`)];
   });
 }

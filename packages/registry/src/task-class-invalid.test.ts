@@ -13,7 +13,8 @@ import { loadTaskClass, TaskClassInvalid, TaskClassRegistry } from "./index.ts";
 let bench: FixtureBench | undefined;
 afterEach(() => bench?.cleanup());
 
-const load = (benchRoot: string) => loadTaskClass("uppercase", { benchRoot, registry: new TaskClassRegistry(), onWarning: ignoreWarnings });
+const load = (benchRoot: string) =>
+  loadTaskClass("uppercase", { benchRoot, registry: new TaskClassRegistry(), onWarning: ignoreWarnings });
 
 describe("TaskClassInvalid's hint", () => {
   it("names failure_modes.yaml when that file is wrong", async () => {
@@ -33,12 +34,16 @@ describe("TaskClassInvalid's hint", () => {
     const script = `import { loadTaskClass, TaskClassRegistry } from ${JSON.stringify(join(import.meta.dirname, "index.ts"))};
       try { await loadTaskClass("uppercase", { benchRoot: ${JSON.stringify(bench.benchRoot)}, registry: new TaskClassRegistry() }); }
       catch (error) { console.log(JSON.stringify({ code: error.code, message: error.message, hint: error.hint })); }`;
-    const child = spawnSync(process.execPath, ["--conditions=@eval/source", "--input-type=module", "-e", script], { encoding: "utf8" });
+    const child = spawnSync(process.execPath, ["--conditions=@eval/source", "--input-type=module", "-e", script], {
+      encoding: "utf8",
+    });
     const error = JSON.parse(child.stdout) as { code: string; message: string; hint: string };
     expect(error.code, child.stderr).toBe("EVAL_TASK_CLASS_INVALID");
     expect(error.message).toMatch(/registration\.ts: cannot be imported: Cannot find package '@eval\/registry'/);
     // The fixture's bench package declares it as workspace:^ (a pnpm workspace), and no lockfile is above it.
-    expect(error.hint).toBe("run `pnpm install` in your project: the bench's package.json declares @eval/registry, which an install links; docs/bench-authoring.md");
+    expect(error.hint).toBe(
+      "run `pnpm install` in your project: the bench's package.json declares @eval/registry, which an install links; docs/bench-authoring.md",
+    );
   });
 
   it("in the package manager of the nearest lockfile: add when undeclared, install when declared, this repository's set-up script here", () => {
@@ -48,9 +53,16 @@ describe("TaskClassInvalid's hint", () => {
       writeFileSync(join(root, "yarn.lock"), "");
       const registration = join(root, "bench", "mine", "registration.ts");
       const missing = "cannot be imported: Cannot find package '@eval/registry' imported from x";
-      expect(new TaskClassInvalid(registration, missing).hint).toBe(`run \`yarn add -D @eval/registry\` in ${root}: the bench imports it; docs/bench-authoring.md`);
-      writeFileSync(join(root, "bench", "mine", "package.json"), JSON.stringify({ devDependencies: { "@eval/registry": "^0.1.0" } }));
-      expect(new TaskClassInvalid(registration, missing).hint).toBe(`run \`yarn install\` in ${root}: the bench's package.json declares @eval/registry, which an install links; docs/bench-authoring.md`);
+      expect(new TaskClassInvalid(registration, missing).hint).toBe(
+        `run \`yarn add -D @eval/registry\` in ${root}: the bench imports it; docs/bench-authoring.md`,
+      );
+      writeFileSync(
+        join(root, "bench", "mine", "package.json"),
+        JSON.stringify({ devDependencies: { "@eval/registry": "^0.1.0" } }),
+      );
+      expect(new TaskClassInvalid(registration, missing).hint).toBe(
+        `run \`yarn install\` in ${root}: the bench's package.json declares @eval/registry, which an install links; docs/bench-authoring.md`,
+      );
       writeFileSync(join(root, "bench", "mine", "package.json"), "{ not json");
       expect(new TaskClassInvalid(registration, missing).hint).toMatch(/^run `yarn add -D @eval\/registry`/);
       const repo = join(import.meta.dirname, "..", "..", "..");
@@ -63,7 +75,14 @@ describe("TaskClassInvalid's hint", () => {
   });
 
   it("names the file for any other reason, and never suggests install for a relative import", () => {
-    expect(new TaskClassInvalid("/b/x/breakdown-keys.ts", "must export const BREAKDOWN_KEYS").hint).toBe("fix breakdown-keys.ts as described; docs/bench-authoring.md lists the contract");
-    expect(new TaskClassInvalid("/b/x/registration.ts", "cannot be imported: Cannot find module './helper.ts' imported from /b/x/registration.ts").hint).toMatch(/^fix registration\.ts/);
+    expect(new TaskClassInvalid("/b/x/breakdown-keys.ts", "must export const BREAKDOWN_KEYS").hint).toBe(
+      "fix breakdown-keys.ts as described; docs/bench-authoring.md lists the contract",
+    );
+    expect(
+      new TaskClassInvalid(
+        "/b/x/registration.ts",
+        "cannot be imported: Cannot find module './helper.ts' imported from /b/x/registration.ts",
+      ).hint,
+    ).toMatch(/^fix registration\.ts/);
   });
 });

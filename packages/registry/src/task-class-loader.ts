@@ -26,7 +26,9 @@ export async function listBenchDirs(benchRoot: string): Promise<{ registered: st
   const unregistered: string[] = [];
   for (const entry of (await readdir(root, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : 1))) {
     if (!entry.isDirectory() || entry.name.startsWith(".") || entry.name === "node_modules") continue;
-    ((await entryKind(join(root, entry.name, "registration.ts"))) === "file" ? registered : unregistered).push(entry.name);
+    ((await entryKind(join(root, entry.name, "registration.ts"))) === "file" ? registered : unregistered).push(
+      entry.name,
+    );
   }
   return { registered, unregistered };
 }
@@ -38,17 +40,25 @@ export async function importRegistration(benchRoot: string, directory: string): 
   try {
     module = (await import(versionedUrl(registrationPath))) as { default?: unknown };
   } catch (error) {
-    const reason = error instanceof RegistrationArgumentError ? error.message : `cannot be imported: ${firstLine(error)}`;
+    const reason =
+      error instanceof RegistrationArgumentError ? error.message : `cannot be imported: ${firstLine(error)}`;
     throw new TaskClassInvalid(registrationPath, reason);
   }
   if (!isTaskClassRegistration(module.default)) {
-    throw new TaskClassInvalid(registrationPath, 'its default export must be registerTaskClass("<name>", {...}) from @eval/registry');
+    throw new TaskClassInvalid(
+      registrationPath,
+      'its default export must be registerTaskClass("<name>", {...}) from @eval/registry',
+    );
   }
   return { registrationPath, directory, registration: module.default };
 }
 
 /** Builds the TaskClass of one registration: the first problem `inspectTaskClass` finds is thrown. */
-export async function buildTaskClass(benchRoot: string, discovered: DiscoveredRegistration, options: { allowUnsigned?: boolean | undefined } = {}): Promise<TaskClass> {
+export async function buildTaskClass(
+  benchRoot: string,
+  discovered: DiscoveredRegistration,
+  options: { allowUnsigned?: boolean | undefined } = {},
+): Promise<TaskClass> {
   const { registration, registrationPath } = discovered;
   const inspection = await inspectTaskClass(benchRoot, discovered, options);
   const first = inspection.findings[0];
@@ -58,7 +68,11 @@ export async function buildTaskClass(benchRoot: string, discovered: DiscoveredRe
   // `./program` in a declared command is the bench's own file: made absolute, since the rubric runs in a temp cwd.
   const declared = registration.options.rubric_command;
   const rubricCommand =
-    declared === undefined ? null : Object.freeze(declared.map((arg, index) => (index === 0 && arg.startsWith("./") ? join(benchPath, arg.slice(2)) : arg)));
+    declared === undefined
+      ? null
+      : Object.freeze(
+          declared.map((arg, index) => (index === 0 && arg.startsWith("./") ? join(benchPath, arg.slice(2)) : arg)),
+        );
   return Object.freeze({
     name: registration.name,
     benchPath,
@@ -103,14 +117,18 @@ export async function loadTaskClass(name: string, options: LoadTaskClassOptions)
   const onWarning = options.onWarning ?? ignoreWarnings;
   const root = resolve(options.benchRoot);
   // The registration in bench/<name>/ is imported directly, so its own errors surface as themselves.
-  const own = (await entryKind(join(root, name, "registration.ts"))) === "file" ? await importRegistration(root, name) : null;
+  const own =
+    (await entryKind(join(root, name, "registration.ts"))) === "file" ? await importRegistration(root, name) : null;
   const others = (await discoverAll(root, onWarning)).filter((found) => found.directory !== name);
   const claims = [...(own === null ? [] : [own]), ...others].filter((found) => found.registration.name === name);
   if (claims.length === 0) {
-    const available = [...new Set([...others, ...(own === null ? [] : [own])].map((found) => found.registration.name))].sort();
+    const available = [
+      ...new Set([...others, ...(own === null ? [] : [own])].map((found) => found.registration.name)),
+    ].sort();
     throw new TaskClassNotFound(name, available, root);
   }
-  if (claims.length > 1) throw new TaskClassAlreadyRegistered(name, claims[0]!.registrationPath, claims[1]!.registrationPath);
+  if (claims.length > 1)
+    throw new TaskClassAlreadyRegistered(name, claims[0]!.registrationPath, claims[1]!.registrationPath);
   return registry.register(await buildTaskClass(root, claims[0]!, { allowUnsigned: options.allowUnsigned }));
 }
 
@@ -122,6 +140,7 @@ export async function loadAllTaskClasses(options: LoadTaskClassOptions): Promise
   const discovered: DiscoveredRegistration[] = [];
   for (const directory of registered) discovered.push(await importRegistration(root, directory));
   const loaded: TaskClass[] = [];
-  for (const found of discovered) loaded.push(registry.register(await buildTaskClass(root, found, { allowUnsigned: options.allowUnsigned })));
+  for (const found of discovered)
+    loaded.push(registry.register(await buildTaskClass(root, found, { allowUnsigned: options.allowUnsigned })));
   return loaded.sort((a, b) => (a.name < b.name ? -1 : 1));
 }

@@ -7,7 +7,6 @@ import type { CaseEvidence, CaseTrials, ReportCase, ReportTrial } from "@eval/re
 import { capturedDiff, isCachedDetail, readCaseDetail } from "@eval/runner";
 import { caseDetailsDir, transcriptFile } from "@eval/state-layout";
 
-
 /** What a detail recorded besides its score; the workspace diff is rendered from the blob store in `blobsDir`. */
 function evidenceOf(detail: CaseDetail, blobsDir: string): CaseEvidence {
   const output = detail.sut_output as Record<string, unknown> | null;
@@ -22,7 +21,11 @@ function evidenceOf(detail: CaseDetail, blobsDir: string): CaseEvidence {
     rubric_stderr: detail.rubric === null || detail.rubric.stderr.text === "" ? null : detail.rubric.stderr.text,
     diff: capture === undefined ? claimed : capturedDiff(blobsDir, capture),
     diff_source: capture !== undefined ? "harness" : claimed === null ? null : "sut",
-    changed_files: (capture?.changes ?? []).map((change) => ({ path: change.path, status: change.status, bytes: change.after?.bytes ?? 0 })),
+    changed_files: (capture?.changes ?? []).map((change) => ({
+      path: change.path,
+      status: change.status,
+      bytes: change.after?.bytes ?? 0,
+    })),
     sut_stdout: detail.sut_streams?.stdout ?? null,
     sut_stderr: detail.sut_streams?.stderr ?? null,
   };
@@ -76,16 +79,34 @@ export function trialsOf(entry: CaseResult | TrialCaseResult): CaseTrials | null
 }
 
 /** Every trial of a case of a run with more than one trial per case, each with its own detail; null otherwise. */
-function trialRunsOf(entry: CaseResult | TrialCaseResult, context: { runsDir: string; blobsDir: string; runId: string; taskClass: string; transcripts: TranscriptIndex }): ReportTrial[] | null {
+function trialRunsOf(
+  entry: CaseResult | TrialCaseResult,
+  context: { runsDir: string; blobsDir: string; runId: string; taskClass: string; transcripts: TranscriptIndex },
+): ReportTrial[] | null {
   if (!("trials" in entry) || entry.trials === undefined) return null;
   return entry.trials.map((score, trial) => {
     const detail = readCaseDetail(caseDetailsDir(context.runsDir, bareRunId(context.runId)), entry.case_id, trial);
-    return { trial, score, evidence: detail === null ? null : evidenceOf(detail, context.blobsDir), transcript: detail === null ? null : context.transcripts.find(context.taskClass, detail) };
+    return {
+      trial,
+      score,
+      evidence: detail === null ? null : evidenceOf(detail, context.blobsDir),
+      transcript: detail === null ? null : context.transcripts.find(context.taskClass, detail),
+    };
   });
 }
 
 /** One case of a recorded run with its evidence, as the report views show it. */
-export function reportCaseOf(entry: CaseResult | TrialCaseResult, context: { runsDir: string; blobsDir: string; runId: string; taskClass: string; transcripts: TranscriptIndex; baseline: CaseResult | null | undefined }): ReportCase {
+export function reportCaseOf(
+  entry: CaseResult | TrialCaseResult,
+  context: {
+    runsDir: string;
+    blobsDir: string;
+    runId: string;
+    taskClass: string;
+    transcripts: TranscriptIndex;
+    baseline: CaseResult | null | undefined;
+  },
+): ReportCase {
   const detail = readCaseDetail(caseDetailsDir(context.runsDir, bareRunId(context.runId)), entry.case_id);
   return {
     case_id: entry.case_id,
@@ -96,6 +117,9 @@ export function reportCaseOf(entry: CaseResult | TrialCaseResult, context: { run
     trial_runs: trialRunsOf(entry, context),
     evidence: detail === null ? null : evidenceOf(detail, context.blobsDir),
     transcript: detail === null ? null : context.transcripts.find(context.taskClass, detail),
-    baseline: context.baseline === undefined || context.baseline === null ? null : { score: context.baseline.score.score, passed: context.baseline.score.passed },
+    baseline:
+      context.baseline === undefined || context.baseline === null
+        ? null
+        : { score: context.baseline.score.score, passed: context.baseline.score.passed },
   };
 }

@@ -22,7 +22,10 @@ const recorded: AnyBenchRunReport[] = [];
 async function append(report: BenchRunReportInput): Promise<void> {
   const runsDir = join(stateDir, "runs");
   const host = await getHostFingerprint(stateDir);
-  const { record } = await appendRunRecord({ ...report, prev_hash: (await readChainHead(runsDir)).head, host_fingerprint: host }, { runsDir, hostFingerprint: host });
+  const { record } = await appendRunRecord(
+    { ...report, prev_hash: (await readChainHead(runsDir)).head, host_fingerprint: host },
+    { runsDir, hostFingerprint: host },
+  );
   recorded.push(record.report);
 }
 
@@ -36,7 +39,19 @@ beforeAll(async () => {
   const cases = join(stateDir, "runs", "run-c", "cases");
   await mkdir(cases, { recursive: true });
   const score = recorded[2]!.per_case[0]!.score;
-  const detail = { schema_version: "evalgate.case_detail.v1", run_id: "run-c", task_class: "vuln-remediation", case_id: "000-case", cache_key: `blake3:${"a".repeat(64)}`, invocation_tag: "t", sut_output: null, sut_error: "exit 3", sut_wall_clock_ms: 3, rubric: null, score };
+  const detail = {
+    schema_version: "evalgate.case_detail.v1",
+    run_id: "run-c",
+    task_class: "vuln-remediation",
+    case_id: "000-case",
+    cache_key: `blake3:${"a".repeat(64)}`,
+    invocation_tag: "t",
+    sut_output: null,
+    sut_error: "exit 3",
+    sut_wall_clock_ms: 3,
+    rubric: null,
+    score,
+  };
   await writeFile(join(cases, "000-case.json"), JSON.stringify(detail));
 }, 60_000);
 afterAll(async () => {
@@ -46,9 +61,22 @@ afterAll(async () => {
 describe("gatherReportData", () => {
   it("shows the newest run of a task class with its trend of evidence runs, a baseline and a verdict per tier", async () => {
     const warnings: EvalWarning[] = [];
-    const data = await gatherReportData({ stateDir, benchRoot: BENCH, tiersPath: TIERS, taskClass: "vuln-remediation", baselineRunId: "run-a", harnessVersion: "9.9.9", onWarning: (w) => warnings.push(w), now: new Date("2026-11-26T00:00:00Z") });
+    const data = await gatherReportData({
+      stateDir,
+      benchRoot: BENCH,
+      tiersPath: TIERS,
+      taskClass: "vuln-remediation",
+      baselineRunId: "run-a",
+      harnessVersion: "9.9.9",
+      onWarning: (w) => warnings.push(w),
+      now: new Date("2026-11-26T00:00:00Z"),
+    });
     expect(warnings).toEqual([]);
-    expect(data).toMatchObject({ generated_at: "2026-11-26T00:00:00.000Z", harness_version: "9.9.9", chain: { verified: true, records: 4, problem: null } });
+    expect(data).toMatchObject({
+      generated_at: "2026-11-26T00:00:00.000Z",
+      harness_version: "9.9.9",
+      chain: { verified: true, records: 4, problem: null },
+    });
     expect(data.run.run_id).toBe("run-c");
     expect(data.run).not.toHaveProperty("per_case");
     expect(data.record).toMatchObject({ sequence: 2, chain_hash: expect.stringMatching(/^sha256:/) });
@@ -58,7 +86,12 @@ describe("gatherReportData", () => {
     expect(data.baseline!.mean_score_change).toBeCloseTo((4 * 0.8) / 12, 10);
     expect(data.verdicts.map((v) => v.target_tier)).toEqual(["bronze", "silver", "gold"]);
     expect(data.tiers).toHaveLength(4);
-    expect(data.cases[0]).toMatchObject({ case_id: "000-case", cache_hit: false, evidence: { sut_error: "exit 3" }, baseline: { passed: true } });
+    expect(data.cases[0]).toMatchObject({
+      case_id: "000-case",
+      cache_hit: false,
+      evidence: { sut_error: "exit 3" },
+      baseline: { passed: true },
+    });
     expect(data.cases[1]).toMatchObject({ evidence: null, transcript: null });
   });
 
@@ -68,9 +101,17 @@ describe("gatherReportData", () => {
     const newest = await gatherReportData(base);
     expect(newest.run.run_id).toBe("run-d");
     expect(newest.verdicts).toEqual([]);
-    await expect(gatherReportData({ ...base, runId: "run-z" })).rejects.toMatchObject({ code: "EVAL_REPORT_NOT_FOUND", message: expect.stringContaining("no run run-z is recorded") });
-    await expect(gatherReportData({ ...base, taskClass: "nothing-here" })).rejects.toMatchObject({ code: "EVAL_REPORT_NOT_FOUND", message: expect.stringContaining("no run of nothing-here") });
-    await expect(gatherReportData({ ...base, runId: "run-c", baselineRunId: "run-d" })).rejects.toMatchObject({ code: "EVAL_REPORT_NOT_FOUND" });
+    await expect(gatherReportData({ ...base, runId: "run-z" })).rejects.toMatchObject({
+      code: "EVAL_REPORT_NOT_FOUND",
+      message: expect.stringContaining("no run run-z is recorded"),
+    });
+    await expect(gatherReportData({ ...base, taskClass: "nothing-here" })).rejects.toMatchObject({
+      code: "EVAL_REPORT_NOT_FOUND",
+      message: expect.stringContaining("no run of nothing-here"),
+    });
+    await expect(gatherReportData({ ...base, runId: "run-c", baselineRunId: "run-d" })).rejects.toMatchObject({
+      code: "EVAL_REPORT_NOT_FOUND",
+    });
   });
 });
 
@@ -78,16 +119,40 @@ describe("recordedRunViews", () => {
   it("builds a just-recorded run's CI views from its report, judging only when a summary needs verdicts", async () => {
     const report = recorded[2]!;
     const onWarning = () => undefined;
-    const junitOnly = await recordedRunViews({ stateDir, tiersPath: TIERS, report, chain: null, taskClass: { benchRoot: join(stateDir, "no-bench") }, withVerdicts: false, onWarning });
+    const junitOnly = await recordedRunViews({
+      stateDir,
+      tiersPath: TIERS,
+      report,
+      chain: null,
+      taskClass: { benchRoot: join(stateDir, "no-bench") },
+      withVerdicts: false,
+      onWarning,
+    });
     expect(junitOnly.verdicts).toEqual([]);
     expect(junitOnly.cases).toHaveLength(12);
     expect(junitOnly.run.run_id).toBe("run-c");
     const chain = await verifyChain({ runsDir: join(stateDir, "runs") });
     const known = { name: "vuln-remediation", minCasesForPromotion: { bronze: 10, silver: 15, gold: 32 } };
-    const summary = await recordedRunViews({ stateDir, tiersPath: TIERS, report, chain, taskClass: known, withVerdicts: true, onWarning });
+    const summary = await recordedRunViews({
+      stateDir,
+      tiersPath: TIERS,
+      report,
+      chain,
+      taskClass: known,
+      withVerdicts: true,
+      onWarning,
+    });
     expect(summary.verdicts.map((v) => v.target_tier)).toEqual(["bronze", "silver", "gold"]);
     const codes: string[] = [];
-    const unloaded = await recordedRunViews({ stateDir, tiersPath: TIERS, report, chain: null, taskClass: { benchRoot: join(stateDir, "no-bench") }, withVerdicts: true, onWarning: (w) => codes.push(w.code) });
+    const unloaded = await recordedRunViews({
+      stateDir,
+      tiersPath: TIERS,
+      report,
+      chain: null,
+      taskClass: { benchRoot: join(stateDir, "no-bench") },
+      withVerdicts: true,
+      onWarning: (w) => codes.push(w.code),
+    });
     expect(unloaded.verdicts).toEqual([]);
     expect(codes).toContain("report.no_task_class");
   });
@@ -95,8 +160,20 @@ describe("recordedRunViews", () => {
 
 describe("listRecordedRuns", () => {
   it("lists matching runs newest first, up to the limit", async () => {
-    expect((await listRecordedRuns(stateDir, {}, 10, ignoreWarnings)).map((entry) => entry.run_id)).toEqual(["run-d", "run-c", "partial:run-b", "run-a"]);
-    expect((await listRecordedRuns(stateDir, { taskClass: "vuln-remediation", complete: true }, 10, ignoreWarnings)).map((entry) => entry.run_id)).toEqual(["run-c", "run-a"]);
-    expect((await listRecordedRuns(stateDir, {}, 2, ignoreWarnings)).map((entry) => entry.run_id)).toEqual(["run-d", "run-c"]);
+    expect((await listRecordedRuns(stateDir, {}, 10, ignoreWarnings)).map((entry) => entry.run_id)).toEqual([
+      "run-d",
+      "run-c",
+      "partial:run-b",
+      "run-a",
+    ]);
+    expect(
+      (await listRecordedRuns(stateDir, { taskClass: "vuln-remediation", complete: true }, 10, ignoreWarnings)).map(
+        (entry) => entry.run_id,
+      ),
+    ).toEqual(["run-c", "run-a"]);
+    expect((await listRecordedRuns(stateDir, {}, 2, ignoreWarnings)).map((entry) => entry.run_id)).toEqual([
+      "run-d",
+      "run-c",
+    ]);
   });
 });

@@ -36,14 +36,27 @@ function pickRun(history: History, options: GatherOptions): RunSummary {
     if (options.taskClass !== undefined && summary.task_class !== options.taskClass) continue;
     if (options.runId === undefined || isRun(summary, options.runId)) return summary;
   }
-  const what = options.runId === undefined ? `no run${options.taskClass === undefined ? "" : ` of ${options.taskClass}`} is recorded` : `no run ${options.runId}${options.taskClass === undefined ? "" : ` of ${options.taskClass}`} is recorded`;
-  throw new EvalError("EVAL_REPORT_NOT_FOUND", `${what} in ${stateLayout(options.stateDir).runs}`, { hint: "`evalgate show` lists the newest run; run `evalgate run` first, or pass --out <state dir>" });
+  const what =
+    options.runId === undefined
+      ? `no run${options.taskClass === undefined ? "" : ` of ${options.taskClass}`} is recorded`
+      : `no run ${options.runId}${options.taskClass === undefined ? "" : ` of ${options.taskClass}`} is recorded`;
+  throw new EvalError("EVAL_REPORT_NOT_FOUND", `${what} in ${stateLayout(options.stateDir).runs}`, {
+    hint: "`evalgate show` lists the newest run; run `evalgate run` first, or pass --out <state dir>",
+  });
 }
 
 /** The runs of the task class a promotion could read as evidence (promotion's rule), oldest first. */
 function trendOf(history: History, taskClass: string): TrendPoint[] {
   const points: TrendPoint[] = [];
-  for (const r of history.entries()) if (r.task_class === taskClass && r.evidence) points.push({ run_id: r.run_id, ended_at: r.ended_at, mean_score: r.mean_score, lower_bound_95: r.lower_bound_95, pass_rate: r.pass_rate });
+  for (const r of history.entries())
+    if (r.task_class === taskClass && r.evidence)
+      points.push({
+        run_id: r.run_id,
+        ended_at: r.ended_at,
+        mean_score: r.mean_score,
+        lower_bound_95: r.lower_bound_95,
+        pass_rate: r.pass_rate,
+      });
   return points;
 }
 
@@ -52,8 +65,19 @@ export function reportCases(report: AnyBenchRunReport, stateDir: string, base: A
   const baseCases = base === null ? null : new Map(base.per_case.map((entry) => [entry.case_id, entry]));
   const layout = stateLayout(stateDir);
   const transcripts = new TranscriptIndex(layout.transcripts);
-  const context = { runsDir: layout.runs, blobsDir: layout.blobs, runId: report.run_id, taskClass: report.task_class, transcripts };
-  return report.per_case.map((entry) => reportCaseOf(entry, { ...context, baseline: baseCases === null ? undefined : (baseCases.get(entry.case_id) ?? null) }));
+  const context = {
+    runsDir: layout.runs,
+    blobsDir: layout.blobs,
+    runId: report.run_id,
+    taskClass: report.task_class,
+    transcripts,
+  };
+  return report.per_case.map((entry) =>
+    reportCaseOf(entry, {
+      ...context,
+      baseline: baseCases === null ? undefined : (baseCases.get(entry.case_id) ?? null),
+    }),
+  );
 }
 
 /** A report without its per-case entries (the views read them as `cases`). */
@@ -76,16 +100,41 @@ export async function gatherReportData(options: GatherOptions): Promise<ReportDa
   const summary = pickRun(history, options);
   const chosen = readRecordFile(runsDir, summary.file);
   const report = chosen.report;
-  const base = options.baselineRunId === undefined ? null : readRecordFile(runsDir, pickRun(history, { ...options, taskClass: report.task_class, runId: options.baselineRunId }).file).report;
+  const base =
+    options.baselineRunId === undefined
+      ? null
+      : readRecordFile(
+          runsDir,
+          pickRun(history, { ...options, taskClass: report.task_class, runId: options.baselineRunId }).file,
+        ).report;
   const taskClass = await taskClassForVerdicts(report.task_class, options.benchRoot, onWarning);
-  const { verdicts, tiers } = await tierVerdicts({ tiersPath: options.tiersPath, runsDir, report, taskClass, chainVerified: chain.ok, onWarning, ...(options.now === undefined ? {} : { now: options.now }) });
+  const { verdicts, tiers } = await tierVerdicts({
+    tiersPath: options.tiersPath,
+    runsDir,
+    report,
+    taskClass,
+    chainVerified: chain.ok,
+    onWarning,
+    ...(options.now === undefined ? {} : { now: options.now }),
+  });
   return {
     schema_version: REPORT_DATA_SCHEMA_VERSION,
     generated_at: (options.now ?? new Date()).toISOString(),
     harness_version: options.harnessVersion,
     run: reportRunOf(report),
-    record: { file: summary.file, sequence: chosen.sequence, recorded_at: chosen.recorded_at, content_hash: chosen.content_hash, chain_hash: chosen.chain_hash },
-    chain: { head: chain.head, verified: chain.ok, records: chain.skipped + chain.records, problem: chain.firstBad === null ? null : `${chain.firstBad.file}: ${chain.firstBad.reason}` },
+    record: {
+      file: summary.file,
+      sequence: chosen.sequence,
+      recorded_at: chosen.recorded_at,
+      content_hash: chosen.content_hash,
+      chain_hash: chosen.chain_hash,
+    },
+    chain: {
+      head: chain.head,
+      verified: chain.ok,
+      records: chain.skipped + chain.records,
+      problem: chain.firstBad === null ? null : `${chain.firstBad.file}: ${chain.firstBad.reason}`,
+    },
     verdicts,
     tiers,
     trend: trendOf(history, report.task_class),

@@ -18,11 +18,17 @@ let warnings: EvalWarning[];
 const onWarning = (warning: EvalWarning): void => void warnings.push(warning);
 const indexFile = (): string => join(runsDir, ".index", "history.json");
 const read = async () => [...(await readHistory({ stateDir, onWarning })).entries()];
-const recordFiles = (): string[] => readdirSync(runsDir).filter((name) => RECORD_FILE_PATTERN.test(name)).sort();
+const recordFiles = (): string[] =>
+  readdirSync(runsDir)
+    .filter((name) => RECORD_FILE_PATTERN.test(name))
+    .sort();
 
 async function append(report: BenchRunReportInput): Promise<void> {
   const host = await getHostFingerprint(stateDir);
-  await appendRunRecord({ ...report, prev_hash: (await readChainHead(runsDir)).head, host_fingerprint: host }, { runsDir, hostFingerprint: host });
+  await appendRunRecord(
+    { ...report, prev_hash: (await readChainHead(runsDir)).head, host_fingerprint: host },
+    { runsDir, hostFingerprint: host },
+  );
 }
 
 beforeEach(async () => {
@@ -61,7 +67,9 @@ describe("the history index", () => {
     const history = await read();
     expect(history.map((s) => s.run_id)).toEqual(["run-a", "partial:run-b", "run-c", "run-d"]);
     expect(warnings).toEqual([]);
-    expect((await listRecordedRuns(stateDir, { taskClass: "vuln-remediation" }, 2, onWarning)).map((e) => e.run_id)).toEqual(["run-d", "partial:run-b"]);
+    expect(
+      (await listRecordedRuns(stateDir, { taskClass: "vuln-remediation" }, 2, onWarning)).map((e) => e.run_id),
+    ).toEqual(["run-d", "partial:run-b"]);
   });
 
   it("an edited index fails its MAC: rebuilt from the records, with a warning", async () => {
@@ -69,7 +77,9 @@ describe("the history index", () => {
     writeFileSync(indexFile(), readFileSync(indexFile(), "utf8").replace('"complete":false', '"complete":true'));
     const history = await read();
     expect(history.find((s) => s.run_id === "partial:run-b")?.complete).toBe(false);
-    expect(warnings.map((w) => [w.code, w.message])).toEqual([["history.index_rebuilt", expect.stringContaining("fails its MAC")]]);
+    expect(warnings.map((w) => [w.code, w.message])).toEqual([
+      ["history.index_rebuilt", expect.stringContaining("fails its MAC")],
+    ]);
     // Rewritten sealed: the next read is quiet.
     warnings = [];
     await read();

@@ -41,10 +41,18 @@ export interface HistoryIndexOptions {
 /** The summary of one chain record. */
 export function summaryOf(record: ChainRecord, file: string): RunSummary {
   // `file` first: a stored entry is found by its name without being parsed.
-  return { file, ...runListEntry(record), sequence: record.sequence, ended_at: record.report.ended_at, evidence: notDefaultEvidence(record.report) === null, pass_rate: passRate(record) };
+  return {
+    file,
+    ...runListEntry(record),
+    sequence: record.sequence,
+    ended_at: record.report.ended_at,
+    evidence: notDefaultEvidence(record.report) === null,
+    pass_rate: passRate(record),
+  };
 }
 
-const passRate = ({ report }: ChainRecord): number => (report.per_case.length === 0 ? 0 : report.passed_count / report.per_case.length);
+const passRate = ({ report }: ChainRecord): number =>
+  report.per_case.length === 0 ? 0 : report.passed_count / report.per_case.length;
 
 /**
  * The chain's history, oldest first. Entries are parsed when asked for: `runs --limit 20` parses 20 of them.
@@ -96,14 +104,23 @@ export async function readHistory(options: HistoryIndexOptions): Promise<History
   const usable = stored.pieces !== null && isPrefix(new History(stored.pieces), names);
   if (stored.problem !== null || (stored.pieces !== null && !usable)) {
     const why = stored.problem ?? "does not match the chain's records (records were removed, renamed or replaced)";
-    options.onWarning({ code: "history.index_rebuilt", message: `the history index ${indexPath(options.stateDir)} ${why}: rebuilt it from the chain`, details: { path: indexPath(options.stateDir) } });
+    options.onWarning({
+      code: "history.index_rebuilt",
+      message: `the history index ${indexPath(options.stateDir)} ${why}: rebuilt it from the chain`,
+      details: { path: indexPath(options.stateDir) },
+    });
   }
   const kept = usable ? stored.pieces! : [];
   if (kept.length === names.length && usable) return new History(kept);
   const pieces = [...kept];
-  for (const file of names.slice(kept.length)) pieces.push(JSON.stringify(summaryOf(readRecordFile(runsDir, file), file)));
+  for (const file of names.slice(kept.length))
+    pieces.push(JSON.stringify(summaryOf(readRecordFile(runsDir, file), file)));
   await writeIndex(options, pieces).catch((error: unknown) => {
-    options.onWarning({ code: "history.index_unwritten", message: `cannot write the history index ${indexPath(options.stateDir)} (${(error as Error).message}): the next view reads the new records again`, details: { path: indexPath(options.stateDir) } });
+    options.onWarning({
+      code: "history.index_unwritten",
+      message: `cannot write the history index ${indexPath(options.stateDir)} (${(error as Error).message}): the next view reads the new records again`,
+      details: { path: indexPath(options.stateDir) },
+    });
   });
   return new History(pieces);
 }
@@ -117,7 +134,9 @@ function isPrefix(history: History, names: readonly string[]): boolean {
 const indexPath = (stateDir: string): string => join(stateLayout(stateDir).runs, RUNS_NAMES.index, RUNS_NAMES.history);
 
 /** The stored summaries' texts (null when there is no index), or the reason a stored index cannot be used. */
-async function storedPieces(options: HistoryIndexOptions): Promise<{ pieces: string[] | null; problem: string | null }> {
+async function storedPieces(
+  options: HistoryIndexOptions,
+): Promise<{ pieces: string[] | null; problem: string | null }> {
   let bytes: Buffer;
   try {
     bytes = readFileSync(indexPath(options.stateDir));
@@ -127,7 +146,8 @@ async function storedPieces(options: HistoryIndexOptions): Promise<{ pieces: str
   const stored = splitEntry(bytes);
   if (stored.kind !== "sealed") return { pieces: null, problem: "has no valid MAC line (edited or truncated)" };
   const key = await loadOrCreateMacKey(stateLayout(options.stateDir).cacheKey);
-  if (!verifyEntry(key, MAC_LABEL, stored)) return { pieces: null, problem: "fails its MAC (edited, or sealed with another key)" };
+  if (!verifyEntry(key, MAC_LABEL, stored))
+    return { pieces: null, problem: "fails its MAC (edited, or sealed with another key)" };
   const [header, ...pieces] = stored.body.toString("utf8").split(SEPARATOR);
   if (header !== HEADER) return { pieces: null, problem: "has an unknown schema_version" };
   return { pieces, problem: null };
@@ -139,5 +159,7 @@ const HEADER = JSON.stringify({ schema_version: SCHEMA_VERSION });
 async function writeIndex(options: HistoryIndexOptions, pieces: readonly string[]): Promise<void> {
   const key = await loadOrCreateMacKey(stateLayout(options.stateDir).cacheKey);
   await mkdir(join(stateLayout(options.stateDir).runs, RUNS_NAMES.index), { recursive: true, mode: 0o700 });
-  await replaceFile(indexPath(options.stateDir), sealEntry(key, MAC_LABEL, [HEADER, ...pieces].join(SEPARATOR)), { mode: 0o600 });
+  await replaceFile(indexPath(options.stateDir), sealEntry(key, MAC_LABEL, [HEADER, ...pieces].join(SEPARATOR)), {
+    mode: 0o600,
+  });
 }

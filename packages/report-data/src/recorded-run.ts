@@ -36,7 +36,17 @@ export async function recordedRunViews(input: RecordedRunViewsInput): Promise<Re
   if (!input.withVerdicts) return { ...views, verdicts: [] };
   const runsDir = stateLayout(stateDir).runs;
   const chain = input.chain ?? (await verifyChain({ runsDir }));
-  const taskClass = "benchRoot" in input.taskClass ? await taskClassForVerdicts(report.task_class, input.taskClass.benchRoot, input.onWarning) : input.taskClass;
-  const { verdicts } = await tierVerdicts({ tiersPath: input.tiersPath, runsDir, report, taskClass, chainVerified: chain.ok, onWarning: input.onWarning });
+  const taskClass =
+    "benchRoot" in input.taskClass
+      ? await taskClassForVerdicts(report.task_class, input.taskClass.benchRoot, input.onWarning)
+      : input.taskClass;
+  const { verdicts } = await tierVerdicts({
+    tiersPath: input.tiersPath,
+    runsDir,
+    report,
+    taskClass,
+    chainVerified: chain.ok,
+    onWarning: input.onWarning,
+  });
   return { ...views, verdicts };
 }

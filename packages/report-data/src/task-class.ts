@@ -6,7 +6,11 @@ import type { JudgedTaskClass } from "@eval/promotion";
 
 export type TaskClassForVerdicts = JudgedTaskClass | { readonly unavailable: string };
 
-export async function taskClassForVerdicts(name: string, benchRoot: string, onWarning: WarningSink): Promise<TaskClassForVerdicts> {
+export async function taskClassForVerdicts(
+  name: string,
+  benchRoot: string,
+  onWarning: WarningSink,
+): Promise<TaskClassForVerdicts> {
   try {
     return await loadTaskClass(name, { benchRoot, registry: new TaskClassRegistry(), onWarning });
   } catch (error) {

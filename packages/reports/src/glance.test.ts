@@ -7,22 +7,40 @@ import { renderRunGlance } from "./glance.ts";
 import type { ReportCase, ReportData } from "./report-data.ts";
 
 const glance = (data: ReportData, extra: Partial<Parameters<typeof renderRunGlance>[0]> = {}): string =>
-  renderRunGlance({ run: data.run, cases: data.cases, verdicts: data.verdicts, noVerdict: null, unscored: 0, recordPath: "/state/runs/r.json", ...extra });
+  renderRunGlance({
+    run: data.run,
+    cases: data.cases,
+    verdicts: data.verdicts,
+    noVerdict: null,
+    unscored: 0,
+    recordPath: "/state/runs/r.json",
+    ...extra,
+  });
 
 const rowsOf = (text: string, label: string): string[] => text.split("\n").filter((line) => line.startsWith(label));
 
 describe("renderRunGlance", () => {
   it("one line per tier with a PASS/FAIL mark, the bound, the pass rate, the failing cases and where the report is", () => {
     const data = makeReportData(10);
-    const silver: PromotionVerdict = { ...data.verdicts[0]!, target_tier: "silver", evidence_sufficient: true, reasons: [], threshold_at_target: 0.4 };
+    const silver: PromotionVerdict = {
+      ...data.verdicts[0]!,
+      target_tier: "silver",
+      evidence_sufficient: true,
+      reasons: [],
+      threshold_at_target: 0.4,
+    };
     const text = glance(data, { verdicts: [data.verdicts[0]!, silver] });
     const lines = text.split("\n");
     const verdictAt = lines.findIndex((line) => line.startsWith("verdict"));
-    expect(lines[verdictAt]).toBe("verdict    FAIL untrusted -> bronze: lower_bound_95 0.4443 < 0.6 required for bronze (betting) (+1 more)");
+    expect(lines[verdictAt]).toBe(
+      "verdict    FAIL untrusted -> bronze: lower_bound_95 0.4443 < 0.6 required for bronze (betting) (+1 more)",
+    );
     expect(lines[verdictAt + 1]).toBe("           PASS untrusted -> silver: bound 0.444 >= 0.4");
     expect(rowsOf(text, "bound")).toEqual(["bound      0.444: one-sided 95% lower bound of the mean score (betting)"]);
     const passed = data.cases.filter((c) => c.score.passed).length;
-    expect(rowsOf(text, "pass rate")).toEqual([`pass rate  ${(passed / 10).toFixed(3)} (${passed} of 10 scored cases passed); mean score ${data.run.mean_score.toFixed(3)}`]);
+    expect(rowsOf(text, "pass rate")).toEqual([
+      `pass rate  ${(passed / 10).toFixed(3)} (${passed} of 10 scored cases passed); mean score ${data.run.mean_score.toFixed(3)}`,
+    ]);
     const failing = data.cases.filter((c) => !c.score.passed);
     expect(rowsOf(text, "failing")).toEqual([`failing    ${failing.length} of 10 scored cases`]);
     expect(text).toContain(`           ${failing[0]!.case_id}  fail  still_vulnerable\n`);
@@ -48,15 +66,29 @@ describe("renderRunGlance", () => {
     const text = glance(data, { verdicts: [], noVerdict: "no trust-tier file at docs/trust-tiers.yaml" });
     expect(rowsOf(text, "verdict")).toEqual(["verdict    none: no trust-tier file at docs/trust-tiers.yaml"]);
     expect(rowsOf(text, "failing")).toEqual(["failing    none"]);
-    expect(rowsOf(glance(data, { verdicts: [] }), "verdict")).toEqual(["verdict    none: no tier above the current one"]);
+    expect(rowsOf(glance(data, { verdicts: [] }), "verdict")).toEqual([
+      "verdict    none: no tier above the current one",
+    ]);
   });
 
   it("an incomplete run: why it stopped, how many selected cases were not scored, harness errors", () => {
     const base = makeReportData(4);
-    const run = { ...base.run, schema_version: "evalgate.bench_run_report.v3" as const, complete: false, incomplete_reason: "cost_cap" as const, case_count: 6, trials_per_case: 1, harness_error_count: 1 };
+    const run = {
+      ...base.run,
+      schema_version: "evalgate.bench_run_report.v3" as const,
+      complete: false,
+      incomplete_reason: "cost_cap" as const,
+      case_count: 6,
+      trials_per_case: 1,
+      harness_error_count: 1,
+    };
     const text = glance({ ...base, run: run as unknown as ReportData["run"] }, { unscored: 2 });
-    expect(rowsOf(text, "INCOMPLETE")).toEqual(["INCOMPLETE the run stopped at its cost cap (--max-cost-usd): 2 of 6 selected cases not scored; it cannot support a promotion"]);
-    expect(rowsOf(text, "errors")).toEqual(["errors     1 case(s) decided by a harness-side failure (timeout or crash), not by the rubric"]);
+    expect(rowsOf(text, "INCOMPLETE")).toEqual([
+      "INCOMPLETE the run stopped at its cost cap (--max-cost-usd): 2 of 6 selected cases not scored; it cannot support a promotion",
+    ]);
+    expect(rowsOf(text, "errors")).toEqual([
+      "errors     1 case(s) decided by a harness-side failure (timeout or crash), not by the rubric",
+    ]);
     expect(text).toContain("4 of 4 scored cases passed, 6 selected".replace("4 of 4", `${base.run.passed_count} of 4`));
   });
 
@@ -66,9 +98,22 @@ describe("renderRunGlance", () => {
       ...data.cases[0]!,
       case_id: "flaky-one",
       trials: { passed: 2, total: 3 },
-      trial_runs: [0, 1, 2].map((trial) => ({ trial, score: { ...data.cases[0]!.score, passed: trial !== 1, failure_modes: trial === 1 ? [{ code: "tests_fail", severity: "block" as const, detail: null }] : [] }, evidence: null, transcript: null })),
+      trial_runs: [0, 1, 2].map((trial) => ({
+        trial,
+        score: {
+          ...data.cases[0]!.score,
+          passed: trial !== 1,
+          failure_modes: trial === 1 ? [{ code: "tests_fail", severity: "block" as const, detail: null }] : [],
+        },
+        evidence: null,
+        transcript: null,
+      })),
     };
-    const noModes: ReportCase = { ...data.cases[1]!, case_id: "silent", score: { ...data.cases[1]!.score, passed: false, failure_modes: [] } };
+    const noModes: ReportCase = {
+      ...data.cases[1]!,
+      case_id: "silent",
+      score: { ...data.cases[1]!.score, passed: false, failure_modes: [] },
+    };
     const text = glance(data, { cases: [flaky, noModes] });
     expect(text).toContain("           flaky-one  fail 2 of 3 trials  tests_fail\n");
     expect(text).toContain("           silent  fail  (no failure mode named)\n");
@@ -79,7 +124,15 @@ describe("renderRunGlance", () => {
 
   it("untrusted text (case ids, failure codes, verdict reasons, paths) is made visible, never obeyed", () => {
     const data = makeReportData(2);
-    const hostile: ReportCase = { ...data.cases[1]!, case_id: "evil\u001b[2J\u001b]0;pwned\u0007", score: { ...data.cases[1]!.score, passed: false, failure_modes: [{ code: "x\rforged PASS", severity: "block", detail: null }] } };
+    const hostile: ReportCase = {
+      ...data.cases[1]!,
+      case_id: "evil\u001b[2J\u001b]0;pwned\u0007",
+      score: {
+        ...data.cases[1]!.score,
+        passed: false,
+        failure_modes: [{ code: "x\rforged PASS", severity: "block", detail: null }],
+      },
+    };
     const verdict: PromotionVerdict = { ...data.verdicts[0]!, reasons: ["reason \u001b[31mred\u202e"] };
     const text = glance(data, { cases: [hostile], verdicts: [verdict], recordPath: "/r\u009b.json" });
     // oxlint-disable-next-line eslint/no-control-regex -- asserting no control character survives is the point

@@ -25,19 +25,23 @@ const row = (label: string, text: string): string => `${label.padEnd(LABEL)}${te
 
 /** `PASS` or `FAIL` per tier above the current one, with the first reason a tier is not met. */
 function verdictRows(input: RunGlanceInput): string[] {
-  if (input.verdicts.length === 0) return [row("verdict", `none: ${input.noVerdict ?? "no tier above the current one"}`)];
+  if (input.verdicts.length === 0)
+    return [row("verdict", `none: ${input.noVerdict ?? "no tier above the current one"}`)];
   const current = input.verdicts[0]!.current_tier;
   return input.verdicts.map((verdict, index) => {
     const mark = verdict.evidence_sufficient ? "PASS" : "FAIL";
     const more = verdict.reasons.length > 1 ? ` (+${verdict.reasons.length - 1} more)` : "";
-    const why = verdict.evidence_sufficient ? `bound ${verdict.lower_bound_95.toFixed(3)} >= ${verdict.threshold_at_target}` : `${verdict.reasons[0] ?? "evidence not sufficient"}${more}`;
+    const why = verdict.evidence_sufficient
+      ? `bound ${verdict.lower_bound_95.toFixed(3)} >= ${verdict.threshold_at_target}`
+      : `${verdict.reasons[0] ?? "evidence not sufficient"}${more}`;
     return row(index === 0 ? "verdict" : "", `${mark} ${current} -> ${verdict.target_tier}: ${why}`);
   });
 }
 
 /** A case's failure codes (over its failing trials when it had trials), each once. */
 function failureCodes(reportCase: ReportCase): string[] {
-  const scores = reportCase.trial_runs === null ? [reportCase.score] : failingTrials(reportCase).map((trial) => trial.score);
+  const scores =
+    reportCase.trial_runs === null ? [reportCase.score] : failingTrials(reportCase).map((trial) => trial.score);
   return [...new Set(scores.flatMap((score) => score.failure_modes.map((mode) => mode.code)))];
 }
 
@@ -47,10 +51,17 @@ function failingRows(cases: readonly ReportCase[], max: number): string[] {
   const shown = failing.slice(0, max).map((c) => {
     const trials = c.trials === null ? "" : ` ${c.trials.passed} of ${c.trials.total} trials`;
     const codes = failureCodes(c);
-    return row("", `${c.case_id}  ${caseStatus(c)}${trials}  ${codes.length === 0 ? "(no failure mode named)" : codes.join(", ")}`);
+    return row(
+      "",
+      `${c.case_id}  ${caseStatus(c)}${trials}  ${codes.length === 0 ? "(no failure mode named)" : codes.join(", ")}`,
+    );
   });
   const rest = failing.length - shown.length;
-  return [row("failing", `${failing.length} of ${cases.length} scored cases`), ...shown, ...(rest > 0 ? [row("", `... and ${rest} more`)] : [])];
+  return [
+    row("failing", `${failing.length} of ${cases.length} scored cases`),
+    ...shown,
+    ...(rest > 0 ? [row("", `... and ${rest} more`)] : []),
+  ];
 }
 
 /** Why the run is incomplete and how many selected cases it did not score; nothing for a complete run. */
@@ -60,9 +71,17 @@ function incompleteRows(input: RunGlanceInput): string[] {
   const rows: string[] = [];
   if (!run.complete) {
     const reason = "incomplete_reason" in run ? run.incomplete_reason : null;
-    rows.push(row("INCOMPLETE", `${incompleteReasonText(reason)}: ${input.unscored} of ${run.case_count} selected cases not scored; it cannot support a promotion`));
+    rows.push(
+      row(
+        "INCOMPLETE",
+        `${incompleteReasonText(reason)}: ${input.unscored} of ${run.case_count} selected cases not scored; it cannot support a promotion`,
+      ),
+    );
   }
-  if (errors > 0) rows.push(row("errors", `${errors} case(s) decided by a harness-side failure (timeout or crash), not by the rubric`));
+  if (errors > 0)
+    rows.push(
+      row("errors", `${errors} case(s) decided by a harness-side failure (timeout or crash), not by the rubric`),
+    );
   return rows;
 }
 
@@ -72,18 +91,28 @@ function incompleteRows(input: RunGlanceInput): string[] {
  */
 export function renderRunGlance(input: RunGlanceInput): string {
   const { run } = input;
-  const quantity = run.schema_version === "evalgate.bench_run_report.v1" ? "score" : run.bound_quantity.replace("_", " ");
+  const quantity =
+    run.schema_version === "evalgate.bench_run_report.v1" ? "score" : run.bound_quantity.replace("_", " ");
   const scored = input.cases.length;
   const rate = scored === 0 ? "-" : (run.passed_count / scored).toFixed(3);
   const lines = [
     "-- summary ".padEnd(60, "-"),
     ...verdictRows(input),
-    row("bound", `${run.lower_bound_95.toFixed(3)}: one-sided 95% lower bound of the ${quantity} (${run.lower_bound_method})`),
-    row("pass rate", `${rate} (${run.passed_count} of ${scored} scored cases passed${scored === run.case_count ? "" : `, ${run.case_count} selected`}); mean score ${run.mean_score.toFixed(3)}`),
+    row(
+      "bound",
+      `${run.lower_bound_95.toFixed(3)}: one-sided 95% lower bound of the ${quantity} (${run.lower_bound_method})`,
+    ),
+    row(
+      "pass rate",
+      `${rate} (${run.passed_count} of ${scored} scored cases passed${scored === run.case_count ? "" : `, ${run.case_count} selected`}); mean score ${run.mean_score.toFixed(3)}`,
+    ),
     ...failingRows(input.cases, input.maxFailing ?? 5),
     ...incompleteRows(input),
     row("record", input.recordPath),
-    row("report", `evalgate report --run ${run.run_id} -o report.html  (one case: evalgate show ${run.run_id} --case <id>)`),
+    row(
+      "report",
+      `evalgate report --run ${run.run_id} -o report.html  (one case: evalgate show ${run.run_id} --case <id>)`,
+    ),
   ];
   return escapeTerminal(`${lines.join("\n")}\n`);
 }

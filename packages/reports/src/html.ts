@@ -70,10 +70,18 @@ function verdictHtml(verdict: PromotionVerdict): string {
 function headerHtml(data: ReportData): string {
   const run = data.run;
   const scope = run.schema_version !== "evalgate.bench_run_report.v1" ? run.selection : null;
-  const scopeText = scope === null ? "unknown (v1 report)" : scope.scope === "full" ? `full (${scope.task_class_case_count} cases)` : `SUBSET: ${scope.selected_case_count} of ${scope.task_class_case_count} cases`;
+  const scopeText =
+    scope === null
+      ? "unknown (v1 report)"
+      : scope.scope === "full"
+        ? `full (${scope.task_class_case_count} cases)`
+        : `SUBSET: ${scope.selected_case_count} of ${scope.task_class_case_count} cases`;
   const sutIsolation = run.schema_version !== "evalgate.bench_run_report.v1" ? run.sut_isolation : "unknown";
   const method = run.lower_bound_method;
-  const verdicts = data.verdicts.length === 0 ? `<p class="sub">no verdicts: no trust-tier file was read</p>` : data.verdicts.map(verdictHtml).join("");
+  const verdicts =
+    data.verdicts.length === 0
+      ? `<p class="sub">no verdicts: no trust-tier file was read</p>`
+      : data.verdicts.map(verdictHtml).join("");
   return `<header>
 <h1>${field("task_class", run.task_class)}: evalgate report</h1>
 <p class="sub">SUT ${field("sut_label", run.sut_label)}; run ${field("run_id", run.run_id)}${run.complete ? "" : " (INCOMPLETE)"}; ended ${escapeHtml(run.ended_at)}</p>
@@ -115,7 +123,10 @@ function provenanceHtml(data: ReportData, dataSha256: string): string {
     ["content hash (BLAKE3)", data.record.content_hash],
     ["chain hash (SHA-256)", data.record.chain_hash],
     ["chain head when generated", data.chain.head],
-    ["chain verifies", data.chain.verified ? `yes (${data.chain.records} records)` : `NO: ${data.chain.problem ?? "unknown"}`],
+    [
+      "chain verifies",
+      data.chain.verified ? `yes (${data.chain.records} records)` : `NO: ${data.chain.problem ?? "unknown"}`,
+    ],
     ["SUT digest", run.sut_digest],
     ["rubric digest", run.rubric_digest],
     ["cassette corpus digest", run.cassette_corpus_digest],
@@ -124,7 +135,9 @@ function provenanceHtml(data: ReportData, dataSha256: string): string {
     ["generated at", `${data.generated_at} by evalgate ${data.harness_version}`],
     ["embedded data (SHA-256 of its JSON blocks, newline-joined)", dataSha256],
   ];
-  const table = rows.map(([key, value]) => `<tr><th>${escapeHtml(key)}</th><td class="mono">${escapeHtml(value)}</td></tr>`).join("");
+  const table = rows
+    .map(([key, value]) => `<tr><th>${escapeHtml(key)}</th><td class="mono">${escapeHtml(value)}</td></tr>`)
+    .join("");
   return `<section id="provenance"><h2>Provenance</h2><table>${table}</table>
 <p><button id="verify-digest" type="button">Re-check the embedded data's digest</button> <span id="digest-result"></span></p></section>`;
 }
@@ -153,15 +166,20 @@ function splitData(data: ReportData): EmbeddedBlocks {
   // Each trial's score stays in the summary (the table shows k of n); its evidence and transcript go with the case's.
   const summary = JSON.stringify({
     ...data,
-    cases: data.cases.map(({ evidence: _evidence, transcript: _transcript, trial_runs, ...rest }) => ({ ...rest, trial_runs: trial_runs?.map(({ trial, score }) => ({ trial, score })) ?? null })),
+    cases: data.cases.map(({ evidence: _evidence, transcript: _transcript, trial_runs, ...rest }) => ({
+      ...rest,
+      trial_runs: trial_runs?.map(({ trial, score }) => ({ trial, score })) ?? null,
+    })),
   });
   const details: string[] = [];
   for (let start = 0; start < data.cases.length; start += DETAILS_CHUNK) {
     details.push(
       JSON.stringify(
-        data.cases
-          .slice(start, start + DETAILS_CHUNK)
-          .map((c) => ({ evidence: c.evidence, transcript: c.transcript, trials: c.trial_runs?.map((trial) => ({ evidence: trial.evidence, transcript: trial.transcript })) ?? null })),
+        data.cases.slice(start, start + DETAILS_CHUNK).map((c) => ({
+          evidence: c.evidence,
+          transcript: c.transcript,
+          trials: c.trial_runs?.map((trial) => ({ evidence: trial.evidence, transcript: trial.transcript })) ?? null,
+        })),
       ),
     );
   }
@@ -210,13 +228,19 @@ ${embedded}
   return { html, dataSha256, dataBytes, compressed };
 }
 
-const BLOCK_PATTERN = /<script (?:id="report-data"|class="report-details")[^>]*data-encoding="([^"]+)">([^<]*)<\/script>/g;
+const BLOCK_PATTERN =
+  /<script (?:id="report-data"|class="report-details")[^>]*data-encoding="([^"]+)">([^<]*)<\/script>/g;
 
 /**
  * The report data a page embeds and the digest it recorded, read back in Node (what the page's button
  * does in the browser). `digestMatches` is false when the embedded data was changed after generation.
  */
-export function readEmbeddedData(html: string): { data: ReportData; recordedSha256: string; actualSha256: string; digestMatches: boolean } {
+export function readEmbeddedData(html: string): {
+  data: ReportData;
+  recordedSha256: string;
+  actualSha256: string;
+  digestMatches: boolean;
+} {
   const recorded = /data-sha256="(sha256:[0-9a-f]{64})"/.exec(html)?.[1];
   const jsons = [...html.matchAll(BLOCK_PATTERN)].map(([, encoding, body]) => {
     const bytes = Buffer.from(body!, "base64");
@@ -226,7 +250,9 @@ export function readEmbeddedData(html: string): { data: ReportData; recordedSha2
   const [summary, ...details] = jsons as [string, ...string[]];
   const actual = sha256Digest(digestInput({ summary, details }));
   const parsed = JSON.parse(summary) as ReportData;
-  type Extra = Pick<ReportCase, "evidence" | "transcript"> & { trials: Array<Pick<ReportTrial, "evidence" | "transcript">> | null };
+  type Extra = Pick<ReportCase, "evidence" | "transcript"> & {
+    trials: Array<Pick<ReportTrial, "evidence" | "transcript">> | null;
+  };
   const extra = details.flatMap((json) => JSON.parse(json) as Extra[]);
   const data = {
     ...parsed,
@@ -234,7 +260,12 @@ export function readEmbeddedData(html: string): { data: ReportData; recordedSha2
       ...c,
       evidence: extra[index]?.evidence ?? null,
       transcript: extra[index]?.transcript ?? null,
-      trial_runs: c.trial_runs?.map((trial, t) => ({ ...trial, evidence: extra[index]?.trials?.[t]?.evidence ?? null, transcript: extra[index]?.trials?.[t]?.transcript ?? null })) ?? null,
+      trial_runs:
+        c.trial_runs?.map((trial, t) => ({
+          ...trial,
+          evidence: extra[index]?.trials?.[t]?.evidence ?? null,
+          transcript: extra[index]?.trials?.[t]?.transcript ?? null,
+        })) ?? null,
     })),
   };
   return { data, recordedSha256: recorded, actualSha256: actual, digestMatches: actual === recorded };

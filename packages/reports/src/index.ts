@@ -7,7 +7,19 @@ export { renderRunGlance } from "./glance.ts";
 export { renderMarkdownSummary } from "./markdown.ts";
 export type { MarkdownSummaryInput } from "./markdown.ts";
 export { caseStatus, HARNESS_FAILURE_CODES, meteredText, REPORT_DATA_SCHEMA_VERSION } from "./report-data.ts";
-export type { CaseEvidence, CaseTrials, ReportTrial, ReportBaseline, ReportCase, ReportChain, ReportData, ReportRecord, ReportRun, ReportTier, TrendPoint } from "./report-data.ts";
+export type {
+  CaseEvidence,
+  CaseTrials,
+  ReportTrial,
+  ReportBaseline,
+  ReportCase,
+  ReportChain,
+  ReportData,
+  ReportRecord,
+  ReportRun,
+  ReportTier,
+  TrendPoint,
+} from "./report-data.ts";
 export { caseTrial, renderCaseText, renderRunText } from "./show.ts";
 export { trendChartSvg } from "./trend-chart.ts";
 export { matchesRunFilter, renderRunListText, runListEntry } from "./run-list.ts";

@@ -18,7 +18,9 @@ const utcTimestamp = (iso: string): string => `${new Date(iso).toISOString().sli
 /** One scored attempt's lines: its score, its failure modes with details, the SUT's error. */
 function scoreLines(score: BenchScore, evidence: CaseEvidence | null, indent: string): string[] {
   return [
-    ...score.failure_modes.map((mode) => `${indent}${mode.code} [${mode.severity}]${mode.detail === null ? "" : `: ${mode.detail}`}`),
+    ...score.failure_modes.map(
+      (mode) => `${indent}${mode.code} [${mode.severity}]${mode.detail === null ? "" : `: ${mode.detail}`}`,
+    ),
     ...(evidence?.sut_error ? [`${indent}SUT error: ${evidence.sut_error}`] : []),
   ];
 }
@@ -32,7 +34,9 @@ function failureText(reportCase: ReportCase): { message: string; type: string; b
     return {
       message: `score ${score.score.toFixed(3)}${codes.length === 0 ? "" : `: ${codes.join(", ")}`}`,
       type: codes.join(",") || "not_passed",
-      body: [`score ${score.score} (passed: ${score.passed})`, ...scoreLines(score, reportCase.evidence, "")].join("\n"),
+      body: [`score ${score.score} (passed: ${score.passed})`, ...scoreLines(score, reportCase.evidence, "")].join(
+        "\n",
+      ),
     };
   }
   const codes = [...new Set(failing.flatMap((trial) => trial.score.failure_modes.map((mode) => mode.code)))];
@@ -40,7 +44,10 @@ function failureText(reportCase: ReportCase): { message: string; type: string; b
     message: `${trials.passed} of ${trials.total} trials passed${isFlaky(reportCase) ? " (flaky)" : ""}${codes.length === 0 ? "" : `: ${codes.join(", ")}`}`,
     type: codes.join(",") || "not_passed",
     body: failing
-      .flatMap((trial) => [`trial ${trial.trial}: ${trialStatus(trial.score)}, score ${trial.score.score} (passed: ${trial.score.passed})`, ...scoreLines(trial.score, trial.evidence, "  ")])
+      .flatMap((trial) => [
+        `trial ${trial.trial}: ${trialStatus(trial.score)}, score ${trial.score.score} (passed: ${trial.score.passed})`,
+        ...scoreLines(trial.score, trial.evidence, "  "),
+      ])
       .join("\n"),
   };
 }
@@ -106,7 +113,10 @@ export function renderJunit(input: JunitInput): string {
     properties,
     "    </properties>",
     ...cases.map((c) => caseXml(run.task_class, c)),
-    ...unscored.map((caseId) => `    <testcase classname="evalgate.${escapeXml(run.task_class)}" name="${escapeXml(caseId)}" time="0.000">\n      <skipped message="${escapeXml(`not scored: ${incompleteReasonText("incomplete_reason" in run ? run.incomplete_reason : null)}`)}"/>\n    </testcase>`),
+    ...unscored.map(
+      (caseId) =>
+        `    <testcase classname="evalgate.${escapeXml(run.task_class)}" name="${escapeXml(caseId)}" time="0.000">\n      <skipped message="${escapeXml(`not scored: ${incompleteReasonText("incomplete_reason" in run ? run.incomplete_reason : null)}`)}"/>\n    </testcase>`,
+    ),
     "  </testsuite>",
     "</testsuites>",
     "",

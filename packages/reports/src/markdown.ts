@@ -19,14 +19,20 @@ function verdictLines(verdicts: readonly PromotionVerdict[]): string[] {
   ]);
 }
 
-const isSubset = (run: ReportRun): boolean => run.schema_version !== "evalgate.bench_run_report.v1" && run.selection.scope === "subset";
+const isSubset = (run: ReportRun): boolean =>
+  run.schema_version !== "evalgate.bench_run_report.v1" && run.selection.scope === "subset";
 
 /** Why a run is incomplete and how much it scored; that a subset cannot support a promotion. */
 function scopeLines(run: ReportRun, scored: number): string[] {
   const lines: string[] = [];
-  if (!run.complete) lines.push(`**Incomplete**: ${incompleteReasonText("incomplete_reason" in run ? run.incomplete_reason : null)}; ${scored} of ${run.case_count} selected cases were scored, the rest are skipped. An incomplete run never supports a promotion.`);
+  if (!run.complete)
+    lines.push(
+      `**Incomplete**: ${incompleteReasonText("incomplete_reason" in run ? run.incomplete_reason : null)}; ${scored} of ${run.case_count} selected cases were scored, the rest are skipped. An incomplete run never supports a promotion.`,
+    );
   if (isSubset(run) && run.schema_version !== "evalgate.bench_run_report.v1") {
-    lines.push(`**Subset**: ${run.selection.selected_case_count} of the ${run.selection.task_class_case_count} cases of the task class (filter ${escapeMarkdown(run.selection.filter ?? "none")}): it cannot support a promotion.`);
+    lines.push(
+      `**Subset**: ${run.selection.selected_case_count} of the ${run.selection.task_class_case_count} cases of the task class (filter ${escapeMarkdown(run.selection.filter ?? "none")}): it cannot support a promotion.`,
+    );
   }
   return lines.length === 0 ? [] : [...lines, ""];
 }
@@ -35,8 +41,12 @@ function scopeLines(run: ReportRun, scored: number): string[] {
 function reliabilityLines(run: ReportRun): string[] {
   if (run.schema_version !== "evalgate.bench_run_report.v3" || run.trials_per_case === 1) return [];
   const { reliability: r, trials_per_case: k } = run;
-  const flaky = r.flaky_case_ids.length === 0 ? "none" : r.flaky_case_ids.map((id) => `\`${id.replace(/`/g, "")}\``).join(", ");
-  return ["", `${k} trials per case: pass@1 **${r.pass_at_1.toFixed(4)}**, pass^${k} **${r.pass_hat_k.toFixed(4)}** (every trial passes), pass@${k} ${r.pass_at_k.toFixed(4)}, over ${r.case_count} cases. Flaky (trials disagree): ${flaky}.`];
+  const flaky =
+    r.flaky_case_ids.length === 0 ? "none" : r.flaky_case_ids.map((id) => `\`${id.replace(/`/g, "")}\``).join(", ");
+  return [
+    "",
+    `${k} trials per case: pass@1 **${r.pass_at_1.toFixed(4)}**, pass^${k} **${r.pass_hat_k.toFixed(4)}** (every trial passes), pass@${k} ${r.pass_at_k.toFixed(4)}, over ${r.case_count} cases. Flaky (trials disagree): ${flaky}.`,
+  ];
 }
 
 /** A GitHub job summary in Markdown: verdicts, the bound, and a table of the failed cases. */
@@ -68,8 +78,14 @@ export function renderMarkdownSummary(input: MarkdownSummaryInput): string {
     "",
   ];
   if (failed.length === 0) lines.push("None.");
-  else if (withTrials) lines.push("| case | status | score (trial 0) | trials passed | failure modes (failing trials) |", "|---|---|---|---|---|", ...rows);
+  else if (withTrials)
+    lines.push(
+      "| case | status | score (trial 0) | trials passed | failure modes (failing trials) |",
+      "|---|---|---|---|---|",
+      ...rows,
+    );
   else lines.push("| case | status | score | failure modes |", "|---|---|---|---|", ...rows);
-  if (failed.length > limit) lines.push("", `... and ${failed.length - limit} more (see the JUnit file or \`evalgate report\`).`);
+  if (failed.length > limit)
+    lines.push("", `... and ${failed.length - limit} more (see the JUnit file or \`evalgate report\`).`);
   return `${lines.join("\n")}\n`;
 }

@@ -47,7 +47,9 @@ describe("metered figures in every renderer", () => {
 
   it("show: requests, tokens, metered cost with its price table, and the self-reported rest", () => {
     const text = renderRunText(data);
-    expect(text).toContain("metered from the wire over 3 trial(s): 7 requests, 5400 input tokens (1200 cached, 300 cache writes), 910 output tokens, $0.0321 priced by evalgate.prices.2026-11-26, upstream api.anthropic.com; reported by the SUT itself $0.0040");
+    expect(text).toContain(
+      "metered from the wire over 3 trial(s): 7 requests, 5400 input tokens (1200 cached, 300 cache writes), 910 output tokens, $0.0321 priced by evalgate.prices.2026-11-26, upstream api.anthropic.com; reported by the SUT itself $0.0040",
+    );
     expect(text).toContain("1 trial(s) unpriced");
     expect(text).not.toContain("\u001b");
   });
@@ -91,7 +93,9 @@ describe("metered figures in every renderer", () => {
     expect(renderRunText(plain)).not.toContain("metered");
     expect(renderHtmlReport(plain, { compress: "never" }).html).not.toContain('data-field="metered');
     expect(renderJunit({ run: plain.run, cases: plain.cases })).not.toContain("metered_");
-    expect(renderMarkdownSummary({ run: plain.run, cases: plain.cases, verdicts: plain.verdicts })).not.toContain("metered");
+    expect(renderMarkdownSummary({ run: plain.run, cases: plain.cases, verdicts: plain.verdicts })).not.toContain(
+      "metered",
+    );
     // v2 reports predate metering.
     expect(renderRunText(makeReportData(2))).not.toContain("metered");
   });

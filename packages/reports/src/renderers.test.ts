@@ -25,18 +25,28 @@ describe("renderHtmlReport", () => {
     const data = makeReportData(DETAILS_CHUNK + 5);
     const report = renderHtmlReport(data, { compress: "never" });
     expect(report.compressed).toBe(false);
-    expect(report.html.match(/<script class="report-details" data-block="\d" type="application\/octet-stream" data-encoding="base64">/g)).toHaveLength(2);
+    expect(
+      report.html.match(
+        /<script class="report-details" data-block="\d" type="application\/octet-stream" data-encoding="base64">/g,
+      ),
+    ).toHaveLength(2);
     const embedded = readEmbeddedData(report.html);
     expect(embedded.data).toEqual(data);
     expect(embedded.digestMatches).toBe(true);
     expect(embedded.recordedSha256).toBe(report.dataSha256);
     // The digest is of the summary JSON and each details block's JSON, newline-joined: recompute it by hand.
-    const blocks = [...report.html.matchAll(/data-encoding="base64">([^<]*)</g)].map((match) => Buffer.from(match[1]!, "base64").toString("utf8"));
+    const blocks = [...report.html.matchAll(/data-encoding="base64">([^<]*)</g)].map((match) =>
+      Buffer.from(match[1]!, "base64").toString("utf8"),
+    );
     expect(blocks).toHaveLength(3);
     expect(JSON.parse(blocks[0]!).cases[0]).not.toHaveProperty("transcript");
     expect(report.dataSha256).toBe(`sha256:${createHash("sha256").update(blocks.join("\n"), "utf8").digest("hex")}`);
     expect(report.dataBytes).toBe(Buffer.byteLength(blocks.join("\n")));
-    const edited = report.html.replace(/(id="report-data"[^>]*>)([^<]*)/, (_, tag: string, body: string) => `${tag}${Buffer.from(Buffer.from(body, "base64").toString("utf8").replace('"demo"', '"dem0"')).toString("base64")}`);
+    const edited = report.html.replace(
+      /(id="report-data"[^>]*>)([^<]*)/,
+      (_, tag: string, body: string) =>
+        `${tag}${Buffer.from(Buffer.from(body, "base64").toString("utf8").replace('"demo"', '"dem0"')).toString("base64")}`,
+    );
     expect(readEmbeddedData(edited).digestMatches).toBe(false);
     expect(() => readEmbeddedData("<html></html>")).toThrow(/no embedded data/);
     const csp = reportCsp();
@@ -66,14 +76,30 @@ describe("renderHtmlReport", () => {
     const data = {
       ...base,
       verdicts: [],
-      run: { ...v2, complete: false, selection: { ...v2.selection, scope: "subset" as const, selected_case_count: 6, task_class_case_count: 9 } },
-      baseline: { run_id: "20261030T000000Z-cccccccc", mean_score: 0.5, lower_bound_95: 0.3, passed_count: 3, case_count: 6, newly_passing: 2, newly_failing: 1, mean_score_change: 0.125, shared_cases: 6 },
+      run: {
+        ...v2,
+        complete: false,
+        selection: { ...v2.selection, scope: "subset" as const, selected_case_count: 6, task_class_case_count: 9 },
+      },
+      baseline: {
+        run_id: "20261030T000000Z-cccccccc",
+        mean_score: 0.5,
+        lower_bound_95: 0.3,
+        passed_count: 3,
+        case_count: 6,
+        newly_passing: 2,
+        newly_failing: 1,
+        mean_score_change: 0.125,
+        shared_cases: 6,
+      },
     };
     const { html } = renderHtmlReport(data);
     expect(html).toContain("SUBSET: 6 of 9 cases");
     expect(html).toContain("(INCOMPLETE)");
     expect(html).toContain("no verdicts: no trust-tier file was read");
-    expect(html).toContain(`<span data-field="baseline_bound_change">+${(data.run.lower_bound_95 - 0.3).toFixed(4)}</span>`);
+    expect(html).toContain(
+      `<span data-field="baseline_bound_change">+${(data.run.lower_bound_95 - 0.3).toFixed(4)}</span>`,
+    );
     expect(html).toContain(`<span data-field="newly_failing">1</span>`);
   });
 });
@@ -96,15 +122,24 @@ describe("trendChartSvg", () => {
     const data = makeReportData(4);
     const svg = trendChartSvg(data.trend, data.tiers, data.run.run_id);
     expect(svg.match(/<rect class="pass"/g)).toHaveLength(3);
-    expect(svg.match(/<polyline class="(bound|mean|pass)"/g)).toEqual(['<polyline class="bound"', '<polyline class="mean"', '<polyline class="pass"']);
+    expect(svg.match(/<polyline class="(bound|mean|pass)"/g)).toEqual([
+      '<polyline class="bound"',
+      '<polyline class="mean"',
+      '<polyline class="pass"',
+    ]);
     // y = 16 + (1 - value) * 214; the pass rate 0.5 of the first run sits half-way down.
     expect(svg).toContain(`<rect class="pass" x="${(44 - 3.5).toFixed(1)}" y="${(16 + 0.5 * 214 - 3.5).toFixed(1)}"`);
     expect(svg).toContain("<title>20261030T000000Z-cccccccc (2026-10-30T00:00:00.000Z): pass rate 0.500</title>");
     for (const label of ["lower bound (95%)", "mean score", "pass rate"]) expect(svg).toContain(`>${label}</text>`);
     expect(svg).toContain(">2026-10-30</text>");
     expect(svg).toContain(">2026-11-02</text>");
-    const sameDay = data.trend.map((point, index) => ({ ...point, ended_at: `2026-11-02T0${index}:1${index}:00.000Z` }));
-    const labels = [...trendChartSvg(sameDay, [], "x").matchAll(/<text class="axis" x="[\d.]+" y="252"[^>]*>([^<]+)</g)].map((match) => match[1]);
+    const sameDay = data.trend.map((point, index) => ({
+      ...point,
+      ended_at: `2026-11-02T0${index}:1${index}:00.000Z`,
+    }));
+    const labels = [
+      ...trendChartSvg(sameDay, [], "x").matchAll(/<text class="axis" x="[\d.]+" y="252"[^>]*>([^<]+)</g),
+    ].map((match) => match[1]);
     expect(labels).toEqual(["2026-11-02 00:10Z", "2026-11-02 02:12Z"]);
   });
 });
@@ -117,7 +152,9 @@ describe("renderJunit", () => {
     expect(xml.match(/<testcase /g)).toHaveLength(10);
     expect(xml.match(/<failure /g)).toHaveLength(statuses.filter((s) => s === "fail").length);
     expect(xml.match(/<error /g)).toHaveLength(statuses.filter((s) => s === "error").length);
-    expect(xml).toContain(`<testsuites name="evalgate" tests="10" failures="${statuses.filter((s) => s === "fail").length}"`);
+    expect(xml).toContain(
+      `<testsuites name="evalgate" tests="10" failures="${statuses.filter((s) => s === "fail").length}"`,
+    );
     expect(xml).toContain(`<failure message="score 0.250: still_vulnerable" type="still_vulnerable">`);
     expect(xml).toContain(escapeXml(IMG_PAYLOAD));
     expect(xml).not.toContain(IMG_PAYLOAD);
@@ -131,7 +168,11 @@ describe("renderJunit", () => {
     const data = makeReportData(1);
     const passing = data.cases[0]!;
     expect(caseStatus({ ...passing, score: { ...passing.score, passed: true }, trials: null })).toBe("pass");
-    const flaky = { ...passing, score: { ...passing.score, passed: true, failure_modes: [] }, trials: { passed: 2, total: 3 } };
+    const flaky = {
+      ...passing,
+      score: { ...passing.score, passed: true, failure_modes: [] },
+      trials: { passed: 2, total: 3 },
+    };
     expect(caseStatus(flaky)).toBe("fail");
     expect(caseStatus({ ...flaky, trials: { passed: 3, total: 3 } })).toBe("pass");
     expect(renderJunit({ run: data.run, cases: [flaky] })).toContain("<failure ");
@@ -169,7 +210,9 @@ describe("terminal views", () => {
     expect(text).toContain("case case-00001 of run 20261102T000000Z-bbbbbbbb (demo): fail, score 0.250");
     expect(text).toContain(`still_vulnerable [block]: ${IMG_PAYLOAD}`);
     expect(text).toContain("  manifest_fixed 0");
-    expect(text).toContain("workspace diff (recorded by the harness): 1 file(s) changed\n  changed  package-lock.json (2048 bytes)\n  --- a/");
+    expect(text).toContain(
+      "workspace diff (recorded by the harness): 1 file(s) changed\n  changed  package-lock.json (2048 bytes)\n  --- a/",
+    );
     // What the SUT printed, an escape shown rather than obeyed.
     expect(text).toContain(`SUT stdout (5 bytes):\n  out ${SCRIPT_PAYLOAD}\\x1b[2J\n`);
     expect(text).toContain("SUT stderr: empty");
@@ -185,11 +228,17 @@ describe("terminal views", () => {
     expect(text).toContain("no detail file for this case in the run");
     expect(text).toContain("no transcript recorded for this case");
     expect(text).toContain("trials 2 of 3");
-    const hostile = { ...data.cases[1]!, evidence: { ...data.cases[1]!.evidence!, diff: "", changed_files: [], sut_error: "boom\u001b[2J" } };
+    const hostile = {
+      ...data.cases[1]!,
+      evidence: { ...data.cases[1]!.evidence!, diff: "", changed_files: [], sut_error: "boom\u001b[2J" },
+    };
     const shown = renderCaseText(data, hostile);
     expect(shown).toContain("SUT error: boom\\x1b[2J");
     expect(shown).toContain("workspace diff (recorded by the harness): no file changed");
-    const claimed = renderCaseText(data, { ...hostile, evidence: { ...hostile.evidence, diff: "--- a/x\n+++ b/x\n", diff_source: "sut" as const } });
+    const claimed = renderCaseText(data, {
+      ...hostile,
+      evidence: { ...hostile.evidence, diff: "--- a/x\n+++ b/x\n", diff_source: "sut" as const },
+    });
     expect(claimed).toContain("workspace diff (as the SUT reported it):\n  --- a/x\n");
   });
 });

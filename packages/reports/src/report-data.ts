@@ -21,7 +21,6 @@ export interface ReportData {
   readonly baseline: ReportBaseline | null;
 }
 
-
 /** A recorded report without its `per_case` (each version kept apart, so `schema_version` still narrows). */
 export type ReportRun = AnyBenchRunReport extends infer R ? (R extends unknown ? Omit<R, "per_case"> : never) : never;
 
@@ -190,7 +189,10 @@ export function runMetered(run: ReportRun): RunMetered | null {
 export function meteredText(run: ReportRun): string | null {
   const metered = runMetered(run);
   if (metered === null) return null;
-  const unpriced = metered.unpriced_trials === 0 ? "" : `; ${metered.unpriced_trials} trial(s) unpriced (no price for ${metered.unpriced_models.join(", ")}): their cost is what the SUT reported`;
+  const unpriced =
+    metered.unpriced_trials === 0
+      ? ""
+      : `; ${metered.unpriced_trials} trial(s) unpriced (no price for ${metered.unpriced_models.join(", ")}): their cost is what the SUT reported`;
   return (
     `metered from the wire over ${metered.trials} trial(s): ${metered.requests} requests, ${metered.input_tokens} input tokens (${metered.cached_input_tokens} cached, ${metered.cache_write_tokens} cache writes), ` +
     `${metered.output_tokens} output tokens, $${metered.cost_usd.toFixed(4)} priced by ${metered.price_tables.join(", ")}, upstream ${metered.upstream_hosts.join(", ")}; ` +

@@ -79,8 +79,24 @@ export function renderRunListText(entries: readonly RunListEntry[]): string {
     e.complete ? "yes" : "no",
     e.signed ? "signed" : "unsigned",
   ]);
-  const header = ["run id", "recorded", "task class", "sut", "sut digest", "scope", "cases", "mean", "bound", "complete", "signed"];
+  const header = [
+    "run id",
+    "recorded",
+    "task class",
+    "sut",
+    "sut digest",
+    "scope",
+    "cases",
+    "mean",
+    "bound",
+    "complete",
+    "signed",
+  ];
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
-  const line = (cells: readonly string[]) => cells.map((cell, column) => cell.padEnd(widths[column]!)).join("  ").trimEnd();
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((cell, column) => cell.padEnd(widths[column]!))
+      .join("  ")
+      .trimEnd();
   return `${[line(header), ...rows.map(line)].join("\n")}\n`;
 }

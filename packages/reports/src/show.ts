@@ -19,7 +19,10 @@ export function renderRunText(data: ReportData): string {
     ...meteredLines(run),
     `isolation: rubric ${run.isolation_class}, SUT ${run.schema_version !== "evalgate.bench_run_report.v1" ? run.sut_isolation : "unknown"}; chain head ${run.chain_head ?? "-"} (${data.chain.verified ? "verifies" : "DOES NOT VERIFY"})`,
     ...reliabilityLines(run),
-    ...data.verdicts.map((v) => `${v.target_tier}: evidence ${v.evidence_sufficient ? "sufficient" : "NOT sufficient"}${v.evidence_sufficient ? "" : `: ${v.reasons.join("; ")}`}`),
+    ...data.verdicts.map(
+      (v) =>
+        `${v.target_tier}: evidence ${v.evidence_sufficient ? "sufficient" : "NOT sufficient"}${v.evidence_sufficient ? "" : `: ${v.reasons.join("; ")}`}`,
+    ),
     "",
     `${"case".padEnd(width)}  status  score  cache  ${withTrials ? "trials       " : ""}failure modes`,
     ...data.cases.map(
@@ -39,7 +42,8 @@ function meteredLines(run: ReportData["run"]): string[] {
 }
 
 /** `2 of 3 flaky`: a case's k of n, marked when its trials disagree. */
-const trialCell = (c: ReportCase): string => (c.trials === null ? "-" : `${c.trials.passed} of ${c.trials.total}${isFlaky(c) ? " flaky" : ""}`);
+const trialCell = (c: ReportCase): string =>
+  c.trials === null ? "-" : `${c.trials.passed} of ${c.trials.total}${isFlaky(c) ? " flaky" : ""}`;
 
 /** A case's failure codes over every trial (trial 0's alone without trials), each once. */
 function caseModes(c: ReportCase): string[] {
@@ -58,7 +62,9 @@ function reliabilityLines(run: ReportData["run"]): string[] {
 }
 
 function transcriptLines(transcript: Transcript): string[] {
-  const lines = [`transcript: ${transcript.source.provider} (${transcript.source.format}), ${transcript.tool_calls.length} tool calls, ${transcript.messages.length} messages`];
+  const lines = [
+    `transcript: ${transcript.source.provider} (${transcript.source.format}), ${transcript.tool_calls.length} tool calls, ${transcript.messages.length} messages`,
+  ];
   for (const message of transcript.messages) lines.push(`  ${message.role.padEnd(9)} ${oneLine(message.text, 160)}`);
   lines.push("tool calls:");
   for (const call of transcript.tool_calls) {
@@ -75,7 +81,10 @@ function trialLines(reportCase: ReportCase, runId: string): string[] {
   const { passed, total } = reportCase.trials;
   return [
     `trials: ${passed} of ${total} passed${isFlaky(reportCase) ? " (FLAKY: the trials disagree)" : ""}`,
-    ...reportCase.trial_runs.map((trial) => `  trial ${trial.trial}  ${trialStatus(trial.score).padEnd(5)}  ${trial.score.score.toFixed(3)}  ${trial.score.failure_modes.map((mode) => mode.code).join(", ")}`),
+    ...reportCase.trial_runs.map(
+      (trial) =>
+        `  trial ${trial.trial}  ${trialStatus(trial.score).padEnd(5)}  ${trial.score.score.toFixed(3)}  ${trial.score.failure_modes.map((mode) => mode.code).join(", ")}`,
+    ),
     `one trial in detail: evalgate show ${runId} --case ${reportCase.case_id} --trial <n>`,
   ];
 }
@@ -87,7 +96,16 @@ function trialLines(reportCase: ReportCase, runId: string): string[] {
 export function caseTrial(reportCase: ReportCase, trial: number): ReportCase | null {
   if (reportCase.trial_runs === null) return trial === 0 ? reportCase : null;
   const found = reportCase.trial_runs.find((run) => run.trial === trial);
-  return found === undefined ? null : { ...reportCase, score: found.score, evidence: found.evidence, transcript: found.transcript, trials: null, trial_runs: null };
+  return found === undefined
+    ? null
+    : {
+        ...reportCase,
+        score: found.score,
+        evidence: found.evidence,
+        transcript: found.transcript,
+        trials: null,
+        trial_runs: null,
+      };
 }
 
 /**
@@ -95,7 +113,11 @@ export function caseTrial(reportCase: ReportCase, trial: number): ReportCase | n
  * With trials, the case's view lists every trial; `trial` says the case passed in is that one trial
  * (from `caseTrial`), of `of` trials.
  */
-export function renderCaseText(data: ReportData, reportCase: ReportCase, trial?: { readonly trial: number; readonly of: number }): string {
+export function renderCaseText(
+  data: ReportData,
+  reportCase: ReportCase,
+  trial?: { readonly trial: number; readonly of: number },
+): string {
   const { score, evidence } = reportCase;
   const status = trial === undefined ? caseStatus(reportCase) : trialStatus(score);
   const lines = [
@@ -103,16 +125,26 @@ export function renderCaseText(data: ReportData, reportCase: ReportCase, trial?:
     `time ${(score.wall_clock_ms / 1000).toFixed(2)} s, cost $${score.cost_usd.toFixed(4)}${reportCase.cache_hit ? `, cache hit (executed in run ${evidence?.executed_in_run ?? "?"})` : ""}${reportCase.trials === null ? "" : `, trials ${reportCase.trials.passed} of ${reportCase.trials.total}`}`,
     ...trialLines(reportCase, data.run.run_id),
     `failure modes (${score.failure_modes.length}):`,
-    ...score.failure_modes.map((mode) => `  ${mode.code} [${mode.severity}]${mode.detail === null ? "" : `: ${oneLine(mode.detail, 400)}`}`),
+    ...score.failure_modes.map(
+      (mode) => `  ${mode.code} [${mode.severity}]${mode.detail === null ? "" : `: ${oneLine(mode.detail, 400)}`}`,
+    ),
     "breakdown:",
     ...Object.entries(score.breakdown).map(([key, value]) => `  ${key} ${value}`),
   ];
   if (evidence === null) lines.push("no detail file for this case in the run");
   else {
     if (evidence.sut_error !== null) lines.push(`SUT error: ${oneLine(evidence.sut_error, 400)}`);
-    lines.push(...diffLines(evidence), ...streamLines("SUT stdout", evidence.sut_stdout), ...streamLines("SUT stderr", evidence.sut_stderr));
+    lines.push(
+      ...diffLines(evidence),
+      ...streamLines("SUT stdout", evidence.sut_stdout),
+      ...streamLines("SUT stderr", evidence.sut_stderr),
+    );
   }
-  lines.push(...(reportCase.transcript === null ? ["no transcript recorded for this case"] : transcriptLines(reportCase.transcript)));
+  lines.push(
+    ...(reportCase.transcript === null
+      ? ["no transcript recorded for this case"]
+      : transcriptLines(reportCase.transcript)),
+  );
   return `${lines.join("\n")}\n`;
 }
 
@@ -123,7 +155,9 @@ const MAX_BLOCK_LINES = 200;
 function block(text: string): string[] {
   const lines = text.replace(/\n$/, "").split("\n");
   const shown = lines.slice(0, MAX_BLOCK_LINES).map((line) => `  ${escapeTerminal(line)}`);
-  return lines.length > MAX_BLOCK_LINES ? [...shown, `  ... ${lines.length - MAX_BLOCK_LINES} more lines (evalgate report shows all of it)`] : shown;
+  return lines.length > MAX_BLOCK_LINES
+    ? [...shown, `  ... ${lines.length - MAX_BLOCK_LINES} more lines (evalgate report shows all of it)`]
+    : shown;
 }
 
 function diffLines(evidence: CaseEvidence): string[] {
@@ -131,14 +165,26 @@ function diffLines(evidence: CaseEvidence): string[] {
   const source = evidence.diff_source === "harness" ? "recorded by the harness" : "as the SUT reported it";
   if (evidence.diff_source === "harness") {
     if (evidence.changed_files.length === 0) return [`workspace diff (${source}): no file changed`];
-    const files = evidence.changed_files.map((file) => `  ${file.status.padEnd(8)} ${escapeTerminal(file.path)}${file.status === "deleted" ? "" : ` (${file.bytes} bytes)`}`);
-    return [`workspace diff (${source}): ${evidence.changed_files.length} file(s) changed`, ...files, ...block(evidence.diff)];
+    const files = evidence.changed_files.map(
+      (file) =>
+        `  ${file.status.padEnd(8)} ${escapeTerminal(file.path)}${file.status === "deleted" ? "" : ` (${file.bytes} bytes)`}`,
+    );
+    return [
+      `workspace diff (${source}): ${evidence.changed_files.length} file(s) changed`,
+      ...files,
+      ...block(evidence.diff),
+    ];
   }
-  return evidence.diff === "" ? [`workspace diff (${source}): no file changed`] : [`workspace diff (${source}):`, ...block(evidence.diff)];
+  return evidence.diff === ""
+    ? [`workspace diff (${source}): no file changed`]
+    : [`workspace diff (${source}):`, ...block(evidence.diff)];
 }
 
 function streamLines(name: string, stream: StreamText | null): string[] {
   if (stream === null) return [];
   if (stream.bytes === 0) return [`${name}: empty`];
-  return [`${name} (${stream.bytes} bytes${stream.truncated ? `, first ${Buffer.byteLength(stream.text)} shown` : ""}):`, ...block(stream.text)];
+  return [
+    `${name} (${stream.bytes} bytes${stream.truncated ? `, first ${Buffer.byteLength(stream.text)} shown` : ""}):`,
+    ...block(stream.text),
+  ];
 }

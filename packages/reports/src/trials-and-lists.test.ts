@@ -20,7 +20,11 @@ const score = (passed: boolean, codes: readonly string[] = []): BenchScore => ({
   passed,
   score: passed ? 1 : 0,
   breakdown: { fixed: passed ? 1 : 0 },
-  failure_modes: codes.map((code) => ({ code, severity: "block" as const, detail: code === "sut.timeout" ? null : `${code} detail` })),
+  failure_modes: codes.map((code) => ({
+    code,
+    severity: "block" as const,
+    detail: code === "sut.timeout" ? null : `${code} detail`,
+  })),
   cost_usd: 0.01,
   wall_clock_ms: 1000,
 });
@@ -60,7 +64,13 @@ function trialsReport(): ReportData {
     passed_count: 1,
     selection: { ...v2.selection, task_class_case_count: 4, selected_case_count: 4 },
     trials_per_case: 3,
-    reliability: { case_count: 4, pass_at_1: 0.5833, pass_at_k: 0.75, pass_hat_k: 0.25, flaky_case_ids: ["flaky", "timed-out"] },
+    reliability: {
+      case_count: 4,
+      pass_at_1: 0.5833,
+      pass_at_k: 0.75,
+      pass_hat_k: 0.25,
+      flaky_case_ids: ["flaky", "timed-out"],
+    },
     harness_error_count: 1,
     harness_errored_case_ids: ["timed-out"],
     failed_trial_count: 4,
@@ -82,11 +92,16 @@ describe("a run with trials per case", () => {
 
   it("shows pass@1, pass^k, the flaky cases and k of n per case in the terminal", () => {
     const text = renderRunText(data);
-    expect(text).toContain("3 trials per case: pass@1 0.5833, pass^3 0.2500 (every trial passes), pass@3 0.7500, over 4 cases");
+    expect(text).toContain(
+      "3 trials per case: pass@1 0.5833, pass^3 0.2500 (every trial passes), pass@3 0.7500, over 4 cases",
+    );
     expect(text).toContain("flaky (trials disagree): flaky, timed-out");
     expect(text).toMatch(/^flaky\s+fail\s+1\.000\s+hit\s+2 of 3 flaky\s+still_vulnerable$/m);
     expect(text).toMatch(/^broken\s+fail\s+0\.000\s+hit\s+0 of 3\s+still_vulnerable, collateral_change$/m);
-    const none = renderRunText({ ...data, run: { ...(data.run as V3Run), reliability: { ...(data.run as V3Run).reliability, flaky_case_ids: [] } } });
+    const none = renderRunText({
+      ...data,
+      run: { ...(data.run as V3Run), reliability: { ...(data.run as V3Run).reliability, flaky_case_ids: [] } },
+    });
     expect(none).toContain("flaky (trials disagree): none");
   });
 
@@ -121,9 +136,15 @@ describe("a run with trials per case", () => {
     const run = { ...(data.run as V3Run), complete: false, incomplete_reason: "cost_cap" as const };
     const xml = renderJunit({ run, cases: data.cases, unscored: ["never-ran"] });
     expect(xml).toContain('tests="5" failures="2" errors="1" skipped="1"');
-    expect(xml).toContain('<failure message="2 of 3 trials passed (flaky): still_vulnerable" type="still_vulnerable">trial 1: fail, score 0 (passed: false)\n  still_vulnerable [block]: still_vulnerable detail</failure>');
-    expect(xml).toContain('<failure message="0 of 3 trials passed: still_vulnerable, collateral_change" type="still_vulnerable,collateral_change">');
-    expect(xml).toContain('<error message="2 of 3 trials passed (flaky): sut.timeout" type="sut.timeout">trial 0: error, score 0 (passed: false)\n  sut.timeout [block]</error>');
+    expect(xml).toContain(
+      '<failure message="2 of 3 trials passed (flaky): still_vulnerable" type="still_vulnerable">trial 1: fail, score 0 (passed: false)\n  still_vulnerable [block]: still_vulnerable detail</failure>',
+    );
+    expect(xml).toContain(
+      '<failure message="0 of 3 trials passed: still_vulnerable, collateral_change" type="still_vulnerable,collateral_change">',
+    );
+    expect(xml).toContain(
+      '<error message="2 of 3 trials passed (flaky): sut.timeout" type="sut.timeout">trial 0: error, score 0 (passed: false)\n  sut.timeout [block]</error>',
+    );
     expect(xml).toContain('<skipped message="not scored: the run stopped at its cost cap (--max-cost-usd)"/>');
   });
 
@@ -139,7 +160,9 @@ describe("a run with trials per case", () => {
 
 describe("runs without trials: failures without codes, old reports, every incomplete reason", () => {
   it("names the reason an incomplete run stopped, for every reason the schema allows", () => {
-    expect(["cost_cap", "interrupted", "cancelled", "units_missing", "harness_error", null].map(incompleteReasonText)).toEqual([
+    expect(
+      ["cost_cap", "interrupted", "cancelled", "units_missing", "harness_error", null].map(incompleteReasonText),
+    ).toEqual([
       "the run stopped at its cost cap (--max-cost-usd)",
       "the run was interrupted (Ctrl-C or SIGTERM)",
       "the run was cancelled",
@@ -185,37 +208,63 @@ describe("runs without trials: failures without codes, old reports, every incomp
       chain_head: null,
     };
     const old = { ...data, run: v1, chain: { ...data.chain, verified: false, problem: "record 2 was edited" } };
-    expect(renderRunText(old)).toContain("isolation: rubric bwrap-permission, SUT unknown; chain head - (DOES NOT VERIFY)");
+    expect(renderRunText(old)).toContain(
+      "isolation: rubric bwrap-permission, SUT unknown; chain head - (DOES NOT VERIFY)",
+    );
     const { html } = renderHtmlReport(old);
     expect(html).toContain("unknown (v1 report)");
     expect(html).toContain("NO: record 2 was edited");
     const md = renderMarkdownSummary({ run: { ...v1, complete: false }, cases: old.cases, verdicts: [] });
     expect(md).toContain("**Incomplete**: the run did not finish; 2 of 2 selected cases were scored");
     expect(md).toContain("chain head -.");
-    expect(renderJunit({ run: v1, cases: [], unscored: ["x"] })).toContain('<skipped message="not scored: the run did not finish"/>');
+    expect(renderJunit({ run: v1, cases: [], unscored: ["x"] })).toContain(
+      '<skipped message="not scored: the run did not finish"/>',
+    );
   });
 
   it("states a subset's selection in the summary, with its filter", () => {
     const data = makeReportData(3);
     const v2 = data.run as V2Run;
-    const subset = { ...v2, selection: { ...v2.selection, scope: "subset" as const, filter: "lodash-*", selected_case_count: 3, task_class_case_count: 12 } };
+    const subset = {
+      ...v2,
+      selection: {
+        ...v2.selection,
+        scope: "subset" as const,
+        filter: "lodash-*",
+        selected_case_count: 3,
+        task_class_case_count: 12,
+      },
+    };
     const md = renderMarkdownSummary({ run: subset, cases: data.cases, verdicts: data.verdicts });
     expect(md).toContain("(SUBSET)");
-    expect(md).toContain("**Subset**: 3 of the 12 cases of the task class (filter lodash-\\*): it cannot support a promotion.");
+    expect(md).toContain(
+      "**Subset**: 3 of the 12 cases of the task class (filter lodash-\\*): it cannot support a promotion.",
+    );
   });
 
   it("cuts a long stream and a long diff in the terminal, counting what it left out, and says when a stream was truncated", () => {
     const data = makeReportData(1);
     const long = Array.from({ length: 250 }, (_, index) => `line ${index}`).join("\n");
-    const evidence = { ...data.cases[0]!.evidence!, diff: long, sut_stdout: { text: long, bytes: 10_000_000, truncated: true }, changed_files: [{ path: "gone.txt", status: "deleted" as const, bytes: 0 }] };
+    const evidence = {
+      ...data.cases[0]!.evidence!,
+      diff: long,
+      sut_stdout: { text: long, bytes: 10_000_000, truncated: true },
+      changed_files: [{ path: "gone.txt", status: "deleted" as const, bytes: 0 }],
+    };
     const text = renderCaseText(data, { ...data.cases[0]!, evidence });
     expect(text.match(/ {2}\.\.\. 50 more lines \(evalgate report shows all of it\)/g)).toHaveLength(2);
     expect(text).toContain(`SUT stdout (10000000 bytes, first ${Buffer.byteLength(long)} shown):`);
     expect(text).toContain("  deleted  gone.txt\n");
-    const none = renderCaseText(data, { ...data.cases[0]!, evidence: { ...evidence, diff: null, diff_source: null, sut_stdout: null, sut_stderr: null } });
+    const none = renderCaseText(data, {
+      ...data.cases[0]!,
+      evidence: { ...evidence, diff: null, diff_source: null, sut_stdout: null, sut_stderr: null },
+    });
     expect(none).toContain("workspace diff: none recorded");
     expect(none).not.toContain("SUT stdout");
-    const sutEmpty = renderCaseText(data, { ...data.cases[0]!, evidence: { ...evidence, diff: "", diff_source: "sut" as const } });
+    const sutEmpty = renderCaseText(data, {
+      ...data.cases[0]!,
+      evidence: { ...evidence, diff: "", diff_source: "sut" as const },
+    });
     expect(sutEmpty).toContain("workspace diff (as the SUT reported it): no file changed");
   });
 
@@ -243,7 +292,14 @@ describe("the run list", () => {
 
   it("lists a record's figures, its scope (null for v1), and whether it is signed", () => {
     const entry = runListEntry(record(v2));
-    expect(entry).toMatchObject({ type: "recorded_run", run_id: v2.run_id, scope: "full", case_count: 3, complete: true, signed: false });
+    expect(entry).toMatchObject({
+      type: "recorded_run",
+      run_id: v2.run_id,
+      scope: "full",
+      case_count: 3,
+      complete: true,
+      signed: false,
+    });
     expect(runListEntry(record(v2, { signature: { key_id: "k", value: "v" } })).signed).toBe(true);
     expect(runListEntry(record(v2, { signature: null })).signed).toBe(false);
     const { selection: _selection, ...withoutSelection } = v2;
@@ -266,11 +322,19 @@ describe("the run list", () => {
   });
 
   it("renders a table with aligned columns, long SUT labels cut, and says when nothing matches", () => {
-    const long: RunListEntry = { ...runListEntry(record(v2)), sut_label: `command:${"x".repeat(60)}`, complete: false, scope: null, signed: true };
+    const long: RunListEntry = {
+      ...runListEntry(record(v2)),
+      sut_label: `command:${"x".repeat(60)}`,
+      complete: false,
+      scope: null,
+      signed: true,
+    };
     const text = renderRunListText([runListEntry(record(v2)), long]);
     const lines = text.trimEnd().split("\n");
     expect(lines).toHaveLength(3);
-    expect(lines[0]).toMatch(/^run id\s+recorded\s+task class\s+sut\s+sut digest\s+scope\s+cases\s+mean\s+bound\s+complete\s+signed$/);
+    expect(lines[0]).toMatch(
+      /^run id\s+recorded\s+task class\s+sut\s+sut digest\s+scope\s+cases\s+mean\s+bound\s+complete\s+signed$/,
+    );
     expect(lines[1]).toContain("2026-11-02 00:00:04Z");
     expect(lines[2]).toContain(`command:${"x".repeat(31)}…`);
     expect(lines[2]).toMatch(/\s-\s+3\s+.*\sno\s+signed$/);

@@ -63,7 +63,9 @@ const functions: string[] = [];
 const constants: string[] = [];
 
 function fail(path: string, why: string): never {
-  throw new Error(`generate-wire-checks: ${path}: ${why}; teach the generator, or keep the schema within what it translates`);
+  throw new Error(
+    `generate-wire-checks: ${path}: ${why}; teach the generator, or keep the schema within what it translates`,
+  );
 }
 
 /** A condition on `v` that holds when `v` passes the checks of a string, number or boolean schema. */
@@ -80,7 +82,11 @@ function leafCondition(schema: Schema, path: string): string {
   } else if (d.type === "literal") {
     parts.push(d.values!.map((value) => `v === ${JSON.stringify(value)}`).join(" || "));
   } else if (d.type === "enum") {
-    parts.push(Object.values(d.entries!).map((value) => `v === ${JSON.stringify(value)}`).join(" || "));
+    parts.push(
+      Object.values(d.entries!)
+        .map((value) => `v === ${JSON.stringify(value)}`)
+        .join(" || "),
+    );
   } else {
     fail(path, `zod type "${d.type}" is not translated`);
   }
@@ -120,7 +126,8 @@ function parsedExpression(schema: Schema, path: string): string {
       return `(v === null ? null : ${parsedExpression(d.innerType!, path)})`;
     case "pipe": {
       const transform = def(d.out!).transform?.name;
-      if (def(d.out!).type !== "transform" || transform === undefined || TRANSFORMS[transform] === undefined) fail(path, `transform "${transform}" is not known`);
+      if (def(d.out!).type !== "transform" || transform === undefined || TRANSFORMS[transform] === undefined)
+        fail(path, `transform "${transform}" is not known`);
       return `(${leafCondition(d.in!, path)} ? ${TRANSFORMS[transform]}(v as number) : undefined)`;
     }
     case "object":
@@ -147,7 +154,10 @@ function fieldStatement(key: string, schema: Schema, path: string): string {
   }
   // Absent, an optional field stays absent; absent or undefined, a defaulted one takes its default (as
   // zod does). An optional field present as `undefined` (not JSON) is left to the full schema.
-  const absent = d.type === "default" ? `v === undefined) parsed[${read}] = ${JSON.stringify(d.defaultValue)};` : `!Object.hasOwn(value, ${read})) {}`;
+  const absent =
+    d.type === "default"
+      ? `v === undefined) parsed[${read}] = ${JSON.stringify(d.defaultValue)};`
+      : `!Object.hasOwn(value, ${read})) {}`;
   return [
     `  v = value[${read}];`,
     `  if (${absent}`,
@@ -160,9 +170,11 @@ function objectFunction(schema: Schema, path: string): string {
   const name = functionName(path);
   const keys = Object.keys(d.shape!);
   const catchall = d.catchall === undefined ? "strip" : def(d.catchall).type;
-  if (catchall !== "never" && catchall !== "unknown") fail(path, `an object whose unknown keys are "${catchall}" is not translated`);
+  if (catchall !== "never" && catchall !== "unknown")
+    fail(path, `an object whose unknown keys are "${catchall}" is not translated`);
   const refinements = (d.checks ?? []).filter(({ _zod }) => _zod.def.check === "custom");
-  const refinement = refinements.length === 0 ? null : (REFINEMENTS[path] ?? fail(path, "a refinement the generator does not know"));
+  const refinement =
+    refinements.length === 0 ? null : (REFINEMENTS[path] ?? fail(path, "a refinement the generator does not know"));
   const keySet = `${name.replace(/^parse/, "keysOf")}`;
   if (catchall === "never") constants.push(`const ${keySet}: ReadonlySet<string> = new Set(${JSON.stringify(keys)});`);
   const body = [
@@ -172,7 +184,9 @@ function objectFunction(schema: Schema, path: string): string {
     `  const parsed: Fields = {};`,
     `  let v: unknown;`,
     ...keys.map((key) => fieldStatement(key, d.shape![key]!, `${path}.${key}`)),
-    catchall === "unknown" ? `  for (const key of Object.keys(value)) if (!Object.hasOwn(parsed, key)) parsed[key] = value[key];` : "",
+    catchall === "unknown"
+      ? `  for (const key of Object.keys(value)) if (!Object.hasOwn(parsed, key)) parsed[key] = value[key];`
+      : "",
     refinement === null ? "" : `  if (!(${refinement})) return undefined;`,
     `  return parsed;`,
     `});`,
@@ -249,7 +263,9 @@ if (import.meta.main) {
   const next = `${current.slice(0, start)}${generatedRegion()}${current.slice(end + END.length)}`;
   if (process.argv.includes("--check")) {
     if (next !== current) {
-      console.error("the wire checks in packages/rubric-protocol/src/runtime.ts drifted from the zod schemas; run `pnpm schemas` and commit the result");
+      console.error(
+        "the wire checks in packages/rubric-protocol/src/runtime.ts drifted from the zod schemas; run `pnpm schemas` and commit the result",
+      );
       process.exit(1);
     }
   } else if (next !== current) {

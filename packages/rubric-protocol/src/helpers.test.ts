@@ -23,12 +23,16 @@ describe("changedFiles", () => {
 
 describe("agentErrorDetail", () => {
   it("prefers the trial classification, with its CLI error kind when present", () => {
-    expect(agentErrorDetail({ classification: { reason: "not logged in", cli_error_kind: "auth_failure" } })).toBe("auth_failure: not logged in");
+    expect(agentErrorDetail({ classification: { reason: "not logged in", cli_error_kind: "auth_failure" } })).toBe(
+      "auth_failure: not logged in",
+    );
     expect(agentErrorDetail({ classification: { reason: "no result event" } })).toBe("no result event");
   });
 
   it("falls back to a plain error string, then to a generic sentence", () => {
     expect(agentErrorDetail({ error: "spawn ENOENT" })).toBe("spawn ENOENT");
-    expect(agentErrorDetail({ classification: { reason: 3 } })).toBe("the agent CLI reported an error before working on the task");
+    expect(agentErrorDetail({ classification: { reason: 3 } })).toBe(
+      "the agent CLI reported an error before working on the task",
+    );
   });
 });

@@ -21,7 +21,9 @@ describe("a task class outside the workspace, with only the packed @eval/rubric-
     scratch = mkdtempSync(join(tmpdir(), "evalgate-rubric-packed-"));
     const tarballs: Record<string, string> = {};
     for (const name of ["rubric-protocol", "models"]) {
-      const { stdout } = await run("pnpm", ["pack", "--pack-destination", scratch, "--json"], { cwd: join(packagesDir, name) });
+      const { stdout } = await run("pnpm", ["pack", "--pack-destination", scratch, "--json"], {
+        cwd: join(packagesDir, name),
+      });
       tarballs[name] = (JSON.parse(stdout) as { filename: string }).filename;
     }
     project = join(scratch, "third-party-task-class");
@@ -59,13 +61,24 @@ describe("a task class outside the workspace, with only the packed @eval/rubric-
   });
 
   it("installs nothing of evalgate but the protocol and its wire types", () => {
-    const lock = JSON.parse(readFileSync(join(project, "package-lock.json"), "utf8")) as { packages: Record<string, unknown> };
-    const installed = Object.keys(lock.packages).filter((path) => path !== "").map((path) => path.replace(/^node_modules\//, ""));
-    expect(installed.filter((name) => name.startsWith("@eval/")).sort()).toEqual(["@eval/models", "@eval/rubric-protocol"]);
+    const lock = JSON.parse(readFileSync(join(project, "package-lock.json"), "utf8")) as {
+      packages: Record<string, unknown>;
+    };
+    const installed = Object.keys(lock.packages)
+      .filter((path) => path !== "")
+      .map((path) => path.replace(/^node_modules\//, ""));
+    expect(installed.filter((name) => name.startsWith("@eval/")).sort()).toEqual([
+      "@eval/models",
+      "@eval/rubric-protocol",
+    ]);
   });
 
   it("scores one request from stdin as a subprocess: one response line, exit 0", () => {
-    const result = spawnSync(process.execPath, ["rubric.ts"], { cwd: project, input: JSON.stringify(VALID_REQUEST), encoding: "utf8" });
+    const result = spawnSync(process.execPath, ["rubric.ts"], {
+      cwd: project,
+      input: JSON.stringify(VALID_REQUEST),
+      encoding: "utf8",
+    });
     expect(result.stderr).toBe("");
     expect(result.status).toBe(0);
     expect(JSON.parse(result.stdout)).toEqual({
@@ -85,14 +98,28 @@ describe("a task class outside the workspace, with only the packed @eval/rubric-
         "",
       ].join("\n"),
     );
-    const result = spawnSync(process.execPath, ["--import", "./record-loads.mjs", "rubric.ts"], { cwd: project, input: JSON.stringify(VALID_REQUEST), encoding: "utf8" });
+    const result = spawnSync(process.execPath, ["--import", "./record-loads.mjs", "rubric.ts"], {
+      cwd: project,
+      input: JSON.stringify(VALID_REQUEST),
+      encoding: "utf8",
+    });
     expect(result.status).toBe(0);
-    const loaded = (JSON.parse(result.stderr) as string[]).map((url) => url.replace(/^file:\/\/.*?\/third-party-task-class\//, ""));
-    expect(loaded).toEqual(["rubric.ts", "node_modules/@eval/rubric-protocol/dist/index.js", "node_modules/@eval/rubric-protocol/dist/runtime.js"]);
+    const loaded = (JSON.parse(result.stderr) as string[]).map((url) =>
+      url.replace(/^file:\/\/.*?\/third-party-task-class\//, ""),
+    );
+    expect(loaded).toEqual([
+      "rubric.ts",
+      "node_modules/@eval/rubric-protocol/dist/index.js",
+      "node_modules/@eval/rubric-protocol/dist/runtime.js",
+    ]);
   });
 
   it("exits non-zero with exactly one stderr line on bad input", () => {
-    const result = spawnSync(process.execPath, ["rubric.ts"], { cwd: project, input: '{"schema_version": "x"}', encoding: "utf8" });
+    const result = spawnSync(process.execPath, ["rubric.ts"], {
+      cwd: project,
+      input: '{"schema_version": "x"}',
+      encoding: "utf8",
+    });
     expect(result.status).toBe(2);
     expect(result.stdout).toBe("");
     expect(result.stderr.trimEnd().split("\n")).toHaveLength(1);
@@ -100,7 +127,11 @@ describe("a task class outside the workspace, with only the packed @eval/rubric-
   });
 
   it("can be imported in-process without running (the import.meta.main idiom)", async () => {
-    const { stdout } = await run(process.execPath, ["--input-type=module", "-e", 'const m = await import("./rubric.ts"); console.log(typeof m.default.score);'], { cwd: project });
+    const { stdout } = await run(
+      process.execPath,
+      ["--input-type=module", "-e", 'const m = await import("./rubric.ts"); console.log(typeof m.default.score);'],
+      { cwd: project },
+    );
     expect(stdout.trim()).toBe("function");
   });
 });

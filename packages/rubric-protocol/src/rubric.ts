@@ -11,5 +11,9 @@ export interface RubricContext {
  * give the same score. The harness overwrites `cost_usd` and `wall_clock_ms` with what it measured.
  */
 export interface Rubric {
-  score(benchCase: BenchCase, harnessOutput: HarnessOutput, context: RubricContext): BenchScoreInput | Promise<BenchScoreInput>;
+  score(
+    benchCase: BenchCase,
+    harnessOutput: HarnessOutput,
+    context: RubricContext,
+  ): BenchScoreInput | Promise<BenchScoreInput>;
 }

@@ -14,7 +14,14 @@ async function run(score: () => unknown, input: string) {
   const stdin = new PassThrough();
   let out = "";
   let err = "";
-  const done = runRubric({ score: score as never }, { stdin, stdout: { write: (chunk: string) => (out += chunk) }, stderr: { write: (chunk: string) => (err += chunk) } });
+  const done = runRubric(
+    { score: score as never },
+    {
+      stdin,
+      stdout: { write: (chunk: string) => (out += chunk) },
+      stderr: { write: (chunk: string) => (err += chunk) },
+    },
+  );
   stdin.end(input);
   return { code: await done, out, err };
 }
@@ -30,13 +37,17 @@ describe("runRubric without @eval/models", () => {
     const result = await run(() => goodScore, JSON.stringify({ ...VALID_REQUEST, schema_version: "v0" }));
     expect(result.code).toBe(RUBRIC_EXIT.badRequest);
     expect(result.out).toBe("");
-    expect(result.err).toMatch(/^rubric: invalid request: not valid, and @eval\/models could not be loaded to say why \(.*\)\n$/);
+    expect(result.err).toMatch(
+      /^rubric: invalid request: not valid, and @eval\/models could not be loaded to say why \(.*\)\n$/,
+    );
   });
 
   it("says the score is invalid, on one line", async () => {
     const result = await run(() => ({ ...goodScore, score: 2 }), JSON.stringify(VALID_REQUEST));
     expect(result.code).toBe(RUBRIC_EXIT.badScore);
     expect(result.err.trimEnd().split("\n")).toHaveLength(1);
-    expect(result.err).toMatch(/^rubric: score\(\) returned an invalid BenchScore: not valid, and @eval\/models could not be loaded/);
+    expect(result.err).toMatch(
+      /^rubric: score\(\) returned an invalid BenchScore: not valid, and @eval\/models could not be loaded/,
+    );
   });
 });

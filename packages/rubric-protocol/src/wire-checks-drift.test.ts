@@ -9,6 +9,8 @@ const script = join(dirname(fileURLToPath(import.meta.url)), "..", "scripts", "g
 
 describe("the generated wire checks", () => {
   it("match what the generator writes from the zod schemas today", () => {
-    expect(() => execFileSync(process.execPath, ["--conditions=@eval/source", script, "--check"], { stdio: "pipe" })).not.toThrow();
+    expect(() =>
+      execFileSync(process.execPath, ["--conditions=@eval/source", script, "--check"], { stdio: "pipe" }),
+    ).not.toThrow();
   });
 });

@@ -31,7 +31,10 @@ type Fields = Record<string, unknown>;
 function sameLeaves(a: unknown, b: unknown): boolean {
   if (a === null || b === null || typeof a !== "object" || typeof b !== "object") return Object.is(a, b);
   const keys = Object.keys(a);
-  return keys.length === Object.keys(b).length && keys.every((key) => Object.hasOwn(b, key) && sameLeaves((a as Fields)[key], (b as Fields)[key]));
+  return (
+    keys.length === Object.keys(b).length &&
+    keys.every((key) => Object.hasOwn(b, key) && sameLeaves((a as Fields)[key], (b as Fields)[key]))
+  );
 }
 
 function deeplyFrozen(value: unknown): boolean {
@@ -40,7 +43,12 @@ function deeplyFrozen(value: unknown): boolean {
 }
 
 /** Asserts the hand check agrees with the schema on `value`; `json` says the value is plain JSON. */
-function agree(schema: typeof RubricRequestSchema | typeof BenchScoreSchema, hand: unknown, value: unknown, json: boolean): void {
+function agree(
+  schema: typeof RubricRequestSchema | typeof BenchScoreSchema,
+  hand: unknown,
+  value: unknown,
+  json: boolean,
+): void {
   const full = schema.safeParse(value);
   if (hand !== undefined) {
     // Sound: never looser than the schema, and the same parse.
@@ -54,7 +62,11 @@ function agree(schema: typeof RubricRequestSchema | typeof BenchScoreSchema, han
 }
 
 /** A field's value: mostly kept (so that many generated documents are valid), else dropped or replaced by one of `pool`. */
-function mutated(valid: unknown, pool: readonly unknown[], keep = 12): fc.Arbitrary<{ readonly drop: boolean; readonly value: unknown }> {
+function mutated(
+  valid: unknown,
+  pool: readonly unknown[],
+  keep = 12,
+): fc.Arbitrary<{ readonly drop: boolean; readonly value: unknown }> {
   return fc.oneof(
     { weight: keep, arbitrary: fc.constant({ drop: false, value: valid }) },
     { weight: 1, arbitrary: fc.constant({ drop: true, value: undefined }) },
@@ -62,7 +74,10 @@ function mutated(valid: unknown, pool: readonly unknown[], keep = 12): fc.Arbitr
   );
 }
 
-function objectOf(fields: Record<string, fc.Arbitrary<{ readonly drop: boolean; readonly value: unknown }>>, extra: fc.Arbitrary<Fields>): fc.Arbitrary<Fields> {
+function objectOf(
+  fields: Record<string, fc.Arbitrary<{ readonly drop: boolean; readonly value: unknown }>>,
+  extra: fc.Arbitrary<Fields>,
+): fc.Arbitrary<Fields> {
   return fc.tuple(fc.record(fields), extra).map(([chosen, more]) => {
     const result: Fields = {};
     for (const [key, { drop, value }] of Object.entries(chosen)) if (!drop) result[key] = value;
@@ -71,14 +86,68 @@ function objectOf(fields: Record<string, fc.Arbitrary<{ readonly drop: boolean; 
 }
 
 const noExtra = fc.constant({});
-const anExtraKey = fc.oneof({ weight: 20, arbitrary: noExtra }, { weight: 1, arbitrary: fc.constantFrom({ llm_confidence: 1 }, { extra: null }, { Case_ID: "x" }) });
+const anExtraKey = fc.oneof(
+  { weight: 20, arbitrary: noExtra },
+  { weight: 1, arbitrary: fc.constantFrom({ llm_confidence: 1 }, { extra: null }, { Case_ID: "x" }) },
+);
 
-const STRINGS = ["", "x", "a", "A", "-a", "a-", "a--b", "a.b", "a_b", "9", "0a", "a b", "é", "/tmp/x", "a".repeat(64), "a".repeat(65), "a".repeat(128), "a".repeat(129)];
-const NUMBERS = [0, -0, 1, -1, 0.5, 1.5, 299.5, 300, 300.5, 2 ** 53 - 1, 2 ** 53, 1e21, Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY];
+const STRINGS = [
+  "",
+  "x",
+  "a",
+  "A",
+  "-a",
+  "a-",
+  "a--b",
+  "a.b",
+  "a_b",
+  "9",
+  "0a",
+  "a b",
+  "é",
+  "/tmp/x",
+  "a".repeat(64),
+  "a".repeat(65),
+  "a".repeat(128),
+  "a".repeat(129),
+];
+const NUMBERS = [
+  0,
+  -0,
+  1,
+  -1,
+  0.5,
+  1.5,
+  299.5,
+  300,
+  300.5,
+  2 ** 53 - 1,
+  2 ** 53,
+  1e21,
+  Number.NaN,
+  Number.POSITIVE_INFINITY,
+  Number.NEGATIVE_INFINITY,
+];
 const OTHERS = [null, true, false, [], {}, ["a"], { a: 1 }];
 const ANY = [...STRINGS, ...NUMBERS, ...OTHERS];
-const HEX = ["0123456", "012345", "0123456789abcdef0123456789abcdef", "0123456789ABCDEF0123456789ABCDEF", "0123456789abcdef0123456789abcde", "0123456789abcdef0123456789abcdef0", "g123456789abcdef0123456789abcdef", "a".repeat(64), "a".repeat(65)];
-const DIGESTS = [`blake3:${"a".repeat(64)}`, `blake3:${"A".repeat(64)}`, `blake3:${"a".repeat(63)}`, `sha256:${"a".repeat(64)}`, `blake3:${"a".repeat(64)}\n`];
+const HEX = [
+  "0123456",
+  "012345",
+  "0123456789abcdef0123456789abcdef",
+  "0123456789ABCDEF0123456789ABCDEF",
+  "0123456789abcdef0123456789abcde",
+  "0123456789abcdef0123456789abcdef0",
+  "g123456789abcdef0123456789abcdef",
+  "a".repeat(64),
+  "a".repeat(65),
+];
+const DIGESTS = [
+  `blake3:${"a".repeat(64)}`,
+  `blake3:${"A".repeat(64)}`,
+  `blake3:${"a".repeat(63)}`,
+  `sha256:${"a".repeat(64)}`,
+  `blake3:${"a".repeat(64)}\n`,
+];
 const TIMESTAMPS = [
   "2026-11-01T00:00:00Z",
   "2026-11-01T00:00:00.5Z",
@@ -136,11 +205,28 @@ const CASE_POOLS: Record<string, readonly unknown[]> = {
 // 18 fields, each kept most of the time, so that a fair share of the generated cases are valid.
 const caseField = (key: string, valid: unknown = caseValues[key]) => mutated(valid, [...CASE_POOLS[key]!, ...ANY], 40);
 const benchCase = objectOf(
-  Object.fromEntries(BENCH_CASE_KEYS.map((key) => [key, caseField(key, { title: "A title", prompt: "Do it.", commit_sha: null, rubric_wall_clock_seconds: 60 }[key as string] ?? caseValues[key])])),
+  Object.fromEntries(
+    BENCH_CASE_KEYS.map((key) => [
+      key,
+      caseField(
+        key,
+        { title: "A title", prompt: "Do it.", commit_sha: null, rubric_wall_clock_seconds: 60 }[key as string] ??
+          caseValues[key],
+      ),
+    ]),
+  ),
   anExtraKey,
 );
 const harnessOutput = fc.oneof(
-  { weight: 20, arbitrary: fc.record({ cost_usd: mutated(0.5, ANY), answer: mutated("HELLO", ANY) }).map(({ cost_usd, answer }) => ({ ...(cost_usd.drop ? {} : { cost_usd: cost_usd.value }), ...(answer.drop ? {} : { answer: answer.value, nested: { deep: [1, { x: -0 }] } }) })) },
+  {
+    weight: 20,
+    arbitrary: fc
+      .record({ cost_usd: mutated(0.5, ANY), answer: mutated("HELLO", ANY) })
+      .map(({ cost_usd, answer }) => ({
+        ...(cost_usd.drop ? {} : { cost_usd: cost_usd.value }),
+        ...(answer.drop ? {} : { answer: answer.value, nested: { deep: [1, { x: -0 }] } }),
+      })),
+  },
   { weight: 1, arbitrary: fc.constantFrom(...ANY) },
 );
 const context = fc.oneof(
@@ -148,16 +234,63 @@ const context = fc.oneof(
   { weight: 1, arbitrary: fc.constantFrom(...ANY) },
 );
 const request = fc.oneof(
-  { weight: 20, arbitrary: objectOf({ schema_version: mutated(RUBRIC_REQUEST_SCHEMA_VERSION, ["evalgate.rubric_request.v2", "v0", ...ANY], 30), case: fc.oneof({ weight: 20, arbitrary: benchCase }, { weight: 1, arbitrary: fc.constantFrom(...ANY) }).map((value) => ({ drop: false, value })), harness_output: harnessOutput.map((value) => ({ drop: false, value })), context: context.map((value) => ({ drop: false, value })) }, anExtraKey) },
+  {
+    weight: 20,
+    arbitrary: objectOf(
+      {
+        schema_version: mutated(RUBRIC_REQUEST_SCHEMA_VERSION, ["evalgate.rubric_request.v2", "v0", ...ANY], 30),
+        case: fc
+          .oneof({ weight: 20, arbitrary: benchCase }, { weight: 1, arbitrary: fc.constantFrom(...ANY) })
+          .map((value) => ({ drop: false, value })),
+        harness_output: harnessOutput.map((value) => ({ drop: false, value })),
+        context: context.map((value) => ({ drop: false, value })),
+      },
+      anExtraKey,
+    ),
+  },
   { weight: 1, arbitrary: fc.constantFrom(...ANY) },
 );
 
 const failureMode = fc.oneof(
-  { weight: 20, arbitrary: objectOf({ code: mutated("wrong_answer", ["a", "a.b", "a.b.c", "rubric.timeout", "A", "1a", "a..b", "a.", "_a", "a-b_c", "a".repeat(128), "a".repeat(129), ...ANY]), severity: mutated("block", ["warn", "info", "fatal", "BLOCK", ...ANY]), detail: mutated(null, ["", "why", "a".repeat(4000), "a".repeat(4001), undefined, ...ANY]) }, anExtraKey) },
+  {
+    weight: 20,
+    arbitrary: objectOf(
+      {
+        code: mutated("wrong_answer", [
+          "a",
+          "a.b",
+          "a.b.c",
+          "rubric.timeout",
+          "A",
+          "1a",
+          "a..b",
+          "a.",
+          "_a",
+          "a-b_c",
+          "a".repeat(128),
+          "a".repeat(129),
+          ...ANY,
+        ]),
+        severity: mutated("block", ["warn", "info", "fatal", "BLOCK", ...ANY]),
+        detail: mutated(null, ["", "why", "a".repeat(4000), "a".repeat(4001), undefined, ...ANY]),
+      },
+      anExtraKey,
+    ),
+  },
   { weight: 1, arbitrary: fc.constantFrom(...ANY) },
 );
 const breakdown = fc.oneof(
-  { weight: 20, arbitrary: fc.dictionary(fc.constantFrom("exact", "a", "", "a".repeat(64), "a".repeat(65), "toString", "constructor"), fc.oneof({ weight: 8, arbitrary: fc.constantFrom(0, -0, 1, -1, 1e300, 0.25) }, { weight: 1, arbitrary: fc.constantFrom(Number.NaN, Number.POSITIVE_INFINITY, "1", null) }), { maxKeys: 4 }) },
+  {
+    weight: 20,
+    arbitrary: fc.dictionary(
+      fc.constantFrom("exact", "a", "", "a".repeat(64), "a".repeat(65), "toString", "constructor"),
+      fc.oneof(
+        { weight: 8, arbitrary: fc.constantFrom(0, -0, 1, -1, 1e300, 0.25) },
+        { weight: 1, arbitrary: fc.constantFrom(Number.NaN, Number.POSITIVE_INFINITY, "1", null) },
+      ),
+      { maxKeys: 4 },
+    ),
+  },
   { weight: 1, arbitrary: fc.constantFrom(...ANY) },
 );
 const score = objectOf(
@@ -165,7 +298,12 @@ const score = objectOf(
     passed: mutated(true, [false, ...ANY], 20),
     score: mutated(1, [0, 0.5, -0, ...ANY], 20),
     breakdown: breakdown.map((value) => ({ drop: false, value })),
-    failure_modes: fc.oneof({ weight: 20, arbitrary: fc.array(failureMode, { maxLength: 3 }) }, { weight: 1, arbitrary: fc.constantFrom(...ANY) }).map((value) => ({ drop: false, value })),
+    failure_modes: fc
+      .oneof(
+        { weight: 20, arbitrary: fc.array(failureMode, { maxLength: 3 }) },
+        { weight: 1, arbitrary: fc.constantFrom(...ANY) },
+      )
+      .map((value) => ({ drop: false, value })),
     cost_usd: mutated(0, [1e6, -0, ...ANY], 20),
     wall_clock_ms: mutated(0, [1, 12345, 2 ** 53 - 1, ...ANY], 20),
   },
@@ -182,7 +320,9 @@ describe("the generated wire checks", () => {
   });
 
   it("parse a valid request as the schema does: commit_sha defaulted, -0 cost as 0, frozen all the way down", () => {
-    const input = JSON.parse(JSON.stringify({ ...VALID_REQUEST, harness_output: { answer: "x", cost_usd: 0, more: { list: [1, 2] } } })) as Fields;
+    const input = JSON.parse(
+      JSON.stringify({ ...VALID_REQUEST, harness_output: { answer: "x", cost_usd: 0, more: { list: [1, 2] } } }),
+    ) as Fields;
     (input.harness_output as Fields).cost_usd = -0;
     const parsed = checkRubricRequest(input);
     expect(parsed).toBeDefined();
@@ -194,21 +334,38 @@ describe("the generated wire checks", () => {
 
   it("agree with the schemas on every single-field change of a valid request, score and failure mode", () => {
     const base = JSON.parse(JSON.stringify(VALID_REQUEST)) as Fields & { case: Fields };
-    const validScore = { passed: true, score: 1, breakdown: { exact: 1 }, failure_modes: [{ code: "wrong_answer", severity: "block", detail: null }], cost_usd: 0, wall_clock_ms: 0 };
+    const validScore = {
+      passed: true,
+      score: 1,
+      breakdown: { exact: 1 },
+      failure_modes: [{ code: "wrong_answer", severity: "block", detail: null }],
+      cost_usd: 0,
+      wall_clock_ms: 0,
+    };
     const variants: Array<[typeof RubricRequestSchema | typeof BenchScoreSchema, unknown]> = [];
     for (const key of BENCH_CASE_KEYS) {
-      for (const value of [...CASE_POOLS[key]!, ...ANY]) variants.push([RubricRequestSchema, { ...base, case: { ...base.case, [key]: value } }]);
+      for (const value of [...CASE_POOLS[key]!, ...ANY])
+        variants.push([RubricRequestSchema, { ...base, case: { ...base.case, [key]: value } }]);
       const { [key]: _dropped, ...rest } = base.case;
       variants.push([RubricRequestSchema, { ...base, case: rest }]);
     }
     for (const source of ["outcome-ledger-derived", "regression-converted"]) {
-      for (const commitSha of [...HEX, null]) variants.push([RubricRequestSchema, { ...base, case: { ...base.case, source, commit_sha: commitSha } }]);
+      for (const commitSha of [...HEX, null])
+        variants.push([RubricRequestSchema, { ...base, case: { ...base.case, source, commit_sha: commitSha } }]);
       variants.push([RubricRequestSchema, { ...base, case: { ...base.case, source } }]);
     }
-    for (const value of [null, "/w", ...ANY]) variants.push([RubricRequestSchema, { ...base, context: { workspace_path: value } }]);
-    for (const value of ANY) variants.push([RubricRequestSchema, { ...base, harness_output: { cost_usd: value, answer: "x" } }]);
-    for (const key of BENCH_SCORE_KEYS) for (const value of ANY) variants.push([BenchScoreSchema, { ...validScore, [key]: value }]);
-    for (const key of FAILURE_MODE_KEYS) for (const value of ANY) variants.push([BenchScoreSchema, { ...validScore, failure_modes: [{ ...validScore.failure_modes[0], [key]: value }] }]);
+    for (const value of [null, "/w", ...ANY])
+      variants.push([RubricRequestSchema, { ...base, context: { workspace_path: value } }]);
+    for (const value of ANY)
+      variants.push([RubricRequestSchema, { ...base, harness_output: { cost_usd: value, answer: "x" } }]);
+    for (const key of BENCH_SCORE_KEYS)
+      for (const value of ANY) variants.push([BenchScoreSchema, { ...validScore, [key]: value }]);
+    for (const key of FAILURE_MODE_KEYS)
+      for (const value of ANY)
+        variants.push([
+          BenchScoreSchema,
+          { ...validScore, failure_modes: [{ ...validScore.failure_modes[0], [key]: value }] },
+        ]);
     let accepted = 0;
     for (const [schema, value] of variants) {
       const check = schema === RubricRequestSchema ? checkRubricRequest : checkBenchScore;
@@ -223,34 +380,84 @@ describe("the generated wire checks", () => {
 
   it("match the schemas' string patterns and timestamps on generated strings", () => {
     const base = JSON.parse(JSON.stringify(VALID_REQUEST)) as Fields & { case: Fields };
-    const validScore = { passed: true, score: 1, breakdown: {}, failure_modes: [] as unknown[], cost_usd: 0, wall_clock_ms: 0 };
-    const from = (characters: string, minLength: number, maxLength: number) => fc.array(fc.constantFrom(...characters), { minLength, maxLength }).map((chars) => chars.join(""));
+    const validScore = {
+      passed: true,
+      score: 1,
+      breakdown: {},
+      failure_modes: [] as unknown[],
+      cost_usd: 0,
+      wall_clock_ms: 0,
+    };
+    const from = (characters: string, minLength: number, maxLength: number) =>
+      fc.array(fc.constantFrom(...characters), { minLength, maxLength }).map((chars) => chars.join(""));
     const slugish = from("az09-_.AZé ", 0, 10);
     const hexish = fc.oneof(from("0123456789abcdef", 5, 66), from("0123456789abcdefABg", 5, 66));
     const pad = (value: number, width: number) => String(value).padStart(width, "0");
     const timestampish = fc
       .record({
-        year: fc.oneof(fc.integer({ min: 0, max: 9999 }).map((year) => pad(year, 4)), fc.constantFrom("1800", "1900", "2000", "2024", "2100", "2200", "2400", "0000", "999", "10000", "20a6")),
-        month: fc.oneof(fc.integer({ min: 0, max: 13 }).map((month) => pad(month, 2)), fc.constant("02")),
-        day: fc.oneof(fc.integer({ min: 0, max: 32 }).map((day) => pad(day, 2)), fc.constantFrom("28", "29", "30", "31", "1")),
+        year: fc.oneof(
+          fc.integer({ min: 0, max: 9999 }).map((year) => pad(year, 4)),
+          fc.constantFrom("1800", "1900", "2000", "2024", "2100", "2200", "2400", "0000", "999", "10000", "20a6"),
+        ),
+        month: fc.oneof(
+          fc.integer({ min: 0, max: 13 }).map((month) => pad(month, 2)),
+          fc.constant("02"),
+        ),
+        day: fc.oneof(
+          fc.integer({ min: 0, max: 32 }).map((day) => pad(day, 2)),
+          fc.constantFrom("28", "29", "30", "31", "1"),
+        ),
         hour: fc.integer({ min: 0, max: 25 }).map((hour) => pad(hour, 2)),
         minute: fc.integer({ min: 0, max: 61 }).map((minute) => pad(minute, 2)),
-        second: fc.oneof(fc.integer({ min: 0, max: 61 }).map((second) => pad(second, 2)), fc.constantFrom("", "5")),
+        second: fc.oneof(
+          fc.integer({ min: 0, max: 61 }).map((second) => pad(second, 2)),
+          fc.constantFrom("", "5"),
+        ),
         fraction: fc.constantFrom("", "", ".", ".5", ".123456789", ".a", ".5.5"),
-        offset: fc.constantFrom("Z", "Z", "+00:00", "-23:59", "+24:00", "+05:60", "+0530", "+05-30", "+05030", "*05:30", "+05:3", "+5:30", "z", "", "ZZ", "+05:30Z"),
+        offset: fc.constantFrom(
+          "Z",
+          "Z",
+          "+00:00",
+          "-23:59",
+          "+24:00",
+          "+05:60",
+          "+0530",
+          "+05-30",
+          "+05030",
+          "*05:30",
+          "+05:3",
+          "+5:30",
+          "z",
+          "",
+          "ZZ",
+          "+05:30Z",
+        ),
         separators: fc.constantFrom("-", "-", "-", "/", "_"),
         t: fc.constantFrom("T", "T", "T", "t", " "),
       })
-      .map(({ year, month, day, hour, minute, second, fraction, offset, separators, t }) => `${year}${separators}${month}-${day}${t}${hour}:${minute}${second === "" ? "" : `:${second}`}${fraction}${offset}`);
+      .map(
+        ({ year, month, day, hour, minute, second, fraction, offset, separators, t }) =>
+          `${year}${separators}${month}-${day}${t}${hour}:${minute}${second === "" ? "" : `:${second}`}${fraction}${offset}`,
+      );
     const cases = fc.oneof(
       fc.record({ key: fc.constantFrom("case_id", "task_class"), value: slugish }),
       fc.record({ key: fc.constantFrom("commit_sha", "cassette_canary_pin"), value: hexish }),
-      fc.record({ key: fc.constant("case_digest"), value: fc.oneof(hexish.map((hex) => `blake3:${hex}`), hexish.map((hex) => `blake2:${hex}`)) }),
+      fc.record({
+        key: fc.constant("case_digest"),
+        value: fc.oneof(
+          hexish.map((hex) => `blake3:${hex}`),
+          hexish.map((hex) => `blake2:${hex}`),
+        ),
+      }),
       fc.record({ key: fc.constantFrom("added_at", "last_validated_at"), value: timestampish }),
     );
     fc.assert(
       fc.property(cases, slugish, ({ key, value }, code) => {
-        const benchCase = { ...base.case, [key]: value, ...(key === "commit_sha" ? { source: "regression-converted" } : {}) };
+        const benchCase = {
+          ...base.case,
+          [key]: value,
+          ...(key === "commit_sha" ? { source: "regression-converted" } : {}),
+        };
         const request = { ...base, case: benchCase };
         agree(RubricRequestSchema, checkRubricRequest(request), request, true);
         const score = { ...validScore, failure_modes: [{ code, severity: "info" }] };
@@ -311,14 +518,22 @@ describe("the generated wire checks", () => {
       { ...valid, failure_modes: [, { code: "a", severity: "info" }] },
       { ...valid, failure_modes: [{ code: "a", severity: "info", detail: undefined }] },
     ];
-    expect(checkBenchScore({ ...valid, failure_modes: [{ code: "a", severity: "info" }] })).toEqual({ ...valid, failure_modes: [{ code: "a", severity: "info", detail: null }] });
+    expect(checkBenchScore({ ...valid, failure_modes: [{ code: "a", severity: "info" }] })).toEqual({
+      ...valid,
+      failure_modes: [{ code: "a", severity: "info", detail: null }],
+    });
     for (const value of leftToSchema.slice(0, 5)) expect(checkBenchScore(value)).toBeUndefined();
     // A detail given as undefined is the schema's default, like an absent one.
-    expect(checkBenchScore(leftToSchema[5])).toEqual({ ...valid, failure_modes: [{ code: "a", severity: "info", detail: null }] });
+    expect(checkBenchScore(leftToSchema[5])).toEqual({
+      ...valid,
+      failure_modes: [{ code: "a", severity: "info", detail: null }],
+    });
     expect(BenchScoreSchema.safeParse(new Score()).success).toBe(true);
 
     const request = JSON.parse(JSON.stringify(VALID_REQUEST)) as Fields;
-    expect(checkRubricRequest({ ...request, harness_output: JSON.parse('{"__proto__": {"x": 1}}') as unknown })).toBeUndefined();
+    expect(
+      checkRubricRequest({ ...request, harness_output: JSON.parse('{"__proto__": {"x": 1}}') as unknown }),
+    ).toBeUndefined();
     expect(checkRubricRequest({ ...request, case: { ...(request.case as Fields), title: undefined } })).toBeUndefined();
     // A defaulted field given as undefined takes its default, as zod does.
     const defaulted = { ...request, case: { ...(request.case as Fields), commit_sha: undefined } };

@@ -1,7 +1,16 @@
 // A run's report from its scored cases: the one function a one-machine run and a merge of shards share,
 // so both compute the same statistics from the same units.
 import { RUN_REPORT_SCHEMA_VERSION } from "@eval/models";
-import type { BenchCase, BenchRunReportInput, BenchScore, IsolationClass, MeteredUsage, ScoreKind, Selection, SutIsolation } from "@eval/models";
+import type {
+  BenchCase,
+  BenchRunReportInput,
+  BenchScore,
+  IsolationClass,
+  MeteredUsage,
+  ScoreKind,
+  Selection,
+  SutIsolation,
+} from "@eval/models";
 import { digestOf } from "./sut.ts";
 import { aggregateTrials } from "./trials.ts";
 
@@ -11,7 +20,11 @@ export interface ScoredCase {
   readonly curation_class: BenchCase["curation_class"];
   /** The case's content digest (digests.yaml), recorded so the gate pools attempts by content, not by id. */
   readonly case_digest: string;
-  readonly trials: ReadonlyArray<{ readonly cacheKey: string; readonly score: BenchScore; readonly metered?: MeteredUsage }>;
+  readonly trials: ReadonlyArray<{
+    readonly cacheKey: string;
+    readonly score: BenchScore;
+    readonly metered?: MeteredUsage;
+  }>;
 }
 
 export interface RunFacts {
@@ -47,13 +60,23 @@ export interface RunFacts {
  */
 export function buildRunReport(facts: RunFacts, scored: readonly ScoredCase[]): BenchRunReportInput {
   const units = scored.flatMap((unit) => unit.trials);
-  const seed = digestOf("evalgate.bootstrap_seed.v1", units.map((unit) => unit.cacheKey));
+  const seed = digestOf(
+    "evalgate.bootstrap_seed.v1",
+    units.map((unit) => unit.cacheKey),
+  );
   const aggregate = aggregateTrials(
-    scored.map((unit) => ({ benchCase: { case_id: unit.case_id, curation_class: unit.curation_class, case_digest: unit.case_digest }, scores: unit.trials.map((trial) => trial.score) })),
+    scored.map((unit) => ({
+      benchCase: { case_id: unit.case_id, curation_class: unit.curation_class, case_digest: unit.case_digest },
+      scores: unit.trials.map((trial) => trial.score),
+    })),
     { scoreKind: facts.scoreKind, trials: facts.trials, seed, orderSeed: facts.selection.selected_case_ids_digest },
   );
   const { statistics } = aggregate;
-  const blockCodes = [...new Set(units.flatMap((unit) => unit.score.failure_modes.filter((m) => m.severity === "block").map((m) => m.code)))].sort();
+  const blockCodes = [
+    ...new Set(
+      units.flatMap((unit) => unit.score.failure_modes.filter((m) => m.severity === "block").map((m) => m.code)),
+    ),
+  ].sort();
   const complete = facts.incompleteReason === null;
   return {
     schema_version: RUN_REPORT_SCHEMA_VERSION,
@@ -116,11 +139,15 @@ const sortedSet = (values: Iterable<string>): string[] => [...new Set(values)].s
  * the rest of the run's cost, which SUTs reported about themselves; no field when nothing was metered.
  * Summed in case and trial order, like total_cost_usd.
  */
-function meteredField(units: ReadonlyArray<{ readonly score: BenchScore; readonly metered?: MeteredUsage }>): Pick<BenchRunReportInput, "metered"> {
+function meteredField(
+  units: ReadonlyArray<{ readonly score: BenchScore; readonly metered?: MeteredUsage }>,
+): Pick<BenchRunReportInput, "metered"> {
   const metered = units.flatMap((unit) => (unit.metered === undefined ? [] : [unit.metered]));
   if (metered.length === 0) return {};
-  const sum = (pick: (usage: MeteredUsage) => number): number => metered.reduce((total, usage) => total + pick(usage), 0);
-  const priced = (unit: (typeof units)[number]): boolean => unit.metered !== undefined && unit.metered.cost_usd !== null;
+  const sum = (pick: (usage: MeteredUsage) => number): number =>
+    metered.reduce((total, usage) => total + pick(usage), 0);
+  const priced = (unit: (typeof units)[number]): boolean =>
+    unit.metered !== undefined && unit.metered.cost_usd !== null;
   return {
     metered: {
       trials: metered.length,

@@ -14,7 +14,10 @@ let bench: { benchRoot: string; benchPath: string; slug: string };
 
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), "evalgate-always-record-"));
-  bench = await makeTaskClassBench(root, { rubric: UPPER_RUBRIC, cases: { "c-1": "one", "c-2": "two", "c-3": "three", "c-4": "four" } });
+  bench = await makeTaskClassBench(root, {
+    rubric: UPPER_RUBRIC,
+    cases: { "c-1": "one", "c-2": "two", "c-3": "three", "c-4": "four" },
+  });
   // On c-3 the SUT moves the score cache away and puts a file in its place (a rename: it cannot race a
   // cache write in flight): every later cache write fails (ENOTDIR).
   await writeFile(
@@ -35,7 +38,13 @@ afterAll(async () => {
 describe("a run-level failure", () => {
   it("is recorded as an incomplete run with its reason, keeping the cases that finished", async () => {
     const stateDir = join(root, "state");
-    const result = await runEval(bench.slug, { systemUnderTest: await moduleSut(`${join(root, "sut.mjs")}#breakCache`), benchRoot: bench.benchRoot, stateDir, sandbox: "none", concurrency: 1 });
+    const result = await runEval(bench.slug, {
+      systemUnderTest: await moduleSut(`${join(root, "sut.mjs")}#breakCache`),
+      benchRoot: bench.benchRoot,
+      stateDir,
+      sandbox: "none",
+      concurrency: 1,
+    });
     expect(result.report.complete).toBe(false);
     expect(result.report.incomplete_reason).toBe("harness_error");
     expect(result.harnessError).toMatch(/cache/);
@@ -44,7 +53,8 @@ describe("a run-level failure", () => {
     expect(finished[0]).toBe("c-1");
     expect(["c-1", "c-2"]).toEqual(expect.arrayContaining(finished));
     const recorded: string[] = [];
-    for await (const found of recordsNewestFirst(join(stateDir, "runs"), bench.slug)) recorded.push(found.record.report.run_id);
+    for await (const found of recordsNewestFirst(join(stateDir, "runs"), bench.slug))
+      recorded.push(found.record.report.run_id);
     expect(recorded).toEqual([result.report.run_id]);
     expect((await verifyChain({ runsDir: join(stateDir, "runs") })).ok).toBe(true);
   }, 120_000);

@@ -50,22 +50,44 @@ async function makeBench(options: { lenient?: boolean; cases: CaseSpec[] }): Pro
   const root = mkdtempSync(join(tmpdir(), "evalgate-bench-check-"));
   roots.push(root);
   mkdirSync(join(root, "node_modules", "@eval"), { recursive: true });
-  for (const name of ["registry", "models", "errors", "rubric-protocol", "hashing"]) symlinkSync(join(REPO, "packages", name), join(root, "node_modules", "@eval", name));
+  for (const name of ["registry", "models", "errors", "rubric-protocol", "hashing"])
+    symlinkSync(join(REPO, "packages", name), join(root, "node_modules", "@eval", name));
   const bench = join(root, "bench", "shout");
   write(join(bench, "package.json"), JSON.stringify({ name: "shout-bench", private: true, type: "module" }));
   write(join(bench, "README.md"), "# shout\n");
-  write(join(bench, "registration.ts"), `import { registerTaskClass } from "@eval/registry";\nexport default registerTaskClass("shout", { min_cases: 1, min_cases_for_promotion: { bronze: 1 }, score_kind: "binary", description: "Upper-case a text file." });\n`);
+  write(
+    join(bench, "registration.ts"),
+    `import { registerTaskClass } from "@eval/registry";\nexport default registerTaskClass("shout", { min_cases: 1, min_cases_for_promotion: { bronze: 1 }, score_kind: "binary", description: "Upper-case a text file." });\n`,
+  );
   write(join(bench, "breakdown-keys.ts"), `export const BREAKDOWN_KEYS = ["exact"] as const;\n`);
-  write(join(bench, "failure_modes.yaml"), "wrong_text:\n  severity: block\n  description: The text is not the upper-cased input.\nstray_whitespace:\n  severity: warn\n  description: Whitespace was added.\n");
-  write(join(bench, "near-misses.yaml"), "half-done:\n  description: Only the first word upper-cased.\ntrailing-space:\n  description: The right text with a trailing space.\n");
+  write(
+    join(bench, "failure_modes.yaml"),
+    "wrong_text:\n  severity: block\n  description: The text is not the upper-cased input.\nstray_whitespace:\n  severity: warn\n  description: Whitespace was added.\n",
+  );
+  write(
+    join(bench, "near-misses.yaml"),
+    "half-done:\n  description: Only the first word upper-cased.\ntrailing-space:\n  description: The right text with a trailing space.\n",
+  );
   write(join(bench, "rubric.ts"), STRICT.replace("__LENIENT__", options.lenient === true ? "false" : "true"));
   for (const spec of options.cases) {
     const dir = join(bench, "cases", spec.id);
-    write(join(dir, "case.toml"), `case_id = "${spec.id}"\ntask_class = "shout"\ntitle = "shout"\nprompt = "Upper-case text.txt."\ndisposition = "${spec.disposition ?? "positive"}"\ndifficulty = "easy"\nsource = "curated"\ncuration_class = "held-out"\nadded_at = 2026-11-01T00:00:00Z\nlast_validated_at = 2026-11-20T00:00:00Z\ncassette_canary_pin = "0123456789abcdef0123456789abcdef"\n`);
+    write(
+      join(dir, "case.toml"),
+      `case_id = "${spec.id}"\ntask_class = "shout"\ntitle = "shout"\nprompt = "Upper-case text.txt."\ndisposition = "${spec.disposition ?? "positive"}"\ndifficulty = "easy"\nsource = "curated"\ncuration_class = "held-out"\nadded_at = 2026-11-01T00:00:00Z\nlast_validated_at = 2026-11-20T00:00:00Z\ncassette_canary_pin = "0123456789abcdef0123456789abcdef"\n`,
+    );
     write(join(dir, "input", "text.txt"), `${spec.input}\n`);
     write(join(dir, "expected", "text.txt"), `${spec.expected}\n`);
-    if (spec.controls !== null) write(join(dir, "controls", "controls.json"), JSON.stringify({ schema: "evalgate.bench-controls.v1", reference: "reference", near_misses: spec.controls ?? {} }));
-    for (const [control, text] of Object.entries(spec.overlays ?? {})) write(join(dir, "controls", control, "text.txt"), text);
+    if (spec.controls !== null)
+      write(
+        join(dir, "controls", "controls.json"),
+        JSON.stringify({
+          schema: "evalgate.bench-controls.v1",
+          reference: "reference",
+          near_misses: spec.controls ?? {},
+        }),
+      );
+    for (const [control, text] of Object.entries(spec.overlays ?? {}))
+      write(join(dir, "controls", control, "text.txt"), text);
   }
   await signBench({ benchPath: bench });
   return join(root, "bench");
@@ -106,7 +128,13 @@ describe("checkBench", () => {
     const benchRoot = await makeBench({
       cases: [
         { id: "bare", input: "a", expected: "A", controls: null },
-        { id: "odd", input: "b", expected: "B", controls: { "made-up": { not_applicable: "x" } }, overlays: { reference: "B\n" } },
+        {
+          id: "odd",
+          input: "b",
+          expected: "B",
+          controls: { "made-up": { not_applicable: "x" } },
+          overlays: { reference: "B\n" },
+        },
       ],
     });
     const result = await checkBench({ taskClass: "shout", benchRoot, sandbox: "none" });
@@ -122,12 +150,26 @@ describe("checkBench", () => {
   it("a reference fix that fails and a negative case whose no-op fails are not ok; a negative no-op must pass", async () => {
     const benchRoot = await makeBench({
       cases: [
-        { id: "unsolvable", input: "c", expected: "C", controls: { "half-done": { not_applicable: "one word" }, "trailing-space": { not_applicable: "n/a" } }, overlays: { reference: "c\n" } },
-        { id: "already", disposition: "negative", input: "D", expected: "D", controls: { "half-done": { not_applicable: "negative" }, "trailing-space": { not_applicable: "negative" } }, overlays: { reference: "D\n" } },
+        {
+          id: "unsolvable",
+          input: "c",
+          expected: "C",
+          controls: { "half-done": { not_applicable: "one word" }, "trailing-space": { not_applicable: "n/a" } },
+          overlays: { reference: "c\n" },
+        },
+        {
+          id: "already",
+          disposition: "negative",
+          input: "D",
+          expected: "D",
+          controls: { "half-done": { not_applicable: "negative" }, "trailing-space": { not_applicable: "negative" } },
+          overlays: { reference: "D\n" },
+        },
       ],
     });
     const result = await checkBench({ taskClass: "shout", benchRoot, sandbox: "none" });
-    const row = (caseId: string, control: string) => result.checks.find((c) => c.caseId === caseId && c.control === control)!;
+    const row = (caseId: string, control: string) =>
+      result.checks.find((c) => c.caseId === caseId && c.control === control)!;
     expect(row("unsolvable", "reference")).toMatchObject({ passed: false, ok: false });
     expect(row("already", "no-op")).toMatchObject({ expected: "pass", passed: true, ok: true });
     expect(result.notApplicable).toHaveLength(4);
@@ -135,6 +177,8 @@ describe("checkBench", () => {
 
   it("a filter that matches no case is refused", async () => {
     const benchRoot = await makeBench({ cases: [HELLO] });
-    await expect(checkBench({ taskClass: "shout", benchRoot, caseFilter: "nope-*", sandbox: "none" })).rejects.toMatchObject({ code: "EVAL_NO_CASES_SELECTED" });
+    await expect(
+      checkBench({ taskClass: "shout", benchRoot, caseFilter: "nope-*", sandbox: "none" }),
+    ).rejects.toMatchObject({ code: "EVAL_NO_CASES_SELECTED" });
   }, 120_000);
 });

@@ -67,21 +67,41 @@ interface Planned {
 }
 
 /** The controls of one case, and the problems of its controls.json against the declared kinds. */
-function planCase(benchCase: BenchCase, kinds: readonly string[]): { planned: Planned[]; notApplicable: BenchCheckResult["notApplicable"]; problems: string[] } {
+function planCase(
+  benchCase: BenchCase,
+  kinds: readonly string[],
+): { planned: Planned[]; notApplicable: BenchCheckResult["notApplicable"]; problems: string[] } {
   const negative = benchCase.disposition === "negative";
   const planned: Planned[] = [{ benchCase, control: "no-op", overlay: null, expected: negative ? "pass" : "fail" }];
   const controls: CaseControls | null = readCaseControls(benchCase);
-  if (controls === null) return { planned, notApplicable: [], problems: [`${benchCase.case_id}: no controls/controls.json, so no reference fix proves the case solvable`] };
+  if (controls === null)
+    return {
+      planned,
+      notApplicable: [],
+      problems: [`${benchCase.case_id}: no controls/controls.json, so no reference fix proves the case solvable`],
+    };
   planned.unshift({ benchCase, control: "reference", overlay: controls.reference, expected: "pass" });
   const problems: string[] = [];
   const notApplicable: Array<{ caseId: string; kind: string; reason: string }> = [];
   for (const nearMiss of controls.nearMisses) {
-    if (!kinds.includes(nearMiss.kind)) problems.push(`${benchCase.case_id}: near miss "${nearMiss.kind}" is not declared in near-misses.yaml`);
-    else if ("notApplicable" in nearMiss) notApplicable.push({ caseId: benchCase.case_id, kind: nearMiss.kind, reason: nearMiss.notApplicable });
-    else planned.push({ benchCase, control: nearMiss.kind, overlay: nearMiss.directory, expected: { failureMode: nearMiss.expect } });
+    if (!kinds.includes(nearMiss.kind))
+      problems.push(`${benchCase.case_id}: near miss "${nearMiss.kind}" is not declared in near-misses.yaml`);
+    else if ("notApplicable" in nearMiss)
+      notApplicable.push({ caseId: benchCase.case_id, kind: nearMiss.kind, reason: nearMiss.notApplicable });
+    else
+      planned.push({
+        benchCase,
+        control: nearMiss.kind,
+        overlay: nearMiss.directory,
+        expected: { failureMode: nearMiss.expect },
+      });
   }
   const covered = new Set(controls.nearMisses.map((n) => n.kind));
-  for (const kind of kinds) if (!covered.has(kind)) problems.push(`${benchCase.case_id}: declares nothing for near miss "${kind}" (add it, or say why it is not_applicable)`);
+  for (const kind of kinds)
+    if (!covered.has(kind))
+      problems.push(
+        `${benchCase.case_id}: declares nothing for near miss "${kind}" (add it, or say why it is not_applicable)`,
+      );
   return { planned, notApplicable, problems };
 }
 
@@ -91,7 +111,12 @@ function judged(expected: ControlExpectation, passed: boolean, failureModes: rea
   return !passed && failureModes.includes(expected.failureMode);
 }
 
-async function runControl(item: Planned, launcher: RubricLauncher, tempRoot: string, taskClass: TaskClass): Promise<ControlCheck> {
+async function runControl(
+  item: Planned,
+  launcher: RubricLauncher,
+  tempRoot: string,
+  taskClass: TaskClass,
+): Promise<ControlCheck> {
   const base = { caseId: item.benchCase.case_id, control: item.control, expected: item.expected };
   const workspace = mkdtempSync(join(tempRoot, "ws-"));
   try {
@@ -99,16 +124,32 @@ async function runControl(item: Planned, launcher: RubricLauncher, tempRoot: str
     if (item.overlay !== null) copyTree(item.overlay, workspace);
     // As root the rubric runs as the sandbox's unprivileged uid: the workspace must be its to read.
     await handOverTree(workspace);
-    const request = { schema_version: RUBRIC_REQUEST_SCHEMA_VERSION, case: item.benchCase, harness_output: {}, context: { workspace_path: workspace } } as RubricRequest;
-    const outcome = await launcher.run({ request, readablePaths: [item.benchCase.case_path, workspace], timeoutMs: (item.benchCase.rubric_wall_clock_seconds ?? DEFAULT_RUBRIC_TIMEOUT_S) * 1000 });
+    const request = {
+      schema_version: RUBRIC_REQUEST_SCHEMA_VERSION,
+      case: item.benchCase,
+      harness_output: {},
+      context: { workspace_path: workspace },
+    } as RubricRequest;
+    const outcome = await launcher.run({
+      request,
+      readablePaths: [item.benchCase.case_path, workspace],
+      timeoutMs: (item.benchCase.rubric_wall_clock_seconds ?? DEFAULT_RUBRIC_TIMEOUT_S) * 1000,
+    });
     if (outcome.kind !== "ok") {
-      const error = outcome.kind === "malformed" || outcome.kind === "resource_limit" ? outcome.detail : `rubric ${outcome.kind}`;
+      const error =
+        outcome.kind === "malformed" || outcome.kind === "resource_limit" ? outcome.detail : `rubric ${outcome.kind}`;
       return { ...base, passed: null, failureModes: [], error, ok: false };
     }
     // Held to the task class's contract as in a run: an undeclared code or key is a malformed answer.
     const score = resolveRubricScore(outcome.response.score, taskClass, { wallClockMs: 0, costUsd: 0 });
     const failureModes = score.failure_modes.map((f) => f.code);
-    return { ...base, passed: score.passed, failureModes, error: null, ok: judged(item.expected, score.passed, failureModes) };
+    return {
+      ...base,
+      passed: score.passed,
+      failureModes,
+      error: null,
+      ok: judged(item.expected, score.passed, failureModes),
+    };
   } finally {
     rmSync(workspace, { recursive: true, force: true });
   }
@@ -121,14 +162,25 @@ async function runControl(item: Planned, launcher: RubricLauncher, tempRoot: str
  */
 export async function checkBench(options: BenchCheckOptions): Promise<BenchCheckResult> {
   const warn = options.onWarning === undefined ? {} : { onWarning: options.onWarning };
-  const taskClass = await loadTaskClass(options.taskClass, { benchRoot: options.benchRoot, registry: new TaskClassRegistry(), ...warn });
+  const taskClass = await loadTaskClass(options.taskClass, {
+    benchRoot: options.benchRoot,
+    registry: new TaskClassRegistry(),
+    ...warn,
+  });
   const filter = caseFilterOf(options.caseFilter);
-  const { selected, taskClassCaseCount } = await selectCases(taskClass, { ...(filter === undefined ? {} : { filter }), ...warn });
+  const { selected, taskClassCaseCount } = await selectCases(taskClass, {
+    ...(filter === undefined ? {} : { filter }),
+    ...warn,
+  });
   if (selected.length === 0) throw new NoCasesSelected(taskClass.name, options.caseFilter ?? null, taskClassCaseCount);
   return checkCases(taskClass, selected, options);
 }
 
-async function checkCases(taskClass: TaskClass, cases: readonly BenchCase[], options: BenchCheckOptions): Promise<BenchCheckResult> {
+async function checkCases(
+  taskClass: TaskClass,
+  cases: readonly BenchCase[],
+  options: BenchCheckOptions,
+): Promise<BenchCheckResult> {
   const kinds = readNearMissKinds(taskClass.benchPath).map((k) => k.name);
   const tempRoot = mkdtempSync(join(options.tempRoot ?? tmpdir(), "evalgate-bench-check-"));
   try {
@@ -136,12 +188,28 @@ async function checkCases(taskClass: TaskClass, cases: readonly BenchCase[], opt
     const planned = plans.flatMap((p) => p.planned);
     const rubricTemp = join(tempRoot, "rubric");
     mkdirSync(rubricTemp);
-    const launcher = await prepareRubricLauncher(taskClass, { sandbox: options.sandbox ?? "bwrap", tempRoot: rubricTemp, compileCacheDir: join(tempRoot, "node-compile") });
+    const launcher = await prepareRubricLauncher(taskClass, {
+      sandbox: options.sandbox ?? "bwrap",
+      tempRoot: rubricTemp,
+      compileCacheDir: join(tempRoot, "node-compile"),
+    });
     const checks = new Map<Planned, ControlCheck>();
-    await runPool(planned, options.concurrency ?? 2, async (item) => void checks.set(item, await runControl(item, launcher, tempRoot, taskClass)), () => false);
+    await runPool(
+      planned,
+      options.concurrency ?? 2,
+      async (item) => void checks.set(item, await runControl(item, launcher, tempRoot, taskClass)),
+      () => false,
+    );
     const ordered = planned.map((item) => checks.get(item)!);
     const problems = plans.flatMap((p) => p.problems);
-    return { taskClass: taskClass.name, kinds, checks: ordered, notApplicable: plans.flatMap((p) => p.notApplicable), problems, ok: problems.length === 0 && ordered.every((c) => c.ok) };
+    return {
+      taskClass: taskClass.name,
+      kinds,
+      checks: ordered,
+      notApplicable: plans.flatMap((p) => p.notApplicable),
+      problems,
+      ok: problems.length === 0 && ordered.every((c) => c.ok),
+    };
   } finally {
     rmSync(tempRoot, { recursive: true, force: true });
   }

@@ -13,13 +13,20 @@ export async function makeRubricBench(rubricSource: string, root?: string): Prom
   await mkdir(join(benchPath, "node_modules", "@eval"), { recursive: true });
   await symlink(join(REPO, "packages", "rubric-protocol"), join(benchPath, "node_modules", "@eval", "rubric-protocol"));
   await symlink(join(REPO, "packages", "models"), join(benchPath, "node_modules", "@eval", "models"));
-  await writeFile(join(benchPath, "package.json"), JSON.stringify({ name: "adversarial-bench", private: true, type: "module" }));
+  await writeFile(
+    join(benchPath, "package.json"),
+    JSON.stringify({ name: "adversarial-bench", private: true, type: "module" }),
+  );
   await writeFile(join(benchPath, "rubric.ts"), rubricSource);
   return benchPath;
 }
 
 /** A loaded-looking BenchCase whose directories exist. */
-export async function makeCase(benchPath: string, caseId: string, overrides: Partial<Record<string, unknown>> = {}): Promise<BenchCase> {
+export async function makeCase(
+  benchPath: string,
+  caseId: string,
+  overrides: Partial<Record<string, unknown>> = {},
+): Promise<BenchCase> {
   const casePath = join(benchPath, "cases", caseId);
   await mkdir(join(casePath, "input"), { recursive: true });
   await mkdir(join(casePath, "expected"), { recursive: true });
@@ -159,7 +166,10 @@ export interface BenchSpec {
  * A complete, signed task class under `<root>/bench/<slug>` with `<root>/node_modules/@eval/*`
  * linked to this workspace (how a bench outside the repo resolves the protocol), as the runner loads it.
  */
-export async function makeTaskClassBench(root: string, spec: BenchSpec): Promise<{ benchRoot: string; benchPath: string; slug: string }> {
+export async function makeTaskClassBench(
+  root: string,
+  spec: BenchSpec,
+): Promise<{ benchRoot: string; benchPath: string; slug: string }> {
   const { signBench } = await import("@eval/registry");
   const slug = spec.slug ?? "upper";
   const benchRoot = join(root, "bench");
@@ -169,26 +179,47 @@ export async function makeTaskClassBench(root: string, spec: BenchSpec): Promise
     await symlink(join(REPO, "packages", name), join(root, "node_modules", "@eval", name)).catch(() => {});
   }
   await mkdir(join(benchPath, "cases"), { recursive: true });
-  await writeFile(join(root, "package.json"), JSON.stringify({ name: "runner-test-root", private: true, type: "module" }));
+  await writeFile(
+    join(root, "package.json"),
+    JSON.stringify({ name: "runner-test-root", private: true, type: "module" }),
+  );
   await writeFile(
     join(benchPath, "registration.ts"),
     `import { registerTaskClass } from "@eval/registry";\nexport default registerTaskClass(${JSON.stringify(slug)}, { min_cases_for_promotion: { bronze: 1 }, min_cases: 1 });\n`,
   );
-  await writeFile(join(benchPath, "breakdown-keys.ts"), `export const BREAKDOWN_KEYS = ${JSON.stringify(spec.breakdownKeys ?? ["quality"])} as const;\n`);
+  await writeFile(
+    join(benchPath, "breakdown-keys.ts"),
+    `export const BREAKDOWN_KEYS = ${JSON.stringify(spec.breakdownKeys ?? ["quality"])} as const;\n`,
+  );
   const modes = spec.failureModes ?? { wrong_text: { severity: "block", description: "The text differs." } };
   await writeFile(
     join(benchPath, "failure_modes.yaml"),
-    Object.entries(modes).map(([code, mode]) => `${code}:\n  severity: ${mode.severity}\n  description: ${mode.description}\n`).join(""),
+    Object.entries(modes)
+      .map(([code, mode]) => `${code}:\n  severity: ${mode.severity}\n  description: ${mode.description}\n`)
+      .join(""),
   );
   await writeFile(join(benchPath, "rubric.ts"), spec.rubric);
-  await writeFile(join(benchPath, "package.json"), JSON.stringify({ name: `bench-${slug}`, private: true, type: "module" }));
-  await writeFile(join(benchPath, "README.md"), `# ${slug}\n\nA generated task class for runner tests and benchmarks.\n`);
-  for (const [caseId, text] of Object.entries(spec.cases)) await writeCase(benchPath, slug, caseId, text, spec.rubricWallClockSeconds);
+  await writeFile(
+    join(benchPath, "package.json"),
+    JSON.stringify({ name: `bench-${slug}`, private: true, type: "module" }),
+  );
+  await writeFile(
+    join(benchPath, "README.md"),
+    `# ${slug}\n\nA generated task class for runner tests and benchmarks.\n`,
+  );
+  for (const [caseId, text] of Object.entries(spec.cases))
+    await writeCase(benchPath, slug, caseId, text, spec.rubricWallClockSeconds);
   await signBench({ benchPath, name: slug });
   return { benchRoot, benchPath, slug };
 }
 
-export async function writeCase(benchPath: string, slug: string, caseId: string, text: string, rubricWallClockSeconds?: number): Promise<void> {
+export async function writeCase(
+  benchPath: string,
+  slug: string,
+  caseId: string,
+  text: string,
+  rubricWallClockSeconds?: number,
+): Promise<void> {
   const casePath = join(benchPath, "cases", caseId);
   await mkdir(join(casePath, "input"), { recursive: true });
   await mkdir(join(casePath, "expected"), { recursive: true });

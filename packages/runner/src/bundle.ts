@@ -6,7 +6,14 @@ import { join, resolve } from "node:path";
 import { swapDirectory } from "@eval/durable-fs";
 import { blake3Digest } from "@eval/hashing";
 import { EvalError, ioError } from "@eval/errors";
-import { formatIssues, SHARD_MANIFEST_SCHEMA_VERSION, SHARD_UNIT_SCHEMA_VERSION, ShardManifestSchema, ShardUnitSchema, safeParseWire } from "@eval/models";
+import {
+  formatIssues,
+  SHARD_MANIFEST_SCHEMA_VERSION,
+  SHARD_UNIT_SCHEMA_VERSION,
+  ShardManifestSchema,
+  ShardUnitSchema,
+  safeParseWire,
+} from "@eval/models";
 import type { BenchScore, RunPlan, ShardManifest, ShardUnit } from "@eval/models";
 import { TreeInvalid, walkTree } from "@eval/sandbox";
 import { PAYLOAD_TYPES, signatureFault, signDocument } from "@eval/audit-chain";
@@ -56,11 +63,21 @@ export function unitFileName(caseId: string, trial: number): string {
  */
 export async function writeBundle(dir: string, content: BundleContent): Promise<ShardManifest> {
   const target = resolve(dir);
-  if (existsSync(target)) throw new EvalError("EVAL_USAGE", `the bundle directory ${target} already exists`, { hint: "give each shard its own new --bundle directory" });
-  const files: { path: string; text: string }[] = [{ path: "plan.json", text: `${JSON.stringify(content.plan, null, 2)}\n` }];
+  if (existsSync(target))
+    throw new EvalError("EVAL_USAGE", `the bundle directory ${target} already exists`, {
+      hint: "give each shard its own new --bundle directory",
+    });
+  const files: { path: string; text: string }[] = [
+    { path: "plan.json", text: `${JSON.stringify(content.plan, null, 2)}\n` },
+  ];
   for (const unit of content.units) {
-    const body = safeParseWire(ShardUnitSchema, { schema_version: SHARD_UNIT_SCHEMA_VERSION, plan_id: content.plan.plan_id, ...unit });
-    if (!body.success) throw new Error(`evalgate built an invalid shard unit for ${unit.case_id}: ${formatIssues(body.issues)}`);
+    const body = safeParseWire(ShardUnitSchema, {
+      schema_version: SHARD_UNIT_SCHEMA_VERSION,
+      plan_id: content.plan.plan_id,
+      ...unit,
+    });
+    if (!body.success)
+      throw new Error(`evalgate built an invalid shard unit for ${unit.case_id}: ${formatIssues(body.issues)}`);
     files.push({ path: unitFileName(unit.case_id, unit.trial), text: `${JSON.stringify(body.data, null, 2)}\n` });
   }
   if (content.transcripts !== null) files.push({ path: "transcripts.jsonl", text: content.transcripts });
@@ -72,7 +89,11 @@ export async function writeBundle(dir: string, content: BundleContent): Promise<
     started_at: content.startedAt,
     ended_at: content.endedAt,
     complete: content.complete,
-    units: content.units.map((unit) => ({ case_id: unit.case_id, trial: unit.trial, file: unitFileName(unit.case_id, unit.trial) })),
+    units: content.units.map((unit) => ({
+      case_id: unit.case_id,
+      trial: unit.trial,
+      file: unitFileName(unit.case_id, unit.trial),
+    })),
     files: files.map((file) => ({ path: file.path, digest: fileDigest(file.text) })),
   };
   const key = content.signingKey ?? null;
@@ -80,11 +101,18 @@ export async function writeBundle(dir: string, content: BundleContent): Promise<
   const checked = safeParseWire(ShardManifestSchema, manifest);
   if (!checked.success) throw new Error(`evalgate built an invalid shard manifest: ${formatIssues(checked.issues)}`);
   // Each file flushed as it is written: the bundle is handed to another machine, whole or not at all.
-  await swapDirectory(target, async (staging) => {
-    await mkdir(join(staging, "units"), { recursive: true });
-    for (const file of files) await writeFile(join(staging, file.path), file.text, { flag: "wx", flush: true });
-    await writeFile(join(staging, "manifest.json"), `${JSON.stringify(manifest, null, 2)}\n`, { flag: "wx", flush: true });
-  }, { replace: false }).catch((error: unknown) => {
+  await swapDirectory(
+    target,
+    async (staging) => {
+      await mkdir(join(staging, "units"), { recursive: true });
+      for (const file of files) await writeFile(join(staging, file.path), file.text, { flag: "wx", flush: true });
+      await writeFile(join(staging, "manifest.json"), `${JSON.stringify(manifest, null, 2)}\n`, {
+        flag: "wx",
+        flush: true,
+      });
+    },
+    { replace: false },
+  ).catch((error: unknown) => {
     throw ioError(error, "cannot write the bundle", target);
   });
   return checked.data;
@@ -108,8 +136,13 @@ async function assertPlainTree(root: string): Promise<void> {
   if (top?.isSymbolicLink() === true) throw tampered(root, "is a symlink: a bundle is a plain directory");
   if (top === null || !top.isDirectory()) return;
   try {
-    for await (const entry of walkTree(root, { maxDepth: 2, maxEntries: 1_000_000, maxBytes: Number.MAX_SAFE_INTEGER })) {
-      if (entry.kind !== "file" && !(entry.kind === "directory" && entry.path === "units")) throw tampered(root, `${entry.path} is a ${entry.kind}: a bundle holds only regular files (and units/)`);
+    for await (const entry of walkTree(root, {
+      maxDepth: 2,
+      maxEntries: 1_000_000,
+      maxBytes: Number.MAX_SAFE_INTEGER,
+    })) {
+      if (entry.kind !== "file" && !(entry.kind === "directory" && entry.path === "units"))
+        throw tampered(root, `${entry.path} is a ${entry.kind}: a bundle holds only regular files (and units/)`);
     }
   } catch (error) {
     if (error instanceof TreeInvalid) throw tampered(root, error.message);
@@ -125,7 +158,8 @@ async function assertPlainTree(root: string): Promise<void> {
 export async function readBundle(dir: string): Promise<ReadBundle> {
   const root = resolve(dir);
   await assertPlainTree(root);
-  if (!existsSync(join(root, "manifest.json"))) throw tampered(root, "has no manifest.json (not a bundle, or a shard that did not finish)");
+  if (!existsSync(join(root, "manifest.json")))
+    throw tampered(root, "has no manifest.json (not a bundle, or a shard that did not finish)");
   const parsed = safeParseWire(ShardManifestSchema, await readJson(root, "manifest.json"));
   if (!parsed.success) throw tampered(root, `manifest.json is not a shard manifest: ${formatIssues(parsed.issues)}`);
   const manifest = parsed.data;
@@ -135,25 +169,34 @@ export async function readBundle(dir: string): Promise<ReadBundle> {
     if (problem !== null) throw tampered(root, `manifest.json: ${problem}`);
   }
   const listed = new Map(manifest.files.map((file) => [file.path, file.digest]));
-  const present = [...(await readdir(root)).filter((name) => name !== "manifest.json" && name !== "units"), ...(existsSync(join(root, "units")) ? (await readdir(join(root, "units"))).map((name) => `units/${name}`) : [])];
-  for (const path of present) if (!listed.has(path)) throw tampered(root, `${path} is not listed in manifest.json (added after the shard wrote it)`);
+  const present = [
+    ...(await readdir(root)).filter((name) => name !== "manifest.json" && name !== "units"),
+    ...(existsSync(join(root, "units")) ? (await readdir(join(root, "units"))).map((name) => `units/${name}`) : []),
+  ];
+  for (const path of present)
+    if (!listed.has(path))
+      throw tampered(root, `${path} is not listed in manifest.json (added after the shard wrote it)`);
   const bytesOf = new Map<string, Buffer>();
   for (const [path, digest] of listed) {
     const bytes = await readFile(join(root, path)).catch(() => null);
     if (bytes === null) throw tampered(root, `${path}, listed in manifest.json, is missing`);
     const found = fileDigest(bytes);
-    if (found !== digest) throw tampered(root, `${path} was edited after the shard wrote it (digest ${found}, manifest says ${digest})`);
+    if (found !== digest)
+      throw tampered(root, `${path} was edited after the shard wrote it (digest ${found}, manifest says ${digest})`);
     bytesOf.set(path, bytes);
   }
   const plan = parsePlan(await readJson(root, "plan.json", bytesOf.get("plan.json")), `${root}/plan.json`);
-  if (plan.plan_id !== manifest.plan_id) throw tampered(root, `plan.json is plan ${plan.plan_id}, the manifest says ${manifest.plan_id}`);
+  if (plan.plan_id !== manifest.plan_id)
+    throw tampered(root, `plan.json is plan ${plan.plan_id}, the manifest says ${manifest.plan_id}`);
   const units: ShardUnit[] = [];
   for (const entry of manifest.units) {
     const bytes = bytesOf.get(entry.file);
-    if (bytes === undefined || entry.file !== unitFileName(entry.case_id, entry.trial)) throw tampered(root, `unit ${entry.case_id} trial ${entry.trial} has no listed file ${entry.file}`);
+    if (bytes === undefined || entry.file !== unitFileName(entry.case_id, entry.trial))
+      throw tampered(root, `unit ${entry.case_id} trial ${entry.trial} has no listed file ${entry.file}`);
     const unit = safeParseWire(ShardUnitSchema, await readJson(root, entry.file, bytes));
     if (!unit.success) throw tampered(root, `${entry.file} is not a shard unit: ${formatIssues(unit.issues)}`);
-    if (unit.data.plan_id !== plan.plan_id || unit.data.case_id !== entry.case_id || unit.data.trial !== entry.trial) throw tampered(root, `${entry.file} holds another unit or plan`);
+    if (unit.data.plan_id !== plan.plan_id || unit.data.case_id !== entry.case_id || unit.data.trial !== entry.trial)
+      throw tampered(root, `${entry.file} holds another unit or plan`);
     units.push(unit.data);
   }
   return { dir: root, manifest, plan, units };

@@ -14,10 +14,21 @@ import type { RunEvalOptions, TrialItem } from "./run-types.ts";
  * cached failure is not reused: the retry is asked for, and recorded), and the run is refused unless the
  * misses are exactly those cases.
  */
-export async function probeCache(plan: PreparedRun, tally: RunTally, options: Pick<RunEvalOptions, "noCache" | "retryErrors">): Promise<TrialItem[]> {
+export async function probeCache(
+  plan: PreparedRun,
+  tally: RunTally,
+  options: Pick<RunEvalOptions, "noCache" | "retryErrors">,
+): Promise<TrialItem[]> {
   const { runsDir } = plan.settings;
-  if (options.retryErrors === true && options.noCache === true) throw new EvalError("EVAL_USAGE", "--retry-errors takes the cases that did not error from the cache: it cannot be combined with --no-cache");
-  const errored = options.retryErrors === true ? await erroredCasesOfLastRun(runsDir, plan.taskClass.name, plan.sut.digest, plan.sut.label) : null;
+  if (options.retryErrors === true && options.noCache === true)
+    throw new EvalError(
+      "EVAL_USAGE",
+      "--retry-errors takes the cases that did not error from the cache: it cannot be combined with --no-cache",
+    );
+  const errored =
+    options.retryErrors === true
+      ? await erroredCasesOfLastRun(runsDir, plan.taskClass.name, plan.sut.digest, plan.sut.label)
+      : null;
   const misses: TrialItem[] = [];
   for (const item of plan.items) {
     const { benchCase, key, trial } = item;
@@ -29,8 +40,19 @@ export async function probeCache(plan: PreparedRun, tally: RunTally, options: Pi
     }
     // A hit spends nothing now: the recorded cost is this run's spend.
     const detailPath = linkCachedDetail(runsDir, key, plan.runId, caseDetailFile(benchCase.case_id, trial));
-    tally.add({ case_id: benchCase.case_id, trial, cacheKey: key, cacheHit: true, score: { ...cached, cost_usd: 0 }, detailPath });
+    tally.add({
+      case_id: benchCase.case_id,
+      trial,
+      cacheKey: key,
+      cacheHit: true,
+      score: { ...cached, cost_usd: 0 },
+      detailPath,
+    });
   }
-  if (errored !== null) checkRetryMisses(misses.map((item) => item.benchCase.case_id), errored);
+  if (errored !== null)
+    checkRetryMisses(
+      misses.map((item) => item.benchCase.case_id),
+      errored,
+    );
   return misses;
 }

@@ -59,7 +59,10 @@ describe("cache-hit details", () => {
     await writeFile(detailIndexPath(runsDir, other), JSON.stringify({ run_id: 3 }));
     expect(linkCachedDetail(runsDir, other, "run-b", "c-1.json")).toBeNull();
     // A pointer naming a file outside the run's cases directory is never followed.
-    await writeFile(detailIndexPath(runsDir, KEY), JSON.stringify({ run_id: "run-a", file: "../../run-a/cases/c-1.json" }));
+    await writeFile(
+      detailIndexPath(runsDir, KEY),
+      JSON.stringify({ run_id: "run-a", file: "../../run-a/cases/c-1.json" }),
+    );
     expect(linkCachedDetail(runsDir, KEY, "run-b", "c-1.json")).toBeNull();
   });
 
@@ -77,7 +80,20 @@ describe("cache-hit details", () => {
     // The key named only inside a nested object (deeper indentation) is not the detail's key.
     expect(await write("run-nested", { ...detail(other), sut_output: { cache_key: key } })).toBeNull();
     // Fields before the key longer than the head: parsed whole, still found (and still refused for another key).
-    expect(await write("run-long", { schema_version: CASE_DETAIL_SCHEMA_VERSION, run_id: "run-long", task_class: "t".repeat(5000), cache_key: key })).not.toBeNull();
-    expect(await write("run-long-other", { schema_version: CASE_DETAIL_SCHEMA_VERSION, task_class: "t".repeat(5000), cache_key: other })).toBeNull();
+    expect(
+      await write("run-long", {
+        schema_version: CASE_DETAIL_SCHEMA_VERSION,
+        run_id: "run-long",
+        task_class: "t".repeat(5000),
+        cache_key: key,
+      }),
+    ).not.toBeNull();
+    expect(
+      await write("run-long-other", {
+        schema_version: CASE_DETAIL_SCHEMA_VERSION,
+        task_class: "t".repeat(5000),
+        cache_key: other,
+      }),
+    ).toBeNull();
   });
 });

@@ -107,7 +107,10 @@ function isDetailOf(path: string, cacheKey: string): boolean {
  * Whether a detail file read from run `runId`'s directory came from the cache: a hit's file is the
  * executing run's (its `run_id` is that run's); details copied by older versions carry `from_cache`.
  */
-export function isCachedDetail(detail: { readonly run_id: string; readonly from_cache?: unknown }, runId: string): boolean {
+export function isCachedDetail(
+  detail: { readonly run_id: string; readonly from_cache?: unknown },
+  runId: string,
+): boolean {
   return detail.from_cache !== undefined || detail.run_id.replace(/^partial:/, "") !== runId.replace(/^partial:/, "");
 }
 
@@ -139,8 +142,15 @@ export interface CaseDetailInput {
 const SUT_STREAM_EXCERPT_BYTES = 64 * 1024;
 
 function streamExcerpt(stream: string | Uint8Array): { text: string; bytes: number; truncated: boolean } {
-  const buffer = typeof stream === "string" ? Buffer.from(stream, "utf8") : Buffer.from(stream.buffer, stream.byteOffset, stream.byteLength);
-  return { text: buffer.subarray(0, SUT_STREAM_EXCERPT_BYTES).toString("utf8"), bytes: buffer.length, truncated: buffer.length > SUT_STREAM_EXCERPT_BYTES };
+  const buffer =
+    typeof stream === "string"
+      ? Buffer.from(stream, "utf8")
+      : Buffer.from(stream.buffer, stream.byteOffset, stream.byteLength);
+  return {
+    text: buffer.subarray(0, SUT_STREAM_EXCERPT_BYTES).toString("utf8"),
+    bytes: buffer.length,
+    truncated: buffer.length > SUT_STREAM_EXCERPT_BYTES,
+  };
 }
 
 /** The rubric process as a detail file records it (null when no rubric ran). */
@@ -176,9 +186,18 @@ export function writeCaseDetail(input: CaseDetailInput): string {
     sut_output: input.sutOutput,
     sut_error: input.sutError,
     sut_wall_clock_ms: input.sutMs,
-    ...(input.removedFromWorkspace.length === 0 ? {} : { removed_from_workspace: input.removedFromWorkspace.slice(0, 100) }),
+    ...(input.removedFromWorkspace.length === 0
+      ? {}
+      : { removed_from_workspace: input.removedFromWorkspace.slice(0, 100) }),
     ...(input.workspace === null ? {} : { workspace: input.workspace }),
-    ...(input.sutStreams === null ? {} : { sut_streams: { stdout: streamExcerpt(input.sutStreams.stdout), stderr: streamExcerpt(input.sutStreams.stderr) } }),
+    ...(input.sutStreams === null
+      ? {}
+      : {
+          sut_streams: {
+            stdout: streamExcerpt(input.sutStreams.stdout),
+            stderr: streamExcerpt(input.sutStreams.stderr),
+          },
+        }),
     rubric: rubricDetail(input.outcome),
     score: input.score,
     ...(input.metered == null ? {} : { metered: input.metered }),

@@ -12,7 +12,10 @@ export interface KeyContext {
 }
 
 /** The cache key of a case's score: the same for a run, a plan and a shard, so all three agree on it. */
-export function caseCacheKey(benchCase: Pick<BenchCase, "case_digest" | "cassette_canary_pin">, context: KeyContext): string {
+export function caseCacheKey(
+  benchCase: Pick<BenchCase, "case_digest" | "cassette_canary_pin">,
+  context: KeyContext,
+): string {
   return cacheKey({
     case_digest: benchCase.case_digest,
     sut_digest: context.sut.digest,

@@ -30,16 +30,33 @@ function smallReport(host: string, runId: string): BenchRunReportInput {
     ended_at: "2026-11-22T03:00:05Z",
     complete: true,
     incomplete_reason: null,
-    selection: { scope: "full", filter: null, task_class_case_count: 1, selected_case_count: 1, selected_case_ids_digest: `blake3:${HEX}` },
+    selection: {
+      scope: "full",
+      filter: null,
+      task_class_case_count: 1,
+      selected_case_count: 1,
+      selected_case_ids_digest: `blake3:${HEX}`,
+    },
     case_count: 1,
-    per_case: [{ case_id: "a", curation_class: "held-out", score: { passed: true, score: 1, breakdown: {}, failure_modes: [], cost_usd: 0, wall_clock_ms: 1 } }],
+    per_case: [
+      {
+        case_id: "a",
+        curation_class: "held-out",
+        score: { passed: true, score: 1, breakdown: {}, failure_modes: [], cost_usd: 0, wall_clock_ms: 1 },
+      },
+    ],
     score_kind: "graded",
     mean_score: 1,
     score_stddev: 0,
     lower_bound_95: 0.5,
     lower_bound_method: "betting",
     bound_quantity: "mean_score",
-    informational: { bca_lower_bound_95: null, bootstrap_resamples: 0, bootstrap_seed: `blake3:${HEX}`, wilson_lower_bound_95: null },
+    informational: {
+      bca_lower_bound_95: null,
+      bootstrap_resamples: 0,
+      bootstrap_seed: `blake3:${HEX}`,
+      wilson_lower_bound_95: null,
+    },
     trials_per_case: 1,
     reliability: { case_count: 1, pass_at_1: 1, pass_at_k: 1, pass_hat_k: 1, flaky_case_ids: [] },
     harness_error_count: 0,
@@ -60,7 +77,8 @@ let warnings: EvalWarning[];
 const options = () => ({ stateDir, runsDir, onWarning: (warning: EvalWarning) => warnings.push(warning) });
 
 async function append(count: number): Promise<void> {
-  for (let index = 0; index < count; index += 1) await appendRunRecord(smallReport(host, `r-${index}`), { runsDir, hostFingerprint: host });
+  for (let index = 0; index < count; index += 1)
+    await appendRunRecord(smallReport(host, `r-${index}`), { runsDir, hostFingerprint: host });
 }
 
 beforeEach(async () => {
@@ -118,7 +136,10 @@ describe("verifyChainForRun", () => {
     expect(await readCheckpoint(options())).toBeNull();
     await writeFile(path, sealed);
     expect(await readCheckpoint({ ...options(), runsDir: join(stateDir, "other-runs") })).toBeNull();
-    expect(warnings.map((w) => w.message)).toEqual([expect.stringMatching(/no valid MAC line/), expect.stringMatching(/another runs directory/)]);
+    expect(warnings.map((w) => w.message)).toEqual([
+      expect.stringMatching(/no valid MAC line/),
+      expect.stringMatching(/another runs directory/),
+    ]);
   });
 
   it("catches a record deleted before the checkpoint (positions shift), an edited newer record, and a chain shorter than verified", async () => {
@@ -157,14 +178,28 @@ describe("verifyAfterAppend", () => {
     await append(3);
     const verified = await verifyChainForRun(options());
     const own = await appendRunRecord(smallReport(host, "own"), { runsDir, hostFingerprint: host });
-    const after = await verifyAfterAppend(options(), verified, { previous: own.previous, chainHash: own.record.chain_hash, file: basename(own.path), complete: true });
+    const after = await verifyAfterAppend(options(), verified, {
+      previous: own.previous,
+      chainHash: own.record.chain_hash,
+      file: basename(own.path),
+      complete: true,
+    });
     expect(after).toMatchObject({ ok: true, head: own.record.chain_hash, records: 4, complete: 4 });
-    expect(await readCheckpoint(options())).toMatchObject({ records: 4, head: own.record.chain_hash, headFile: basename(own.path) });
+    expect(await readCheckpoint(options())).toMatchObject({
+      records: 4,
+      head: own.record.chain_hash,
+      headFile: basename(own.path),
+    });
     // Another run appended between this run's check and its append: the newer records are read.
     const stale = await verifyChainForRun(options());
     await append(1);
     const mine = await appendRunRecord(smallReport(host, "mine"), { runsDir, hostFingerprint: host });
-    const caughtUp = await verifyAfterAppend(options(), stale, { previous: mine.previous, chainHash: mine.record.chain_hash, file: basename(mine.path), complete: true });
+    const caughtUp = await verifyAfterAppend(options(), stale, {
+      previous: mine.previous,
+      chainHash: mine.record.chain_hash,
+      file: basename(mine.path),
+      complete: true,
+    });
     expect(caughtUp).toMatchObject({ ok: true, head: mine.record.chain_hash, records: 2, skipped: 4 });
     expect(await readCheckpoint(options())).toMatchObject({ records: 6, head: mine.record.chain_hash });
   });
@@ -174,14 +209,33 @@ describe("an untouched runs directory", () => {
   it("costs one file read: the checkpoint's head record; any change at the top of the directory brings back the walk", async () => {
     await append(4);
     expect(await verifyChainForRun(options())).toMatchObject({ ok: true, records: 4, directoryUnchanged: false });
-    expect(await verifyChainForRun(options())).toMatchObject({ ok: true, records: 0, skipped: 4, directoryUnchanged: true });
+    expect(await verifyChainForRun(options())).toMatchObject({
+      ok: true,
+      records: 0,
+      skipped: 4,
+      directoryUnchanged: true,
+    });
     // A record written by something that does not keep the head pointer (an older evalgate, a copy):
     // the directory's mtime moved, so the run lists the directory and verifies the new record.
     const head = await readChainHead(runsDir);
-    const built = await buildChainRecord({ ...smallReport(host, "foreign"), prev_hash: head.head }, { prevHash: head.head, sequence: 4, recordedAt: new Date(Date.parse(head.recordedAt!) + 1000).toISOString(), hostFingerprint: host });
+    const built = await buildChainRecord(
+      { ...smallReport(host, "foreign"), prev_hash: head.head },
+      {
+        prevHash: head.head,
+        sequence: 4,
+        recordedAt: new Date(Date.parse(head.recordedAt!) + 1000).toISOString(),
+        hostFingerprint: host,
+      },
+    );
     await new Promise((resolve) => setTimeout(resolve, 20)); // past the file system's timestamp granularity
     await writeFile(join(runsDir, built.fileName), built.text, { mode: 0o600 });
-    expect(await verifyChainForRun(options())).toMatchObject({ ok: true, records: 1, skipped: 4, head: built.record.chain_hash, directoryUnchanged: false });
+    expect(await verifyChainForRun(options())).toMatchObject({
+      ok: true,
+      records: 1,
+      skipped: 4,
+      head: built.record.chain_hash,
+      directoryUnchanged: false,
+    });
     // An edited head record is caught even on the one-read path.
     expect(await verifyChainForRun(options())).toMatchObject({ directoryUnchanged: true });
     const path = join(runsDir, built.fileName);

@@ -76,14 +76,30 @@ export async function verifyChainForRun(options: ChainCheckpointOptions): Promis
   const checkpoint = await readCheckpoint(options);
   if (checkpoint !== null && checkpoint.headFile !== null && mtime !== null && checkpoint.dirMtimeNs === mtime) {
     // Nothing at the top of the runs directory changed since the checkpoint: one file is read.
-    const result = await verifyHeadRecord(options.runsDir, { records: checkpoint.records, head: checkpoint.head, file: checkpoint.headFile });
+    const result = await verifyHeadRecord(options.runsDir, {
+      records: checkpoint.records,
+      head: checkpoint.head,
+      file: checkpoint.headFile,
+    });
     if (result.ok) return { ...result, directoryUnchanged: true };
   }
-  const result = checkpoint === null ? await verifyChain({ runsDir: options.runsDir }) : await verifyChainFrom(options.runsDir, checkpoint);
+  const result =
+    checkpoint === null
+      ? await verifyChain({ runsDir: options.runsDir })
+      : await verifyChainFrom(options.runsDir, checkpoint);
   if (result.ok) {
-    await writeCheckpoint(options, { records: result.skipped + result.records, head: result.head, headFile: result.headFile, dirMtimeNs: mtime }).catch((error: unknown) => {
+    await writeCheckpoint(options, {
+      records: result.skipped + result.records,
+      head: result.head,
+      headFile: result.headFile,
+      dirMtimeNs: mtime,
+    }).catch((error: unknown) => {
       if (options.bestEffort !== true) throw error;
-      options.onWarning({ code: "chain.checkpoint_unwritten", message: `${(error as Error).message}: the next check verifies the same records again`, details: {} });
+      options.onWarning({
+        code: "chain.checkpoint_unwritten",
+        message: `${(error as Error).message}: the next check verifies the same records again`,
+        details: {},
+      });
     });
   }
   return { ...result, directoryUnchanged: false };
@@ -97,12 +113,23 @@ export async function verifyChainForRun(options: ChainCheckpointOptions): Promis
 export async function verifyAfterAppend(
   options: ChainCheckpointOptions,
   verified: VerifyResult,
-  appended: { readonly previous: VerifiedPrefix; readonly chainHash: string; readonly file: string; readonly complete: boolean },
+  appended: {
+    readonly previous: VerifiedPrefix;
+    readonly chainHash: string;
+    readonly file: string;
+    readonly complete: boolean;
+  },
 ): Promise<VerifyResult> {
   const mtime = runsDirMtime(options.runsDir); // after the append released its lock
   const verifiedRecords = verified.skipped + verified.records;
-  if (!verified.ok || verified.head !== appended.previous.head || verifiedRecords !== appended.previous.records) return verifyChainForRun(options);
-  await writeCheckpoint(options, { records: verifiedRecords + 1, head: appended.chainHash, headFile: appended.file, dirMtimeNs: mtime });
+  if (!verified.ok || verified.head !== appended.previous.head || verifiedRecords !== appended.previous.records)
+    return verifyChainForRun(options);
+  await writeCheckpoint(options, {
+    records: verifiedRecords + 1,
+    head: appended.chainHash,
+    headFile: appended.file,
+    dirMtimeNs: mtime,
+  });
   return {
     ...verified,
     records: verified.records + 1,
@@ -128,7 +155,11 @@ export async function readCheckpoint(options: ChainCheckpointOptions): Promise<C
     throw error;
   }
   const invalid = (why: string): null => {
-    options.onWarning({ code: "chain.checkpoint_invalid", message: `the chain checkpoint ${path} ${why}: ignored it and verified the whole chain`, details: { path } });
+    options.onWarning({
+      code: "chain.checkpoint_invalid",
+      message: `the chain checkpoint ${path} ${why}: ignored it and verified the whole chain`,
+      details: { path },
+    });
     return null;
   };
   const stored = splitEntry(bytes);
@@ -138,7 +169,12 @@ export async function readCheckpoint(options: ChainCheckpointOptions): Promise<C
   const body = JSON.parse(stored.body.toString("utf8")) as CheckpointBody;
   if (body.schema_version !== SCHEMA_VERSION) return invalid(`has an unknown schema_version`);
   if (body.runs_dir !== resolve(options.runsDir)) return invalid(`describes another runs directory (${body.runs_dir})`);
-  return { records: body.records, head: body.head, headFile: body.head_file ?? null, dirMtimeNs: body.dir_mtime_ns ?? null };
+  return {
+    records: body.records,
+    head: body.head,
+    headFile: body.head_file ?? null,
+    dirMtimeNs: body.dir_mtime_ns ?? null,
+  };
 }
 
 /** Seals and writes the checkpoint atomically (readers see the old or the new one, never half). */

@@ -64,21 +64,35 @@ describe.each(sandboxed ? (["bwrap", "none"] as const) : (["none"] as const))("c
     const sut = commandSut([process.execPath, "echo.mjs"], { cwd: dir, sandbox, hide: hide() });
     const call = invocation();
     const output = await sut.run(call);
-    expect(output).toMatchObject({ cost_usd: 0.5, tag: call.invocationTag, seed: call.canarySeed, case_id: "sut-case", schema: "evalgate.sut_request.v2" });
+    expect(output).toMatchObject({
+      cost_usd: 0.5,
+      tag: call.invocationTag,
+      seed: call.canarySeed,
+      case_id: "sut-case",
+      schema: "evalgate.sut_request.v2",
+    });
     expect(output.keys).not.toEqual(expect.arrayContaining(["expected_path"]));
-    for (const key of ["case_path", "input_path", "expected_path", "cassette_path"]) expect(output.keys).not.toContain(key);
+    for (const key of ["case_path", "input_path", "expected_path", "cassette_path"])
+      expect(output.keys).not.toContain(key);
     expect(output.cwd).toBe(call.workspacePath);
     expect(sut.label).toBe(`command:${process.execPath} echo.mjs`);
     expect(sut.isolation).toBe(sandbox === "bwrap" ? "bwrap" : "process");
     // In the sandbox the environment is an allowlist, none of the harness's.
-    if (sandbox === "bwrap") expect(output.env).toEqual(["EVALGATE_BENCH_INVOCATION_TAG", "HOME", "LANG", "PATH", "PWD", "TMPDIR", "TZ"]);
+    if (sandbox === "bwrap")
+      expect(output.env).toEqual(["EVALGATE_BENCH_INVOCATION_TAG", "HOME", "LANG", "PATH", "PWD", "TMPDIR", "TZ"]);
   });
 
   it("reports a non-zero exit with the last stderr line, invalid JSON, an overlong stdout", async () => {
     const options = { cwd: dir, sandbox, hide: hide() };
-    await expect(commandSut([process.execPath, "echo.mjs", "fail"], options).run(invocation())).rejects.toThrow("exited 4: the real reason");
-    await expect(commandSut([process.execPath, "echo.mjs", "garbage"], options).run(invocation())).rejects.toThrow(/not one JSON document/);
-    await expect(commandSut([process.execPath, "echo.mjs", "flood"], { ...options, maxStdoutBytes: 100 }).run(invocation())).rejects.toThrow(/exceeded 100 bytes/);
+    await expect(commandSut([process.execPath, "echo.mjs", "fail"], options).run(invocation())).rejects.toThrow(
+      "exited 4: the real reason",
+    );
+    await expect(commandSut([process.execPath, "echo.mjs", "garbage"], options).run(invocation())).rejects.toThrow(
+      /not one JSON document/,
+    );
+    await expect(
+      commandSut([process.execPath, "echo.mjs", "flood"], { ...options, maxStdoutBytes: 100 }).run(invocation()),
+    ).rejects.toThrow(/exceeded 100 bytes/);
   });
 
   it("kills its whole process group on abort", async () => {
@@ -94,35 +108,68 @@ describe.each(sandboxed ? (["bwrap", "none"] as const) : (["none"] as const))("c
 });
 
 describe("a cheating SUT", () => {
-  it.runIf(sandboxed)("in the sandbox finds no answer: no expected_path, the bench and the state directory never shown", async () => {
-    // It knows where the bench and the state are (it was written for this repository) and tries them.
-    writeFileSync(join(dir, "cheat-known.mjs"), readFileSync(join(dir, "cheat.mjs"), "utf8").replace("process.argv[2], process.argv[3]", `${JSON.stringify(expectedFile)}, ${JSON.stringify(join(dir, ".evalgate", "cache", "entry.json"))}`));
-    const sut = commandSut([process.execPath, "cheat-known.mjs"], { cwd: dir, hide: hide() });
-    expect((await sut.run(invocation())).found).toEqual(["ENOENT", "ENOENT"]);
-    // Naming an answer file in argv does not show it either: such a SUT is refused.
-    expect(() => commandSut([process.execPath, "cheat.mjs", expectedFile], { cwd: dir, hide: hide() })).toThrow(/must never see/);
-  });
+  it.runIf(sandboxed)(
+    "in the sandbox finds no answer: no expected_path, the bench and the state directory never shown",
+    async () => {
+      // It knows where the bench and the state are (it was written for this repository) and tries them.
+      writeFileSync(
+        join(dir, "cheat-known.mjs"),
+        readFileSync(join(dir, "cheat.mjs"), "utf8").replace(
+          "process.argv[2], process.argv[3]",
+          `${JSON.stringify(expectedFile)}, ${JSON.stringify(join(dir, ".evalgate", "cache", "entry.json"))}`,
+        ),
+      );
+      const sut = commandSut([process.execPath, "cheat-known.mjs"], { cwd: dir, hide: hide() });
+      expect((await sut.run(invocation())).found).toEqual(["ENOENT", "ENOENT"]);
+      // Naming an answer file in argv does not show it either: such a SUT is refused.
+      expect(() => commandSut([process.execPath, "cheat.mjs", expectedFile], { cwd: dir, hide: hide() })).toThrow(
+        /must never see/,
+      );
+    },
+  );
 
-  it.runIf(sandboxed)("run from a repository does not see its .git, nor files beside its script there (red-team finding)", async () => {
-    const repo = join(dir, "repo");
-    mkdirSync(join(repo, ".git"), { recursive: true });
-    writeFileSync(join(repo, ".git", "HEAD"), "ref: refs/heads/main\n");
-    writeFileSync(join(repo, "secret.txt"), "beside the script");
-    writeFileSync(
-      join(repo, "reader.mjs"),
-      `import { readFileSync } from "node:fs"; JSON.parse(readFileSync(0, "utf8")); const read = (p) => { try { return readFileSync(p, "utf8") } catch (e) { return e.code } }; process.stdout.write(JSON.stringify({ git: read(${JSON.stringify(join(repo, ".git", "HEAD"))}), sibling: read(${JSON.stringify(join(repo, "secret.txt"))}) }));`,
-    );
-    expect(await commandSut([process.execPath, "reader.mjs"], { cwd: repo, hide: hide() }).run(invocation())).toEqual({ git: "ENOENT", sibling: "ENOENT" });
-    // Without the sandbox, both are there: the attack is real.
-    expect(await commandSut([process.execPath, "reader.mjs"], { cwd: repo, sandbox: "none" }).run(invocation())).toEqual({ git: "ref: refs/heads/main\n", sibling: "beside the script" });
-    // A script in a clean directory keeps its directory (its own modules), and --sut-read adds a path.
-    expect(await commandSut([process.execPath, "reader.mjs"], { cwd: repo, hide: hide(), readable: [join(repo, "secret.txt")] }).run(invocation())).toMatchObject({ sibling: "beside the script" });
-  });
+  it.runIf(sandboxed)(
+    "run from a repository does not see its .git, nor files beside its script there (red-team finding)",
+    async () => {
+      const repo = join(dir, "repo");
+      mkdirSync(join(repo, ".git"), { recursive: true });
+      writeFileSync(join(repo, ".git", "HEAD"), "ref: refs/heads/main\n");
+      writeFileSync(join(repo, "secret.txt"), "beside the script");
+      writeFileSync(
+        join(repo, "reader.mjs"),
+        `import { readFileSync } from "node:fs"; JSON.parse(readFileSync(0, "utf8")); const read = (p) => { try { return readFileSync(p, "utf8") } catch (e) { return e.code } }; process.stdout.write(JSON.stringify({ git: read(${JSON.stringify(join(repo, ".git", "HEAD"))}), sibling: read(${JSON.stringify(join(repo, "secret.txt"))}) }));`,
+      );
+      expect(await commandSut([process.execPath, "reader.mjs"], { cwd: repo, hide: hide() }).run(invocation())).toEqual(
+        { git: "ENOENT", sibling: "ENOENT" },
+      );
+      // Without the sandbox, both are there: the attack is real.
+      expect(
+        await commandSut([process.execPath, "reader.mjs"], { cwd: repo, sandbox: "none" }).run(invocation()),
+      ).toEqual({ git: "ref: refs/heads/main\n", sibling: "beside the script" });
+      // A script in a clean directory keeps its directory (its own modules), and --sut-read adds a path.
+      expect(
+        await commandSut([process.execPath, "reader.mjs"], {
+          cwd: repo,
+          hide: hide(),
+          readable: [join(repo, "secret.txt")],
+        }).run(invocation()),
+      ).toMatchObject({ sibling: "beside the script" });
+    },
+  );
 
   it("refuses a SUT whose script lies inside the bench or the state directory (red-team finding: run from below the bench)", () => {
     writeFileSync(join(dir, "bench", "inside.mjs"), "");
-    if (sandboxed) expect(() => commandSut([process.execPath, join(dir, "bench", "inside.mjs")], { cwd: dir, hide: hide() })).toThrow(/lies inside .*bench.*must never see/);
-    expect(() => commandSut([process.execPath, "x.mjs"], { cwd: dir, hide: hide(), readable: [join(dir, "bench", "adversarial")] })).toThrow(/--sut-read .* overlaps/);
+    if (sandboxed)
+      expect(() =>
+        commandSut([process.execPath, join(dir, "bench", "inside.mjs")], { cwd: dir, hide: hide() }),
+      ).toThrow(/lies inside .*bench.*must never see/);
+    expect(() =>
+      commandSut([process.execPath, "x.mjs"], {
+        cwd: dir,
+        hide: hide(),
+        readable: [join(dir, "bench", "adversarial")],
+      }),
+    ).toThrow(/--sut-read .* overlaps/);
   });
 
   it("without the sandbox (--sandbox none) reads the answers at their known place: why the sandbox is the default", async () => {
@@ -148,12 +195,17 @@ describe.runIf(sandboxed)("a script's directory is shown only when it is private
     try {
       // The bench and state directories lie elsewhere (as they usually do): nothing else hides /tmp.
       const request = invocation();
-      const seen = await commandSut([process.execPath, script], { cwd: dir, hide: ["/nonexistent/bench", "/nonexistent/state"] }).run(request);
+      const seen = await commandSut([process.execPath, script], {
+        cwd: dir,
+        hide: ["/nonexistent/bench", "/nonexistent/state"],
+      }).run(request);
       expect(seen.sibling).toBe("ENOENT");
       // Itself, and only the directories on the way to what the sandbox binds: its workspace (made in the temp
       // directory by this test) and, when the toolchain lives under the temp directory (a clone in /tmp), node.
       expect(seen.names).toEqual(expect.arrayContaining([`evalgate-looker-${process.pid}.mjs`]));
-      const bound = [request.workspacePath, process.execPath].map((path) => relative(tmpdir(), path)).filter((rel) => !rel.startsWith(".."));
+      const bound = [request.workspacePath, process.execPath]
+        .map((path) => relative(tmpdir(), path))
+        .filter((rel) => !rel.startsWith(".."));
       const allowed = new Set([`evalgate-looker-${process.pid}.mjs`, ...bound.map((rel) => rel.split(sep)[0]!)]);
       expect((seen.names as string[]).filter((name) => !allowed.has(name))).toEqual([]);
     } finally {
@@ -171,7 +223,9 @@ describe.runIf(sandboxed)("a script's directory is shown only when it is private
     const server = createServer();
     await new Promise<void>((resolve) => server.listen(join(holder, "agent.sock"), resolve));
     try {
-      expect(await commandSut([process.execPath, join(holder, "looker.mjs")], { cwd: dir, hide: hide() }).run(invocation())).toMatchObject({ sibling: "ENOENT", listed: 1 });
+      expect(
+        await commandSut([process.execPath, join(holder, "looker.mjs")], { cwd: dir, hide: hide() }).run(invocation()),
+      ).toMatchObject({ sibling: "ENOENT", listed: 1 });
     } finally {
       server.close();
       rmSync(holder, { recursive: true, force: true });
@@ -184,26 +238,37 @@ describe.runIf(sandboxed)("a script's directory is shown only when it is private
     writeFileSync(join(own, "data.txt"), "mine");
     writeFileSync(join(own, "looker.mjs"), looker(join(own, "data.txt")));
     try {
-      expect(await commandSut([process.execPath, join(own, "looker.mjs")], { cwd: dir, hide: hide() }).run(invocation())).toMatchObject({ sibling: "mine", listed: 2 });
+      expect(
+        await commandSut([process.execPath, join(own, "looker.mjs")], { cwd: dir, hide: hide() }).run(invocation()),
+      ).toMatchObject({ sibling: "mine", listed: 2 });
     } finally {
       rmSync(own, { recursive: true, force: true });
     }
   });
 
-  it.runIf(process.getuid?.() === 0)("as root, a script in a 0700 directory (mktemp -d) starts (its copy is shown), and a directory with another user's file is not shown", async () => {
-    const locked = mkdtempSync(join(tmpdir(), "evalgate-0700-"));
-    writeFileSync(join(locked, "echo.mjs"), readFileSync(join(dir, "echo.mjs"), "utf8"));
-    writeFileSync(join(locked, "theirs.txt"), "another user's");
-    writeFileSync(join(locked, "looker.mjs"), looker(join(locked, "theirs.txt")));
-    try {
-      expect(await commandSut([process.execPath, join(locked, "echo.mjs")], { cwd: dir, hide: hide() }).run(invocation())).toMatchObject({ case_id: "sut-case" });
-      chmodSync(locked, 0o755);
-      chownSync(join(locked, "theirs.txt"), 65534, 65534);
-      expect(await commandSut([process.execPath, join(locked, "looker.mjs")], { cwd: dir, hide: hide() }).run(invocation())).toMatchObject({ sibling: "ENOENT", listed: 1 });
-    } finally {
-      rmSync(locked, { recursive: true, force: true });
-    }
-  });
+  it.runIf(process.getuid?.() === 0)(
+    "as root, a script in a 0700 directory (mktemp -d) starts (its copy is shown), and a directory with another user's file is not shown",
+    async () => {
+      const locked = mkdtempSync(join(tmpdir(), "evalgate-0700-"));
+      writeFileSync(join(locked, "echo.mjs"), readFileSync(join(dir, "echo.mjs"), "utf8"));
+      writeFileSync(join(locked, "theirs.txt"), "another user's");
+      writeFileSync(join(locked, "looker.mjs"), looker(join(locked, "theirs.txt")));
+      try {
+        expect(
+          await commandSut([process.execPath, join(locked, "echo.mjs")], { cwd: dir, hide: hide() }).run(invocation()),
+        ).toMatchObject({ case_id: "sut-case" });
+        chmodSync(locked, 0o755);
+        chownSync(join(locked, "theirs.txt"), 65534, 65534);
+        expect(
+          await commandSut([process.execPath, join(locked, "looker.mjs")], { cwd: dir, hide: hide() }).run(
+            invocation(),
+          ),
+        ).toMatchObject({ sibling: "ENOENT", listed: 1 });
+      } finally {
+        rmSync(locked, { recursive: true, force: true });
+      }
+    },
+  );
 });
 
 describe.runIf(process.getuid?.() === 0)("a command: SUT, evalgate running as root", () => {
@@ -215,20 +280,26 @@ describe.runIf(process.getuid?.() === 0)("a command: SUT, evalgate running as ro
      writeFileSync("/proc/self/comm", ${JSON.stringify(comm)});
      setTimeout(() => process.stdout.write(JSON.stringify({ sysctl })), 3000);`;
 
-  it.each(sandboxed ? (["none", "bwrap"] as const) : (["none"] as const))("with --sandbox %s: host uid 0 and /proc/sys writable only without the sandbox", async (sandbox) => {
-    const comm = `sutuid${sandbox}${process.pid % 1000}`;
-    writeFileSync(join(dir, `probe-${sandbox}.mjs`), probe(comm));
-    const running = commandSut([process.execPath, `probe-${sandbox}.mjs`], { cwd: dir, sandbox, hide: hide() }).run(invocation({ timeoutMs: 20_000 }));
-    const uids = await hostUidsOf(comm);
-    const output = await running;
-    if (sandbox === "none") {
-      expect(output).toEqual({ sysctl: "opened" });
-      expect(uids).toEqual([0, 0, 0, 0]);
-    } else {
-      expect(output.sysctl).toMatch(/^(EROFS|EACCES)$/);
-      expect(uids?.every((uid) => uid !== 0)).toBe(true);
-    }
-  }, 60_000);
+  it.each(sandboxed ? (["none", "bwrap"] as const) : (["none"] as const))(
+    "with --sandbox %s: host uid 0 and /proc/sys writable only without the sandbox",
+    async (sandbox) => {
+      const comm = `sutuid${sandbox}${process.pid % 1000}`;
+      writeFileSync(join(dir, `probe-${sandbox}.mjs`), probe(comm));
+      const running = commandSut([process.execPath, `probe-${sandbox}.mjs`], { cwd: dir, sandbox, hide: hide() }).run(
+        invocation({ timeoutMs: 20_000 }),
+      );
+      const uids = await hostUidsOf(comm);
+      const output = await running;
+      if (sandbox === "none") {
+        expect(output).toEqual({ sysctl: "opened" });
+        expect(uids).toEqual([0, 0, 0, 0]);
+      } else {
+        expect(output.sysctl).toMatch(/^(EROFS|EACCES)$/);
+        expect(uids?.every((uid) => uid !== 0)).toBe(true);
+      }
+    },
+    60_000,
+  );
 });
 
 describe("commandSut digests and programs", () => {

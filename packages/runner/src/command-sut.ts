@@ -1,11 +1,32 @@
 // A program as the system under test (`command:`): untrusted, so it runs in the sandbox by default.
-import { accessSync, chmodSync, constants, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync } from "node:fs";
+import {
+  accessSync,
+  chmodSync,
+  constants,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join, resolve } from "node:path";
 import { EvalError } from "@eval/errors";
 import { SUT_REQUEST_SCHEMA_VERSION } from "@eval/models";
 import type { SutInvocation, SutIsolation, SutOutput, SystemUnderTest } from "@eval/models";
-import { limitHitDetail, programFootprint, realOrSelf, runProcess, SandboxUnavailable, sandboxOwner, sandboxSupport, walkTreeSync } from "@eval/sandbox";
+import {
+  limitHitDetail,
+  programFootprint,
+  realOrSelf,
+  runProcess,
+  SandboxUnavailable,
+  sandboxOwner,
+  sandboxSupport,
+  walkTreeSync,
+} from "@eval/sandbox";
 import type { ResourceLimits, SandboxPolicy } from "@eval/sandbox";
 import type { SandboxMode } from "./rubric-isolation.ts";
 import { framedDigest, treeDigest } from "@eval/hashing";
@@ -78,9 +99,16 @@ function viewDigest(argv: readonly string[], paths: readonly string[], cachePath
   for (const path of paths) {
     try {
       // A path that does not exist is not in the sandbox's view either (a --sut-read path made later, say).
-      parts.push(`view:${path}`, existsSync(path) ? treeDigest(path, cache === undefined ? {} : { cache: cache.entries }) : "absent");
+      parts.push(
+        `view:${path}`,
+        existsSync(path) ? treeDigest(path, cache === undefined ? {} : { cache: cache.entries }) : "absent",
+      );
     } catch (error) {
-      throw new EvalError("EVAL_SUT_INVALID", `cannot digest ${path}, which the command SUT can read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}): its identity, and so its cached scores, would be unknown`, { hint: "make it readable, or leave it out of --sut-read" });
+      throw new EvalError(
+        "EVAL_SUT_INVALID",
+        `cannot digest ${path}, which the command SUT can read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}): its identity, and so its cached scores, would be unknown`,
+        { hint: "make it readable, or leave it out of --sut-read" },
+      );
     }
   }
   if (cache !== undefined) cache.save();
@@ -95,7 +123,12 @@ function loadDigestCache(path: string): { entries: FileDigestCache; save(): void
   let entries = new Map<string, string>();
   try {
     const parsed = JSON.parse(readFileSync(path, "utf8")) as { version?: unknown; entries?: unknown };
-    if (parsed.version === 1 && parsed.entries !== null && typeof parsed.entries === "object") entries = new Map(Object.entries(parsed.entries as Record<string, unknown>).filter((entry): entry is [string, string] => typeof entry[1] === "string"));
+    if (parsed.version === 1 && parsed.entries !== null && typeof parsed.entries === "object")
+      entries = new Map(
+        Object.entries(parsed.entries as Record<string, unknown>).filter(
+          (entry): entry is [string, string] => typeof entry[1] === "string",
+        ),
+      );
   } catch {
     // No cache yet, or a damaged one: every file is read.
   }
@@ -122,7 +155,8 @@ function loadDigestCache(path: string): { entries: FileDigestCache; save(): void
   };
 }
 
-const isUnder = (path: string, dir: string): boolean => path === dir || path.startsWith(dir.endsWith("/") ? dir : `${dir}/`);
+const isUnder = (path: string, dir: string): boolean =>
+  path === dir || path.startsWith(dir.endsWith("/") ? dir : `${dir}/`);
 const overlaps = (a: string, b: string): boolean => isUnder(a, b) || isUnder(b, a);
 
 /** The system's shared temp directories: never shown as a script's directory, nor any directory holding one. */
@@ -139,9 +173,17 @@ const PRIVATE_DIR_LIMITS = { maxDepth: 16, maxEntries: 10_000, maxBytes: 512 * 1
 function privateScriptDir(dir: string, hidden: readonly string[]): boolean {
   const home = process.env.HOME === undefined ? null : realOrSelf(process.env.HOME);
   const aHome = (home !== null && isUnder(home, dir)) || /^\/(root|home\/[^/]+)$/.test(dir) || isUnder("/home", dir);
-  if (dir === "/" || aHome || SHARED_TEMP_DIRS.some((temp) => isUnder(temp, dir)) || existsSync(join(dir, ".git")) || hidden.some((path) => overlaps(dir, path))) return false;
+  if (
+    dir === "/" ||
+    aHome ||
+    SHARED_TEMP_DIRS.some((temp) => isUnder(temp, dir)) ||
+    existsSync(join(dir, ".git")) ||
+    hidden.some((path) => overlaps(dir, path))
+  )
+    return false;
   const owner = statSync(dir);
-  const readableByOthers = (mode: number, directory: boolean): boolean => (mode & (directory ? 0o005 : 0o004)) === (directory ? 0o005 : 0o004);
+  const readableByOthers = (mode: number, directory: boolean): boolean =>
+    (mode & (directory ? 0o005 : 0o004)) === (directory ? 0o005 : 0o004);
   const sandboxUid = sandboxOwner();
   if (sandboxUid !== null && !readableByOthers(owner.mode, true)) return false;
   try {
@@ -168,7 +210,10 @@ function scriptView(file: string, hidden: readonly string[]): ScriptView {
  * workspace (world-readable copies, so the sandbox's unprivileged uid can read them whatever the
  * originals' modes), bound read-only at their original paths. The caller removes the directory.
  */
-function copyScripts(files: readonly string[], workspace: string): { dir: string; binds: { source: string; target: string; readOnly: true }[] } | null {
+function copyScripts(
+  files: readonly string[],
+  workspace: string,
+): { dir: string; binds: { source: string; target: string; readOnly: true }[] } | null {
   if (files.length === 0) return null;
   const dir = mkdtempSync(join(dirname(workspace), "sut-scripts-"));
   chmodSync(dir, 0o755);
@@ -186,20 +231,37 @@ function copyScripts(files: readonly string[], workspace: string): { dir: string
  * the `readable` paths; and the scripts to copy (those whose directories are not shown). Refuses (EVAL_SUT_INVALID) a readable path or a file that overlaps a path
  * it must never see.
  */
-function sandboxView(program: string, scripts: readonly string[], base: string, options: CommandSutOptions): { readonly readOnly: string[]; readonly copied: string[] } {
+function sandboxView(
+  program: string,
+  scripts: readonly string[],
+  base: string,
+  options: CommandSutOptions,
+): { readonly readOnly: string[]; readonly copied: string[] } {
   const hidden = (options.hide ?? []).map((path) => realOrSelf(resolve(base, path)));
   const readable = (options.readable ?? []).map((path) => resolve(base, path));
   for (const path of readable) {
     const clash = hidden.find((hiddenPath) => overlaps(realOrSelf(path), hiddenPath));
-    if (clash !== undefined) throw new EvalError("EVAL_SUT_INVALID", `--sut-read ${path} overlaps ${clash}, which a SUT must never see (the bench or evalgate's state)`);
+    if (clash !== undefined)
+      throw new EvalError(
+        "EVAL_SUT_INVALID",
+        `--sut-read ${path} overlaps ${clash}, which a SUT must never see (the bench or evalgate's state)`,
+      );
   }
   for (const file of [program, ...scripts]) {
     const inside = hidden.find((path) => isUnder(realpathSync(file), path));
-    if (inside !== undefined) throw new EvalError("EVAL_SUT_INVALID", `the command SUT's file ${file} lies inside ${inside}, which a SUT must never see: move the SUT out of the bench and the state directory`);
+    if (inside !== undefined)
+      throw new EvalError(
+        "EVAL_SUT_INVALID",
+        `the command SUT's file ${file} lies inside ${inside}, which a SUT must never see: move the SUT out of the bench and the state directory`,
+      );
   }
   const views = scripts.map((file) => scriptView(realpathSync(file), hidden));
   return {
-    readOnly: [programFootprint(program), ...views.flatMap((view) => (view.kind === "dir" ? [view.path] : [])), ...readable],
+    readOnly: [
+      programFootprint(program),
+      ...views.flatMap((view) => (view.kind === "dir" ? [view.path] : [])),
+      ...readable,
+    ],
     copied: views.flatMap((view) => (view.kind === "copy" ? [view.file] : [])),
   };
 }
@@ -216,16 +278,22 @@ function sandboxView(program: string, scripts: readonly string[], base: string, 
  * The digest covers argv and the full content of everything it can read (viewDigest).
  */
 export function commandSut(argv: readonly string[], options: CommandSutOptions = {}): SystemUnderTest {
-  if (argv.length === 0 || argv[0] === "") throw new EvalError("EVAL_SUT_INVALID", "command SUT needs a program: command:<program> [args...]");
+  if (argv.length === 0 || argv[0] === "")
+    throw new EvalError("EVAL_SUT_INVALID", "command SUT needs a program: command:<program> [args...]");
   const base = options.cwd ?? process.cwd();
   const mode = options.sandbox ?? "bwrap";
   if (mode === "bwrap") {
     const support = sandboxSupport();
     if (!support.available) throw new SandboxUnavailable("the command SUT", support.reason);
   }
-  const isFile = (arg: string): boolean => arg !== "" && !arg.startsWith("-") && existsSync(resolve(base, arg)) && statSync(resolve(base, arg)).isFile();
+  const isFile = (arg: string): boolean =>
+    arg !== "" && !arg.startsWith("-") && existsSync(resolve(base, arg)) && statSync(resolve(base, arg)).isFile();
   const program = resolveProgram(argv[0]!, base, options.env?.PATH ?? process.env.PATH);
-  if (program === null) throw new EvalError("EVAL_SUT_INVALID", `command SUT program "${argv[0]}" is not an executable file${argv[0]!.includes("/") ? ` (resolved against ${base})` : " on PATH"}`);
+  if (program === null)
+    throw new EvalError(
+      "EVAL_SUT_INVALID",
+      `command SUT program "${argv[0]}" is not an executable file${argv[0]!.includes("/") ? ` (resolved against ${base})` : " on PATH"}`,
+    );
   // The SUT runs in its scratch workspace, so arguments naming existing files are made absolute first.
   const resolved = [program, ...argv.slice(1).map((arg) => (isFile(arg) ? resolve(base, arg) : arg))];
   // The program first, then the files argv names (scripts, data), each once.
@@ -233,7 +301,10 @@ export function commandSut(argv: readonly string[], options: CommandSutOptions =
   const isolation: SutIsolation = mode === "none" ? "process" : options.network === true ? "bwrap-network" : "bwrap";
   const view = mode === "bwrap" ? sandboxView(program, files.slice(1), base, options) : null;
   // Everything it can read of the host besides the system: as shown in the sandbox, else its program's installation, the files argv names and --sut-read.
-  const shown = view === null ? [programFootprint(program), ...files.slice(1), ...(options.readable ?? []).map((path) => resolve(base, path))] : [...view.readOnly, ...view.copied];
+  const shown =
+    view === null
+      ? [programFootprint(program), ...files.slice(1), ...(options.readable ?? []).map((path) => resolve(base, path))]
+      : [...view.readOnly, ...view.copied];
   const digest = options.digest ?? viewDigest(resolved, [...new Set(shown.map(realOrSelf))], options.digestCachePath);
   const maxStdout = options.maxStdoutBytes ?? 16 * 1024 * 1024;
   return {
@@ -243,9 +314,24 @@ export function commandSut(argv: readonly string[], options: CommandSutOptions =
     async run(invocation) {
       const env = options.env ?? (mode === "none" ? process.env : sandboxEnv(invocation.workspacePath));
       const copies = view === null ? null : copyScripts(view.copied, invocation.workspacePath);
-      const policy = view === null ? null : { readOnly: view.readOnly, writable: [invocation.workspacePath], network: options.network === true, binds: copies?.binds ?? [], ...(options.limits === undefined ? {} : { limits: options.limits }) };
+      const policy =
+        view === null
+          ? null
+          : {
+              readOnly: view.readOnly,
+              writable: [invocation.workspacePath],
+              network: options.network === true,
+              binds: copies?.binds ?? [],
+              ...(options.limits === undefined ? {} : { limits: options.limits }),
+            };
       try {
-        return await runCommand(resolved, invocation, { ...env, [BENCH_INVOCATION_TAG_ENV]: invocation.invocationTag }, maxStdout, policy);
+        return await runCommand(
+          resolved,
+          invocation,
+          { ...env, [BENCH_INVOCATION_TAG_ENV]: invocation.invocationTag },
+          maxStdout,
+          policy,
+        );
       } finally {
         if (copies !== null) rmSync(copies.dir, { recursive: true, force: true });
       }
@@ -258,9 +344,17 @@ function sandboxEnv(workspace: string): Record<string, string> {
   return { PATH: "/usr/local/bin:/usr/bin:/bin", LANG: "C.UTF-8", TZ: "UTC", HOME: workspace, TMPDIR: "/tmp" };
 }
 
-async function runCommand(argv: readonly string[], invocation: SutInvocation, env: NodeJS.ProcessEnv, maxStdout: number, sandbox: SandboxPolicy | null): Promise<SutOutput> {
+async function runCommand(
+  argv: readonly string[],
+  invocation: SutInvocation,
+  env: NodeJS.ProcessEnv,
+  maxStdout: number,
+  sandbox: SandboxPolicy | null,
+): Promise<SutOutput> {
   if (invocation.signal.aborted) throw new SutAborted("aborted before start");
-  const definedEnv = Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined));
+  const definedEnv = Object.fromEntries(
+    Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined),
+  );
   const outcome = await runProcess({
     command: argv[0]!,
     args: argv.slice(1),
@@ -293,7 +387,9 @@ async function runCommand(argv: readonly string[], invocation: SutInvocation, en
   if (outcome.timedOut) throw new SutAborted("deadline");
   if (outcome.exitCode !== 0) {
     const line = outcome.stderr.trim().split("\n").at(-1)?.slice(0, 300) ?? "";
-    throw new Error(`${outcome.exitSignal === null ? `exited ${outcome.exitCode}` : `killed by ${outcome.exitSignal}`}${line === "" ? "" : `: ${line}`}`);
+    throw new Error(
+      `${outcome.exitSignal === null ? `exited ${outcome.exitCode}` : `killed by ${outcome.exitSignal}`}${line === "" ? "" : `: ${line}`}`,
+    );
   }
   let json: unknown;
   try {

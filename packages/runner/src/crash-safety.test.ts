@@ -15,7 +15,10 @@ let bench: { benchRoot: string; slug: string };
 
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), "evalgate-kill9-"));
-  bench = await makeTaskClassBench(root, { rubric: UPPER_RUBRIC, cases: Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`k-${i}`, `text number ${i}`])) });
+  bench = await makeTaskClassBench(root, {
+    rubric: UPPER_RUBRIC,
+    cases: Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`k-${i}`, `text number ${i}`])),
+  });
   await writeFile(
     join(root, "sut.mjs"),
     `import { readFileSync, writeFileSync } from "node:fs";
@@ -62,7 +65,11 @@ describe("kill -9 at random moments", () => {
     expect(warnings.filter((w) => w.code === "cache.corrupt_entry")).toEqual([]);
     // Killed runs got some cases into the cache (or finished outright), and this run reused them.
     expect(result.caseResults.some((r) => r.cacheHit) || finished > 0).toBe(true);
-    const again = await runEval(bench.slug, { systemUnderTest: await moduleSut(join(root, "sut.mjs#slowUpper")), benchRoot: bench.benchRoot, stateDir: join(root, "state") });
+    const again = await runEval(bench.slug, {
+      systemUnderTest: await moduleSut(join(root, "sut.mjs#slowUpper")),
+      benchRoot: bench.benchRoot,
+      stateDir: join(root, "state"),
+    });
     expect(again.caseResults.every((r) => r.cacheHit)).toBe(true);
   }, 180_000);
 });

@@ -3,8 +3,13 @@ import { EvalError } from "@eval/errors";
 /** A run whose filter (or bench) selects no case: nothing to score, so nothing is run or chained. */
 export class NoCasesSelected extends EvalError {
   constructor(taskClass: string, filter: string | null, taskClassCaseCount: number) {
-    const what = filter === null ? `task class "${taskClass}" has no cases` : `--cases ${JSON.stringify(filter)} matches none of the ${taskClassCaseCount} cases of "${taskClass}"`;
-    super("EVAL_NO_CASES_SELECTED", `${what}: nothing to run, nothing recorded`, { details: { taskClass, filter, taskClassCaseCount } });
+    const what =
+      filter === null
+        ? `task class "${taskClass}" has no cases`
+        : `--cases ${JSON.stringify(filter)} matches none of the ${taskClassCaseCount} cases of "${taskClass}"`;
+    super("EVAL_NO_CASES_SELECTED", `${what}: nothing to run, nothing recorded`, {
+      details: { taskClass, filter, taskClassCaseCount },
+    });
   }
 }
 
@@ -15,10 +20,14 @@ export class NoCasesSelected extends EvalError {
 export class AllCasesErrored extends EvalError {
   constructor(runId: string, caseCount: number, code: string, exampleCaseId: string, exampleReason: string) {
     const every = `${caseCount === 1 ? "the only case" : `all ${caseCount} cases`} failed in the SUT or the harness, not on ${caseCount === 1 ? "its" : "their"} merits`;
-    super("EVAL_RUN_ALL_CASES_ERRORED", `run ${runId} measured nothing: ${every} (${code}; ${exampleCaseId}: ${exampleReason || "no detail"})`, {
-      details: { runId, caseCount, code, exampleCaseId },
-      ...(code.startsWith("rubric.") ? { hint: RUBRIC_FAULT_HINT } : {}),
-    });
+    super(
+      "EVAL_RUN_ALL_CASES_ERRORED",
+      `run ${runId} measured nothing: ${every} (${code}; ${exampleCaseId}: ${exampleReason || "no detail"})`,
+      {
+        details: { runId, caseCount, code, exampleCaseId },
+        ...(code.startsWith("rubric.") ? { hint: RUBRIC_FAULT_HINT } : {}),
+      },
+    );
   }
 }
 
@@ -31,10 +40,20 @@ export const RUBRIC_FAULT_HINT =
  * the units it was asked to score: the rubric is broken, so the run measured nothing about the SUT.
  */
 export class RubricBroken extends EvalError {
-  constructor(runId: string, faults: number, scored: number, code: string, exampleCaseId: string, exampleReason: string) {
-    super("EVAL_RUBRIC_BROKEN", `run ${runId} measured nothing: the rubric failed on ${faults} of the ${scored} units it scored (${code}; ${exampleCaseId}: ${exampleReason || "no detail"})`, {
-      details: { runId, faults, scored, code, exampleCaseId },
-    });
+  constructor(
+    runId: string,
+    faults: number,
+    scored: number,
+    code: string,
+    exampleCaseId: string,
+    exampleReason: string,
+  ) {
+    super(
+      "EVAL_RUBRIC_BROKEN",
+      `run ${runId} measured nothing: the rubric failed on ${faults} of the ${scored} units it scored (${code}; ${exampleCaseId}: ${exampleReason || "no detail"})`,
+      {
+        details: { runId, faults, scored, code, exampleCaseId },
+      },
+    );
   }
 }
-

@@ -2,8 +2,23 @@
 // deadline, run the rubric on what it left, and write the unit's detail.
 import { copyFileSync, lchownSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { MeteredUsageSchema, parseWire, RUBRIC_REQUEST_SCHEMA_VERSION, SUT_FAILURE_MODES, sutCaseOf } from "@eval/models";
-import type { BenchCase, BenchScore, MeteredUsage, RubricRequest, SutOutput, SutStreams, SystemUnderTest, WorkspaceCapture } from "@eval/models";
+import {
+  MeteredUsageSchema,
+  parseWire,
+  RUBRIC_REQUEST_SCHEMA_VERSION,
+  SUT_FAILURE_MODES,
+  sutCaseOf,
+} from "@eval/models";
+import type {
+  BenchCase,
+  BenchScore,
+  MeteredUsage,
+  RubricRequest,
+  SutOutput,
+  SutStreams,
+  SystemUnderTest,
+  WorkspaceCapture,
+} from "@eval/models";
 import type { TaskClass } from "@eval/registry";
 import { removeTree, sandboxOwner, TreeInvalid, walkTree } from "@eval/sandbox";
 import { writeCaseDetail } from "./case-detail.ts";
@@ -82,7 +97,12 @@ export function copyTree(from: string, to: string, relative = "", copied: string
   return copied;
 }
 
-export type SutResult = { kind: "ok"; output: SutOutput } | { kind: "error"; error: string; failureMode?: SutFailureMode; costUsd?: number } | { kind: "invalid_workspace"; error: string } | { kind: "timeout" } | { kind: "cancelled" };
+export type SutResult =
+  | { kind: "ok"; output: SutOutput }
+  | { kind: "error"; error: string; failureMode?: SutFailureMode; costUsd?: number }
+  | { kind: "invalid_workspace"; error: string }
+  | { kind: "timeout" }
+  | { kind: "cancelled" };
 type FinishedSutResult = Exclude<SutResult, { kind: "cancelled" }>;
 
 type SutFailureMode = (typeof SUT_FAILURE_MODES)[number];
@@ -92,7 +112,10 @@ function declaredFailure(error: unknown): { failureMode?: SutFailureMode; costUs
   if (error === null || typeof error !== "object") return {};
   const { failure_mode: mode, cost_usd: cost } = error as { failure_mode?: unknown; cost_usd?: unknown };
   if (!(SUT_FAILURE_MODES as readonly unknown[]).includes(mode)) return {};
-  return { failureMode: mode as SutFailureMode, ...(typeof cost === "number" && Number.isFinite(cost) && cost >= 0 ? { costUsd: cost } : {}) };
+  return {
+    failureMode: mode as SutFailureMode,
+    ...(typeof cost === "number" && Number.isFinite(cost) && cost >= 0 ? { costUsd: cost } : {}),
+  };
 }
 
 /** How long a stopped SUT's call may take to settle (its process group killed: grace, then SIGKILL) before its workspace is touched. */
@@ -104,7 +127,12 @@ interface Recorders {
   readonly recordMetered: (usage: MeteredUsage) => void;
 }
 
-async function callSut(benchCase: BenchCase, workspacePath: string, context: CaseContext, recorders: Recorders): Promise<SutResult> {
+async function callSut(
+  benchCase: BenchCase,
+  workspacePath: string,
+  context: CaseContext,
+  recorders: Recorders,
+): Promise<SutResult> {
   const controller = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   let onCancel: (() => void) | undefined;
@@ -150,7 +178,8 @@ async function callSut(benchCase: BenchCase, workspacePath: string, context: Cas
     const result = await Promise.race([call, stopped]);
     // A stopped SUT's processes may still be running (ignoring SIGTERM, writing): its workspace is
     // touched only once the call has settled, i.e. its process group is gone.
-    if (result.kind === "timeout" || result.kind === "cancelled") await Promise.race([call, new Promise((resolve) => setTimeout(resolve, SETTLE_AFTER_STOP_MS).unref())]);
+    if (result.kind === "timeout" || result.kind === "cancelled")
+      await Promise.race([call, new Promise((resolve) => setTimeout(resolve, SETTLE_AFTER_STOP_MS).unref())]);
     return result;
   } finally {
     clearTimeout(timer);
@@ -166,7 +195,13 @@ interface ScoredUnit {
 }
 
 /** Runs the rubric on the workspace a SUT left (walked already); null when the run was cancelled meanwhile. */
-async function runRubric(benchCase: BenchCase, output: SutOutput, workspacePath: string, context: CaseContext, measured: () => { wallClockMs: number; costUsd: number }): Promise<Omit<ScoredUnit, "removedFromWorkspace"> | null> {
+async function runRubric(
+  benchCase: BenchCase,
+  output: SutOutput,
+  workspacePath: string,
+  context: CaseContext,
+  measured: () => { wallClockMs: number; costUsd: number },
+): Promise<Omit<ScoredUnit, "removedFromWorkspace"> | null> {
   const request = {
     schema_version: RUBRIC_REQUEST_SCHEMA_VERSION,
     case: benchCase,
@@ -184,8 +219,10 @@ async function runRubric(benchCase: BenchCase, output: SutOutput, workspacePath:
   const facts = measured();
   let score: BenchScore;
   if (outcome.kind === "ok") score = resolveRubricScore(outcome.response.score, context.taskClass, facts);
-  else if (outcome.kind === "timeout") score = harnessFailureScore("rubric.timeout", `killed after ${outcome.process.wallClockMs} ms`, facts);
-  else if (outcome.kind === "resource_limit") score = harnessFailureScore("rubric.resource_limit", outcome.detail, facts);
+  else if (outcome.kind === "timeout")
+    score = harnessFailureScore("rubric.timeout", `killed after ${outcome.process.wallClockMs} ms`, facts);
+  else if (outcome.kind === "resource_limit")
+    score = harnessFailureScore("rubric.resource_limit", outcome.detail, facts);
   else score = harnessFailureScore("rubric.malformed_output", outcome.detail, facts);
   return { score, outcome };
 }
@@ -193,17 +230,39 @@ async function runRubric(benchCase: BenchCase, output: SutOutput, workspacePath:
 /** A trial's cost: what the bridge metered on the wire when it could price it, else what the SUT reported spending. */
 function costOf(sutResult: FinishedSutResult, metered: MeteredUsage | null): number {
   if (metered !== null && metered.cost_usd !== null) return metered.cost_usd;
-  return sutResult.kind === "ok" ? (sutResult.output.cost_usd ?? 0) : sutResult.kind === "error" ? (sutResult.costUsd ?? 0) : 0;
+  return sutResult.kind === "ok"
+    ? (sutResult.output.cost_usd ?? 0)
+    : sutResult.kind === "error"
+      ? (sutResult.costUsd ?? 0)
+      : 0;
 }
 
 /** Scores what the SUT call ended in: a harness failure for a timeout or an exception, else the rubric's score. */
-async function scoreUnit(benchCase: BenchCase, sutResult: FinishedSutResult, workspacePath: string, context: CaseContext, timing: { started: number; sutMs: number; metered: MeteredUsage | null }): Promise<Omit<ScoredUnit, "removedFromWorkspace"> | null> {
+async function scoreUnit(
+  benchCase: BenchCase,
+  sutResult: FinishedSutResult,
+  workspacePath: string,
+  context: CaseContext,
+  timing: { started: number; sutMs: number; metered: MeteredUsage | null },
+): Promise<Omit<ScoredUnit, "removedFromWorkspace"> | null> {
   const costUsd = costOf(sutResult, timing.metered);
   const atSut = { wallClockMs: timing.sutMs, costUsd };
-  if (sutResult.kind === "timeout") return { score: harnessFailureScore("sut.timeout", `no result within ${context.timeoutMs} ms`, atSut), outcome: null };
-  if (sutResult.kind === "error") return { score: harnessFailureScore(sutResult.failureMode ?? "sut.exception", sutResult.error, atSut), outcome: null };
-  if (sutResult.kind === "invalid_workspace") return { score: harnessFailureScore("sut.workspace_invalid", sutResult.error, atSut), outcome: null };
-  return runRubric(benchCase, sutResult.output, workspacePath, context, () => ({ wallClockMs: performance.now() - timing.started, costUsd }));
+  if (sutResult.kind === "timeout")
+    return {
+      score: harnessFailureScore("sut.timeout", `no result within ${context.timeoutMs} ms`, atSut),
+      outcome: null,
+    };
+  if (sutResult.kind === "error")
+    return {
+      score: harnessFailureScore(sutResult.failureMode ?? "sut.exception", sutResult.error, atSut),
+      outcome: null,
+    };
+  if (sutResult.kind === "invalid_workspace")
+    return { score: harnessFailureScore("sut.workspace_invalid", sutResult.error, atSut), outcome: null };
+  return runRubric(benchCase, sutResult.output, workspacePath, context, () => ({
+    wallClockMs: performance.now() - timing.started,
+    costUsd,
+  }));
 }
 
 /**
@@ -211,22 +270,46 @@ async function scoreUnit(benchCase: BenchCase, sutResult: FinishedSutResult, wor
  * the case's input. After a timeout nothing is walked: the SUT may still be writing. A workspace that
  * cannot be walked makes the SUT's result `invalid_workspace`: recorded as its failure, never a crash.
  */
-async function inspectWorkspace(sutResult: FinishedSutResult, inputRoot: string, inputFiles: readonly string[], workspacePath: string, context: CaseContext): Promise<{ sutResult: FinishedSutResult; removed: string[]; capture: WorkspaceCapture | null }> {
+async function inspectWorkspace(
+  sutResult: FinishedSutResult,
+  inputRoot: string,
+  inputFiles: readonly string[],
+  workspacePath: string,
+  context: CaseContext,
+): Promise<{ sutResult: FinishedSutResult; removed: string[]; capture: WorkspaceCapture | null }> {
   if (sutResult.kind !== "ok" && sutResult.kind !== "error") return { sutResult, removed: [], capture: null };
   try {
     const walked = await walkWorkspace(workspacePath);
-    const capture = captureWorkspace({ inputRoot, inputFiles, workspaceRoot: workspacePath, workspaceFiles: walked.files, blobsDir: context.blobsDir });
+    const capture = captureWorkspace({
+      inputRoot,
+      inputFiles,
+      workspaceRoot: workspacePath,
+      workspaceFiles: walked.files,
+      blobsDir: context.blobsDir,
+    });
     return { sutResult, removed: walked.removed, capture };
   } catch (error) {
     // More bytes than the walk's bound (the disk limit's total): the SUT filled its disk.
-    if (error instanceof TreeInvalid && error.problem === "too_large") return { sutResult: { kind: "error", error: `disk limit reached: ${error.message}`.slice(0, 500), failureMode: "sut.resource_limit" }, removed: [], capture: null };
+    if (error instanceof TreeInvalid && error.problem === "too_large")
+      return {
+        sutResult: {
+          kind: "error",
+          error: `disk limit reached: ${error.message}`.slice(0, 500),
+          failureMode: "sut.resource_limit",
+        },
+        removed: [],
+        capture: null,
+      };
     const detail = `the workspace the SUT left cannot be handled: ${(error as Error).message}`.slice(0, 500);
     return { sutResult: { kind: "invalid_workspace", error: detail }, removed: [], capture: null };
   }
 }
 
 /** Runs one case end to end; null when the run was cancelled before the case finished. */
-export async function executeCase(benchCase: BenchCase, context: CaseContext): Promise<{ score: BenchScore; detailPath: string; metered: MeteredUsage | null } | null> {
+export async function executeCase(
+  benchCase: BenchCase,
+  context: CaseContext,
+): Promise<{ score: BenchScore; detailPath: string; metered: MeteredUsage | null } | null> {
   if (context.cancel.aborted) return null;
   const started = performance.now();
   const workspacePath = mkdtempSync(join(context.tempRoot, "ws-"));
@@ -240,7 +323,13 @@ export async function executeCase(benchCase: BenchCase, context: CaseContext): P
     });
     const sutMs = Math.round(performance.now() - started);
     if (called.kind === "cancelled") return null;
-    const { sutResult, removed, capture } = await inspectWorkspace(called, benchCase.input_path, inputFiles, workspacePath, context);
+    const { sutResult, removed, capture } = await inspectWorkspace(
+      called,
+      benchCase.input_path,
+      inputFiles,
+      workspacePath,
+      context,
+    );
     const scored = await scoreUnit(benchCase, sutResult, workspacePath, context, { started, sutMs, metered });
     if (scored === null) return null;
     const unit: ScoredUnit = { ...scored, removedFromWorkspace: removed };
@@ -254,7 +343,12 @@ export async function executeCase(benchCase: BenchCase, context: CaseContext): P
       invocationTag: context.invocationTag,
       trial: context.trial,
       sutOutput: sutResult.kind === "ok" ? sutResult.output : null,
-      sutError: sutResult.kind === "error" || sutResult.kind === "invalid_workspace" ? sutResult.error : sutResult.kind === "timeout" ? "timeout" : null,
+      sutError:
+        sutResult.kind === "error" || sutResult.kind === "invalid_workspace"
+          ? sutResult.error
+          : sutResult.kind === "timeout"
+            ? "timeout"
+            : null,
       sutMs,
       workspace: capture,
       sutStreams: streams,

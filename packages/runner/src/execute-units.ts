@@ -29,11 +29,17 @@ export interface Execution {
 type ExecuteOptions = Pick<RunEvalOptions, "signal" | "sandbox" | "networkIsolation">;
 
 /** The per-run part of every unit's context: one rubric launcher and one cases directory, made on first use. */
-function unitContextFactory(plan: PreparedRun, options: ExecuteOptions, cancel: AbortSignal, tempRoot: string): (item: TrialItem) => CaseContext {
+function unitContextFactory(
+  plan: PreparedRun,
+  options: ExecuteOptions,
+  cancel: AbortSignal,
+  tempRoot: string,
+): (item: TrialItem) => CaseContext {
   const { taskClass, runDir, runId } = plan;
   let launcher: Promise<RubricLauncher> | null = null;
   let casesDirReady: Promise<unknown> | null = null;
-  const casesDir = (): Promise<unknown> => (casesDirReady ??= mkdir(join(runDir, RUN_DIR_NAMES.cases), { recursive: true }));
+  const casesDir = (): Promise<unknown> =>
+    (casesDirReady ??= mkdir(join(runDir, RUN_DIR_NAMES.cases), { recursive: true }));
   const getLauncher = (): Promise<RubricLauncher> =>
     (launcher ??= prepareRubricLauncher(taskClass, {
       sandbox: options.sandbox ?? "bwrap",
@@ -47,7 +53,10 @@ function unitContextFactory(plan: PreparedRun, options: ExecuteOptions, cancel: 
     launcher: getLauncher,
     cancel,
     timeoutMs: plan.settings.timeoutMs,
-    invocationTag: trialInvocationTag(`bench:${plan.startedAt.toISOString()}:${taskClass.name}:${benchCase.case_id}`, trial),
+    invocationTag: trialInvocationTag(
+      `bench:${plan.startedAt.toISOString()}:${taskClass.name}:${benchCase.case_id}`,
+      trial,
+    ),
     trial,
     runId,
     runDir,
@@ -64,14 +73,23 @@ function unitContextFactory(plan: PreparedRun, options: ExecuteOptions, cancel: 
  * started: a failed cache write or an error escaping a case stops the run (outstanding cases are
  * cancelled and awaited) and comes back as `harnessError`, so what finished is still recorded.
  */
-export async function executeUnits(plan: PreparedRun, misses: readonly TrialItem[], tally: RunTally, options: ExecuteOptions): Promise<Execution> {
+export async function executeUnits(
+  plan: PreparedRun,
+  misses: readonly TrialItem[],
+  tally: RunTally,
+  options: ExecuteOptions,
+): Promise<Execution> {
   const { maxCostUsd, onWarning } = plan.settings;
   const cancel = new AbortController();
   let costCapExceeded = false;
   const stopAtCostCap = (): void => {
     if (costCapExceeded) return;
     costCapExceeded = true;
-    onWarning({ code: "run.cost_cap", message: `spent $${tally.costUsd.toFixed(4)} of the cap of $${maxCostUsd}: no further case starts, outstanding cases are cancelled`, details: { costUsd: tally.costUsd, maxCostUsd } });
+    onWarning({
+      code: "run.cost_cap",
+      message: `spent $${tally.costUsd.toFixed(4)} of the cap of $${maxCostUsd}: no further case starts, outstanding cases are cancelled`,
+      details: { costUsd: tally.costUsd, maxCostUsd },
+    });
     cancel.abort(new Error("cost cap"));
   };
   const onOuterAbort = (): void => cancel.abort(options.signal?.reason);
@@ -88,14 +106,20 @@ export async function executeUnits(plan: PreparedRun, misses: readonly TrialItem
   const stopOnError = (error: unknown): void => {
     if (harnessError !== null) return;
     harnessError = describeFault(error);
-    onWarning({ code: "run.harness_error", message: `${harnessError}: no further case starts; the cases that finished are recorded as an incomplete run`, details: { error: harnessError } });
+    onWarning({
+      code: "run.harness_error",
+      message: `${harnessError}: no further case starts; the cases that finished are recorded as an incomplete run`,
+      details: { error: harnessError },
+    });
     cancel.abort(new Error(harnessError));
   };
   const runUnit = async (item: TrialItem): Promise<void> => {
     // The cap is checked before a case starts: once the spend so far has reached it, nothing new is paid for.
     if (tally.costUsd >= maxCostUsd) return stopAtCostCap();
     const started = performance.now();
-    const executed = await executeCase(item.benchCase, contextOf(item)).catch((error: unknown) => void stopOnError(error));
+    const executed = await executeCase(item.benchCase, contextOf(item)).catch(
+      (error: unknown) => void stopOnError(error),
+    );
     if (executed === null || executed === undefined) return; // cancelled, or stopped the run
     tally.executed(performance.now() - started, executed.score.cost_usd);
     if (tally.costUsd > maxCostUsd) stopAtCostCap();
@@ -104,10 +128,28 @@ export async function executeUnits(plan: PreparedRun, misses: readonly TrialItem
     const stored = isCacheable(executed.score) ? plan.cache.put(item.key, executed.score) : Promise.resolve();
     const done = (): void => {
       // A case counts as done (result, progress) once its cache entry is on disk.
-      tally.add({ case_id: item.benchCase.case_id, trial: item.trial, cacheKey: item.key, cacheHit: false, score: executed.score, detailPath: executed.detailPath, ...(executed.metered === null ? {} : { metered: executed.metered }) });
+      tally.add({
+        case_id: item.benchCase.case_id,
+        trial: item.trial,
+        cacheKey: item.key,
+        cacheHit: false,
+        score: executed.score,
+        detailPath: executed.detailPath,
+        ...(executed.metered === null ? {} : { metered: executed.metered }),
+      });
       tally.emitProgress();
     };
-    cacheWrites.push(stored.then(done, (error: unknown) => stopOnError(new EvalError("EVAL_IO", `cannot write the score cache entry of ${item.benchCase.case_id}: ${describeFault(error)}`, { cause: error }))));
+    cacheWrites.push(
+      stored.then(done, (error: unknown) =>
+        stopOnError(
+          new EvalError(
+            "EVAL_IO",
+            `cannot write the score cache entry of ${item.benchCase.case_id}: ${describeFault(error)}`,
+            { cause: error },
+          ),
+        ),
+      ),
+    );
   };
   try {
     await runPool(misses, plan.settings.concurrency, runUnit, () => cancel.signal.aborted);
@@ -117,7 +159,12 @@ export async function executeUnits(plan: PreparedRun, misses: readonly TrialItem
     removeTempRoot(tempRoot.path, tempRoot.remove, onWarning);
   }
   const cancelled = cancel.signal.aborted && !costCapExceeded && harnessError === null;
-  return { costCapExceeded, cancelled, interrupted: cancelled && options.signal?.reason instanceof RunInterrupted, harnessError };
+  return {
+    costCapExceeded,
+    cancelled,
+    interrupted: cancelled && options.signal?.reason instanceof RunInterrupted,
+    harnessError,
+  };
 }
 
 /** One line for a fault: an EvalError's message, a system error's message (it names the syscall and path). */
@@ -130,6 +177,10 @@ function removeTempRoot(path: string, remove: () => void, onWarning: WarningSink
   try {
     remove();
   } catch (error) {
-    onWarning({ code: "run.temp_left", message: `could not remove the run's temp dir ${path} (${describeFault(error)}): \`evalgate gc\` removes it once this process is gone`, details: { path } });
+    onWarning({
+      code: "run.temp_left",
+      message: `could not remove the run's temp dir ${path} (${describeFault(error)}): \`evalgate gc\` removes it once this process is gone`,
+      details: { path },
+    });
   }
 }

@@ -20,14 +20,31 @@ const bundles: string[] = [];
 
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), "evalgate-gc-live-"));
-  bench = await makeTaskClassBench(root, { rubric: UPPER_RUBRIC, cases: { "c-1": "alpha beta", "c-2": "gamma", "c-3": "delta", "c-4": "eta" } });
+  bench = await makeTaskClassBench(root, {
+    rubric: UPPER_RUBRIC,
+    cases: { "c-1": "alpha beta", "c-2": "gamma", "c-3": "delta", "c-4": "eta" },
+  });
   sutFile = join(root, "sut.mjs");
   await writeFile(sutFile, HALF_UPPER_SUT);
   const sut = await moduleSut(`${sutFile}#halfUpper`);
-  plan = await planRun(bench.slug, { systemUnderTest: sut, sutSpec: `module:${sutFile}#halfUpper`, benchRoot: bench.benchRoot, sandbox: "none" });
+  plan = await planRun(bench.slug, {
+    systemUnderTest: sut,
+    sutSpec: `module:${sutFile}#halfUpper`,
+    benchRoot: bench.benchRoot,
+    sandbox: "none",
+  });
   for (let index = 1; index <= 2; index += 1) {
     const bundleDir = join(root, `bundle-${index}`);
-    await runShard(bench.slug, { systemUnderTest: sut, benchRoot: bench.benchRoot, stateDir: join(root, `shard-${index}`), sandbox: "none", plan, planOptions: { sutSpec: plan.sut.spec }, shard: { index, count: 2 }, bundleDir });
+    await runShard(bench.slug, {
+      systemUnderTest: sut,
+      benchRoot: bench.benchRoot,
+      stateDir: join(root, `shard-${index}`),
+      sandbox: "none",
+      plan,
+      planOptions: { sutSpec: plan.sut.spec },
+      shard: { index, count: 2 },
+      bundleDir,
+    });
     bundles.push(bundleDir);
   }
 }, 120_000);
@@ -55,8 +72,22 @@ describe("gc beside live runs", () => {
     try {
       for (let round = 0; round < 4; round += 1) {
         const [a, b] = await Promise.all([
-          runEval(bench.slug, { systemUnderTest: sut, benchRoot: bench.benchRoot, stateDir, sandbox: "none", noCache: true, concurrency: 2 }),
-          runEval(bench.slug, { systemUnderTest: sut, benchRoot: bench.benchRoot, stateDir, sandbox: "none", noCache: true, concurrency: 2 }),
+          runEval(bench.slug, {
+            systemUnderTest: sut,
+            benchRoot: bench.benchRoot,
+            stateDir,
+            sandbox: "none",
+            noCache: true,
+            concurrency: 2,
+          }),
+          runEval(bench.slug, {
+            systemUnderTest: sut,
+            benchRoot: bench.benchRoot,
+            stateDir,
+            sandbox: "none",
+            noCache: true,
+            concurrency: 2,
+          }),
         ]);
         runs.push(a.report.run_id, b.report.run_id);
       }
@@ -69,10 +100,13 @@ describe("gc beside live runs", () => {
     expect(sweeps).toBeGreaterThan(5);
     expect(removed).toEqual([]);
     const recorded: string[] = [];
-    for await (const found of recordsNewestFirst(join(stateDir, "runs"), bench.slug)) recorded.push(found.record.report.run_id);
+    for await (const found of recordsNewestFirst(join(stateDir, "runs"), bench.slug))
+      recorded.push(found.record.report.run_id);
     expect(recorded.sort()).toEqual([...runs].sort());
     for (const runId of runs) {
-      expect(readdirSync(join(stateDir, "runs", runId, "cases")).filter((name) => name.endsWith(".json"))).toHaveLength(4);
+      expect(readdirSync(join(stateDir, "runs", runId, "cases")).filter((name) => name.endsWith(".json"))).toHaveLength(
+        4,
+      );
       // The record landed: the run no longer claims its directory.
       expect(existsSync(join(stateDir, "runs", runId, OWNER_FILE))).toBe(false);
     }
@@ -88,9 +122,21 @@ describe("gc beside live runs", () => {
       writeFileSync(join(runsDir, runId, OWNER_FILE), JSON.stringify(owner));
       return join(runsDir, runId);
     };
-    const deadDir = owned("20261122T000000Z-dead0000", { pid: dead, host: hostname(), started_at: new Date().toISOString() });
-    const liveDir = owned("20261122T000000Z-live0000", { pid: process.pid, host: hostname(), started_at: new Date().toISOString() });
-    const foreignDir = owned("20261122T000000Z-frgn0000", { pid: dead, host: "another-host.example", started_at: new Date().toISOString() });
+    const deadDir = owned("20261122T000000Z-dead0000", {
+      pid: dead,
+      host: hostname(),
+      started_at: new Date().toISOString(),
+    });
+    const liveDir = owned("20261122T000000Z-live0000", {
+      pid: process.pid,
+      host: hostname(),
+      started_at: new Date().toISOString(),
+    });
+    const foreignDir = owned("20261122T000000Z-frgn0000", {
+      pid: dead,
+      host: "another-host.example",
+      started_at: new Date().toISOString(),
+    });
     mkdirSync(join(runsDir, ".staging"), { recursive: true });
     const staleRecordTemp = join(runsDir, ".staging", `.0001-x.json.${dead}.abcdef.tmp`);
     writeFileSync(staleRecordTemp, "half a record");

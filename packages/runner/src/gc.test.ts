@@ -41,17 +41,30 @@ describe("collectGarbage", () => {
     markRecorded(truncated, `sha256:${"1".repeat(64)}`);
     mkdirSync(join(stateDir, "runs", "20261122T000000Z-killed"), { recursive: true });
     const warnings: { code: string; message: string }[] = [];
-    const result = await collectGarbage({ stateDir, tempParent: join(root, "tmp"), onWarning: (warning) => warnings.push(warning) });
+    const result = await collectGarbage({
+      stateDir,
+      tempParent: join(root, "tmp"),
+      onWarning: (warning) => warnings.push(warning),
+    });
     expect(result.keptRemovedRunDirs).toEqual([truncated]);
     expect(result.removedDetailDirs).toEqual([join(stateDir, "runs", "20261122T000000Z-killed")]);
     expect(existsSync(join(truncated, "cases"))).toBe(true);
-    expect(warnings).toEqual([expect.objectContaining({ code: "gc.possible_truncation", message: expect.stringContaining("1 detail directory belongs to runs that were recorded but are no longer in the chain") })]);
+    expect(warnings).toEqual([
+      expect.objectContaining({
+        code: "gc.possible_truncation",
+        message: expect.stringContaining(
+          "1 detail directory belongs to runs that were recorded but are no longer in the chain",
+        ),
+      }),
+    ]);
   });
 
   it("judges a temp dir without an owner by its age", () => {
     const temps = join(root, "tmp-age");
     mkdirSync(join(temps, "evalgate-run-x-abc"), { recursive: true });
     expect(removeAbandonedRunTemps({ parent: temps })).toEqual([]);
-    expect(removeAbandonedRunTemps({ parent: temps, now: Date.now() + 2 * 60 * 60 * 1000 })).toEqual([join(temps, "evalgate-run-x-abc")]);
+    expect(removeAbandonedRunTemps({ parent: temps, now: Date.now() + 2 * 60 * 60 * 1000 })).toEqual([
+      join(temps, "evalgate-run-x-abc"),
+    ]);
   });
 });

@@ -46,7 +46,9 @@ export async function collectGarbage(options: GarbageOptions): Promise<GarbageRe
   checkStateDir(options.stateDir, { write: true });
   const layout = stateLayout(options.stateDir);
   const runsDir = layout.runs;
-  const removedTempDirs = removeAbandonedRunTemps(options.tempParent === undefined ? {} : { parent: options.tempParent });
+  const removedTempDirs = removeAbandonedRunTemps(
+    options.tempParent === undefined ? {} : { parent: options.tempParent },
+  );
   const { detailDirs, removedStaleFiles } = await withAppendLock(runsDir, async () => ({
     detailDirs: await removeDeadDetailDirs(runsDir),
     removedStaleFiles: removeStagingLeftovers(runsDir),
@@ -60,9 +62,20 @@ export async function collectGarbage(options: GarbageOptions): Promise<GarbageRe
     });
   }
   removedStaleFiles.push(...removeCheckpointTemps(options.stateDir));
-  const cache = new ScoreCache({ dir: layout.cache, keyPath: layout.cacheKey, ...(options.onWarning === undefined ? {} : { onWarning: options.onWarning }) });
+  const cache = new ScoreCache({
+    dir: layout.cache,
+    keyPath: layout.cacheKey,
+    ...(options.onWarning === undefined ? {} : { onWarning: options.onWarning }),
+  });
   const swept = await cache.gc({ olderThanDays: options.cacheOlderThanDays ?? RUN_DEFAULTS.cacheRetentionDays });
-  return { removedTempDirs, removedDetailDirs, keptRemovedRunDirs, removedStaleFiles, removedCacheEntries: swept.removedEntries, removedCacheTempFiles: swept.removedTempFiles };
+  return {
+    removedTempDirs,
+    removedDetailDirs,
+    keptRemovedRunDirs,
+    removedStaleFiles,
+    removedCacheEntries: swept.removedEntries,
+    removedCacheTempFiles: swept.removedTempFiles,
+  };
 }
 
 /**
@@ -75,7 +88,9 @@ async function removeDeadDetailDirs(runsDir: string): Promise<{ removed: string[
   const kept: string[] = [];
   let entries: string[] = [];
   try {
-    entries = readdirSync(runsDir, { withFileTypes: true }).filter((entry) => entry.isDirectory() && !entry.name.startsWith(".")).map((entry) => entry.name);
+    entries = readdirSync(runsDir, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory() && !entry.name.startsWith("."))
+      .map((entry) => entry.name);
   } catch {
     // no runs yet
   }
@@ -100,7 +115,10 @@ function removeStagingLeftovers(runsDir: string): string[] {
   } catch {
     return [];
   }
-  const removed = [...names.filter((name) => name.endsWith(".tmp")).map((name) => join(staging, name)), ...deadClaims(runsDir)];
+  const removed = [
+    ...names.filter((name) => name.endsWith(".tmp")).map((name) => join(staging, name)),
+    ...deadClaims(runsDir),
+  ];
   for (const path of removed) rmSync(path, { recursive: true, force: true });
   return removed;
 }

@@ -1,7 +1,15 @@
 export { runEval, scoreRun } from "./run-eval.ts";
 export { caseFilterOf, cassetteCorpusDigest } from "./prepare-run.ts";
 export { RunInterrupted } from "./run-types.ts";
-export { aggregateTrials, HARNESS_SIDE_FAILURES, isHarnessSideFailure, trialCacheKey, trialInvocationTag, trialSeedFor, trialUnitId } from "./trials.ts";
+export {
+  aggregateTrials,
+  HARNESS_SIDE_FAILURES,
+  isHarnessSideFailure,
+  trialCacheKey,
+  trialInvocationTag,
+  trialSeedFor,
+  trialUnitId,
+} from "./trials.ts";
 export type { CaseTrialScores, TrialAggregate } from "./trials.ts";
 export { removeAbandonedRunTemps } from "./run-temp.ts";
 export { checkBench } from "./bench-check.ts";
@@ -15,8 +23,24 @@ export { commandSut, resolveProgram } from "./command-sut.ts";
 export { defaultSutSpec, parseSutSpec, resolveSutSpec, splitCommand, sutFromSpec } from "./sut-spec.ts";
 export type { AgentSutFactory, AgentSutRequest, ParsedSutSpec, SutResolveOptions } from "./sut-spec.ts";
 export type { CommandSutOptions } from "./command-sut.ts";
-export { dependencyReadPaths, networkNamespaceWrapper, prepareRubricLauncher, rubricIsolationClass, scrubbedRubricEnv } from "./rubric-isolation.ts";
-export type { RubricLauncher, RubricLauncherOptions, SandboxMode, RubricLimits, RubricOutcome, RubricProcessReport, RubricRunInput, RubricSource, StreamExcerpt } from "./rubric-isolation.ts";
+export {
+  dependencyReadPaths,
+  networkNamespaceWrapper,
+  prepareRubricLauncher,
+  rubricIsolationClass,
+  scrubbedRubricEnv,
+} from "./rubric-isolation.ts";
+export type {
+  RubricLauncher,
+  RubricLauncherOptions,
+  SandboxMode,
+  RubricLimits,
+  RubricOutcome,
+  RubricProcessReport,
+  RubricRunInput,
+  RubricSource,
+  StreamExcerpt,
+} from "./rubric-isolation.ts";
 export { HARNESS_FAILURE_CODES, harnessFailureScore, resolveRubricScore } from "./scoring.ts";
 export type { HarnessFailureCode, Measured, ScoringContract } from "./scoring.ts";
 export { AllCasesErrored, NoCasesSelected } from "./errors.ts";

@@ -16,14 +16,31 @@ const bundles: string[] = [];
 
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), "evalgate-merge-race-"));
-  const bench = await makeTaskClassBench(root, { rubric: UPPER_RUBRIC, cases: { "c-1": "alpha", "c-2": "beta", "c-3": "gamma" } });
+  const bench = await makeTaskClassBench(root, {
+    rubric: UPPER_RUBRIC,
+    cases: { "c-1": "alpha", "c-2": "beta", "c-3": "gamma" },
+  });
   const sutFile = join(root, "sut.mjs");
   await writeFile(sutFile, HALF_UPPER_SUT);
   const sut = await moduleSut(`${sutFile}#halfUpper`);
-  const plan: RunPlan = await planRun(bench.slug, { systemUnderTest: sut, sutSpec: `module:${sutFile}#halfUpper`, benchRoot: bench.benchRoot, sandbox: "none" });
+  const plan: RunPlan = await planRun(bench.slug, {
+    systemUnderTest: sut,
+    sutSpec: `module:${sutFile}#halfUpper`,
+    benchRoot: bench.benchRoot,
+    sandbox: "none",
+  });
   for (let index = 1; index <= 2; index += 1) {
     const bundleDir = join(root, `bundle-${index}`);
-    await runShard(bench.slug, { systemUnderTest: sut, benchRoot: bench.benchRoot, stateDir: join(root, `shard-${index}`), sandbox: "none", plan, planOptions: { sutSpec: plan.sut.spec }, shard: { index, count: 2 }, bundleDir });
+    await runShard(bench.slug, {
+      systemUnderTest: sut,
+      benchRoot: bench.benchRoot,
+      stateDir: join(root, `shard-${index}`),
+      sandbox: "none",
+      plan,
+      planOptions: { sutSpec: plan.sut.spec },
+      shard: { index, count: 2 },
+      bundleDir,
+    });
     bundles.push(bundleDir);
   }
 }, 120_000);
@@ -43,10 +60,14 @@ describe("concurrent merges", () => {
       const refused = outcomes.filter((o) => o.status === "rejected");
       for (const o of refused) {
         const error = (o as PromiseRejectedResult).reason as unknown;
-        if (!(error instanceof EvalError && error.code === "EVAL_CHAIN_MOVED" && round % 2 === 1)) faults.push(`round ${round}: ${String(error)}`);
+        if (!(error instanceof EvalError && error.code === "EVAL_CHAIN_MOVED" && round % 2 === 1))
+          faults.push(`round ${round}: ${String(error)}`);
       }
       const verified = await verifyChain({ runsDir: join(stateDir, "runs"), strict: true });
-      if (appended !== 1 || verified.records !== 1 || !verified.ok) faults.push(`round ${round}: ${appended} appended, ${verified.records} records, ok ${verified.ok} ${verified.firstBad?.reason ?? ""}`);
+      if (appended !== 1 || verified.records !== 1 || !verified.ok)
+        faults.push(
+          `round ${round}: ${appended} appended, ${verified.records} records, ok ${verified.ok} ${verified.firstBad?.reason ?? ""}`,
+        );
     }
     expect(faults).toEqual([]);
   }, 300_000);

@@ -21,9 +21,23 @@ beforeAll(async () => {
   const sutFile = join(root, "sut.mjs");
   await writeFile(sutFile, HALF_UPPER_SUT);
   const sut = await moduleSut(`${sutFile}#halfUpper`);
-  plan = await planRun(bench.slug, { systemUnderTest: sut, sutSpec: `module:${sutFile}#halfUpper`, benchRoot: bench.benchRoot, sandbox: "none" });
+  plan = await planRun(bench.slug, {
+    systemUnderTest: sut,
+    sutSpec: `module:${sutFile}#halfUpper`,
+    benchRoot: bench.benchRoot,
+    sandbox: "none",
+  });
   const bundleDir = join(root, "bundle");
-  await runShard(bench.slug, { systemUnderTest: sut, benchRoot: bench.benchRoot, stateDir: join(root, "shard"), sandbox: "none", plan, planOptions: { sutSpec: plan.sut.spec }, shard: { index: 1, count: 1 }, bundleDir });
+  await runShard(bench.slug, {
+    systemUnderTest: sut,
+    benchRoot: bench.benchRoot,
+    stateDir: join(root, "shard"),
+    sandbox: "none",
+    plan,
+    planOptions: { sutSpec: plan.sut.spec },
+    shard: { index: 1, count: 1 },
+    bundleDir,
+  });
   bundles.push(bundleDir);
 }, 120_000);
 afterAll(async () => {
@@ -45,7 +59,9 @@ describe("merge's detail files", () => {
     const merged = await mergeBundles(bundles, { stateDir });
     expect(merged.appended).toBe(true);
     expect(readFileSync(other, "utf8")).toBe(otherEvidence);
-    const written = JSON.parse(readFileSync(join(caseDetailsDir(runsDir, mergedRun), caseDetailFile("c-1", 0)), "utf8")) as { case_id: string; cache_key: string };
+    const written = JSON.parse(
+      readFileSync(join(caseDetailsDir(runsDir, mergedRun), caseDetailFile("c-1", 0)), "utf8"),
+    ) as { case_id: string; cache_key: string };
     expect(written.case_id).toBe("c-1");
     expect(written.cache_key).toMatch(/^blake3:/);
   }, 120_000);

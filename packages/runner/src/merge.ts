@@ -2,7 +2,15 @@
 // of the plan computes, appended as exactly one record.
 import { mkdir } from "node:fs/promises";
 import { basename, join, resolve } from "node:path";
-import { appendRunRecord, ChainTampered, getHostFingerprint, latestRun, normalizeExpectedHead, readChainHead, withAppendLock } from "@eval/audit-chain";
+import {
+  appendRunRecord,
+  ChainTampered,
+  getHostFingerprint,
+  latestRun,
+  normalizeExpectedHead,
+  readChainHead,
+  withAppendLock,
+} from "@eval/audit-chain";
 import type { SigningKey, VerifyResult } from "@eval/audit-chain";
 import { EvalError, ignoreWarnings, ioError } from "@eval/errors";
 import type { WarningSink } from "@eval/errors";
@@ -54,7 +62,13 @@ const unitKey = (unit: { case_id: string; trial: number }): string => `${unit.ca
 
 /** What two runs of one unit must agree on: the result, not how long it took or whether it was cached. */
 function resultOf(unit: ShardUnit): string {
-  return JSON.stringify([unit.cache_key, unit.score.passed, unit.score.score, unit.score.breakdown, unit.score.failure_modes]);
+  return JSON.stringify([
+    unit.cache_key,
+    unit.score.passed,
+    unit.score.score,
+    unit.score.breakdown,
+    unit.score.failure_modes,
+  ]);
 }
 
 /**
@@ -64,8 +78,24 @@ function resultOf(unit: ShardUnit): string {
 function assertBundlesSigned(bundles: readonly ReadBundle[], trusted: ReadonlySet<string>): void {
   for (const bundle of bundles) {
     const keyId = bundle.manifest.signature?.key_id;
-    if (keyId === undefined) throw new EvalError("EVAL_BUNDLE_TAMPERED", `bundle ${bundle.dir} is unsigned, and this merge signs: only signed bundles are merged`, { hint: "run each shard with the signing key (--signing-key or EVALGATE_SIGNING_KEY)", details: { bundle: bundle.dir } });
-    if (!trusted.has(keyId)) throw new EvalError("EVAL_BUNDLE_TAMPERED", `bundle ${bundle.dir} is signed by ${keyId}, which is neither this merge's key nor a signer declared in the trust-tiers file`, { hint: "declare the shard's key under signers: in the trust-tiers file (a reviewed change)", details: { bundle: bundle.dir, key_id: keyId } });
+    if (keyId === undefined)
+      throw new EvalError(
+        "EVAL_BUNDLE_TAMPERED",
+        `bundle ${bundle.dir} is unsigned, and this merge signs: only signed bundles are merged`,
+        {
+          hint: "run each shard with the signing key (--signing-key or EVALGATE_SIGNING_KEY)",
+          details: { bundle: bundle.dir },
+        },
+      );
+    if (!trusted.has(keyId))
+      throw new EvalError(
+        "EVAL_BUNDLE_TAMPERED",
+        `bundle ${bundle.dir} is signed by ${keyId}, which is neither this merge's key nor a signer declared in the trust-tiers file`,
+        {
+          hint: "declare the shard's key under signers: in the trust-tiers file (a reviewed change)",
+          details: { bundle: bundle.dir, key_id: keyId },
+        },
+      );
   }
 }
 
@@ -74,31 +104,46 @@ function samePlan(bundles: readonly ReadBundle[]): RunPlan {
   const first = bundles[0]!;
   for (const bundle of bundles.slice(1)) {
     if (bundle.plan.plan_id !== first.plan.plan_id) {
-      throw new EvalError("EVAL_PLAN_MISMATCH", `bundles from different plans: ${bundle.dir} is plan ${bundle.plan.plan_id}, ${first.dir} is plan ${first.plan.plan_id}`);
+      throw new EvalError(
+        "EVAL_PLAN_MISMATCH",
+        `bundles from different plans: ${bundle.dir} is plan ${bundle.plan.plan_id}, ${first.dir} is plan ${first.plan.plan_id}`,
+      );
     }
   }
   return first.plan;
 }
 
 /** The units, each once: identical duplicates collapse (the first in shard order is kept), conflicting ones are refused. */
-function collectUnits(plan: RunPlan, bundles: readonly ReadBundle[]): { units: Map<string, ShardUnit>; duplicates: number } {
+function collectUnits(
+  plan: RunPlan,
+  bundles: readonly ReadBundle[],
+): { units: Map<string, ShardUnit>; duplicates: number } {
   const keyOf = new Map(plan.cases.map((c) => [c.case_id, c.cache_key]));
   const units = new Map<string, { unit: ShardUnit; dir: string }>();
   let duplicates = 0;
-  const ordered = [...bundles].sort((a, b) => a.manifest.shard.index - b.manifest.shard.index || a.manifest.shard.count - b.manifest.shard.count);
+  const ordered = [...bundles].sort(
+    (a, b) => a.manifest.shard.index - b.manifest.shard.index || a.manifest.shard.count - b.manifest.shard.count,
+  );
   for (const bundle of ordered) {
     for (const unit of bundle.units) {
       const caseKey = keyOf.get(unit.case_id);
       if (caseKey === undefined || unit.trial >= plan.trials || trialCacheKey(caseKey, unit.trial) !== unit.cache_key) {
-        throw new EvalError("EVAL_PLAN_MISMATCH", `bundle ${bundle.dir}: unit ${unit.case_id} trial ${unit.trial} is not a unit of plan ${plan.plan_id}`);
+        throw new EvalError(
+          "EVAL_PLAN_MISMATCH",
+          `bundle ${bundle.dir}: unit ${unit.case_id} trial ${unit.trial} is not a unit of plan ${plan.plan_id}`,
+        );
       }
       const seen = units.get(unitKey(unit));
       if (seen === undefined) units.set(unitKey(unit), { unit, dir: bundle.dir });
       else if (resultOf(seen.unit) === resultOf(unit)) duplicates += 1;
       else {
-        throw new EvalError("EVAL_UNIT_CONFLICT", `unit ${unit.case_id} trial ${unit.trial} has different results in ${seen.dir} (score ${seen.unit.score.score}) and ${bundle.dir} (score ${unit.score.score})`, {
-          details: { case_id: unit.case_id, trial: unit.trial, bundles: [seen.dir, bundle.dir] },
-        });
+        throw new EvalError(
+          "EVAL_UNIT_CONFLICT",
+          `unit ${unit.case_id} trial ${unit.trial} has different results in ${seen.dir} (score ${seen.unit.score.score}) and ${bundle.dir} (score ${unit.score.score})`,
+          {
+            details: { case_id: unit.case_id, trial: unit.trial, bundles: [seen.dir, bundle.dir] },
+          },
+        );
       }
     }
   }
@@ -134,14 +179,19 @@ export async function mergeBundles(dirs: readonly string[], options: MergeOption
   const onWarning = options.onWarning ?? ignoreWarnings;
   const bundles: ReadBundle[] = [];
   for (const dir of dirs) bundles.push(await readBundle(dir));
-  if (options.signingKey != null) assertBundlesSigned(bundles, new Set([options.signingKey.keyId, ...(options.trustedSigners ?? [])]));
+  if (options.signingKey != null)
+    assertBundlesSigned(bundles, new Set([options.signingKey.keyId, ...(options.trustedSigners ?? [])]));
   const plan = samePlan(bundles);
   const { units, duplicates } = collectUnits(plan, bundles);
   const missing = planUnits(plan).filter((unit) => !units.has(unitKey(unit)));
   if (missing.length > 0 && options.allowIncomplete !== true) {
-    throw new EvalError("EVAL_UNITS_MISSING", `${missing.length} of ${planUnits(plan).length} units of plan ${plan.plan_id} are in no bundle: ${describeMissing(missing)}`, {
-      details: { missing: missing.map(unitKey) },
-    });
+    throw new EvalError(
+      "EVAL_UNITS_MISSING",
+      `${missing.length} of ${planUnits(plan).length} units of plan ${plan.plan_id} are in no bundle: ${describeMissing(missing)}`,
+      {
+        details: { missing: missing.map(unitKey) },
+      },
+    );
   }
   const stateDir = resolve(options.stateDir ?? DEFAULT_STATE_DIR);
   const runsDir = stateLayout(stateDir).runs;
@@ -151,33 +201,74 @@ export async function mergeBundles(dirs: readonly string[], options: MergeOption
   const scored: ScoredCase[] = plan.cases.flatMap((c) => {
     const trials = Array.from({ length: plan.trials }, (_, trial) => units.get(unitKey({ case_id: c.case_id, trial })));
     if (trials.some((unit) => unit === undefined)) return [];
-    return [{ case_id: c.case_id, curation_class: c.curation_class, case_digest: c.case_digest, trials: trials.map((unit) => ({ cacheKey: unit!.cache_key, score: unit!.score, ...meteredOf(unit!) })) }];
+    return [
+      {
+        case_id: c.case_id,
+        curation_class: c.curation_class,
+        case_digest: c.case_digest,
+        trials: trials.map((unit) => ({ cacheKey: unit!.cache_key, score: unit!.score, ...meteredOf(unit!) })),
+      },
+    ];
   });
   const runId = `plan-${plan.plan_id.slice("blake3:".length)}`;
   const hostFingerprint = await getHostFingerprint(stateDir);
-  const reportOf = (prevHash: string): BenchRunReportInput => mergedReport(plan, bundles, { runId, hostFingerprint, incomplete: missing.length > 0, prevHash }, scored);
+  const reportOf = (prevHash: string): BenchRunReportInput =>
+    mergedReport(plan, bundles, { runId, hostFingerprint, incomplete: missing.length > 0, prevHash }, scored);
   // The head check, the "already merged" check, the details and the append happen under one lock: two
   // merges of the same bundles append once, and `gc` never sees the details before their record.
   const outcome = await withAppendLock(runsDir, async (lock) => {
     const head = await readChainHead(runsDir);
     if (options.expectHead !== undefined && normalizeExpectedHead(options.expectHead) !== head.head) {
-      throw new EvalError("EVAL_CHAIN_MOVED", `the chain moved: its head is ${head.head}, not the expected ${normalizeExpectedHead(options.expectHead)}`, { details: { head: head.head } });
+      throw new EvalError(
+        "EVAL_CHAIN_MOVED",
+        `the chain moved: its head is ${head.head}, not the expected ${normalizeExpectedHead(options.expectHead)}`,
+        { details: { head: head.head } },
+      );
     }
-    const previous = await findMergedRun(runsDir, plan, missing.length === 0 ? runId : `partial:${runId}`, scored.length);
+    const previous = await findMergedRun(
+      runsDir,
+      plan,
+      missing.length === 0 ? runId : `partial:${runId}`,
+      scored.length,
+    );
     if (previous !== null) return { appended: false as const, ...previous };
     await writeDetails(join(runsDir, runId), units);
-    const appended = await appendRunRecord(reportOf(head.head), { runsDir, hostFingerprint, lock, signingKey: options.signingKey ?? null });
+    const appended = await appendRunRecord(reportOf(head.head), {
+      runsDir,
+      hostFingerprint,
+      lock,
+      signingKey: options.signingKey ?? null,
+    });
     markRecorded(join(runsDir, runId), appended.record.chain_hash);
     return { appended: true as const, ...appended };
   });
-  if (!outcome.appended) return { plan, report: outcome.report, recordPath: outcome.path, appended: false, missing, duplicates, chain: before };
+  if (!outcome.appended)
+    return {
+      plan,
+      report: outcome.report,
+      recordPath: outcome.path,
+      appended: false,
+      missing,
+      duplicates,
+      chain: before,
+    };
   const { record, path, previous: linked } = outcome;
-  const chain = await verifyAfterAppend({ stateDir, runsDir, onWarning }, before, { previous: { records: linked.records, head: linked.head }, chainHash: record.chain_hash, file: basename(path), complete: record.report.complete });
+  const chain = await verifyAfterAppend({ stateDir, runsDir, onWarning }, before, {
+    previous: { records: linked.records, head: linked.head },
+    chainHash: record.chain_hash,
+    file: basename(path),
+    complete: record.report.complete,
+  });
   return { plan, report: record.report, recordPath: path, appended: true, missing, duplicates, chain };
 }
 
 /** The merged run's report, as a one-machine run of the plan records it. */
-function mergedReport(plan: RunPlan, bundles: readonly ReadBundle[], facts: { runId: string; hostFingerprint: string; incomplete: boolean; prevHash: string }, scored: readonly ScoredCase[]): BenchRunReportInput {
+function mergedReport(
+  plan: RunPlan,
+  bundles: readonly ReadBundle[],
+  facts: { runId: string; hostFingerprint: string; incomplete: boolean; prevHash: string },
+  scored: readonly ScoredCase[],
+): BenchRunReportInput {
   const manifests = bundles.map((bundle) => bundle.manifest);
   return buildRunReport(
     {
@@ -193,7 +284,10 @@ function mergedReport(plan: RunPlan, bundles: readonly ReadBundle[], facts: { ru
       sutIsolation: plan.sut_isolation,
       resourceLimits: resourceLimitsOf(plan.isolation_class, plan.sut_isolation),
       startedAt: manifests.map((m) => m.started_at).sort()[0]!,
-      endedAt: manifests.map((m) => m.ended_at).sort().at(-1)!,
+      endedAt: manifests
+        .map((m) => m.ended_at)
+        .sort()
+        .at(-1)!,
       selection: planSelection(plan),
       caseCount: plan.cases.length,
       trials: plan.trials,
@@ -205,8 +299,17 @@ function mergedReport(plan: RunPlan, bundles: readonly ReadBundle[], facts: { ru
 }
 
 /** This plan's run already in the chain with as many scored units, or null. */
-async function findMergedRun(runsDir: string, plan: RunPlan, runId: string, scored: number): Promise<{ report: AnyBenchRunReport; path: string } | null> {
-  const found = await latestRun(runsDir, plan.task_class, (report) => report.run_id === runId && report.per_case.length === scored);
+async function findMergedRun(
+  runsDir: string,
+  plan: RunPlan,
+  runId: string,
+  scored: number,
+): Promise<{ report: AnyBenchRunReport; path: string } | null> {
+  const found = await latestRun(
+    runsDir,
+    plan.task_class,
+    (report) => report.run_id === runId && report.per_case.length === scored,
+  );
   return found === null ? null : { report: found.record.report, path: join(runsDir, found.file) };
 }
 
@@ -219,7 +322,10 @@ async function writeDetails(runDir: string, units: ReadonlyMap<string, ShardUnit
   for (const unit of units.values()) {
     if (unit.detail === null) continue;
     // As a run writes them: a merge killed mid-write leaves whole files or none, and a later merge replaces them whole.
-    writeDetailFile(join(casesDir, caseDetailFile(unit.case_id, unit.trial)), `${JSON.stringify(unit.detail, null, 2)}\n`);
+    writeDetailFile(
+      join(casesDir, caseDetailFile(unit.case_id, unit.trial)),
+      `${JSON.stringify(unit.detail, null, 2)}\n`,
+    );
   }
 }
 

@@ -39,7 +39,18 @@ const sut: SystemUnderTest = {
     writeFileSync(path, readFileSync(path, "utf8").toUpperCase());
     const id = invocation.benchCase.case_id;
     if (id === "c-1") invocation.recordMetered?.(usage());
-    if (id === "c-2") invocation.recordMetered?.(usage({ requests: 1, input_tokens: 10, cached_input_tokens: 0, output_tokens: 5, cost_usd: null, unpriced_models: ["gpt-unknown"], upstream_host: "gateway.example" }));
+    if (id === "c-2")
+      invocation.recordMetered?.(
+        usage({
+          requests: 1,
+          input_tokens: 10,
+          cached_input_tokens: 0,
+          output_tokens: 5,
+          cost_usd: null,
+          unpriced_models: ["gpt-unknown"],
+          upstream_host: "gateway.example",
+        }),
+      );
     if (id === "c-1") return { cost_usd: 9 };
     if (id === "c-2") return { cost_usd: 0.5 };
     return { cost_usd: 0.25, metered: usage({ requests: 1000, cost_usd: 1000 }) };
@@ -48,7 +59,10 @@ const sut: SystemUnderTest = {
 
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), "evalgate-metered-"));
-  bench = await makeTaskClassBench(root, { rubric: UPPER_RUBRIC, cases: { "c-1": "alpha", "c-2": "beta", "c-3": "gamma" } });
+  bench = await makeTaskClassBench(root, {
+    rubric: UPPER_RUBRIC,
+    cases: { "c-1": "alpha", "c-2": "beta", "c-3": "gamma" },
+  });
 });
 afterAll(async () => {
   await rm(root, { recursive: true, force: true });
@@ -72,53 +86,102 @@ const EXPECTED = {
 describe("metered figures", () => {
   it("a run sums what the harness metered; a priced figure is the trial's cost; a SUT's own claims stay self-reported", async () => {
     const stateDir = join(root, "state");
-    const result = await runEval(bench.slug, { systemUnderTest: sut, benchRoot: bench.benchRoot, stateDir, concurrency: 2 });
+    const result = await runEval(bench.slug, {
+      systemUnderTest: sut,
+      benchRoot: bench.benchRoot,
+      stateDir,
+      concurrency: 2,
+    });
     const { report } = result;
     expect(report.metered).toEqual(EXPECTED);
     const costs = Object.fromEntries(report.per_case.map((c) => [c.case_id, c.score.cost_usd]));
     expect(costs).toEqual({ "c-1": 0.0125, "c-2": 0.5, "c-3": 0.25 });
     expect(report.total_cost_usd).toBeCloseTo(0.7625, 10);
-    const details = Object.fromEntries(result.caseResults.map((r) => [r.case_id, JSON.parse(readFileSync(r.detailPath!, "utf8")) as { metered?: MeteredUsage }]));
+    const details = Object.fromEntries(
+      result.caseResults.map((r) => [
+        r.case_id,
+        JSON.parse(readFileSync(r.detailPath!, "utf8")) as { metered?: MeteredUsage },
+      ]),
+    );
     expect(details["c-1"]!.metered).toEqual(usage());
     expect(details["c-3"]!.metered).toBeUndefined();
 
     // The same inputs again: every unit a cache hit, nothing spent now, nothing metered.
-    const again = await runEval(bench.slug, { systemUnderTest: sut, benchRoot: bench.benchRoot, stateDir, concurrency: 2 });
+    const again = await runEval(bench.slug, {
+      systemUnderTest: sut,
+      benchRoot: bench.benchRoot,
+      stateDir,
+      concurrency: 2,
+    });
     expect(again.caseResults.every((r) => r.cacheHit)).toBe(true);
     expect(again.report.metered).toBeUndefined();
     expect(again.report.total_cost_usd).toBe(0);
   }, 180_000);
 
   it("figures that do not validate are the SUT call's failure, not a recorded figure", async () => {
-    const bad: SystemUnderTest = { ...sut, digest: `blake3:${"b".repeat(64)}`, async run(invocation) {
-      invocation.recordMetered?.({ ...usage(), requests: -1 });
-      return {};
-    } };
-    const result = await runEval(bench.slug, { systemUnderTest: bad, benchRoot: bench.benchRoot, stateDir: join(root, "state-bad"), concurrency: 2, caseFilter: "c-1" });
+    const bad: SystemUnderTest = {
+      ...sut,
+      digest: `blake3:${"b".repeat(64)}`,
+      async run(invocation) {
+        invocation.recordMetered?.({ ...usage(), requests: -1 });
+        return {};
+      },
+    };
+    const result = await runEval(bench.slug, {
+      systemUnderTest: bad,
+      benchRoot: bench.benchRoot,
+      stateDir: join(root, "state-bad"),
+      concurrency: 2,
+      caseFilter: "c-1",
+    });
     expect(result.report.metered).toBeUndefined();
     expect(result.report.per_case[0]!.score.failure_modes.map((m) => m.code)).toEqual(["sut.exception"]);
   }, 180_000);
 
   it("a module SUT (user code in a worker) gets no meter recorder: what it claims is never metered", async () => {
     const file = join(root, "claims.mjs");
-    writeFileSync(file, `export async function claim(invocation) {
+    writeFileSync(
+      file,
+      `export async function claim(invocation) {
   invocation.recordMetered?.(${JSON.stringify(usage())});
   return { cost_usd: 0.5, has_recorder: typeof invocation.recordMetered };
 }
-`);
-    const result = await runEval(bench.slug, { systemUnderTest: await moduleSut(`${file}#claim`), benchRoot: bench.benchRoot, stateDir: join(root, "state-module"), concurrency: 1, caseFilter: "c-1" });
+`,
+    );
+    const result = await runEval(bench.slug, {
+      systemUnderTest: await moduleSut(`${file}#claim`),
+      benchRoot: bench.benchRoot,
+      stateDir: join(root, "state-module"),
+      concurrency: 1,
+      caseFilter: "c-1",
+    });
     expect(result.report.metered).toBeUndefined();
     expect(result.report.total_cost_usd).toBe(0.5);
-    const detail = JSON.parse(readFileSync(result.caseResults[0]!.detailPath!, "utf8")) as { metered?: unknown; sut_output: { has_recorder: string } };
+    const detail = JSON.parse(readFileSync(result.caseResults[0]!.detailPath!, "utf8")) as {
+      metered?: unknown;
+      sut_output: { has_recorder: string };
+    };
     expect(detail.sut_output.has_recorder).toBe("undefined");
     expect(detail.metered).toBeUndefined();
   }, 180_000);
 
   it("a merge of shards sums the same figures as the one-machine run", async () => {
-    const plan = await planRun(bench.slug, { systemUnderTest: sut, sutSpec: "module:./metered.mjs#run", benchRoot: bench.benchRoot });
+    const plan = await planRun(bench.slug, {
+      systemUnderTest: sut,
+      sutSpec: "module:./metered.mjs#run",
+      benchRoot: bench.benchRoot,
+    });
     const bundles = [1, 2].map((index) => join(root, `bundle-${index}`));
     for (const [offset, bundleDir] of bundles.entries()) {
-      await runShard(bench.slug, { systemUnderTest: sut, benchRoot: bench.benchRoot, stateDir: join(root, `shard-${offset}`), plan, planOptions: { sutSpec: plan.sut.spec }, shard: { index: offset + 1, count: 2 }, bundleDir });
+      await runShard(bench.slug, {
+        systemUnderTest: sut,
+        benchRoot: bench.benchRoot,
+        stateDir: join(root, `shard-${offset}`),
+        plan,
+        planOptions: { sutSpec: plan.sut.spec },
+        shard: { index: offset + 1, count: 2 },
+        bundleDir,
+      });
     }
     const merged = await mergeBundles(bundles, { stateDir: join(root, "merged") });
     expect(merged.report.schema_version).toBe("evalgate.bench_run_report.v3");

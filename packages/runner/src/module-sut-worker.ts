@@ -26,7 +26,11 @@ function captureStreams(): { end(): { stdout: string; stderr: string } } {
   const originals = { stdout: process.stdout.write, stderr: process.stderr.write };
   for (const name of ["stdout", "stderr"] as const) {
     process[name].write = ((chunk: string | Uint8Array, ...rest: unknown[]): boolean => {
-      if (kept[name].length < KEEP_BYTES) kept[name] += (typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8")).slice(0, KEEP_BYTES - kept[name].length);
+      if (kept[name].length < KEEP_BYTES)
+        kept[name] += (typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8")).slice(
+          0,
+          KEEP_BYTES - kept[name].length,
+        );
       const callback = rest.find((arg): arg is () => void => typeof arg === "function");
       callback?.();
       return true;
@@ -50,12 +54,18 @@ parentPort!.on("message", async (message: RunMessage | { readonly type: "abort" 
   const streams = captureStreams();
   try {
     const module = (await import(pathToFileURL(message.file).href)) as Record<string, unknown>;
-    const exported = module[message.exportName] as ((invocation: unknown) => unknown) | { run(invocation: unknown): unknown };
+    const exported = module[message.exportName] as
+      ((invocation: unknown) => unknown) | { run(invocation: unknown): unknown };
     const invocation = { ...message.invocation, signal: controller.signal };
     const output = typeof exported === "function" ? await exported(invocation) : await exported.run(invocation);
     parentPort!.postMessage({ type: "ok", output, streams: streams.end() });
   } catch (error) {
     const name = error instanceof Error ? error.name : typeof error;
-    parentPort!.postMessage({ type: "error", name, message: error instanceof Error ? error.message : String(error), streams: streams.end() });
+    parentPort!.postMessage({
+      type: "error",
+      name,
+      message: error instanceof Error ? error.message : String(error),
+      streams: streams.end(),
+    });
   }
 });

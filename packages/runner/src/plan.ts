@@ -62,15 +62,29 @@ export async function planRun(taskClassName: string, options: PlanOptions): Prom
 }
 
 /** `planRun`, and the SUT it planned with (a shard runs that one: its spec is resolved once). */
-export async function planWithSut(taskClassName: string, options: PlanOptions): Promise<{ readonly plan: RunPlan; readonly sut: SystemUnderTest }> {
+export async function planWithSut(
+  taskClassName: string,
+  options: PlanOptions,
+): Promise<{ readonly plan: RunPlan; readonly sut: SystemUnderTest }> {
   const onWarning = options.onWarning ?? ignoreWarnings;
   const trials = trialsSetting(options.trials);
-  const taskClass = await loadTaskClass(taskClassName, { benchRoot: resolve(options.benchRoot ?? "bench"), registry: new TaskClassRegistry(), onWarning });
+  const taskClass = await loadTaskClass(taskClassName, {
+    benchRoot: resolve(options.benchRoot ?? "bench"),
+    registry: new TaskClassRegistry(),
+    onWarning,
+  });
   const { selected, taskClassCaseCount } = await selectCases(taskClass, { onWarning });
-  if (selected.length === 0) throw new EvalError("EVAL_NO_CASES_SELECTED", `task class "${taskClass.name}" has no cases: nothing to plan`);
+  if (selected.length === 0)
+    throw new EvalError("EVAL_NO_CASES_SELECTED", `task class "${taskClass.name}" has no cases: nothing to plan`);
   const sutSpec = chosenSutSpec(options.sutSpec, taskClass, selected);
-  const sut = typeof options.systemUnderTest === "function" ? await options.systemUnderTest({ taskClass, cases: selected }) : options.systemUnderTest;
-  const isolationClass = rubricIsolationClass(taskClass, { sandbox: options.sandbox ?? "bwrap", ...(options.networkIsolation === undefined ? {} : { networkIsolation: options.networkIsolation }) });
+  const sut =
+    typeof options.systemUnderTest === "function"
+      ? await options.systemUnderTest({ taskClass, cases: selected })
+      : options.systemUnderTest;
+  const isolationClass = rubricIsolationClass(taskClass, {
+    sandbox: options.sandbox ?? "bwrap",
+    ...(options.networkIsolation === undefined ? {} : { networkIsolation: options.networkIsolation }),
+  });
   const sutIsolation = sut.isolation ?? "in-process";
   const corpusDigest = await cassetteCorpusDigest(taskClass.benchPath);
   const harnessVersion = options.harnessVersion ?? HARNESS_VERSION;
@@ -88,10 +102,20 @@ export async function planWithSut(taskClassName: string, options: PlanOptions): 
     task_class_case_count: taskClassCaseCount,
     cases: [...selected]
       .sort((a, b) => (a.case_id < b.case_id ? -1 : a.case_id > b.case_id ? 1 : 0))
-      .map((c) => ({ case_id: c.case_id, case_digest: c.case_digest, curation_class: c.curation_class, cache_key: caseCacheKey(c, keyContext) })),
+      .map((c) => ({
+        case_id: c.case_id,
+        case_digest: c.case_digest,
+        curation_class: c.curation_class,
+        cache_key: caseCacheKey(c, keyContext),
+      })),
   };
   const createdAt = (options.now ?? (() => new Date()))().toISOString();
-  const plan = parseWire(RunPlanSchema, { schema_version: RUN_PLAN_SCHEMA_VERSION, plan_id: planIdOf(identity), created_at: createdAt, ...identity });
+  const plan = parseWire(RunPlanSchema, {
+    schema_version: RUN_PLAN_SCHEMA_VERSION,
+    plan_id: planIdOf(identity),
+    created_at: createdAt,
+    ...identity,
+  });
   return { plan, sut };
 }
 
@@ -99,14 +123,28 @@ export async function planWithSut(taskClassName: string, options: PlanOptions): 
 export function planDifference(expected: RunPlan, found: RunPlan): string | null {
   // The expected plan's id is recomputed: a plan object edited in memory is judged by its content.
   if (expected.plan_id === found.plan_id && planIdOf(expected) === found.plan_id) return null;
-  const scalar = ["task_class", "score_kind", "harness_version", "rubric_digest", "cassette_corpus_digest", "isolation_class", "sut_isolation", "trials", "task_class_case_count"] as const;
-  for (const field of scalar) if (expected[field] !== found[field]) return `${field} is ${String(found[field])}, the plan says ${String(expected[field])}`;
-  if (expected.sut.digest !== found.sut.digest) return `the SUT's digest is ${found.sut.digest}, the plan says ${expected.sut.digest}`;
+  const scalar = [
+    "task_class",
+    "score_kind",
+    "harness_version",
+    "rubric_digest",
+    "cassette_corpus_digest",
+    "isolation_class",
+    "sut_isolation",
+    "trials",
+    "task_class_case_count",
+  ] as const;
+  for (const field of scalar)
+    if (expected[field] !== found[field])
+      return `${field} is ${String(found[field])}, the plan says ${String(expected[field])}`;
+  if (expected.sut.digest !== found.sut.digest)
+    return `the SUT's digest is ${found.sut.digest}, the plan says ${expected.sut.digest}`;
   const byId = new Map(found.cases.map((c) => [c.case_id, c]));
   for (const c of expected.cases) {
     const other = byId.get(c.case_id);
     if (other === undefined) return `case ${c.case_id} is not in this bench`;
-    if (other.case_digest !== c.case_digest) return `case ${c.case_id} has digest ${other.case_digest}, the plan says ${c.case_digest}`;
+    if (other.case_digest !== c.case_digest)
+      return `case ${c.case_id} has digest ${other.case_digest}, the plan says ${c.case_digest}`;
   }
   return `the plan id is ${found.plan_id}, the plan says ${expected.plan_id}`;
 }
@@ -114,9 +152,16 @@ export function planDifference(expected: RunPlan, found: RunPlan): string | null
 /** Parses a plan file's JSON and checks that its plan_id is the identity of its content. */
 export function parsePlan(value: unknown, source: string): RunPlan {
   const parsed = safeParseWire(RunPlanSchema, value);
-  if (!parsed.success) throw new EvalError("EVAL_PLAN_MISMATCH", `${source} is not a run plan: ${formatIssues(parsed.issues)}`, { hint: "write one with `evalgate plan`" });
+  if (!parsed.success)
+    throw new EvalError("EVAL_PLAN_MISMATCH", `${source} is not a run plan: ${formatIssues(parsed.issues)}`, {
+      hint: "write one with `evalgate plan`",
+    });
   const plan = parsed.data;
   const id = planIdOf(plan);
-  if (id !== plan.plan_id) throw new EvalError("EVAL_BUNDLE_TAMPERED", `${source} was edited: its content hashes to ${id}, not its plan_id ${plan.plan_id}`);
+  if (id !== plan.plan_id)
+    throw new EvalError(
+      "EVAL_BUNDLE_TAMPERED",
+      `${source} was edited: its content hashes to ${id}, not its plan_id ${plan.plan_id}`,
+    );
   return plan;
 }

@@ -1,5 +1,10 @@
 /** Runs `work` over `items` with at most `limit` in flight; stops taking new items once `stop()` is true. */
-export async function runPool<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>, stop: () => boolean): Promise<void> {
+export async function runPool<T>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T) => Promise<void>,
+  stop: () => boolean,
+): Promise<void> {
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < items.length && !stop()) {

@@ -75,7 +75,10 @@ export async function cassetteCorpusDigest(benchPath: string): Promise<string> {
 }
 
 function compactTimestamp(date: Date): string {
-  return date.toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z");
+  return date
+    .toISOString()
+    .replace(/[-:]/g, "")
+    .replace(/\.\d+Z$/, "Z");
 }
 
 /** How a report names a caseFilter: the glob as given, `(predicate)` for a function, null for none. */
@@ -88,7 +91,13 @@ function filterLabel(filter: RunEvalOptions["caseFilter"]): string | null {
  * What a run selected, for its report. Throws NoCasesSelected (before anything runs or is written)
  * when nothing was. A subset is reported to `onWarning`: it cannot support a promotion.
  */
-function describeSelection(taskClass: string, selected: readonly BenchCase[], taskClassCaseCount: number, filter: RunEvalOptions["caseFilter"], onWarning: WarningSink): Selection {
+function describeSelection(
+  taskClass: string,
+  selected: readonly BenchCase[],
+  taskClassCaseCount: number,
+  filter: RunEvalOptions["caseFilter"],
+  onWarning: WarningSink,
+): Selection {
   const label = filterLabel(filter);
   if (selected.length === 0) throw new NoCasesSelected(taskClass, label, taskClassCaseCount);
   const scope = selected.length === taskClassCaseCount ? "full" : "subset";
@@ -120,7 +129,10 @@ export function caseFilterOf(filter: RunEvalOptions["caseFilter"]): ((benchCase:
 export function trialsSetting(trials: number | undefined): number {
   const chosen = trials ?? RUN_DEFAULTS.trials;
   if (!(Number.isInteger(chosen) && chosen >= 1 && chosen <= RUN_LIMITS.maxTrials)) {
-    throw new EvalError("EVAL_USAGE", `--trials must be a whole number >= 1 and at most ${RUN_LIMITS.maxTrials}, got ${trials}`);
+    throw new EvalError(
+      "EVAL_USAGE",
+      `--trials must be a whole number >= 1 and at most ${RUN_LIMITS.maxTrials}, got ${trials}`,
+    );
   }
   return chosen;
 }
@@ -141,13 +153,20 @@ export function runSettingsOf(options: Omit<RunEvalOptions, "systemUnderTest">):
   const asked = options.concurrency ?? Math.min(availableParallelism(), RUN_DEFAULTS.concurrencyAtMost);
   const maxCostUsd = options.maxCostUsd ?? RUN_DEFAULTS.maxCostUsd;
   const timeoutMs = (options.timeoutPerCaseSeconds ?? RUN_DEFAULTS.timeoutPerCaseSeconds) * 1000;
-  if (!Number.isSafeInteger(asked) || asked < 1) throw new EvalError("EVAL_USAGE", `--concurrency must be a whole number >= 1, got ${asked}`);
+  if (!Number.isSafeInteger(asked) || asked < 1)
+    throw new EvalError("EVAL_USAGE", `--concurrency must be a whole number >= 1, got ${asked}`);
   if (!(maxCostUsd >= 0)) throw new EvalError("EVAL_USAGE", `maxCostUsd must be >= 0, got ${maxCostUsd}`);
   if (options.trials !== undefined) trialsSetting(options.trials);
-  if (!(timeoutMs > 0)) throw new EvalError("EVAL_USAGE", `timeoutPerCaseSeconds must be > 0, got ${options.timeoutPerCaseSeconds}`);
+  if (!(timeoutMs > 0))
+    throw new EvalError("EVAL_USAGE", `timeoutPerCaseSeconds must be > 0, got ${options.timeoutPerCaseSeconds}`);
   const capacity = concurrencyCapacity();
   const concurrency = Math.min(asked, capacity);
-  if (asked > capacity) onWarning({ code: "run.concurrency_capped", message: `--concurrency ${asked} is above this machine's capacity (${capacity}: 4 per CPU, at least 16): running ${capacity} cases at once`, details: { asked, capacity } });
+  if (asked > capacity)
+    onWarning({
+      code: "run.concurrency_capped",
+      message: `--concurrency ${asked} is above this machine's capacity (${capacity}: 4 per CPU, at least 16): running ${capacity} cases at once`,
+      details: { asked, capacity },
+    });
   return {
     onWarning,
     stateDir,
@@ -161,55 +180,124 @@ export function runSettingsOf(options: Omit<RunEvalOptions, "systemUnderTest">):
 }
 
 /** The selected cases with at least one unit in this run (all of them unless `onlyUnits` narrows it). */
-function casesInRun(selected: readonly BenchCase[], trials: number, only: ReadonlySet<string> | undefined): readonly BenchCase[] {
+function casesInRun(
+  selected: readonly BenchCase[],
+  trials: number,
+  only: ReadonlySet<string> | undefined,
+): readonly BenchCase[] {
   if (only === undefined) return selected;
-  return selected.filter((benchCase) => Array.from({ length: trials }, (_, trial) => trial).some((trial) => only.has(trialUnitId(benchCase.case_id, trial))));
+  return selected.filter((benchCase) =>
+    Array.from({ length: trials }, (_, trial) => trial).some((trial) =>
+      only.has(trialUnitId(benchCase.case_id, trial)),
+    ),
+  );
 }
 
 /**
  * Plans a run: loads the task class, selects cases, verifies the chain (with `verifyChain`), runs the
  * SUT's preflight, and keys every unit. Throws before any SUT call on anything that refuses the run.
  */
-export async function prepareRun(taskClassName: string, options: RunEvalOptions, mode: { readonly verifyChain: boolean }): Promise<PreparedRun> {
+export async function prepareRun(
+  taskClassName: string,
+  options: RunEvalOptions,
+  mode: { readonly verifyChain: boolean },
+): Promise<PreparedRun> {
   const settings = runSettingsOf(options);
   const { onWarning, stateDir, runsDir } = settings;
   checkStateDir(stateDir, { write: true });
   const startedAt = new Date();
-  const taskClass = await loadTaskClass(taskClassName, { benchRoot: resolve(options.benchRoot ?? "bench"), registry: new TaskClassRegistry(), onWarning });
+  const taskClass = await loadTaskClass(taskClassName, {
+    benchRoot: resolve(options.benchRoot ?? "bench"),
+    registry: new TaskClassRegistry(),
+    onWarning,
+  });
   const trials = trialsFor(taskClass, options.trials);
   const filter = caseFilterOf(options.caseFilter);
-  const { selected: selectedCases, taskClassCaseCount } = await selectCases(taskClass, { ...(filter === undefined ? {} : { filter }), onWarning });
+  const { selected: selectedCases, taskClassCaseCount } = await selectCases(taskClass, {
+    ...(filter === undefined ? {} : { filter }),
+    onWarning,
+  });
   const selection = describeSelection(taskClass.name, selectedCases, taskClassCaseCount, options.caseFilter, onWarning);
   const cases = casesInRun(selectedCases, trials, options.onlyUnits);
-  const sut = typeof options.systemUnderTest === "function" ? await options.systemUnderTest({ taskClass, cases: selectedCases }) : options.systemUnderTest;
+  const sut =
+    typeof options.systemUnderTest === "function"
+      ? await options.systemUnderTest({ taskClass, cases: selectedCases })
+      : options.systemUnderTest;
   const chain = mode.verifyChain ? await verifyChainForRun({ stateDir, runsDir, onWarning }) : null;
   if (chain !== null && !chain.ok) throw new ChainTampered(chain.firstBad!, runsDir);
   await sut.preflight?.({ cases: cases.map((benchCase) => sutCaseOf(benchCase)), trials });
   const hostFingerprint = await getHostFingerprint(stateDir);
   // Refuses here, before any SUT call, when the sandbox is asked for and cannot run.
-  const isolationClass = rubricIsolationClass(taskClass, { sandbox: options.sandbox ?? "bwrap", ...(options.networkIsolation === undefined ? {} : { networkIsolation: options.networkIsolation }) });
+  const isolationClass = rubricIsolationClass(taskClass, {
+    sandbox: options.sandbox ?? "bwrap",
+    ...(options.networkIsolation === undefined ? {} : { networkIsolation: options.networkIsolation }),
+  });
   const sutIsolation = sut.isolation ?? "in-process";
   const corpusDigest = await cassetteCorpusDigest(taskClass.benchPath);
-  const keyFacts = { sut, taskClass, corpusDigest, harnessVersion: settings.harnessVersion, isolationClass, sutIsolation };
+  const keyFacts = {
+    sut,
+    taskClass,
+    corpusDigest,
+    harnessVersion: settings.harnessVersion,
+    isolationClass,
+    sutIsolation,
+  };
   if (cases.length * trials > RUN_LIMITS.maxUnitsPerRun) {
-    throw new EvalError("EVAL_USAGE", `${cases.length} cases x ${trials} trials = ${cases.length * trials} units, more than one run makes (${RUN_LIMITS.maxUnitsPerRun})`, {
-      hint: "select fewer cases with --cases, lower --trials, or split the run into shards (`evalgate plan`, docs/scale-out.md)",
-    });
+    throw new EvalError(
+      "EVAL_USAGE",
+      `${cases.length} cases x ${trials} trials = ${cases.length * trials} units, more than one run makes (${RUN_LIMITS.maxUnitsPerRun})`,
+      {
+        hint: "select fewer cases with --cases, lower --trials, or split the run into shards (`evalgate plan`, docs/scale-out.md)",
+      },
+    );
   }
   const items = trialItems(cases, trials, options.onlyUnits, (benchCase) => caseCacheKey(benchCase, keyFacts));
   const runId = `${compactTimestamp(startedAt)}-${randomBytes(4).toString("hex")}`;
   // The MAC key lives in the state directory, outside the cache (a copied cache never carries its key),
   // and no sandbox ever shows it.
-  const cache = new ScoreCache({ dir: settings.cacheDir, keyPath: resolve(options.cacheKeyPath ?? stateLayout(stateDir).cacheKey), onWarning });
-  return { settings, startedAt, taskClass, sut, trials, selectedCases, cases, selection, chain, hostFingerprint, isolationClass, sutIsolation, corpusDigest, items, runId, runDir: join(runsDir, runId), cache, rescoreOf: options.rescoreOf ?? null };
+  const cache = new ScoreCache({
+    dir: settings.cacheDir,
+    keyPath: resolve(options.cacheKeyPath ?? stateLayout(stateDir).cacheKey),
+    onWarning,
+  });
+  return {
+    settings,
+    startedAt,
+    taskClass,
+    sut,
+    trials,
+    selectedCases,
+    cases,
+    selection,
+    chain,
+    hostFingerprint,
+    isolationClass,
+    sutIsolation,
+    corpusDigest,
+    items,
+    runId,
+    runDir: join(runsDir, runId),
+    cache,
+    rescoreOf: options.rescoreOf ?? null,
+  };
 }
 
 /** One unit per trial of each case; trial 0 keeps the case's own key (a one-trial run is unchanged). */
-function trialItems(cases: readonly BenchCase[], trials: number, only: ReadonlySet<string> | undefined, keyOf: (benchCase: BenchCase) => string): TrialItem[] {
+function trialItems(
+  cases: readonly BenchCase[],
+  trials: number,
+  only: ReadonlySet<string> | undefined,
+  keyOf: (benchCase: BenchCase) => string,
+): TrialItem[] {
   return cases
     .flatMap((benchCase) => {
       const caseKey = keyOf(benchCase);
-      return Array.from({ length: trials }, (_, trial): TrialItem => ({ benchCase, trial, id: trialUnitId(benchCase.case_id, trial), key: trialCacheKey(caseKey, trial) }));
+      return Array.from({ length: trials }, (_, trial): TrialItem => ({
+        benchCase,
+        trial,
+        id: trialUnitId(benchCase.case_id, trial),
+        key: trialCacheKey(caseKey, trial),
+      }));
     })
     .filter((item) => only === undefined || only.has(item.id));
 }

@@ -8,14 +8,25 @@ import { bareRunId, findRun } from "@eval/audit-chain";
 import { blake3Digest } from "@eval/hashing";
 import { EvalError } from "@eval/errors";
 import { caseDetailsDir, DEFAULT_STATE_DIR, stateLayout } from "@eval/state-layout";
-import type { AnyBenchRunReport, CaseDetail, SutCase, SutInvocation, SutOutput, SystemUnderTest, WorkspaceCapture } from "@eval/models";
+import type {
+  AnyBenchRunReport,
+  CaseDetail,
+  SutCase,
+  SutInvocation,
+  SutOutput,
+  SystemUnderTest,
+  WorkspaceCapture,
+} from "@eval/models";
 import { runEval } from "./run-eval.ts";
 import type { RunEvalOptions, RunEvalResult } from "./run-types.ts";
 import { hasBlob } from "./blob-store.ts";
 import { readCaseDetail } from "./case-detail.ts";
 import { restoreWorkspace } from "./workspace-capture.ts";
 
-export interface RescoreOptions extends Omit<RunEvalOptions, "systemUnderTest" | "caseFilter" | "trials" | "retryErrors" | "onlyUnits" | "noCache" | "rescoreOf"> {
+export interface RescoreOptions extends Omit<
+  RunEvalOptions,
+  "systemUnderTest" | "caseFilter" | "trials" | "retryErrors" | "onlyUnits" | "noCache" | "rescoreOf"
+> {
   /** The run to rescore (`partial:` may be left off). */
   readonly runId: string;
 }
@@ -26,7 +37,9 @@ function unavailable(detail: CaseDetail | null, blobsDir: string): string | null
   if (detail.sut_output === null) return null; // the SUT failed: that failure is carried over as it was
   if (detail.workspace === undefined) return "no captured workspace (recorded before captures were kept)";
   if (!detail.workspace.complete) return "the captured workspace is incomplete (past the size caps)";
-  const lost = detail.workspace.changes.find((change) => change.after?.digest != null && !hasBlob(blobsDir, change.after.digest));
+  const lost = detail.workspace.changes.find(
+    (change) => change.after?.digest != null && !hasBlob(blobsDir, change.after.digest),
+  );
   // A merged run's details come from other machines' state directories, whose blobs stay there.
   return lost === undefined ? null : `the captured content of ${lost.path} is not in ${blobsDir}`;
 }
@@ -40,7 +53,9 @@ function checkInputUnchanged(workspace: string, capture: WorkspaceCapture, runId
     const path = join(workspace, change.path);
     const now = existsSync(path) ? blake3Digest(readFileSync(path)) : null;
     if (now !== (change.before?.digest ?? null)) {
-      throw new Error(`the case's input file ${change.path} differs from the one run ${runId} started from: its recorded output cannot be scored against this input`);
+      throw new Error(
+        `the case's input file ${change.path} differs from the one run ${runId} started from: its recorded output cannot be scored against this input`,
+      );
     }
   }
 }
@@ -60,12 +75,17 @@ function recordedSut(original: AnyBenchRunReport, detailsDir: string, blobsDir: 
         }).flat(),
       );
       if (problems.length === 0) return;
-      throw new EvalError("EVAL_RESCORE_UNAVAILABLE", `run ${originalId} cannot be rescored: ${problems.slice(0, 3).join("; ")}${problems.length > 3 ? ` (${problems.length} units in all)` : ""}`);
+      throw new EvalError(
+        "EVAL_RESCORE_UNAVAILABLE",
+        `run ${originalId} cannot be rescored: ${problems.slice(0, 3).join("; ")}${problems.length > 3 ? ` (${problems.length} units in all)` : ""}`,
+      );
     },
     async run(invocation: SutInvocation): Promise<SutOutput> {
       const detail = readCaseDetail(detailsDir, invocation.benchCase.case_id, invocation.trial ?? 0)!;
-      if (detail.sut_streams !== undefined) invocation.recordStreams?.({ stdout: detail.sut_streams.stdout.text, stderr: detail.sut_streams.stderr.text });
-      if (detail.sut_output === null) throw new Error(`the SUT failed in run ${originalId}: ${detail.sut_error ?? "no output"}`);
+      if (detail.sut_streams !== undefined)
+        invocation.recordStreams?.({ stdout: detail.sut_streams.stdout.text, stderr: detail.sut_streams.stderr.text });
+      if (detail.sut_output === null)
+        throw new Error(`the SUT failed in run ${originalId}: ${detail.sut_error ?? "no output"}`);
       checkInputUnchanged(invocation.workspacePath, detail.workspace!, originalId);
       restoreWorkspace(invocation.workspacePath, blobsDir, detail.workspace!);
       // Scoring again spends nothing: what the original call cost stays in the original run.

@@ -21,12 +21,22 @@ function erroredCaseIds(report: AnyBenchRunReport): string[] {
  * The errored cases of the newest recorded run of `taskClass` whose SUT had `sutDigest`. Throws
  * EVAL_REPORT_NOT_FOUND when the chain holds no such run.
  */
-export async function erroredCasesOfLastRun(runsDir: string, taskClass: string, sutDigest: string, sutLabel: string): Promise<ErroredCases> {
+export async function erroredCasesOfLastRun(
+  runsDir: string,
+  taskClass: string,
+  sutDigest: string,
+  sutLabel: string,
+): Promise<ErroredCases> {
   const found = await latestRun(runsDir, taskClass, (report) => report.sut_digest === sutDigest);
-  if (found !== null) return { runId: found.record.report.run_id, caseIds: new Set(erroredCaseIds(found.record.report)) };
-  throw new EvalError("EVAL_REPORT_NOT_FOUND", `--retry-errors: no recorded run of ${taskClass} with the SUT ${sutLabel} in ${runsDir}`, {
-    hint: "run it once without --retry-errors first",
-  });
+  if (found !== null)
+    return { runId: found.record.report.run_id, caseIds: new Set(erroredCaseIds(found.record.report)) };
+  throw new EvalError(
+    "EVAL_REPORT_NOT_FOUND",
+    `--retry-errors: no recorded run of ${taskClass} with the SUT ${sutLabel} in ${runsDir}`,
+    {
+      hint: "run it once without --retry-errors first",
+    },
+  );
 }
 
 /**

@@ -5,14 +5,24 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { BenchCase, RubricRequest } from "@eval/models";
 import { ADVERSARIAL_RUBRIC, makeCase, makeRubricBench, PROTOCOL_RUBRIC } from "./bench.test-helpers.ts";
-import { dependencyReadPaths, networkNamespaceWrapper, prepareRubricLauncher, scrubbedRubricEnv } from "./rubric-isolation.ts";
+import {
+  dependencyReadPaths,
+  networkNamespaceWrapper,
+  prepareRubricLauncher,
+  scrubbedRubricEnv,
+} from "./rubric-isolation.ts";
 import type { RubricLauncher, RubricOutcome } from "./rubric-isolation.ts";
 
 let benchPath: string;
 let launcher: RubricLauncher;
 
 function request(benchCase: BenchCase, harnessOutput: Record<string, unknown> = {}): RubricRequest {
-  return { schema_version: "evalgate.rubric_request.v1", case: benchCase, harness_output: harnessOutput, context: { workspace_path: null } } as RubricRequest;
+  return {
+    schema_version: "evalgate.rubric_request.v1",
+    case: benchCase,
+    harness_output: harnessOutput,
+    context: { workspace_path: null },
+  } as RubricRequest;
 }
 
 async function runCase(caseId: string, timeoutMs = 20_000): Promise<RubricOutcome> {
@@ -30,7 +40,6 @@ function groupAlive(pgid: number): boolean {
   }
 }
 
-
 beforeAll(async () => {
   benchPath = await makeRubricBench(ADVERSARIAL_RUBRIC);
   launcher = await prepareRubricLauncher({ benchPath, rubricCommand: null, rubricPath: null }, { sandbox: "none" });
@@ -41,7 +50,9 @@ afterAll(async () => {
 
 describe("rubric isolation without the sandbox (--sandbox none: real subprocesses, Node permission model)", () => {
   it("records the isolation that applies here", () => {
-    expect(launcher.isolationClass).toBe(networkNamespaceWrapper() === null ? "subprocess-permission" : "subprocess-permission-netns");
+    expect(launcher.isolationClass).toBe(
+      networkNamespaceWrapper() === null ? "subprocess-permission" : "subprocess-permission-netns",
+    );
   });
 
   it("scores an honest rubric that reads its case", async () => {
@@ -53,9 +64,16 @@ describe("rubric isolation without the sandbox (--sandbox none: real subprocesse
   it("a rubric using @eval/rubric-protocol imports it through the allowed dependency paths", async () => {
     const protocolBench = await makeRubricBench(PROTOCOL_RUBRIC);
     try {
-      const protocolLauncher = await prepareRubricLauncher({ benchPath: protocolBench, rubricCommand: null, rubricPath: null }, { sandbox: "none" });
+      const protocolLauncher = await prepareRubricLauncher(
+        { benchPath: protocolBench, rubricCommand: null, rubricPath: null },
+        { sandbox: "none" },
+      );
       const benchCase = await makeCase(protocolBench, "uses-protocol");
-      const outcome = await protocolLauncher.run({ request: request(benchCase, { value: 0.8 }), readablePaths: [benchCase.case_path], timeoutMs: 20_000 });
+      const outcome = await protocolLauncher.run({
+        request: request(benchCase, { value: 0.8 }),
+        readablePaths: [benchCase.case_path],
+        timeoutMs: 20_000,
+      });
       expect(outcome.kind, JSON.stringify(outcome.process.stderr)).toBe("ok");
       if (outcome.kind === "ok") expect(outcome.response.score.score).toBe(0.8);
     } finally {
@@ -70,7 +88,9 @@ describe("rubric isolation without the sandbox (--sandbox none: real subprocesse
       expect(outcome.kind).toBe("ok");
       if (outcome.kind === "ok") expect(outcome.response.score.score).toBe(1);
       expect(outcome.process.stderr.text).not.toContain("sk-ant-planted-secret");
-      expect(Object.keys(JSON.parse(outcome.process.stderr.text)).sort()).toEqual(Object.keys(scrubbedRubricEnv("/x")).sort());
+      expect(Object.keys(JSON.parse(outcome.process.stderr.text)).sort()).toEqual(
+        Object.keys(scrubbedRubricEnv("/x")).sort(),
+      );
     } finally {
       delete process.env.ANTHROPIC_API_KEY;
     }
@@ -134,22 +154,39 @@ describe("rubric isolation without the sandbox (--sandbox none: real subprocesse
     if (outcome.kind === "malformed") expect(outcome.detail).toMatch(/not one JSON document/);
   });
 
-  it.runIf(networkNamespaceWrapper() !== null)("adversary: opens a network connection: no route in its namespace", async () => {
-    const outcome = await runCase("network");
-    expect(outcome.kind).toBe("ok");
-    if (outcome.kind === "ok") expect(outcome.response.score.score).toBe(0);
-    expect(outcome.process.stderr.text).toMatch(/network: E/);
-  });
+  it.runIf(networkNamespaceWrapper() !== null)(
+    "adversary: opens a network connection: no route in its namespace",
+    async () => {
+      const outcome = await runCase("network");
+      expect(outcome.kind).toBe("ok");
+      if (outcome.kind === "ok") expect(outcome.response.score.score).toBe(0);
+      expect(outcome.process.stderr.text).toMatch(/network: E/);
+    },
+  );
 
   it("an abort signal (cost cap) kills the rubric", async () => {
     const benchCase = await makeCase(benchPath, "loop-forever");
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 300);
-    const outcome = await launcher.run({ request: request(benchCase), readablePaths: [], timeoutMs: 60_000, signal: controller.signal });
+    const outcome = await launcher.run({
+      request: request(benchCase),
+      readablePaths: [],
+      timeoutMs: 60_000,
+      signal: controller.signal,
+    });
     expect(outcome.kind).toBe("aborted");
     const aborted = new AbortController();
     aborted.abort();
-    expect((await launcher.run({ request: request(benchCase), readablePaths: [], timeoutMs: 60_000, signal: aborted.signal })).kind).toBe("aborted");
+    expect(
+      (
+        await launcher.run({
+          request: request(benchCase),
+          readablePaths: [],
+          timeoutMs: 60_000,
+          signal: aborted.signal,
+        })
+      ).kind,
+    ).toBe("aborted");
   });
 });
 
@@ -167,20 +204,41 @@ describe("declared rubric commands (other languages)", () => {
   });
 
   it("a command that exits non-zero is malformed with its stderr's first line", async () => {
-    const declared = await prepareRubricLauncher({ benchPath, rubricCommand: ["/bin/sh", "-c", "echo boom >&2; exit 3"], rubricPath: null }, { sandbox: "none", networkIsolation: false });
-    const outcome = await declared.run({ request: request(await makeCase(benchPath, "shell2")), readablePaths: [], timeoutMs: 5000 });
+    const declared = await prepareRubricLauncher(
+      { benchPath, rubricCommand: ["/bin/sh", "-c", "echo boom >&2; exit 3"], rubricPath: null },
+      { sandbox: "none", networkIsolation: false },
+    );
+    const outcome = await declared.run({
+      request: request(await makeCase(benchPath, "shell2")),
+      readablePaths: [],
+      timeoutMs: 5000,
+    });
     expect(outcome).toMatchObject({ kind: "malformed", detail: "rubric exited 3: boom" });
   });
 
   it("a command that cannot start is malformed", async () => {
-    const declared = await prepareRubricLauncher({ benchPath, rubricCommand: ["/nonexistent/rubric"], rubricPath: null }, { sandbox: "none", networkIsolation: false });
-    const outcome = await declared.run({ request: request(await makeCase(benchPath, "shell3")), readablePaths: [], timeoutMs: 5000 });
+    const declared = await prepareRubricLauncher(
+      { benchPath, rubricCommand: ["/nonexistent/rubric"], rubricPath: null },
+      { sandbox: "none", networkIsolation: false },
+    );
+    const outcome = await declared.run({
+      request: request(await makeCase(benchPath, "shell3")),
+      readablePaths: [],
+      timeoutMs: 5000,
+    });
     expect(outcome.kind).toBe("malformed");
   });
 
   it("a valid JSON document that is not a RubricResponse is malformed", async () => {
-    const declared = await prepareRubricLauncher({ benchPath, rubricCommand: ["/bin/sh", "-c", "cat >/dev/null; echo '{\"score\": 2}'"], rubricPath: null }, { sandbox: "none", networkIsolation: false });
-    const outcome = await declared.run({ request: request(await makeCase(benchPath, "shell4")), readablePaths: [], timeoutMs: 5000 });
+    const declared = await prepareRubricLauncher(
+      { benchPath, rubricCommand: ["/bin/sh", "-c", "cat >/dev/null; echo '{\"score\": 2}'"], rubricPath: null },
+      { sandbox: "none", networkIsolation: false },
+    );
+    const outcome = await declared.run({
+      request: request(await makeCase(benchPath, "shell4")),
+      readablePaths: [],
+      timeoutMs: 5000,
+    });
     expect(outcome.kind).toBe("malformed");
     if (outcome.kind === "malformed") expect(outcome.detail).toMatch(/rubric response is invalid/);
   });

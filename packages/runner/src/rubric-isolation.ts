@@ -6,7 +6,14 @@ import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { formatIssues, RubricResponseSchema, safeParseWire } from "@eval/models";
 import type { IsolationClass, RubricRequest, RubricResponse } from "@eval/models";
-import { limitHitDetail, nodeInstallDir, realOrSelf, runProcess, SandboxUnavailable, sandboxSupport } from "@eval/sandbox";
+import {
+  limitHitDetail,
+  nodeInstallDir,
+  realOrSelf,
+  runProcess,
+  SandboxUnavailable,
+  sandboxSupport,
+} from "@eval/sandbox";
 import type { ProcessOutcome, SandboxPolicy } from "@eval/sandbox";
 
 /** What a rubric launch needs from the task class (a subset of @eval/registry's TaskClass). */
@@ -64,7 +71,13 @@ export interface RubricRunInput {
  * no NODE_OPTIONS), a minimal PATH, a fixed locale and time zone, and TMPDIR inside its own cwd.
  */
 export function scrubbedRubricEnv(cwd: string, compileCacheDir: string | null = null): Record<string, string> {
-  return { PATH: "/usr/local/bin:/usr/bin:/bin", LANG: "C.UTF-8", TZ: "UTC", TMPDIR: cwd, ...(compileCacheDir === null ? {} : { NODE_COMPILE_CACHE: compileCacheDir }) };
+  return {
+    PATH: "/usr/local/bin:/usr/bin:/bin",
+    LANG: "C.UTF-8",
+    TZ: "UTC",
+    TMPDIR: cwd,
+    ...(compileCacheDir === null ? {} : { NODE_COMPILE_CACHE: compileCacheDir }),
+  };
 }
 
 const EXCERPT_BYTES = 64 * 1024;
@@ -135,7 +148,8 @@ async function packageEntries(modulesDir: string): Promise<string[]> {
   for (const name of names) {
     if (name.startsWith(".")) continue;
     if (name.startsWith("@")) {
-      for (const scoped of await readdir(join(modulesDir, name)).catch(() => [] as string[])) out.push(join(modulesDir, name, scoped));
+      for (const scoped of await readdir(join(modulesDir, name)).catch(() => [] as string[]))
+        out.push(join(modulesDir, name, scoped));
     } else {
       out.push(join(modulesDir, name));
     }
@@ -187,7 +201,10 @@ export interface RubricLauncherOptions {
 }
 
 /** The isolation a launcher with these options gives, or SandboxUnavailable when it cannot be had here. */
-export function rubricIsolationClass(source: Pick<RubricSource, "rubricCommand">, options: Pick<RubricLauncherOptions, "sandbox" | "networkIsolation"> = {}): IsolationClass {
+export function rubricIsolationClass(
+  source: Pick<RubricSource, "rubricCommand">,
+  options: Pick<RubricLauncherOptions, "sandbox" | "networkIsolation"> = {},
+): IsolationClass {
   const usesPermissionModel = source.rubricCommand === null;
   if ((options.sandbox ?? "bwrap") === "bwrap") {
     const support = sandboxSupport();
@@ -195,7 +212,9 @@ export function rubricIsolationClass(source: Pick<RubricSource, "rubricCommand">
     return usesPermissionModel ? "bwrap-permission" : "bwrap";
   }
   if (!usesPermissionModel) return "subprocess";
-  return options.networkIsolation !== false && networkNamespaceWrapper() !== null ? "subprocess-permission-netns" : "subprocess-permission";
+  return options.networkIsolation !== false && networkNamespaceWrapper() !== null
+    ? "subprocess-permission-netns"
+    : "subprocess-permission";
 }
 
 /**
@@ -204,7 +223,14 @@ export function rubricIsolationClass(source: Pick<RubricSource, "rubricCommand">
  * dir as the only writable place (plus, for Node, the compile cache of this exact rubric). No network,
  * no host process, no environment but the scrubbed one.
  */
-function rubricPolicy(benchReal: string, staticReads: readonly string[], hidden: readonly string[], readablePaths: readonly string[], cwd: string, compileCacheDir: string | null): SandboxPolicy {
+function rubricPolicy(
+  benchReal: string,
+  staticReads: readonly string[],
+  hidden: readonly string[],
+  readablePaths: readonly string[],
+  cwd: string,
+  compileCacheDir: string | null,
+): SandboxPolicy {
   return {
     readOnly: [nodeInstallDir(), benchReal, ...staticReads, ...readablePaths],
     writable: [cwd, ...(compileCacheDir === null ? [] : [compileCacheDir])],
@@ -229,7 +255,12 @@ function answersIn(paths: readonly string[]): string[] {
 }
 
 /** A Node rubric under the permission model: it reads `reads`, writes only its cwd (and the compile cache). */
-function permissionModelArgv(reads: readonly string[], cwd: string, compileCacheDir: string | null, rubricPath: string): string[] {
+function permissionModelArgv(
+  reads: readonly string[],
+  cwd: string,
+  compileCacheDir: string | null,
+  rubricPath: string,
+): string[] {
   return [
     process.execPath,
     "--permission",
@@ -243,11 +274,17 @@ function permissionModelArgv(reads: readonly string[], cwd: string, compileCache
   ];
 }
 
-export async function prepareRubricLauncher(source: RubricSource, options: RubricLauncherOptions = {}): Promise<RubricLauncher> {
+export async function prepareRubricLauncher(
+  source: RubricSource,
+  options: RubricLauncherOptions = {},
+): Promise<RubricLauncher> {
   const isolationClass = rubricIsolationClass(source, options);
   const sandboxed = isolationClass.startsWith("bwrap");
   const wrapper = sandboxed || options.networkIsolation === false ? null : networkNamespaceWrapper();
-  const limits = { maxStdoutBytes: options.limits?.maxStdoutBytes ?? 8 * 1024 * 1024, maxStderrBytes: options.limits?.maxStderrBytes ?? 1024 * 1024 };
+  const limits = {
+    maxStdoutBytes: options.limits?.maxStdoutBytes ?? 8 * 1024 * 1024,
+    maxStderrBytes: options.limits?.maxStderrBytes ?? 1024 * 1024,
+  };
   const usesPermissionModel = source.rubricCommand === null;
   const benchReal = await realpath(source.benchPath);
   const staticReads = usesPermissionModel ? [benchReal, ...(await dependencyReadPaths(benchReal))] : [];
@@ -268,7 +305,9 @@ export async function prepareRubricLauncher(source: RubricSource, options: Rubri
       const cwd = realpathSync(mkdtempSync(join(options.tempRoot ?? tmpdir(), "rubric-")));
       try {
         const readablePaths = input.readablePaths.map(realOrSelf);
-        const command = usesPermissionModel ? permissionModelArgv([cwd, ...staticReads, ...readablePaths], cwd, compileCacheDir, rubricPath) : [...source.rubricCommand!];
+        const command = usesPermissionModel
+          ? permissionModelArgv([cwd, ...staticReads, ...readablePaths], cwd, compileCacheDir, rubricPath)
+          : [...source.rubricCommand!];
         const argv = wrapper === null ? command : [wrapper, "--net", "--", ...command];
         const outcome = await runProcess({
           command: argv[0]!,
@@ -285,7 +324,8 @@ export async function prepareRubricLauncher(source: RubricSource, options: Rubri
           sandbox: sandboxed ? rubricPolicy(benchReal, staticReads, hidden, readablePaths, cwd, compileCacheDir) : null,
         });
         const limit = limitHitDetail(outcome);
-        if (limit !== null && !outcome.aborted) return { kind: "resource_limit", detail: limit, process: processReport(outcome) };
+        if (limit !== null && !outcome.aborted)
+          return { kind: "resource_limit", detail: limit, process: processReport(outcome) };
         return classify(processReport(outcome), outcome.stdout.toString("utf8"), outcome.spawnError);
       } finally {
         // The process group is dead by now (runProcess waits for it), so nothing refills the cwd.
@@ -297,7 +337,6 @@ export async function prepareRubricLauncher(source: RubricSource, options: Rubri
 
 /** A rubric past its deadline gets SIGTERM, then SIGKILL this much later. */
 const RUBRIC_GRACE_MS = 500;
-
 
 function excerpt(bytes: Buffer | string, total: number): StreamExcerpt {
   const buffer = typeof bytes === "string" ? Buffer.from(bytes, "utf8") : bytes;
@@ -321,7 +360,10 @@ function processReport(outcome: ProcessOutcome): RubricProcessReport {
 
 /** The line of stderr that says most: an error message if there is one (Node prints the source line first). */
 function telling(text: string): string {
-  const lines = text.split("\n").map((line) => line.trim()).filter((line) => line !== "");
+  const lines = text
+    .split("\n")
+    .map((line) => line.trim())
+    .filter((line) => line !== "");
   const error = lines.find((line) => /^[A-Za-z]*Error\b|^Error \[|ERR_[A-Z_]+/.test(line));
   return (error ?? lines[0] ?? "").slice(0, 300);
 }
@@ -329,12 +371,18 @@ function telling(text: string): string {
 function classify(rubricProcess: RubricProcessReport, stdout: string, spawnError: string | null): RubricOutcome {
   if (rubricProcess.aborted) return { kind: "aborted", process: rubricProcess };
   if (rubricProcess.timedOut) return { kind: "timeout", process: rubricProcess };
-  if (spawnError !== null) return { kind: "malformed", detail: `could not start the rubric: ${spawnError}`, process: rubricProcess };
+  if (spawnError !== null)
+    return { kind: "malformed", detail: `could not start the rubric: ${spawnError}`, process: rubricProcess };
   if (rubricProcess.outputCapped) {
-    return { kind: "malformed", detail: `rubric output exceeded its cap (stdout ${rubricProcess.stdout.bytes} bytes, stderr ${rubricProcess.stderr.bytes} bytes); killed`, process: rubricProcess };
+    return {
+      kind: "malformed",
+      detail: `rubric output exceeded its cap (stdout ${rubricProcess.stdout.bytes} bytes, stderr ${rubricProcess.stderr.bytes} bytes); killed`,
+      process: rubricProcess,
+    };
   }
   if (rubricProcess.exitCode !== 0) {
-    const why = rubricProcess.signal !== null ? `killed by ${rubricProcess.signal}` : `exited ${rubricProcess.exitCode}`;
+    const why =
+      rubricProcess.signal !== null ? `killed by ${rubricProcess.signal}` : `exited ${rubricProcess.exitCode}`;
     const stderr = telling(rubricProcess.stderr.text);
     return { kind: "malformed", detail: `rubric ${why}${stderr === "" ? "" : `: ${stderr}`}`, process: rubricProcess };
   }
@@ -342,9 +390,18 @@ function classify(rubricProcess: RubricProcessReport, stdout: string, spawnError
   try {
     json = JSON.parse(stdout);
   } catch (error) {
-    return { kind: "malformed", detail: `rubric stdout is not one JSON document (${(error as Error).message.slice(0, 160)})`, process: rubricProcess };
+    return {
+      kind: "malformed",
+      detail: `rubric stdout is not one JSON document (${(error as Error).message.slice(0, 160)})`,
+      process: rubricProcess,
+    };
   }
   const parsed = safeParseWire(RubricResponseSchema, json);
-  if (!parsed.success) return { kind: "malformed", detail: `rubric response is invalid: ${formatIssues(parsed.issues).slice(0, 300)}`, process: rubricProcess };
+  if (!parsed.success)
+    return {
+      kind: "malformed",
+      detail: `rubric response is invalid: ${formatIssues(parsed.issues).slice(0, 300)}`,
+      process: rubricProcess,
+    };
   return { kind: "ok", response: parsed.data, process: rubricProcess };
 }

@@ -86,9 +86,17 @@ afterAll(async () => {
 });
 
 async function attack(mode: SandboxMode, language: "node" | "python", kind: string, target: string): Promise<number> {
-  const launcher = await prepareRubricLauncher({ benchPath, rubricCommand: language === "node" ? null : [join(benchPath, "rubric.py")], rubricPath: null }, { sandbox: mode, networkIsolation: false });
+  const launcher = await prepareRubricLauncher(
+    { benchPath, rubricCommand: language === "node" ? null : [join(benchPath, "rubric.py")], rubricPath: null },
+    { sandbox: mode, networkIsolation: false },
+  );
   const benchCase = await makeCase(benchPath, `attack-${language}-${kind}`);
-  const request = { schema_version: "evalgate.rubric_request.v1", case: benchCase, harness_output: { attack: kind, target }, context: { workspace_path: null } } as RubricRequest;
+  const request = {
+    schema_version: "evalgate.rubric_request.v1",
+    case: benchCase,
+    harness_output: { attack: kind, target },
+    context: { workspace_path: null },
+  } as RubricRequest;
   const outcome = await launcher.run({ request, readablePaths: [benchCase.case_path], timeoutMs: 20_000 });
   expect(outcome.kind, JSON.stringify(outcome.process.stderr)).toBe("ok");
   return outcome.kind === "ok" ? outcome.response.score.score : Number.NaN;
@@ -104,9 +112,12 @@ const ATTACKS: ReadonlyArray<[string, "node" | "python", string, () => string]> 
 ];
 
 describe("rubric attacks", () => {
-  it.each(ATTACKS)("without the sandbox a %s rubric (%s) succeeds: the attack is real", async (_what, language, kind, target) => {
-    expect(await attack("none", language, kind, target())).toBe(1);
-  });
+  it.each(ATTACKS)(
+    "without the sandbox a %s rubric (%s) succeeds: the attack is real",
+    async (_what, language, kind, target) => {
+      expect(await attack("none", language, kind, target())).toBe(1);
+    },
+  );
 
   it.runIf(sandboxed).each(ATTACKS)("in the sandbox it %s (%s): fails", async (_what, language, kind, target) => {
     expect(await attack("bwrap", language, kind, target())).toBe(0);
@@ -115,7 +126,9 @@ describe("rubric attacks", () => {
   it("node:sqlite writes files the permission model forbids: rubrics run without it, in and out of the sandbox", async () => {
     const forged = join(benchPath, "..", "state", "forged.db");
     const script = `new (require("node:sqlite").DatabaseSync)(${JSON.stringify(forged)}).exec("create table t(x)")`;
-    const permitted = spawnSync(process.execPath, ["--permission", `--allow-fs-read=${benchPath}`, "-e", script], { encoding: "utf8" });
+    const permitted = spawnSync(process.execPath, ["--permission", `--allow-fs-read=${benchPath}`, "-e", script], {
+      encoding: "utf8",
+    });
     expect(permitted.status, permitted.stderr).toBe(0);
     expect(existsSync(forged)).toBe(true);
     await rm(forged);
@@ -125,63 +138,82 @@ describe("rubric attacks", () => {
     }
   });
 
-  it.runIf(sandboxed)("a setsid daemon a Python rubric starts does not outlive it in the sandbox (without it, it does)", async () => {
-    const marker = join(benchPath, "..", "daemon-marker");
-    const alive = async (): Promise<boolean> => {
-      if (!existsSync(marker)) return false;
-      const before = readFileSync(marker, "utf8");
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      return readFileSync(marker, "utf8") !== before;
-    };
-    // In the sandbox the marker's directory is not even visible: the daemon cannot write it, and dies with the sandbox.
-    expect(await attack("bwrap", "python", "daemon", marker)).toBe(1);
-    expect(await alive()).toBe(false);
-    expect(await attack("none", "python", "daemon", marker)).toBe(1);
-    expect(await alive()).toBe(true);
-    // Stop the escaped daemon: it is in its own session, found by its command line.
-    const { readdirSync } = await import("node:fs");
-    for (const pid of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
-      try {
-        if (readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(join(benchPath, "rubric.py"))) process.kill(Number(pid), "SIGKILL");
-      } catch {
-        // gone meanwhile
+  it.runIf(sandboxed)(
+    "a setsid daemon a Python rubric starts does not outlive it in the sandbox (without it, it does)",
+    async () => {
+      const marker = join(benchPath, "..", "daemon-marker");
+      const alive = async (): Promise<boolean> => {
+        if (!existsSync(marker)) return false;
+        const before = readFileSync(marker, "utf8");
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        return readFileSync(marker, "utf8") !== before;
+      };
+      // In the sandbox the marker's directory is not even visible: the daemon cannot write it, and dies with the sandbox.
+      expect(await attack("bwrap", "python", "daemon", marker)).toBe(1);
+      expect(await alive()).toBe(false);
+      expect(await attack("none", "python", "daemon", marker)).toBe(1);
+      expect(await alive()).toBe(true);
+      // Stop the escaped daemon: it is in its own session, found by its command line.
+      const { readdirSync } = await import("node:fs");
+      for (const pid of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
+        try {
+          if (readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(join(benchPath, "rubric.py")))
+            process.kill(Number(pid), "SIGKILL");
+        } catch {
+          // gone meanwhile
+        }
       }
-    }
-  });
+    },
+  );
 
-  it.runIf(sandboxed)("cannot read another task class's answers through a dependency on that bench's package (red-team finding)", async () => {
-    // A bench that depends on another bench's package: its node_modules links that bench's directory.
-    const otherBench = join(benchPath, "..", "other-bench");
-    mkdirSync(join(otherBench, "cases", "x", "expected"), { recursive: true });
-    writeFileSync(join(otherBench, "package.json"), JSON.stringify({ name: "@eval-bench/other", type: "module" }));
-    writeFileSync(join(otherBench, "registration.ts"), "export default {};\n");
-    writeFileSync(join(otherBench, "cases", "x", "expected", "answer.txt"), "the other bench's answer");
-    mkdirSync(join(benchPath, "node_modules", "@eval-bench"), { recursive: true });
-    symlinkSync(otherBench, join(benchPath, "node_modules", "@eval-bench", "other"));
-    const target = join(otherBench, "cases", "x", "expected", "answer.txt");
-    expect(await attack("none", "node", "read", target)).toBe(1);
-    expect(await attack("bwrap", "node", "read", target)).toBe(0);
-  });
+  it.runIf(sandboxed)(
+    "cannot read another task class's answers through a dependency on that bench's package (red-team finding)",
+    async () => {
+      // A bench that depends on another bench's package: its node_modules links that bench's directory.
+      const otherBench = join(benchPath, "..", "other-bench");
+      mkdirSync(join(otherBench, "cases", "x", "expected"), { recursive: true });
+      writeFileSync(join(otherBench, "package.json"), JSON.stringify({ name: "@eval-bench/other", type: "module" }));
+      writeFileSync(join(otherBench, "registration.ts"), "export default {};\n");
+      writeFileSync(join(otherBench, "cases", "x", "expected", "answer.txt"), "the other bench's answer");
+      mkdirSync(join(benchPath, "node_modules", "@eval-bench"), { recursive: true });
+      symlinkSync(otherBench, join(benchPath, "node_modules", "@eval-bench", "other"));
+      const target = join(otherBench, "cases", "x", "expected", "answer.txt");
+      expect(await attack("none", "node", "read", target)).toBe(1);
+      expect(await attack("bwrap", "node", "read", target)).toBe(0);
+    },
+  );
 
   const asRoot = process.getuid?.() === 0;
-  it.runIf(asRoot)("run by root, a rubric_command opens /proc/sys/kernel/core_uses_pid for writing without the sandbox; in it, it cannot", async () => {
-    expect(await attack("none", "python", "sysctl", "")).toBe(1);
-    if (sandboxed) expect(await attack("bwrap", "python", "sysctl", "")).toBe(0);
-  });
+  it.runIf(asRoot)(
+    "run by root, a rubric_command opens /proc/sys/kernel/core_uses_pid for writing without the sandbox; in it, it cannot",
+    async () => {
+      expect(await attack("none", "python", "sysctl", "")).toBe(1);
+      if (sandboxed) expect(await attack("bwrap", "python", "sysctl", "")).toBe(0);
+    },
+  );
 
-  it.runIf(asRoot)("run by root, a rubric_command is host uid 0 without the sandbox and an unprivileged host uid in it (seen from the host)", async () => {
-    for (const mode of sandboxed ? (["none", "bwrap"] as const) : (["none"] as const)) {
-      const comm = `rubuid${mode}${process.pid % 1000}`;
-      const scoring = attack(mode, "python", "comm", comm);
-      const uids = await hostUidsOf(comm);
-      await scoring;
-      if (mode === "none") expect(uids).toEqual([0, 0, 0, 0]);
-      else expect(uids?.every((uid) => uid !== 0)).toBe(true);
-    }
-  }, 60_000);
+  it.runIf(asRoot)(
+    "run by root, a rubric_command is host uid 0 without the sandbox and an unprivileged host uid in it (seen from the host)",
+    async () => {
+      for (const mode of sandboxed ? (["none", "bwrap"] as const) : (["none"] as const)) {
+        const comm = `rubuid${mode}${process.pid % 1000}`;
+        const scoring = attack(mode, "python", "comm", comm);
+        const uids = await hostUidsOf(comm);
+        await scoring;
+        if (mode === "none") expect(uids).toEqual([0, 0, 0, 0]);
+        else expect(uids?.every((uid) => uid !== 0)).toBe(true);
+      }
+    },
+    60_000,
+  );
 
   it.runIf(sandboxed)("records the sandbox as the rubric's isolation class", async () => {
-    expect((await prepareRubricLauncher({ benchPath, rubricCommand: null, rubricPath: null })).isolationClass).toBe("bwrap-permission");
-    expect((await prepareRubricLauncher({ benchPath, rubricCommand: [join(benchPath, "rubric.py")], rubricPath: null })).isolationClass).toBe("bwrap");
+    expect((await prepareRubricLauncher({ benchPath, rubricCommand: null, rubricPath: null })).isolationClass).toBe(
+      "bwrap-permission",
+    );
+    expect(
+      (await prepareRubricLauncher({ benchPath, rubricCommand: [join(benchPath, "rubric.py")], rubricPath: null }))
+        .isolationClass,
+    ).toBe("bwrap");
   });
 });

@@ -9,7 +9,13 @@ import { CaseDetailSchema, ChainRecordSchema, parseWire } from "@eval/models";
 import type { SystemUnderTest } from "@eval/models";
 import { loadCases, loadTaskClass, signBench } from "@eval/registry";
 import { isCachedDetail } from "./case-detail.ts";
-import { ADVERSARIAL_RUBRIC, HALF_UPPER_SUT, makeTaskClassBench, UPPER_RUBRIC, writeCase } from "./bench.test-helpers.ts";
+import {
+  ADVERSARIAL_RUBRIC,
+  HALF_UPPER_SUT,
+  makeTaskClassBench,
+  UPPER_RUBRIC,
+  writeCase,
+} from "./bench.test-helpers.ts";
 import { moduleSut, runEval } from "./index.ts";
 import type { RunEvalOptions } from "./index.ts";
 
@@ -19,7 +25,10 @@ let sutFile: string;
 
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), "evalgate-run-"));
-  bench = await makeTaskClassBench(root, { rubric: UPPER_RUBRIC, cases: { "c-1": "alpha beta", "c-2": "gamma", "c-3": "delta epsilon zeta", "c-4": "eta" } });
+  bench = await makeTaskClassBench(root, {
+    rubric: UPPER_RUBRIC,
+    cases: { "c-1": "alpha beta", "c-2": "gamma", "c-3": "delta epsilon zeta", "c-4": "eta" },
+  });
   sutFile = join(root, "sut.mjs");
   await writeFile(sutFile, HALF_UPPER_SUT);
 });
@@ -27,7 +36,11 @@ afterAll(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-const options = async (stateDir: string, exportName = "halfUpper", extra: Partial<Omit<RunEvalOptions, "systemUnderTest">> = {}): Promise<RunEvalOptions & { systemUnderTest: SystemUnderTest }> => ({
+const options = async (
+  stateDir: string,
+  exportName = "halfUpper",
+  extra: Partial<Omit<RunEvalOptions, "systemUnderTest">> = {},
+): Promise<RunEvalOptions & { systemUnderTest: SystemUnderTest }> => ({
   systemUnderTest: await moduleSut(`${sutFile}#${exportName}`),
   benchRoot: bench.benchRoot,
   stateDir,
@@ -36,7 +49,15 @@ const options = async (stateDir: string, exportName = "halfUpper", extra: Partia
 });
 
 const counting = (sut: SystemUnderTest): SystemUnderTest & { calls: number } => {
-  const wrapped = { label: sut.label, digest: sut.digest, calls: 0, run: (invocation: Parameters<SystemUnderTest["run"]>[0]) => { wrapped.calls += 1; return sut.run(invocation); } };
+  const wrapped = {
+    label: sut.label,
+    digest: sut.digest,
+    calls: 0,
+    run: (invocation: Parameters<SystemUnderTest["run"]>[0]) => {
+      wrapped.calls += 1;
+      return sut.run(invocation);
+    },
+  };
   return wrapped;
 };
 
@@ -51,17 +72,27 @@ describe("runEval end to end (real registry, rubric subprocesses, cache and chai
     expect(first.taskClass).toMatchObject({ name: bench.slug, rubricDigest: report.rubric_digest });
     expect(report.case_count).toBe(4);
     expect(report.per_case.map((c) => c.case_id)).toEqual(["c-1", "c-2", "c-3", "c-4"]);
-    expect(report.per_case.every((c) => c.score.score > 0 && c.score.score < 1), JSON.stringify(report.per_case)).toBe(true);
+    expect(
+      report.per_case.every((c) => c.score.score > 0 && c.score.score < 1),
+      JSON.stringify(report.per_case),
+    ).toBe(true);
     // A graded task class: the betting bound on the mean score, BCa and Wilson only as information.
     expect(report).toMatchObject({ score_kind: "graded", lower_bound_method: "betting", bound_quantity: "mean_score" });
     expect(report.informational.bootstrap_resamples).toBe(10_000);
     expect(report.lower_bound_95).toBeLessThanOrEqual(report.mean_score);
-    expect(report.selection).toMatchObject({ scope: "full", filter: null, task_class_case_count: 4, selected_case_count: 4 });
+    expect(report.selection).toMatchObject({
+      scope: "full",
+      filter: null,
+      task_class_case_count: 4,
+      selected_case_count: 4,
+    });
     expect(report.total_cost_usd).toBeCloseTo(0.04, 10);
     expect(report.block_severity_failure_modes).toEqual(["wrong_text"]);
     expect(report.chain_head).toMatch(/^sha256:/);
     // Rubrics run in the sandbox by default; the SUT here is a module (trusted, in-process).
-    expect(report.isolation_class).toBe(sandboxSupport().available ? "bwrap-permission" : "subprocess-permission-netns");
+    expect(report.isolation_class).toBe(
+      sandboxSupport().available ? "bwrap-permission" : "subprocess-permission-netns",
+    );
     expect(report.sut_isolation).toBe("in-process");
     expect(report.incomplete_reason).toBeNull();
     // Progress starts before the first case finishes, and ends at the last.
@@ -81,14 +112,26 @@ describe("runEval end to end (real registry, rubric subprocesses, cache and chai
     expect(sut.calls).toBe(0);
     expect(second.caseResults.every((r) => r.cacheHit && r.detailPath !== null)).toBe(true);
     // A cache hit's detail is the executing run's, linked into this run: it reads as reused.
-    const hitDetail = parseWire(CaseDetailSchema, JSON.parse(await readFile(second.caseResults[0]!.detailPath!, "utf8")));
+    const hitDetail = parseWire(
+      CaseDetailSchema,
+      JSON.parse(await readFile(second.caseResults[0]!.detailPath!, "utf8")),
+    );
     expect(second.caseResults[0]!.detailPath).toBe(join(stateDir, "runs", second.report.run_id, "cases", "c-1.json"));
     expect(hitDetail.run_id).toBe(report.run_id);
     expect(isCachedDetail(hitDetail, second.report.run_id)).toBe(true);
     expect(hitDetail.score).toEqual(detail.score);
     expect(hitDetail.invocation_tag).toBe(detail.invocation_tag);
     expect(second.report.total_cost_usd).toBe(0);
-    for (const field of ["mean_score", "score_stddev", "lower_bound_95", "informational", "passed_count", "rubric_digest", "sut_digest", "selection"] as const) {
+    for (const field of [
+      "mean_score",
+      "score_stddev",
+      "lower_bound_95",
+      "informational",
+      "passed_count",
+      "rubric_digest",
+      "sut_digest",
+      "selection",
+    ] as const) {
       expect(second.report[field]).toEqual(report[field]);
     }
     expect(second.report.prev_hash).toBe(report.chain_head);
@@ -99,16 +142,31 @@ describe("runEval end to end (real registry, rubric subprocesses, cache and chai
     try {
       const own = await makeTaskClassBench(root2, { rubric: UPPER_RUBRIC, cases: { a: "one", b: "two", c: "three" } });
       const stateDir = join(root2, "state");
-      const run = async () => runEval(own.slug, { systemUnderTest: await moduleSut(`${sutFile}#halfUpper`), benchRoot: own.benchRoot, stateDir });
+      const run = async () =>
+        runEval(own.slug, {
+          systemUnderTest: await moduleSut(`${sutFile}#halfUpper`),
+          benchRoot: own.benchRoot,
+          stateDir,
+        });
       await run();
       await writeCase(own.benchPath, own.slug, "b", "two, edited");
       await signBench({ benchPath: own.benchPath, name: own.slug });
       const afterCaseEdit = await run();
-      expect(afterCaseEdit.caseResults.map((r) => [r.case_id, r.cacheHit])).toEqual([["a", true], ["b", false], ["c", true]]);
+      expect(afterCaseEdit.caseResults.map((r) => [r.case_id, r.cacheHit])).toEqual([
+        ["a", true],
+        ["b", false],
+        ["c", true],
+      ]);
       await appendFile(join(own.benchPath, "rubric.ts"), "\n// a whitespace-only edit still changes the rubric\n");
       const afterRubricEdit = await run();
       expect(afterRubricEdit.caseResults.every((r) => !r.cacheHit)).toBe(true);
-      const noCache = await runEval(own.slug, { systemUnderTest: await moduleSut(`${sutFile}#halfUpper`), benchRoot: own.benchRoot, stateDir, noCache: true, caseFilter: "a" });
+      const noCache = await runEval(own.slug, {
+        systemUnderTest: await moduleSut(`${sutFile}#halfUpper`),
+        benchRoot: own.benchRoot,
+        stateDir,
+        noCache: true,
+        caseFilter: "a",
+      });
       expect(noCache.caseResults.map((r) => [r.case_id, r.cacheHit])).toEqual([["a", false]]);
       expect(noCache.report.case_count).toBe(1);
     } finally {
@@ -131,15 +189,26 @@ describe("runEval end to end (real registry, rubric subprocesses, cache and chai
     expect(chosen.report.per_case.map((c) => c.case_id)).toEqual(["c-1", "c-2"]);
     const refusedDir = join(root, "state-chooser-refused");
     const refusal = new EvalError("EVAL_SUT_INVALID", "no SUT for these cases");
-    await expect(runEval(bench.slug, { ...(await options(refusedDir)), systemUnderTest: async () => Promise.reject(refusal) })).rejects.toBe(refusal);
+    await expect(
+      runEval(bench.slug, { ...(await options(refusedDir)), systemUnderTest: async () => Promise.reject(refusal) }),
+    ).rejects.toBe(refusal);
     expect(existsSync(join(refusedDir, "runs"))).toBe(false);
   });
 
   it("records sut.exception and sut.timeout as block failures and completes the run", async () => {
-    const boom = await runEval(bench.slug, { ...(await options(join(root, "state-boom"), "boom")), caseFilter: (c) => c.case_id === "c-1" });
-    expect(boom.report.per_case[0]?.score.failure_modes).toEqual([{ code: "sut.exception", severity: "block", detail: "RangeError: the SUT fell over" }]);
+    const boom = await runEval(bench.slug, {
+      ...(await options(join(root, "state-boom"), "boom")),
+      caseFilter: (c) => c.case_id === "c-1",
+    });
+    expect(boom.report.per_case[0]?.score.failure_modes).toEqual([
+      { code: "sut.exception", severity: "block", detail: "RangeError: the SUT fell over" },
+    ]);
     expect(boom.report.complete).toBe(true);
-    const hang = await runEval(bench.slug, { ...(await options(join(root, "state-hang"), "hang")), caseFilter: "c-[12]", timeoutPerCaseSeconds: 0.3 });
+    const hang = await runEval(bench.slug, {
+      ...(await options(join(root, "state-hang"), "hang")),
+      caseFilter: "c-[12]",
+      timeoutPerCaseSeconds: 0.3,
+    });
     expect(hang.report.per_case.map((c) => c.score.failure_modes[0]?.code)).toEqual(["sut.timeout", "sut.timeout"]);
     expect(hang.report.lower_bound_method).toBe("betting");
     expect(hang.report.lower_bound_95).toBe(0);
@@ -148,14 +217,25 @@ describe("runEval end to end (real registry, rubric subprocesses, cache and chai
   it("records a filtered run as a subset and says so; selecting no case throws before anything runs or is written", async () => {
     const warnings: string[] = [];
     const stateDir = join(root, "state-subset");
-    const subset = await runEval(bench.slug, { ...(await options(stateDir)), caseFilter: "c-[12]", onWarning: (w) => warnings.push(w.code) });
-    expect(subset.report.selection).toMatchObject({ scope: "subset", filter: "c-[12]", task_class_case_count: 4, selected_case_count: 2 });
+    const subset = await runEval(bench.slug, {
+      ...(await options(stateDir)),
+      caseFilter: "c-[12]",
+      onWarning: (w) => warnings.push(w.code),
+    });
+    expect(subset.report.selection).toMatchObject({
+      scope: "subset",
+      filter: "c-[12]",
+      task_class_case_count: 4,
+      selected_case_count: 2,
+    });
     expect(warnings).toContain("run.subset");
     const predicate = await runEval(bench.slug, { ...(await options(stateDir)), caseFilter: () => true });
     expect(predicate.report.selection).toMatchObject({ scope: "full", filter: "(predicate)" });
     const before = await readdir(join(stateDir, "runs"));
     const sut = counting((await options(stateDir)).systemUnderTest);
-    await expect(runEval(bench.slug, { ...(await options(stateDir)), systemUnderTest: sut, caseFilter: "nomatch*" })).rejects.toMatchObject({
+    await expect(
+      runEval(bench.slug, { ...(await options(stateDir)), systemUnderTest: sut, caseFilter: "nomatch*" }),
+    ).rejects.toMatchObject({
       code: "EVAL_NO_CASES_SELECTED",
       message: expect.stringContaining('--cases "nomatch*" matches none of the 4 cases'),
     });
@@ -164,8 +244,16 @@ describe("runEval end to end (real registry, rubric subprocesses, cache and chai
   });
 
   it("an invalid SUT output (negative cost) is a sut.exception", async () => {
-    const liar: SystemUnderTest = { label: "liar", digest: `blake3:${"1".repeat(64)}`, run: async () => ({ cost_usd: -5 }) };
-    const result = await runEval(bench.slug, { ...(await options(join(root, "state-liar"))), systemUnderTest: liar, caseFilter: "c-1" });
+    const liar: SystemUnderTest = {
+      label: "liar",
+      digest: `blake3:${"1".repeat(64)}`,
+      run: async () => ({ cost_usd: -5 }),
+    };
+    const result = await runEval(bench.slug, {
+      ...(await options(join(root, "state-liar"))),
+      systemUnderTest: liar,
+      caseFilter: "c-1",
+    });
     expect(result.report.per_case[0]?.score.failure_modes[0]?.code).toBe("sut.exception");
   });
 
@@ -173,14 +261,38 @@ describe("runEval end to end (real registry, rubric subprocesses, cache and chai
     const declare = (failure_mode: string, cost_usd: unknown): SystemUnderTest => ({
       label: "declaring",
       digest: `blake3:${"2".repeat(64)}`,
-      run: async () => Promise.reject(Object.assign(new Error("the bridge refused request 2"), { name: "AgentBudgetExceeded", failure_mode, cost_usd })),
+      run: async () =>
+        Promise.reject(
+          Object.assign(new Error("the bridge refused request 2"), {
+            name: "AgentBudgetExceeded",
+            failure_mode,
+            cost_usd,
+          }),
+        ),
     });
-    const spent = await runEval(bench.slug, { ...(await options(join(root, "state-budget"))), systemUnderTest: declare("agent.budget_exceeded", 0.25), caseFilter: "c-1" });
-    expect(spent.report.per_case[0]?.score.failure_modes).toEqual([{ code: "agent.budget_exceeded", severity: "block", detail: "AgentBudgetExceeded: the bridge refused request 2" }]);
+    const spent = await runEval(bench.slug, {
+      ...(await options(join(root, "state-budget"))),
+      systemUnderTest: declare("agent.budget_exceeded", 0.25),
+      caseFilter: "c-1",
+    });
+    expect(spent.report.per_case[0]?.score.failure_modes).toEqual([
+      { code: "agent.budget_exceeded", severity: "block", detail: "AgentBudgetExceeded: the bridge refused request 2" },
+    ]);
     expect(spent.report.per_case[0]?.score.cost_usd).toBe(0.25);
-    const diverged = await runEval(bench.slug, { ...(await options(join(root, "state-diverged"))), systemUnderTest: declare("replay.diverged", "x"), caseFilter: "c-1" });
-    expect(diverged.report.per_case[0]?.score).toMatchObject({ failure_modes: [{ code: "replay.diverged" }], cost_usd: 0 });
-    const forged = await runEval(bench.slug, { ...(await options(join(root, "state-forged"))), systemUnderTest: declare("rubric.timeout", 1), caseFilter: "c-1" });
+    const diverged = await runEval(bench.slug, {
+      ...(await options(join(root, "state-diverged"))),
+      systemUnderTest: declare("replay.diverged", "x"),
+      caseFilter: "c-1",
+    });
+    expect(diverged.report.per_case[0]?.score).toMatchObject({
+      failure_modes: [{ code: "replay.diverged" }],
+      cost_usd: 0,
+    });
+    const forged = await runEval(bench.slug, {
+      ...(await options(join(root, "state-forged"))),
+      systemUnderTest: declare("rubric.timeout", 1),
+      caseFilter: "c-1",
+    });
     expect(forged.report.per_case[0]?.score).toMatchObject({ failure_modes: [{ code: "sut.exception" }], cost_usd: 0 });
   });
 
@@ -190,22 +302,52 @@ describe("runEval end to end (real registry, rubric subprocesses, cache and chai
     const broken: SystemUnderTest = {
       label: working.label,
       digest: working.digest,
-      run: async (invocation) => (invocation.benchCase.case_id === "c-1" ? Promise.reject(Object.assign(new Error("claude-code: the CLI could not be started: ENOENT"), { failure_mode: "agent.infrastructure" })) : working.run(invocation)),
+      run: async (invocation) =>
+        invocation.benchCase.case_id === "c-1"
+          ? Promise.reject(
+              Object.assign(new Error("claude-code: the CLI could not be started: ENOENT"), {
+                failure_mode: "agent.infrastructure",
+              }),
+            )
+          : working.run(invocation),
     };
-    const first = await runEval(bench.slug, { ...(await options(stateDir)), systemUnderTest: broken, caseFilter: "c-[12]" });
-    expect(first.report.per_case[0]?.score.failure_modes).toEqual([{ code: "agent.infrastructure", severity: "block", detail: "Error: claude-code: the CLI could not be started: ENOENT" }]);
+    const first = await runEval(bench.slug, {
+      ...(await options(stateDir)),
+      systemUnderTest: broken,
+      caseFilter: "c-[12]",
+    });
+    expect(first.report.per_case[0]?.score.failure_modes).toEqual([
+      {
+        code: "agent.infrastructure",
+        severity: "block",
+        detail: "Error: claude-code: the CLI could not be started: ENOENT",
+      },
+    ]);
     const sut = counting(working);
-    const second = await runEval(bench.slug, { ...(await options(stateDir)), systemUnderTest: sut, caseFilter: "c-[12]" });
+    const second = await runEval(bench.slug, {
+      ...(await options(stateDir)),
+      systemUnderTest: sut,
+      caseFilter: "c-[12]",
+    });
     expect(sut.calls).toBe(1);
-    expect(second.caseResults.map((r) => [r.case_id, r.cacheHit])).toEqual([["c-1", false], ["c-2", true]]);
+    expect(second.caseResults.map((r) => [r.case_id, r.cacheHit])).toEqual([
+      ["c-1", false],
+      ["c-2", true],
+    ]);
     // Each case is recorded with its content digest (the pool's case identity), the one the registry loaded.
     const loaded = await loadCases(await loadTaskClass(bench.slug, { benchRoot: bench.benchRoot }));
-    expect(second.report.per_case.map((c) => c.case_digest)).toEqual(["c-1", "c-2"].map((id) => loaded.find((c) => c.case_id === id)!.case_digest));
+    expect(second.report.per_case.map((c) => c.case_digest)).toEqual(
+      ["c-1", "c-2"].map((id) => loaded.find((c) => c.case_id === id)!.case_digest),
+    );
     expect(new Set(second.report.per_case.map((c) => c.case_digest)).size).toBe(2);
   });
 
   it("stops at the cost cap: outstanding cases cancelled, partial run recorded as incomplete", async () => {
-    const result = await runEval(bench.slug, { ...(await options(join(root, "state-cap"), "full")), concurrency: 1, maxCostUsd: 1.5 });
+    const result = await runEval(bench.slug, {
+      ...(await options(join(root, "state-cap"), "full")),
+      concurrency: 1,
+      maxCostUsd: 1.5,
+    });
     expect(result.costCapExceeded).toBe(true);
     expect(result.report.complete).toBe(false);
     expect(result.report.run_id).toMatch(/^partial:/);
@@ -217,7 +359,13 @@ describe("runEval end to end (real registry, rubric subprocesses, cache and chai
   it("checks the cap before a case starts: a cap of 0 pays for no case (was: one case paid for)", async () => {
     const sut = counting((await options(join(root, "state-cap0"), "full")).systemUnderTest);
     const warnings: string[] = [];
-    const result = await runEval(bench.slug, { ...(await options(join(root, "state-cap0"), "full")), systemUnderTest: sut, concurrency: 1, maxCostUsd: 0, onWarning: (w) => warnings.push(w.code) });
+    const result = await runEval(bench.slug, {
+      ...(await options(join(root, "state-cap0"), "full")),
+      systemUnderTest: sut,
+      concurrency: 1,
+      maxCostUsd: 0,
+      onWarning: (w) => warnings.push(w.code),
+    });
     expect(sut.calls).toBe(0);
     expect(result.costCapExceeded).toBe(true);
     expect(result.report).toMatchObject({ complete: false, incomplete_reason: "cost_cap", total_cost_usd: 0 });
@@ -230,9 +378,17 @@ describe("runEval end to end (real registry, rubric subprocesses, cache and chai
     const sut: SystemUnderTest = {
       label: "slow",
       digest: `blake3:${"2".repeat(64)}`,
-      run: (invocation) => new Promise((resolve) => { setTimeout(() => controller.abort(), 50); invocation.signal.addEventListener("abort", () => resolve({})); }),
+      run: (invocation) =>
+        new Promise((resolve) => {
+          setTimeout(() => controller.abort(), 50);
+          invocation.signal.addEventListener("abort", () => resolve({}));
+        }),
     };
-    const result = await runEval(bench.slug, { ...(await options(join(root, "state-abort"))), systemUnderTest: sut, signal: controller.signal });
+    const result = await runEval(bench.slug, {
+      ...(await options(join(root, "state-abort"))),
+      systemUnderTest: sut,
+      signal: controller.signal,
+    });
     expect(result.cancelled).toBe(true);
     expect(result.report.complete).toBe(false);
     expect(result.report.per_case).toHaveLength(0);
@@ -245,7 +401,9 @@ describe("runEval end to end (real registry, rubric subprocesses, cache and chai
     await writeFile(first.recordPath, text.replace(/"mean_score":\s*[0-9.]+/, '"mean_score": 1'));
     const sut = counting((await options(stateDir)).systemUnderTest);
     const before = await readdir(join(stateDir, "runs"));
-    await expect(runEval(bench.slug, { ...(await options(stateDir)), systemUnderTest: sut })).rejects.toMatchObject({ code: "EVAL_CHAIN_TAMPERED" });
+    await expect(runEval(bench.slug, { ...(await options(stateDir)), systemUnderTest: sut })).rejects.toMatchObject({
+      code: "EVAL_CHAIN_TAMPERED",
+    });
     expect(sut.calls).toBe(0);
     expect(await readdir(join(stateDir, "runs"))).toEqual(before);
   });
@@ -256,7 +414,9 @@ describe("runEval end to end (real registry, rubric subprocesses, cache and chai
       const own = await makeTaskClassBench(root3, { rubric: UPPER_RUBRIC, cases: { a: "one", b: "two" } });
       await writeFile(join(own.benchPath, "cases", "b", "expected", "text.txt"), "loosened");
       const sut = counting(await moduleSut(`${sutFile}#halfUpper`));
-      await expect(runEval(own.slug, { systemUnderTest: sut, benchRoot: own.benchRoot, stateDir: join(root3, "state") })).rejects.toMatchObject({ code: "EVAL_CASE_DIGEST_MISMATCH" });
+      await expect(
+        runEval(own.slug, { systemUnderTest: sut, benchRoot: own.benchRoot, stateDir: join(root3, "state") }),
+      ).rejects.toMatchObject({ code: "EVAL_CASE_DIGEST_MISMATCH" });
       expect(sut.calls).toBe(0);
       expect(existsSync(join(root3, "state", "runs"))).toBe(false);
     } finally {
@@ -270,8 +430,16 @@ describe("runEval end to end (real registry, rubric subprocesses, cache and chai
     const onWarning = (warning: Error): void => void warnings.push(warning.message);
     process.on("warning", onWarning);
     try {
-      const many = await makeTaskClassBench(root5, { rubric: UPPER_RUBRIC, cases: Object.fromEntries(Array.from({ length: 14 }, (_, i) => [`m-${String(i).padStart(2, "0")}`, `t${i}`])) });
-      const result = await runEval(many.slug, { systemUnderTest: await moduleSut(`${sutFile}#noop`), benchRoot: many.benchRoot, stateDir: join(root5, "state"), concurrency: 4 });
+      const many = await makeTaskClassBench(root5, {
+        rubric: UPPER_RUBRIC,
+        cases: Object.fromEntries(Array.from({ length: 14 }, (_, i) => [`m-${String(i).padStart(2, "0")}`, `t${i}`])),
+      });
+      const result = await runEval(many.slug, {
+        systemUnderTest: await moduleSut(`${sutFile}#noop`),
+        benchRoot: many.benchRoot,
+        stateDir: join(root5, "state"),
+        concurrency: 4,
+      });
       expect(result.report.per_case).toHaveLength(14);
       await new Promise((resolve) => setImmediate(resolve));
       expect(warnings).toEqual([]);
@@ -282,10 +450,18 @@ describe("runEval end to end (real registry, rubric subprocesses, cache and chai
   });
 
   it("rejects bad options and an unknown task class with their codes", async () => {
-    await expect(runEval(bench.slug, { ...(await options(join(root, "x"))), concurrency: 0 })).rejects.toMatchObject({ code: "EVAL_USAGE" });
-    await expect(runEval(bench.slug, { ...(await options(join(root, "x"))), maxCostUsd: -1 })).rejects.toMatchObject({ code: "EVAL_USAGE" });
-    await expect(runEval(bench.slug, { ...(await options(join(root, "x"))), timeoutPerCaseSeconds: 0 })).rejects.toMatchObject({ code: "EVAL_USAGE" });
-    await expect(runEval("no-such-class", await options(join(root, "x")))).rejects.toMatchObject({ code: "EVAL_TASK_CLASS_NOT_FOUND" });
+    await expect(runEval(bench.slug, { ...(await options(join(root, "x"))), concurrency: 0 })).rejects.toMatchObject({
+      code: "EVAL_USAGE",
+    });
+    await expect(runEval(bench.slug, { ...(await options(join(root, "x"))), maxCostUsd: -1 })).rejects.toMatchObject({
+      code: "EVAL_USAGE",
+    });
+    await expect(
+      runEval(bench.slug, { ...(await options(join(root, "x"))), timeoutPerCaseSeconds: 0 }),
+    ).rejects.toMatchObject({ code: "EVAL_USAGE" });
+    await expect(runEval("no-such-class", await options(join(root, "x")))).rejects.toMatchObject({
+      code: "EVAL_TASK_CLASS_NOT_FOUND",
+    });
   });
 });
 
@@ -294,16 +470,35 @@ describe("adversarial rubrics inside a real run: each case ends in the right fai
     const root4 = await mkdtemp(join(tmpdir(), "evalgate-run-adv-"));
     process.env.ANTHROPIC_API_KEY = "sk-ant-planted";
     try {
-      const ids = ["honest", "env-snoop", "write-cwd", "write-outside", "spawn-child", "loop-forever", "print-1gb", "invalid-json", "llm-confidence", "unknown-failure-code"];
+      const ids = [
+        "honest",
+        "env-snoop",
+        "write-cwd",
+        "write-outside",
+        "spawn-child",
+        "loop-forever",
+        "print-1gb",
+        "invalid-json",
+        "llm-confidence",
+        "unknown-failure-code",
+      ];
       const adv = await makeTaskClassBench(root4, {
         slug: "adversarial",
-        rubric: ADVERSARIAL_RUBRIC.replace('readFileSync(request.case.input_path + "/data.txt", "utf8")', 'readFileSync(request.case.input_path + "/text.txt", "utf8")').replace('request.context.workspace_path + "/data.txt"', 'request.context.workspace_path + "/text.txt"'),
+        rubric: ADVERSARIAL_RUBRIC.replace(
+          'readFileSync(request.case.input_path + "/data.txt", "utf8")',
+          'readFileSync(request.case.input_path + "/text.txt", "utf8")',
+        ).replace('request.context.workspace_path + "/data.txt"', 'request.context.workspace_path + "/text.txt"'),
         cases: Object.fromEntries(ids.map((id) => [id, `text of ${id}`])),
         // Long enough for print-1gb to reach the 8 MB output cap on a loaded 2-core machine (at 2 s it timed
         // out instead in two full-suite runs with a load average of 10); loop-forever still times out.
         rubricWallClockSeconds: 5,
       });
-      const result = await runEval("adversarial", { systemUnderTest: await moduleSut(`${sutFile}#noop`), benchRoot: adv.benchRoot, stateDir: join(root4, "state"), concurrency: 4 });
+      const result = await runEval("adversarial", {
+        systemUnderTest: await moduleSut(`${sutFile}#noop`),
+        benchRoot: adv.benchRoot,
+        stateDir: join(root4, "state"),
+        concurrency: 4,
+      });
       const byId = Object.fromEntries(result.report.per_case.map((c) => [c.case_id, c.score]));
       const codes = (id: string) => byId[id]!.failure_modes.map((m) => m.code);
       expect(result.report.complete).toBe(true);

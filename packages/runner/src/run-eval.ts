@@ -36,7 +36,13 @@ export async function runEval(taskClassName: string, options: RunEvalOptions): P
 async function recordRun(scored: ScoredRun, signingKey: SigningKey | null): Promise<RunEvalResult> {
   // Append to the chain: under its lock, linked to whatever the head is then.
   // The head pointer is trusted only when nothing touched the runs directory since the checkpoint.
-  const append = () => appendRunRecord(scored.report, { runsDir: scored.runsDir, hostFingerprint: scored.hostFingerprint, trustHeadPointer: scored.chain!.directoryUnchanged, signingKey });
+  const append = () =>
+    appendRunRecord(scored.report, {
+      runsDir: scored.runsDir,
+      hostFingerprint: scored.hostFingerprint,
+      trustHeadPointer: scored.chain!.directoryUnchanged,
+      signingKey,
+    });
   // A disk that filled during the run: the room kept since the claim is freed for the record.
   const { record, path, previous } = await append().catch((error: unknown) => {
     if (isOutOfSpace(error) && freeRecordReserve(scored.runDir)) return append();
@@ -44,19 +50,38 @@ async function recordRun(scored: ScoredRun, signingKey: SigningKey | null): Prom
   });
   // From here on the run is recorded: nothing may turn it into a failure (a CI retry would record it twice).
   markRecorded(scored.runDir, record.chain_hash);
-  const chain = await verifyAfterAppend({ stateDir: scored.stateDir, runsDir: scored.runsDir, onWarning: scored.onWarning }, scored.chain!, {
-    previous: { records: previous.records, head: previous.head },
-    chainHash: record.chain_hash,
-    file: basename(path),
-    complete: record.report.complete,
-  }).catch((error: unknown) => {
-    scored.onWarning({ code: "run.after_record", message: `the run is recorded (${basename(path)}), but checking the chain after it failed: ${(error as Error).message}; \`evalgate verify\` checks it`, details: { record: path } });
+  const chain = await verifyAfterAppend(
+    { stateDir: scored.stateDir, runsDir: scored.runsDir, onWarning: scored.onWarning },
+    scored.chain!,
+    {
+      previous: { records: previous.records, head: previous.head },
+      chainHash: record.chain_hash,
+      file: basename(path),
+      complete: record.report.complete,
+    },
+  ).catch((error: unknown) => {
+    scored.onWarning({
+      code: "run.after_record",
+      message: `the run is recorded (${basename(path)}), but checking the chain after it failed: ${(error as Error).message}; \`evalgate verify\` checks it`,
+      details: { record: path },
+    });
     return null;
   });
   const { caseResults, costCapExceeded, cancelled, runDir, taskClass, harnessError } = scored;
   const scoredIds = new Set(record.report.per_case.map((entry) => entry.case_id));
   const unscoredCaseIds = scored.cases.map((benchCase) => benchCase.case_id).filter((id) => !scoredIds.has(id));
-  return { report: record.report, recordPath: path, caseResults, costCapExceeded, cancelled, runDir, chain, taskClass, unscoredCaseIds, harnessError };
+  return {
+    report: record.report,
+    recordPath: path,
+    caseResults,
+    costCapExceeded,
+    cancelled,
+    runDir,
+    chain,
+    taskClass,
+    unscoredCaseIds,
+    harnessError,
+  };
 }
 
 /**
@@ -64,7 +89,11 @@ async function recordRun(scored: ScoredRun, signingKey: SigningKey | null): Prom
  * (a run on its way to the chain) a chain that does not verify stops it before any SUT call; a shard
  * (`verifyChain: false`) never reads a chain.
  */
-export async function scoreRun(taskClassName: string, options: RunEvalOptions, mode: { readonly verifyChain: boolean }): Promise<ScoredRun> {
+export async function scoreRun(
+  taskClassName: string,
+  options: RunEvalOptions,
+  mode: { readonly verifyChain: boolean },
+): Promise<ScoredRun> {
   const plan = await prepareRun(taskClassName, options, mode);
   // The detail directory is this process's until the record lands: `gc` leaves it alone meanwhile.
   claimRunDir(plan.settings.runsDir, plan.runId, recordReserveBytes(plan.items.length));
@@ -87,5 +116,20 @@ async function executeAndAggregate(plan: PreparedRun, options: RunEvalOptions): 
   const caseResults = plan.items.flatMap((item) => tally.results.get(item.id) ?? []);
   const { runId, runDir, hostFingerprint, taskClass, selectedCases, chain } = plan;
   const { runsDir, stateDir, onWarning } = plan.settings;
-  return { report, caseResults, costCapExceeded: execution.costCapExceeded, cancelled: execution.cancelled, harnessError: execution.harnessError, runId, runDir, runsDir, stateDir, hostFingerprint, taskClass, cases: selectedCases, chain, onWarning };
+  return {
+    report,
+    caseResults,
+    costCapExceeded: execution.costCapExceeded,
+    cancelled: execution.cancelled,
+    harnessError: execution.harnessError,
+    runId,
+    runDir,
+    runsDir,
+    stateDir,
+    hostFingerprint,
+    taskClass,
+    cases: selectedCases,
+    chain,
+    onWarning,
+  };
 }

@@ -9,7 +9,9 @@ import { HARNESS_SIDE_FAILURES, RUBRIC_FAULTS } from "./trials.ts";
  * The harness-side failure of one score (its code and detail: one of HARNESS_SIDE_FAILURES, the SUT or the
  * harness failed, not the case), or null when it failed (or passed) on its merits.
  */
-export function unscoredReason(score: { readonly failure_modes: ReadonlyArray<{ readonly code: string; readonly detail?: string | null }> }): { code: string; detail: string | null } | null {
+export function unscoredReason(score: {
+  readonly failure_modes: ReadonlyArray<{ readonly code: string; readonly detail?: string | null }>;
+}): { code: string; detail: string | null } | null {
   const mode = score.failure_modes.find((m) => HARNESS_SIDE_FAILURES.has(m.code));
   return mode === undefined ? null : { code: mode.code, detail: mode.detail ?? null };
 }
@@ -17,12 +19,20 @@ export function unscoredReason(score: { readonly failure_modes: ReadonlyArray<{ 
 /** A reason cut to one short line, for tables and one-line messages. */
 export function shortReason(detail: string | null, max = 80): string {
   // A SUT's thrown plain Error is recorded as "Error: <message>": the message is the reason.
-  const line = ((detail ?? "").split("\n").find((l) => l.trim() !== "")?.trim() ?? "").replace(/^Error: /, "");
+  const line = (
+    (detail ?? "")
+      .split("\n")
+      .find((l) => l.trim() !== "")
+      ?.trim() ?? ""
+  ).replace(/^Error: /, "");
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
 
 /** A case's harness-side reason: null when any of its trials (`trials`, or its one `score`) was judged on its merits. */
-function caseUnscoredReason(entry: { readonly score: BenchScore; readonly trials?: readonly BenchScore[] }): { code: string; detail: string | null } | null {
+function caseUnscoredReason(entry: {
+  readonly score: BenchScore;
+  readonly trials?: readonly BenchScore[];
+}): { code: string; detail: string | null } | null {
   const reasons = (entry.trials ?? [entry.score]).map(unscoredReason);
   return reasons.some((reason) => reason === null) ? null : reasons[0]!;
 }
@@ -32,7 +42,14 @@ function caseUnscoredReason(entry: { readonly score: BenchScore; readonly trials
  * harness-side reason in every trial (the message names how many, the most common code and one case's
  * reason), and RubricBroken when the rubric failed on most units that reached it.
  */
-export function assertSomeCaseScored(runId: string, cases: ReadonlyArray<{ readonly case_id: string; readonly score: BenchScore; readonly trials?: readonly BenchScore[] }>): void {
+export function assertSomeCaseScored(
+  runId: string,
+  cases: ReadonlyArray<{
+    readonly case_id: string;
+    readonly score: BenchScore;
+    readonly trials?: readonly BenchScore[];
+  }>,
+): void {
   if (cases.length === 0) return;
   const reasons = cases.map((c) => ({ caseId: c.case_id, reason: caseUnscoredReason(c) }));
   if (reasons.some((r) => r.reason === null)) return assertRubricAnswered(runId, cases);
@@ -50,14 +67,32 @@ export function assertSomeCaseScored(runId: string, cases: ReadonlyArray<{ reado
  * provoke a rubric crash on a case, which stays that case's failure (never in the SUT's favour), but past
  * half the units the rubric is what they have in common, and the run's figures say nothing about the SUT.
  */
-function assertRubricAnswered(runId: string, cases: ReadonlyArray<{ readonly case_id: string; readonly score: BenchScore; readonly trials?: readonly BenchScore[] }>): void {
-  const units = cases.flatMap((entry) => (entry.trials ?? [entry.score]).map((score) => ({ caseId: entry.case_id, score })));
-  const reachedRubric = units.filter(({ score }) => !score.failure_modes.some((mode) => /^(sut|agent|replay)\./.test(mode.code)));
+function assertRubricAnswered(
+  runId: string,
+  cases: ReadonlyArray<{
+    readonly case_id: string;
+    readonly score: BenchScore;
+    readonly trials?: readonly BenchScore[];
+  }>,
+): void {
+  const units = cases.flatMap((entry) =>
+    (entry.trials ?? [entry.score]).map((score) => ({ caseId: entry.case_id, score })),
+  );
+  const reachedRubric = units.filter(
+    ({ score }) => !score.failure_modes.some((mode) => /^(sut|agent|replay)\./.test(mode.code)),
+  );
   const faults = reachedRubric.flatMap(({ caseId, score }) => {
     const mode = score.failure_modes.find((m) => RUBRIC_FAULTS.has(m.code));
     return mode === undefined ? [] : [{ caseId, mode }];
   });
   if (faults.length * 2 <= reachedRubric.length) return;
   const [first] = faults;
-  throw new RubricBroken(runId, faults.length, reachedRubric.length, first!.mode.code, first!.caseId, shortReason(first!.mode.detail ?? null, 160));
+  throw new RubricBroken(
+    runId,
+    faults.length,
+    reachedRubric.length,
+    first!.mode.code,
+    first!.caseId,
+    shortReason(first!.mode.detail ?? null, 160),
+  );
 }

@@ -1,6 +1,16 @@
 // A run's claim on its detail directory `runs/<run-id>/`: which process owns it until its record
 // lands, so `gc` removes only what a dead run left and never a live run's details.
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { ioError } from "@eval/errors";
@@ -61,7 +71,12 @@ export function claimRunDir(runsDir: string, runId: string, reserveBytes = 0): s
   try {
     mkdirSync(staging, { recursive: true, mode: 0o700 });
     temp = mkdtempSync(join(staging, `${CLAIM_PREFIX}${runId}-`));
-    const owner: RunOwner = { pid: process.pid, host: hostname(), started_at: new Date().toISOString(), proc_start: processStart("self") };
+    const owner: RunOwner = {
+      pid: process.pid,
+      host: hostname(),
+      started_at: new Date().toISOString(),
+      proc_start: processStart("self"),
+    };
     writeFileSync(join(temp, OWNER_FILE), `${JSON.stringify(owner)}\n`, { mode: 0o600 });
     if (reserveBytes > 0) writeFileSync(join(temp, RESERVE_FILE), Buffer.alloc(reserveBytes, 0x20), { mode: 0o600 });
     const runDir = join(runsDir, runId);
@@ -69,7 +84,11 @@ export function claimRunDir(runsDir: string, runId: string, reserveBytes = 0): s
     return runDir;
   } catch (error) {
     if (temp !== null) rmSync(temp, { recursive: true, force: true });
-    throw ioError(error, `cannot claim a detail directory (with ${Math.ceil(reserveBytes / 1024)} KiB kept for the run's record) in`, runsDir);
+    throw ioError(
+      error,
+      `cannot claim a detail directory (with ${Math.ceil(reserveBytes / 1024)} KiB kept for the run's record) in`,
+      runsDir,
+    );
   }
 }
 

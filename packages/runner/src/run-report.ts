@@ -18,7 +18,11 @@ export function resourceLimitsOf(isolationClass: string, sutIsolation: string): 
 }
 
 /** Why a run is incomplete, or null when every unit finished. */
-function incompleteReason(plan: PreparedRun, tally: RunTally, execution: Execution): "cost_cap" | "interrupted" | "cancelled" | "harness_error" | null {
+function incompleteReason(
+  plan: PreparedRun,
+  tally: RunTally,
+  execution: Execution,
+): "cost_cap" | "interrupted" | "cancelled" | "harness_error" | null {
   if (execution.harnessError !== null) return "harness_error";
   const complete = !execution.costCapExceeded && !execution.cancelled && tally.results.size === plan.items.length;
   if (complete) return null;
@@ -29,8 +33,15 @@ function incompleteReason(plan: PreparedRun, tally: RunTally, execution: Executi
 export function assembleReport(plan: PreparedRun, tally: RunTally, execution: Execution): BenchRunReportInput {
   const { taskClass, trials, settings } = plan;
   const ordered = plan.cases
-    .map((benchCase) => ({ benchCase, trialResults: Array.from({ length: trials }, (_, trial) => tally.results.get(trialUnitId(benchCase.case_id, trial))) }))
-    .filter((entry): entry is { benchCase: BenchCase; trialResults: CaseRunResult[] } => entry.trialResults.every((r) => r !== undefined));
+    .map((benchCase) => ({
+      benchCase,
+      trialResults: Array.from({ length: trials }, (_, trial) =>
+        tally.results.get(trialUnitId(benchCase.case_id, trial)),
+      ),
+    }))
+    .filter((entry): entry is { benchCase: BenchCase; trialResults: CaseRunResult[] } =>
+      entry.trialResults.every((r) => r !== undefined),
+    );
   return buildRunReport(
     {
       runId: plan.runId,
@@ -57,7 +68,11 @@ export function assembleReport(plan: PreparedRun, tally: RunTally, execution: Ex
       case_id: benchCase.case_id,
       curation_class: benchCase.curation_class,
       case_digest: benchCase.case_digest,
-      trials: trialResults.map((result) => ({ cacheKey: result.cacheKey, score: result.score, ...(result.metered === undefined ? {} : { metered: result.metered }) })),
+      trials: trialResults.map((result) => ({
+        cacheKey: result.cacheKey,
+        score: result.score,
+        ...(result.metered === undefined ? {} : { metered: result.metered }),
+      })),
     })),
   );
 }

@@ -42,8 +42,10 @@ export class RunTally {
       total,
       cacheHits: this.cacheHits,
       costUsd: this.costUsd,
-      etaMs: this.executedCount === 0 ? null : Math.round(((this.executedMs / this.executedCount) * (total - results.size)) / this.concurrency),
+      etaMs:
+        this.executedCount === 0
+          ? null
+          : Math.round(((this.executedMs / this.executedCount) * (total - results.size)) / this.concurrency),
     });
   }
 }
-

@@ -33,7 +33,9 @@ function alive(pid: number): boolean {
  * Removes run temp directories whose owner process is gone (a killed run's leftovers); a directory
  * without a readable owner counts as abandoned once it is older than `minAgeMs`. Returns the paths removed.
  */
-export function removeAbandonedRunTemps(options: { readonly parent?: string; readonly minAgeMs?: number; readonly now?: number } = {}): string[] {
+export function removeAbandonedRunTemps(
+  options: { readonly parent?: string; readonly minAgeMs?: number; readonly now?: number } = {},
+): string[] {
   const parent = options.parent ?? tmpdir();
   const now = options.now ?? Date.now();
   const removed: string[] = [];
@@ -46,7 +48,10 @@ export function removeAbandonedRunTemps(options: { readonly parent?: string; rea
     } catch {
       // no owner file: judged by age below
     }
-    const abandoned = Number.isInteger(pid) && pid > 0 ? !alive(pid) : now - statSync(path).mtimeMs > (options.minAgeMs ?? 60 * 60 * 1000);
+    const abandoned =
+      Number.isInteger(pid) && pid > 0
+        ? !alive(pid)
+        : now - statSync(path).mtimeMs > (options.minAgeMs ?? 60 * 60 * 1000);
     if (!abandoned) continue;
     rmSync(path, { recursive: true, force: true });
     removed.push(path);

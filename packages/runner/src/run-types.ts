@@ -1,7 +1,14 @@
 // The shapes a run is given and returns, and the unit of work it schedules.
 import type { SigningKey, VerifyResult } from "@eval/audit-chain";
 import type { WarningSink } from "@eval/errors";
-import type { BenchCase, BenchRunReport, BenchRunReportInput, BenchScore, MeteredUsage, SystemUnderTest } from "@eval/models";
+import type {
+  BenchCase,
+  BenchRunReport,
+  BenchRunReportInput,
+  BenchScore,
+  MeteredUsage,
+  SystemUnderTest,
+} from "@eval/models";
 import type { TaskClass } from "@eval/registry";
 import type { RunChainCheck } from "./chain-checkpoint.ts";
 import type { SandboxMode } from "./rubric-isolation.ts";
@@ -36,7 +43,10 @@ export interface CaseRunResult {
  * check or any SUT call (an error it throws refuses the run). Lets a caller pick a default SUT from
  * the cases without loading the task class itself.
  */
-export type SutChooser = (selected: { readonly taskClass: TaskClass; readonly cases: readonly BenchCase[] }) => Promise<SystemUnderTest>;
+export type SutChooser = (selected: {
+  readonly taskClass: TaskClass;
+  readonly cases: readonly BenchCase[];
+}) => Promise<SystemUnderTest>;
 
 export interface RunEvalOptions {
   /** The system under test, or how to choose it from the selected cases. */
@@ -156,4 +166,3 @@ export class RunInterrupted extends Error {
     this.signal = signal;
   }
 }
-

@@ -9,7 +9,17 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { verifyChain } from "@eval/audit-chain";
 import type { BenchRunReport, RunPlan, SystemUnderTest } from "@eval/models";
 import { HALF_UPPER_SUT, makeTaskClassBench, UPPER_RUBRIC } from "./bench.test-helpers.ts";
-import { mergeBundles, moduleSut, parseShard, planRun, planUnits, readBundle, runEval, runShard, shardUnits } from "./index.ts";
+import {
+  mergeBundles,
+  moduleSut,
+  parseShard,
+  planRun,
+  planUnits,
+  readBundle,
+  runEval,
+  runShard,
+  shardUnits,
+} from "./index.ts";
 import type { RunEvalOptions } from "./index.ts";
 
 let root: string;
@@ -19,18 +29,45 @@ let plan: RunPlan;
 let oneMachine: BenchRunReport;
 const bundles: string[] = [];
 
-const runOptions = async (stateDir: string): Promise<RunEvalOptions & { systemUnderTest: SystemUnderTest }> => ({ systemUnderTest: await moduleSut(`${sutFile}#halfUpper`), benchRoot: bench.benchRoot, stateDir, concurrency: 2, sandbox: "none" });
+const runOptions = async (stateDir: string): Promise<RunEvalOptions & { systemUnderTest: SystemUnderTest }> => ({
+  systemUnderTest: await moduleSut(`${sutFile}#halfUpper`),
+  benchRoot: bench.benchRoot,
+  stateDir,
+  concurrency: 2,
+  sandbox: "none",
+});
 
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), "evalgate-scale-"));
-  bench = await makeTaskClassBench(root, { rubric: UPPER_RUBRIC, cases: { "c-1": "alpha beta", "c-2": "gamma", "c-3": "delta epsilon zeta", "c-4": "eta", "c-5": "THETA", "c-6": "iota kappa" } });
+  bench = await makeTaskClassBench(root, {
+    rubric: UPPER_RUBRIC,
+    cases: {
+      "c-1": "alpha beta",
+      "c-2": "gamma",
+      "c-3": "delta epsilon zeta",
+      "c-4": "eta",
+      "c-5": "THETA",
+      "c-6": "iota kappa",
+    },
+  });
   sutFile = join(root, "sut.mjs");
   await writeFile(sutFile, HALF_UPPER_SUT);
   const sut = await moduleSut(`${sutFile}#halfUpper`);
-  plan = await planRun(bench.slug, { systemUnderTest: sut, sutSpec: `module:${sutFile}#halfUpper`, benchRoot: bench.benchRoot, sandbox: "none" });
+  plan = await planRun(bench.slug, {
+    systemUnderTest: sut,
+    sutSpec: `module:${sutFile}#halfUpper`,
+    benchRoot: bench.benchRoot,
+    sandbox: "none",
+  });
   for (let index = 1; index <= 3; index += 1) {
     const bundleDir = join(root, `bundle-${index}`);
-    await runShard(bench.slug, { ...(await runOptions(join(root, `shard-state-${index}`))), plan, planOptions: { sutSpec: plan.sut.spec }, shard: { index, count: 3 }, bundleDir });
+    await runShard(bench.slug, {
+      ...(await runOptions(join(root, `shard-state-${index}`))),
+      plan,
+      planOptions: { sutSpec: plan.sut.spec },
+      shard: { index, count: 3 },
+      bundleDir,
+    });
     bundles.push(bundleDir);
   }
   oneMachine = (await runEval(bench.slug, await runOptions(join(root, "one-machine")))).report;
@@ -42,9 +79,20 @@ afterAll(async () => {
 describe("plan and shards", () => {
   it("the plan's identity depends on the run, never on when it was made", async () => {
     const sut = await moduleSut(`${sutFile}#halfUpper`);
-    const again = await planRun(bench.slug, { systemUnderTest: sut, sutSpec: plan.sut.spec, benchRoot: bench.benchRoot, sandbox: "none", now: () => new Date("2030-01-01T00:00:00Z") });
+    const again = await planRun(bench.slug, {
+      systemUnderTest: sut,
+      sutSpec: plan.sut.spec,
+      benchRoot: bench.benchRoot,
+      sandbox: "none",
+      now: () => new Date("2030-01-01T00:00:00Z"),
+    });
     expect(again.plan_id).toBe(plan.plan_id);
-    const other = await planRun(bench.slug, { systemUnderTest: await moduleSut(`${sutFile}#full`), sutSpec: "module:x#full", benchRoot: bench.benchRoot, sandbox: "none" });
+    const other = await planRun(bench.slug, {
+      systemUnderTest: await moduleSut(`${sutFile}#full`),
+      sutSpec: "module:x#full",
+      benchRoot: bench.benchRoot,
+      sandbox: "none",
+    });
     expect(other.plan_id).not.toBe(plan.plan_id);
     expect(plan.cases.map((c) => c.case_id)).toEqual(["c-1", "c-2", "c-3", "c-4", "c-5", "c-6"]);
   });
@@ -52,7 +100,9 @@ describe("plan and shards", () => {
   it("shards partition the units: every unit in exactly one shard, sizes differing by at most one, for N = 1..8", () => {
     const all = planUnits(plan).map((unit) => `${unit.case_id}#${unit.trial}`);
     for (let count = 1; count <= 8; count += 1) {
-      const parts = Array.from({ length: count }, (_, i) => shardUnits(plan, { index: i + 1, count }).map((unit) => `${unit.case_id}#${unit.trial}`));
+      const parts = Array.from({ length: count }, (_, i) =>
+        shardUnits(plan, { index: i + 1, count }).map((unit) => `${unit.case_id}#${unit.trial}`),
+      );
       expect(parts.flat().sort()).toEqual([...all].sort());
       const sizes = parts.map((part) => part.length);
       expect(Math.max(...sizes) - Math.min(...sizes)).toBeLessThanOrEqual(1);
@@ -61,25 +111,44 @@ describe("plan and shards", () => {
 
   it("parses i/N and refuses anything else with one line", () => {
     expect(parseShard("2/4")).toEqual({ index: 2, count: 4 });
-    for (const bad of ["5/4", "0/4", "1/0", "a/b", "1", "-1/4", "1/4/2"]) expect(() => parseShard(bad)).toThrow(/--shard must be i\/N with 1 <= i <= N/);
+    for (const bad of ["5/4", "0/4", "1/0", "a/b", "1", "-1/4", "1/4/2"])
+      expect(() => parseShard(bad)).toThrow(/--shard must be i\/N with 1 <= i <= N/);
   });
 
   it("a shard refuses a plan this machine's bench does not match, before running anything", async () => {
     const edited = { ...plan, rubric_digest: `blake3:${"0".repeat(64)}` } as RunPlan;
     const bundleDir = join(root, "never");
-    await expect(runShard(bench.slug, { ...(await runOptions(join(root, "mismatch-state"))), plan: edited, planOptions: { sutSpec: plan.sut.spec }, shard: { index: 1, count: 2 }, bundleDir })).rejects.toMatchObject({
+    await expect(
+      runShard(bench.slug, {
+        ...(await runOptions(join(root, "mismatch-state"))),
+        plan: edited,
+        planOptions: { sutSpec: plan.sut.spec },
+        shard: { index: 1, count: 2 },
+        bundleDir,
+      }),
+    ).rejects.toMatchObject({
       code: "EVAL_PLAN_MISMATCH",
       message: expect.stringMatching(/rubric_digest is blake3:.*, the plan says blake3:0{64}/),
     });
     expect(existsSync(bundleDir)).toBe(false);
-    await expect(runShard(bench.slug, { ...(await runOptions(join(root, "x"))), plan, planOptions: { sutSpec: plan.sut.spec }, shard: { index: 1, count: 3 }, bundleDir: bundles[0]! })).rejects.toThrow(/already exists/);
+    await expect(
+      runShard(bench.slug, {
+        ...(await runOptions(join(root, "x"))),
+        plan,
+        planOptions: { sutSpec: plan.sut.spec },
+        shard: { index: 1, count: 3 },
+        bundleDir: bundles[0]!,
+      }),
+    ).rejects.toThrow(/already exists/);
   });
 
   it("a bundle reads back with its plan and units; a shard never touches a chain", async () => {
     const read = await readBundle(bundles[0]!);
     expect(read.plan.plan_id).toBe(plan.plan_id);
     expect(read.manifest.shard).toEqual({ index: 1, count: 3 });
-    expect(read.units.map((unit) => unit.case_id)).toEqual(shardUnits(plan, { index: 1, count: 3 }).map((unit) => unit.case_id));
+    expect(read.units.map((unit) => unit.case_id)).toEqual(
+      shardUnits(plan, { index: 1, count: 3 }).map((unit) => unit.case_id),
+    );
     expect(read.units.every((unit) => unit.detail !== null && unit.detail.case_id === unit.case_id)).toBe(true);
     const records = (await readdir(join(root, "shard-state-1", "runs"))).filter((name) => name.endsWith(".json"));
     expect(records).toEqual([]);
@@ -105,7 +174,10 @@ describe("merge", () => {
     expect(merged.report.run_id).toBe(`plan-${plan.plan_id.slice(7)}`);
     const again = await mergeBundles(bundles, { stateDir });
     expect(again.appended).toBe(false);
-    expect(await verifyChain({ runsDir: join(stateDir, "runs"), strict: true })).toMatchObject({ ok: true, records: 1 });
+    expect(await verifyChain({ runsDir: join(stateDir, "runs"), strict: true })).toMatchObject({
+      ok: true,
+      records: 1,
+    });
     const details = await readdir(join(stateDir, "runs", merged.report.run_id, "cases"));
     expect(details.sort()).toEqual(plan.cases.map((c) => `${c.case_id}.json`));
   });
@@ -118,10 +190,17 @@ describe("merge", () => {
   it("missing units are refused, naming them; --allow-incomplete records an incomplete run", async () => {
     const stateDir = join(root, "merge-missing");
     const missing = shardUnits(plan, { index: 3, count: 3 }).map((unit) => `${unit.case_id}#t0`);
-    await expect(mergeBundles(bundles.slice(0, 2), { stateDir })).rejects.toMatchObject({ code: "EVAL_UNITS_MISSING", message: expect.stringContaining(missing.join(", ")) });
+    await expect(mergeBundles(bundles.slice(0, 2), { stateDir })).rejects.toMatchObject({
+      code: "EVAL_UNITS_MISSING",
+      message: expect.stringContaining(missing.join(", ")),
+    });
     expect(existsSync(join(stateDir, "runs"))).toBe(false);
     const partial = await mergeBundles(bundles.slice(0, 2), { stateDir, allowIncomplete: true });
-    expect(partial.report).toMatchObject({ complete: false, incomplete_reason: "units_missing", run_id: `partial:plan-${plan.plan_id.slice(7)}` });
+    expect(partial.report).toMatchObject({
+      complete: false,
+      incomplete_reason: "units_missing",
+      run_id: `partial:plan-${plan.plan_id.slice(7)}`,
+    });
     expect(partial.missing.map((unit) => `${unit.case_id}#t${unit.trial}`)).toEqual(missing);
   });
 
@@ -132,19 +211,28 @@ describe("merge", () => {
     await cp(bundles[0]!, linked, { recursive: true });
     await rename(join(linked, "units"), join(root, "units-elsewhere"));
     await symlink(join(root, "units-elsewhere"), join(linked, "units"));
-    await expect(mergeBundles([linked, bundles[1]!, bundles[2]!], { stateDir })).rejects.toMatchObject({ code: "EVAL_BUNDLE_TAMPERED", message: expect.stringMatching(/units is a symlink/) });
+    await expect(mergeBundles([linked, bundles[1]!, bundles[2]!], { stateDir })).rejects.toMatchObject({
+      code: "EVAL_BUNDLE_TAMPERED",
+      message: expect.stringMatching(/units is a symlink/),
+    });
     const linkedPlan = join(root, "bundle-linked-plan");
     await cp(bundles[0]!, linkedPlan, { recursive: true });
     await rename(join(linkedPlan, "plan.json"), join(root, "plan-elsewhere.json"));
     await symlink(join(root, "plan-elsewhere.json"), join(linkedPlan, "plan.json"));
-    await expect(mergeBundles([linkedPlan, bundles[1]!, bundles[2]!], { stateDir })).rejects.toMatchObject({ code: "EVAL_BUNDLE_TAMPERED", message: expect.stringMatching(/plan\.json is a symlink/) });
+    await expect(mergeBundles([linkedPlan, bundles[1]!, bundles[2]!], { stateDir })).rejects.toMatchObject({
+      code: "EVAL_BUNDLE_TAMPERED",
+      message: expect.stringMatching(/plan\.json is a symlink/),
+    });
     const fifo = join(root, "bundle-fifo");
     await cp(bundles[0]!, fifo, { recursive: true });
     // A listed unit replaced by a FIFO: reading it would block the merge for ever.
     const unit = `units/${shardUnits(plan, { index: 1, count: 3 })[0]!.case_id}.t0.json`;
     await rm(join(fifo, unit));
     expect(spawnSync("mkfifo", [join(fifo, unit)]).status).toBe(0);
-    await expect(mergeBundles([fifo, bundles[1]!, bundles[2]!], { stateDir })).rejects.toMatchObject({ code: "EVAL_BUNDLE_TAMPERED", message: expect.stringContaining(`${unit} is a fifo`) });
+    await expect(mergeBundles([fifo, bundles[1]!, bundles[2]!], { stateDir })).rejects.toMatchObject({
+      code: "EVAL_BUNDLE_TAMPERED",
+      message: expect.stringContaining(`${unit} is a fifo`),
+    });
     expect(existsSync(join(stateDir, "runs"))).toBe(false);
   }, 30_000);
 
@@ -152,17 +240,35 @@ describe("merge", () => {
     const stateDir = join(root, "merge-bad");
     // A bundle of another plan (another SUT).
     const otherSut = await moduleSut(`${sutFile}#full`);
-    const otherPlan = await planRun(bench.slug, { systemUnderTest: otherSut, sutSpec: `module:${sutFile}#full`, benchRoot: bench.benchRoot, sandbox: "none" });
+    const otherPlan = await planRun(bench.slug, {
+      systemUnderTest: otherSut,
+      sutSpec: `module:${sutFile}#full`,
+      benchRoot: bench.benchRoot,
+      sandbox: "none",
+    });
     const foreign = join(root, "bundle-foreign");
-    await runShard(bench.slug, { ...(await runOptions(join(root, "foreign-state"))), systemUnderTest: otherSut, plan: otherPlan, planOptions: { sutSpec: otherPlan.sut.spec }, shard: { index: 1, count: 3 }, bundleDir: foreign });
-    await expect(mergeBundles([bundles[0]!, foreign], { stateDir })).rejects.toMatchObject({ code: "EVAL_PLAN_MISMATCH", message: expect.stringMatching(/bundles from different plans/) });
+    await runShard(bench.slug, {
+      ...(await runOptions(join(root, "foreign-state"))),
+      systemUnderTest: otherSut,
+      plan: otherPlan,
+      planOptions: { sutSpec: otherPlan.sut.spec },
+      shard: { index: 1, count: 3 },
+      bundleDir: foreign,
+    });
+    await expect(mergeBundles([bundles[0]!, foreign], { stateDir })).rejects.toMatchObject({
+      code: "EVAL_PLAN_MISMATCH",
+      message: expect.stringMatching(/bundles from different plans/),
+    });
 
     // A unit edited after the shard wrote it.
     const edited = join(root, "bundle-edited");
     await cp(bundles[0]!, edited, { recursive: true });
     const unitFile = join(edited, "units", `${shardUnits(plan, { index: 1, count: 3 })[0]!.case_id}.t0.json`);
     await writeFile(unitFile, (await readFile(unitFile, "utf8")).replace(/"score": 0\.\d+/, '"score": 1'));
-    await expect(mergeBundles([edited, bundles[1]!, bundles[2]!], { stateDir })).rejects.toMatchObject({ code: "EVAL_BUNDLE_TAMPERED", message: expect.stringMatching(/units\/c-1\.t0\.json was edited after the shard wrote it/) });
+    await expect(mergeBundles([edited, bundles[1]!, bundles[2]!], { stateDir })).rejects.toMatchObject({
+      code: "EVAL_BUNDLE_TAMPERED",
+      message: expect.stringMatching(/units\/c-1\.t0\.json was edited after the shard wrote it/),
+    });
 
     // The same shard run twice with different results: re-sealed so only the conflict remains.
     const rerun = join(root, "bundle-rerun");
@@ -175,18 +281,30 @@ describe("merge", () => {
       startedAt: read.manifest.started_at,
       endedAt: read.manifest.ended_at,
       complete: true,
-      units: read.units.map((unit, index) => ({ ...unit, score: index === 0 ? { ...unit.score, score: 0.5 } : unit.score, detail: unit.detail as Record<string, unknown> | null })),
+      units: read.units.map((unit, index) => ({
+        ...unit,
+        score: index === 0 ? { ...unit.score, score: 0.5 } : unit.score,
+        detail: unit.detail as Record<string, unknown> | null,
+      })),
       transcripts: null,
     });
-    await expect(mergeBundles([...bundles, rerun], { stateDir })).rejects.toMatchObject({ code: "EVAL_UNIT_CONFLICT", message: expect.stringMatching(/^unit c-1 trial 0 has different results in .*bundle-1 .* and .*bundle-rerun/) });
+    await expect(mergeBundles([...bundles, rerun], { stateDir })).rejects.toMatchObject({
+      code: "EVAL_UNIT_CONFLICT",
+      message: expect.stringMatching(/^unit c-1 trial 0 has different results in .*bundle-1 .* and .*bundle-rerun/),
+    });
     expect(existsSync(join(stateDir, "runs"))).toBe(false);
 
     // A chain that moved past --expect-head, and a tampered chain.
     const moved = join(root, "merge-moved");
     await runEval(bench.slug, await runOptions(moved));
-    await expect(mergeBundles(bundles, { stateDir: moved, expectHead: `sha256:${"1".repeat(64)}` })).rejects.toMatchObject({ code: "EVAL_CHAIN_MOVED" });
+    await expect(
+      mergeBundles(bundles, { stateDir: moved, expectHead: `sha256:${"1".repeat(64)}` }),
+    ).rejects.toMatchObject({ code: "EVAL_CHAIN_MOVED" });
     const record = (await readdir(join(moved, "runs"))).find((name) => name.endsWith(".json"))!;
-    await writeFile(join(moved, "runs", record), (await readFile(join(moved, "runs", record), "utf8")).replace('"complete":true', '"complete":false'));
+    await writeFile(
+      join(moved, "runs", record),
+      (await readFile(join(moved, "runs", record), "utf8")).replace('"complete":true', '"complete":false'),
+    );
     await rm(join(moved, "chain.checkpoint"));
     await expect(mergeBundles(bundles, { stateDir: moved })).rejects.toMatchObject({ code: "EVAL_CHAIN_TAMPERED" });
   }, 60_000);

@@ -52,7 +52,8 @@ export interface ScoringContract {
 /** Why a binary task class's score is not one, or null when it is (score 0 or 1, passed exactly when 1). */
 function binaryViolation(score: BenchScore): string | null {
   if (score.score !== 0 && score.score !== 1) return `score_kind is binary: score must be 0 or 1, got ${score.score}`;
-  if (score.passed !== (score.score === 1)) return `score_kind is binary: passed must be true exactly when score is 1, got passed=${score.passed} with score ${score.score}`;
+  if (score.passed !== (score.score === 1))
+    return `score_kind is binary: passed must be true exactly when score is 1, got passed=${score.passed} with score ${score.score}`;
   return null;
 }
 
@@ -81,17 +82,27 @@ export function resolveRubricScore(score: BenchScore, contract: ScoringContract,
   const failureModes: FailureMode[] = [];
   let harnessBlock = false;
   for (const mode of score.failure_modes) {
-    const known = Object.hasOwn(contract.failureModeTaxonomy, mode.code) ? contract.failureModeTaxonomy[mode.code] : undefined;
+    const known = Object.hasOwn(contract.failureModeTaxonomy, mode.code)
+      ? contract.failureModeTaxonomy[mode.code]
+      : undefined;
     if (known !== undefined) {
       failureModes.push({ code: mode.code, severity: known.severity, detail: mode.detail });
     } else {
       harnessBlock = true;
-      failureModes.push({ code: "rubric.unknown_failure_mode", severity: "block", detail: clip(mode.code + (mode.detail === null ? "" : `: ${mode.detail}`)) });
+      failureModes.push({
+        code: "rubric.unknown_failure_mode",
+        severity: "block",
+        detail: clip(mode.code + (mode.detail === null ? "" : `: ${mode.detail}`)),
+      });
     }
   }
   if (unknownKeys.length > 0) {
     harnessBlock = true;
-    failureModes.push({ code: "rubric.unknown_breakdown_key", severity: "block", detail: clip(unknownKeys.sort().join(", ")) });
+    failureModes.push({
+      code: "rubric.unknown_breakdown_key",
+      severity: "block",
+      detail: clip(unknownKeys.sort().join(", ")),
+    });
   }
   const passed = score.passed && !harnessBlock;
   return parseWire(BenchScoreSchema, {

@@ -30,7 +30,9 @@ export function parseShard(text: string): ShardSpec {
   const index = match === null ? Number.NaN : Number(match[1]);
   const count = match === null ? Number.NaN : Number(match[2]);
   if (match === null || count < 1 || index < 1 || index > count) {
-    throw new EvalError("EVAL_USAGE", `--shard must be i/N with 1 <= i <= N, got "${text.slice(0, 40)}"`, { hint: "e.g. --shard 1/4 ... --shard 4/4, one per machine" });
+    throw new EvalError("EVAL_USAGE", `--shard must be i/N with 1 <= i <= N, got "${text.slice(0, 40)}"`, {
+      hint: "e.g. --shard 1/4 ... --shard 4/4, one per machine",
+    });
   }
   return { index, count };
 }
@@ -78,9 +80,21 @@ export async function runShard(taskClassName: string, options: RunShardOptions):
   });
   const plan = options.plan ?? local;
   const difference = planDifference(plan, local);
-  if (difference !== null) throw new EvalError("EVAL_PLAN_MISMATCH", `this machine's run is not the plan's: ${difference}`, { details: { plan: plan.plan_id, local: local.plan_id } });
+  if (difference !== null)
+    throw new EvalError("EVAL_PLAN_MISMATCH", `this machine's run is not the plan's: ${difference}`, {
+      details: { plan: plan.plan_id, local: local.plan_id },
+    });
   const units = shardUnits(plan, options.shard);
-  const scored = await scoreRun(plan.task_class, { ...options, systemUnderTest: sut, trials: plan.trials, onlyUnits: new Set(units.map((unit) => trialUnitId(unit.case_id, unit.trial))) }, { verifyChain: false });
+  const scored = await scoreRun(
+    plan.task_class,
+    {
+      ...options,
+      systemUnderTest: sut,
+      trials: plan.trials,
+      onlyUnits: new Set(units.map((unit) => trialUnitId(unit.case_id, unit.trial))),
+    },
+    { verifyChain: false },
+  );
   try {
     return await bundleShard(options, plan, scored);
   } finally {
@@ -92,8 +106,18 @@ export async function runShard(taskClassName: string, options: RunShardOptions):
 async function bundleShard(options: RunShardOptions, plan: RunPlan, scored: ScoredRun): Promise<ShardResult> {
   const bundleUnits: BundleUnit[] = [];
   for (const result of scored.caseResults) {
-    const detail = result.detailPath === null ? null : (JSON.parse(await readFile(result.detailPath, "utf8")) as Record<string, unknown>);
-    bundleUnits.push({ case_id: result.case_id, trial: result.trial, cache_key: result.cacheKey, cache_hit: result.cacheHit, score: result.score, detail });
+    const detail =
+      result.detailPath === null
+        ? null
+        : (JSON.parse(await readFile(result.detailPath, "utf8")) as Record<string, unknown>);
+    bundleUnits.push({
+      case_id: result.case_id,
+      trial: result.trial,
+      cache_key: result.cacheKey,
+      cache_hit: result.cacheHit,
+      score: result.score,
+      detail,
+    });
   }
   const transcripts = await shardTranscripts(scored.stateDir, plan.task_class, scored.report.started_at);
   await writeBundle(options.bundleDir, {

@@ -36,15 +36,29 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 describe("parseSutSpec", () => {
   it("parses module:, command: and agent kinds by name; refuses what the grammar does not accept", () => {
     expect(parseSutSpec("module:sut.mjs#fix")).toEqual({ kind: "module", specifier: "sut.mjs#fix" });
-    expect(parseSutSpec(`command:python3 "fix me.py" --fast`)).toEqual({ kind: "command", argv: ["python3", "fix me.py", "--fast"] });
+    expect(parseSutSpec(`command:python3 "fix me.py" --fast`)).toEqual({
+      kind: "command",
+      argv: ["python3", "fix me.py", "--fast"],
+    });
     expect(parseSutSpec("replay")).toEqual({ kind: "agent", name: "replay", argument: null });
     expect(parseSutSpec("cli:claude-code")).toEqual({ kind: "agent", name: "cli", argument: "claude-code" });
-    expect(() => parseSutSpec("command:   ")).toThrow(expect.objectContaining({ code: "EVAL_SUT_INVALID", message: expect.stringContaining("needs a program") }));
-    for (const bad of ["", "Telepathy", "../sut.mjs", "x y"]) expect(() => parseSutSpec(bad)).toThrow(expect.objectContaining({ code: "EVAL_SUT_INVALID" }));
+    expect(() => parseSutSpec("command:   ")).toThrow(
+      expect.objectContaining({ code: "EVAL_SUT_INVALID", message: expect.stringContaining("needs a program") }),
+    );
+    for (const bad of ["", "Telepathy", "../sut.mjs", "x y"])
+      expect(() => parseSutSpec(bad)).toThrow(expect.objectContaining({ code: "EVAL_SUT_INVALID" }));
   });
 
   it("splits command: specs on whitespace, honours quotes and escapes, expands nothing", () => {
-    expect(splitCommand(`node fix.ts --name "two words" 'it''s' a\\ b $HOME`)).toEqual(["node", "fix.ts", "--name", "two words", "its", "a b", "$HOME"]);
+    expect(splitCommand(`node fix.ts --name "two words" 'it''s' a\\ b $HOME`)).toEqual([
+      "node",
+      "fix.ts",
+      "--name",
+      "two words",
+      "its",
+      "a b",
+      "$HOME",
+    ]);
     expect(splitCommand(`""`)).toEqual([""]);
     expect(splitCommand("   ")).toEqual([]);
     expect(() => splitCommand(`node "unterminated`)).toThrow(/unterminated/);
@@ -55,7 +69,9 @@ describe("defaultSutSpec", () => {
   it("is replay when a selected case has a cassette or none is selected; otherwise refused with the accepted specs", () => {
     expect(defaultSutSpec("t", [])).toBe("replay");
     expect(defaultSutSpec("t", [{ cassette_path: null }, { cassette_path: "/c" }])).toBe("replay");
-    expect(() => defaultSutSpec("t", [{ cassette_path: null }])).toThrow(expect.objectContaining({ code: "EVAL_SUT_INVALID", hint: expect.stringContaining("command:<argv>") }));
+    expect(() => defaultSutSpec("t", [{ cassette_path: null }])).toThrow(
+      expect.objectContaining({ code: "EVAL_SUT_INVALID", hint: expect.stringContaining("command:<argv>") }),
+    );
   });
 });
 
@@ -67,7 +83,9 @@ describe("resolveSutSpec", () => {
 
   it("resolves module: specs relative to cwd and refuses a missing file", async () => {
     expect((await resolveSutSpec("module:sut.mjs#full", taskClass, options)).label).toBe("module:sut.mjs#full");
-    await expect(resolveSutSpec("module:missing.mjs#fix", taskClass, options)).rejects.toMatchObject({ code: "EVAL_SUT_INVALID" });
+    await expect(resolveSutSpec("module:missing.mjs#fix", taskClass, options)).rejects.toMatchObject({
+      code: "EVAL_SUT_INVALID",
+    });
   });
 
   it("resolves an agent kind by its registered name, with the argument and the loaded task class; an unregistered kind is refused naming the ones there are", async () => {
@@ -79,36 +97,72 @@ describe("resolveSutSpec", () => {
     };
     expect(await resolveSutSpec("cli:claude-code", taskClass, { ...options, agents: { cli } })).toBe(fake);
     expect(seen).toEqual([{ spec: "cli:claude-code", argument: "claude-code", taskClass }]);
-    await expect(resolveSutSpec("replay", taskClass, options)).rejects.toThrow(expect.objectContaining({ code: "EVAL_SUT_INVALID", message: expect.stringContaining('unknown SUT spec "replay"') }));
-    await expect(resolveSutSpec("replay", taskClass, { ...options, agents: { cli } })).rejects.toThrow(expect.objectContaining({ hint: expect.stringContaining("| cli") }));
+    await expect(resolveSutSpec("replay", taskClass, options)).rejects.toThrow(
+      expect.objectContaining({
+        code: "EVAL_SUT_INVALID",
+        message: expect.stringContaining('unknown SUT spec "replay"'),
+      }),
+    );
+    await expect(resolveSutSpec("replay", taskClass, { ...options, agents: { cli } })).rejects.toThrow(
+      expect.objectContaining({ hint: expect.stringContaining("| cli") }),
+    );
     // A kind is looked up as the table's own key, never through its prototype.
-    await expect(resolveSutSpec("constructor", taskClass, { ...options, agents: { cli } })).rejects.toMatchObject({ code: "EVAL_SUT_INVALID" });
+    await expect(resolveSutSpec("constructor", taskClass, { ...options, agents: { cli } })).rejects.toMatchObject({
+      code: "EVAL_SUT_INVALID",
+    });
   });
 
-  it.runIf(sandboxed)("hides the bench and the state directory from a command: SUT by default (the caller adds, never removes)", async () => {
-    const sut = await resolveSutSpec(`command:${process.execPath} cheat.mjs`, taskClass, options);
-    expect(sut.isolation).toBe("bwrap");
-    const workspacePath = mkdtempSync(join(tmpdir(), "evalgate-sut-spec-ws-"));
-    try {
-      const invocation = { benchCase: { case_id: "c-1" } as never, workspacePath, canarySeed: "0", signal: new AbortController().signal, timeoutMs: 30_000, invocationTag: "bench:t" };
-      expect((await sut.run(invocation)).found).toEqual(["ENOENT", "ENOENT"]);
-    } finally {
-      rmSync(workspacePath, { recursive: true, force: true });
-    }
-    // Naming a file under the state directory in argv is refused before anything runs.
-    await expect(resolveSutSpec(`command:${process.execPath} ${join(root, "state", "cache.key")}`, taskClass, options)).rejects.toThrow(/must never see/);
-  }, 60_000);
+  it.runIf(sandboxed)(
+    "hides the bench and the state directory from a command: SUT by default (the caller adds, never removes)",
+    async () => {
+      const sut = await resolveSutSpec(`command:${process.execPath} cheat.mjs`, taskClass, options);
+      expect(sut.isolation).toBe("bwrap");
+      const workspacePath = mkdtempSync(join(tmpdir(), "evalgate-sut-spec-ws-"));
+      try {
+        const invocation = {
+          benchCase: { case_id: "c-1" } as never,
+          workspacePath,
+          canarySeed: "0",
+          signal: new AbortController().signal,
+          timeoutMs: 30_000,
+          invocationTag: "bench:t",
+        };
+        expect((await sut.run(invocation)).found).toEqual(["ENOENT", "ENOENT"]);
+      } finally {
+        rmSync(workspacePath, { recursive: true, force: true });
+      }
+      // Naming a file under the state directory in argv is refused before anything runs.
+      await expect(
+        resolveSutSpec(`command:${process.execPath} ${join(root, "state", "cache.key")}`, taskClass, options),
+      ).rejects.toThrow(/must never see/);
+    },
+    60_000,
+  );
 });
 
 describe("one default rule for run and plan", () => {
   it("a plan without a spec takes the run's default: refused for a class without cassettes, before anything is written", async () => {
-    await expect(planRun(bench.slug, { systemUnderTest: sutFromSpec(undefined, options), benchRoot: bench.benchRoot, sandbox: "none" })).rejects.toThrow(
-      expect.objectContaining({ code: "EVAL_SUT_INVALID", message: expect.stringContaining("no selected case of upper has a cassette") }),
+    await expect(
+      planRun(bench.slug, {
+        systemUnderTest: sutFromSpec(undefined, options),
+        benchRoot: bench.benchRoot,
+        sandbox: "none",
+      }),
+    ).rejects.toThrow(
+      expect.objectContaining({
+        code: "EVAL_SUT_INVALID",
+        message: expect.stringContaining("no selected case of upper has a cassette"),
+      }),
     );
   });
 
   it("a plan with a spec persists it, and the spec read back from the plan resolves to the same SUT", async () => {
-    const plan = await planRun(bench.slug, { systemUnderTest: sutFromSpec("module:sut.mjs#full", options), sutSpec: "module:sut.mjs#full", benchRoot: bench.benchRoot, sandbox: "none" });
+    const plan = await planRun(bench.slug, {
+      systemUnderTest: sutFromSpec("module:sut.mjs#full", options),
+      sutSpec: "module:sut.mjs#full",
+      benchRoot: bench.benchRoot,
+      sandbox: "none",
+    });
     expect(plan.sut.spec).toBe("module:sut.mjs#full");
     const again = await resolveSutSpec(plan.sut.spec, taskClass, options);
     expect(again.digest).toBe(plan.sut.digest);

@@ -26,7 +26,8 @@ export function parseSutSpec(spec: string): ParsedSutSpec {
   if (spec.startsWith("module:")) return { kind: "module", specifier: spec.slice("module:".length) };
   if (spec.startsWith("command:")) {
     const argv = splitCommand(spec.slice("command:".length));
-    if (argv.length === 0) throw new EvalError("EVAL_SUT_INVALID", "command SUT needs a program: --sut 'command:<program> [args...]'");
+    if (argv.length === 0)
+      throw new EvalError("EVAL_SUT_INVALID", "command SUT needs a program: --sut 'command:<program> [args...]'");
     return { kind: "command", argv };
   }
   const colon = spec.indexOf(":");
@@ -37,7 +38,9 @@ export function parseSutSpec(spec: string): ParsedSutSpec {
 
 function unknownSpec(spec: string, agentKinds: readonly string[]): EvalError {
   const kinds = ["module:<path>#<export>", "command:<argv>", ...agentKinds];
-  return new EvalError("EVAL_SUT_INVALID", `unknown SUT spec "${spec.slice(0, 200)}"`, { hint: `pass --sut ${kinds.join(" | ")}` });
+  return new EvalError("EVAL_SUT_INVALID", `unknown SUT spec "${spec.slice(0, 200)}"`, {
+    hint: `pass --sut ${kinds.join(" | ")}`,
+  });
 }
 
 /**
@@ -79,11 +82,18 @@ export function splitCommand(text: string): string[] {
  * The SUT spec when none is given, for `run` and `plan` alike: `replay` when any selected case has a
  * cassette (or none is selected: the run then says EVAL_NO_CASES_SELECTED); otherwise EVAL_SUT_INVALID.
  */
-export function defaultSutSpec(taskClassName: string, cases: ReadonlyArray<{ readonly cassette_path: string | null }>): string {
+export function defaultSutSpec(
+  taskClassName: string,
+  cases: ReadonlyArray<{ readonly cassette_path: string | null }>,
+): string {
   if (cases.length === 0 || cases.some((c) => c.cassette_path !== null)) return "replay";
-  throw new EvalError("EVAL_SUT_INVALID", `no --sut given and no selected case of ${taskClassName} has a cassette to replay`, {
-    hint: "pass --sut module:<path>#<export> | command:<argv> | cli:<adapter>",
-  });
+  throw new EvalError(
+    "EVAL_SUT_INVALID",
+    `no --sut given and no selected case of ${taskClassName} has a cassette to replay`,
+    {
+      hint: "pass --sut module:<path>#<export> | command:<argv> | cli:<adapter>",
+    },
+  );
 }
 
 /** What an agent kind's factory gets: the spec's argument (`claude-code` in `cli:claude-code`) and the loaded task class. */
@@ -120,7 +130,11 @@ export interface SutResolveOptions {
  * The SUT a spec names. In the sandbox a `command:` SUT gets an allowlisted environment, never the
  * harness's; and whatever its project holds, the bench and the state directory are hidden from it.
  */
-export async function resolveSutSpec(spec: string, taskClass: TaskClass, options: SutResolveOptions): Promise<SystemUnderTest> {
+export async function resolveSutSpec(
+  spec: string,
+  taskClass: TaskClass,
+  options: SutResolveOptions,
+): Promise<SystemUnderTest> {
   const parsed = parseSutSpec(spec);
   if (parsed.kind === "module") return moduleSut(parsed.specifier, { cwd: options.cwd });
   if (parsed.kind === "command") {

@@ -12,9 +12,15 @@ let invocation: (overrides?: Partial<SutInvocation>) => Promise<SutInvocation>;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "evalgate-sut-test-"));
-  await writeFile(join(dir, "mod.mjs"), `export const asObject = { label: "custom", digest: "blake3:${"c".repeat(64)}", run: async () => ({ ok: true }) };\nexport const broken = { run: 1 };\nexport default async () => [];\n`);
+  await writeFile(
+    join(dir, "mod.mjs"),
+    `export const asObject = { label: "custom", digest: "blake3:${"c".repeat(64)}", run: async () => ({ ok: true }) };\nexport const broken = { run: 1 };\nexport default async () => [];\n`,
+  );
   await writeFile(join(dir, "throws.mjs"), `throw new Error("cannot load me");\n`);
-  await writeFile(join(dir, "spin.mjs"), "export function spin() { for (;;) {} }\nexport async function tagged(invocation) { return { tag: invocation.invocationTag, case_id: invocation.benchCase.case_id, aborted: invocation.signal.aborted }; }\nexport async function fails() { throw new RangeError('the SUT fell over'); }\n");
+  await writeFile(
+    join(dir, "spin.mjs"),
+    "export function spin() { for (;;) {} }\nexport async function tagged(invocation) { return { tag: invocation.invocationTag, case_id: invocation.benchCase.case_id, aborted: invocation.signal.aborted }; }\nexport async function fails() { throw new RangeError('the SUT fell over'); }\n",
+  );
   const benchCase = await makeCase(dir, "sut-case");
   invocation = async (overrides = {}) => ({
     benchCase: sutCaseOf(benchCase),
@@ -53,7 +59,9 @@ describe("moduleSut deadlines (a worker per case)", () => {
     expect(await sut.run(call)).toEqual({ tag: call.invocationTag, case_id: "sut-case", aborted: false });
     // The same worker serves the next case.
     expect((await sut.run(await invocation())).case_id).toBe("sut-case");
-    await expect((await moduleSut("spin.mjs#fails", { cwd: dir })).run(await invocation())).rejects.toThrow(/the SUT fell over/);
+    await expect((await moduleSut("spin.mjs#fails", { cwd: dir })).run(await invocation())).rejects.toThrow(
+      /the SUT fell over/,
+    );
   });
 
   it("stops a SUT that loops without ever yielding when its signal aborts (the harness thread stays free)", async () => {

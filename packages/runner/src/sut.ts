@@ -31,7 +31,8 @@ export function canarySeedFor(pin: string): string {
 
 /** Validates what a SUT returned: a JSON object whose `cost_usd`, if present, is a finite amount >= 0. */
 export function checkSutOutput(value: unknown): SutOutput {
-  if (value === null || typeof value !== "object" || Array.isArray(value)) throw new TypeError("the SUT's output is not a JSON object");
+  if (value === null || typeof value !== "object" || Array.isArray(value))
+    throw new TypeError("the SUT's output is not a JSON object");
   const parsed = safeParseWire(HarnessOutputSchema, value);
   if (!parsed.success) throw new TypeError(`the SUT's output is invalid: ${formatIssues(parsed.issues)}`);
   return parsed.data as SutOutput;
@@ -52,7 +53,9 @@ class ModuleSutWorkers {
 
   async run(invocation: SutInvocation): Promise<SutOutput> {
     if (invocation.signal.aborted) throw new SutAborted("aborted before start");
-    const worker = this.#idle.pop() ?? new Worker(new URL(`./module-sut-worker${import.meta.url.endsWith(".ts") ? ".ts" : ".js"}`, import.meta.url));
+    const worker =
+      this.#idle.pop() ??
+      new Worker(new URL(`./module-sut-worker${import.meta.url.endsWith(".ts") ? ".ts" : ".js"}`, import.meta.url));
     worker.ref();
     // Only what can cross to the worker; a module SUT is not harness code, so it gets no meter recorder.
     const { signal, recordStreams, recordMetered: _notForModules, ...data } = invocation;
@@ -83,7 +86,9 @@ class ModuleSutWorkers {
 }
 
 /** The worker's answer for one case, with what the SUT's code wrote to stdout and stderr meanwhile. */
-type WorkerReply = ({ type: "ok"; output: unknown } | { type: "error"; name: string; message: string }) & { streams: { stdout: string; stderr: string } };
+type WorkerReply = ({ type: "ok"; output: unknown } | { type: "error"; name: string; message: string }) & {
+  streams: { stdout: string; stderr: string };
+};
 
 /**
  * A module's export as a SUT: `module:<path>#<export>` (export defaults to `default`). The export is
@@ -94,18 +99,27 @@ type WorkerReply = ({ type: "ok"; output: unknown } | { type: "error"; name: str
  * `invocation.invocationTag`. The digest covers the module file's bytes and the export name, not the
  * files it imports.
  */
-export async function moduleSut(specifier: string, options: { cwd?: string; digest?: string } = {}): Promise<SystemUnderTest> {
+export async function moduleSut(
+  specifier: string,
+  options: { cwd?: string; digest?: string } = {},
+): Promise<SystemUnderTest> {
   const hash = specifier.lastIndexOf("#");
   const path = hash === -1 ? specifier : specifier.slice(0, hash);
   const exportName = hash === -1 || hash === specifier.length - 1 ? "default" : specifier.slice(hash + 1);
-  if (path === "") throw new EvalError("EVAL_SUT_INVALID", `module SUT "${specifier}" names no file: use module:<path>#<export>`);
+  if (path === "")
+    throw new EvalError("EVAL_SUT_INVALID", `module SUT "${specifier}" names no file: use module:<path>#<export>`);
   const file = resolve(options.cwd ?? process.cwd(), path);
-  if (!existsSync(file) || !statSync(file).isFile()) throw new EvalError("EVAL_SUT_INVALID", `module SUT file ${file} does not exist`);
+  if (!existsSync(file) || !statSync(file).isFile())
+    throw new EvalError("EVAL_SUT_INVALID", `module SUT file ${file} does not exist`);
   let module: Record<string, unknown>;
   try {
     module = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
   } catch (error) {
-    throw new EvalError("EVAL_SUT_INVALID", `cannot import module SUT ${file}: ${(error as Error).message.split("\n")[0]}`, { cause: error });
+    throw new EvalError(
+      "EVAL_SUT_INVALID",
+      `cannot import module SUT ${file}: ${(error as Error).message.split("\n")[0]}`,
+      { cause: error },
+    );
   }
   const exported = module[exportName];
   const digest = options.digest ?? framedDigest("evalgate.sut.module.v1", [readFileSync(file), `export:${exportName}`]);
@@ -115,8 +129,16 @@ export async function moduleSut(specifier: string, options: { cwd?: string; dige
   if (typeof exported === "function") return { label, digest, isolation: "in-process", run };
   if (exported !== null && typeof exported === "object" && typeof (exported as SystemUnderTest).run === "function") {
     const sut = exported as SystemUnderTest;
-    return { label: typeof sut.label === "string" ? sut.label : label, digest: typeof sut.digest === "string" ? sut.digest : digest, isolation: "in-process", run };
+    return {
+      label: typeof sut.label === "string" ? sut.label : label,
+      digest: typeof sut.digest === "string" ? sut.digest : digest,
+      isolation: "in-process",
+      run,
+    };
   }
   const available = Object.keys(module).join(", ") || "(none)";
-  throw new EvalError("EVAL_SUT_INVALID", `module SUT ${file} has no function export "${exportName}" (exports: ${available})`);
+  throw new EvalError(
+    "EVAL_SUT_INVALID",
+    `module SUT ${file} has no function export "${exportName}" (exports: ${available})`,
+  );
 }

@@ -4,7 +4,14 @@ import { bettingLowerBound, bettingOrder, clopperPearsonLowerBound } from "@eval
 import { aggregateTrials, trialCacheKey, trialInvocationTag, trialSeedFor, trialsFor } from "./trials.ts";
 
 const score = (passed: boolean, failure?: string): BenchScore =>
-  ({ passed, score: passed ? 1 : 0, breakdown: {}, failure_modes: failure === undefined ? [] : [{ code: failure, severity: "block", detail: null }], cost_usd: 0, wall_clock_ms: 1 }) as BenchScore;
+  ({
+    passed,
+    score: passed ? 1 : 0,
+    breakdown: {},
+    failure_modes: failure === undefined ? [] : [{ code: failure, severity: "block", detail: null }],
+    cost_usd: 0,
+    wall_clock_ms: 1,
+  }) as BenchScore;
 const benchCase = (id: string): BenchCase => ({ case_id: id, curation_class: "held-out" }) as BenchCase;
 const KEY = `blake3:${"ab".repeat(32)}`;
 const SEED = "cd".repeat(32);
@@ -41,19 +48,35 @@ describe("aggregateTrials", () => {
     expect(result.statistics).toMatchObject({ lowerBoundMethod: "clopper_pearson", boundQuantity: "pass_rate", n: 10 });
     expect(result.perCase.every((c) => c.trials === undefined && c.case_value === undefined)).toBe(true);
     expect(result.passedCount).toBe(7);
-    expect(result.reliability).toMatchObject({ trials: 1, caseCount: 10, passAt1: 0.7, passHatK: 0.7, flakyCaseIds: [] });
+    expect(result.reliability).toMatchObject({
+      trials: 1,
+      caseCount: 10,
+      passAt1: 0.7,
+      passHatK: 0.7,
+      flakyCaseIds: [],
+    });
   });
 
   it("trials never inflate n: 15 cases x 5 trials is bounded over 15 case means, never as 75 samples", () => {
-    const cases = Array.from({ length: 15 }, (_, i) => ({ benchCase: benchCase(`c-${String(i).padStart(2, "0")}`), scores: Array.from({ length: 5 }, (_, t) => score((i + t) % 4 !== 0)) }));
+    const cases = Array.from({ length: 15 }, (_, i) => ({
+      benchCase: benchCase(`c-${String(i).padStart(2, "0")}`),
+      scores: Array.from({ length: 5 }, (_, t) => score((i + t) % 4 !== 0)),
+    }));
     const result = aggregateTrials(cases, options(5));
     const means = cases.map(({ scores }) => scores.filter((s) => s.passed).length / 5);
     expect(result.statistics.n).toBe(15);
-    expect(result.statistics.lowerBound95).toBeCloseTo(Math.min(bettingLowerBound(bettingOrder(means, "o")), result.statistics.mean), 12);
+    expect(result.statistics.lowerBound95).toBeCloseTo(
+      Math.min(bettingLowerBound(bettingOrder(means, "o")), result.statistics.mean),
+      12,
+    );
     // The same trials taken as 75 independent samples would claim a tighter bound: that is the inflation refused.
     const inflated = clopperPearsonLowerBound(cases.flatMap(({ scores }) => scores).filter((s) => s.passed).length, 75);
     expect(result.statistics.lowerBound95).toBeLessThan(inflated);
-    expect(result.statistics).toMatchObject({ lowerBoundMethod: "betting", boundQuantity: "pass_rate", scoreKind: "binary" });
+    expect(result.statistics).toMatchObject({
+      lowerBoundMethod: "betting",
+      boundQuantity: "pass_rate",
+      scoreKind: "binary",
+    });
     expect(result.perCase[0]!.trials).toHaveLength(5);
     expect(result.perCase[0]!.case_value).toBeCloseTo(means[0]!, 12);
     expect(result.reliability.caseCount).toBe(15);
@@ -62,7 +85,10 @@ describe("aggregateTrials", () => {
   });
 
   it("all-passing trials: the bound is the 15-case bound, below what 75 samples would claim", () => {
-    const cases = Array.from({ length: 15 }, (_, i) => ({ benchCase: benchCase(`c-${i}`), scores: Array.from({ length: 5 }, () => score(true)) }));
+    const cases = Array.from({ length: 15 }, (_, i) => ({
+      benchCase: benchCase(`c-${i}`),
+      scores: Array.from({ length: 5 }, () => score(true)),
+    }));
     const result = aggregateTrials(cases, options(5));
     expect(result.statistics.lowerBound95).toBeCloseTo(bettingLowerBound(Array(15).fill(1)), 12);
     expect(result.statistics.lowerBound95).toBeLessThan(bettingLowerBound(Array(75).fill(1)));

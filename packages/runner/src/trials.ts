@@ -15,7 +15,9 @@ export function trialCacheKey(caseKey: string, trial: number): string {
 
 /** The seed a trial's SUT receives: trial 0's is the canary seed, trial t's 64 hex characters derived from it and t. */
 export function trialSeedFor(canarySeed: string, trial: number): string {
-  return trial === 0 ? canarySeed : digestOf("evalgate.trial_seed.v1", [canarySeed, String(trial)]).slice("blake3:".length);
+  return trial === 0
+    ? canarySeed
+    : digestOf("evalgate.trial_seed.v1", [canarySeed, String(trial)]).slice("blake3:".length);
 }
 
 /** The invocation tag of a trial: the case's tag for trial 0, `<tag>:trial-<t>` after. */
@@ -34,7 +36,12 @@ export function trialUnitId(caseId: string, trial: number): string {
  * counts them (exit 8 when every case ended so) and `--retry-errors` reruns them. Only the harness's own
  * (UNCACHED_FAILURES) are left out of the cache: a SUT's crash or timeout is its attempt, cached like a pass.
  */
-export const HARNESS_SIDE_FAILURES: ReadonlySet<string> = new Set(["sut.timeout", "sut.exception", "rubric.timeout", "agent.infrastructure"]);
+export const HARNESS_SIDE_FAILURES: ReadonlySet<string> = new Set([
+  "sut.timeout",
+  "sut.exception",
+  "rubric.timeout",
+  "agent.infrastructure",
+]);
 
 /**
  * The rubric's own faults: no valid answer, or none in time. Like every `rubric.*` outcome they are never
@@ -81,11 +88,28 @@ export interface TrialAggregate {
  * a case value is no longer 0/1, so every score kind gets the betting bound on the case means (for a binary task
  * class that bounds the per-trial pass rate).
  */
-export function aggregateTrials(cases: readonly CaseTrialScores[], options: { scoreKind: ScoreKind; trials: number; seed: string; orderSeed: string }): TrialAggregate {
+export function aggregateTrials(
+  cases: readonly CaseTrialScores[],
+  options: { scoreKind: ScoreKind; trials: number; seed: string; orderSeed: string },
+): TrialAggregate {
   const single = options.trials === 1;
-  const { scores: caseValues, boundKind } = caseLevelScores(cases.map(({ scores }) => scores), options);
-  const computed = runStatistics(caseValues, { scoreKind: boundKind, seed: options.seed, orderSeed: options.orderSeed });
-  const statistics: RunStatistics = boundKind === options.scoreKind ? computed : { ...computed, scoreKind: options.scoreKind, boundQuantity: options.scoreKind === "binary" ? "pass_rate" : "mean_score" };
+  const { scores: caseValues, boundKind } = caseLevelScores(
+    cases.map(({ scores }) => scores),
+    options,
+  );
+  const computed = runStatistics(caseValues, {
+    scoreKind: boundKind,
+    seed: options.seed,
+    orderSeed: options.orderSeed,
+  });
+  const statistics: RunStatistics =
+    boundKind === options.scoreKind
+      ? computed
+      : {
+          ...computed,
+          scoreKind: options.scoreKind,
+          boundQuantity: options.scoreKind === "binary" ? "pass_rate" : "mean_score",
+        };
   const perCase = cases.map(({ benchCase, scores }, i): TrialCaseResult => ({
     case_id: benchCase.case_id,
     curation_class: benchCase.curation_class,
@@ -94,11 +118,15 @@ export function aggregateTrials(cases: readonly CaseTrialScores[], options: { sc
     ...(single ? {} : { trials: scores, case_value: Math.min(1, Math.max(0, caseValues[i]!.score)) }),
   }));
   const allScores = cases.flatMap(({ scores }) => scores);
-  const errored = cases.filter(({ scores }) => scores.some(isHarnessSideFailure)).map(({ benchCase }) => benchCase.case_id);
+  const errored = cases
+    .filter(({ scores }) => scores.some(isHarnessSideFailure))
+    .map(({ benchCase }) => benchCase.case_id);
   return {
     perCase,
     statistics,
-    reliability: reliability(cases.map(({ benchCase, scores }) => ({ case_id: benchCase.case_id, passed: scores.map((s) => s.passed) }))),
+    reliability: reliability(
+      cases.map(({ benchCase, scores }) => ({ case_id: benchCase.case_id, passed: scores.map((s) => s.passed) })),
+    ),
     passedCount: caseValues.filter((c) => c.passed).length,
     harnessErrorCount: allScores.filter(isHarnessSideFailure).length,
     harnessErroredCaseIds: errored.sort(),
@@ -107,13 +135,20 @@ export function aggregateTrials(cases: readonly CaseTrialScores[], options: { sc
 }
 
 /** The trials a run makes: as asked, else the task class's minimum (1 unless it declares `min_trials`); never fewer. */
-export function trialsFor(taskClass: { readonly name: string; readonly minTrials?: number }, asked: number | undefined): number {
+export function trialsFor(
+  taskClass: { readonly name: string; readonly minTrials?: number },
+  asked: number | undefined,
+): number {
   const minimum = taskClass.minTrials ?? RUN_DEFAULTS.trials;
   if (asked === undefined) return minimum;
   if (asked < minimum) {
-    throw new EvalError("EVAL_USAGE", `task class ${taskClass.name} requires at least ${minimum} trials per case (min_trials in its registration), got ${asked}`, {
-      hint: `pass --trials ${minimum} or more`,
-    });
+    throw new EvalError(
+      "EVAL_USAGE",
+      `task class ${taskClass.name} requires at least ${minimum} trials per case (min_trials in its registration), got ${asked}`,
+      {
+        hint: `pass --trials ${minimum} or more`,
+      },
+    );
   }
   return asked;
 }

@@ -80,7 +80,13 @@ export function captureWorkspace(input: CaptureInput): WorkspaceCapture {
   for (const path of paths) {
     const old = before.has(path) ? readFileBounded(join(input.inputRoot, path)) : null;
     const now = after.has(path) ? readFileBounded(join(input.workspaceRoot, path)) : null;
-    if (old !== null && now !== null && old.content !== null && now.content !== null && old.content.equals(now.content)) {
+    if (
+      old !== null &&
+      now !== null &&
+      old.content !== null &&
+      now.content !== null &&
+      old.content.equals(now.content)
+    ) {
       unchanged += 1;
       continue;
     }
@@ -110,21 +116,38 @@ export function capturedDiff(blobsDir: string, capture: WorkspaceCapture): strin
   const parts: string[] = [];
   for (const change of capture.changes) {
     const side = (content: WorkspaceChange["before"]): Buffer | null | "missing" =>
-      content === null ? null : content.stored && content.digest !== null ? (readBlob(blobsDir, content.digest) ?? "missing") : "missing";
+      content === null
+        ? null
+        : content.stored && content.digest !== null
+          ? (readBlob(blobsDir, content.digest) ?? "missing")
+          : "missing";
     const old = side(change.before);
     const now = side(change.after);
     const oldName = change.before === null ? "/dev/null" : `a/${change.path}`;
     const newName = change.after === null ? "/dev/null" : `b/${change.path}`;
     if (old === "missing" || now === "missing") {
-      parts.push(`--- ${oldName}\n+++ ${newName}\n# ${change.status}, ${change.after?.bytes ?? 0} bytes: content not kept (past the capture's size caps)\n`);
+      parts.push(
+        `--- ${oldName}\n+++ ${newName}\n# ${change.status}, ${change.after?.bytes ?? 0} bytes: content not kept (past the capture's size caps)\n`,
+      );
     } else if ((old !== null && isBinary(old)) || (now !== null && isBinary(now))) {
-      parts.push(`--- ${oldName}\n+++ ${newName}\n# ${change.status}: binary file, ${change.after?.bytes ?? 0} bytes\n`);
+      parts.push(
+        `--- ${oldName}\n+++ ${newName}\n# ${change.status}: binary file, ${change.after?.bytes ?? 0} bytes\n`,
+      );
     } else {
-      const patch = createTwoFilesPatch(oldName, newName, old?.toString("utf8") ?? "", now?.toString("utf8") ?? "", undefined, undefined, { context: 3 });
+      const patch = createTwoFilesPatch(
+        oldName,
+        newName,
+        old?.toString("utf8") ?? "",
+        now?.toString("utf8") ?? "",
+        undefined,
+        undefined,
+        { context: 3 },
+      );
       parts.push(patch.replace(/^=+\n/, ""));
     }
   }
-  if (!capture.complete && capture.changes.length === MAX_CAPTURED_CHANGES) parts.push(`# more than ${MAX_CAPTURED_CHANGES} files changed: the rest are not listed\n`);
+  if (!capture.complete && capture.changes.length === MAX_CAPTURED_CHANGES)
+    parts.push(`# more than ${MAX_CAPTURED_CHANGES} files changed: the rest are not listed\n`);
   return parts.join("");
 }
 
@@ -137,7 +160,8 @@ export function restoreWorkspace(root: string, blobsDir: string, capture: Worksp
   if (!capture.complete) throw new Error("the captured workspace is incomplete (past the capture's size caps)");
   for (const change of capture.changes) {
     // A detail file is data anyone with the state directory can edit: no path may leave the workspace.
-    if (change.path.split("/").some((segment) => segment === "" || segment === "." || segment === "..")) throw new Error(`the captured path ${JSON.stringify(change.path)} is not a plain relative path`);
+    if (change.path.split("/").some((segment) => segment === "" || segment === "." || segment === ".."))
+      throw new Error(`the captured path ${JSON.stringify(change.path)} is not a plain relative path`);
     const target = join(root, change.path);
     if (change.after === null) {
       rmSync(target, { force: true });

@@ -44,7 +44,12 @@ const ATTACKS: Record<string, string> = {
 
 const ATTACK_LIMITS = { pids: 64, memoryBytes: 256 * 1024 * 1024, diskBytes: 1024 * 1024 * 1024 };
 
-async function runAttack(name: string, script: string, extra: { timeoutPerCaseSeconds?: number } = {}, sandbox: "bwrap" | "none" = "bwrap") {
+async function runAttack(
+  name: string,
+  script: string,
+  extra: { timeoutPerCaseSeconds?: number } = {},
+  sandbox: "bwrap" | "none" = "bwrap",
+) {
   const sutScript = join(root, `${name}.sh`);
   await writeFile(sutScript, `cat > /dev/null\n${script}\n`);
   process.env.TMPDIR = scratchTmp;
@@ -53,13 +58,20 @@ async function runAttack(name: string, script: string, extra: { timeoutPerCaseSe
   const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 20);
   try {
     const result = await runEval(bench.slug, {
-      systemUnderTest: commandSut(["/bin/sh", sutScript], { cwd: root, sandbox, hide: [bench.benchRoot, join(root, "state")], limits: ATTACK_LIMITS }),
+      systemUnderTest: commandSut(["/bin/sh", sutScript], {
+        cwd: root,
+        sandbox,
+        hide: [bench.benchRoot, join(root, "state")],
+        limits: ATTACK_LIMITS,
+      }),
       benchRoot: bench.benchRoot,
       stateDir: join(root, `state-${name}`),
       concurrency: 1,
       ...extra,
     });
-    console.log(`${name}: harness RSS ${Math.round(baseline / 2 ** 20)} MiB before the run, peak ${Math.round(peakRss / 2 ** 20)} MiB`);
+    console.log(
+      `${name}: harness RSS ${Math.round(baseline / 2 ** 20)} MiB before the run, peak ${Math.round(peakRss / 2 ** 20)} MiB`,
+    );
     return { result, peakRss, baseline };
   } finally {
     clearInterval(sampler);
@@ -78,29 +90,33 @@ const LIMIT_DETAILS: Record<string, RegExp> = {
 };
 
 describe.runIf(sandboxed)("what a SUT leaves in its workspace never keeps its run out of the record", () => {
-  it.each(Object.entries(ATTACKS))("%s: the case is recorded, the run is recorded, no temp dir is left, RSS bounded", async (name, script) => {
-    const { result, peakRss, baseline } = await runAttack(name, script);
-    expect(existsSync(result.recordPath)).toBe(true);
-    expect(result.report.complete).toBe(true);
-    expect(result.report.resource_limits).toBe(process.getuid?.() === 0 ? "cgroup" : "rlimit");
-    const score = result.report.per_case[0]!.score;
-    if (name === "many-files") {
-      // Within the walker's limits: scored by the rubric as usual (the text was left as it was).
-      expect(score.failure_modes.map((mode) => mode.code)).toEqual(["wrong_text"]);
-    } else if (name in LIMIT_DETAILS) {
-      expect(score.failure_modes.map((mode) => mode.code)).toEqual(["sut.resource_limit"]);
-      expect(score.passed).toBe(false);
-      expect(score.failure_modes[0]!.detail).toMatch(LIMIT_DETAILS[name]!);
-    } else {
-      expect(score.failure_modes.map((mode) => mode.code)).toEqual(["sut.workspace_invalid"]);
-      expect(score.passed).toBe(false);
-      expect(score.failure_modes[0]!.detail).toMatch(/ENAMETOOLONG|deeper than/);
-    }
-    expect(readdirSync(scratchTmp)).toEqual([]);
-    // The harness (this test process, which starts near 90 MiB) grows by less than 100 MiB whatever the
-    // workspace holds: under the 300 MB target. RSS never shrinks back, so the growth is what is compared.
-    expect(peakRss - baseline).toBeLessThan(100 * 1024 * 1024);
-  }, 240_000);
+  it.each(Object.entries(ATTACKS))(
+    "%s: the case is recorded, the run is recorded, no temp dir is left, RSS bounded",
+    async (name, script) => {
+      const { result, peakRss, baseline } = await runAttack(name, script);
+      expect(existsSync(result.recordPath)).toBe(true);
+      expect(result.report.complete).toBe(true);
+      expect(result.report.resource_limits).toBe(process.getuid?.() === 0 ? "cgroup" : "rlimit");
+      const score = result.report.per_case[0]!.score;
+      if (name === "many-files") {
+        // Within the walker's limits: scored by the rubric as usual (the text was left as it was).
+        expect(score.failure_modes.map((mode) => mode.code)).toEqual(["wrong_text"]);
+      } else if (name in LIMIT_DETAILS) {
+        expect(score.failure_modes.map((mode) => mode.code)).toEqual(["sut.resource_limit"]);
+        expect(score.passed).toBe(false);
+        expect(score.failure_modes[0]!.detail).toMatch(LIMIT_DETAILS[name]!);
+      } else {
+        expect(score.failure_modes.map((mode) => mode.code)).toEqual(["sut.workspace_invalid"]);
+        expect(score.passed).toBe(false);
+        expect(score.failure_modes[0]!.detail).toMatch(/ENAMETOOLONG|deeper than/);
+      }
+      expect(readdirSync(scratchTmp)).toEqual([]);
+      // The harness (this test process, which starts near 90 MiB) grows by less than 100 MiB whatever the
+      // workspace holds: under the 300 MB target. RSS never shrinks back, so the growth is what is compared.
+      expect(peakRss - baseline).toBeLessThan(100 * 1024 * 1024);
+    },
+    240_000,
+  );
 
   // Without the sandbox: in it the SUT dies with the sandbox's PID namespace at the first SIGTERM.
   it("a SUT that ignores SIGTERM and keeps writing past its deadline (--sandbox none): recorded as a timeout, the workspace removed once its group is gone", async () => {

@@ -105,21 +105,34 @@ export interface SandboxTools {
 }
 
 /** The probe behind sandboxSupport(), with the tools' candidate paths given (a test names missing or broken ones). */
-export function probeSandbox(tools: SandboxTools = { bwrap: BWRAP_CANDIDATES, setpriv: SETPRIV_CANDIDATES, arch: process.arch }): SandboxSupport {
+export function probeSandbox(
+  tools: SandboxTools = { bwrap: BWRAP_CANDIDATES, setpriv: SETPRIV_CANDIDATES, arch: process.arch },
+): SandboxSupport {
   const bwrap = tools.bwrap.find((candidate) => existsSync(candidate));
   if (bwrap === undefined) return { available: false, reason: "bubblewrap (bwrap) is not installed" };
   const setpriv = runningAsRoot() ? (tools.setpriv.find((candidate) => existsSync(candidate)) ?? null) : null;
   if (runningAsRoot() && setpriv === null) {
-    return { available: false, reason: "setpriv (util-linux) is not installed: as root it is what drops sandboxed processes to an unprivileged uid" };
+    return {
+      available: false,
+      reason:
+        "setpriv (util-linux) is not installed: as root it is what drops sandboxed processes to an unprivileged uid",
+    };
   }
   const filter = seccompFilter(tools.arch);
   if (filter === null) return { available: false, reason: `no seccomp filter for the ${tools.arch} architecture` };
   // The probe reads the filter from stdin (fd 0); real runs use SECCOMP_FD, keeping stdin for the program.
   const probeArgv = [...systemArgs(false), "--seccomp", "0", "--", ...dropPrivileges(setpriv), "/bin/true"];
-  const probe = spawnSync(bwrap, probeArgv, { input: filter, stdio: ["pipe", "ignore", "pipe"], timeout: 10_000, env: {} });
+  const probe = spawnSync(bwrap, probeArgv, {
+    input: filter,
+    stdio: ["pipe", "ignore", "pipe"],
+    timeout: 10_000,
+    env: {},
+  });
   const choom = CHOOM_CANDIDATES.find((candidate) => existsSync(candidate)) ?? null;
   if (probe.status === 0) return { available: true, bwrap, setpriv, choom };
-  const why = probe.error?.message ?? (probe.stderr.toString("utf8").trim().split("\n")[0] || `exit ${probe.status ?? probe.signal}`);
+  const why =
+    probe.error?.message ??
+    (probe.stderr.toString("utf8").trim().split("\n")[0] || `exit ${probe.status ?? probe.signal}`);
   return { available: false, reason: `bubblewrap cannot create its namespaces here (${why})` };
 }
 
@@ -141,7 +154,16 @@ function buildSystemArgs(network: boolean): string[] {
   // before the program starts, which runs as that unprivileged host uid.
   const kept = ["CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP", "CAP_DAC_READ_SEARCH"];
   const args = runningAsRoot()
-    ? ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", ...(network ? [] : ["--unshare-net"]), "--cap-drop", "ALL", ...kept.flatMap((cap) => ["--cap-add", cap])]
+    ? [
+        "--unshare-pid",
+        "--unshare-ipc",
+        "--unshare-uts",
+        "--unshare-cgroup-try",
+        ...(network ? [] : ["--unshare-net"]),
+        "--cap-drop",
+        "ALL",
+        ...kept.flatMap((cap) => ["--cap-add", cap]),
+      ]
     : ["--unshare-all", ...(network ? ["--share-net"] : [])];
   args.push("--die-with-parent", "--new-session");
   for (const dir of SYSTEM_DIRS) {
@@ -156,7 +178,21 @@ function buildSystemArgs(network: boolean): string[] {
   }
   args.push("--perms", "0755", "--dir", "/etc");
   for (const file of ETC_FILES) args.push("--ro-bind-try", file, file);
-  args.push("--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys", "--dev", "/dev", "--perms", "1777", "--size", String(SANDBOX_TMP_BYTES), "--tmpfs", "/tmp");
+  args.push(
+    "--proc",
+    "/proc",
+    "--ro-bind",
+    "/proc/sys",
+    "/proc/sys",
+    "--dev",
+    "/dev",
+    "--perms",
+    "1777",
+    "--size",
+    String(SANDBOX_TMP_BYTES),
+    "--tmpfs",
+    "/tmp",
+  );
   return args;
 }
 
@@ -191,7 +227,15 @@ export async function handOverTree(path: string): Promise<void> {
 /** As root: the setpriv prefix that drops to SANDBOX_UID with no groups and no capabilities left. */
 function dropPrivileges(setpriv: string | null): string[] {
   if (setpriv === null) return [];
-  return [setpriv, `--reuid=${SANDBOX_UID}`, `--regid=${SANDBOX_GID}`, "--clear-groups", "--inh-caps=-all", "--bounding-set=-all", "--"];
+  return [
+    setpriv,
+    `--reuid=${SANDBOX_UID}`,
+    `--regid=${SANDBOX_GID}`,
+    "--clear-groups",
+    "--inh-caps=-all",
+    "--bounding-set=-all",
+    "--",
+  ];
 }
 
 const depth = (path: string): number => path.split(sep).length;
@@ -213,16 +257,28 @@ export function realOrSelf(path: string): string {
 function policyArgs(policy: SandboxPolicy): string[] {
   type Mount = { readonly path: string; readonly args: readonly string[]; readonly order: number };
   // A path that does not exist is simply not there (Node's resolver, say, probes node_modules dirs that may not exist).
-  const existing = (paths: readonly string[] | undefined): string[] => [...new Set((paths ?? []).filter((path) => existsSync(path)).map(realOrSelf))];
+  const existing = (paths: readonly string[] | undefined): string[] => [
+    ...new Set((paths ?? []).filter((path) => existsSync(path)).map(realOrSelf)),
+  ];
   const mounts: Mount[] = [
     ...existing(policy.readOnly).map((path) => ({ path, args: ["--ro-bind", path, path], order: 0 })),
     ...existing(policy.writable).map((path) => ({ path, args: ["--bind", path, path], order: 0 })),
     ...existing(policy.hidden).map((path) => ({ path, args: ["--tmpfs", path], order: 1 })),
   ];
-  mounts.sort((a, b) => depth(a.path) - depth(b.path) || a.order - b.order || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  mounts.sort(
+    (a, b) => depth(a.path) - depth(b.path) || a.order - b.order || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0),
+  );
   const binds = policy.binds ?? [];
-  const bindArgs = binds.flatMap((bind) => [bind.readOnly === true ? "--ro-bind" : "--bind", realOrSelf(bind.source), bind.target]);
-  return [...parentDirArgs([...mounts.map((mount) => mount.path), ...binds.map((bind) => bind.target)]), ...mounts.flatMap((mount) => mount.args), ...bindArgs];
+  const bindArgs = binds.flatMap((bind) => [
+    bind.readOnly === true ? "--ro-bind" : "--bind",
+    realOrSelf(bind.source),
+    bind.target,
+  ]);
+  return [
+    ...parentDirArgs([...mounts.map((mount) => mount.path), ...binds.map((bind) => bind.target)]),
+    ...mounts.flatMap((mount) => mount.args),
+    ...bindArgs,
+  ];
 }
 
 /** What the system arguments mount whole: a mount's parents are never created inside these. */
@@ -236,7 +292,9 @@ const SYSTEM_PARENTS = ["/tmp", "/etc"];
  * inside another mount, or that the system mounts already provide, is left alone.
  */
 function parentDirArgs(paths: readonly string[]): string[] {
-  const covered = (dir: string): boolean => SYSTEM_PARENTS.includes(dir) || [...paths, ...SYSTEM_MOUNTS].some((mount) => dir === mount || dir.startsWith(mount + sep));
+  const covered = (dir: string): boolean =>
+    SYSTEM_PARENTS.includes(dir) ||
+    [...paths, ...SYSTEM_MOUNTS].some((mount) => dir === mount || dir.startsWith(mount + sep));
   const parents = new Set<string>();
   for (const path of paths) {
     const parts = path.split(sep);
@@ -245,7 +303,9 @@ function parentDirArgs(paths: readonly string[]): string[] {
       if (!covered(dir)) parents.add(dir);
     }
   }
-  return [...parents].sort((a, b) => depth(a) - depth(b) || (a < b ? -1 : 1)).flatMap((dir) => ["--perms", "0755", "--dir", dir]);
+  return [...parents]
+    .sort((a, b) => depth(a) - depth(b) || (a < b ? -1 : 1))
+    .flatMap((dir) => ["--perms", "0755", "--dir", dir]);
 }
 
 /**
@@ -254,13 +314,30 @@ function parentDirArgs(paths: readonly string[]): string[] {
  * caller must hand the seccomp filter to the process on SECCOMP_FD. Throws when the sandbox is not
  * available (callers check sandboxSupport() first and decide what weaker isolation, if any, is allowed).
  */
-export function sandboxArgv(policy: SandboxPolicy, argv: readonly string[], options: { readonly cwd: string; readonly env: Readonly<Record<string, string>> }): string[] {
+export function sandboxArgv(
+  policy: SandboxPolicy,
+  argv: readonly string[],
+  options: { readonly cwd: string; readonly env: Readonly<Record<string, string>> },
+): string[] {
   const found = sandboxSupport();
   if (!found.available) throw new Error(`sandbox unavailable: ${found.reason}`);
   const env = Object.entries(options.env).flatMap(([key, value]) => ["--setenv", key, value]);
   const seccomp = ["--seccomp", String(SECCOMP_FD)];
   const oom = found.choom === null ? [] : [found.choom, "-n", String(SANDBOX_OOM_SCORE_ADJ), "--"];
-  return [found.bwrap, ...systemArgs(policy.network === true), ...policyArgs(policy), "--chdir", policy.chdir ?? realOrSelf(options.cwd), "--clearenv", ...env, ...seccomp, "--", ...dropPrivileges(found.setpriv), ...oom, ...argv];
+  return [
+    found.bwrap,
+    ...systemArgs(policy.network === true),
+    ...policyArgs(policy),
+    "--chdir",
+    policy.chdir ?? realOrSelf(options.cwd),
+    "--clearenv",
+    ...env,
+    ...seccomp,
+    "--",
+    ...dropPrivileges(found.setpriv),
+    ...oom,
+    ...argv,
+  ];
 }
 
 /**

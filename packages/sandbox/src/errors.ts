@@ -3,7 +3,10 @@ import { EvalError } from "@eval/errors";
 /** Untrusted code would have to run without the sandbox, and nobody opted into weaker isolation. */
 export class SandboxUnavailable extends EvalError {
   constructor(what: string, reason: string) {
-    super("EVAL_SANDBOX_UNAVAILABLE", `cannot sandbox ${what}: ${reason}`, { hint: sandboxHint(reason), details: { what, reason } });
+    super("EVAL_SANDBOX_UNAVAILABLE", `cannot sandbox ${what}: ${reason}`, {
+      hint: sandboxHint(reason),
+      details: { what, reason },
+    });
   }
 }
 

@@ -6,7 +6,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sandboxSupport } from "./bwrap.ts";
-import { cgroupParents, createLimitGroup, defaultLimits, HARNESS_OOM_SCORE_ADJ, limitMechanism, makeCgroupParents, rlimitPrefix } from "./limits.ts";
+import {
+  cgroupParents,
+  createLimitGroup,
+  defaultLimits,
+  HARNESS_OOM_SCORE_ADJ,
+  limitMechanism,
+  makeCgroupParents,
+  rlimitPrefix,
+} from "./limits.ts";
 import { runProcess } from "./process-runner.ts";
 
 const support = sandboxSupport();
@@ -21,9 +29,11 @@ beforeAll(() => {
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 /** Peak RSS of this process (VmHWM), in MiB. */
-const peakRssMib = (): number => Number(/VmHWM:\s+(\d+)/.exec(readFileSync("/proc/self/status", "utf8"))?.[1] ?? 0) / 1024;
+const peakRssMib = (): number =>
+  Number(/VmHWM:\s+(\d+)/.exec(readFileSync("/proc/self/status", "utf8"))?.[1] ?? 0) / 1024;
 
-const FORK_BOMB = "import os, time\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        time.sleep(0.01)\n";
+const FORK_BOMB =
+  "import os, time\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        time.sleep(0.01)\n";
 const MEMORY_BOMB = "chunks = []\nwhile True:\n    chunks.append(bytearray(16 * 1024 * 1024))\n";
 
 describe("default limits", () => {
@@ -37,26 +47,40 @@ describe("default limits", () => {
 
   it("rlimits: the file size always, process count and data segment only without a cgroup", () => {
     expect(rlimitPrefix(small, "cgroup").slice(1)).toEqual([`--fsize=${small.diskBytes}`, "--"]);
-    expect(rlimitPrefix(small, "rlimit").slice(1)).toEqual([`--fsize=${small.diskBytes}`, "--nproc=64", `--data=${small.memoryBytes}`, "--"]);
+    expect(rlimitPrefix(small, "rlimit").slice(1)).toEqual([
+      `--fsize=${small.diskBytes}`,
+      "--nproc=64",
+      `--data=${small.memoryBytes}`,
+      "--",
+    ]);
   });
 
   it("a cgroup tree that cannot be made says why (only rlimits then apply)", () => {
     const fake = mkdtempSync(join(tmpdir(), "fake-cgroup-"));
     expect(makeCgroupParents(fake, new Map())).toBe("no cgroup file system at /sys/fs/cgroup");
     writeFileSync(join(fake, "cgroup.controllers"), "cpu io\n");
-    expect(makeCgroupParents(fake, new Map([["", "/"]]))).toBe("the pids and memory controllers are not available to evalgate's cgroup");
+    expect(makeCgroupParents(fake, new Map([["", "/"]]))).toBe(
+      "the pids and memory controllers are not available to evalgate's cgroup",
+    );
     writeFileSync(join(fake, "cgroup.controllers"), "cpu pids memory\n");
     // A parent an earlier evalgate left (its process gone) is swept; a live one's is kept.
     mkdirSync(join(fake, "evalgate-999999999", "p1"), { recursive: true });
     mkdirSync(join(fake, `evalgate-${process.pid}`));
     const v2 = makeCgroupParents(fake, new Map([["", "/"]]), "evalgate-test");
-    expect(readdirSync(fake).filter((entry) => entry.startsWith("evalgate-")).sort()).toEqual([`evalgate-${process.pid}`, "evalgate-test"]);
+    expect(
+      readdirSync(fake)
+        .filter((entry) => entry.startsWith("evalgate-"))
+        .sort(),
+    ).toEqual([`evalgate-${process.pid}`, "evalgate-test"]);
     expect(v2).toEqual({ version: 2, dirs: [join(fake, "evalgate-test")] });
     if (typeof v2 !== "string") {
       // A plain directory stands in for cgroupfs: the group's files are written as the kernel would take them.
       const group = createLimitGroup(v2, small);
       const [dir] = group.procsFiles.map((file) => join(file, ".."));
-      expect([readFileSync(join(dir!, "memory.max"), "utf8"), readFileSync(join(dir!, "pids.max"), "utf8")]).toEqual([String(small.memoryBytes), "64"]);
+      expect([readFileSync(join(dir!, "memory.max"), "utf8"), readFileSync(join(dir!, "pids.max"), "utf8")]).toEqual([
+        String(small.memoryBytes),
+        "64",
+      ]);
       expect(group.hit()).toBeNull();
       writeFileSync(join(dir!, "memory.events"), "low 0\noom 1\noom_kill 1\n");
       expect(group.hit()).toBe("memory");
@@ -65,99 +89,142 @@ describe("default limits", () => {
   });
 });
 
-describe.skipIf(!support.available || process.getuid?.() !== 0 || typeof cgroupParents() === "string")("the cgroup path (root)", () => {
-  const run = (script: string, timeoutMs = 60_000) =>
-    runProcess({ command: "/usr/bin/python3", args: ["-c", script], cwd: work, env: { PATH: "/usr/bin:/bin" }, timeoutMs, graceMs: 1000, sandbox: { writable: [work], limits: small } });
+describe.skipIf(!support.available || process.getuid?.() !== 0 || typeof cgroupParents() === "string")(
+  "the cgroup path (root)",
+  () => {
+    const run = (script: string, timeoutMs = 60_000) =>
+      runProcess({
+        command: "/usr/bin/python3",
+        args: ["-c", script],
+        cwd: work,
+        env: { PATH: "/usr/bin:/bin" },
+        timeoutMs,
+        graceMs: 1000,
+        sandbox: { writable: [work], limits: small },
+      });
 
-  it("a fork bomb is stopped at its process limit and recorded as such, long before its deadline", async () => {
-    const started = Date.now();
-    const outcome = await run(FORK_BOMB);
-    expect(outcome.limits).toEqual({ mechanism: "cgroup", values: small });
-    expect(outcome.limitHit).toBe("pids");
-    expect(outcome.stopReason).toBe("resource_limit");
-    expect(Date.now() - started).toBeLessThan(30_000);
-  }, 180_000);
+    it("a fork bomb is stopped at its process limit and recorded as such, long before its deadline", async () => {
+      const started = Date.now();
+      const outcome = await run(FORK_BOMB);
+      expect(outcome.limits).toEqual({ mechanism: "cgroup", values: small });
+      expect(outcome.limitHit).toBe("pids");
+      expect(outcome.stopReason).toBe("resource_limit");
+      expect(Date.now() - started).toBeLessThan(30_000);
+    }, 180_000);
 
-  it("a memory bomb is killed by its memory limit, recorded as such; the harness's memory stays bounded", async () => {
-    const before = peakRssMib();
-    const outcome = await run(MEMORY_BOMB);
-    expect(outcome.limitHit).toBe("memory");
-    expect(outcome.exitCode === 0).toBe(false);
-    expect(peakRssMib() - before).toBeLessThan(100);
-  }, 180_000);
+    it("a memory bomb is killed by its memory limit, recorded as such; the harness's memory stays bounded", async () => {
+      const before = peakRssMib();
+      const outcome = await run(MEMORY_BOMB);
+      expect(outcome.limitHit).toBe("memory");
+      expect(outcome.exitCode === 0).toBe(false);
+      expect(peakRssMib() - before).toBeLessThan(100);
+    }, 180_000);
 
-  it("a disk fill stops at the file-size limit", async () => {
-    const outcome = await runProcess({ command: "/bin/sh", args: ["-c", "head -c 100M /dev/zero > fill; echo $?"], cwd: work, env: { PATH: "/usr/bin:/bin" }, timeoutMs: 60_000, sandbox: { writable: [work], limits: small } });
-    expect(outcome.stdout.toString("utf8").trim()).not.toBe("0");
-    expect(statSync(join(work, "fill")).size).toBe(small.diskBytes);
-    rmSync(join(work, "fill"));
-  }, 180_000);
+    it("a disk fill stops at the file-size limit", async () => {
+      const outcome = await runProcess({
+        command: "/bin/sh",
+        args: ["-c", "head -c 100M /dev/zero > fill; echo $?"],
+        cwd: work,
+        env: { PATH: "/usr/bin:/bin" },
+        timeoutMs: 60_000,
+        sandbox: { writable: [work], limits: small },
+      });
+      expect(outcome.stdout.toString("utf8").trim()).not.toBe("0");
+      expect(statSync(join(work, "fill")).size).toBe(small.diskBytes);
+      rmSync(join(work, "fill"));
+    }, 180_000);
 
-  it("a well-behaved process hits nothing, and its groups are removed afterwards", async () => {
-    const outcome = await run("print('ok')");
-    expect(outcome).toMatchObject({ exitCode: 0, limitHit: null, stopReason: null });
-    const parents = cgroupParents();
-    if (typeof parents !== "string") for (const dir of parents.dirs) expect(spawnSync("find", [dir, "-mindepth", "1", "-type", "d"], { encoding: "utf8" }).stdout).toBe("");
-    expect(limitMechanism()).toBe("cgroup");
-  }, 180_000);
+    it("a well-behaved process hits nothing, and its groups are removed afterwards", async () => {
+      const outcome = await run("print('ok')");
+      expect(outcome).toMatchObject({ exitCode: 0, limitHit: null, stopReason: null });
+      const parents = cgroupParents();
+      if (typeof parents !== "string")
+        for (const dir of parents.dirs)
+          expect(spawnSync("find", [dir, "-mindepth", "1", "-type", "d"], { encoding: "utf8" }).stdout).toBe("");
+      expect(limitMechanism()).toBe("cgroup");
+    }, 180_000);
 
-  it("the harness lowers its own OOM score once it starts a sandbox where the kernel lets it (CAP_SYS_RESOURCE)", () => {
-    const capabilities = BigInt(`0x${/CapEff:\s+([0-9a-f]+)/.exec(readFileSync("/proc/self/status", "utf8"))?.[1] ?? "0"}`);
-    const mayLower = (capabilities & (1n << 24n)) !== 0n;
-    expect(Number(readFileSync("/proc/self/oom_score_adj", "utf8"))).toBe(mayLower ? HARNESS_OOM_SCORE_ADJ : 0);
-  });
-});
+    it("the harness lowers its own OOM score once it starts a sandbox where the kernel lets it (CAP_SYS_RESOURCE)", () => {
+      const capabilities = BigInt(
+        `0x${/CapEff:\s+([0-9a-f]+)/.exec(readFileSync("/proc/self/status", "utf8"))?.[1] ?? "0"}`,
+      );
+      const mayLower = (capabilities & (1n << 24n)) !== 0n;
+      expect(Number(readFileSync("/proc/self/oom_score_adj", "utf8"))).toBe(mayLower ? HARNESS_OOM_SCORE_ADJ : 0);
+    });
+  },
+);
 
-describe.runIf(support.available && process.getuid?.() === 0)("the rlimit path (an ordinary user, no cgroup of its own)", () => {
-  const user = "evalgate-sbx-test";
-  let uid = 0;
-  beforeAll(() => {
-    if (spawnSync("id", ["-u", user]).status !== 0) expect(spawnSync("useradd", ["--no-create-home", user]).status).toBe(0);
-    uid = Number(spawnSync("id", ["-u", user], { encoding: "utf8" }).stdout.trim());
-  });
+describe.runIf(support.available && process.getuid?.() === 0)(
+  "the rlimit path (an ordinary user, no cgroup of its own)",
+  () => {
+    const user = "evalgate-sbx-test";
+    let uid = 0;
+    beforeAll(() => {
+      if (spawnSync("id", ["-u", user]).status !== 0)
+        expect(spawnSync("useradd", ["--no-create-home", user]).status).toBe(0);
+      uid = Number(spawnSync("id", ["-u", user], { encoding: "utf8" }).stdout.trim());
+    });
 
-  /** Runs `script` (Python) in a sandbox started by a harness running as the scratch user; its outcome as JSON. */
-  function asUser(script: string, limits = small): Promise<Record<string, unknown>> {
-    const dir = join(work, `u${Math.random().toString(36).slice(2)}`);
-    mkdirSync(dir);
-    chmodSync(dir, 0o777);
-    const harness = `import { runProcess } from ${JSON.stringify(join(import.meta.dirname, "index.ts"))};
+    /** Runs `script` (Python) in a sandbox started by a harness running as the scratch user; its outcome as JSON. */
+    function asUser(script: string, limits = small): Promise<Record<string, unknown>> {
+      const dir = join(work, `u${Math.random().toString(36).slice(2)}`);
+      mkdirSync(dir);
+      chmodSync(dir, 0o777);
+      const harness = `import { runProcess } from ${JSON.stringify(join(import.meta.dirname, "index.ts"))};
       const o = await runProcess({ command: "/usr/bin/python3", args: ["-c", ${JSON.stringify(script)}], cwd: ${JSON.stringify(dir)}, env: {}, timeoutMs: 60000, graceMs: 500, sandbox: { writable: [${JSON.stringify(dir)}], limits: ${JSON.stringify(limits)} } });
       const peak = Number(/VmHWM:\\s+(\\d+)/.exec(require("fs").readFileSync("/proc/self/status", "utf8"))[1]) / 1024;
       console.log(JSON.stringify({ limits: o.limits, limitHit: o.limitHit, exitCode: o.exitCode, stdout: o.stdout.toString().trim(), harnessPeakMib: peak }));`;
-    return new Promise((resolve, reject) => {
-      const child = spawn("/usr/bin/setpriv", [`--reuid=${uid}`, `--regid=${uid}`, "--clear-groups", "--", process.execPath, "--conditions=@eval/source", "--input-type=module", "-e", `import { createRequire } from "node:module"; const require = createRequire(import.meta.url); ${harness}`], { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
-      let out = "";
-      let err = "";
-      child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
-      child.stderr.on("data", (chunk: Buffer) => (err += chunk.toString()));
-      child.on("close", () => {
-        try {
-          resolve(JSON.parse(out.trim().split("\n").at(-1) ?? "") as Record<string, unknown>);
-        } catch {
-          reject(new Error(`harness as ${user} said: ${out}${err}`));
-        }
+      return new Promise((resolve, reject) => {
+        const child = spawn(
+          "/usr/bin/setpriv",
+          [
+            `--reuid=${uid}`,
+            `--regid=${uid}`,
+            "--clear-groups",
+            "--",
+            process.execPath,
+            "--conditions=@eval/source",
+            "--input-type=module",
+            "-e",
+            `import { createRequire } from "node:module"; const require = createRequire(import.meta.url); ${harness}`,
+          ],
+          { cwd: dir, stdio: ["ignore", "pipe", "pipe"] },
+        );
+        let out = "";
+        let err = "";
+        child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
+        child.stderr.on("data", (chunk: Buffer) => (err += chunk.toString()));
+        child.on("close", () => {
+          try {
+            resolve(JSON.parse(out.trim().split("\n").at(-1) ?? "") as Record<string, unknown>);
+          } catch {
+            reject(new Error(`harness as ${user} said: ${out}${err}`));
+          }
+        });
       });
-    });
-  }
+    }
 
-  it("a fork bomb gets no more processes than its limit (the kernel refuses the forks); the harness is unaffected", async () => {
-    const counting = "import os, sys, time\nkids = 0\nfor i in range(500):\n    try:\n        pid = os.fork()\n    except OSError:\n        break\n    if pid == 0:\n        time.sleep(30)\n        os._exit(0)\n    kids += 1\nprint(kids)\nsys.stdout.flush()\nos._exit(0)\n";
-    const outcome = await asUser(counting);
-    expect(outcome.limits).toMatchObject({ mechanism: "rlimit" });
-    expect(Number(outcome.stdout)).toBeGreaterThan(0);
-    expect(Number(outcome.stdout)).toBeLessThan(small.pids);
-  }, 180_000);
+    it("a fork bomb gets no more processes than its limit (the kernel refuses the forks); the harness is unaffected", async () => {
+      const counting =
+        "import os, sys, time\nkids = 0\nfor i in range(500):\n    try:\n        pid = os.fork()\n    except OSError:\n        break\n    if pid == 0:\n        time.sleep(30)\n        os._exit(0)\n    kids += 1\nprint(kids)\nsys.stdout.flush()\nos._exit(0)\n";
+      const outcome = await asUser(counting);
+      expect(outcome.limits).toMatchObject({ mechanism: "rlimit" });
+      expect(Number(outcome.stdout)).toBeGreaterThan(0);
+      expect(Number(outcome.stdout)).toBeLessThan(small.pids);
+    }, 180_000);
 
-  it("a memory bomb fails at its data limit, not the host's; the harness stays small", async () => {
-    const outcome = await asUser(MEMORY_BOMB + "\n");
-    expect(outcome.exitCode).not.toBe(0);
-    expect(outcome.exitCode).not.toBeNull();
-    expect(outcome.harnessPeakMib as number).toBeLessThan(300);
-  }, 180_000);
+    it("a memory bomb fails at its data limit, not the host's; the harness stays small", async () => {
+      const outcome = await asUser(MEMORY_BOMB + "\n");
+      expect(outcome.exitCode).not.toBe(0);
+      expect(outcome.exitCode).not.toBeNull();
+      expect(outcome.harnessPeakMib as number).toBeLessThan(300);
+    }, 180_000);
 
-  it("a disk fill stops at the file-size limit", async () => {
-    const outcome = await asUser("import os\ntry:\n    open('fill', 'wb').write(b'0' * (64 * 1024 * 1024))\nexcept OSError as e:\n    print(e.errno)\nprint(os.path.getsize('fill'))\n");
-    expect(String(outcome.stdout).split("\n")).toEqual(["27", String(small.diskBytes)]);
-  }, 180_000);
-});
+    it("a disk fill stops at the file-size limit", async () => {
+      const outcome = await asUser(
+        "import os\ntry:\n    open('fill', 'wb').write(b'0' * (64 * 1024 * 1024))\nexcept OSError as e:\n    print(e.errno)\nprint(os.path.getsize('fill'))\n",
+      );
+      expect(String(outcome.stdout).split("\n")).toEqual(["27", String(small.diskBytes)]);
+    }, 180_000);
+  },
+);

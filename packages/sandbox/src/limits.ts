@@ -60,10 +60,16 @@ function ownCgroups(): Map<string, string> {
  * delegated cgroup), controllers missing, or cgroup v2 with processes in our own group (the kernel then
  * refuses to enable controllers for children). `root` is for tests.
  */
-export function makeCgroupParents(root = CGROUP_ROOT, own = ownCgroups(), name = `evalgate-${process.pid}`): CgroupParents | string {
+export function makeCgroupParents(
+  root = CGROUP_ROOT,
+  own = ownCgroups(),
+  name = `evalgate-${process.pid}`,
+): CgroupParents | string {
   try {
     if (existsSync(join(root, "pids", "cgroup.procs")) && existsSync(join(root, "memory", "cgroup.procs"))) {
-      const dirs = (["pids", "memory"] as const).map((controller) => join(root, controller, own.get(controller) ?? "/", name));
+      const dirs = (["pids", "memory"] as const).map((controller) =>
+        join(root, controller, own.get(controller) ?? "/", name),
+      );
       for (const dir of dirs) {
         sweepStaleParents(dirname(dir));
         mkdirSync(dir, { recursive: true });
@@ -73,7 +79,8 @@ export function makeCgroupParents(root = CGROUP_ROOT, own = ownCgroups(), name =
     if (existsSync(join(root, "cgroup.controllers"))) {
       const ownDir = join(root, own.get("") ?? "/");
       const available = readFileSync(join(ownDir, "cgroup.controllers"), "utf8").split(/\s+/);
-      if (!available.includes("pids") || !available.includes("memory")) return "the pids and memory controllers are not available to evalgate's cgroup";
+      if (!available.includes("pids") || !available.includes("memory"))
+        return "the pids and memory controllers are not available to evalgate's cgroup";
       writeFileSync(join(ownDir, "cgroup.subtree_control"), "+pids +memory");
       const dir = join(ownDir, name);
       sweepStaleParents(ownDir);
@@ -103,7 +110,8 @@ function sweepStaleParents(dir: string): void {
     if (pid === process.pid || existsSync(`/proc/${pid}`)) continue;
     const stale = join(dir, entry);
     try {
-      for (const child of readdirSync(stale, { withFileTypes: true })) if (child.isDirectory()) rmdirSync(join(stale, child.name));
+      for (const child of readdirSync(stale, { withFileTypes: true }))
+        if (child.isDirectory()) rmdirSync(join(stale, child.name));
       rmdirSync(stale);
     } catch {
       // Still holding a process, or gone meanwhile.
@@ -147,7 +155,8 @@ const readOr = (path: string): string => {
     return "";
   }
 };
-const counterIn = (text: string, key: string): number => Number(new RegExp(`^${key} (\\d+)$`, "m").exec(text)?.[1] ?? 0);
+const counterIn = (text: string, key: string): number =>
+  Number(new RegExp(`^${key} (\\d+)$`, "m").exec(text)?.[1] ?? 0);
 
 /** Creates the per-process groups in `found` with `limits` applied. */
 export function createLimitGroup(found: CgroupParents, limits: ResourceLimits): LimitGroup {
@@ -159,7 +168,8 @@ export function createLimitGroup(found: CgroupParents, limits: ResourceLimits): 
   if (found.version === 1) {
     writeFileSync(join(memoryDir, "memory.limit_in_bytes"), String(limits.memoryBytes));
     // Without swap accounting this file is absent; with it, swap must not extend the limit.
-    if (existsSync(join(memoryDir, "memory.memsw.limit_in_bytes"))) writeFileSync(join(memoryDir, "memory.memsw.limit_in_bytes"), String(limits.memoryBytes));
+    if (existsSync(join(memoryDir, "memory.memsw.limit_in_bytes")))
+      writeFileSync(join(memoryDir, "memory.memsw.limit_in_bytes"), String(limits.memoryBytes));
   } else {
     writeFileSync(join(memoryDir, "memory.max"), String(limits.memoryBytes));
     if (existsSync(join(memoryDir, "memory.swap.max"))) writeFileSync(join(memoryDir, "memory.swap.max"), "0");
@@ -167,7 +177,10 @@ export function createLimitGroup(found: CgroupParents, limits: ResourceLimits): 
   return {
     procsFiles: dirs.map((dir) => join(dir, "cgroup.procs")),
     hit() {
-      if (counterIn(readOr(join(memoryDir, found.version === 1 ? "memory.oom_control" : "memory.events")), "oom_kill") > 0) return "memory";
+      if (
+        counterIn(readOr(join(memoryDir, found.version === 1 ? "memory.oom_control" : "memory.events")), "oom_kill") > 0
+      )
+        return "memory";
       if (counterIn(readOr(join(pidsDir, "pids.events")), "max") > 0) return "pids";
       return null;
     },
@@ -193,7 +206,14 @@ export function createLimitGroup(found: CgroupParents, limits: ResourceLimits): 
  * into each `cgroup.procs` (so every child bwrap starts is born inside) and execs; exit 126 if it cannot.
  */
 export function joinGroupPrefix(group: LimitGroup): string[] {
-  return ["/bin/sh", "-c", 'for f; do [ "$f" = -- ] && break; echo $$ > "$f" || exit 126; shift; done; shift; exec "$@"', "sh", ...group.procsFiles, "--"];
+  return [
+    "/bin/sh",
+    "-c",
+    'for f; do [ "$f" = -- ] && break; echo $$ > "$f" || exit 126; shift; done; shift; exec "$@"',
+    "sh",
+    ...group.procsFiles,
+    "--",
+  ];
 }
 
 const PRLIMIT_CANDIDATES = ["/usr/bin/prlimit", "/bin/prlimit"];
@@ -241,10 +261,17 @@ export const HARNESS_OOM_SCORE_ADJ = -900;
 let oomLowered = false;
 
 /** One line naming the limit a sandboxed process hit, its value and how it applied; null when it hit none. */
-export function limitHitDetail(outcome: { readonly limitHit: LimitKind | null; readonly limits: { readonly mechanism: LimitMechanism; readonly values: ResourceLimits } | null }): string | null {
+export function limitHitDetail(outcome: {
+  readonly limitHit: LimitKind | null;
+  readonly limits: { readonly mechanism: LimitMechanism; readonly values: ResourceLimits } | null;
+}): string | null {
   if (outcome.limitHit === null || outcome.limits === null) return null;
   const { values, mechanism } = outcome.limits;
   const mib = (bytes: number): string => `${Math.round(bytes / MIB)} MiB`;
-  const what = { pids: `pids limit (${values.pids} processes) reached`, memory: `memory limit (${mib(values.memoryBytes)}) reached`, disk: `disk limit (${mib(values.diskBytes)} per file) reached` }[outcome.limitHit];
+  const what = {
+    pids: `pids limit (${values.pids} processes) reached`,
+    memory: `memory limit (${mib(values.memoryBytes)}) reached`,
+    disk: `disk limit (${mib(values.diskBytes)} per file) reached`,
+  }[outcome.limitHit];
   return `${what}, enforced by ${mechanism}`;
 }

@@ -14,18 +14,35 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const sh = (script: string, extra: Partial<ProcessSpec> = {}) => runProcess({ command: "/bin/sh", args: ["-c", script], cwd: dir, env: { PATH: "/usr/bin:/bin" }, timeoutMs: 20_000, graceMs: 500, ...extra });
+const sh = (script: string, extra: Partial<ProcessSpec> = {}) =>
+  runProcess({
+    command: "/bin/sh",
+    args: ["-c", script],
+    cwd: dir,
+    env: { PATH: "/usr/bin:/bin" },
+    timeoutMs: 20_000,
+    graceMs: 500,
+    ...extra,
+  });
 
 describe("runProcess", () => {
   it("a binary that does not exist: a spawn error, no group, never a rejection", async () => {
-    const outcome = await runProcess({ command: join(dir, "no-such-binary"), args: [], cwd: dir, env: {}, timeoutMs: 5_000 });
+    const outcome = await runProcess({
+      command: join(dir, "no-such-binary"),
+      args: [],
+      cwd: dir,
+      env: {},
+      timeoutMs: 5_000,
+    });
     expect(outcome.spawnError).toMatch(/ENOENT/);
     expect(outcome.pgid).toBeNull();
     expect(outcome.exitCode).toBeNull();
   });
 
   it("stdout past its cap: kept up to the cap, the group stopped, SIGKILL when SIGTERM is ignored", async () => {
-    const outcome = await sh("trap '' TERM; while :; do echo xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx; done", { stdoutCapBytes: 64 * 1024 });
+    const outcome = await sh("trap '' TERM; while :; do echo xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx; done", {
+      stdoutCapBytes: 64 * 1024,
+    });
     expect(outcome.stdoutCapped).toBe(true);
     expect(outcome.stopReason).toBe("stdout_cap");
     expect(outcome.stdout.length).toBe(64 * 1024);
@@ -34,7 +51,10 @@ describe("runProcess", () => {
   });
 
   it("stderr past its cap: stops the group, keeps only the first bytes asked for", async () => {
-    const outcome = await sh("while :; do echo eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee >&2; done", { stderrCapBytes: 32 * 1024, stderrKeepBytes: 100 });
+    const outcome = await sh("while :; do echo eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee >&2; done", {
+      stderrCapBytes: 32 * 1024,
+      stderrKeepBytes: 100,
+    });
     expect(outcome.stderrCapped).toBe(true);
     expect(outcome.stderr.length).toBe(100);
     expect(outcome.stderrBytes).toBeGreaterThan(32 * 1024);
@@ -42,7 +62,10 @@ describe("runProcess", () => {
 
   it("a line that says the session is over: the group is stopped after the linger time", async () => {
     const seen: string[] = [];
-    const outcome = await sh("echo first; echo done; sleep 30", { lingerAfterTerminalMs: 200, onStdoutLine: (line) => (seen.push(line), line === "done") });
+    const outcome = await sh("echo first; echo done; sleep 30", {
+      lingerAfterTerminalMs: 200,
+      onStdoutLine: (line) => (seen.push(line), line === "done"),
+    });
     expect(seen).toEqual(["first", "done"]);
     expect(outcome.stopReason).toBe("after_terminal");
     expect(outcome.durationMs).toBeLessThan(15_000);
@@ -81,11 +104,21 @@ describe("runProcess", () => {
     expect(liveProcessGroups()).toEqual([]);
   });
 
-  it.runIf(process.getuid?.() === 0 && sandboxSupport().available)("as root, a writable path the sandbox cannot be handed (a tree past the walk's depth) fails to start, saying why", async () => {
-    const writable = join(dir, "too-deep");
-    mkdirSync(join(writable, ...Array.from({ length: 70 }, () => "d")), { recursive: true });
-    const outcome = await runProcess({ command: "/bin/true", args: [], cwd: dir, env: {}, timeoutMs: 5_000, sandbox: { writable: [writable] } });
-    expect(outcome.spawnError).toMatch(/^cannot hand the sandbox its writable paths: deeper than 64 levels/);
-    expect(outcome.pgid).toBeNull();
-  });
+  it.runIf(process.getuid?.() === 0 && sandboxSupport().available)(
+    "as root, a writable path the sandbox cannot be handed (a tree past the walk's depth) fails to start, saying why",
+    async () => {
+      const writable = join(dir, "too-deep");
+      mkdirSync(join(writable, ...Array.from({ length: 70 }, () => "d")), { recursive: true });
+      const outcome = await runProcess({
+        command: "/bin/true",
+        args: [],
+        cwd: dir,
+        env: {},
+        timeoutMs: 5_000,
+        sandbox: { writable: [writable] },
+      });
+      expect(outcome.spawnError).toMatch(/^cannot hand the sandbox its writable paths: deeper than 64 levels/);
+      expect(outcome.pgid).toBeNull();
+    },
+  );
 });

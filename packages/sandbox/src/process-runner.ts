@@ -5,7 +5,15 @@ import { LineBuffer } from "./line-buffer.ts";
 import { handOverWritable, sandboxArgv, SECCOMP_FD } from "./bwrap.ts";
 import { seccompFilter } from "./seccomp.ts";
 import type { SandboxPolicy } from "./bwrap.ts";
-import { cgroupParents, createLimitGroup, defaultLimits, joinGroupPrefix, limitMechanism, lowerHarnessOomScore, rlimitPrefix } from "./limits.ts";
+import {
+  cgroupParents,
+  createLimitGroup,
+  defaultLimits,
+  joinGroupPrefix,
+  limitMechanism,
+  lowerHarnessOomScore,
+  rlimitPrefix,
+} from "./limits.ts";
 import type { LimitGroup, LimitKind, LimitMechanism, ResourceLimits } from "./limits.ts";
 
 export const DEFAULT_GRACE_MS = 5_000;
@@ -45,7 +53,8 @@ export interface ProcessSpec {
   readonly onStdoutLine?: (line: string) => boolean;
 }
 
-export type StopReason = "timeout" | "stdout_cap" | "stderr_cap" | "aborted" | "after_terminal" | "leader_exited" | "resource_limit";
+export type StopReason =
+  "timeout" | "stdout_cap" | "stderr_cap" | "aborted" | "after_terminal" | "leader_exited" | "resource_limit";
 
 export interface ProcessOutcome {
   /** stdout as received, up to the cap (partial output is kept for forensics). */
@@ -125,12 +134,18 @@ export async function runProcess(spec: ProcessSpec): Promise<ProcessOutcome> {
   try {
     await handOverWritable(spec.sandbox);
   } catch (error) {
-    return failedToSpawn(`cannot hand the sandbox its writable paths: ${(error as Error).message}`, performance.now(), [spec.command, ...spec.args]);
+    return failedToSpawn(`cannot hand the sandbox its writable paths: ${(error as Error).message}`, performance.now(), [
+      spec.command,
+      ...spec.args,
+    ]);
   }
   try {
     limited = limitsFor(spec.sandbox.limits ?? defaultLimits());
   } catch (error) {
-    return failedToSpawn(`cannot create the sandbox's cgroup: ${(error as Error).message}`, performance.now(), [spec.command, ...spec.args]);
+    return failedToSpawn(`cannot create the sandbox's cgroup: ${(error as Error).message}`, performance.now(), [
+      spec.command,
+      ...spec.args,
+    ]);
   }
   try {
     return await startProcess(spec, limited);
@@ -151,7 +166,12 @@ function limitsFor(values: ResourceLimits): Limited {
   const mechanism = limitMechanism();
   const parents = cgroupParents();
   const group = typeof parents === "string" ? null : createLimitGroup(parents, values);
-  return { values, mechanism, group, prefix: [...(group === null ? [] : joinGroupPrefix(group)), ...rlimitPrefix(values, mechanism)] };
+  return {
+    values,
+    mechanism,
+    group,
+    prefix: [...(group === null ? [] : joinGroupPrefix(group)), ...rlimitPrefix(values, mechanism)],
+  };
 }
 
 function startProcess(spec: ProcessSpec, limited: Limited | null): Promise<ProcessOutcome> {
@@ -159,7 +179,10 @@ function startProcess(spec: ProcessSpec, limited: Limited | null): Promise<Proce
   const cap = spec.stdoutCapBytes ?? DEFAULT_STDOUT_CAP_BYTES;
   const stderrKeep = spec.stderrKeepBytes ?? DEFAULT_STDERR_KEEP_BYTES;
   const stderrCap = spec.stderrCapBytes ?? Number.POSITIVE_INFINITY;
-  const sandboxed = spec.sandbox == null ? null : sandboxArgv(spec.sandbox, [spec.command, ...spec.args], { cwd: spec.cwd, env: spec.env });
+  const sandboxed =
+    spec.sandbox == null
+      ? null
+      : sandboxArgv(spec.sandbox, [spec.command, ...spec.args], { cwd: spec.cwd, env: spec.env });
   const argv = sandboxed === null ? [spec.command, ...spec.args] : [...(limited?.prefix ?? []), ...sandboxed];
   const lingerMs = spec.lingerAfterTerminalMs ?? DEFAULT_LINGER_AFTER_TERMINAL_MS;
   const started = performance.now();
@@ -227,7 +250,10 @@ function startProcess(spec: ProcessSpec, limited: Limited | null): Promise<Proce
         pgid,
         argv,
         limits: limited === null ? null : { mechanism: limited.mechanism, values: limited.values },
-        limitHit: limited === null ? null : (limited.group?.hit() ?? fileSizeHit(exitCode, exitSignal, Buffer.concat(stderrChunks).toString("utf8"))),
+        limitHit:
+          limited === null
+            ? null
+            : (limited.group?.hit() ?? fileSizeHit(exitCode, exitSignal, Buffer.concat(stderrChunks).toString("utf8"))),
       });
     };
 
@@ -242,12 +268,14 @@ function startProcess(spec: ProcessSpec, limited: Limited | null): Promise<Proce
             signalGroup(pgid, "SIGKILL");
           }
           // A process that escaped the group may still hold the pipes: stop waiting for them.
-          timers.push(setTimeout(() => {
-            child.stdout?.destroy();
-            child.stderr?.destroy();
-            closed = true;
-            maybeFinish();
-          }, PIPE_CLOSE_WAIT_MS));
+          timers.push(
+            setTimeout(() => {
+              child.stdout?.destroy();
+              child.stderr?.destroy();
+              closed = true;
+              maybeFinish();
+            }, PIPE_CLOSE_WAIT_MS),
+          );
         }, graceMs),
       );
     };
@@ -343,7 +371,9 @@ function startProcess(spec: ProcessSpec, limited: Limited | null): Promise<Proce
  */
 function fileSizeHit(exitCode: number | null, exitSignal: string | null, stderr: string): LimitKind | null {
   if (exitCode === 0) return null;
-  return exitSignal === "SIGXFSZ" || exitCode === 128 + 25 || /File too large|\[Errno 27\]|EFBIG/.test(stderr) ? "disk" : null;
+  return exitSignal === "SIGXFSZ" || exitCode === 128 + 25 || /File too large|\[Errno 27\]|EFBIG/.test(stderr)
+    ? "disk"
+    : null;
 }
 
 function failedToSpawn(message: string, started: number, argv: readonly string[]): ProcessOutcome {

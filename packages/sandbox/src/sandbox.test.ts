@@ -29,7 +29,11 @@ beforeAll(() => {
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 /** Runs a Node script inside the sandbox with `work` writable; resolves its stdout (trimmed). */
-async function inSandbox(script: string, policy: SandboxPolicy = {}, env: Record<string, string> = {}): Promise<{ stdout: string; exitCode: number | null; stderr: string }> {
+async function inSandbox(
+  script: string,
+  policy: SandboxPolicy = {},
+  env: Record<string, string> = {},
+): Promise<{ stdout: string; exitCode: number | null; stderr: string }> {
   const outcome = await runProcess({
     command: process.execPath,
     args: ["-e", script],
@@ -37,12 +41,20 @@ async function inSandbox(script: string, policy: SandboxPolicy = {}, env: Record
     env: { PATH: "/usr/bin:/bin", ...env },
     timeoutMs: 15_000,
     graceMs: 500,
-    sandbox: { readOnly: [nodeInstallDir(), ...(policy.readOnly ?? [])], writable: [work, ...(policy.writable ?? [])], ...(policy.hidden === undefined ? {} : { hidden: policy.hidden }), ...(policy.network === undefined ? {} : { network: policy.network }), ...(policy.binds === undefined ? {} : { binds: policy.binds }), ...(policy.chdir === undefined ? {} : { chdir: policy.chdir }) },
+    sandbox: {
+      readOnly: [nodeInstallDir(), ...(policy.readOnly ?? [])],
+      writable: [work, ...(policy.writable ?? [])],
+      ...(policy.hidden === undefined ? {} : { hidden: policy.hidden }),
+      ...(policy.network === undefined ? {} : { network: policy.network }),
+      ...(policy.binds === undefined ? {} : { binds: policy.binds }),
+      ...(policy.chdir === undefined ? {} : { chdir: policy.chdir }),
+    },
   });
   return { stdout: outcome.stdout.toString("utf8").trim(), exitCode: outcome.exitCode, stderr: outcome.stderr };
 }
 
-const tryRead = (path: string): string => `try { console.log(require("fs").readFileSync(${JSON.stringify(path)}, "utf8")) } catch (e) { console.log(e.code) }`;
+const tryRead = (path: string): string =>
+  `try { console.log(require("fs").readFileSync(${JSON.stringify(path)}, "utf8")) } catch (e) { console.log(e.code) }`;
 
 describe.skipIf(!support.available)("the bubblewrap sandbox, attacked", () => {
   it("runs a program and returns its output and exit code", async () => {
@@ -82,7 +94,13 @@ describe.skipIf(!support.available)("the bubblewrap sandbox, attacked", () => {
     mkdirSync(shown);
     writeFileSync(join(shown, "in.txt"), "inside");
     const script = `const fs = require("fs"); console.log(fs.readFileSync("/workspace/in.txt", "utf8")); fs.writeFileSync("/workspace/out.txt", "x"); try { fs.writeFileSync("/config/x", "x"); console.log("wrote") } catch (e) { console.log(e.code) } console.log(fs.existsSync(${JSON.stringify(shown)})); console.log(process.cwd())`;
-    const result = await inSandbox(script, { binds: [{ source: shown, target: "/workspace" }, { source: secretDir, target: "/config", readOnly: true }], chdir: "/workspace" });
+    const result = await inSandbox(script, {
+      binds: [
+        { source: shown, target: "/workspace" },
+        { source: secretDir, target: "/config", readOnly: true },
+      ],
+      chdir: "/workspace",
+    });
     expect(result.stdout.split("\n")).toEqual(["inside", "EROFS", "false", "/workspace"]);
     expect(existsSync(join(shown, "out.txt"))).toBe(true);
   });
@@ -102,7 +120,13 @@ describe.skipIf(!support.available)("the bubblewrap sandbox, attacked", () => {
       `const net = require("net"); const s = net.connect(${target}); s.on("data", (d) => { console.log("connected"); process.exit(0) }); s.on("error", (e) => { console.log(e.code); process.exit(0) }); setTimeout(() => { console.log("timeout"); process.exit(0) }, 3000)`;
 
     it("cannot reach a TCP server on the host's loopback", async () => {
-      const outside = await runProcess({ command: process.execPath, args: ["-e", connect(String(port))], cwd: work, env: {}, timeoutMs: 10_000 });
+      const outside = await runProcess({
+        command: process.execPath,
+        args: ["-e", connect(String(port))],
+        cwd: work,
+        env: {},
+        timeoutMs: 10_000,
+      });
       expect(outside.stdout.toString().trim()).toBe("connected");
       expect((await inSandbox(connect(String(port)))).stdout).toMatch(/^(ECONNREFUSED|ENETUNREACH|EADDRNOTAVAIL)$/);
     });
@@ -115,7 +139,13 @@ describe.skipIf(!support.available)("the bubblewrap sandbox, attacked", () => {
       const abstract = createServer((socket) => socket.end("hi\n"));
       await new Promise<void>((resolve) => abstract.listen("\0evalgate-test-abstract", resolve));
       try {
-        const outside = await runProcess({ command: process.execPath, args: ["-e", connect(JSON.stringify(path))], cwd: work, env: {}, timeoutMs: 10_000 });
+        const outside = await runProcess({
+          command: process.execPath,
+          args: ["-e", connect(JSON.stringify(path))],
+          cwd: work,
+          env: {},
+          timeoutMs: 10_000,
+        });
         expect(outside.stdout.toString().trim()).toBe("connected");
         expect((await inSandbox(connect(JSON.stringify(path)))).stdout).toBe("ENOENT");
         expect((await inSandbox(connect(JSON.stringify("\0evalgate-test-abstract")))).stdout).toBe("ECONNREFUSED");
@@ -134,7 +164,12 @@ describe.skipIf(!support.available)("the bubblewrap sandbox, attacked", () => {
     process.env.EVALGATE_SANDBOX_TEST_SECRET = "hunter2";
     try {
       const script = `const fs = require("fs"); const pids = fs.readdirSync("/proc").filter((p) => /^\\d+$/.test(p)); let env = "none"; try { env = fs.readFileSync("/proc/${process.pid}/environ", "utf8") } catch (e) { env = e.code } let kill; try { process.kill(${process.pid}, "SIGKILL"); kill = "sent" } catch (e) { kill = e.code } console.log(JSON.stringify({ pids: pids.length, env, kill, mine: JSON.stringify(process.env) }))`;
-      const result = JSON.parse((await inSandbox(script)).stdout) as { pids: number; env: string; kill: string; mine: string };
+      const result = JSON.parse((await inSandbox(script)).stdout) as {
+        pids: number;
+        env: string;
+        kill: string;
+        mine: string;
+      };
       expect(result.pids).toBeLessThanOrEqual(3);
       expect(result.env).toBe("ENOENT");
       expect(result.kill).toBe("ESRCH");
@@ -179,7 +214,9 @@ describe.skipIf(!support.available)("the bubblewrap sandbox, attacked", () => {
   describe("never host root (whatever uid evalgate runs as)", () => {
     it("runs as an unprivileged host uid, seen from the host's /proc", async () => {
       const comm = `uidprobe${process.pid % 100000}`;
-      const running = inSandbox(`require("fs").writeFileSync("/proc/self/comm", ${JSON.stringify(comm)}); setTimeout(() => {}, 3000)`);
+      const running = inSandbox(
+        `require("fs").writeFileSync("/proc/self/comm", ${JSON.stringify(comm)}); setTimeout(() => {}, 3000)`,
+      );
       const uids = await hostUidsOf(comm);
       await running;
       expect(uids).not.toBeNull();
@@ -191,62 +228,119 @@ describe.skipIf(!support.available)("the bubblewrap sandbox, attacked", () => {
       expect((await inSandbox(script)).stdout).toMatch(/^(EROFS|EACCES|EPERM)$/);
     });
 
-    it.runIf(process.arch === "x64" && existsSync("/usr/bin/python3"))("runs under a seccomp filter: keyctl, ptrace, mount and module syscalls fail with EPERM", async () => {
-      // x86_64 numbers: keyctl 250, ptrace 101 (PTRACE_TRACEME), mount 165, init_module 175, finit_module 313.
-      const probe = [
-        "import ctypes, json",
-        "libc = ctypes.CDLL(None, use_errno=True)",
-        "def call(*args):",
-        "    r = libc.syscall(*args)",
-        "    return 'ok' if r >= 0 else ctypes.get_errno()",
-        "status = open('/proc/self/status').read()",
-        "print(json.dumps({'seccomp': [l.split()[1] for l in status.splitlines() if l.startswith('Seccomp:')][0],",
-        "  'keyctl': call(250, 0, ctypes.c_long(-3), 0), 'ptrace': call(101, 0, 0, 0, 0),",
-        "  'mount': call(165, b'none', b'/tmp', b'tmpfs', 0, None), 'finit_module': call(313, -1, b'', 0)}))",
-      ].join("\n");
-      const outcome = await runProcess({ command: "/usr/bin/python3", args: ["-c", probe], cwd: work, env: {}, timeoutMs: 15_000, sandbox: { writable: [work] } });
-      expect(JSON.parse(outcome.stdout.toString("utf8"))).toEqual({ seccomp: "2", keyctl: 1, ptrace: 1, mount: 1, finit_module: 1 });
-    });
+    it.runIf(process.arch === "x64" && existsSync("/usr/bin/python3"))(
+      "runs under a seccomp filter: keyctl, ptrace, mount and module syscalls fail with EPERM",
+      async () => {
+        // x86_64 numbers: keyctl 250, ptrace 101 (PTRACE_TRACEME), mount 165, init_module 175, finit_module 313.
+        const probe = [
+          "import ctypes, json",
+          "libc = ctypes.CDLL(None, use_errno=True)",
+          "def call(*args):",
+          "    r = libc.syscall(*args)",
+          "    return 'ok' if r >= 0 else ctypes.get_errno()",
+          "status = open('/proc/self/status').read()",
+          "print(json.dumps({'seccomp': [l.split()[1] for l in status.splitlines() if l.startswith('Seccomp:')][0],",
+          "  'keyctl': call(250, 0, ctypes.c_long(-3), 0), 'ptrace': call(101, 0, 0, 0, 0),",
+          "  'mount': call(165, b'none', b'/tmp', b'tmpfs', 0, None), 'finit_module': call(313, -1, b'', 0)}))",
+        ].join("\n");
+        const outcome = await runProcess({
+          command: "/usr/bin/python3",
+          args: ["-c", probe],
+          cwd: work,
+          env: {},
+          timeoutMs: 15_000,
+          sandbox: { writable: [work] },
+        });
+        expect(JSON.parse(outcome.stdout.toString("utf8"))).toEqual({
+          seccomp: "2",
+          keyctl: 1,
+          ptrace: 1,
+          mount: 1,
+          finit_module: 1,
+        });
+      },
+    );
 
-    it.runIf(process.getuid?.() === 0)("run by an ordinary user (a scratch user the test creates), also an unprivileged uid, /proc/sys read-only", async () => {
-      const user = "evalgate-sbx-test";
-      if (spawnSync("id", ["-u", user]).status !== 0) expect(spawnSync("useradd", ["--no-create-home", user]).status).toBe(0);
-      const uid = Number(spawnSync("id", ["-u", user], { encoding: "utf8" }).stdout.trim());
-      const dir = mkdtempSync(join(tmpdir(), "sandbox-user-"));
-      chmodSync(dir, 0o777);
-      const comm = `userprobe${process.pid % 100000}`;
-      const script = `import { runProcess, nodeInstallDir } from ${JSON.stringify(join(import.meta.dirname, "index.ts"))};
+    it.runIf(process.getuid?.() === 0)(
+      "run by an ordinary user (a scratch user the test creates), also an unprivileged uid, /proc/sys read-only",
+      async () => {
+        const user = "evalgate-sbx-test";
+        if (spawnSync("id", ["-u", user]).status !== 0)
+          expect(spawnSync("useradd", ["--no-create-home", user]).status).toBe(0);
+        const uid = Number(spawnSync("id", ["-u", user], { encoding: "utf8" }).stdout.trim());
+        const dir = mkdtempSync(join(tmpdir(), "sandbox-user-"));
+        chmodSync(dir, 0o777);
+        const comm = `userprobe${process.pid % 100000}`;
+        const script = `import { runProcess, nodeInstallDir } from ${JSON.stringify(join(import.meta.dirname, "index.ts"))};
         const probe = 'let w; try { require("fs").openSync("/proc/sys/kernel/core_uses_pid", "r+"); w = "opened" } catch (e) { w = e.code } require("fs").writeFileSync("/proc/self/comm", ${JSON.stringify(comm)}); setTimeout(() => console.log(w), 3000)';
         const o = await runProcess({ command: process.execPath, args: ["-e", probe], cwd: ${JSON.stringify(dir)}, env: {}, timeoutMs: 20000, sandbox: { readOnly: [nodeInstallDir()], writable: [${JSON.stringify(dir)}] } });
         console.log(o.stdout.toString().trim() || o.stderr);`;
-      const running = new Promise<string>((resolve) => {
-        const child = spawn("/usr/bin/setpriv", [`--reuid=${uid}`, `--regid=${uid}`, "--clear-groups", "--", process.execPath, "--conditions=@eval/source", "--input-type=module", "-e", script], { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
-        let out = "";
-        child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
-        child.stderr.on("data", (chunk: Buffer) => (out += chunk.toString()));
-        child.on("close", () => resolve(out.trim()));
-      });
-      const uids = await hostUidsOf(comm);
-      const said = await running;
-      rmSync(dir, { recursive: true, force: true });
-      expect(said).toMatch(/^(EROFS|EACCES)$/);
-      expect(uids).toEqual([uid, uid, uid, uid]);
-    });
+        const running = new Promise<string>((resolve) => {
+          const child = spawn(
+            "/usr/bin/setpriv",
+            [
+              `--reuid=${uid}`,
+              `--regid=${uid}`,
+              "--clear-groups",
+              "--",
+              process.execPath,
+              "--conditions=@eval/source",
+              "--input-type=module",
+              "-e",
+              script,
+            ],
+            { cwd: dir, stdio: ["ignore", "pipe", "pipe"] },
+          );
+          let out = "";
+          child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
+          child.stderr.on("data", (chunk: Buffer) => (out += chunk.toString()));
+          child.on("close", () => resolve(out.trim()));
+        });
+        const uids = await hostUidsOf(comm);
+        const said = await running;
+        rmSync(dir, { recursive: true, force: true });
+        expect(said).toMatch(/^(EROFS|EACCES)$/);
+        expect(uids).toEqual([uid, uid, uid, uid]);
+      },
+    );
 
     it("still runs Node (what the agent CLIs are) and a native binary", async () => {
-      expect((await inSandbox('console.log(require("os").userInfo().uid !== undefined ? "node ok" : "")')).stdout).toBe("node ok");
-      const outcome = await runProcess({ command: "/bin/sh", args: ["-c", "echo native ok > out.txt; cat out.txt"], cwd: work, env: {}, timeoutMs: 15_000, sandbox: { writable: [work] } });
+      expect((await inSandbox('console.log(require("os").userInfo().uid !== undefined ? "node ok" : "")')).stdout).toBe(
+        "node ok",
+      );
+      const outcome = await runProcess({
+        command: "/bin/sh",
+        args: ["-c", "echo native ok > out.txt; cat out.txt"],
+        cwd: work,
+        env: {},
+        timeoutMs: 15_000,
+        sandbox: { writable: [work] },
+      });
       expect(outcome.stdout.toString("utf8").trim()).toBe("native ok");
     });
   });
 
   it("builds the argv it documents: namespaces, no network by default, cwd and a clean environment", () => {
-    const argv = sandboxArgv({ readOnly: ["/usr/share"], writable: [work] }, ["/bin/true"], { cwd: work, env: { A: "1" } });
+    const argv = sandboxArgv({ readOnly: ["/usr/share"], writable: [work] }, ["/bin/true"], {
+      cwd: work,
+      env: { A: "1" },
+    });
     const root = process.getuid?.() === 0;
     // As root no user namespace (it would map the sandbox to host uid 0): setpriv drops to nobody instead.
-    expect(argv.slice(0, 2)).toEqual([support.available ? support.bwrap : "", root ? "--unshare-pid" : "--unshare-all"]);
+    expect(argv.slice(0, 2)).toEqual([
+      support.available ? support.bwrap : "",
+      root ? "--unshare-pid" : "--unshare-all",
+    ]);
     expect(argv).not.toContain("--share-net");
-    expect(argv).toEqual(expect.arrayContaining(["--die-with-parent", "--new-session", "--clearenv", "--chdir", ...(root ? ["--unshare-net", "--reuid=65534"] : [])]));
+    expect(argv).toEqual(
+      expect.arrayContaining([
+        "--die-with-parent",
+        "--new-session",
+        "--clearenv",
+        "--chdir",
+        ...(root ? ["--unshare-net", "--reuid=65534"] : []),
+      ]),
+    );
     expect(argv.slice(argv.indexOf("--seccomp"), argv.indexOf("--seccomp") + 3)).toEqual(["--seccomp", "3", "--"]);
     expect(argv.at(-1)).toBe("/bin/true");
   });
@@ -256,7 +350,10 @@ describe("SandboxUnavailable", () => {
   it("says in one line what cannot run and how to get the sandbox or opt out", async () => {
     const { SandboxUnavailable } = await import("./errors.ts");
     const error = new SandboxUnavailable("the rubric", "bubblewrap (bwrap) is not installed");
-    expect(error).toMatchObject({ code: "EVAL_SANDBOX_UNAVAILABLE", message: "cannot sandbox the rubric: bubblewrap (bwrap) is not installed" });
+    expect(error).toMatchObject({
+      code: "EVAL_SANDBOX_UNAVAILABLE",
+      message: "cannot sandbox the rubric: bubblewrap (bwrap) is not installed",
+    });
     expect(error.hint).toMatch(/apt-get install bubblewrap.*--sandbox none/);
     expect(error.message).not.toContain("\n");
   });
@@ -264,8 +361,13 @@ describe("SandboxUnavailable", () => {
   it("names the fix for the reason given, runnable as this user", async () => {
     const { SandboxUnavailable } = await import("./errors.ts");
     const sudo = process.getuid?.() === 0 ? "" : "sudo ";
-    expect(new SandboxUnavailable("the rubric", "setpriv (util-linux) is not installed: ...").hint).toContain(`\`${sudo}apt-get install util-linux\``);
-    const userns = new SandboxUnavailable("the rubric", "bubblewrap cannot create its namespaces here (bwrap: setting up uid map: Permission denied)").hint;
+    expect(new SandboxUnavailable("the rubric", "setpriv (util-linux) is not installed: ...").hint).toContain(
+      `\`${sudo}apt-get install util-linux\``,
+    );
+    const userns = new SandboxUnavailable(
+      "the rubric",
+      "bubblewrap cannot create its namespaces here (bwrap: setting up uid map: Permission denied)",
+    ).hint;
     expect(userns).toContain(`\`${sudo}sysctl -w kernel.apparmor_restrict_unprivileged_userns=0\``);
     expect(userns).not.toContain("install bubblewrap");
     for (const hint of [userns, new SandboxUnavailable("x", "bubblewrap (bwrap) is not installed").hint]) {
@@ -279,12 +381,28 @@ describe("SandboxUnavailable", () => {
 describe("probing for the sandbox", () => {
   const tools = { bwrap: ["/usr/bin/bwrap"], setpriv: ["/usr/bin/setpriv"], arch: process.arch };
   it("no bubblewrap, no setpriv as root, no filter for the architecture, a bwrap that fails: each unavailable, saying why", () => {
-    expect(probeSandbox({ ...tools, bwrap: [join(tmpdir(), "no-such-bwrap")] })).toEqual({ available: false, reason: "bubblewrap (bwrap) is not installed" });
-    if (process.getuid?.() === 0) expect(probeSandbox({ ...tools, setpriv: [] })).toMatchObject({ available: false, reason: expect.stringMatching(/^setpriv \(util-linux\) is not installed/) });
-    expect(probeSandbox({ ...tools, arch: "mips" })).toEqual({ available: false, reason: "no seccomp filter for the mips architecture" });
+    expect(probeSandbox({ ...tools, bwrap: [join(tmpdir(), "no-such-bwrap")] })).toEqual({
+      available: false,
+      reason: "bubblewrap (bwrap) is not installed",
+    });
+    if (process.getuid?.() === 0)
+      expect(probeSandbox({ ...tools, setpriv: [] })).toMatchObject({
+        available: false,
+        reason: expect.stringMatching(/^setpriv \(util-linux\) is not installed/),
+      });
+    expect(probeSandbox({ ...tools, arch: "mips" })).toEqual({
+      available: false,
+      reason: "no seccomp filter for the mips architecture",
+    });
     // "exit 1"; on a machine loaded enough for the probe's 10 s timeout, the spawn error instead.
-    expect(probeSandbox({ ...tools, bwrap: ["/bin/false"] })).toMatchObject({ available: false, reason: expect.stringMatching(/^bubblewrap cannot create its namespaces here \((exit 1|.*ETIMEDOUT)\)$/) });
-    expect(probeSandbox({ ...tools, bwrap: ["/bin/sh"] })).toMatchObject({ available: false, reason: expect.stringMatching(/^bubblewrap cannot create its namespaces here \((\/bin\/sh: .*--|.*ETIMEDOUT)/) });
+    expect(probeSandbox({ ...tools, bwrap: ["/bin/false"] })).toMatchObject({
+      available: false,
+      reason: expect.stringMatching(/^bubblewrap cannot create its namespaces here \((exit 1|.*ETIMEDOUT)\)$/),
+    });
+    expect(probeSandbox({ ...tools, bwrap: ["/bin/sh"] })).toMatchObject({
+      available: false,
+      reason: expect.stringMatching(/^bubblewrap cannot create its namespaces here \((\/bin\/sh: .*--|.*ETIMEDOUT)/),
+    });
   });
 
   it("a program's footprint is its node_modules package directory, or the file itself; a missing path resolves to itself", () => {
@@ -298,7 +416,10 @@ describe.skipIf(!support.available)("limits every sandboxed process gets", () =>
   it("its OOM score is the highest (the kernel kills it before the harness), and its /tmp is a bounded tmpfs", async () => {
     const outcome = await runProcess({
       command: "/bin/sh",
-      args: ["-c", "cat /proc/self/oom_score_adj; stat -c %a /tmp; head -c 600M /dev/zero > /tmp/fill 2>/dev/null; echo fill=$?; du -m /tmp/fill | cut -f1"],
+      args: [
+        "-c",
+        "cat /proc/self/oom_score_adj; stat -c %a /tmp; head -c 600M /dev/zero > /tmp/fill 2>/dev/null; echo fill=$?; du -m /tmp/fill | cut -f1",
+      ],
       cwd: work,
       env: { PATH: "/usr/bin:/bin" },
       timeoutMs: 60_000,

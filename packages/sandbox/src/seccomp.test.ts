@@ -3,7 +3,12 @@ import { DENIED_SYSCALLS, seccompFilter } from "./seccomp.ts";
 
 /** The program as [code, jt, jf, k] instructions. */
 function decode(bytes: Buffer): Array<[number, number, number, number]> {
-  return Array.from({ length: bytes.length / 8 }, (_, index) => [bytes.readUInt16LE(index * 8), bytes.readUInt8(index * 8 + 2), bytes.readUInt8(index * 8 + 3), bytes.readUInt32LE(index * 8 + 4)]);
+  return Array.from({ length: bytes.length / 8 }, (_, index) => [
+    bytes.readUInt16LE(index * 8),
+    bytes.readUInt8(index * 8 + 2),
+    bytes.readUInt8(index * 8 + 3),
+    bytes.readUInt32LE(index * 8 + 4),
+  ]);
 }
 
 describe("seccompFilter", () => {

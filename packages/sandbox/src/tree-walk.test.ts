@@ -1,7 +1,18 @@
 // The bounded walker against what untrusted code can leave in a tree: special files, sparse giants, trees
 // too deep for PATH_MAX, too many entries. Each is a real tree on disk.
 import { execFileSync, spawnSync } from "node:child_process";
-import { closeSync, existsSync, ftruncateSync, lstatSync, mkdirSync, mkdtempSync, openSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  ftruncateSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -22,7 +33,12 @@ const fresh = (name: string): string => {
 
 /** A chain of `levels` directories named `name` below `dir`, made with relative steps (no path limit). */
 function deepChain(dir: string, levels: number, name = "d"): void {
-  execFileSync("/bin/sh", ["-c", `cd "$1" && i=0; while [ $i -lt ${levels} ]; do mkdir ${name} && cd ${name}; i=$((i+1)); done`, "sh", dir]);
+  execFileSync("/bin/sh", [
+    "-c",
+    `cd "$1" && i=0; while [ $i -lt ${levels} ]; do mkdir ${name} && cd ${name}; i=$((i+1)); done`,
+    "sh",
+    dir,
+  ]);
 }
 
 async function walk(dir: string, limits = DEFAULT_TREE_LIMITS): Promise<Array<[string, string]>> {
@@ -59,7 +75,11 @@ describe("walkTree", () => {
   it("refuses a tree deeper than its limit, naming where", async () => {
     const dir = fresh("deep");
     deepChain(dir, 5);
-    await expect(walk(dir, { ...DEFAULT_TREE_LIMITS, maxDepth: 3 })).rejects.toMatchObject({ name: "TreeInvalid", problem: "too_deep", path: "d/d/d" });
+    await expect(walk(dir, { ...DEFAULT_TREE_LIMITS, maxDepth: 3 })).rejects.toMatchObject({
+      name: "TreeInvalid",
+      problem: "too_deep",
+      path: "d/d/d",
+    });
     expect((await walk(dir, { ...DEFAULT_TREE_LIMITS, maxDepth: 6 })).length).toBe(5);
   });
 
@@ -79,7 +99,10 @@ describe("walkTree", () => {
   it("refuses more entries than its limit", async () => {
     const dir = fresh("many");
     for (let i = 0; i < 10; i++) writeFileSync(join(dir, `f${i}`), "");
-    await expect(walk(dir, { ...DEFAULT_TREE_LIMITS, maxEntries: 9 })).rejects.toMatchObject({ problem: "too_many_entries", path: "f9" });
+    await expect(walk(dir, { ...DEFAULT_TREE_LIMITS, maxEntries: 9 })).rejects.toMatchObject({
+      problem: "too_many_entries",
+      path: "f9",
+    });
   });
 
   it("counts a sparse file at its full length: a 3 GiB file with no disk used is too large", async () => {
@@ -130,17 +153,22 @@ describe("removeTree", () => {
 });
 
 describe("chownTree", () => {
-  it.runIf(process.getuid?.() === 0)("changes the owner of a tree, a lone file and a symlink itself (not its target); a missing path is nothing to do", async () => {
-    const dir = fresh("chown");
-    const target = join(root, "chown-target");
-    writeFileSync(target, "x");
-    writeFileSync(join(dir, "f"), "x");
-    symlinkSync(target, join(dir, "l"));
-    await chownTree(dir, 65534, 65534);
-    expect([lstatSync(dir).uid, lstatSync(join(dir, "f")).uid, lstatSync(join(dir, "l")).uid]).toEqual([65534, 65534, 65534]);
-    expect(lstatSync(target).uid).toBe(0);
-    await chownTree(target, 65534, 65534);
-    expect(lstatSync(target).uid).toBe(65534);
-    await expect(chownTree(join(root, "absent"), 65534, 65534)).resolves.toBeUndefined();
-  });
+  it.runIf(process.getuid?.() === 0)(
+    "changes the owner of a tree, a lone file and a symlink itself (not its target); a missing path is nothing to do",
+    async () => {
+      const dir = fresh("chown");
+      const target = join(root, "chown-target");
+      writeFileSync(target, "x");
+      writeFileSync(join(dir, "f"), "x");
+      symlinkSync(target, join(dir, "l"));
+      await chownTree(dir, 65534, 65534);
+      expect([lstatSync(dir).uid, lstatSync(join(dir, "f")).uid, lstatSync(join(dir, "l")).uid]).toEqual([
+        65534, 65534, 65534,
+      ]);
+      expect(lstatSync(target).uid).toBe(0);
+      await chownTree(target, 65534, 65534);
+      expect(lstatSync(target).uid).toBe(65534);
+      await expect(chownTree(join(root, "absent"), 65534, 65534)).resolves.toBeUndefined();
+    },
+  );
 });

@@ -55,7 +55,8 @@ function kindOf(stats: Stats): EntryKind {
   return "device";
 }
 
-const unreadable = (path: string, error: unknown): TreeInvalid => new TreeInvalid("unreadable", path, (error as NodeJS.ErrnoException).code ?? (error as Error).message);
+const unreadable = (path: string, error: unknown): TreeInvalid =>
+  new TreeInvalid("unreadable", path, (error as NodeJS.ErrnoException).code ?? (error as Error).message);
 
 /** Entries examined between two yields to the event loop (a walk is synchronous system calls in batches). */
 const BATCH = 2_000;
@@ -88,10 +89,13 @@ export function* walkTreeSync(root: string, limits: TreeLimits = DEFAULT_TREE_LI
       } catch (error) {
         throw unreadable(path, error);
       }
-      if (++entries > limits.maxEntries) throw new TreeInvalid("too_many_entries", path, `more than ${limits.maxEntries} entries`);
+      if (++entries > limits.maxEntries)
+        throw new TreeInvalid("too_many_entries", path, `more than ${limits.maxEntries} entries`);
       const kind = kindOf(stats);
-      if (kind === "file" && (bytes += stats.size) > limits.maxBytes) throw new TreeInvalid("too_large", path, `more than ${limits.maxBytes} bytes in files`);
-      if (kind === "directory" && dir.depth + 1 >= limits.maxDepth) throw new TreeInvalid("too_deep", path, `deeper than ${limits.maxDepth} levels`);
+      if (kind === "file" && (bytes += stats.size) > limits.maxBytes)
+        throw new TreeInvalid("too_large", path, `more than ${limits.maxBytes} bytes in files`);
+      if (kind === "directory" && dir.depth + 1 >= limits.maxDepth)
+        throw new TreeInvalid("too_deep", path, `deeper than ${limits.maxDepth} levels`);
       yield { path, absolute, kind, stats };
       if (kind === "directory") children.push({ path, depth: dir.depth + 1 });
     }
@@ -125,7 +129,11 @@ export async function removeTree(path: string): Promise<boolean> {
   } catch {
     // Fall through to coreutils.
   }
-  for (const argv of [["rm", "-rf", "--one-file-system", "--", path], ["chmod", "-R", "u+rwx", "--", path], ["rm", "-rf", "--one-file-system", "--", path]]) {
+  for (const argv of [
+    ["rm", "-rf", "--one-file-system", "--", path],
+    ["chmod", "-R", "u+rwx", "--", path],
+    ["rm", "-rf", "--one-file-system", "--", path],
+  ]) {
     await execFileAsync(argv[0]!, argv.slice(1), { timeout: 300_000 }).catch(() => undefined);
     if (argv[0] === "rm" && !existsSync(path)) return true;
   }
@@ -155,7 +163,12 @@ async function removeInBatches(root: string): Promise<void> {
 }
 
 /** lchown of `root` and everything below it (bounded like any walk; symlinks are changed, not followed). */
-export async function chownTree(root: string, uid: number, gid: number, limits: TreeLimits = DEFAULT_TREE_LIMITS): Promise<void> {
+export async function chownTree(
+  root: string,
+  uid: number,
+  gid: number,
+  limits: TreeLimits = DEFAULT_TREE_LIMITS,
+): Promise<void> {
   const stats = await lstat(root).catch(() => null);
   if (stats === null) return;
   lchownSync(root, uid, gid);

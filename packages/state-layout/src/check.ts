@@ -10,7 +10,11 @@ import { WRITTEN_SUBDIRS } from "./names.ts";
 export class StateDirNotADirectory extends EvalError {
   constructor(stateDir: string, culprit: string) {
     const where = culprit === stateDir ? "" : ` (${culprit} is not a directory)`;
-    super("EVAL_STATE_DIR_NOT_A_DIRECTORY", `the state directory ${stateDir} cannot be used: it is not a directory${where}`, { details: { stateDir, culprit } });
+    super(
+      "EVAL_STATE_DIR_NOT_A_DIRECTORY",
+      `the state directory ${stateDir} cannot be used: it is not a directory${where}`,
+      { details: { stateDir, culprit } },
+    );
   }
 }
 
@@ -18,7 +22,9 @@ export class StateDirNotADirectory extends EvalError {
 export class StateDirReadOnly extends EvalError {
   constructor(stateDir: string, dir: string, errno: string) {
     const why = errno === "EROFS" ? "read-only file system" : "permission denied";
-    super("EVAL_STATE_DIR_READ_ONLY", `the state directory ${stateDir} is not writable: ${dir}: ${why} (${errno})`, { details: { stateDir, dir, errno } });
+    super("EVAL_STATE_DIR_READ_ONLY", `the state directory ${stateDir} is not writable: ${dir}: ${why} (${errno})`, {
+      details: { stateDir, dir, errno },
+    });
   }
 }
 

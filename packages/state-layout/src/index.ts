@@ -1,5 +1,17 @@
 export { checkStateDir, StateDirNotADirectory, StateDirReadOnly } from "./check.ts";
-export { caseDetailFile, caseDetailsDir, DEFAULT_STATE_DIR, detailIndexPath, RUN_DIR_NAMES, RUN_TEMP, RUNS_NAMES, STATE_NAMES, stateLayout, transcriptFile, transcriptStreamsDir } from "./names.ts";
+export {
+  caseDetailFile,
+  caseDetailsDir,
+  DEFAULT_STATE_DIR,
+  detailIndexPath,
+  RUN_DIR_NAMES,
+  RUN_TEMP,
+  RUNS_NAMES,
+  STATE_NAMES,
+  stateLayout,
+  transcriptFile,
+  transcriptStreamsDir,
+} from "./names.ts";
 export type { StateLayout } from "./names.ts";
 export { writeRecommendation } from "./recommendation.ts";
 export type { Recommendation } from "./recommendation.ts";

@@ -1,6 +1,18 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { caseDetailFile, caseDetailsDir, DEFAULT_STATE_DIR, detailIndexPath, RUN_DIR_NAMES, RUNS_NAMES, STATE_NAMES, stateLayout, transcriptFile, transcriptStreamsDir, WRITTEN_SUBDIRS } from "./names.ts";
+import {
+  caseDetailFile,
+  caseDetailsDir,
+  DEFAULT_STATE_DIR,
+  detailIndexPath,
+  RUN_DIR_NAMES,
+  RUNS_NAMES,
+  STATE_NAMES,
+  stateLayout,
+  transcriptFile,
+  transcriptStreamsDir,
+  WRITTEN_SUBDIRS,
+} from "./names.ts";
 
 describe("the state directory's layout", () => {
   it("places every entry under the state directory, each name once", () => {
@@ -32,10 +44,20 @@ describe("the state directory's layout", () => {
     expect(caseDetailsDir("/s/runs", "run-1")).toBe("/s/runs/run-1/cases");
     expect(caseDetailFile("c-1", 0)).toBe("c-1.json");
     expect(caseDetailFile("c-1", 2)).toBe("c-1.trial-2.json");
-    expect(detailIndexPath("/s/runs", `blake3:${"ab".repeat(32)}`)).toBe(`/s/runs/.detail-index/${"ab".repeat(32)}.json`);
+    expect(detailIndexPath("/s/runs", `blake3:${"ab".repeat(32)}`)).toBe(
+      `/s/runs/.detail-index/${"ab".repeat(32)}.json`,
+    );
     // Every name runs/ holds besides the records and the run directories starts with a dot (out of both listings).
-    expect(Object.values(RUNS_NAMES).filter((name) => name !== "head.json" && name !== "claim-").every((name) => name.startsWith("."))).toBe(true);
-    expect(Object.values(RUN_DIR_NAMES).filter((name) => name !== "cases").every((name) => name.startsWith("."))).toBe(true);
+    expect(
+      Object.values(RUNS_NAMES)
+        .filter((name) => name !== "head.json" && name !== "claim-")
+        .every((name) => name.startsWith(".")),
+    ).toBe(true);
+    expect(
+      Object.values(RUN_DIR_NAMES)
+        .filter((name) => name !== "cases")
+        .every((name) => name.startsWith(".")),
+    ).toBe(true);
   });
 
   it("names a task class's transcript file and the stream logs beside it", () => {

@@ -30,7 +30,14 @@ export const STATE_NAMES = {
 } as const;
 
 /** The subdirectories evalgate writes into (each must be a writable directory when it exists). */
-export const WRITTEN_SUBDIRS = [STATE_NAMES.runs, STATE_NAMES.cache, STATE_NAMES.recommendations, STATE_NAMES.compliance, STATE_NAMES.transcripts, STATE_NAMES.blobs] as const;
+export const WRITTEN_SUBDIRS = [
+  STATE_NAMES.runs,
+  STATE_NAMES.cache,
+  STATE_NAMES.recommendations,
+  STATE_NAMES.compliance,
+  STATE_NAMES.transcripts,
+  STATE_NAMES.blobs,
+] as const;
 
 /** The entries of `runs/` besides the records and the run directories (a leading dot keeps them out of both listings). */
 export const RUNS_NAMES = {

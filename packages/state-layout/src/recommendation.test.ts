@@ -11,9 +11,27 @@ describe("writeRecommendation", () => {
   it("writes each document to its own file named by time, task class, label and bytes, mode 0600 in a 0700 directory", async () => {
     const dir = join(root, "recommendations");
     const at = "2026-11-26T10:00:00.000Z";
-    const first = await writeRecommendation(dir, { at, taskClass: "tc", label: "candidate", what: "verdict", document: { a: 1 } });
-    const second = await writeRecommendation(dir, { at, taskClass: "tc", label: "candidate", what: "verdict", document: { a: 2 } });
-    const compare = await writeRecommendation(dir, { at, taskClass: "tc", label: "compare", what: "comparison", document: { b: 1 } });
+    const first = await writeRecommendation(dir, {
+      at,
+      taskClass: "tc",
+      label: "candidate",
+      what: "verdict",
+      document: { a: 1 },
+    });
+    const second = await writeRecommendation(dir, {
+      at,
+      taskClass: "tc",
+      label: "candidate",
+      what: "verdict",
+      document: { a: 2 },
+    });
+    const compare = await writeRecommendation(dir, {
+      at,
+      taskClass: "tc",
+      label: "compare",
+      what: "comparison",
+      document: { b: 1 },
+    });
     expect(first).toMatch(/\/2026-11-26T10-00-00\.000Z-tc-candidate-[0-9a-f]{8}\.json$/);
     expect(second).not.toBe(first);
     expect(compare).toMatch(/-tc-compare-[0-9a-f]{8}\.json$/);
@@ -26,9 +44,19 @@ describe("writeRecommendation", () => {
 
   it("a directory it cannot create is one EVAL_IO line naming the file and what was written", async () => {
     writeFileSync(join(root, "afile"), "x");
-    await expect(writeRecommendation(join(root, "afile", "recommendations"), { at: "t", taskClass: "tc", label: "compare", what: "comparison", document: {} })).rejects.toMatchObject({
+    await expect(
+      writeRecommendation(join(root, "afile", "recommendations"), {
+        at: "t",
+        taskClass: "tc",
+        label: "compare",
+        what: "comparison",
+        document: {},
+      }),
+    ).rejects.toMatchObject({
       code: "EVAL_IO",
-      message: expect.stringMatching(/^cannot write the comparison .*afile\/recommendations\/t-tc-compare-[0-9a-f]{8}\.json: /),
+      message: expect.stringMatching(
+        /^cannot write the comparison .*afile\/recommendations\/t-tc-compare-[0-9a-f]{8}\.json: /,
+      ),
     });
   });
 });

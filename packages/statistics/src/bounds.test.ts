@@ -14,7 +14,8 @@ import {
   studentTQuantile,
 } from "./bounds.ts";
 
-const fixture = (name: string): unknown => JSON.parse(readFileSync(join(import.meta.dirname, "__fixtures__", name), "utf8"));
+const fixture = (name: string): unknown =>
+  JSON.parse(readFileSync(join(import.meta.dirname, "__fixtures__", name), "utf8"));
 
 /** scipy's values (__fixtures__/generate-scipy-reference.ts rebuilds them; no Python needed here). */
 const scipy = fixture("scipy-reference.json") as {
@@ -27,7 +28,13 @@ const scipy = fixture("scipy-reference.json") as {
 const independent = fixture("reference-bounds.json") as {
   alpha: number;
   c_values: number[];
-  datasets: Array<{ name: string; values: number[]; betting: Record<string, number>; clopper_pearson: number; t_lower: number | null }>;
+  datasets: Array<{
+    name: string;
+    values: number[];
+    betting: Record<string, number>;
+    clopper_pearson: number;
+    t_lower: number | null;
+  }>;
 };
 
 /** Within 1e-10, and within 1e-9 relative for the tiny bounds (k = 1 of n = 10,000 is ~5e-6); 0 exactly. */
@@ -102,7 +109,8 @@ describe("studentTLowerBound", () => {
   });
 
   it("is mean - t·s/sqrt(n) (scipy to 1e-10) and null below two values", () => {
-    for (const { data, alpha, scipy_lower } of scipy.student_t_bounds) expect(Math.abs(studentTLowerBound(data, alpha)! - scipy_lower)).toBeLessThan(1e-10);
+    for (const { data, alpha, scipy_lower } of scipy.student_t_bounds)
+      expect(Math.abs(studentTLowerBound(data, alpha)! - scipy_lower)).toBeLessThan(1e-10);
     expect(studentTLowerBound([])).toBeNull();
     expect(studentTLowerBound([0.4])).toBeNull();
     expect(studentTLowerBound([0.4, 0.4, 0.4])).toBeCloseTo(0.4, 15);
@@ -155,7 +163,9 @@ describe("bettingLowerBound", () => {
         expect(Math.abs(ours - theirs), `${dataset.name}, c = ${c}: ours ${ours}, theirs ${theirs}`).toBeLessThan(1e-9);
       }
       const successes = dataset.values.filter((v) => v === 1).length;
-      expect(Math.abs(clopperPearsonLowerBound(successes, dataset.values.length) - dataset.clopper_pearson)).toBeLessThan(1e-10);
+      expect(
+        Math.abs(clopperPearsonLowerBound(successes, dataset.values.length) - dataset.clopper_pearson),
+      ).toBeLessThan(1e-10);
       const t = studentTLowerBound(dataset.values);
       if (dataset.t_lower === null) expect(t).toBeNull();
       else expect(Math.abs(t! - dataset.t_lower)).toBeLessThan(1e-10);
@@ -195,7 +205,10 @@ describe("bettingLowerBound", () => {
 
   it("does not overflow at n = 10,000, including capital that sinks below 1e-200 and climbs back", () => {
     const sinkThenClimb = [...Array<number>(3000).fill(0), ...Array<number>(7000).fill(1)];
-    for (const c of [0.5, 0.9]) expect(Math.abs(bettingLowerBound(sinkThenClimb, 0.05, { truncation: c }) - plainBettingBound(sinkThenClimb, 0.05, c))).toBeLessThan(1e-9);
+    for (const c of [0.5, 0.9])
+      expect(
+        Math.abs(bettingLowerBound(sinkThenClimb, 0.05, { truncation: c }) - plainBettingBound(sinkThenClimb, 0.05, c)),
+      ).toBeLessThan(1e-9);
     const ones = bettingLowerBound(Array<number>(10_000).fill(1));
     expect(ones).toBeGreaterThan(0.999);
     expect(ones).toBeLessThan(0.05 ** (1 / 10_000));
@@ -204,7 +217,10 @@ describe("bettingLowerBound", () => {
   it("property: equals the plain log-space spec, never exceeds the mean, and falls as alpha falls", () => {
     fc.assert(
       fc.property(
-        fc.array(fc.oneof(fc.double({ min: 0, max: 1, noNaN: true }), fc.constantFrom(0, 1)), { minLength: 1, maxLength: 60 }),
+        fc.array(fc.oneof(fc.double({ min: 0, max: 1, noNaN: true }), fc.constantFrom(0, 1)), {
+          minLength: 1,
+          maxLength: 60,
+        }),
         fc.constantFrom(0.5, 0.75, 0.9),
         (values, c) => {
           const bound = bettingLowerBound(values, 0.05, { truncation: c });

@@ -34,7 +34,11 @@ export function logGamma(x: number): number {
   }
   const inv = 1 / x;
   const inv2 = inv * inv;
-  const series = inv * (1 / 12 + inv2 * (-1 / 360 + inv2 * (1 / 1260 + inv2 * (-1 / 1680 + inv2 * (1 / 1188 + inv2 * (-691 / 360360 + inv2 / 156))))));
+  const series =
+    inv *
+    (1 / 12 +
+      inv2 *
+        (-1 / 360 + inv2 * (1 / 1260 + inv2 * (-1 / 1680 + inv2 * (1 / 1188 + inv2 * (-691 / 360360 + inv2 / 156))))));
   return (x - 0.5) * Math.log(x) - x + HALF_LOG_2PI + series - shift;
 }
 
@@ -179,7 +183,13 @@ function plugInBets(values: readonly number[], alpha: number): Float64Array {
  * renormalized when the largest leaves [1e-200, 1e200], so nothing overflows at n = 10,000. A capital that
  * underflows to 0 against the largest only lowers the average: the test stays valid (conservative).
  */
-function rejects(values: readonly number[], bets: Float64Array, truncations: readonly number[], m: number, logThreshold: number): boolean {
+function rejects(
+  values: readonly number[],
+  bets: Float64Array,
+  truncations: readonly number[],
+  m: number,
+  logThreshold: number,
+): boolean {
   const capitals = new Float64Array(truncations.length).fill(1);
   let logScale = 0; // the true capitals are capitals[j] · e^logScale
   let threshold = truncations.length * Math.exp(logThreshold);

@@ -21,17 +21,24 @@ function worstExactMiss(n: number, seed: string): { miss: number; p: number } {
   for (const b of new Set(bounds.map((entry) => entry.bound))) {
     if (b <= 0) continue;
     const p = b * (1 - 1e-12); // just below b: every sequence whose bound is >= b misses
-    const miss = bounds.filter((entry) => entry.bound >= b).reduce((sum, { ones }) => sum + p ** ones * (1 - p) ** (n - ones), 0);
+    const miss = bounds
+      .filter((entry) => entry.bound >= b)
+      .reduce((sum, { ones }) => sum + p ** ones * (1 - p) ** (n - ones), 0);
     if (miss > worst.miss) worst = { miss, p };
   }
   return worst;
 }
 
 describe("the betting bound is valid for every seed (the bench in hand), not only on average over seeds", () => {
-  it("exact, 0/1 scores, n = 10: for each of 20 fixed seeds the worst true pass rate is missed at most 5% of the time", { timeout: 120_000 }, () => {
-    const worst = SEEDS.map((seed) => ({ seed, ...worstExactMiss(10, seed) }));
-    for (const entry of worst) expect(entry.miss, `${entry.seed}: misses ${entry.miss} at p = ${entry.p}`).toBeLessThanOrEqual(0.05 + 1e-12);
-  });
+  it(
+    "exact, 0/1 scores, n = 10: for each of 20 fixed seeds the worst true pass rate is missed at most 5% of the time",
+    { timeout: 120_000 },
+    () => {
+      const worst = SEEDS.map((seed) => ({ seed, ...worstExactMiss(10, seed) }));
+      for (const entry of worst)
+        expect(entry.miss, `${entry.seed}: misses ${entry.miss} at p = ${entry.p}`).toBeLessThanOrEqual(0.05 + 1e-12);
+    },
+  );
 
   it("Monte Carlo, graded scores, n = 10 and 30: every fixed seed within 5% + 3 SE", { timeout: 180_000 }, () => {
     const replications = 2000;
@@ -41,7 +48,8 @@ describe("the betting bound is valid for every seed (the bench in hand), not onl
       const method = (values: readonly number[]) => gateLowerBound(values, 0, "graded", seed);
       for (const distribution of graded) {
         for (const n of [10, 30]) {
-          const outcome = simulateCell(distribution, n, replications, { gate: method }, `per-seed:${seed}`).methods.gate!;
+          const outcome = simulateCell(distribution, n, replications, { gate: method }, `per-seed:${seed}`).methods
+            .gate!;
           expect(outcome.misses / replications, `${seed}, ${distribution.name}, n = ${n}`).toBeLessThanOrEqual(limit);
         }
       }

@@ -67,8 +67,18 @@ export const SCORE_DISTRIBUTIONS: readonly ScoreDistribution[] = [
       return u < 0.2 ? 0 : u < 0.4 ? 0.85 : 1;
     },
   },
-  { name: "Beta(5,2) with 5% zeros", mean: 0.95 * (5 / 7), bernoulli: false, sample: (random) => (random() < 0.05 ? 0 : sampleBeta(5, 2, random)) },
-  { name: "0.95 with 3% 0.1", mean: 0.97 * 0.95 + 0.03 * 0.1, bernoulli: false, sample: (random) => (random() < 0.03 ? 0.1 : 0.95) },
+  {
+    name: "Beta(5,2) with 5% zeros",
+    mean: 0.95 * (5 / 7),
+    bernoulli: false,
+    sample: (random) => (random() < 0.05 ? 0 : sampleBeta(5, 2, random)),
+  },
+  {
+    name: "0.95 with 3% 0.1",
+    mean: 0.97 * 0.95 + 0.03 * 0.1,
+    bernoulli: false,
+    sample: (random) => (random() < 0.03 ? 0.1 : 0.95),
+  },
 ];
 
 export const COVERAGE_NS: readonly number[] = [5, 10, 15, 30, 100];
@@ -77,7 +87,8 @@ export const COVERAGE_NS: readonly number[] = [5, 10, 15, 30, 100];
 export type BoundMethod = (values: readonly number[]) => number | null;
 
 /** The gate's bound for binary scores: Clopper-Pearson on the number of 1s. */
-export const clopperPearsonMethod: BoundMethod = (values) => clopperPearsonLowerBound(values.filter((v) => v === 1).length, values.length);
+export const clopperPearsonMethod: BoundMethod = (values) =>
+  clopperPearsonLowerBound(values.filter((v) => v === 1).length, values.length);
 
 /**
  * The gate's bound for graded scores, as runEval computes it: the betting bound over the seeded shuffle. Each
@@ -115,7 +126,13 @@ export function missRateLimit(replications: number, alpha = 0.05): number {
  * Draws `replications` samples of n scores from the distribution (seeded by the cell) and applies every
  * method to each sample. Deterministic for a seed.
  */
-export function simulateCell(distribution: ScoreDistribution, n: number, replications: number, methods: Readonly<Record<string, BoundMethod>>, seed = "coverage"): CellOutcome {
+export function simulateCell(
+  distribution: ScoreDistribution,
+  n: number,
+  replications: number,
+  methods: Readonly<Record<string, BoundMethod>>,
+  seed = "coverage",
+): CellOutcome {
   const random = seededRandom(`${seed}:${distribution.name}:${n}`);
   const names = Object.keys(methods);
   const tally = names.map(() => ({ misses: 0, defined: 0, sum: 0, aboveSampleMean: 0 }));

@@ -43,7 +43,11 @@ describe("coverage of the gate's one-sided 95% lower bound (2,000 seeded replica
   });
 
   it("binary (Clopper-Pearson on the pass count): every Bernoulli distribution, n = 5, 10, 15, 30, 100", () => {
-    expectValid(clopperPearsonMethod, "clopper_pearson", SCORE_DISTRIBUTIONS.filter((d) => d.bernoulli));
+    expectValid(
+      clopperPearsonMethod,
+      "clopper_pearson",
+      SCORE_DISTRIBUTIONS.filter((d) => d.bernoulli),
+    );
   });
 });
 
@@ -64,9 +68,15 @@ describe("case order: a bench whose cases are named easy-first", () => {
 
   it("in case_id order the betting bound is invalid (the attack), after the gate's shuffle it is valid", () => {
     for (const n of [15, 30]) {
-      expect(miss(n, (values) => bettingLowerBound(values)), `unshuffled, n = ${n}`).toBeGreaterThan(LIMIT);
+      expect(
+        miss(n, (values) => bettingLowerBound(values)),
+        `unshuffled, n = ${n}`,
+      ).toBeGreaterThan(LIMIT);
       // Each replication is another bench, so another selection digest: the seed varies with it.
-      expect(miss(n, (values, rep) => gateLowerBound(values, 0, "graded", `bench-${rep}`)), `gate, n = ${n}`).toBeLessThanOrEqual(LIMIT);
+      expect(
+        miss(n, (values, rep) => gateLowerBound(values, 0, "graded", `bench-${rep}`)),
+        `gate, n = ${n}`,
+      ).toBeLessThanOrEqual(LIMIT);
     }
   });
 });
@@ -100,7 +110,8 @@ describe("the samplers", () => {
 const oldRule: BoundMethod = (values) => {
   const n = values.length;
   const mean = values.reduce((a, b) => a + b, 0) / n;
-  if (values.filter((v) => v === 0 || v === 1).length >= 0.8 * n) return wilsonLowerBound(values.filter((v) => v >= 0.5).length, n);
+  if (values.filter((v) => v === 0 || v === 1).length >= 0.8 * n)
+    return wilsonLowerBound(values.filter((v) => v >= 0.5).length, n);
   if (values.every((v) => v === values[0])) return values[0]!;
   return Math.min(bcaLowerBound(values, { seed: values.join(","), resamples: 1000 })!, mean);
 };

@@ -1,4 +1,14 @@
-export { BETTING_TRUNCATION, betaQuantile, bettingLowerBound, clopperPearsonLowerBound, compensatedSum, logGamma, regularizedBeta, studentTLowerBound, studentTQuantile } from "./bounds.ts";
+export {
+  BETTING_TRUNCATION,
+  betaQuantile,
+  bettingLowerBound,
+  clopperPearsonLowerBound,
+  compensatedSum,
+  logGamma,
+  regularizedBeta,
+  studentTLowerBound,
+  studentTQuantile,
+} from "./bounds.ts";
 export type { BettingOptions } from "./bounds.ts";
 export {
   bcaLowerBound,

@@ -27,8 +27,16 @@ export const PAIR_DISTRIBUTIONS: readonly PairDistribution[] = [
   { name: "independent pass/fail 0.7 vs 0.9", meanDifference: 0.2, sample: (r) => [pass(r, 0.7), pass(r, 0.9)] },
   { name: "independent pass/fail 0.5 vs 0.5", meanDifference: 0, sample: (r) => [pass(r, 0.5), pass(r, 0.5)] },
   // One difficulty per case: the candidate solves every case the baseline does, and 15% more.
-  { name: "nested pass/fail 0.6 vs 0.75", meanDifference: 0.15, sample: (r) => ((u) => [u < 0.6 ? 1 : 0, u < 0.75 ? 1 : 0] as const)(r()) },
-  { name: "nested regression 0.8 vs 0.6", meanDifference: -0.2, sample: (r) => ((u) => [u < 0.8 ? 1 : 0, u < 0.6 ? 1 : 0] as const)(r()) },
+  {
+    name: "nested pass/fail 0.6 vs 0.75",
+    meanDifference: 0.15,
+    sample: (r) => ((u) => [u < 0.6 ? 1 : 0, u < 0.75 ? 1 : 0] as const)(r()),
+  },
+  {
+    name: "nested regression 0.8 vs 0.6",
+    meanDifference: -0.2,
+    sample: (r) => ((u) => [u < 0.8 ? 1 : 0, u < 0.6 ? 1 : 0] as const)(r()),
+  },
   {
     // Per-case pass probability p ~ U(0.4, 1); the candidate's is min(1, p + 0.2); 5 trials each.
     name: "5-trial means, p ~ U(0.4,1) vs min(1, p+0.2)",
@@ -54,14 +62,23 @@ export interface PairedCellOutcome {
 }
 
 /** Draws `replications` benches of n pairs (seeded by the cell) and bounds each one. Deterministic. */
-export function simulatePairedCell(distribution: PairDistribution, n: number, replications: number, seed = "paired-coverage"): PairedCellOutcome {
+export function simulatePairedCell(
+  distribution: PairDistribution,
+  n: number,
+  replications: number,
+  seed = "paired-coverage",
+): PairedCellOutcome {
   const random = seededRandom(`${seed}:${distribution.name}:${n}`);
   let misses = 0;
   let sum = 0;
   for (let rep = 0; rep < replications; rep += 1) {
     const pairs = Array.from({ length: n }, () => distribution.sample(random));
     // Each replication is another bench, so another order seed (as another pair of run ids would give).
-    const bound = pairedLowerBound(pairs.map((p) => p[0]), pairs.map((p) => p[1]), `${seed}-${rep}`);
+    const bound = pairedLowerBound(
+      pairs.map((p) => p[0]),
+      pairs.map((p) => p[1]),
+      `${seed}-${rep}`,
+    );
     sum += bound;
     if (bound > distribution.meanDifference + 1e-12) misses += 1;
   }

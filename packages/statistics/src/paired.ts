@@ -10,12 +10,21 @@ import { bettingOrder } from "./statistics.ts";
  * that depends on n and `orderSeed` alone), as the run bound does. Valid at every n when the pairs are independent across cases
  * (coverage: paired-coverage.test.ts). Never above the mean difference; -1 for no pairs.
  */
-export function pairedLowerBound(baseline: readonly number[], candidate: readonly number[], orderSeed: string, alpha = 0.05): number {
-  if (baseline.length !== candidate.length) throw new RangeError(`pairedLowerBound: ${baseline.length} baseline values but ${candidate.length} candidate values`);
+export function pairedLowerBound(
+  baseline: readonly number[],
+  candidate: readonly number[],
+  orderSeed: string,
+  alpha = 0.05,
+): number {
+  if (baseline.length !== candidate.length)
+    throw new RangeError(
+      `pairedLowerBound: ${baseline.length} baseline values but ${candidate.length} candidate values`,
+    );
   if (baseline.length === 0) return -1;
   const rescaled = baseline.map((b, i) => {
     const c = candidate[i]!;
-    if (!(b >= 0 && b <= 1 && c >= 0 && c <= 1)) throw new RangeError(`pairedLowerBound: values must be in [0, 1], got ${b} and ${c}`);
+    if (!(b >= 0 && b <= 1 && c >= 0 && c <= 1))
+      throw new RangeError(`pairedLowerBound: values must be in [0, 1], got ${b} and ${c}`);
     return (c - b + 1) / 2;
   });
   const bound = 2 * bettingLowerBound(bettingOrder(rescaled, orderSeed), alpha) - 1;
@@ -37,7 +46,10 @@ export interface McNemarResult {
 
 /** The exact (binomial) McNemar test on paired pass/fail outcomes, two-sided. */
 export function mcnemarExact(baseline: readonly boolean[], candidate: readonly boolean[]): McNemarResult {
-  if (baseline.length !== candidate.length) throw new RangeError(`mcnemarExact: ${baseline.length} baseline outcomes but ${candidate.length} candidate outcomes`);
+  if (baseline.length !== candidate.length)
+    throw new RangeError(
+      `mcnemarExact: ${baseline.length} baseline outcomes but ${candidate.length} candidate outcomes`,
+    );
   let b = 0;
   let c = 0;
   baseline.forEach((passed, i) => {

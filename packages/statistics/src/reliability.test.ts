@@ -63,6 +63,11 @@ describe("reliability", () => {
 
   it("is all zeros for no cases and refuses uneven trial counts", () => {
     expect(reliability([]).caseCount).toBe(0);
-    expect(() => reliability([{ case_id: "a", passed: [true] }, { case_id: "b", passed: [true, true] }])).toThrow(RangeError);
+    expect(() =>
+      reliability([
+        { case_id: "a", passed: [true] },
+        { case_id: "b", passed: [true, true] },
+      ]),
+    ).toThrow(RangeError);
   });
 });

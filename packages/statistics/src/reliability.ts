@@ -11,8 +11,17 @@ function logChoose(n: number, k: number): number {
 }
 
 function checkCounts(trials: number, passes: number, k: number): void {
-  if (![trials, passes, k].every(Number.isInteger) || trials < 1 || passes < 0 || passes > trials || k < 1 || k > trials) {
-    throw new RangeError(`need integers 0 <= passes <= trials and 1 <= k <= trials, got passes ${passes}, trials ${trials}, k ${k}`);
+  if (
+    ![trials, passes, k].every(Number.isInteger) ||
+    trials < 1 ||
+    passes < 0 ||
+    passes > trials ||
+    k < 1 ||
+    k > trials
+  ) {
+    throw new RangeError(
+      `need integers 0 <= passes <= trials and 1 <= k <= trials, got passes ${passes}, trials ${trials}, k ${k}`,
+    );
   }
 }
 

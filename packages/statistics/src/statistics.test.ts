@@ -22,12 +22,19 @@ import {
 interface ScipyReference {
   readonly scipy_version: string;
   readonly bca_exact: ReadonlyArray<{ data: number[]; seed: string; resamples: number; scipy_lower: number | null }>;
-  readonly bca_independent: ReadonlyArray<{ data: number[]; seed: string; resamples: number; scipy_lower_200000: number | null }>;
+  readonly bca_independent: ReadonlyArray<{
+    data: number[];
+    seed: string;
+    resamples: number;
+    scipy_lower_200000: number | null;
+  }>;
 }
 /** seededRandom("pinned")'s first draws, as printed by the closure-state implementation before this one. */
 const PINNED_DRAWS = [0.3045159513130784, 0.6197398751974106, 0.7763450962956995];
 
-const reference = JSON.parse(readFileSync(join(import.meta.dirname, "__fixtures__", "scipy-reference.json"), "utf8")) as ScipyReference;
+const reference = JSON.parse(
+  readFileSync(join(import.meta.dirname, "__fixtures__", "scipy-reference.json"), "utf8"),
+) as ScipyReference;
 
 describe("normal distribution helpers", () => {
   it("match scipy.special.ndtr/ndtri to 1e-12", () => {
@@ -87,14 +94,17 @@ describe("BCa bootstrap against scipy.stats.bootstrap(method='BCa', confidence_l
     const flat = [0.5, 0.5, 0.5];
     expect(bcaLowerBoundFromDistribution(flat, bootstrapMeans(flat, 100, seededRandom("y"))).lower).toBeNull();
     // Rounding once left a tiny jackknife spread here, and BCa "defined" a bound of 0.95 for ten scores of 0.95.
-    for (const n of [5, 10, 15, 30]) expect(bcaLowerBound(Array<number>(n).fill(0.95), { seed: "z", resamples: 100 }), `n = ${n}`).toBeNull();
+    for (const n of [5, 10, 15, 30])
+      expect(bcaLowerBound(Array<number>(n).fill(0.95), { seed: "z", resamples: 100 }), `n = ${n}`).toBeNull();
   });
 
   it("is deterministic for a seed and moves with the seed; 10,000 resamples by default", () => {
     const data = reference.bca_exact[0]!.data;
     expect(DEFAULT_RESAMPLES).toBe(10_000);
     expect(bcaLowerBound(data, { seed: "a" })).toBe(bcaLowerBound(data, { seed: "a", resamples: 10_000 }));
-    expect(bcaLowerBound(data, { seed: "a", resamples: 500 })).not.toBe(bcaLowerBound(data, { seed: "b", resamples: 500 }));
+    expect(bcaLowerBound(data, { seed: "a", resamples: 500 })).not.toBe(
+      bcaLowerBound(data, { seed: "b", resamples: 500 }),
+    );
   });
 
   it("keeps the sfc32 stream: the first draws of a fixed seed", () => {
@@ -116,13 +126,21 @@ describe("wilsonLowerBound", () => {
 });
 
 describe("runStatistics", () => {
-  const scores = (values: number[], passed = (score: number) => score >= 0.7) => values.map((score) => ({ score, passed: passed(score) }));
+  const scores = (values: number[], passed = (score: number) => score >= 0.7) =>
+    values.map((score) => ({ score, passed: passed(score) }));
   const binaryScores = (values: number[]) => scores(values, (score) => score === 1);
   const GRADED = reference.bca_exact[0]!.data;
 
   it("graded: the gate reads the betting bound on the mean score; BCa and Wilson are reported beside it", () => {
     const stats = runStatistics(scores(GRADED), { scoreKind: "graded", seed: "s", orderSeed: "o" });
-    expect(stats).toMatchObject({ n: 10, passedCount: 6, scoreKind: "graded", lowerBoundMethod: "betting", boundQuantity: "mean_score", bootstrapResamples: 10_000 });
+    expect(stats).toMatchObject({
+      n: 10,
+      passedCount: 6,
+      scoreKind: "graded",
+      lowerBoundMethod: "betting",
+      boundQuantity: "mean_score",
+      bootstrapResamples: 10_000,
+    });
     expect(stats.mean).toBeCloseTo(0.675, 12);
     expect(stats.lowerBound95).toBe(bettingLowerBound(bettingOrder(GRADED, "o")));
     expect(stats.bcaLowerBound95).toBe(bcaLowerBound(GRADED, { seed: "s" }));
@@ -146,22 +164,41 @@ describe("runStatistics", () => {
   it("legacySortedBettingBound reproduces a bound recorded before the order permuted positions (value from that code)", () => {
     const values = [1, 1, 0.85, 0, 1, 0.15, 1, 1, 0.85, 1, 0, 1];
     expect(legacySortedBettingBound(values, "blake3:abc")).toBe(0.611880587417545);
-    expect(runStatistics(scores(values), { scoreKind: "graded", seed: "s", orderSeed: "blake3:abc" }).lowerBound95).not.toBe(0.611880587417545);
+    expect(
+      runStatistics(scores(values), { scoreKind: "graded", seed: "s", orderSeed: "blake3:abc" }).lowerBound95,
+    ).not.toBe(0.611880587417545);
   });
 
   it("binary: the gate reads Clopper-Pearson on passed/n", () => {
-    const stats = runStatistics(binaryScores([1, 1, 1, 0, 1, 1, 1, 1, 0, 1]), { scoreKind: "binary", seed: "s", orderSeed: "o", resamples: 500 });
-    expect(stats).toMatchObject({ passedCount: 8, scoreKind: "binary", lowerBoundMethod: "clopper_pearson", boundQuantity: "pass_rate", bootstrapResamples: 500 });
+    const stats = runStatistics(binaryScores([1, 1, 1, 0, 1, 1, 1, 1, 0, 1]), {
+      scoreKind: "binary",
+      seed: "s",
+      orderSeed: "o",
+      resamples: 500,
+    });
+    expect(stats).toMatchObject({
+      passedCount: 8,
+      scoreKind: "binary",
+      lowerBoundMethod: "clopper_pearson",
+      boundQuantity: "pass_rate",
+      bootstrapResamples: 500,
+    });
     expect(stats.lowerBound95).toBe(clopperPearsonLowerBound(8, 10));
   });
 
   it("never switches method on the data: the score kind alone decides", () => {
     // The old rule took Wilson when >= 80% of scores were 0 or 1, and the minimum when all were equal.
     const mostlyBinary = scores([1, 1, 1, 0, 1, 1, 1, 1, 0.5, 1]);
-    expect(runStatistics(mostlyBinary, { scoreKind: "graded", seed: "s", orderSeed: "o", resamples: 100 }).lowerBoundMethod).toBe("betting");
+    expect(
+      runStatistics(mostlyBinary, { scoreKind: "graded", seed: "s", orderSeed: "o", resamples: 100 }).lowerBoundMethod,
+    ).toBe("betting");
     const allOnes = binaryScores([1, 1, 1]);
-    expect(runStatistics(allOnes, { scoreKind: "binary", seed: "s", orderSeed: "o", resamples: 100 }).lowerBoundMethod).toBe("clopper_pearson");
-    expect(runStatistics(scores([0.6]), { scoreKind: "graded", seed: "s", orderSeed: "o" }).lowerBoundMethod).toBe("betting");
+    expect(
+      runStatistics(allOnes, { scoreKind: "binary", seed: "s", orderSeed: "o", resamples: 100 }).lowerBoundMethod,
+    ).toBe("clopper_pearson");
+    expect(runStatistics(scores([0.6]), { scoreKind: "graded", seed: "s", orderSeed: "o" }).lowerBoundMethod).toBe(
+      "betting",
+    );
   });
 
   it("equal scores get a real bound, not the score itself", () => {
@@ -180,29 +217,61 @@ describe("runStatistics", () => {
   it("n = 0: bound 0, mean 0, no BCa, no Wilson; n = 1: no BCa", () => {
     for (const scoreKind of ["binary", "graded"] as const) {
       expect(runStatistics([], { scoreKind, seed: "s", orderSeed: "o" })).toEqual({
-        n: 0, mean: 0, stddev: 0, passedCount: 0, scoreKind, lowerBound95: 0,
+        n: 0,
+        mean: 0,
+        stddev: 0,
+        passedCount: 0,
+        scoreKind,
+        lowerBound95: 0,
         lowerBoundMethod: scoreKind === "binary" ? "clopper_pearson" : "betting",
         boundQuantity: scoreKind === "binary" ? "pass_rate" : "mean_score",
-        bcaLowerBound95: null, bootstrapResamples: 0, wilsonLowerBound95: null,
+        bcaLowerBound95: null,
+        bootstrapResamples: 0,
+        wilsonLowerBound95: null,
       });
     }
-    expect(runStatistics(scores([0.6]), { scoreKind: "graded", seed: "s", orderSeed: "o" })).toMatchObject({ n: 1, bcaLowerBound95: null, bootstrapResamples: 0, wilsonLowerBound95: 0 });
+    expect(runStatistics(scores([0.6]), { scoreKind: "graded", seed: "s", orderSeed: "o" })).toMatchObject({
+      n: 1,
+      bcaLowerBound95: null,
+      bootstrapResamples: 0,
+      wilsonLowerBound95: 0,
+    });
   });
 
   it("rejects input no rubric contract allows: a binary score other than 0/1, passed disagreeing with it, a score outside [0, 1]", () => {
     const options = { scoreKind: "binary" as const, seed: "s", orderSeed: "o" };
-    expect(() => runStatistics(scores([0.5, 0.5, 0.5, 0.5, 0.5], () => true), options)).toThrow(/score 0 is not binary \(score 0.5, passed true\)/);
-    expect(() => runStatistics([{ score: 0, passed: true }, { score: 1, passed: true }], options)).toThrow(/score 0 is not binary/);
+    expect(() =>
+      runStatistics(
+        scores([0.5, 0.5, 0.5, 0.5, 0.5], () => true),
+        options,
+      ),
+    ).toThrow(/score 0 is not binary \(score 0.5, passed true\)/);
+    expect(() =>
+      runStatistics(
+        [
+          { score: 0, passed: true },
+          { score: 1, passed: true },
+        ],
+        options,
+      ),
+    ).toThrow(/score 0 is not binary/);
     expect(() => runStatistics([{ score: 1, passed: false }], options)).toThrow(RangeError);
-    expect(() => runStatistics([{ score: 1.5, passed: true }], { ...options, scoreKind: "graded" })).toThrow(/outside \[0, 1\]/);
-    expect(() => runStatistics([{ score: Number.NaN, passed: false }], { ...options, scoreKind: "graded" })).toThrow(RangeError);
+    expect(() => runStatistics([{ score: 1.5, passed: true }], { ...options, scoreKind: "graded" })).toThrow(
+      /outside \[0, 1\]/,
+    );
+    expect(() => runStatistics([{ score: Number.NaN, passed: false }], { ...options, scoreKind: "graded" })).toThrow(
+      RangeError,
+    );
     expect(runStatistics(binaryScores([1, 0, 1]), options).passedCount).toBe(2);
   });
 
   it("property: 0 <= lower_bound_95 <= mean (both kinds), deterministic, mean is the arithmetic mean", () => {
     fc.assert(
       fc.property(
-        fc.array(fc.record({ score: fc.double({ min: 0, max: 1, noNaN: true }), passed: fc.boolean() }), { minLength: 1, maxLength: 30 }),
+        fc.array(fc.record({ score: fc.double({ min: 0, max: 1, noNaN: true }), passed: fc.boolean() }), {
+          minLength: 1,
+          maxLength: 30,
+        }),
         fc.string(),
         fc.constantFrom("binary" as const, "graded" as const),
         (drawn, seed, scoreKind) => {

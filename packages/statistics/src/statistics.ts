@@ -71,22 +71,36 @@ export function normalQuantile(p: number): number {
   if (Number.isNaN(p) || p < 0 || p > 1) return Number.NaN;
   if (p === 0) return -Infinity;
   if (p === 1) return Infinity;
-  const a = [-3.969683028665376e1, 2.209460984245205e2, -2.759285104469687e2, 1.38357751867269e2, -3.066479806614716e1, 2.506628277459239];
-  const b = [-5.447609879822406e1, 1.615858368580409e2, -1.556989798598866e2, 6.680131188771972e1, -1.328068155288572e1];
-  const c = [-7.784894002430293e-3, -3.223964580411365e-1, -2.400758277161838, -2.549732539343734, 4.374664141464968, 2.938163982698783];
+  const a = [
+    -3.969683028665376e1, 2.209460984245205e2, -2.759285104469687e2, 1.38357751867269e2, -3.066479806614716e1,
+    2.506628277459239,
+  ];
+  const b = [
+    -5.447609879822406e1, 1.615858368580409e2, -1.556989798598866e2, 6.680131188771972e1, -1.328068155288572e1,
+  ];
+  const c = [
+    -7.784894002430293e-3, -3.223964580411365e-1, -2.400758277161838, -2.549732539343734, 4.374664141464968,
+    2.938163982698783,
+  ];
   const d = [7.784695709041462e-3, 3.224671290700398e-1, 2.445134137142996, 3.754408661907416];
   const low = 0.02425;
   let x: number;
   if (p < low) {
     const q = Math.sqrt(-2 * Math.log(p));
-    x = (((((c[0]! * q + c[1]!) * q + c[2]!) * q + c[3]!) * q + c[4]!) * q + c[5]!) / ((((d[0]! * q + d[1]!) * q + d[2]!) * q + d[3]!) * q + 1);
+    x =
+      (((((c[0]! * q + c[1]!) * q + c[2]!) * q + c[3]!) * q + c[4]!) * q + c[5]!) /
+      ((((d[0]! * q + d[1]!) * q + d[2]!) * q + d[3]!) * q + 1);
   } else if (p <= 1 - low) {
     const q = p - 0.5;
     const r = q * q;
-    x = ((((((a[0]! * r + a[1]!) * r + a[2]!) * r + a[3]!) * r + a[4]!) * r + a[5]!) * q) / (((((b[0]! * r + b[1]!) * r + b[2]!) * r + b[3]!) * r + b[4]!) * r + 1);
+    x =
+      ((((((a[0]! * r + a[1]!) * r + a[2]!) * r + a[3]!) * r + a[4]!) * r + a[5]!) * q) /
+      (((((b[0]! * r + b[1]!) * r + b[2]!) * r + b[3]!) * r + b[4]!) * r + 1);
   } else {
     const q = Math.sqrt(-2 * Math.log(1 - p));
-    x = -(((((c[0]! * q + c[1]!) * q + c[2]!) * q + c[3]!) * q + c[4]!) * q + c[5]!) / ((((d[0]! * q + d[1]!) * q + d[2]!) * q + d[3]!) * q + 1);
+    x =
+      -(((((c[0]! * q + c[1]!) * q + c[2]!) * q + c[3]!) * q + c[4]!) * q + c[5]!) /
+      ((((d[0]! * q + d[1]!) * q + d[2]!) * q + d[3]!) * q + 1);
   }
   for (let step = 0; step < 2; step += 1) {
     const error = normalCdf(x) - p;
@@ -172,7 +186,11 @@ export interface BcaResult {
  * `alpha` = 0.05 gives the one-sided 95% lower bound, which is also the lower end of scipy's
  * two-sided 90% interval (confidence_level=0.90) and of its alternative="greater" 95% interval.
  */
-export function bcaLowerBoundFromDistribution(values: readonly number[], distribution: readonly number[], alpha = 0.05): BcaResult {
+export function bcaLowerBoundFromDistribution(
+  values: readonly number[],
+  distribution: readonly number[],
+  alpha = 0.05,
+): BcaResult {
   const n = values.length;
   const thetaHat = mean(values);
   let below = 0;
@@ -213,7 +231,10 @@ export function bcaLowerBoundFromDistribution(values: readonly number[], distrib
 export const DEFAULT_RESAMPLES = 10_000;
 
 /** BCa bootstrap lower bound of the mean with `resamples` seeded resamples (null when undefined). */
-export function bcaLowerBound(values: readonly number[], options: { seed: string; resamples?: number; alpha?: number }): number | null {
+export function bcaLowerBound(
+  values: readonly number[],
+  options: { seed: string; resamples?: number; alpha?: number },
+): number | null {
   if (values.length < 2) return null;
   const distribution = bootstrapMeans(values, options.resamples ?? DEFAULT_RESAMPLES, seededRandom(options.seed));
   return bcaLowerBoundFromDistribution(values, distribution, options.alpha ?? 0.05).lower;
@@ -299,9 +320,16 @@ export function legacySortedBettingBound(values: readonly number[], orderSeed: s
 }
 
 /** The gate's bound for a score kind, chosen by the task class and never by the data (bounds.ts). */
-export function gateLowerBound(values: readonly number[], passedCount: number, scoreKind: ScoreKind, orderSeed: string): number {
+export function gateLowerBound(
+  values: readonly number[],
+  passedCount: number,
+  scoreKind: ScoreKind,
+  orderSeed: string,
+): number {
   if (values.length === 0) return 0;
-  return scoreKind === "binary" ? clopperPearsonLowerBound(passedCount, values.length) : bettingLowerBound(bettingOrder(values, orderSeed));
+  return scoreKind === "binary"
+    ? clopperPearsonLowerBound(passedCount, values.length)
+    : bettingLowerBound(bettingOrder(values, orderSeed));
 }
 
 /**
@@ -314,16 +342,24 @@ function checkScores(scores: readonly { score: number; passed: boolean }[], scor
   scores.forEach(({ score, passed }, i) => {
     if (!(score >= 0 && score <= 1)) throw new RangeError(`runStatistics: score ${i} is ${score}, outside [0, 1]`);
     if (scoreKind === "binary" && ((score !== 0 && score !== 1) || passed !== (score === 1))) {
-      throw new RangeError(`runStatistics: score ${i} is not binary (score ${score}, passed ${passed}): a binary score is 0 or 1, passed exactly when 1`);
+      throw new RangeError(
+        `runStatistics: score ${i} is not binary (score ${score}, passed ${passed}): a binary score is 0 or 1, passed exactly when 1`,
+      );
     }
   });
 }
 
 /** The figures the gate reads, without the informational bounds: what promotion recomputes from a record. */
-export type GateStatistics = Pick<RunStatistics, "n" | "mean" | "stddev" | "passedCount" | "scoreKind" | "lowerBound95" | "lowerBoundMethod" | "boundQuantity">;
+export type GateStatistics = Pick<
+  RunStatistics,
+  "n" | "mean" | "stddev" | "passedCount" | "scoreKind" | "lowerBound95" | "lowerBoundMethod" | "boundQuantity"
+>;
 
 /** The gate's figures over per-case scores (checked by checkScores): mean, spread, pass count and the bound. */
-export function gateStatistics(scores: readonly { score: number; passed: boolean }[], options: { scoreKind: ScoreKind; orderSeed: string }): GateStatistics {
+export function gateStatistics(
+  scores: readonly { score: number; passed: boolean }[],
+  options: { scoreKind: ScoreKind; orderSeed: string },
+): GateStatistics {
   checkScores(scores, options.scoreKind);
   const values = scores.map((s) => s.score);
   const { n, mean: average, stddev } = welford(values);
@@ -335,7 +371,9 @@ export function gateStatistics(scores: readonly { score: number; passed: boolean
     stddev,
     passedCount,
     scoreKind: options.scoreKind,
-    lowerBound95: clampUnit(Math.min(gateLowerBound(values, passedCount, options.scoreKind, options.orderSeed), average)),
+    lowerBound95: clampUnit(
+      Math.min(gateLowerBound(values, passedCount, options.scoreKind, options.orderSeed), average),
+    ),
     lowerBoundMethod: binary ? "clopper_pearson" : "betting",
     boundQuantity: binary ? "pass_rate" : "mean_score",
   };
@@ -353,15 +391,27 @@ export function caseLevelScores(
 ): { readonly scores: { score: number; passed: boolean }[]; readonly boundKind: ScoreKind } {
   const scoreKind = options.scoreKind;
   if (options.trials === 1) return { scores: cases.map((trials) => trials[0]!), boundKind: scoreKind };
-  const scores = cases.map((trials) => ({ score: trials.reduce((sum, t) => sum + t.score, 0) / trials.length, passed: trials.every((t) => t.passed) }));
+  const scores = cases.map((trials) => ({
+    score: trials.reduce((sum, t) => sum + t.score, 0) / trials.length,
+    passed: trials.every((t) => t.passed),
+  }));
   return { scores, boundKind: "graded" };
 }
 
 /** The gate's figures for cases of k trials each (caseLevelScores), labelled with the task class's kind. */
-export function caseGateStatistics(cases: readonly (readonly { score: number; passed: boolean }[])[], options: { scoreKind: ScoreKind; trials: number; orderSeed: string }): GateStatistics {
+export function caseGateStatistics(
+  cases: readonly (readonly { score: number; passed: boolean }[])[],
+  options: { scoreKind: ScoreKind; trials: number; orderSeed: string },
+): GateStatistics {
   const { scores, boundKind } = caseLevelScores(cases, options);
   const figures = gateStatistics(scores, { scoreKind: boundKind, orderSeed: options.orderSeed });
-  return boundKind === options.scoreKind ? figures : { ...figures, scoreKind: options.scoreKind, boundQuantity: options.scoreKind === "binary" ? "pass_rate" : "mean_score" };
+  return boundKind === options.scoreKind
+    ? figures
+    : {
+        ...figures,
+        scoreKind: options.scoreKind,
+        boundQuantity: options.scoreKind === "binary" ? "pass_rate" : "mean_score",
+      };
 }
 
 /**

@@ -8,11 +8,14 @@ import { join } from "node:path";
 import { parse } from "yaml";
 
 const [stateDir, benchRoot] = process.argv.slice(2);
-if (stateDir === undefined || benchRoot === undefined) throw new Error("usage: record-golden.ts <state-dir> <bench-root>");
+if (stateDir === undefined || benchRoot === undefined)
+  throw new Error("usage: record-golden.ts <state-dir> <bench-root>");
 const out = new URL("../fixtures/golden-v1/", import.meta.url).pathname;
 mkdirSync(join(out, "state", "runs"), { recursive: true });
 
-const records = readdirSync(join(stateDir, "runs")).filter((name) => name.endsWith(".json")).sort();
+const records = readdirSync(join(stateDir, "runs"))
+  .filter((name) => name.endsWith(".json"))
+  .sort();
 // A cache hit writes no case detail: its key is the one an earlier run of the same case recorded.
 const keys = new Map<string, string>();
 const runs = records.map((file) => {
@@ -23,7 +26,9 @@ const runs = records.map((file) => {
   const digests = parse(readFileSync(join(benchPath, "cases", "digests.yaml"), "utf8")).cases;
   const cases = report.per_case.map(({ case_id }: { case_id: string }) => {
     const detailPath = join(stateDir, "runs", report.run_id, "cases", `${case_id}.json`);
-    const recorded = existsSync(detailPath) ? (JSON.parse(readFileSync(detailPath, "utf8")).cache_key as string) : keys.get(`${report.task_class}/${case_id}`);
+    const recorded = existsSync(detailPath)
+      ? (JSON.parse(readFileSync(detailPath, "utf8")).cache_key as string)
+      : keys.get(`${report.task_class}/${case_id}`);
     if (recorded === undefined) throw new Error(`no cache key recorded for ${case_id}`);
     keys.set(`${report.task_class}/${case_id}`, recorded);
     const toml = readFileSync(join(benchPath, "cases", case_id, "case.toml"), "utf8");

@@ -73,7 +73,14 @@ function claudeInit(session: Session, sessionId: string): string {
   });
 }
 
-function claudeAssistant(session: Session, sessionId: string, n: number, content: unknown[], tokens: number, stopReason: string | null): string {
+function claudeAssistant(
+  session: Session,
+  sessionId: string,
+  n: number,
+  content: unknown[],
+  tokens: number,
+  stopReason: string | null,
+): string {
   return line({
     type: "assistant",
     message: {
@@ -96,14 +103,27 @@ function claudeAssistant(session: Session, sessionId: string, n: number, content
   });
 }
 
-function claudeToolInput(step: SessionStep, cwd: string): { name: string; input: Record<string, unknown>; result: string; isError: boolean } {
+function claudeToolInput(
+  step: SessionStep,
+  cwd: string,
+): { name: string; input: Record<string, unknown>; result: string; isError: boolean } {
   switch (step.kind) {
     case "read":
-      return { name: "Read", input: { file_path: `${cwd}/${step.path}` }, result: numbered(step.content), isError: false };
+      return {
+        name: "Read",
+        input: { file_path: `${cwd}/${step.path}` },
+        result: numbered(step.content),
+        isError: false,
+      };
     case "edit":
       return {
         name: "Edit",
-        input: { file_path: `${cwd}/${step.path}`, old_string: step.oldText, new_string: step.newText, replace_all: false },
+        input: {
+          file_path: `${cwd}/${step.path}`,
+          old_string: step.oldText,
+          new_string: step.newText,
+          replace_all: false,
+        },
         result: `The file ${cwd}/${step.path} has been updated successfully.`,
         isError: false,
       };
@@ -127,7 +147,11 @@ const numbered = (content: string): string =>
     .join("\n");
 
 const describeCommand = (command: string): string =>
-  command.startsWith("npm view") ? "Check published versions" : command.startsWith("npm ls") ? "Show the resolved dependency tree" : "Update the lockfile";
+  command.startsWith("npm view")
+    ? "Check published versions"
+    : command.startsWith("npm ls")
+      ? "Show the resolved dependency tree"
+      : "Update the lockfile";
 
 /** A Claude Code session that completes (or refuses, with the `refusal` stop reason). */
 export function claudeStream(session: Session, outcome: "completed" | "refused"): string {
@@ -139,15 +163,32 @@ export function claudeStream(session: Session, outcome: "completed" | "refused")
   for (const step of session.steps) {
     tokens += 900;
     if (step.kind === "say") {
-      out += claudeAssistant(session, sessionId, n++, [{ type: "text", text: step.text, citations: null }], tokens, null);
+      out += claudeAssistant(
+        session,
+        sessionId,
+        n++,
+        [{ type: "text", text: step.text, citations: null }],
+        tokens,
+        null,
+      );
       continue;
     }
     const tool = claudeToolInput(step, session.cwd);
     const toolUseId = `toolu_01${shortId(session.seed, 500 + n, 22)}`;
-    out += claudeAssistant(session, sessionId, n++, [{ type: "tool_use", id: toolUseId, name: tool.name, input: tool.input }], tokens, null);
+    out += claudeAssistant(
+      session,
+      sessionId,
+      n++,
+      [{ type: "tool_use", id: toolUseId, name: tool.name, input: tool.input }],
+      tokens,
+      null,
+    );
     out += line({
       type: "user",
-      message: { role: "user", content: [{ type: "tool_result", tool_use_id: toolUseId, content: tool.result, is_error: tool.isError }] },
+      message: {
+        role: "user",
+        content: [{ type: "tool_result", tool_use_id: toolUseId, content: tool.result, is_error: tool.isError }],
+      },
       parent_tool_use_id: null,
       uuid: uuid(session.seed, n++),
       session_id: sessionId,
@@ -155,7 +196,14 @@ export function claudeStream(session: Session, outcome: "completed" | "refused")
     turns++;
   }
   const stopReason = outcome === "refused" ? "refusal" : "end_turn";
-  out += claudeAssistant(session, sessionId, n++, [{ type: "text", text: session.finalMessage, citations: null }], tokens + 700, stopReason);
+  out += claudeAssistant(
+    session,
+    sessionId,
+    n++,
+    [{ type: "text", text: session.finalMessage, citations: null }],
+    tokens + 700,
+    stopReason,
+  );
   const outputTokens = 180 * turns + session.finalMessage.length / 4;
   out += line({
     type: "result",
@@ -293,23 +341,63 @@ export function codexStream(session: Session): string {
       out += line({ type: "item.completed", item: { id, type: "reasoning", text: `**${step.text}**` } });
     } else if (step.kind === "read") {
       const command = shellQuote(`cat ${step.path}`);
-      out += line({ type: "item.started", item: { id, type: "command_execution", command, aggregated_output: "", status: "in_progress" } });
-      out += line({ type: "item.completed", item: { id, type: "command_execution", command, aggregated_output: step.content, exit_code: 0, status: "completed" } });
-    } else if (step.kind === "shell") {
-      const command = shellQuote(step.command);
-      out += line({ type: "item.started", item: { id, type: "command_execution", command, aggregated_output: "", status: "in_progress" } });
+      out += line({
+        type: "item.started",
+        item: { id, type: "command_execution", command, aggregated_output: "", status: "in_progress" },
+      });
       out += line({
         type: "item.completed",
-        item: { id, type: "command_execution", command, aggregated_output: step.output, exit_code: step.exitCode, status: step.exitCode === 0 ? "completed" : "failed" },
+        item: {
+          id,
+          type: "command_execution",
+          command,
+          aggregated_output: step.content,
+          exit_code: 0,
+          status: "completed",
+        },
+      });
+    } else if (step.kind === "shell") {
+      const command = shellQuote(step.command);
+      out += line({
+        type: "item.started",
+        item: { id, type: "command_execution", command, aggregated_output: "", status: "in_progress" },
+      });
+      out += line({
+        type: "item.completed",
+        item: {
+          id,
+          type: "command_execution",
+          command,
+          aggregated_output: step.output,
+          exit_code: step.exitCode,
+          status: step.exitCode === 0 ? "completed" : "failed",
+        },
       });
     } else {
-      out += line({ type: "item.completed", item: { id, type: "file_change", changes: [{ path: `${session.cwd}/${step.path}`, kind: "update" }], status: "completed" } });
+      out += line({
+        type: "item.completed",
+        item: {
+          id,
+          type: "file_change",
+          changes: [{ path: `${session.cwd}/${step.path}`, kind: "update" }],
+          status: "completed",
+        },
+      });
     }
   }
-  out += line({ type: "item.completed", item: { id: `item_${item}`, type: "agent_message", text: session.finalMessage } });
+  out += line({
+    type: "item.completed",
+    item: { id: `item_${item}`, type: "agent_message", text: session.finalMessage },
+  });
   out += line({
     type: "turn.completed",
-    usage: { input_tokens: input, cached_input_tokens: Math.floor(input * 0.55), cache_write_input_tokens: 0, output_tokens: 310 + 90 * session.steps.length, reasoning_output_tokens: 128 },
+    usage: {
+      input_tokens: input,
+      cached_input_tokens: Math.floor(input * 0.55),
+      cache_write_input_tokens: 0,
+      output_tokens: 310 + 90 * session.steps.length,
+      reasoning_output_tokens: 128,
+    },
   });
   return out;
 }
@@ -344,7 +432,11 @@ export function geminiStream(session: Session): string {
           ? { file_path: `${session.cwd}/${step.path}`, old_string: step.oldText, new_string: step.newText }
           : { command: step.command, description: describeCommand(step.command) };
     const output =
-      step.kind === "read" ? step.content : step.kind === "edit" ? `Successfully modified file: ${session.cwd}/${step.path} (1 replacements).` : `Command: ${step.command}\nDirectory: (root)\nOutput: ${step.output}\nError: (none)\nExit Code: ${step.exitCode}`;
+      step.kind === "read"
+        ? step.content
+        : step.kind === "edit"
+          ? `Successfully modified file: ${session.cwd}/${step.path} (1 replacements).`
+          : `Command: ${step.command}\nDirectory: (root)\nOutput: ${step.output}\nError: (none)\nExit Code: ${step.exitCode}`;
     out += line({ type: "tool_use", timestamp: at(), tool_name: name, tool_id: toolId, parameters });
     t += 1;
     out += line({ type: "tool_result", timestamp: at(), tool_id: toolId, status: "success", output });
@@ -355,8 +447,19 @@ export function geminiStream(session: Session): string {
   const input = 14000 + 3100 * calls;
   const cached = Math.floor(input * 0.45);
   const output = 220 + 80 * calls;
-  const stats = { total_tokens: input + output, input_tokens: input, output_tokens: output, cached, input: input - cached };
-  out += line({ type: "result", timestamp: at(), status: "success", stats: { ...stats, duration_ms: t * 1000, tool_calls: calls, models: { [GEMINI_MODEL]: stats } } });
+  const stats = {
+    total_tokens: input + output,
+    input_tokens: input,
+    output_tokens: output,
+    cached,
+    input: input - cached,
+  };
+  out += line({
+    type: "result",
+    timestamp: at(),
+    status: "success",
+    stats: { ...stats, duration_ms: t * 1000, tool_calls: calls, models: { [GEMINI_MODEL]: stats } },
+  });
   return out;
 }
 

@@ -45,13 +45,21 @@ export interface GoldenReport extends Readonly<Record<string, unknown>> {
   readonly lower_bound_95: number;
   readonly selection: { readonly selected_case_ids_digest: string };
   readonly informational: { readonly bootstrap_seed: string; readonly bca_lower_bound_95: number | null };
-  readonly per_case: readonly { readonly case_id: string; readonly score: { readonly score: number; readonly passed: boolean } }[];
+  readonly per_case: readonly {
+    readonly case_id: string;
+    readonly score: { readonly score: number; readonly passed: boolean };
+  }[];
 }
 
 /** The golden runs, oldest first, each with its chain record. */
 export function goldenRuns(): readonly GoldenRun[] {
-  const { runs } = JSON.parse(readFileSync(join(GOLDEN_DIR, "runs.json"), "utf8")) as { runs: Omit<GoldenRun, "record">[] };
-  return runs.map((run) => ({ ...run, record: JSON.parse(readFileSync(join(GOLDEN_DIR, "state", "runs", run.record_file), "utf8")) as GoldenRecord }));
+  const { runs } = JSON.parse(readFileSync(join(GOLDEN_DIR, "runs.json"), "utf8")) as {
+    runs: Omit<GoldenRun, "record">[];
+  };
+  return runs.map((run) => ({
+    ...run,
+    record: JSON.parse(readFileSync(join(GOLDEN_DIR, "state", "runs", run.record_file), "utf8")) as GoldenRecord,
+  }));
 }
 
 /** The head of the golden chain, as `evalgate verify` printed it when the chain was written. */

@@ -9,7 +9,9 @@ function uidsOfComm(comm: string): number[] | null {
     if (!/^\d+$/.test(pid)) continue;
     try {
       if (readFileSync(`/proc/${pid}/comm`, "utf8").trim() !== comm) continue;
-      const line = readFileSync(`/proc/${pid}/status`, "utf8").split("\n").find((entry) => entry.startsWith("Uid:"));
+      const line = readFileSync(`/proc/${pid}/status`, "utf8")
+        .split("\n")
+        .find((entry) => entry.startsWith("Uid:"));
       if (line !== undefined) return line.slice(4).trim().split(/\s+/).map(Number);
     } catch {
       // The process ended between the listing and the read.

@@ -75,7 +75,8 @@ export function runReport(shape: RunReportShape = {}): BenchRunReportInput {
         passed: index < passed,
         score: index < passed ? 0.9 : (shape.failScore ?? 0.1),
         breakdown: {},
-        failure_modes: index === 0 ? blockCodes.map((code) => ({ code, severity: "block" as const, detail: null })) : [],
+        failure_modes:
+          index === 0 ? blockCodes.map((code) => ({ code, severity: "block" as const, detail: null })) : [],
         cost_usd: 0,
         wall_clock_ms: 5,
       },
@@ -86,9 +87,20 @@ export function runReport(shape: RunReportShape = {}): BenchRunReportInput {
     lower_bound_95: lowerBound,
     lower_bound_method: "betting",
     bound_quantity: "mean_score",
-    informational: { bca_lower_bound_95: lowerBound, bootstrap_resamples: 1000, bootstrap_seed: DIGEST, wilson_lower_bound_95: null },
+    informational: {
+      bca_lower_bound_95: lowerBound,
+      bootstrap_resamples: 1000,
+      bootstrap_seed: DIGEST,
+      wilson_lower_bound_95: null,
+    },
     trials_per_case: shape.trials ?? 1,
-    reliability: { case_count: cases, pass_at_1: passed / cases, pass_at_k: passed / cases, pass_hat_k: shape.passHatK ?? passed / cases, flaky_case_ids: [] },
+    reliability: {
+      case_count: cases,
+      pass_at_1: passed / cases,
+      pass_at_k: passed / cases,
+      pass_hat_k: shape.passHatK ?? passed / cases,
+      flaky_case_ids: [],
+    },
     harness_error_count: 0,
     harness_errored_case_ids: [],
     failed_trial_count: cases - passed,
@@ -102,8 +114,23 @@ export function runReport(shape: RunReportShape = {}): BenchRunReportInput {
 
 /** The same run as evalgate recorded it before report v2 (a data-dependent bound, no selection); unvalidated. */
 export function legacyRunReport(report: BenchRunReportInput): Record<string, unknown> {
-  const { selection: _selection, score_kind: _kind, bound_quantity: _quantity, sut_isolation: _sut, incomplete_reason: _why, informational, ...v2 } = report;
-  const { trials_per_case: _trials, reliability: _reliability, harness_error_count: _errors, harness_errored_case_ids: _errored, failed_trial_count: _failed, ...rest } = v2;
+  const {
+    selection: _selection,
+    score_kind: _kind,
+    bound_quantity: _quantity,
+    sut_isolation: _sut,
+    incomplete_reason: _why,
+    informational,
+    ...v2
+  } = report;
+  const {
+    trials_per_case: _trials,
+    reliability: _reliability,
+    harness_error_count: _errors,
+    harness_errored_case_ids: _errored,
+    failed_trial_count: _failed,
+    ...rest
+  } = v2;
   return {
     ...rest,
     schema_version: "evalgate.bench_run_report.v1",

@@ -63,13 +63,18 @@ function blockKey(text: string): string {
 function boundInput(input: Record<string, unknown>): Record<string, unknown> {
   // fromEntries defines own properties, so a key such as "__proto__" stays data.
   return Object.fromEntries(
-    Object.entries(input).map(([key, value]) => [key, typeof value === "string" && value.length > INPUT_STRING_CHARS ? excerpt(value, INPUT_STRING_CHARS) : value]),
+    Object.entries(input).map(([key, value]) => [
+      key,
+      typeof value === "string" && value.length > INPUT_STRING_CHARS ? excerpt(value, INPUT_STRING_CHARS) : value,
+    ]),
   );
 }
 
 /** A token count from an unknown value: a non-negative integer, or undefined. */
 export function tokenCount(value: unknown): number | undefined {
-  return typeof value === "number" && value >= 0 && Number.isSafeInteger(Math.round(value)) ? Math.round(value) : undefined;
+  return typeof value === "number" && value >= 0 && Number.isSafeInteger(Math.round(value))
+    ? Math.round(value)
+    : undefined;
 }
 
 /** A count fit for the wire (a non-negative safe integer), or null: sums of hostile values can overflow. */
@@ -82,7 +87,15 @@ export function resultText(value: unknown): string | null {
   if (value === undefined || value === null) return null;
   if (typeof value === "string") return value;
   if (Array.isArray(value)) {
-    return value.map((part) => (part !== null && typeof part === "object" && typeof (part as { text?: unknown }).text === "string" ? (part as { text: string }).text : typeof part === "string" ? part : JSON.stringify(part))).join("\n");
+    return value
+      .map((part) =>
+        part !== null && typeof part === "object" && typeof (part as { text?: unknown }).text === "string"
+          ? (part as { text: string }).text
+          : typeof part === "string"
+            ? part
+            : JSON.stringify(part),
+      )
+      .join("\n");
   }
   if (typeof value === "object") {
     const record = value as Record<string, unknown>;
@@ -279,7 +292,12 @@ export class TranscriptBuilder {
 
   /** Session totals as the agent reported them; these win over summed per-message usage. */
   reportUsage(usage: UsageParts, mode: "replace" | "add" = "replace"): void {
-    const next: Required<UsageParts> = { input_tokens: null, output_tokens: null, cache_read_tokens: null, cache_write_tokens: null };
+    const next: Required<UsageParts> = {
+      input_tokens: null,
+      output_tokens: null,
+      cache_read_tokens: null,
+      cache_write_tokens: null,
+    };
     for (const key of USAGE_KEYS) {
       const value = usage[key] ?? null;
       const previous = mode === "add" && this.reportedUsage !== null ? this.reportedUsage[key] : null;
@@ -298,7 +316,12 @@ export class TranscriptBuilder {
 
   private usage(): Required<UsageParts> {
     if (this.reportedUsage !== null) return this.reportedUsage;
-    const summed: Required<UsageParts> = { input_tokens: null, output_tokens: null, cache_read_tokens: null, cache_write_tokens: null };
+    const summed: Required<UsageParts> = {
+      input_tokens: null,
+      output_tokens: null,
+      cache_read_tokens: null,
+      cache_write_tokens: null,
+    };
     for (const usage of this.perMessageUsage.values()) {
       for (const key of USAGE_KEYS) {
         const value = usage[key];
@@ -327,7 +350,8 @@ export class TranscriptBuilder {
     // A skill reported as invoked but not already present as a Skill call becomes one.
     const skillCalls = new Map<string, number>();
     for (const call of calls) {
-      if (call.name === "Skill" && typeof call.input.skill === "string") skillCalls.set(call.input.skill, (skillCalls.get(call.input.skill) ?? 0) + 1);
+      if (call.name === "Skill" && typeof call.input.skill === "string")
+        skillCalls.set(call.input.skill, (skillCalls.get(call.input.skill) ?? 0) + 1);
     }
     for (const skill of this.invokedSkills) {
       const seen = skillCalls.get(skill) ?? 0;
@@ -335,11 +359,22 @@ export class TranscriptBuilder {
         skillCalls.set(skill, seen - 1);
         continue;
       }
-      calls.push({ id: null, name: "Skill", original_name: "skill.invoked", canonical: true, input: { skill }, status: "ok", result_excerpt: null });
+      calls.push({
+        id: null,
+        name: "Skill",
+        original_name: "skill.invoked",
+        canonical: true,
+        input: { skill },
+        status: "ok",
+        result_excerpt: null,
+      });
     }
     const counts = new Map<string, number>();
     for (const call of calls) counts.set(call.name, (counts.get(call.name) ?? 0) + 1);
-    const spanMs = this.firstTimestamp !== null && this.lastTimestamp !== null ? Math.round(this.lastTimestamp - this.firstTimestamp) : null;
+    const spanMs =
+      this.firstTimestamp !== null && this.lastTimestamp !== null
+        ? Math.round(this.lastTimestamp - this.firstTimestamp)
+        : null;
     const document: TranscriptInput = {
       schema_version: TRANSCRIPT_SCHEMA_VERSION,
       source: {
@@ -354,7 +389,15 @@ export class TranscriptBuilder {
       invocation_tag: null,
       written_at: null,
       messages: this.messages.map(({ role, text, truncated }) => ({ role, text, truncated })),
-      tool_calls: calls.map(({ id, name, original_name, canonical, input, status, result_excerpt }) => ({ id, name, original_name, canonical, input, status, result_excerpt })),
+      tool_calls: calls.map(({ id, name, original_name, canonical, input, status, result_excerpt }) => ({
+        id,
+        name,
+        original_name,
+        canonical,
+        input,
+        status,
+        result_excerpt,
+      })),
       usage: this.finalUsage(),
       ...(this.turnCount === null ? {} : { turns: this.turnCount }),
       duration_ms: this.reportedDurationMs !== null ? safeCount(this.reportedDurationMs) : safeCount(spanMs),

@@ -66,7 +66,8 @@ const DERIVERS: Readonly<Record<DeriveName, Deriver>> = {
     if (typeof raw === "string") return { fields: { command: raw } };
     if (!Array.isArray(raw) || !raw.every((part) => typeof part === "string")) return { fields: {} };
     const argv = raw as string[];
-    const script = argv.length === 3 && SHELLS.has(argv[0]!) && /^-l?c$/.test(argv[1]!) ? argv[2]! : argv.map(quoteArg).join(" ");
+    const script =
+      argv.length === 3 && SHELLS.has(argv[0]!) && /^-l?c$/.test(argv[1]!) ? argv[2]! : argv.map(quoteArg).join(" ");
     return { fields: { command: script, argv } };
   },
   mcp_skill(input, suffix) {
@@ -81,7 +82,9 @@ const DERIVERS: Readonly<Record<DeriveName, Deriver>> = {
     return null;
   },
   file_paths(input) {
-    const paths = Array.isArray(input.paths) ? input.paths.filter((path): path is string => typeof path === "string") : [];
+    const paths = Array.isArray(input.paths)
+      ? input.paths.filter((path): path is string => typeof path === "string")
+      : [];
     if (paths.length === 1) return { fields: { file_path: paths[0] } };
     return { fields: paths.length === 0 ? {} : { file_paths: paths } };
   },

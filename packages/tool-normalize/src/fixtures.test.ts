@@ -24,16 +24,28 @@ interface Expectation {
 
 const REAL_FILES: readonly Expectation[] = [
   // python: {'Bash': 12, 'Read': 3, 'Glob': 1, 'Edit': 1}, 17 distinct tool_use ids across 15 message ids.
-  { file: "claude-code.session.jsonl", format: "claude-session-jsonl", counts: { Bash: 12, Read: 3, Glob: 1, Edit: 1 } },
+  {
+    file: "claude-code.session.jsonl",
+    format: "claude-session-jsonl",
+    counts: { Bash: 12, Read: 3, Glob: 1, Edit: 1 },
+  },
   // python: {'exec_command': 20, 'update_plan': 2, 'apply_patch': 1}; the patch touches 15 files -> Edit with file_paths.
   { file: "codex.rollout.jsonl", format: "codex-rollout-jsonl", counts: { Bash: 20, TodoWrite: 2, Edit: 1 } },
   // python: {'bash': 61, 'stop_bash': 4, 'read_bash': 1, 'view': 1, 'edit': 1}: 68 ids, each in toolRequests AND execution_start/complete.
-  { file: "copilot-cli.events.jsonl", format: "copilot-events-jsonl", counts: { Bash: 61, stop_bash: 4, read_bash: 1, Read: 1, Edit: 1 } },
+  {
+    file: "copilot-cli.events.jsonl",
+    format: "copilot-events-jsonl",
+    counts: { Bash: 61, stop_bash: 4, read_bash: 1, Read: 1, Edit: 1 },
+  },
   { file: "copilot-cli.events.small-no-tools.jsonl", format: "copilot-events-jsonl", counts: {} },
   // python: {'Read': 1}
   { file: "claude.stream-json.sample.jsonl", format: "claude-stream-json", counts: { Read: 1 } },
   // python: {'command_execution': 1, 'mcp_tool_call': 1 (docs/search: not a skill), 'file_change': 1 (one file, update)}
-  { file: "codex.exec-json.sample.jsonl", format: "codex-exec-json", counts: { Bash: 1, "mcp:docs/search": 1, Edit: 1 } },
+  {
+    file: "codex.exec-json.sample.jsonl",
+    format: "codex-exec-json",
+    counts: { Bash: 1, "mcp:docs/search": 1, Edit: 1 },
+  },
   // python: {'read_file': 1}
   { file: "gemini.stream-json.sample.jsonl", format: "gemini-stream-json", counts: { Read: 1 } },
   // Real runs without credentials: no tool calls at all. (The other observed stdout files are not agent
@@ -54,25 +66,46 @@ const KNOWN_PASS_THROUGH = new Set([
 ]);
 
 describe("every real fixture file", () => {
-  it.each(REAL_FILES.map((expectation) => [expectation.file, expectation] as const))("%s: tool calls by canonical name", async (_file, expectation) => {
-    const transcript = await parseTranscriptFile(expectation.format, fixture(expectation.file));
-    expect(transcript.counts).toEqual(expectation.counts);
-    expect(transcript.tool_calls).toHaveLength(Object.values(expectation.counts).reduce((sum, count) => sum + count, 0));
-    for (const call of transcript.tool_calls) {
-      if (!call.canonical) expect(KNOWN_PASS_THROUGH).toContain(call.name);
-    }
-    // Real files of a known format show no drift.
-    expect(transcript.drift).toEqual({ unknown_event_types: {}, unparseable_lines: 0, missing_fields: 0, truncated_last_line: false });
-  });
+  it.each(REAL_FILES.map((expectation) => [expectation.file, expectation] as const))(
+    "%s: tool calls by canonical name",
+    async (_file, expectation) => {
+      const transcript = await parseTranscriptFile(expectation.format, fixture(expectation.file));
+      expect(transcript.counts).toEqual(expectation.counts);
+      expect(transcript.tool_calls).toHaveLength(
+        Object.values(expectation.counts).reduce((sum, count) => sum + count, 0),
+      );
+      for (const call of transcript.tool_calls) {
+        if (!call.canonical) expect(KNOWN_PASS_THROUGH).toContain(call.name);
+      }
+      // Real files of a known format show no drift.
+      expect(transcript.drift).toEqual({
+        unknown_event_types: {},
+        unparseable_lines: 0,
+        missing_fields: 0,
+        truncated_last_line: false,
+      });
+    },
+  );
 
   it("Claude session JSONL: streaming duplicates count once, usage once per message, metadata and pairing", async () => {
     const transcript = await parseTranscriptFile("claude-session-jsonl", fixture("claude-code.session.jsonl"));
-    expect(transcript.usage).toEqual({ input_tokens: 17, output_tokens: 2070, cache_read_tokens: 554_588, cache_write_tokens: 44_142 });
-    expect(transcript.source).toMatchObject({ session_id: "f6b7329a-914c-4f62-8090-4e29b032b173", model: "claude-opus-4-6", cli_version: "2.1.62" });
+    expect(transcript.usage).toEqual({
+      input_tokens: 17,
+      output_tokens: 2070,
+      cache_read_tokens: 554_588,
+      cache_write_tokens: 44_142,
+    });
+    expect(transcript.source).toMatchObject({
+      session_id: "f6b7329a-914c-4f62-8090-4e29b032b173",
+      model: "claude-opus-4-6",
+      cli_version: "2.1.62",
+    });
     // python: 17 results; one is_error (the first push), every other ok.
     expect(transcript.tool_calls.filter((call) => call.status === "error")).toHaveLength(1);
     expect(transcript.tool_calls.every((call) => call.status !== "unknown")).toBe(true);
-    expect(transcript.tool_calls.find((call) => call.name === "Read")?.input.file_path).toBe("/home/christso/projects/agentv/.entire/settings.json");
+    expect(transcript.tool_calls.find((call) => call.name === "Read")?.input.file_path).toBe(
+      "/home/christso/projects/agentv/.entire/settings.json",
+    );
     expect(transcript.cost_usd).toBeNull();
     // The span of event timestamps (00:33:23.371Z → 00:37:10.692Z).
     expect(transcript.duration_ms).toBe(227_321);
@@ -90,9 +123,18 @@ describe("every real fixture file", () => {
     const patch = transcript.tool_calls.find((call) => call.original_name === "apply_patch");
     expect(patch?.name).toBe("Edit");
     expect(patch?.input.file_paths).toHaveLength(15);
-    expect(transcript.usage).toEqual({ input_tokens: 266_714, output_tokens: 2958, cache_read_tokens: 230_656, cache_write_tokens: null });
+    expect(transcript.usage).toEqual({
+      input_tokens: 266_714,
+      output_tokens: 2958,
+      cache_read_tokens: 230_656,
+      cache_write_tokens: null,
+    });
     expect(transcript.duration_ms).toBe(82_696);
-    expect(transcript.source).toMatchObject({ model: "gpt-5.4", cli_version: "0.140.0", session_id: "019ed836-b1da-78f1-8a0c-e598363d10f4" });
+    expect(transcript.source).toMatchObject({
+      model: "gpt-5.4",
+      cli_version: "0.140.0",
+      session_id: "019ed836-b1da-78f1-8a0c-e598363d10f4",
+    });
     const shell = transcript.tool_calls.find((call) => String(call.input.command).startsWith("sed -n"));
     expect(shell?.name).toBe("Bash");
   });
@@ -110,8 +152,16 @@ describe("every real fixture file", () => {
   });
 
   it("Copilot session.shutdown usage wins over per-message counts", async () => {
-    const transcript = await parseTranscriptFile("copilot-events-jsonl", fixture("copilot-cli.events.small-no-tools.jsonl"));
-    expect(transcript.usage).toEqual({ input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0 });
+    const transcript = await parseTranscriptFile(
+      "copilot-events-jsonl",
+      fixture("copilot-cli.events.small-no-tools.jsonl"),
+    );
+    expect(transcript.usage).toEqual({
+      input_tokens: 0,
+      output_tokens: 0,
+      cache_read_tokens: 0,
+      cache_write_tokens: 0,
+    });
     expect(transcript.messages.map((message) => message.role)).toEqual(["system", "user", "assistant"]);
     expect(transcript.messages[2]?.text).toBe("2 + 2 is **4**.");
     expect(transcript.source.model).toBe("gpt-5.3-codex-spark");
@@ -123,19 +173,38 @@ describe("every real fixture file", () => {
       { role: "assistant", text: "I will read note.txt.", truncated: false },
       { role: "assistant", text: "hello world\nline two", truncated: false },
     ]);
-    expect(transcript.tool_calls[0]).toMatchObject({ id: "toolu_01X", name: "Read", status: "ok", result_excerpt: "hello world\nline two\n" });
+    expect(transcript.tool_calls[0]).toMatchObject({
+      id: "toolu_01X",
+      name: "Read",
+      status: "ok",
+      result_excerpt: "hello world\nline two\n",
+    });
     expect(transcript.cost_usd).toBe(0.0213);
     expect(transcript.duration_ms).toBe(5210);
-    expect(transcript.usage).toEqual({ input_tokens: 2490, output_tokens: 69, cache_read_tokens: 0, cache_write_tokens: 0 });
+    expect(transcript.usage).toEqual({
+      input_tokens: 2490,
+      output_tokens: 69,
+      cache_read_tokens: 0,
+      cache_write_tokens: 0,
+    });
     expect(transcript.source).toMatchObject({ cli_version: "2.1.330", model: "claude-opus-5-5" });
   });
 
   it("Claude stream-json without a login: the auth failure is reported as errors", async () => {
-    const transcript = await parseTranscriptFile("claude-stream-json", fixture("observed.claude_streamjson.stdout.jsonl"));
-    expect(transcript.errors).toEqual(["authentication_failed: Not logged in · Please run /login", "Not logged in · Please run /login"]);
+    const transcript = await parseTranscriptFile(
+      "claude-stream-json",
+      fixture("observed.claude_streamjson.stdout.jsonl"),
+    );
+    expect(transcript.errors).toEqual([
+      "authentication_failed: Not logged in · Please run /login",
+      "Not logged in · Please run /login",
+    ]);
     expect(transcript.cost_usd).toBe(0);
     // With a fake key the run retried until killed: no result, so nothing is known of usage or cost.
-    const retried = await parseTranscriptFile("claude-stream-json", fixture("observed.claude_streamjson_fakekey.stdout.jsonl"));
+    const retried = await parseTranscriptFile(
+      "claude-stream-json",
+      fixture("observed.claude_streamjson_fakekey.stdout.jsonl"),
+    );
     expect(retried.usage.input_tokens).toBeNull();
     expect(retried.cost_usd).toBeNull();
     expect(retried.duration_ms).toBeNull();
@@ -154,8 +223,18 @@ describe("every real fixture file", () => {
       { role: "user", text: "Read note.txt and return its contents verbatim.", truncated: false },
       { role: "assistant", text: "hello world\nline two", truncated: false },
     ]);
-    expect(transcript.tool_calls[0]).toMatchObject({ id: "read_file_1_0", name: "Read", input: { file_path: "/home/dev/project/note.txt" }, status: "ok" });
-    expect(transcript.usage).toEqual({ input_tokens: 12_988, output_tokens: 42, cache_read_tokens: 5817, cache_write_tokens: null });
+    expect(transcript.tool_calls[0]).toMatchObject({
+      id: "read_file_1_0",
+      name: "Read",
+      input: { file_path: "/home/dev/project/note.txt" },
+      status: "ok",
+    });
+    expect(transcript.usage).toEqual({
+      input_tokens: 12_988,
+      output_tokens: 42,
+      cache_read_tokens: 5817,
+      cache_write_tokens: null,
+    });
     expect(transcript.duration_ms).toBe(6120);
   });
 
@@ -172,7 +251,9 @@ describe("every real fixture file", () => {
     expect(transcript.tool_calls).toEqual([]);
     expect(transcript.messages).toEqual([]);
     expect(parser.stats).toEqual({ lines: 0, recognized_events: 0, unrecognized_events: 0 });
-    await expect(parseTranscriptFile(format, fixture(file))).rejects.toThrow(/is not a .* log: 0 of 0 events .* \(0 lines read/);
+    await expect(parseTranscriptFile(format, fixture(file))).rejects.toThrow(
+      /is not a .* log: 0 of 0 events .* \(0 lines read/,
+    );
   });
 
   it("parsing a file whole or fed line by line gives the same transcript", async () => {

@@ -1,6 +1,15 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { countToolCalls, createTranscriptParser, filesChanged, filesRead, findSkillTrigger, parseTranscriptFile, shellCommands, toolCallsNamed } from "./index.ts";
+import {
+  countToolCalls,
+  createTranscriptParser,
+  filesChanged,
+  filesRead,
+  findSkillTrigger,
+  parseTranscriptFile,
+  shellCommands,
+  toolCallsNamed,
+} from "./index.ts";
 import type { Transcript, TranscriptFormat } from "./index.ts";
 
 const j = (value: unknown): string => JSON.stringify(value);
@@ -15,20 +24,34 @@ function parse(format: TranscriptFormat, events: ReadonlyArray<unknown>): Transc
 const claude = (name: string, input: unknown) =>
   parse("claude-stream-json", [
     { type: "assistant", message: { id: "m1", content: [{ type: "tool_use", id: "t1", name, input }] } },
-    { type: "user", message: { content: [{ type: "tool_result", tool_use_id: "t1", content: "See skills/pdf/SKILL.md for details" }] } },
+    {
+      type: "user",
+      message: {
+        content: [{ type: "tool_result", tool_use_id: "t1", content: "See skills/pdf/SKILL.md for details" }],
+      },
+    },
   ]);
 const copilot = (name: string, args: unknown) =>
   parse("copilot-events-jsonl", [
-    { type: "assistant.message", data: { messageId: "a1", content: "", toolRequests: [{ toolCallId: "c1", name, arguments: args }] } },
+    {
+      type: "assistant.message",
+      data: { messageId: "a1", content: "", toolRequests: [{ toolCallId: "c1", name, arguments: args }] },
+    },
     { type: "tool.execution_start", data: { toolCallId: "c1", toolName: name, arguments: args } },
-    { type: "tool.execution_complete", data: { toolCallId: "c1", success: true, result: { content: "See skills/pdf/SKILL.md" } } },
+    {
+      type: "tool.execution_complete",
+      data: { toolCallId: "c1", success: true, result: { content: "See skills/pdf/SKILL.md" } },
+    },
   ]);
 const codexExec = (item: Record<string, unknown>) =>
   parse("codex-exec-json", [{ type: "item.completed", item: { id: "i1", status: "completed", ...item } }]);
 const codexRollout = (name: string, args: unknown) =>
   parse("codex-rollout-jsonl", [
     { type: "response_item", payload: { type: "function_call", name, arguments: j(args), call_id: "k1" } },
-    { type: "response_item", payload: { type: "function_call_output", call_id: "k1", output: "Process exited with code 0" } },
+    {
+      type: "response_item",
+      payload: { type: "function_call_output", call_id: "k1", output: "Process exited with code 0" },
+    },
   ]);
 const gemini = (name: string, parameters: unknown) =>
   parse("gemini-stream-json", [
@@ -37,7 +60,11 @@ const gemini = (name: string, parameters: unknown) =>
   ]);
 
 /** Equivalent sessions per scenario, one per agent; the check must answer the same for all of them. */
-const SCENARIOS: ReadonlyArray<{ readonly scenario: string; readonly expected: boolean; readonly sessions: Record<string, Transcript> }> = [
+const SCENARIOS: ReadonlyArray<{
+  readonly scenario: string;
+  readonly expected: boolean;
+  readonly sessions: Record<string, Transcript>;
+}> = [
   {
     scenario: "loads the skill with its skill tool",
     expected: true,
@@ -56,7 +83,11 @@ const SCENARIOS: ReadonlyArray<{ readonly scenario: string; readonly expected: b
       claude: claude("Read", { file_path: "/repo/.claude/skills/pdf/SKILL.md" }),
       copilot: copilot("view", { path: "/repo/.github/skills/pdf/SKILL.md" }),
       codex: codexRollout("exec_command", { cmd: "sed -n '1,200p' /home/u/.codex/skills/pdf/SKILL.md" }),
-      "codex exec": codexExec({ type: "command_execution", command: "bash -lc 'cat skills/pdf/SKILL.md'", exit_code: 0 }),
+      "codex exec": codexExec({
+        type: "command_execution",
+        command: "bash -lc 'cat skills/pdf/SKILL.md'",
+        exit_code: 0,
+      }),
       gemini: gemini("read_file", { absolute_path: "/repo/skills/pdf/SKILL.md" }),
     },
   },
@@ -83,26 +114,42 @@ const SCENARIOS: ReadonlyArray<{ readonly scenario: string; readonly expected: b
 ];
 
 describe("findSkillTrigger: the seed's acceptance criterion", () => {
-  it.each(SCENARIOS.map((scenario) => [scenario.scenario, scenario] as const))("identical results across agents when the agent %s", (_label, { expected, sessions }) => {
-    const results = Object.fromEntries(Object.entries(sessions).map(([agent, transcript]) => [agent, findSkillTrigger(transcript, "pdf") !== null]));
-    expect(results).toEqual(Object.fromEntries(Object.keys(sessions).map((agent) => [agent, expected])));
-  });
+  it.each(SCENARIOS.map((scenario) => [scenario.scenario, scenario] as const))(
+    "identical results across agents when the agent %s",
+    (_label, { expected, sessions }) => {
+      const results = Object.fromEntries(
+        Object.entries(sessions).map(([agent, transcript]) => [agent, findSkillTrigger(transcript, "pdf") !== null]),
+      );
+      expect(results).toEqual(Object.fromEntries(Object.keys(sessions).map((agent) => [agent, expected])));
+    },
+  );
 
   it("says how it knew, and returns the tool call", () => {
-    expect(findSkillTrigger(claude("Skill", { skill: "pdf" }), "pdf")).toMatchObject({ kind: "skill_tool", tool_call: { id: "t1", name: "Skill" } });
+    expect(findSkillTrigger(claude("Skill", { skill: "pdf" }), "pdf")).toMatchObject({
+      kind: "skill_tool",
+      tool_call: { id: "t1", name: "Skill" },
+    });
     expect(findSkillTrigger(copilot("view", { path: "/r/skills/pdf/SKILL.md" }), "pdf")?.kind).toBe("read_skill_file");
-    expect(findSkillTrigger(codexRollout("exec_command", { cmd: "cat skills/pdf/SKILL.md" }), "pdf")?.kind).toBe("shell_reads_skill_file");
+    expect(findSkillTrigger(codexRollout("exec_command", { cmd: "cat skills/pdf/SKILL.md" }), "pdf")?.kind).toBe(
+      "shell_reads_skill_file",
+    );
   });
 
   it("with shell: false, accepts only a Skill call or a Read", () => {
-    expect(findSkillTrigger(codexRollout("exec_command", { cmd: "cat skills/pdf/SKILL.md" }), "pdf", { shell: false })).toBeNull();
-    expect(findSkillTrigger(claude("Read", { file_path: "skills/pdf/SKILL.md" }), "pdf", { shell: false })?.kind).toBe("read_skill_file");
+    expect(
+      findSkillTrigger(codexRollout("exec_command", { cmd: "cat skills/pdf/SKILL.md" }), "pdf", { shell: false }),
+    ).toBeNull();
+    expect(findSkillTrigger(claude("Read", { file_path: "skills/pdf/SKILL.md" }), "pdf", { shell: false })?.kind).toBe(
+      "read_skill_file",
+    );
   });
 
   it("accepts namespaced skill names and multi-file reads, and escapes regex characters in the name", () => {
     expect(findSkillTrigger(claude("Skill", { skill: "anthropic:pdf" }), "pdf")).not.toBeNull();
     expect(findSkillTrigger(claude("Skill", { skill: "pdfx" }), "pdf")).toBeNull();
-    expect(findSkillTrigger(gemini("read_many_files", { paths: ["/r/a.md", "/r/skills/pdf/forms.md"] }), "pdf")?.kind).toBe("read_skill_file");
+    expect(
+      findSkillTrigger(gemini("read_many_files", { paths: ["/r/a.md", "/r/skills/pdf/forms.md"] }), "pdf")?.kind,
+    ).toBe("read_skill_file");
     expect(findSkillTrigger(claude("Read", { file_path: "/r/skills/a.b/SKILL.md" }), "a.b")).not.toBeNull();
     expect(findSkillTrigger(claude("Read", { file_path: "/r/skills/aXb/SKILL.md" }), "a.b")).toBeNull();
     expect(findSkillTrigger(claude("Read", {}), "pdf")).toBeNull();

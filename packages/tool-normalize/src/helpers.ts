@@ -27,7 +27,9 @@ function stringField(input: Readonly<Record<string, unknown>>, field: string): s
 }
 
 function paths(call: TranscriptToolCall): string[] {
-  const list = Array.isArray(call.input.file_paths) ? call.input.file_paths.filter((path): path is string => typeof path === "string") : [];
+  const list = Array.isArray(call.input.file_paths)
+    ? call.input.file_paths.filter((path): path is string => typeof path === "string")
+    : [];
   const one = stringField(call.input, "file_path");
   return one === "" ? list : [one, ...list];
 }
@@ -46,11 +48,17 @@ function skillDirectoryPattern(skill: string): RegExp {
  * under `skills/<skill>/`, or (unless `shell: false`) a `Bash` command naming such a file. Null when
  * none did. Identical answers for equivalent sessions of any agent, since only canonical names count.
  */
-export function findSkillTrigger(transcript: ToolCalls, skill: string, options: FindSkillTriggerOptions = {}): SkillTrigger | null {
+export function findSkillTrigger(
+  transcript: ToolCalls,
+  skill: string,
+  options: FindSkillTriggerOptions = {},
+): SkillTrigger | null {
   const inSkillDirectory = skillDirectoryPattern(skill);
   for (const call of transcript.tool_calls) {
-    if (call.name === "Skill" && namesSkill(stringField(call.input, "skill"), skill)) return { kind: "skill_tool", tool_call: call };
-    if (call.name === "Read" && paths(call).some((path) => inSkillDirectory.test(path))) return { kind: "read_skill_file", tool_call: call };
+    if (call.name === "Skill" && namesSkill(stringField(call.input, "skill"), skill))
+      return { kind: "skill_tool", tool_call: call };
+    if (call.name === "Read" && paths(call).some((path) => inSkillDirectory.test(path)))
+      return { kind: "read_skill_file", tool_call: call };
     if (options.shell !== false && call.name === "Bash" && inSkillDirectory.test(stringField(call.input, "command"))) {
       return { kind: "shell_reads_skill_file", tool_call: call };
     }
@@ -77,7 +85,9 @@ export function filesRead(transcript: ToolCalls): string[] {
 
 /** Files the agent wrote or edited through `Write`/`Edit` calls, in order, once each. */
 export function filesChanged(transcript: ToolCalls): string[] {
-  return [...new Set(transcript.tool_calls.filter((call) => call.name === "Write" || call.name === "Edit").flatMap(paths))];
+  return [
+    ...new Set(transcript.tool_calls.filter((call) => call.name === "Write" || call.name === "Edit").flatMap(paths)),
+  ];
 }
 
 /** The commands of every `Bash` call, in order. */

@@ -16,7 +16,13 @@ export {
 export type { TranscriptFormat, TranscriptParser, TranscriptParserOptions } from "./parser.ts";
 export { countToolCalls, filesChanged, filesRead, findSkillTrigger, shellCommands, toolCallsNamed } from "./helpers.ts";
 export type { FindSkillTriggerOptions, SkillTrigger, SkillTriggerKind } from "./helpers.ts";
-export { readTranscriptJsonl, repairTranscriptDirectory, stampTranscript, transcriptLine, writeTranscriptJsonl } from "./jsonl.ts";
+export {
+  readTranscriptJsonl,
+  repairTranscriptDirectory,
+  stampTranscript,
+  transcriptLine,
+  writeTranscriptJsonl,
+} from "./jsonl.ts";
 export type { JsonlRepair, TranscriptInvocation } from "./jsonl.ts";
 export { resolveStreamLogOption, summarizeTranscript } from "./stream-log.ts";
 export type { StreamLogOption } from "./stream-log.ts";

@@ -20,12 +20,24 @@ const fixtures = join(import.meta.dirname, "__fixtures__");
 
 describe("transcript JSONL", () => {
   it("one schema-versioned line per case invocation, stamped with case id and tag", async () => {
-    const transcript = await parseTranscriptFile("claude-stream-json", join(fixtures, "claude.stream-json.sample.jsonl"));
-    const line = transcriptLine(transcript, { case_id: "001-x", invocation_tag: "bench:t:vuln:001-x", written_at: "2026-11-22T03:00:00Z" });
+    const transcript = await parseTranscriptFile(
+      "claude-stream-json",
+      join(fixtures, "claude.stream-json.sample.jsonl"),
+    );
+    const line = transcriptLine(transcript, {
+      case_id: "001-x",
+      invocation_tag: "bench:t:vuln:001-x",
+      written_at: "2026-11-22T03:00:00Z",
+    });
     expect(line.endsWith("\n")).toBe(true);
     expect(line.slice(0, -1)).not.toContain("\n");
     const parsed = TranscriptSchema.parse(JSON.parse(line));
-    expect(parsed).toMatchObject({ schema_version: "evalgate.transcript.v1", case_id: "001-x", invocation_tag: "bench:t:vuln:001-x", written_at: "2026-11-22T03:00:00Z" });
+    expect(parsed).toMatchObject({
+      schema_version: "evalgate.transcript.v1",
+      case_id: "001-x",
+      invocation_tag: "bench:t:vuln:001-x",
+      written_at: "2026-11-22T03:00:00Z",
+    });
     expect(stampTranscript(transcript).written_at).toMatch(/^\d{4}-\d\d-\d\dT/);
   });
 
@@ -58,7 +70,10 @@ describe("transcript JSONL", () => {
     expect(isEvalError(missing) && missing.code).toBe("EVAL_IO");
     const blocked = join(dir, "file");
     writeFileSync(blocked, "");
-    const unwritable = await writeTranscriptJsonl(join(blocked, "x.jsonl"), createTranscriptParser("gemini-stream-json").end()).catch((caught: unknown) => caught);
+    const unwritable = await writeTranscriptJsonl(
+      join(blocked, "x.jsonl"),
+      createTranscriptParser("gemini-stream-json").end(),
+    ).catch((caught: unknown) => caught);
     expect(isEvalError(unwritable) && unwritable.code).toBe("EVAL_IO");
     expect(readFileSync(blocked, "utf8")).toBe("");
   });
@@ -80,7 +95,10 @@ describe("stream_log and the deprecated log_format", () => {
   });
 
   it("maps log_format json -> raw and summary -> summary, with exactly one warning each", () => {
-    for (const [logFormat, expected] of [["json", "raw"], ["summary", "summary"]] as const) {
+    for (const [logFormat, expected] of [
+      ["json", "raw"],
+      ["summary", "summary"],
+    ] as const) {
       const { warnings, sink } = collect();
       expect(resolveStreamLogOption({ log_format: logFormat }, sink)).toBe(expected);
       expect(warnings).toHaveLength(1);
@@ -98,7 +116,10 @@ describe("stream_log and the deprecated log_format", () => {
   });
 
   it("rejects values it does not know with a config error", () => {
-    const bad = [() => resolveStreamLogOption({ log_format: "xml" as "json" }), () => resolveStreamLogOption({ stream_log: "json" as "raw" })];
+    const bad = [
+      () => resolveStreamLogOption({ log_format: "xml" as "json" }),
+      () => resolveStreamLogOption({ stream_log: "json" as "raw" }),
+    ];
     for (const call of bad) {
       let caught: unknown;
       try {
@@ -115,7 +136,9 @@ describe("summarizeTranscript", () => {
   it("names the source, tool calls by name, usage, drift and errors", async () => {
     const transcript = await parseTranscriptFile("copilot-events-jsonl", join(fixtures, "copilot-cli.events.jsonl"));
     const lines = summarizeTranscript(transcript);
-    expect(lines[0]).toBe("copilot copilot-events-jsonl session 10fb4666-56f0-4352-90fc-715caf95b418 model claude-sonnet-4.6");
+    expect(lines[0]).toBe(
+      "copilot copilot-events-jsonl session 10fb4666-56f0-4352-90fc-715caf95b418 model claude-sonnet-4.6",
+    );
     expect(lines[1]).toBe("11 messages, 68 tool calls: Bash 61, stop_bash 4, Edit 1, Read 1, read_bash 1");
     expect(lines).toHaveLength(3);
     const parser = createTranscriptParser("claude-stream-json");
@@ -126,10 +149,14 @@ describe("summarizeTranscript", () => {
     expect(drifted[0]).toBe("claude-code claude-stream-json");
     expect(drifted[1]).toBe("0 messages, 0 tool calls");
     expect(drifted[2]).toContain("cost $0.5");
-    expect(drifted[3]).toBe("drift: unknown event types nope ×1; 1 unparseable lines (last line truncated); 0 missing fields");
+    expect(drifted[3]).toBe(
+      "drift: unknown event types nope ×1; 1 unparseable lines (last line truncated); 0 missing fields",
+    );
     expect(drifted[4]).toBe("errors: Not logged in");
     const clean = createTranscriptParser("gemini-stream-json");
     clean.push("garbage");
-    expect(summarizeTranscript(clean.end())[3]).toBe("drift: no unknown event types; 1 unparseable lines (last line truncated); 0 missing fields");
+    expect(summarizeTranscript(clean.end())[3]).toBe(
+      "drift: no unknown event types; 1 unparseable lines (last line truncated); 0 missing fields",
+    );
   });
 });

@@ -39,7 +39,11 @@ export function transcriptLine(transcript: Transcript, invocation: TranscriptInv
  * stays whole. A write cut short here ends its fragment with a newline when the disk lets it, and throws
  * EVAL_IO naming the file. Returns the line written.
  */
-export async function writeTranscriptJsonl(path: string, transcript: Transcript, invocation: TranscriptInvocation = {}): Promise<string> {
+export async function writeTranscriptJsonl(
+  path: string,
+  transcript: Transcript,
+  invocation: TranscriptInvocation = {},
+): Promise<string> {
   const line = transcriptLine(transcript, invocation);
   let handle: FileHandle | null = null;
   try {
@@ -120,8 +124,13 @@ async function repairTranscriptJsonl(path: string): Promise<JsonlRepair> {
     }
     if (torn.length === 0) return { path, blankedLines: [], tornPath: null };
     const tornPath = `${path}.torn`;
-    await appendFile(tornPath, torn.map((entry) => `${JSON.stringify({ line: entry.line, text: entry.bytes.toString("utf8") })}\n`).join(""), { mode: 0o600 });
-    for (const entry of torn) await handle.write(Buffer.alloc(entry.bytes.length, 0x20), 0, entry.bytes.length, entry.offset);
+    await appendFile(
+      tornPath,
+      torn.map((entry) => `${JSON.stringify({ line: entry.line, text: entry.bytes.toString("utf8") })}\n`).join(""),
+      { mode: 0o600 },
+    );
+    for (const entry of torn)
+      await handle.write(Buffer.alloc(entry.bytes.length, 0x20), 0, entry.bytes.length, entry.offset);
     await handle.sync();
     return { path, blankedLines: torn.map((entry) => entry.line), tornPath };
   } catch (error) {
@@ -144,13 +153,19 @@ export async function readTranscriptJsonl(path: string): Promise<Transcript[]> {
       try {
         value = JSON.parse(line);
       } catch {
-        throw new EvalError("EVAL_TRANSCRIPT_INVALID", `${path}:${lineNumber} is not JSON (a torn line: a write cut short, or damaged bytes)`, {
-          hint: "transcript JSONL holds one JSON document per line; `evalgate gc` keeps a torn line's bytes in <file>.torn and blanks it",
-        });
+        throw new EvalError(
+          "EVAL_TRANSCRIPT_INVALID",
+          `${path}:${lineNumber} is not JSON (a torn line: a write cut short, or damaged bytes)`,
+          {
+            hint: "transcript JSONL holds one JSON document per line; `evalgate gc` keeps a torn line's bytes in <file>.torn and blanks it",
+          },
+        );
       }
       const result = safeParseWire(TranscriptSchema, value);
       if (!result.success) {
-        throw new EvalError("EVAL_TRANSCRIPT_INVALID", `${path}:${lineNumber}: ${formatIssues(result.issues)}`, { hint: "run `evalgate schemas transcript` for the format" });
+        throw new EvalError("EVAL_TRANSCRIPT_INVALID", `${path}:${lineNumber}: ${formatIssues(result.issues)}`, {
+          hint: "run `evalgate schemas transcript` for the format",
+        });
       }
       transcripts.push(result.data);
     }

@@ -30,7 +30,8 @@ export function isCanonicalToolName(name: string): boolean {
 }
 
 function asRecord(input: unknown): Record<string, unknown> {
-  if (input !== null && typeof input === "object" && !Array.isArray(input)) return { ...(input as Record<string, unknown>) };
+  if (input !== null && typeof input === "object" && !Array.isArray(input))
+    return { ...(input as Record<string, unknown>) };
   return input === undefined || input === null ? {} : { input };
 }
 
@@ -55,9 +56,18 @@ export function findRule(provider: Provider, name: string): ToolRule | undefined
  * A read done through a shell (`cat`, `sed -n`, `head`) stays `Bash`: the command is exposed as
  * `input.command`, and no guess is made about what it read.
  */
-export function normalizeToolCall(provider: Provider, call: { readonly name: string; readonly input: unknown }): CanonicalToolCall {
+export function normalizeToolCall(
+  provider: Provider,
+  call: { readonly name: string; readonly input: unknown },
+): CanonicalToolCall {
   const input = asRecord(call.input);
-  const passThrough: CanonicalToolCall = { name: call.name, input, original_name: call.name, provider, canonical: false };
+  const passThrough: CanonicalToolCall = {
+    name: call.name,
+    input,
+    original_name: call.name,
+    provider,
+    canonical: false,
+  };
   const rule = findRule(provider, call.name);
   if (rule === undefined) return passThrough;
 

@@ -26,7 +26,11 @@ function parse(format: TranscriptFormat, events: ReadonlyArray<unknown>) {
 
 const claudeTool = (id: string, name: string, input: unknown, messageId = "m1") => ({
   type: "assistant",
-  message: { id: messageId, content: [{ type: "tool_use", id, name, input }], usage: { input_tokens: 10, output_tokens: 5 } },
+  message: {
+    id: messageId,
+    content: [{ type: "tool_use", id, name, input }],
+    usage: { input_tokens: 10, output_tokens: 5 },
+  },
 });
 const claudeResult = (id: string, content: unknown, isError = false) => ({
   type: "user",
@@ -35,7 +39,12 @@ const claudeResult = (id: string, content: unknown, isError = false) => ({
 
 describe("tolerance", () => {
   it("counts unknown event types as drift, never throws", () => {
-    const transcript = parse("claude-stream-json", [{ type: "brand_new_event" }, { type: "brand_new_event" }, { type: "other" }, claudeTool("t1", "Read", { file_path: "/a" })]);
+    const transcript = parse("claude-stream-json", [
+      { type: "brand_new_event" },
+      { type: "brand_new_event" },
+      { type: "other" },
+      claudeTool("t1", "Read", { file_path: "/a" }),
+    ]);
     expect(transcript.drift.unknown_event_types).toEqual({ brand_new_event: 2, other: 1 });
     expect(transcript.counts).toEqual({ Read: 1 });
   });
@@ -45,7 +54,12 @@ describe("tolerance", () => {
       '{"type":"toString"}',
       '{"type":"__proto__"}',
       claudeTool("t1", "constructor", JSON.parse('{"__proto__":{"polluted":true},"x":1}')),
-      { type: "result", duration_ms: 2 ** 60, total_cost_usd: 1e400, usage: { input_tokens: 2 ** 60, output_tokens: 3 } },
+      {
+        type: "result",
+        duration_ms: 2 ** 60,
+        total_cost_usd: 1e400,
+        usage: { input_tokens: 2 ** 60, output_tokens: 3 },
+      },
     ]);
     // A "__proto__" key never becomes a prototype; zod's record parsing drops it (a lost drift count, not a crash).
     expect(Object.entries(transcript.drift.unknown_event_types)).toEqual([["toString", 1]]);
@@ -58,7 +72,15 @@ describe("tolerance", () => {
   });
 
   it("counts lines that are not JSON objects, and events without a type", () => {
-    const transcript = parse("gemini-stream-json", ["not json", "42", "[1,2]", "null", j({ no_type: true }), "", "   "]);
+    const transcript = parse("gemini-stream-json", [
+      "not json",
+      "42",
+      "[1,2]",
+      "null",
+      j({ no_type: true }),
+      "",
+      "   ",
+    ]);
     expect(transcript.drift.unparseable_lines).toBe(4);
     expect(transcript.drift.missing_fields).toBe(1);
     expect(transcript.drift.truncated_last_line).toBe(false);
@@ -66,7 +88,9 @@ describe("tolerance", () => {
 
   it("reads CRLF line endings and a leading byte-order mark", () => {
     const parser = createTranscriptParser("gemini-stream-json");
-    parser.write(`\ufeff${j({ type: "init", session_id: "s" })}\r\n${j({ type: "tool_use", tool_name: "glob", tool_id: "g", parameters: {} })}\r\n`);
+    parser.write(
+      `\ufeff${j({ type: "init", session_id: "s" })}\r\n${j({ type: "tool_use", tool_name: "glob", tool_id: "g", parameters: {} })}\r\n`,
+    );
     const transcript = parser.end();
     expect(transcript.source.session_id).toBe("s");
     expect(transcript.counts).toEqual({ Glob: 1 });
@@ -84,7 +108,10 @@ describe("tolerance", () => {
     const transcript = parse("claude-stream-json", [
       { type: "system", subtype: "init", session_id: 7, model: ["x"], future_field: { deep: 1 } },
       { type: "assistant", message: { id: "m", content: "not-an-array", usage: "nope" }, extra: 1 },
-      { type: "assistant", message: { id: "m2", content: [null, 3, { type: "tool_use", id: "t", input: {} }, { type: "mystery" }] } },
+      {
+        type: "assistant",
+        message: { id: "m2", content: [null, 3, { type: "tool_use", id: "t", input: {} }, { type: "mystery" }] },
+      },
       { type: "user", message: { content: [null, { type: "tool_result" }] } },
       { type: "user" },
       { type: "assistant" },
@@ -99,7 +126,11 @@ describe("tolerance", () => {
   });
 
   it("holds results that arrive before their call, and counts results for calls never seen", () => {
-    const transcript = parse("claude-stream-json", [claudeResult("t1", "out"), claudeTool("t1", "Read", { file_path: "/a" }), claudeResult("ghost", "x")]);
+    const transcript = parse("claude-stream-json", [
+      claudeResult("t1", "out"),
+      claudeTool("t1", "Read", { file_path: "/a" }),
+      claudeResult("ghost", "x"),
+    ]);
     expect(transcript.tool_calls[0]).toMatchObject({ status: "ok", result_excerpt: "out" });
     expect(transcript.drift.missing_fields).toBe(1);
   });
@@ -118,7 +149,17 @@ describe("streaming", () => {
     const lines = [
       j({ type: "thread.started", thread_id: "th" }),
       j({ type: "item.started", item: { id: "i1", type: "command_execution", command: "ls", status: "in_progress" } }),
-      j({ type: "item.completed", item: { id: "i1", type: "command_execution", command: "ls", aggregated_output: "a\n", exit_code: 0, status: "completed" } }),
+      j({
+        type: "item.completed",
+        item: {
+          id: "i1",
+          type: "command_execution",
+          command: "ls",
+          aggregated_output: "a\n",
+          exit_code: 0,
+          status: "completed",
+        },
+      }),
       j({ type: "item.completed", item: { id: "i2", type: "agent_message", text: "dönë ✓" } }),
     ];
     const text = `${lines.join("\n")}\n`;
@@ -135,7 +176,9 @@ describe("streaming", () => {
 
   it("flushes an unterminated last line at end(), and drops an overlong line without holding it", async () => {
     const parser = createTranscriptParser("gemini-stream-json");
-    parser.write(`${j({ type: "init", session_id: "s", model: "m" })}\n${j({ type: "tool_use", tool_name: "glob", tool_id: "g", parameters: {} })}`);
+    parser.write(
+      `${j({ type: "init", session_id: "s", model: "m" })}\n${j({ type: "tool_use", tool_name: "glob", tool_id: "g", parameters: {} })}`,
+    );
     expect(parser.end().counts).toEqual({ Glob: 1 });
 
     const { MAX_LINE_CHARS } = await import("./index.ts");
@@ -159,7 +202,10 @@ describe("streaming", () => {
 
 describe("duplicates count once", () => {
   it("Claude: the same tool_use and text block repeated per content frame", () => {
-    const text = { type: "assistant", message: { id: "m1", content: [{ type: "text", text: "hi" }], usage: { input_tokens: 10, output_tokens: 1 } } };
+    const text = {
+      type: "assistant",
+      message: { id: "m1", content: [{ type: "text", text: "hi" }], usage: { input_tokens: 10, output_tokens: 1 } },
+    };
     const transcript = parse("claude-session-jsonl", [
       text,
       text,
@@ -174,14 +220,24 @@ describe("duplicates count once", () => {
   });
 
   it("keeps two different long blocks of one message even when they start alike", () => {
-    const block = (tail: string) => ({ type: "assistant", message: { id: "m1", content: [{ type: "text", text: `${"same prefix ".repeat(30)}${tail}` }] } });
+    const block = (tail: string) => ({
+      type: "assistant",
+      message: { id: "m1", content: [{ type: "text", text: `${"same prefix ".repeat(30)}${tail}` }] },
+    });
     const transcript = parse("claude-session-jsonl", [block("A"), block("B"), block("A")]);
     expect(transcript.messages).toHaveLength(1);
     expect(transcript.messages[0]?.text.split("\n")).toHaveLength(2);
   });
 
   it("Copilot: toolRequests + execution_start + execution_complete is one call; skill.invoked after a skill call adds none", () => {
-    const request = { type: "assistant.message", data: { messageId: "a1", content: "", toolRequests: [{ toolCallId: "c1", name: "skill", arguments: { skill: "pdf" } }] } };
+    const request = {
+      type: "assistant.message",
+      data: {
+        messageId: "a1",
+        content: "",
+        toolRequests: [{ toolCallId: "c1", name: "skill", arguments: { skill: "pdf" } }],
+      },
+    };
     const transcript = parse("copilot-events-jsonl", [
       request,
       { type: "tool.execution_start", data: { toolCallId: "c1", toolName: "skill", arguments: { skill: "pdf" } } },
@@ -195,7 +251,12 @@ describe("duplicates count once", () => {
     ]);
     expect(transcript.counts).toEqual({ Skill: 2 });
     expect(transcript.tool_calls[0]).toMatchObject({ id: "c1", status: "error", result_excerpt: "boom" });
-    expect(transcript.tool_calls[1]).toMatchObject({ id: null, name: "Skill", original_name: "skill.invoked", input: { skill: "xlsx" } });
+    expect(transcript.tool_calls[1]).toMatchObject({
+      id: null,
+      name: "Skill",
+      original_name: "skill.invoked",
+      input: { skill: "xlsx" },
+    });
     expect(transcript.drift.missing_fields).toBe(3);
     expect(transcript.errors).toEqual(["rate limited"]);
   });
@@ -203,14 +264,23 @@ describe("duplicates count once", () => {
   it("Copilot: execution_start before its toolRequest fills the input in once", () => {
     const transcript = parse("copilot-events-jsonl", [
       { type: "tool.execution_start", data: { toolCallId: "c1", toolName: "view" } },
-      { type: "assistant.message", data: { messageId: "a", toolRequests: [{ toolCallId: "c1", name: "view", arguments: { path: "/r/x" } }, "junk"] } },
+      {
+        type: "assistant.message",
+        data: {
+          messageId: "a",
+          toolRequests: [{ toolCallId: "c1", name: "view", arguments: { path: "/r/x" } }, "junk"],
+        },
+      },
     ]);
     expect(transcript.tool_calls).toHaveLength(1);
     expect(transcript.tool_calls[0]).toMatchObject({ name: "Read", input: { file_path: "/r/x" } });
   });
 
   it("Codex exec: item.started/updated/completed of one id is one call", () => {
-    const item = (type: string, status: string, extra: Record<string, unknown> = {}) => ({ type, item: { id: "i9", type: "mcp_tool_call", server: "skills", tool: "pdf", arguments: {}, status, ...extra } });
+    const item = (type: string, status: string, extra: Record<string, unknown> = {}) => ({
+      type,
+      item: { id: "i9", type: "mcp_tool_call", server: "skills", tool: "pdf", arguments: {}, status, ...extra },
+    });
     const transcript = parse("codex-exec-json", [
       item("item.started", "in_progress"),
       item("item.updated", "in_progress"),
@@ -220,19 +290,39 @@ describe("duplicates count once", () => {
       { type: "item.completed", item: { id: "t", type: "todo_list", items: [] } },
       { type: "item.completed", item: { id: "r", type: "reasoning", text: "…" } },
       { type: "item.completed", item: { id: "n", type: "new_item_kind" } },
-      { type: "item.completed", item: { id: "m", type: "mcp_tool_call", server: "docs", tool: "search", result: { content: [{ type: "text", text: "found" }] }, status: "completed" } },
+      {
+        type: "item.completed",
+        item: {
+          id: "m",
+          type: "mcp_tool_call",
+          server: "docs",
+          tool: "search",
+          result: { content: [{ type: "text", text: "found" }] },
+          status: "completed",
+        },
+      },
       { type: "item.completed", item: { id: "e", type: "error", message: "transient" } },
       { type: "turn.failed", error: { message: "quota" } },
       { type: "turn.completed", usage: { input_tokens: 5, cached_input_tokens: 1, output_tokens: 2 } },
       { type: "turn.completed", usage: { input_tokens: 7, output_tokens: 3 } },
     ]);
     expect(transcript.counts).toEqual({ Skill: 1, WebSearch: 1, TodoWrite: 1, "mcp:docs/search": 1 });
-    expect(transcript.tool_calls[0]).toMatchObject({ name: "Skill", input: { skill: "pdf" }, status: "error", result_excerpt: "no such skill" });
+    expect(transcript.tool_calls[0]).toMatchObject({
+      name: "Skill",
+      input: { skill: "pdf" },
+      status: "error",
+      result_excerpt: "no such skill",
+    });
     expect(transcript.tool_calls[3]).toMatchObject({ result_excerpt: "found", status: "ok" });
     expect(transcript.drift).toMatchObject({ unknown_event_types: { "item:new_item_kind": 1 }, missing_fields: 1 });
     expect(transcript.errors).toEqual(["transient", "quota"]);
     // Turn usage adds up across turns.
-    expect(transcript.usage).toEqual({ input_tokens: 12, output_tokens: 5, cache_read_tokens: 1, cache_write_tokens: null });
+    expect(transcript.usage).toEqual({
+      input_tokens: 12,
+      output_tokens: 5,
+      cache_read_tokens: 1,
+      cache_write_tokens: null,
+    });
   });
 });
 
@@ -241,18 +331,41 @@ describe("Codex rollout details", () => {
 
   it("reads statuses from outputs, argv shells, local shell and web search calls, malformed arguments", () => {
     const transcript = parse("codex-rollout-jsonl", [
-      line("response_item", { type: "function_call", name: "shell", arguments: j({ command: ["bash", "-lc", "cat skills/pdf/SKILL.md"] }), call_id: "a" }),
+      line("response_item", {
+        type: "function_call",
+        name: "shell",
+        arguments: j({ command: ["bash", "-lc", "cat skills/pdf/SKILL.md"] }),
+        call_id: "a",
+      }),
       line("response_item", { type: "function_call_output", call_id: "a", output: { content: "ok", success: true } }),
       line("response_item", { type: "function_call", name: "exec_command", arguments: "{not json", call_id: "b" }),
-      line("response_item", { type: "function_call_output", call_id: "b", output: "Process exited with code 1\nOutput:\nboom" }),
-      line("response_item", { type: "local_shell_call", call_id: "c", action: { command: ["ls"], working_directory: "/r" } }),
+      line("response_item", {
+        type: "function_call_output",
+        call_id: "b",
+        output: "Process exited with code 1\nOutput:\nboom",
+      }),
+      line("response_item", {
+        type: "local_shell_call",
+        call_id: "c",
+        action: { command: ["ls"], working_directory: "/r" },
+      }),
       line("response_item", { type: "local_shell_call_output", call_id: "c", output: "Exit code: 0" }),
       line("response_item", { type: "web_search_call", id: "d", action: { query: "zod" }, status: "failed" }),
-      line("response_item", { type: "custom_tool_call", name: "apply_patch", input: "*** Begin Patch\n*** Add File: n.ts\n+x\n*** End Patch", call_id: "e", status: "failed" }),
+      line("response_item", {
+        type: "custom_tool_call",
+        name: "apply_patch",
+        input: "*** Begin Patch\n*** Add File: n.ts\n+x\n*** End Patch",
+        call_id: "e",
+        status: "failed",
+      }),
       line("response_item", { type: "function_call", call_id: "f" }),
       line("response_item", { type: "function_call_output", output: "x" }),
       line("response_item", { type: "surprise" }),
-      line("response_item", { type: "message", role: "developer", content: [{ type: "input_text", text: "rules" }, "junk"] }),
+      line("response_item", {
+        type: "message",
+        role: "developer",
+        content: [{ type: "input_text", text: "rules" }, "junk"],
+      }),
       line("event_msg", { type: "error", message: "stream broke" }),
       line("event_msg", { type: "task_complete", duration_ms: 1000 }),
       line("event_msg", { type: "task_complete", duration_ms: 500 }),
@@ -274,7 +387,10 @@ describe("Codex rollout details", () => {
     expect(transcript.messages).toEqual([{ role: "system", text: "rules", truncated: false }]);
     expect(transcript.duration_ms).toBe(1500);
     expect(transcript.errors).toEqual(["stream broke"]);
-    expect(transcript.drift).toMatchObject({ unknown_event_types: { "response_item:surprise": 1, mystery: 1 }, missing_fields: 3 });
+    expect(transcript.drift).toMatchObject({
+      unknown_event_types: { "response_item:surprise": 1, mystery: 1 },
+      missing_fields: 3,
+    });
   });
 });
 
@@ -303,7 +419,13 @@ describe("Gemini details", () => {
       ["Glob", "unknown", true],
     ]);
     expect(transcript.tool_calls[0]?.result_excerpt).toBe("exit 1");
-    expect(transcript.messages.map((message) => message.text)).toEqual(["one", " two three", "after the tool", "next", "reply"]);
+    expect(transcript.messages.map((message) => message.text)).toEqual([
+      "one",
+      " two three",
+      "after the tool",
+      "next",
+      "reply",
+    ]);
     expect(transcript.errors).toEqual(["warning: loop detected", "no auth"]);
     expect(transcript.drift.missing_fields).toBe(2);
   });
@@ -314,11 +436,21 @@ describe("bounds", () => {
     const long = "x".repeat(MESSAGE_EXCERPT_CHARS + 10);
     const huge = "y".repeat(INPUT_STRING_CHARS + 10);
     const events: unknown[] = [
-      { type: "assistant", message: { id: "m", content: [{ type: "text", text: long }, { type: "text", text: "more" }] } },
+      {
+        type: "assistant",
+        message: {
+          id: "m",
+          content: [
+            { type: "text", text: long },
+            { type: "text", text: "more" },
+          ],
+        },
+      },
       claudeTool("t", "Write", { file_path: "/a", content: huge }, "m2"),
       claudeResult("t", [{ type: "text", text: "r".repeat(RESULT_EXCERPT_CHARS + 10) }, "plain", { other: 1 }]),
     ];
-    for (let index = 0; index < MAX_ERRORS + 5; index += 1) events.push({ type: "result", is_error: true, result: `e${index}` });
+    for (let index = 0; index < MAX_ERRORS + 5; index += 1)
+      events.push({ type: "result", is_error: true, result: `e${index}` });
     const transcript = parse("claude-stream-json", events);
     expect(transcript.messages[0]).toMatchObject({ truncated: true });
     expect(transcript.messages[0]?.text).toHaveLength(MESSAGE_EXCERPT_CHARS + 1);
@@ -330,7 +462,9 @@ describe("bounds", () => {
 
 describe("source metadata", () => {
   it("fills gaps from caller labels, but the stream wins", () => {
-    const parser = createTranscriptParser("codex-exec-json", { source: { cli_version: "0.169.0", model: "gpt-5", case_id: "c1" } });
+    const parser = createTranscriptParser("codex-exec-json", {
+      source: { cli_version: "0.169.0", model: "gpt-5", case_id: "c1" },
+    });
     parser.push(j({ type: "thread.started", thread_id: "th" }));
     expect(parser.end().source).toEqual({
       format: "codex-exec-json",
@@ -351,7 +485,9 @@ describe("parseTranscriptFile errors", () => {
   const dir = mkdtempSync(join(tmpdir(), "tool-normalize-"));
 
   it("a missing file is EVAL_IO naming the path", async () => {
-    const error = await parseTranscriptFile("claude-stream-json", join(dir, "absent.jsonl")).catch((caught: unknown) => caught);
+    const error = await parseTranscriptFile("claude-stream-json", join(dir, "absent.jsonl")).catch(
+      (caught: unknown) => caught,
+    );
     expect(isEvalError(error) && error.code).toBe("EVAL_IO");
     expect((error as Error).message).toBe(`cannot read transcript ${join(dir, "absent.jsonl")}: does not exist`);
     const directory = await parseTranscriptFile("claude-stream-json", dir).catch((caught: unknown) => caught);
@@ -363,7 +499,9 @@ describe("parseTranscriptFile errors", () => {
     writeFileSync(codex, `${j({ type: "thread.started", thread_id: "x" })}\n`);
     const wrong = await parseTranscriptFile("copilot-events-jsonl", codex).catch((caught: unknown) => caught);
     expect(isEvalError(wrong) && wrong.code).toBe("EVAL_TRANSCRIPT_INVALID");
-    expect((wrong as Error).message).toBe(`${codex} is not a copilot-events-jsonl log: 0 of 1 events are copilot-events-jsonl events (1 lines read, 0 not JSON)`);
+    expect((wrong as Error).message).toBe(
+      `${codex} is not a copilot-events-jsonl log: 0 of 1 events are copilot-events-jsonl events (1 lines read, 0 not JSON)`,
+    );
     const binary = join(dir, "binary.bin");
     writeFileSync(binary, Buffer.from([0, 255, 10, 1, 2, 3, 10]));
     const notLog = await parseTranscriptFile("claude-stream-json", binary).catch((caught: unknown) => caught);

@@ -89,7 +89,10 @@ export interface TranscriptParser {
  * Memory grows with the number of messages and tool calls kept (each cut to an excerpt), not with
  * the size of the stream.
  */
-export function createTranscriptParser(format: TranscriptFormat, options: TranscriptParserOptions = {}): TranscriptParser {
+export function createTranscriptParser(
+  format: TranscriptFormat,
+  options: TranscriptParserOptions = {},
+): TranscriptParser {
   const spec = FORMATS[format];
   if (spec === undefined) throw new Error(`unknown transcript format ${String(format)}`);
   const builder = new TranscriptBuilder(format, spec.provider, options.source ?? {});
@@ -176,11 +179,16 @@ export function createTranscriptParser(format: TranscriptFormat, options: Transc
  * Throws EVAL_IO when the file cannot be read, and EVAL_TRANSCRIPT_INVALID when not one line is an
  * event of `format` (the wrong format, or not a log at all).
  */
-export async function parseTranscriptFile(format: TranscriptFormat, path: string, options: TranscriptParserOptions = {}): Promise<Transcript> {
+export async function parseTranscriptFile(
+  format: TranscriptFormat,
+  path: string,
+  options: TranscriptParserOptions = {},
+): Promise<Transcript> {
   const parser = createTranscriptParser(format, { source: { path, ...options.source } });
   const decoder = new StringDecoder("utf8");
   try {
-    for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 })) parser.write(decoder.write(chunk as Buffer));
+    for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 }))
+      parser.write(decoder.write(chunk as Buffer));
     parser.write(decoder.end());
   } catch (error) {
     const reason = (error as NodeJS.ErrnoException).code === "ENOENT" ? "does not exist" : (error as Error).message;
@@ -207,7 +215,11 @@ export async function parseTranscriptFile(format: TranscriptFormat, path: string
  * reads them, and the one that recognizes the most events (and meets the fewest unknown types) wins;
  * a tie goes to the provider's first format. A provider with one format needs no look.
  */
-export async function detectTranscriptFormat(provider: Provider, path: string, sampleLines = 200): Promise<TranscriptFormat> {
+export async function detectTranscriptFormat(
+  provider: Provider,
+  path: string,
+  sampleLines = 200,
+): Promise<TranscriptFormat> {
   const candidates = PROVIDER_FORMATS[provider];
   if (candidates.length === 0) {
     throw new EvalError("EVAL_USAGE", `evalgate reads no native log format of ${provider}`, {

@@ -98,8 +98,14 @@ export type PiAgentEvent =
 
 // ---- Codex app-server ----
 type JsonValue = number | string | boolean | JsonValue[] | { [key in string]?: JsonValue } | null;
-export type CodexUserInput = { type: "text"; clientId?: string; text: string; text_elements: Array<unknown> } | { type: "localImage"; clientId?: string; path: string };
-export type CodexCommandAction = { type: "read"; command: string; name: string; path: string } | { type: "listFiles"; command: string; path: string | null } | { type: "search"; command: string; query: string | null; path: string | null } | { type: "unknown"; command: string };
+export type CodexUserInput =
+  | { type: "text"; clientId?: string; text: string; text_elements: Array<unknown> }
+  | { type: "localImage"; clientId?: string; path: string };
+export type CodexCommandAction =
+  | { type: "read"; command: string; name: string; path: string }
+  | { type: "listFiles"; command: string; path: string | null }
+  | { type: "search"; command: string; query: string | null; path: string | null }
+  | { type: "unknown"; command: string };
 export type CodexCommandExecutionStatus = "inProgress" | "completed" | "failed" | "declined";
 export type CodexCommandExecutionSource = "agent" | "userShell" | "unifiedExecStartup" | "unifiedExecInteraction";
 export type CodexPatchChangeKind = { type: "add" } | { type: "delete" } | { type: "update"; move_path: string | null };
@@ -118,10 +124,19 @@ export interface CodexMcpToolCallResult {
 export interface CodexMcpToolCallError {
   message: string;
 }
-export type CodexWebSearchAction = { type: "search"; query: string | null; queries: Array<string> | null } | { type: "openPage"; url: string | null } | { type: "other" };
+export type CodexWebSearchAction =
+  | { type: "search"; query: string | null; queries: Array<string> | null }
+  | { type: "openPage"; url: string | null }
+  | { type: "other" };
 export type CodexThreadItem =
   | { type: "userMessage"; id: string; content: Array<CodexUserInput> }
-  | { type: "agentMessage"; id: string; text: string; phase: "commentary" | "final_answer" | null; memoryCitation: null }
+  | {
+      type: "agentMessage";
+      id: string;
+      text: string;
+      phase: "commentary" | "final_answer" | null;
+      memoryCitation: null;
+    }
   | { type: "reasoning"; id: string; summary: Array<string>; content: Array<string> }
   | {
       type: "commandExecution";
@@ -149,7 +164,16 @@ export type CodexThreadItem =
       error: CodexMcpToolCallError | null;
       durationMs: number | null;
     }
-  | { type: "dynamicToolCall"; id: string; tool: string; arguments: JsonValue; status: CodexDynamicToolCallStatus; contentItems: Array<unknown> | null; success: boolean | null; durationMs: number | null }
+  | {
+      type: "dynamicToolCall";
+      id: string;
+      tool: string;
+      arguments: JsonValue;
+      status: CodexDynamicToolCallStatus;
+      contentItems: Array<unknown> | null;
+      success: boolean | null;
+      durationMs: number | null;
+    }
   | { type: "webSearch"; id: string; query: string; action: CodexWebSearchAction | null }
   | { type: "imageView"; id: string; path: string };
 interface CodexTurn {
@@ -175,14 +199,32 @@ export type CodexAppServerLine =
   | { method: "turn/started"; params: { threadId: string; turn: CodexTurn } }
   | { method: "turn/completed"; params: { threadId: string; turn: CodexTurn } }
   | { method: "item/started"; params: { item: CodexThreadItem; threadId: string; turnId: string; startedAtMs: number } }
-  | { method: "item/completed"; params: { item: CodexThreadItem; threadId: string; turnId: string; completedAtMs: number } }
+  | {
+      method: "item/completed";
+      params: { item: CodexThreadItem; threadId: string; turnId: string; completedAtMs: number };
+    }
   | { method: "item/agentMessage/delta"; params: { threadId: string; turnId: string; itemId: string; delta: string } }
-  | { method: "thread/tokenUsage/updated"; params: { threadId: string; turnId: string; tokenUsage: { total: CodexTokenUsageBreakdown; last: CodexTokenUsageBreakdown; modelContextWindow: number | null } } };
+  | {
+      method: "thread/tokenUsage/updated";
+      params: {
+        threadId: string;
+        turnId: string;
+        tokenUsage: {
+          total: CodexTokenUsageBreakdown;
+          last: CodexTokenUsageBreakdown;
+          modelContextWindow: number | null;
+        };
+      };
+    };
 
 // ---- ACP ----
 export type AcpContentBlock = { _meta?: { [k: string]: unknown }; text: string; type: "text" };
-export type AcpToolCallContent = { content: AcpContentBlock; type: "content" } | { newText: string; oldText?: string | null; path: string; type: "diff" } | { terminalId: string; type: "terminal" };
-export type AcpToolKind = "read" | "edit" | "delete" | "move" | "search" | "execute" | "think" | "fetch" | "switch_mode" | "other";
+export type AcpToolCallContent =
+  | { content: AcpContentBlock; type: "content" }
+  | { newText: string; oldText?: string | null; path: string; type: "diff" }
+  | { terminalId: string; type: "terminal" };
+export type AcpToolKind =
+  "read" | "edit" | "delete" | "move" | "search" | "execute" | "think" | "fetch" | "switch_mode" | "other";
 export type AcpToolCallStatus = "pending" | "in_progress" | "completed" | "failed";
 export interface AcpToolCallLocation {
   line?: number | null;

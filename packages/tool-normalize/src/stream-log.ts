@@ -21,14 +21,21 @@ export function resolveStreamLogOption(
 ): StreamLogOption {
   const { stream_log: streamLog, log_format: logFormat } = options;
   if (streamLog !== undefined && streamLog !== false && streamLog !== "summary" && streamLog !== "raw") {
-    throw new EvalError("EVAL_CONFIG_INVALID", `stream_log must be false, "summary" or "raw", not ${JSON.stringify(streamLog)}`);
+    throw new EvalError(
+      "EVAL_CONFIG_INVALID",
+      `stream_log must be false, "summary" or "raw", not ${JSON.stringify(streamLog)}`,
+    );
   }
   if (logFormat === undefined) return streamLog ?? false;
   const mapped = LOG_FORMAT_TO_STREAM_LOG[logFormat];
   if (mapped === undefined) {
-    throw new EvalError("EVAL_CONFIG_INVALID", `log_format must be "json" or "summary", not ${JSON.stringify(logFormat)}`, {
-      hint: "log_format is deprecated: use stream_log: false | \"summary\" | \"raw\"",
-    });
+    throw new EvalError(
+      "EVAL_CONFIG_INVALID",
+      `log_format must be "json" or "summary", not ${JSON.stringify(logFormat)}`,
+      {
+        hint: 'log_format is deprecated: use stream_log: false | "summary" | "raw"',
+      },
+    );
   }
   onWarning({
     code: "config.deprecated_log_format",
@@ -44,7 +51,9 @@ export function resolveStreamLogOption(
  */
 export function summarizeTranscript(transcript: Transcript): string[] {
   const { source, usage, drift } = transcript;
-  const counts = Object.entries(transcript.counts).sort(([a, countA], [b, countB]) => countB - countA || (a < b ? -1 : a > b ? 1 : 0));
+  const counts = Object.entries(transcript.counts).sort(
+    ([a, countA], [b, countB]) => countB - countA || (a < b ? -1 : a > b ? 1 : 0),
+  );
   const unknownTypes = Object.entries(drift.unknown_event_types);
   const lines = [
     `${source.provider} ${source.format}${source.session_id === null ? "" : ` session ${source.session_id}`}${source.model === null ? "" : ` model ${source.model}`}`,

@@ -121,7 +121,12 @@ export const TOOL_TABLE: readonly ToolRule[] = [
   { provider: "copilot", native: "view", canonical: "Read", fields: { file_path: FILE_PATH } },
   { provider: "copilot", native: "Viewing ", prefix: true, canonical: "Read", suffix_field: "file_path" },
   { provider: "copilot", native: "Write File", canonical: "Write", fields: { file_path: FILE_PATH, content: CONTENT } },
-  { provider: "copilot", native: "writeTextFile", canonical: "Write", fields: { file_path: FILE_PATH, content: CONTENT } },
+  {
+    provider: "copilot",
+    native: "writeTextFile",
+    canonical: "Write",
+    fields: { file_path: FILE_PATH, content: CONTENT },
+  },
   { provider: "copilot", native: "create", canonical: "Write", fields: { file_path: FILE_PATH, content: CONTENT } },
   { provider: "copilot", native: "Edit File", canonical: "Edit", fields: { file_path: FILE_PATH } },
   { provider: "copilot", native: "editFile", canonical: "Edit", fields: { file_path: FILE_PATH } },

@@ -7,11 +7,20 @@ import { join } from "node:path";
 import { isEvalError } from "@eval/errors";
 import { mountTmpfs } from "@eval/test-utils";
 import { afterAll, describe, expect, it } from "vitest";
-import { createTranscriptParser, readTranscriptJsonl, repairTranscriptDirectory, transcriptLine, writeTranscriptJsonl } from "./index.ts";
+import {
+  createTranscriptParser,
+  readTranscriptJsonl,
+  repairTranscriptDirectory,
+  transcriptLine,
+  writeTranscriptJsonl,
+} from "./index.ts";
 
 const empty = () => createTranscriptParser("gemini-stream-json").end();
 /** A transcript whose line is `bytes` long or more: one message of that size. */
-const big = (bytes: number) => ({ ...empty(), messages: [{ role: "assistant" as const, text: "x".repeat(bytes), truncated: false }] });
+const big = (bytes: number) => ({
+  ...empty(),
+  messages: [{ role: "assistant" as const, text: "x".repeat(bytes), truncated: false }],
+});
 
 describe("torn transcript lines", () => {
   it("a line never extends a torn one; readers name the torn line; the repair keeps its bytes and blanks it", async () => {
@@ -58,23 +67,30 @@ afterAll(() => {
   if (!("skip" in fs)) fs.unmount();
 });
 
-describe.skipIf("skip" in fs)(`a full disk under a transcript append${"skip" in fs ? ` (skipped: ${fs.skip})` : ""}`, () => {
-  it("a write cut short is EVAL_IO naming the file; the next append after space returns stays whole; gc's repair recovers", async () => {
-    if ("skip" in fs) return;
-    const path = join(fs.path, "transcripts", "perf.jsonl");
-    await writeTranscriptJsonl(path, empty(), { case_id: "before" });
-    fs.fill(4096);
-    const error = await writeTranscriptJsonl(path, big(64 * 1024), { case_id: "cut" }).catch((caught: unknown) => caught);
-    expect(isEvalError(error) && error.code).toBe("EVAL_IO");
-    expect((error as Error).message).toBe(`cannot append the transcript line to ${path}: no space left on the device (ENOSPC)`);
-    expect(isEvalError(error) && error.hint).toMatch(/free space on the file system of .*transcripts/);
-    const afterFault = readFileSync(path, "utf8");
-    expect(afterFault.length).toBeGreaterThan(transcriptLine(empty()).length + 100); // part of the line went down
-    fs.free();
-    await writeTranscriptJsonl(path, empty(), { case_id: "after" });
-    await expect(readTranscriptJsonl(path)).rejects.toThrow(`${path}:2 is not JSON (a torn line`);
-    const [repair] = await repairTranscriptDirectory(join(fs.path, "transcripts"));
-    expect(repair?.blankedLines).toEqual([2]);
-    expect((await readTranscriptJsonl(path)).map((transcript) => transcript.case_id)).toEqual(["before", "after"]);
-  });
-});
+describe.skipIf("skip" in fs)(
+  `a full disk under a transcript append${"skip" in fs ? ` (skipped: ${fs.skip})` : ""}`,
+  () => {
+    it("a write cut short is EVAL_IO naming the file; the next append after space returns stays whole; gc's repair recovers", async () => {
+      if ("skip" in fs) return;
+      const path = join(fs.path, "transcripts", "perf.jsonl");
+      await writeTranscriptJsonl(path, empty(), { case_id: "before" });
+      fs.fill(4096);
+      const error = await writeTranscriptJsonl(path, big(64 * 1024), { case_id: "cut" }).catch(
+        (caught: unknown) => caught,
+      );
+      expect(isEvalError(error) && error.code).toBe("EVAL_IO");
+      expect((error as Error).message).toBe(
+        `cannot append the transcript line to ${path}: no space left on the device (ENOSPC)`,
+      );
+      expect(isEvalError(error) && error.hint).toMatch(/free space on the file system of .*transcripts/);
+      const afterFault = readFileSync(path, "utf8");
+      expect(afterFault.length).toBeGreaterThan(transcriptLine(empty()).length + 100); // part of the line went down
+      fs.free();
+      await writeTranscriptJsonl(path, empty(), { case_id: "after" });
+      await expect(readTranscriptJsonl(path)).rejects.toThrow(`${path}:2 is not JSON (a torn line`);
+      const [repair] = await repairTranscriptDirectory(join(fs.path, "transcripts"));
+      expect(repair?.blankedLines).toEqual([2]);
+      expect((await readTranscriptJsonl(path)).map((transcript) => transcript.case_id)).toEqual(["before", "after"]);
+    });
+  },
+);

@@ -9,19 +9,27 @@ export class AdaptersListCommand extends EvalgateCommand {
   static override usage = Command.Usage({
     category: "Agents",
     description: "List the agent-CLI adapters, what each needs, and whether its binary is on PATH",
-    examples: [["List adapters as JSON lines", "evalgate adapters list"], ["As a table", "evalgate adapters list --format human"]],
+    examples: [
+      ["List adapters as JSON lines", "evalgate adapters list"],
+      ["As a table", "evalgate adapters list --format human"],
+    ],
   });
 
   format = formatOption();
 
   protected async run(): Promise<number> {
-    const format = (await loadSettings({ flags: { format: this.format }, env: this.context.env, cwd: this.context.cwd })).format();
+    const format = (
+      await loadSettings({ flags: { format: this.format }, env: this.context.env, cwd: this.context.cwd })
+    ).format();
     const { ADAPTERS, resolveBinary } = await import("@eval/cli-subscription-adapters");
     const { binaryFor } = await import("./adapters-shared.ts");
     const rows = Object.values(ADAPTERS).map((adapter) => {
       let binaryPath: string | null = null;
       try {
-        binaryPath = resolveBinary(adapter, { binaryPath: binaryFor(this.context, adapter.name, undefined), env: this.context.env });
+        binaryPath = resolveBinary(adapter, {
+          binaryPath: binaryFor(this.context, adapter.name, undefined),
+          env: this.context.env,
+        });
       } catch {
         binaryPath = null;
       }

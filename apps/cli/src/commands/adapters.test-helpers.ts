@@ -5,9 +5,36 @@ import { benignSolutions } from "@eval/cli-subscription-adapters";
 
 /** A Claude Code session as the real CLI prints it (shapes from the CLI's published types). */
 export const CLAUDE_SUCCESS = [
-  { type: "system", subtype: "init", session_id: "s1", model: "claude-opus-5-5", claude_code_version: "2.1.330", tools: [], mcp_servers: [] },
-  { type: "assistant", message: { id: "m1", role: "assistant", type: "message", content: [{ type: "text", text: "hello" }], stop_reason: null }, session_id: "s1" },
-  { type: "result", subtype: "success", is_error: false, result: "hello", total_cost_usd: 0.01, num_turns: 1, duration_ms: 10, session_id: "s1" },
+  {
+    type: "system",
+    subtype: "init",
+    session_id: "s1",
+    model: "claude-opus-5-5",
+    claude_code_version: "2.1.330",
+    tools: [],
+    mcp_servers: [],
+  },
+  {
+    type: "assistant",
+    message: {
+      id: "m1",
+      role: "assistant",
+      type: "message",
+      content: [{ type: "text", text: "hello" }],
+      stop_reason: null,
+    },
+    session_id: "s1",
+  },
+  {
+    type: "result",
+    subtype: "success",
+    is_error: false,
+    result: "hello",
+    total_cost_usd: 0.01,
+    num_turns: 1,
+    duration_ms: 10,
+    session_id: "s1",
+  },
 ]
   .map((line) => JSON.stringify(line))
   .join("\n");
@@ -15,8 +42,27 @@ export const CLAUDE_SUCCESS = [
 /** What the real Claude Code 2.1.330 prints without a login (observed). */
 export const CLAUDE_NOT_LOGGED_IN = [
   { type: "system", subtype: "init", session_id: "s1", model: "claude-opus-5-5" },
-  { type: "assistant", message: { id: "m1", role: "assistant", type: "message", model: "<synthetic>", content: [{ type: "text", text: "Not logged in · Please run /login" }], stop_reason: "stop_sequence" }, error: "authentication_failed", is_api_error_message: true },
-  { type: "result", subtype: "success", is_error: true, result: "Not logged in · Please run /login", total_cost_usd: 0, terminal_reason: "api_error" },
+  {
+    type: "assistant",
+    message: {
+      id: "m1",
+      role: "assistant",
+      type: "message",
+      model: "<synthetic>",
+      content: [{ type: "text", text: "Not logged in · Please run /login" }],
+      stop_reason: "stop_sequence",
+    },
+    error: "authentication_failed",
+    is_api_error_message: true,
+  },
+  {
+    type: "result",
+    subtype: "success",
+    is_error: true,
+    result: "Not logged in · Please run /login",
+    total_cost_usd: 0,
+    terminal_reason: "api_error",
+  },
 ]
   .map((line) => JSON.stringify(line))
   .join("\n");
@@ -26,7 +72,12 @@ export const CLAUDE_NOT_LOGGED_IN = [
  * a session that prints `stream` and exits with `exitCode`. With `doesBenignTasks`, a session whose prompt
  * is one of the compliance check's benign tasks writes that task's files first (it does the task).
  */
-export function fakeClaude(options: { stream: string; exitCode?: number; loggedIn?: boolean; doesBenignTasks?: boolean }): { dir: string; binaryPath: string } {
+export function fakeClaude(options: {
+  stream: string;
+  exitCode?: number;
+  loggedIn?: boolean;
+  doesBenignTasks?: boolean;
+}): { dir: string; binaryPath: string } {
   const dir = mkdtempSync(join(tmpdir(), "evalgate-cli-fake-"));
   const binaryPath = join(dir, "claude");
   const script = `#!${process.execPath}

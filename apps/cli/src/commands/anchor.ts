@@ -26,18 +26,29 @@ export class AnchorCommand extends EvalgateCommand {
     examples: [["Anchor the chain after a run", "evalgate anchor --write ../evalgate-anchor.json"]],
   });
 
-  write = Option.String("--write", { required: true, description: "Where to write the anchor (outside the state directory)" });
+  write = Option.String("--write", {
+    required: true,
+    description: "Where to write the anchor (outside the state directory)",
+  });
   out = stateDirOption();
   signingKey = signingKeyOption();
 
   protected async run(): Promise<number> {
-    const settings = await loadSettings({ flags: { state_dir: this.out }, env: this.context.env, cwd: this.context.cwd });
+    const settings = await loadSettings({
+      flags: { state_dir: this.out },
+      env: this.context.env,
+      cwd: this.context.cwd,
+    });
     const { resolve } = await import("node:path");
     const stateDir = resolve(this.context.cwd, settings.path("state_dir", DEFAULT_STATE_DIR));
     const runsDir = stateLayout(checkStateDir(stateDir, { write: false })).runs;
     const target = resolve(this.context.cwd, this.write);
     if (isInside(stateDir, target)) {
-      throw new EvalError("EVAL_USAGE", `the anchor ${target} is inside the state directory ${stateDir}: whoever can truncate the chain can rewrite it there`, { hint: "write it outside, e.g. a CI artifact or a file you commit" });
+      throw new EvalError(
+        "EVAL_USAGE",
+        `the anchor ${target} is inside the state directory ${stateDir}: whoever can truncate the chain can rewrite it there`,
+        { hint: "write it outside, e.g. a CI artifact or a file you commit" },
+      );
     }
     const { ChainTampered, chainAnchor, verifyChain, writeAnchor } = await import("@eval/audit-chain");
     const chain = await verifyChain({ runsDir });
@@ -46,9 +57,16 @@ export class AnchorCommand extends EvalgateCommand {
       this.context.stderr.write(rendered.text);
       return rendered.exitCode;
     }
-    const signingKey = await (await import("../signing-key.ts")).commandSigningKey(this.signingKey, this.context, stateDir);
+    const signingKey = await (
+      await import("../signing-key.ts")
+    ).commandSigningKey(this.signingKey, this.context, stateDir);
     const anchor = await chainAnchor(runsDir, signingKey);
-    if (anchor === null) throw new EvalError("EVAL_REPORT_NOT_FOUND", `the audit chain in ${runsDir} is empty: there is nothing to anchor`, { hint: "run `evalgate run` first" });
+    if (anchor === null)
+      throw new EvalError(
+        "EVAL_REPORT_NOT_FOUND",
+        `the audit chain in ${runsDir} is empty: there is nothing to anchor`,
+        { hint: "run `evalgate run` first" },
+      );
     await writeAnchor(target, anchor);
     this.emit({ type: "anchor", path: target, ...anchor });
     return ExitCode.ok;

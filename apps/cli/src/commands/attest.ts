@@ -33,15 +33,24 @@ export class AttestCommand extends EvalgateCommand {
   verify = Option.String("--verify", { description: "An envelope to check instead of writing one" });
   out = stateDirOption();
   signingKey = signingKeyOption();
-  trustTiers = trustTiersOption("The trust-tier file whose signers an envelope must be signed by (default docs/trust-tiers.yaml)");
+  trustTiers = trustTiersOption(
+    "The trust-tier file whose signers an envelope must be signed by (default docs/trust-tiers.yaml)",
+  );
 
   protected async run(): Promise<number> {
     const attesting = this.verify === undefined && this.runId !== undefined && this.write !== undefined;
     const verifying = this.verify !== undefined && this.runId === undefined && this.write === undefined;
     if (!attesting && !verifying) {
-      throw new EvalError("EVAL_USAGE", "give a run id and --write <file> to attest a run, or --verify <file> alone to check an attestation");
+      throw new EvalError(
+        "EVAL_USAGE",
+        "give a run id and --write <file> to attest a run, or --verify <file> alone to check an attestation",
+      );
     }
-    const settings = await loadSettings({ flags: { state_dir: this.out, trust_tiers: this.trustTiers }, env: this.context.env, cwd: this.context.cwd });
+    const settings = await loadSettings({
+      flags: { state_dir: this.out, trust_tiers: this.trustTiers },
+      env: this.context.env,
+      cwd: this.context.cwd,
+    });
     const { resolve } = await import("node:path");
     const stateDir = resolve(this.context.cwd, settings.path("state_dir", DEFAULT_STATE_DIR));
     const runsDir = stateLayout(checkStateDir(stateDir, { write: false })).runs;
@@ -54,7 +63,12 @@ export class AttestCommand extends EvalgateCommand {
       return ExitCode.ok;
     }
     const key = await (await import("../signing-key.ts")).commandSigningKey(this.signingKey, this.context, stateDir);
-    if (key === null) throw new EvalError("EVAL_USAGE", "an attestation is signed: give --signing-key <file> or set EVALGATE_SIGNING_KEY", { hint: "`evalgate key generate --out <file>` makes a key" });
+    if (key === null)
+      throw new EvalError(
+        "EVAL_USAGE",
+        "an attestation is signed: give --signing-key <file> or set EVALGATE_SIGNING_KEY",
+        { hint: "`evalgate key generate --out <file>` makes a key" },
+      );
     const { envelope, statement } = await promotion.attestRun({ runsDir, runId: this.runId!, key });
     await promotion.writeAttestation(path, envelope);
     this.emit(line(path, false, statement, key.keyId, null));
@@ -62,7 +76,31 @@ export class AttestCommand extends EvalgateCommand {
   }
 }
 
-function line(path: string, verified: boolean, statement: { readonly subject: readonly { readonly digest: { readonly sha256: string } }[]; readonly predicate: { readonly run_id: string; readonly task_class: string; readonly figures: { readonly lower_bound_95: number } } }, keyId: string, signer: string | null) {
+function line(
+  path: string,
+  verified: boolean,
+  statement: {
+    readonly subject: readonly { readonly digest: { readonly sha256: string } }[];
+    readonly predicate: {
+      readonly run_id: string;
+      readonly task_class: string;
+      readonly figures: { readonly lower_bound_95: number };
+    };
+  },
+  keyId: string,
+  signer: string | null,
+) {
   const { predicate } = statement;
-  return { type: "attestation", schema_version: ATTESTATION_LINE_SCHEMA_VERSION, path, verified, run_id: predicate.run_id, task_class: predicate.task_class, subject_sha256: statement.subject[0]!.digest.sha256, key_id: keyId, signer, lower_bound_95: predicate.figures.lower_bound_95 };
+  return {
+    type: "attestation",
+    schema_version: ATTESTATION_LINE_SCHEMA_VERSION,
+    path,
+    verified,
+    run_id: predicate.run_id,
+    task_class: predicate.task_class,
+    subject_sha256: statement.subject[0]!.digest.sha256,
+    key_id: keyId,
+    signer,
+    lower_bound_95: predicate.figures.lower_bound_95,
+  };
 }

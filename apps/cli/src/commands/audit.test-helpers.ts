@@ -26,8 +26,22 @@ export interface RunShape {
  */
 function reportOf(shape: RunShape, prevHash: string, host: string, runId: string): BenchRunReportInput {
   const { taskClass, lowerBound, passed, heldOut, cases, complete, subsetOf } = shape;
-  const report = runReport({ taskClass, lowerBound, passed, heldOut, cases, complete, subsetOf, prevHash, host, runId });
-  const figures = caseGateStatistics(report.per_case.map((entry) => [entry.score]), { scoreKind: report.score_kind, trials: 1, orderSeed: report.selection.selected_case_ids_digest });
+  const report = runReport({
+    taskClass,
+    lowerBound,
+    passed,
+    heldOut,
+    cases,
+    complete,
+    subsetOf,
+    prevHash,
+    host,
+    runId,
+  });
+  const figures = caseGateStatistics(
+    report.per_case.map((entry) => [entry.score]),
+    { scoreKind: report.score_kind, trials: 1, orderSeed: report.selection.selected_case_ids_digest },
+  );
   const passHatK = figures.n === 0 ? 0 : figures.passedCount / figures.n;
   return {
     ...report,

@@ -17,30 +17,66 @@ describe("evalgate bench check", () => {
     expect(result.problems).toEqual([]);
     expect(result.checks.filter((c) => !c.ok)).toEqual([]);
     expect(json.code).toBe(0);
-    expect(result.kinds).toEqual(["lockfile-only", "manifest-only", "bump-without-dependencies", "dropped-integrity", "wrong-integrity", "invented-resolved", "needless-major-bump"]);
+    expect(result.kinds).toEqual([
+      "lockfile-only",
+      "manifest-only",
+      "bump-without-dependencies",
+      "dropped-integrity",
+      "wrong-integrity",
+      "invented-resolved",
+      "needless-major-bump",
+    ]);
     // Each kind of near miss is exercised somewhere, caught by the failure mode it stands for.
-    for (const kind of result.kinds) expect(result.checks.some((c) => c.control === kind && c.ok), kind).toBe(true);
-    expect(result.checks.find((c) => c.case_id === "node-fetch-major-cve-2022-0235" && c.control === "bump-without-dependencies")).toMatchObject({ expected: "install_broken", passed: false });
+    for (const kind of result.kinds)
+      expect(
+        result.checks.some((c) => c.control === kind && c.ok),
+        kind,
+      ).toBe(true);
+    expect(
+      result.checks.find(
+        (c) => c.case_id === "node-fetch-major-cve-2022-0235" && c.control === "bump-without-dependencies",
+      ),
+    ).toMatchObject({ expected: "install_broken", passed: false });
     expect(result.checks.filter((c) => c.control === "reference")).toHaveLength(42);
     // Every negative case is proven by its no-op passing; every positive case by its reference.
-    expect(result.checks.filter((c) => c.control === "no-op" && c.expected === "pass").length).toBeGreaterThanOrEqual(3);
+    expect(result.checks.filter((c) => c.control === "no-op" && c.expected === "pass").length).toBeGreaterThanOrEqual(
+      3,
+    );
   }, 1_200_000);
 
   it("passes on the shipped migration bench: 12 references, every near miss caught", async () => {
-    const human = await invoke(["bench", "check", "--task-class", "migration-chainguard-distroless", "--format", "human"], { cwd: repo });
+    const human = await invoke(
+      ["bench", "check", "--task-class", "migration-chainguard-distroless", "--format", "human"],
+      { cwd: repo },
+    );
     expect(human.code, human.stdout).toBe(0);
-    expect(human.stdout).toMatch(/^case +reference +no-op +unhardened-runtime +floating-tags +runs-as-root +shell-form-command +package-manager-in-final +port-dropped +artifact-dropped\n/);
-    expect(human.stdout).toMatch(/\ngo-api-alpine-runtime +pass +fail +base_not_hardened +image_unpinned +runs_as_root +shell_form_in_final +package_manager_in_final +ports_changed +artifact_missing\n/);
-    expect(human.stdout).toContain("migration-chainguard-distroless: 12 cases; reference fixes passed 12/12, no-ops judged right 12/12, near misses caught 83/83 (1 not applicable)\nbench check: ok\n");
+    expect(human.stdout).toMatch(
+      /^case +reference +no-op +unhardened-runtime +floating-tags +runs-as-root +shell-form-command +package-manager-in-final +port-dropped +artifact-dropped\n/,
+    );
+    expect(human.stdout).toMatch(
+      /\ngo-api-alpine-runtime +pass +fail +base_not_hardened +image_unpinned +runs_as_root +shell_form_in_final +package_manager_in_final +ports_changed +artifact_missing\n/,
+    );
+    expect(human.stdout).toContain(
+      "migration-chainguard-distroless: 12 cases; reference fixes passed 12/12, no-ops judged right 12/12, near misses caught 83/83 (1 not applicable)\nbench check: ok\n",
+    );
   }, 600_000);
 
   it("prints the table, and refuses a bad --sandbox with one line", async () => {
-    const human = await invoke(["bench", "check", "--task-class", "vuln-remediation", "--cases", "node-fetch-*", "--format", "human"], { cwd: repo });
+    const human = await invoke(
+      ["bench", "check", "--task-class", "vuln-remediation", "--cases", "node-fetch-*", "--format", "human"],
+      { cwd: repo },
+    );
     expect(human.code).toBe(0);
-    expect(human.stdout).toMatch(/^case +reference +no-op +lockfile-only +manifest-only +bump-without-dependencies +dropped-integrity +wrong-integrity +invented-resolved +needless-major-bump\n/);
-    expect(human.stdout).toMatch(/\nnode-fetch-major-cve-2022-0235 +pass +fail +still_vulnerable +lockfile_inconsistent +install_broken +integrity_mismatch +integrity_mismatch +integrity_mismatch +needless_major_bump\n/);
+    expect(human.stdout).toMatch(
+      /^case +reference +no-op +lockfile-only +manifest-only +bump-without-dependencies +dropped-integrity +wrong-integrity +invented-resolved +needless-major-bump\n/,
+    );
+    expect(human.stdout).toMatch(
+      /\nnode-fetch-major-cve-2022-0235 +pass +fail +still_vulnerable +lockfile_inconsistent +install_broken +integrity_mismatch +integrity_mismatch +integrity_mismatch +needless_major_bump\n/,
+    );
     expect(human.stdout).toContain("near misses caught 7/7 (0 not applicable)\nbench check: ok\n");
-    const bad = await invoke(["bench", "check", "--task-class", "vuln-remediation", "--sandbox", "maybe"], { cwd: repo });
+    const bad = await invoke(["bench", "check", "--task-class", "vuln-remediation", "--sandbox", "maybe"], {
+      cwd: repo,
+    });
     expect(bad.code).toBe(1);
     expect(bad.stderr.trim().split("\n")).toHaveLength(1);
   }, 300_000);

@@ -19,7 +19,10 @@ export class BenchCheckCommand extends EvalgateCommand {
     `,
     examples: [
       ["Check a task class", "evalgate bench check --task-class vuln-remediation --format human"],
-      ["Check some of its cases", "evalgate bench check --task-class vuln-remediation --cases 'node-fetch-*' --format human"],
+      [
+        "Check some of its cases",
+        "evalgate bench check --task-class vuln-remediation --cases 'node-fetch-*' --format human",
+      ],
     ],
   });
 
@@ -36,7 +39,10 @@ export class BenchCheckCommand extends EvalgateCommand {
       const { EvalError } = await import("@eval/errors");
       throw new EvalError("EVAL_USAGE", `--sandbox must be bwrap or none, not ${JSON.stringify(this.sandbox)}`);
     }
-    const [{ checkBench }, { BENCH_CHECK_SCHEMA_VERSION, BenchCheckResultSchema, parseWire }] = await Promise.all([import("@eval/runner"), import("@eval/models")]);
+    const [{ checkBench }, { BENCH_CHECK_SCHEMA_VERSION, BenchCheckResultSchema, parseWire }] = await Promise.all([
+      import("@eval/runner"),
+      import("@eval/models"),
+    ]);
     const result = await checkBench({
       taskClass: this.taskClass,
       benchRoot: settings.path("bench_root", "bench"),
@@ -46,9 +52,27 @@ export class BenchCheckCommand extends EvalgateCommand {
     });
     if (format === "human") this.context.stdout.write(formatBenchCheck(result));
     else {
-      const checks = result.checks.map((c) => ({ case_id: c.caseId, control: c.control, expected: typeof c.expected === "string" ? c.expected : c.expected.failureMode, passed: c.passed, failure_modes: [...c.failureModes], error: c.error, ok: c.ok }));
+      const checks = result.checks.map((c) => ({
+        case_id: c.caseId,
+        control: c.control,
+        expected: typeof c.expected === "string" ? c.expected : c.expected.failureMode,
+        passed: c.passed,
+        failure_modes: [...c.failureModes],
+        error: c.error,
+        ok: c.ok,
+      }));
       const notApplicable = result.notApplicable.map((n) => ({ case_id: n.caseId, kind: n.kind, reason: n.reason }));
-      this.emit(parseWire(BenchCheckResultSchema, { schema_version: BENCH_CHECK_SCHEMA_VERSION, task_class: result.taskClass, ok: result.ok, kinds: [...result.kinds], checks, not_applicable: notApplicable, problems: [...result.problems] }));
+      this.emit(
+        parseWire(BenchCheckResultSchema, {
+          schema_version: BENCH_CHECK_SCHEMA_VERSION,
+          task_class: result.taskClass,
+          ok: result.ok,
+          kinds: [...result.kinds],
+          checks,
+          not_applicable: notApplicable,
+          problems: [...result.problems],
+        }),
+      );
     }
     return result.ok ? 0 : 1;
   }

@@ -68,7 +68,11 @@ export class BenchListCommand extends EvalgateCommand {
         rubric_digest: taskClass.rubricDigest,
         description: taskClass.description,
       };
-      this.context.stdout.write(format === "human" ? `${row.task_class}  ${row.cases} cases (${row.held_out} held-out)  ${row.description ?? ""}\n` : `${JSON.stringify(row)}\n`);
+      this.context.stdout.write(
+        format === "human"
+          ? `${row.task_class}  ${row.cases} cases (${row.held_out} held-out)  ${row.description ?? ""}\n`
+          : `${JSON.stringify(row)}\n`,
+      );
     }
     return 0;
   }

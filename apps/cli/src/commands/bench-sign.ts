@@ -24,18 +24,31 @@ export class BenchSignCommand extends EvalgateCommand {
     const settings = await benchSettings(this.context, { benchRoot: this.benchRoot, format: this.format });
     const format = settings.format();
     const { loadTaskClass, signBench, TaskClassRegistry } = await import("@eval/registry");
-    const taskClass = await loadTaskClass(this.taskClass, { benchRoot: settings.path("bench_root", "bench"), registry: new TaskClassRegistry(), onWarning: warningPrinter(this.context, format), allowUnsigned: true });
+    const taskClass = await loadTaskClass(this.taskClass, {
+      benchRoot: settings.path("bench_root", "bench"),
+      registry: new TaskClassRegistry(),
+      onWarning: warningPrinter(this.context, format),
+      allowUnsigned: true,
+    });
     const result = await signBench(taskClass);
     if (format !== "human") {
       const { parseWire, SIGN_RESULT_SCHEMA_VERSION, SignResultSchema } = await import("@eval/models");
-      this.emit(parseWire(SignResultSchema, { schema_version: SIGN_RESULT_SCHEMA_VERSION, task_class: taskClass.name, ...result }));
+      this.emit(
+        parseWire(SignResultSchema, {
+          schema_version: SIGN_RESULT_SCHEMA_VERSION,
+          task_class: taskClass.name,
+          ...result,
+        }),
+      );
       return 0;
     }
     const out = this.context.stdout;
     for (const caseId of result.added) out.write(`added    ${caseId}\n`);
     for (const caseId of result.removed) out.write(`removed  ${caseId}\n`);
     for (const changed of result.changed) out.write(`changed  ${changed.case_id}: ${changed.files.join(", ")}\n`);
-    out.write(`${result.written ? "wrote" : "unchanged"} ${result.digests_path} (${result.unchanged} cases unchanged)\n`);
+    out.write(
+      `${result.written ? "wrote" : "unchanged"} ${result.digests_path} (${result.unchanged} cases unchanged)\n`,
+    );
     return 0;
   }
 }

@@ -16,22 +16,34 @@ beforeEach(() => {
   root = mkdtempSync(join(tmpdir(), "evalgate-cli-bench-"));
   cpSync(template, join(root, "bench"), { recursive: true });
   mkdirSync(join(root, "node_modules", "@eval"), { recursive: true });
-  for (const name of ["registry", "models", "errors", "rubric-protocol"]) symlinkSync(join(repo, "packages", name), join(root, "node_modules", "@eval", name));
+  for (const name of ["registry", "models", "errors", "rubric-protocol"])
+    symlinkSync(join(repo, "packages", name), join(root, "node_modules", "@eval", name));
   benchPath = join(root, "bench", "uppercase");
 });
 afterEach(() => rmSync(root, { recursive: true, force: true }));
 
-const lines = (text: string) => text.trim().split("\n").filter((line) => line !== "").map((line) => JSON.parse(line) as Record<string, unknown>);
+const lines = (text: string) =>
+  text
+    .trim()
+    .split("\n")
+    .filter((line) => line !== "")
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
 
 describe("evalgate bench sign", () => {
   it("writes digests.yaml and prints what changed, then nothing on a re-sign", async () => {
     const first = await invoke(["bench", "sign", "--task-class", "uppercase"], { cwd: root });
     expect(first.stderr).toBe("");
     expect(first.code).toBe(0);
-    expect(parseWire(SignResultSchema, lines(first.stdout)[0])).toMatchObject({ task_class: "uppercase", added: ["case-01", "case-02", "case-03", "case-04", "case-05", "case-06"], written: true });
+    expect(parseWire(SignResultSchema, lines(first.stdout)[0])).toMatchObject({
+      task_class: "uppercase",
+      added: ["case-01", "case-02", "case-03", "case-04", "case-05", "case-06"],
+      written: true,
+    });
     writeFileSync(join(benchPath, "cases", "case-02", "expected", "text.txt"), "changed");
     const second = await invoke(["bench", "sign", "--task-class", "uppercase", "--format", "human"], { cwd: root });
-    expect(second.stdout).toBe(`changed  case-02: expected/text.txt (changed)\nwrote ${join(benchPath, "cases", "digests.yaml")} (5 cases unchanged)\n`);
+    expect(second.stdout).toBe(
+      `changed  case-02: expected/text.txt (changed)\nwrote ${join(benchPath, "cases", "digests.yaml")} (5 cases unchanged)\n`,
+    );
     const third = await invoke(["bench", "sign", "--task-class", "uppercase", "--format", "human"], { cwd: root });
     expect(third.stdout).toMatch(/^unchanged .*digests\.yaml \(6 cases unchanged\)\n$/);
   });
@@ -39,8 +51,12 @@ describe("evalgate bench sign", () => {
   it("exit 3 for an unknown task class, exit 4 for a missing bench root", async () => {
     const unknown = await invoke(["bench", "sign", "--task-class", "nope"], { cwd: root });
     expect(unknown.code).toBe(3);
-    expect(unknown.stderr).toMatch(/^evalgate: no task class named "nope" .*available: uppercase.*\(EVAL_TASK_CLASS_NOT_FOUND\)/);
-    const missing = await invoke(["bench", "sign", "--task-class", "uppercase", "--bench-root", "elsewhere"], { cwd: root });
+    expect(unknown.stderr).toMatch(
+      /^evalgate: no task class named "nope" .*available: uppercase.*\(EVAL_TASK_CLASS_NOT_FOUND\)/,
+    );
+    const missing = await invoke(["bench", "sign", "--task-class", "uppercase", "--bench-root", "elsewhere"], {
+      cwd: root,
+    });
     expect(missing.code).toBe(4);
     expect(missing.stderr.trim().split("\n")).toHaveLength(1);
   });
@@ -64,16 +80,31 @@ describe("evalgate bench list / show", () => {
   it("lists task classes and one class's cases", async () => {
     const classes = await invoke(["bench", "list"], { cwd: root });
     expect(classes.code).toBe(0);
-    expect(lines(classes.stdout)).toEqual([expect.objectContaining({ task_class: "uppercase", cases: 6, held_out: 5, rubric_digest: expect.stringMatching(/^blake3:/) })]);
-    const cases = await invoke(["bench", "list", "--task-class", "uppercase"], { cwd: root, env: { EVALGATE_FORMAT: "human" } });
+    expect(lines(classes.stdout)).toEqual([
+      expect.objectContaining({
+        task_class: "uppercase",
+        cases: 6,
+        held_out: 5,
+        rubric_digest: expect.stringMatching(/^blake3:/),
+      }),
+    ]);
+    const cases = await invoke(["bench", "list", "--task-class", "uppercase"], {
+      cwd: root,
+      env: { EVALGATE_FORMAT: "human" },
+    });
     expect(cases.stdout.trim().split("\n")).toHaveLength(6);
     expect(cases.stdout).toMatch(/^case-01 {2}held-out {2}positive\/easy {2}validated 2026-11-20/);
-    expect((await invoke(["bench", "list", "--format", "human"], { cwd: root })).stdout).toMatch(/^uppercase {2}6 cases \(5 held-out\)/);
+    expect((await invoke(["bench", "list", "--format", "human"], { cwd: root })).stdout).toMatch(
+      /^uppercase {2}6 cases \(5 held-out\)/,
+    );
   });
 
   it("takes the bench root from EVALGATE_BENCH_ROOT", async () => {
     const elsewhere = mkdtempSync(join(tmpdir(), "evalgate-cwd-"));
-    const result = await invoke(["bench", "list"], { cwd: elsewhere, env: { EVALGATE_BENCH_ROOT: join(root, "bench") } });
+    const result = await invoke(["bench", "list"], {
+      cwd: elsewhere,
+      env: { EVALGATE_BENCH_ROOT: join(root, "bench") },
+    });
     rmSync(elsewhere, { recursive: true });
     expect(lines(result.stdout)[0]).toMatchObject({ task_class: "uppercase" });
   });
@@ -81,8 +112,14 @@ describe("evalgate bench list / show", () => {
   it("shows one verified case, by id, with or without --task-class", async () => {
     const shown = await invoke(["bench", "show", "case-03"], { cwd: root });
     expect(shown.code).toBe(0);
-    expect(lines(shown.stdout)[0]).toMatchObject({ case_id: "case-03", case_path: join(benchPath, "cases", "case-03"), case_digest: expect.stringMatching(/^blake3:/) });
-    const human = await invoke(["bench", "show", "case-03", "--task-class", "uppercase", "--format", "human"], { cwd: root });
+    expect(lines(shown.stdout)[0]).toMatchObject({
+      case_id: "case-03",
+      case_path: join(benchPath, "cases", "case-03"),
+      case_digest: expect.stringMatching(/^blake3:/),
+    });
+    const human = await invoke(["bench", "show", "case-03", "--task-class", "uppercase", "--format", "human"], {
+      cwd: root,
+    });
     expect(human.stdout).toContain("case_id: case-03\n");
     const missing = await invoke(["bench", "show", "case-99"], { cwd: root });
     expect(missing.code).toBe(1);
@@ -94,7 +131,10 @@ describe("evalgate bench list / show", () => {
     const shown = await invoke(["bench", "show", "case-03"], { cwd: root });
     expect(shown.code).toBe(6);
     expect(shown.stderr).toMatch(/case case-03 .*input\/text\.txt \(changed\).*EVAL_CASE_DIGEST_MISMATCH.*bench sign/);
-    const text = readFileSync(join(benchPath, "cases", "case-01", "case.toml"), "utf8").replace("last_validated_at = 2026-11-20T00:00:00Z", "last_validated_at = 2020-01-01T00:00:00Z");
+    const text = readFileSync(join(benchPath, "cases", "case-01", "case.toml"), "utf8").replace(
+      "last_validated_at = 2026-11-20T00:00:00Z",
+      "last_validated_at = 2020-01-01T00:00:00Z",
+    );
     writeFileSync(join(benchPath, "cases", "case-01", "case.toml"), text);
     const listed = await invoke(["bench", "list", "--task-class", "uppercase"], { cwd: root });
     expect(listed.code).toBe(0);
@@ -108,18 +148,27 @@ describe("evalgate fence", () => {
     const result = await invoke(["fence"], { cwd: root });
     expect(result.stderr).toBe("");
     expect(result.code).toBe(0);
-    expect(lines(result.stdout)).toEqual([expect.objectContaining({ schema_version: "evalgate.fence_summary.v1", ok: true, failure_count: 0 })]);
+    expect(lines(result.stdout)).toEqual([
+      expect.objectContaining({ schema_version: "evalgate.fence_summary.v1", ok: true, failure_count: 0 }),
+    ]);
   });
 
   it("prints every failure on its own line naming the path, then one error line, exit 1", async () => {
     await invoke(["bench", "sign", "--task-class", "uppercase"], { cwd: root });
     symlinkSync("/etc/passwd", join(benchPath, "cases", "case-02", "input", "passwd"));
-    writeFileSync(join(benchPath, "breakdown-keys.ts"), 'export const BREAKDOWN_KEYS = ["exact_match", "llm_confidence"] as const;\n');
+    writeFileSync(
+      join(benchPath, "breakdown-keys.ts"),
+      'export const BREAKDOWN_KEYS = ["exact_match", "llm_confidence"] as const;\n',
+    );
     const result = await invoke(["fence", "--format", "human"], { cwd: root });
     expect(result.code).toBe(1);
     const out = result.stdout.trim().split("\n");
-    expect(out).toContain(`${join(benchPath, "cases", "case-02", "input", "passwd")}: is a symlink; cases may hold only regular files and directories (copy the content in) [case-files]`);
-    expect(out.some((line) => line.startsWith(`${join(benchPath, "breakdown-keys.ts")}: BREAKDOWN_KEYS: "llm_confidence"`))).toBe(true);
+    expect(out).toContain(
+      `${join(benchPath, "cases", "case-02", "input", "passwd")}: is a symlink; cases may hold only regular files and directories (copy the content in) [case-files]`,
+    );
+    expect(
+      out.some((line) => line.startsWith(`${join(benchPath, "breakdown-keys.ts")}: BREAKDOWN_KEYS: "llm_confidence"`)),
+    ).toBe(true);
     expect(result.stderr).toMatch(/^evalgate: fence failed: 2 problems .*\(EVAL_FENCE_FAILED\)/);
     const json = await invoke(["fence"], { cwd: root });
     const failureLines = lines(json.stdout).filter((line) => line.schema_version === "evalgate.fence_failure.v1");
@@ -134,26 +183,56 @@ describe("evalgate fence", () => {
   };
   // The issue's planted defects, each through the command: non-zero, the offending path named.
   it.each<[string, (bench: string) => void, (bench: string) => string]>([
-    ["a flipped byte in expected/", (bench) => writeFileSync(join(bench, "cases", "case-03", "expected", "text.txt"), "HELLO NUMBER 4\n"), (bench) => join(bench, "cases", "case-03")],
-    ["a symlink to /etc/passwd inside input/", (bench) => symlinkSync("/etc/passwd", join(bench, "cases", "case-01", "input", "passwd")), (bench) => join(bench, "cases", "case-01", "input", "passwd")],
-    ["a non-literal task-class name", (bench) => edit(join(bench, "registration.ts"), 'registerTaskClass("uppercase",', "registerTaskClass(`uppercase`,"), (bench) => join(bench, "registration.ts")],
-    ["a breakdown key llm_confidence", (bench) => edit(join(bench, "breakdown-keys.ts"), '"length_kept",', '"llm_confidence",'), (bench) => join(bench, "breakdown-keys.ts")],
-    ["a severity fatal", (bench) => edit(join(bench, "failure_modes.yaml"), "severity: block", "severity: fatal"), (bench) => join(bench, "failure_modes.yaml")],
+    [
+      "a flipped byte in expected/",
+      (bench) => writeFileSync(join(bench, "cases", "case-03", "expected", "text.txt"), "HELLO NUMBER 4\n"),
+      (bench) => join(bench, "cases", "case-03"),
+    ],
+    [
+      "a symlink to /etc/passwd inside input/",
+      (bench) => symlinkSync("/etc/passwd", join(bench, "cases", "case-01", "input", "passwd")),
+      (bench) => join(bench, "cases", "case-01", "input", "passwd"),
+    ],
+    [
+      "a non-literal task-class name",
+      (bench) =>
+        edit(join(bench, "registration.ts"), 'registerTaskClass("uppercase",', "registerTaskClass(`uppercase`,"),
+      (bench) => join(bench, "registration.ts"),
+    ],
+    [
+      "a breakdown key llm_confidence",
+      (bench) => edit(join(bench, "breakdown-keys.ts"), '"length_kept",', '"llm_confidence",'),
+      (bench) => join(bench, "breakdown-keys.ts"),
+    ],
+    [
+      "a severity fatal",
+      (bench) => edit(join(bench, "failure_modes.yaml"), "severity: block", "severity: fatal"),
+      (bench) => join(bench, "failure_modes.yaml"),
+    ],
     [
       "a silver-eligible class with 3 held-out cases",
       (bench) => {
         edit(join(bench, "registration.ts"), "min_cases_for_promotion: {}", "min_cases_for_promotion: { silver: 5 }");
-        ["case-01", "case-02"].forEach((id) => edit(join(bench, "cases", id, "case.toml"), '"held-out"', '"rag-corpus-derived"'));
+        ["case-01", "case-02"].forEach((id) =>
+          edit(join(bench, "cases", id, "case.toml"), '"held-out"', '"rag-corpus-derived"'),
+        );
       },
       (bench) => join(bench, "cases"),
     ],
-    ["a duplicated case id", (bench) => edit(join(bench, "cases", "case-02", "case.toml"), 'case_id = "case-02"', 'case_id = "case-01"'), (bench) => join(bench, "cases", "case-01", "case.toml")],
+    [
+      "a duplicated case id",
+      (bench) => edit(join(bench, "cases", "case-02", "case.toml"), 'case_id = "case-02"', 'case_id = "case-01"'),
+      (bench) => join(bench, "cases", "case-01", "case.toml"),
+    ],
   ])("exit 1 naming the path for %s", async (_label, plant, path) => {
     await invoke(["bench", "sign", "--task-class", "uppercase"], { cwd: root });
     plant(benchPath);
     const result = await invoke(["fence", "--format", "human"], { cwd: root });
     expect(result.code).toBe(1);
-    expect(result.stdout.split("\n").some((line) => line.startsWith(`${path(benchPath)}:`)), result.stdout).toBe(true);
+    expect(
+      result.stdout.split("\n").some((line) => line.startsWith(`${path(benchPath)}:`)),
+      result.stdout,
+    ).toBe(true);
     expect(result.stderr.trim().split("\n")).toHaveLength(1);
   });
 

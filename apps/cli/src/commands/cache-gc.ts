@@ -10,7 +10,12 @@ import { RUN_DEFAULTS } from "@eval/models/defaults";
 
 /** `--older-than-days`: a number >= 0, default RUN_DEFAULTS.cacheRetentionDays (shared by `cache gc` and `gc`). */
 export function retentionDays(flag: string | undefined): number {
-  return numberFlag("--older-than-days", flag, RUN_DEFAULTS.cacheRetentionDays, numberRule("a number >= 0", [t.isAtLeast(0)]));
+  return numberFlag(
+    "--older-than-days",
+    flag,
+    RUN_DEFAULTS.cacheRetentionDays,
+    numberRule("a number >= 0", [t.isAtLeast(0)]),
+  );
 }
 
 export class CacheGcCommand extends EvalgateCommand {
@@ -22,10 +27,16 @@ export class CacheGcCommand extends EvalgateCommand {
   });
 
   out = stateDirOption();
-  olderThanDays = Option.String("--older-than-days", { description: `Retention in days (default ${RUN_DEFAULTS.cacheRetentionDays})` });
+  olderThanDays = Option.String("--older-than-days", {
+    description: `Retention in days (default ${RUN_DEFAULTS.cacheRetentionDays})`,
+  });
 
   protected async run(): Promise<number> {
-    const settings = await loadSettings({ flags: { state_dir: this.out }, env: this.context.env, cwd: this.context.cwd });
+    const settings = await loadSettings({
+      flags: { state_dir: this.out },
+      env: this.context.env,
+      cwd: this.context.cwd,
+    });
     const days = retentionDays(this.olderThanDays);
     const stateDir = settings.path("state_dir", DEFAULT_STATE_DIR);
     checkStateDir(stateDir, { write: true });

@@ -17,7 +17,11 @@ export class CacheStatsCommand extends EvalgateCommand {
   format = formatOption();
 
   protected async run(): Promise<number> {
-    const settings = await loadSettings({ flags: { state_dir: this.out, format: this.format }, env: this.context.env, cwd: this.context.cwd });
+    const settings = await loadSettings({
+      flags: { state_dir: this.out, format: this.format },
+      env: this.context.env,
+      cwd: this.context.cwd,
+    });
     const format = settings.format();
     const stateDir = settings.path("state_dir", DEFAULT_STATE_DIR);
     checkStateDir(stateDir, { write: false });
@@ -36,7 +40,9 @@ export class CacheStatsCommand extends EvalgateCommand {
       newest_stored_at: stats.newestStoredAt?.toISOString() ?? null,
     };
     if (format === "human") {
-      this.context.stdout.write(`${dir}: ${row.entries} entries, ${row.bytes} bytes, oldest ${row.oldest_stored_at ?? "-"}, newest ${row.newest_stored_at ?? "-"}, ${row.orphaned_temp_files} orphaned temp files\n`);
+      this.context.stdout.write(
+        `${dir}: ${row.entries} entries, ${row.bytes} bytes, oldest ${row.oldest_stored_at ?? "-"}, newest ${row.newest_stored_at ?? "-"}, ${row.orphaned_temp_files} orphaned temp files\n`,
+      );
     } else {
       this.emit(row);
     }

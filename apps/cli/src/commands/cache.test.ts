@@ -6,12 +6,28 @@ import { cacheKey, ScoreCache } from "@eval/cache";
 import { invoke } from "../test-helpers.ts";
 
 let dir: string;
-const key = (n: number) => cacheKey({ case_digest: String(n), sut_digest: "s", rubric_digest: "r", cassette_corpus_digest: "c", harness_version: "h", cassette_canary_pin: "p" });
+const key = (n: number) =>
+  cacheKey({
+    case_digest: String(n),
+    sut_digest: "s",
+    rubric_digest: "r",
+    cassette_corpus_digest: "c",
+    harness_version: "h",
+    cassette_canary_pin: "p",
+  });
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "evalgate-cli-cache-"));
   const cache = new ScoreCache({ dir: join(dir, "state", "cache") });
-  for (const n of [1, 2, 3]) await cache.put(key(n), { passed: true, score: 1, breakdown: {}, failure_modes: [], cost_usd: 0, wall_clock_ms: 1 });
+  for (const n of [1, 2, 3])
+    await cache.put(key(n), {
+      passed: true,
+      score: 1,
+      breakdown: {},
+      failure_modes: [],
+      cost_usd: 0,
+      wall_clock_ms: 1,
+    });
   const old = new Date(Date.now() - 100 * 24 * 3600 * 1000);
   await utimes(cache.entryPath(key(1)), old, old);
 });

@@ -25,7 +25,10 @@ export class CompletionCommand extends EvalgateCommand {
   protected async run(): Promise<number> {
     const { COMPLETION_SHELLS, completionCommands, completionScript } = await import("../completion.ts");
     const shell = COMPLETION_SHELLS.find((name) => name === this.shell);
-    if (shell === undefined) throw new EvalError("EVAL_USAGE", `no completion for shell "${this.shell}"`, { hint: `choose one of: ${COMPLETION_SHELLS.join(", ")}` });
+    if (shell === undefined)
+      throw new EvalError("EVAL_USAGE", `no completion for shell "${this.shell}"`, {
+        hint: `choose one of: ${COMPLETION_SHELLS.join(", ")}`,
+      });
     // Every command is registered for `completion` (reachableCommands), with its values named (cli.ts).
     const definitions = this.cli.definitions();
     this.context.stdout.write(completionScript(shell, completionCommands(definitions)));

@@ -29,20 +29,35 @@ export class FenceCommand extends EvalgateCommand {
   protected async run(): Promise<number> {
     const settings = await benchSettings(this.context, { benchRoot: this.benchRoot, format: this.format });
     const format = settings.format();
-    const [{ runFence }, { loadTierConfig }, { FENCE_FAILURE_SCHEMA_VERSION, FENCE_SUMMARY_SCHEMA_VERSION, FenceFailureSchema, FenceSummarySchema, parseWire }] = await Promise.all([
-      import("@eval/registry"),
-      import("@eval/promotion"),
-      import("@eval/models"),
-    ]);
-    const trustTiersPath = this.trustTiers === undefined ? settings.path("trust_tiers", "docs/trust-tiers.yaml") : settings.path("trust_tiers", this.trustTiers);
+    const [
+      { runFence },
+      { loadTierConfig },
+      { FENCE_FAILURE_SCHEMA_VERSION, FENCE_SUMMARY_SCHEMA_VERSION, FenceFailureSchema, FenceSummarySchema, parseWire },
+    ] = await Promise.all([import("@eval/registry"), import("@eval/promotion"), import("@eval/models")]);
+    const trustTiersPath =
+      this.trustTiers === undefined
+        ? settings.path("trust_tiers", "docs/trust-tiers.yaml")
+        : settings.path("trust_tiers", this.trustTiers);
     const trustTiers = await loadTierConfig(trustTiersPath, { optional: true });
-    const report = await runFence({ benchRoot: settings.path("bench_root", "bench"), trustTiers, onWarning: warningPrinter(this.context, format) });
+    const report = await runFence({
+      benchRoot: settings.path("bench_root", "bench"),
+      trustTiers,
+      onWarning: warningPrinter(this.context, format),
+    });
     for (const failure of report.failures) {
-      this.context.stdout.write(format === "human" ? `${failure.message.startsWith(failure.path) ? "" : `${failure.path}: `}${failure.message} [${failure.assertion}]\n` : `${JSON.stringify(parseWire(FenceFailureSchema, { schema_version: FENCE_FAILURE_SCHEMA_VERSION, ...failure }))}\n`);
+      this.context.stdout.write(
+        format === "human"
+          ? `${failure.message.startsWith(failure.path) ? "" : `${failure.path}: `}${failure.message} [${failure.assertion}]\n`
+          : `${JSON.stringify(parseWire(FenceFailureSchema, { schema_version: FENCE_FAILURE_SCHEMA_VERSION, ...failure }))}\n`,
+      );
     }
     if (format === "human") {
-      for (const taskClass of report.task_classes) this.context.stdout.write(`${taskClass.name}: ${taskClass.cases} cases (${taskClass.held_out} held-out)\n`);
-      for (const directory of report.unregistered_dirs) this.context.stderr.write(`evalgate: warning: ${directory} has no registration.ts, so it is not a task class\n`);
+      for (const taskClass of report.task_classes)
+        this.context.stdout.write(`${taskClass.name}: ${taskClass.cases} cases (${taskClass.held_out} held-out)\n`);
+      for (const directory of report.unregistered_dirs)
+        this.context.stderr.write(
+          `evalgate: warning: ${directory} has no registration.ts, so it is not a task class\n`,
+        );
     } else {
       this.emit(
         parseWire(FenceSummarySchema, {

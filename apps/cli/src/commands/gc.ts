@@ -28,14 +28,27 @@ export class GcCommand extends EvalgateCommand {
   });
 
   out = stateDirOption();
-  olderThanDays = Option.String("--older-than-days", { description: `Cache retention in days (default ${RUN_DEFAULTS.cacheRetentionDays})` });
+  olderThanDays = Option.String("--older-than-days", {
+    description: `Cache retention in days (default ${RUN_DEFAULTS.cacheRetentionDays})`,
+  });
 
   protected async run(): Promise<number> {
-    const settings = await loadSettings({ flags: { state_dir: this.out }, env: this.context.env, cwd: this.context.cwd });
+    const settings = await loadSettings({
+      flags: { state_dir: this.out },
+      env: this.context.env,
+      cwd: this.context.cwd,
+    });
     const days = retentionDays(this.olderThanDays);
-    const [{ collectGarbage }, { repairTranscriptDirectory }] = await Promise.all([import("@eval/runner"), import("@eval/tool-normalize")]);
+    const [{ collectGarbage }, { repairTranscriptDirectory }] = await Promise.all([
+      import("@eval/runner"),
+      import("@eval/tool-normalize"),
+    ]);
     const stateDir = settings.path("state_dir", DEFAULT_STATE_DIR);
-    const result = await collectGarbage({ stateDir, cacheOlderThanDays: days, onWarning: warningPrinter(this.context, settings.format()) });
+    const result = await collectGarbage({
+      stateDir,
+      cacheOlderThanDays: days,
+      onWarning: warningPrinter(this.context, settings.format()),
+    });
     const repairs = await repairTranscriptDirectory(stateLayout(stateDir).transcripts);
     this.emit({
       type: "gc",
@@ -46,7 +59,11 @@ export class GcCommand extends EvalgateCommand {
       removed_stale_files: result.removedStaleFiles,
       removed_cache_entries: result.removedCacheEntries,
       removed_cache_temp_files: result.removedCacheTempFiles,
-      repaired_torn_lines: repairs.map((repair) => ({ path: repair.path, lines: repair.blankedLines, kept_in: repair.tornPath })),
+      repaired_torn_lines: repairs.map((repair) => ({
+        path: repair.path,
+        lines: repair.blankedLines,
+        kept_in: repair.tornPath,
+      })),
     });
     return 0;
   }

@@ -27,16 +27,26 @@ export class InitCommand extends EvalgateCommand {
 
   taskClass = Option.String("--task-class", "my-task", { description: "The task class's name (default my-task)" });
   rubric = Option.String("--rubric", "typescript", { description: "typescript (default) or python" });
-  workflow = Option.Boolean("--workflow", true, { description: "Write .github/workflows/evalgate.yml when absent (--no-workflow: do not)" });
+  workflow = Option.Boolean("--workflow", true, {
+    description: "Write .github/workflows/evalgate.yml when absent (--no-workflow: do not)",
+  });
   benchRoot = benchRootOption();
   out = stateDirOption();
   trustTiers = trustTiersOption("The trust-tier file (default trust-tiers.yaml beside the config file)");
 
   protected async run(): Promise<number> {
-    if (this.rubric !== "typescript" && this.rubric !== "python") throw new EvalError("EVAL_USAGE", `--rubric must be typescript or python, got "${this.rubric}"`);
-    const settings = await loadSettings({ flags: { bench_root: this.benchRoot, state_dir: this.out, trust_tiers: this.trustTiers }, env: this.context.env, cwd: this.context.cwd });
+    if (this.rubric !== "typescript" && this.rubric !== "python")
+      throw new EvalError("EVAL_USAGE", `--rubric must be typescript or python, got "${this.rubric}"`);
+    const settings = await loadSettings({
+      flags: { bench_root: this.benchRoot, state_dir: this.out, trust_tiers: this.trustTiers },
+      env: this.context.env,
+      cwd: this.context.cwd,
+    });
     const [{ relative }, { scaffoldTaskClass }] = await Promise.all([import("node:path"), import("@eval/registry")]);
-    const trustTiersPath = settings.path("trust_tiers", settings.configSource === null ? "trust-tiers.yaml" : "docs/trust-tiers.yaml");
+    const trustTiersPath = settings.path(
+      "trust_tiers",
+      settings.configSource === null ? "trust-tiers.yaml" : "docs/trust-tiers.yaml",
+    );
     const result = await scaffoldTaskClass({
       slug: this.taskClass,
       projectDir: settings.baseDir,
@@ -53,11 +63,23 @@ export class InitCommand extends EvalgateCommand {
     for (const path of result.kept) out.write(`kept     ${show(path)} (exists)\n`);
     out.write("\nnext:\n");
     let step = 1;
-    if (result.install_command !== null) out.write(`  ${step++}. ${result.install_command}   # the bench imports ${result.missing_packages.join(" and ")}\n`);
-    if (result.tier_line_needed) out.write(`  ${step++}. add "${this.taskClass}: untrusted" under current: in ${show(trustTiersPath)} (a reviewed change)\n`);
-    out.write(`  ${step++}. ${result.evalgate} bench check --task-class ${this.taskClass} --format human   # the reference fix passes, the no-op and the near miss fail\n`);
-    out.write(`  ${step}. ${result.evalgate} run --task-class ${this.taskClass} --sut 'command:<your agent>' --format human\n`);
-    out.write(`then replace the example case with your own and re-sign: ${result.evalgate} bench sign --task-class ${this.taskClass}\n`);
+    if (result.install_command !== null)
+      out.write(
+        `  ${step++}. ${result.install_command}   # the bench imports ${result.missing_packages.join(" and ")}\n`,
+      );
+    if (result.tier_line_needed)
+      out.write(
+        `  ${step++}. add "${this.taskClass}: untrusted" under current: in ${show(trustTiersPath)} (a reviewed change)\n`,
+      );
+    out.write(
+      `  ${step++}. ${result.evalgate} bench check --task-class ${this.taskClass} --format human   # the reference fix passes, the no-op and the near miss fail\n`,
+    );
+    out.write(
+      `  ${step}. ${result.evalgate} run --task-class ${this.taskClass} --sut 'command:<your agent>' --format human\n`,
+    );
+    out.write(
+      `then replace the example case with your own and re-sign: ${result.evalgate} bench sign --task-class ${this.taskClass}\n`,
+    );
     return ExitCode.ok;
   }
 }

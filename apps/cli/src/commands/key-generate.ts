@@ -16,7 +16,10 @@ export class KeyGenerateCommand extends EvalgateCommand {
     examples: [["Create the CI key", "evalgate key generate --write ../evalgate-signing-key.pem"]],
   });
 
-  write = Option.String("--write", { required: true, description: "Where to write the private key (a new file, outside the state directory)" });
+  write = Option.String("--write", {
+    required: true,
+    description: "Where to write the private key (a new file, outside the state directory)",
+  });
 
   protected async run(): Promise<number> {
     const [{ writeNewSigningKey }, { resolve }] = await Promise.all([import("@eval/audit-chain"), import("node:path")]);

@@ -27,24 +27,37 @@ export class MergeCommand extends EvalgateCommand {
   });
 
   bundles = Option.Rest({ required: 1 });
-  allowIncomplete = Option.Boolean("--allow-incomplete", false, { description: "Record missing units as an incomplete run instead of refusing" });
+  allowIncomplete = Option.Boolean("--allow-incomplete", false, {
+    description: "Record missing units as an incomplete run instead of refusing",
+  });
   expectHead = Option.String("--expect-head", { description: "Refuse unless the chain's head is this chain hash" });
   out = stateDirOption();
   benchRoot = benchRootOption();
   trustTiers = trustTiersOption();
-  junit = Option.String("--junit", { description: "Also write a JUnit XML file of the merged run (missing units as skipped testcases)" });
-  summaryMd = Option.String("--summary-md", { description: "Also write a Markdown summary (appended to $GITHUB_STEP_SUMMARY when that is set)" });
+  junit = Option.String("--junit", {
+    description: "Also write a JUnit XML file of the merged run (missing units as skipped testcases)",
+  });
+  summaryMd = Option.String("--summary-md", {
+    description: "Also write a Markdown summary (appended to $GITHUB_STEP_SUMMARY when that is set)",
+  });
   format = formatOption();
   signingKey = signingKeyOption();
 
   protected async run(): Promise<number> {
-    const settings = await loadSettings({ flags: { state_dir: this.out, bench_root: this.benchRoot, trust_tiers: this.trustTiers, format: this.format }, env: this.context.env, cwd: this.context.cwd });
+    const settings = await loadSettings({
+      flags: { state_dir: this.out, bench_root: this.benchRoot, trust_tiers: this.trustTiers, format: this.format },
+      env: this.context.env,
+      cwd: this.context.cwd,
+    });
     const format = settings.format();
     const onWarning = warningPrinter(this.context, format);
     const [{ mergeBundles }, { resolve }] = await Promise.all([import("@eval/runner"), import("node:path")]);
     const stateDir = settings.path("state_dir", DEFAULT_STATE_DIR);
-    const signingKey = await (await import("../signing-key.ts")).commandSigningKey(this.signingKey, this.context, stateDir);
-    const trustedSigners = signingKey === null ? [] : await declaredSigners(settings.path("trust_tiers", "docs/trust-tiers.yaml"));
+    const signingKey = await (
+      await import("../signing-key.ts")
+    ).commandSigningKey(this.signingKey, this.context, stateDir);
+    const trustedSigners =
+      signingKey === null ? [] : await declaredSigners(settings.path("trust_tiers", "docs/trust-tiers.yaml"));
     const newStateDir = settings.watchNewStateDir(stateDir);
     const result = await mergeBundles(
       this.bundles.map((bundle) => resolve(this.context.cwd, bundle)),

@@ -11,11 +11,18 @@ let dir: string;
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), "evalgate-model-stub-cli-"));
-  writeFileSync(join(dir, "fix.yaml"), "turns:\n  - tools:\n      - run: { command: 'echo hi' }\n    usage: { input_tokens: 7, output_tokens: 3 }\n");
+  writeFileSync(
+    join(dir, "fix.yaml"),
+    "turns:\n  - tools:\n      - run: { command: 'echo hi' }\n    usage: { input_tokens: 7, output_tokens: 3 }\n",
+  );
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function start(...args: string[]): { child: ReturnType<typeof spawn>; lines: AsyncIterator<string>; stderr: () => string } {
+function start(...args: string[]): {
+  child: ReturnType<typeof spawn>;
+  lines: AsyncIterator<string>;
+  stderr: () => string;
+} {
   const child = spawn(process.execPath, [bin, "model-stub", ...args], { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
   let stderr = "";
   child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
@@ -31,9 +38,16 @@ describe("evalgate model-stub", () => {
     const response = await fetch(`${url}/v1/chat/completions`, {
       method: "POST",
       headers: { authorization: "Bearer sk-should-not-be-logged" },
-      body: JSON.stringify({ model: "m", messages: [{ role: "user", content: "go" }], tools: [{ type: "function", function: { name: "bash", parameters: { properties: { command: {} } } } }] }),
+      body: JSON.stringify({
+        model: "m",
+        messages: [{ role: "user", content: "go" }],
+        tools: [{ type: "function", function: { name: "bash", parameters: { properties: { command: {} } } } }],
+      }),
     });
-    const answer = (await response.json()) as { choices: { message: { tool_calls: { function: { arguments: string } }[] } }[]; usage: unknown };
+    const answer = (await response.json()) as {
+      choices: { message: { tool_calls: { function: { arguments: string } }[] } }[];
+      usage: unknown;
+    };
     expect(JSON.parse(answer.choices[0]!.message.tool_calls[0]!.function.arguments)).toEqual({ command: "echo hi" });
     expect(answer.usage).toEqual({ prompt_tokens: 7, completion_tokens: 3, total_tokens: 10 });
     child.kill("SIGTERM");

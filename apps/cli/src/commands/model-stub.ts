@@ -17,7 +17,10 @@ export class ModelStubCommand extends EvalgateCommand {
     `,
     examples: [
       ["Serve a scenario on a free port", "evalgate model-stub --scenario fix.yaml"],
-      ["On a fixed port, logging each request (secrets redacted)", "evalgate model-stub --scenario fix.yaml --port 8787 --log requests.jsonl"],
+      [
+        "On a fixed port, logging each request (secrets redacted)",
+        "evalgate model-stub --scenario fix.yaml --port 8787 --log requests.jsonl",
+      ],
     ],
   });
 
@@ -29,7 +32,12 @@ export class ModelStubCommand extends EvalgateCommand {
   protected async run(): Promise<number> {
     const { loadScenario, startModelStub } = await import("@eval/model-stub");
     const { resolve } = await import("node:path");
-    const port = numberFlag("--port", this.port, 0, numberRule("an integer from 0 to 65535", [t.isInteger(), t.isInInclusiveRange(0, 65_535)]));
+    const port = numberFlag(
+      "--port",
+      this.port,
+      0,
+      numberRule("an integer from 0 to 65535", [t.isInteger(), t.isInInclusiveRange(0, 65_535)]),
+    );
     const stub = await startModelStub({
       scenario: loadScenario(resolve(this.context.cwd, this.scenario)),
       host: this.host,

@@ -15,31 +15,92 @@ afterAll(async () => {
 });
 
 const cwd = () => ({ cwd: bench.root });
-const planArgs = (output: string, extra: string[] = []) => ["plan", "--task-class", "upper", "--bench-root", bench.benchRoot, "--sut", "module:sut.mjs#upper", "--sandbox", "none", "--output", output, ...extra];
-const shardArgs = (plan: string, shard: string, bundle: string, state: string, extra: string[] = []) => ["run", "--plan", plan, "--shard", shard, "--bundle", bundle, "--bench-root", bench.benchRoot, "--sandbox", "none", "--out", state, ...extra];
+const planArgs = (output: string, extra: string[] = []) => [
+  "plan",
+  "--task-class",
+  "upper",
+  "--bench-root",
+  bench.benchRoot,
+  "--sut",
+  "module:sut.mjs#upper",
+  "--sandbox",
+  "none",
+  "--output",
+  output,
+  ...extra,
+];
+const shardArgs = (plan: string, shard: string, bundle: string, state: string, extra: string[] = []) => [
+  "run",
+  "--plan",
+  plan,
+  "--shard",
+  shard,
+  "--bundle",
+  bundle,
+  "--bench-root",
+  bench.benchRoot,
+  "--sandbox",
+  "none",
+  "--out",
+  state,
+  ...extra,
+];
 
 describe("evalgate plan / run --shard / merge, in-process", () => {
   it("plans (JSON and human), runs two shards, merges (JSON and human), and merging again appends nothing", async () => {
     const planned = await invoke(planArgs("plan.json"), cwd());
     expect(planned.code, planned.stderr).toBe(0);
-    expect(JSON.parse(planned.stdout)).toMatchObject({ type: "plan", task_class: "upper", cases: 3, trials: 1, units: 3, path: join(bench.root, "plan.json") });
+    expect(JSON.parse(planned.stdout)).toMatchObject({
+      type: "plan",
+      task_class: "upper",
+      cases: 3,
+      trials: 1,
+      units: 3,
+      path: join(bench.root, "plan.json"),
+    });
     const human = await invoke(planArgs("plan-human.json", ["--format", "human"]), cwd());
-    expect(human.stdout).toMatch(/^plan blake3:[0-9a-f]{64}: upper, 3 cases x 1 trials = 3 units, SUT module:sut\.mjs#upper\nwrote .*plan-human\.json\n$/);
+    expect(human.stdout).toMatch(
+      /^plan blake3:[0-9a-f]{64}: upper, 3 cases x 1 trials = 3 units, SUT module:sut\.mjs#upper\nwrote .*plan-human\.json\n$/,
+    );
 
     for (const index of [1, 2]) {
       const shard = await invoke(shardArgs("plan.json", `${index}/2`, `bundle-${index}`, `state-${index}`), cwd());
       expect(shard.code, shard.stderr).toBe(0);
-      expect(JSON.parse(shard.stdout)).toMatchObject({ type: "shard", shard: `${index}/2`, units: index === 1 ? 2 : 1, complete: true, bundle: join(bench.root, `bundle-${index}`) });
+      expect(JSON.parse(shard.stdout)).toMatchObject({
+        type: "shard",
+        shard: `${index}/2`,
+        units: index === 1 ? 2 : 1,
+        complete: true,
+        bundle: join(bench.root, `bundle-${index}`),
+      });
     }
     const merged = await invoke(["merge", "bundle-1", "bundle-2", "--out", "merged"], cwd());
     expect(merged.code, merged.stderr).toBe(0);
-    expect(JSON.parse(merged.stdout)).toMatchObject({ type: "merge", appended: true, bundles: 2, duplicates: 0, missing: [], complete: true, scored: 3, passed_count: 3, mean_score: 1 });
+    expect(JSON.parse(merged.stdout)).toMatchObject({
+      type: "merge",
+      appended: true,
+      bundles: 2,
+      duplicates: 0,
+      missing: [],
+      complete: true,
+      scored: 3,
+      passed_count: 3,
+      mean_score: 1,
+    });
     const again = await invoke(["merge", "bundle-1", "bundle-2", "--out", "merged", "--format", "human"], cwd());
-    expect(again.stdout).toMatch(/^already recorded run plan-[0-9a-f]{64}: 3\/3 cases, 3 passed, mean 1\.000, lower bound /);
-    const partial = await invoke(["merge", "bundle-1", "--out", "partial", "--allow-incomplete", "--format", "human"], cwd());
+    expect(again.stdout).toMatch(
+      /^already recorded run plan-[0-9a-f]{64}: 3\/3 cases, 3 passed, mean 1\.000, lower bound /,
+    );
+    const partial = await invoke(
+      ["merge", "bundle-1", "--out", "partial", "--allow-incomplete", "--format", "human"],
+      cwd(),
+    );
     expect(partial.code, partial.stderr).toBe(0);
     expect(partial.stdout).toMatch(/^merged run partial:plan-[0-9a-f]{64}: 2\/3 cases \(INCOMPLETE\)/);
-    const moved = await invoke(["merge", "bundle-1", "bundle-2", "--out", "merged", "--expect-head", `sha256:${"2".repeat(64)}`], cwd());
+    const moved = await invoke(
+      ["merge", "bundle-1", "bundle-2", "--out", "merged", "--expect-head", `sha256:${"2".repeat(64)}`],
+      cwd(),
+    );
     expect(moved.code).toBe(11);
   }, 120_000);
 
@@ -50,15 +111,67 @@ describe("evalgate plan / run --shard / merge, in-process", () => {
     await writeFile(join(dir, "not-a-plan.json"), JSON.stringify({ schema_version: "evalgate.run_plan.v1" }));
     const at = { cwd: dir };
     const cases: Array<[string[], number, RegExp]> = [
-      [["run", "--plan", "broken.json", "--shard", "1/2", "--bench-root", bench.benchRoot], 9, /the plan file .*broken\.json is not JSON \(EVAL_PLAN_MISMATCH\)/],
-      [["run", "--plan", "not-a-plan.json", "--shard", "1/2", "--bench-root", bench.benchRoot], 9, /not-a-plan\.json is not a run plan: .* \(EVAL_PLAN_MISMATCH\)/],
-      [["run", "--plan", join(bench.root, "plan.json"), "--shard", "1/2", "--task-class", "other", "--bench-root", bench.benchRoot], 9, /--task-class other is not the plan's task class upper/],
-      [["run", "--task-class", "upper", "--shard", "1/2", "--cases", "a-*", "--bench-root", bench.benchRoot], 1, /a shard runs its part of a whole-task-class plan: drop --cases/],
-      [["run", "--bench-root", bench.benchRoot], 1, /`evalgate run` needs --task-class \(or --plan <file> with --shard i\/N\)/],
-      [["plan", "--task-class", "upper", "--bench-root", bench.benchRoot, "--sandbox", "maybe"], 1, /--sandbox must be bwrap or none/],
-      [["plan", "--task-class", "upper", "--bench-root", bench.benchRoot, "--trials", "0", "--sut", "module:../sut.mjs#upper"], 1, /--trials must be a whole number >= 1 and at most 1000, got 0/],
+      [
+        ["run", "--plan", "broken.json", "--shard", "1/2", "--bench-root", bench.benchRoot],
+        9,
+        /the plan file .*broken\.json is not JSON \(EVAL_PLAN_MISMATCH\)/,
+      ],
+      [
+        ["run", "--plan", "not-a-plan.json", "--shard", "1/2", "--bench-root", bench.benchRoot],
+        9,
+        /not-a-plan\.json is not a run plan: .* \(EVAL_PLAN_MISMATCH\)/,
+      ],
+      [
+        [
+          "run",
+          "--plan",
+          join(bench.root, "plan.json"),
+          "--shard",
+          "1/2",
+          "--task-class",
+          "other",
+          "--bench-root",
+          bench.benchRoot,
+        ],
+        9,
+        /--task-class other is not the plan's task class upper/,
+      ],
+      [
+        ["run", "--task-class", "upper", "--shard", "1/2", "--cases", "a-*", "--bench-root", bench.benchRoot],
+        1,
+        /a shard runs its part of a whole-task-class plan: drop --cases/,
+      ],
+      [
+        ["run", "--bench-root", bench.benchRoot],
+        1,
+        /`evalgate run` needs --task-class \(or --plan <file> with --shard i\/N\)/,
+      ],
+      [
+        ["plan", "--task-class", "upper", "--bench-root", bench.benchRoot, "--sandbox", "maybe"],
+        1,
+        /--sandbox must be bwrap or none/,
+      ],
+      [
+        [
+          "plan",
+          "--task-class",
+          "upper",
+          "--bench-root",
+          bench.benchRoot,
+          "--trials",
+          "0",
+          "--sut",
+          "module:../sut.mjs#upper",
+        ],
+        1,
+        /--trials must be a whole number >= 1 and at most 1000, got 0/,
+      ],
       // Without --sut a plan takes run's default: replay needs a cassette, and this class has none.
-      [["plan", "--task-class", "upper", "--bench-root", bench.benchRoot, "--sandbox", "none"], 1, /no --sut given and no selected case of upper has a cassette to replay \(EVAL_SUT_INVALID\)/],
+      [
+        ["plan", "--task-class", "upper", "--bench-root", bench.benchRoot, "--sandbox", "none"],
+        1,
+        /no --sut given and no selected case of upper has a cassette to replay \(EVAL_SUT_INVALID\)/,
+      ],
       [["merge", "nowhere"], 9, /bundle .*nowhere: has no manifest\.json/],
     ];
     for (const [argv, code, pattern] of cases) {
@@ -74,18 +187,39 @@ describe("evalgate plan / run --shard / merge, in-process", () => {
     const planned = await invoke(planArgs("plan-trials.json", ["--trials", "3"]), cwd());
     expect(JSON.parse(planned.stdout)).toMatchObject({ trials: 3, units: 9 });
     for (const index of [1, 2]) {
-      const shard = await invoke(shardArgs("plan-trials.json", `${index}/2`, `bundle-trials-${index}`, `state-trials-${index}`), cwd());
+      const shard = await invoke(
+        shardArgs("plan-trials.json", `${index}/2`, `bundle-trials-${index}`, `state-trials-${index}`),
+        cwd(),
+      );
       expect(shard.code, shard.stderr).toBe(0);
       expect(JSON.parse(shard.stdout)).toMatchObject({ units: index === 1 ? 5 : 4, complete: true });
     }
     const merged = await invoke(["merge", "bundle-trials-1", "bundle-trials-2", "--out", "merged-trials"], cwd());
     expect(merged.code, merged.stderr).toBe(0);
-    const one = await invoke(["run", "--task-class", "upper", "--trials", "3", "--bench-root", bench.benchRoot, "--sut", "module:sut.mjs#upper", "--sandbox", "none", "--out", "one-trials"], cwd());
+    const one = await invoke(
+      [
+        "run",
+        "--task-class",
+        "upper",
+        "--trials",
+        "3",
+        "--bench-root",
+        bench.benchRoot,
+        "--sut",
+        "module:sut.mjs#upper",
+        "--sandbox",
+        "none",
+        "--out",
+        "one-trials",
+      ],
+      cwd(),
+    );
     expect(one.code, one.stderr).toBe(0);
     const oneSummary = JSON.parse(one.stdout.trim().split("\n").at(-1)!);
     const mergedSummary = JSON.parse(merged.stdout);
     expect(mergedSummary).toMatchObject({ complete: true, scored: 3 });
-    for (const field of ["mean_score", "score_stddev", "lower_bound_95", "passed_count"]) expect(mergedSummary[field], field).toBe(oneSummary[field]);
+    for (const field of ["mean_score", "score_stddev", "lower_bound_95", "passed_count"])
+      expect(mergedSummary[field], field).toBe(oneSummary[field]);
     expect(oneSummary.trials_per_case).toBe(3);
   }, 60_000);
 });

@@ -26,22 +26,31 @@ export class PlanCommand extends EvalgateCommand {
   });
 
   taskClass = Option.String("--task-class", { required: true, description: "The task class to plan" });
-  sut = Option.String("--sut", { description: "The system under test (as for run, with run's default: replay when a case has a cassette)" });
+  sut = Option.String("--sut", {
+    description: "The system under test (as for run, with run's default: replay when a case has a cassette)",
+  });
   trials = Option.String("--trials", { description: `Trials per case (default ${RUN_DEFAULTS.trials})` });
   output = Option.String("--output", { description: "The plan file to write (default plan.json)" });
   benchRoot = benchRootOption();
-  sandbox = Option.String("--sandbox", { description: "bwrap (default) or none: part of the plan (it changes the cache key)" });
+  sandbox = Option.String("--sandbox", {
+    description: "bwrap (default) or none: part of the plan (it changes the cache key)",
+  });
   out = stateDirOption();
   format = formatOption();
 
   protected async run(): Promise<number> {
-    const settings = await loadSettings({ flags: { bench_root: this.benchRoot, state_dir: this.out, format: this.format }, env: this.context.env, cwd: this.context.cwd });
+    const settings = await loadSettings({
+      flags: { bench_root: this.benchRoot, state_dir: this.out, format: this.format },
+      env: this.context.env,
+      cwd: this.context.cwd,
+    });
     const format = settings.format();
     const onWarning = warningPrinter(this.context, format);
     const benchRoot = settings.path("bench_root", "bench");
     // The range (1 to 1000) is the planner's to check.
     const trials = numberFlag("--trials", this.trials, 1, numberRule("a number", []));
-    if (this.sandbox !== undefined && this.sandbox !== "bwrap" && this.sandbox !== "none") throw new EvalError("EVAL_USAGE", `--sandbox must be bwrap or none, got "${this.sandbox}"`);
+    if (this.sandbox !== undefined && this.sandbox !== "bwrap" && this.sandbox !== "none")
+      throw new EvalError("EVAL_USAGE", `--sandbox must be bwrap or none, got "${this.sandbox}"`);
     const sandbox = (this.sandbox ?? "bwrap") as "bwrap" | "none";
     const { sutChooser } = await import("../sut-resolver.ts");
     const systemUnderTest = await sutChooser(this.sut, {
@@ -59,13 +68,37 @@ export class PlanCommand extends EvalgateCommand {
       sutNetwork: false,
       sutRead: [],
     });
-    const [{ planRun }, { resolve }, { writeOutputFile }] = await Promise.all([import("@eval/runner"), import("node:path"), import("../output-file.ts")]);
-    const plan = await planRun(this.taskClass, { systemUnderTest, sutSpec: this.sut, trials, benchRoot, sandbox, onWarning });
+    const [{ planRun }, { resolve }, { writeOutputFile }] = await Promise.all([
+      import("@eval/runner"),
+      import("node:path"),
+      import("../output-file.ts"),
+    ]);
+    const plan = await planRun(this.taskClass, {
+      systemUnderTest,
+      sutSpec: this.sut,
+      trials,
+      benchRoot,
+      sandbox,
+      onWarning,
+    });
     const path = resolve(this.context.cwd, this.output ?? "plan.json");
     await writeOutputFile(path, `${JSON.stringify(plan, null, 2)}\n`);
     const units = plan.cases.length * plan.trials;
-    if (format === "human") this.context.stdout.write(`plan ${plan.plan_id}: ${plan.task_class}, ${plan.cases.length} cases x ${plan.trials} trials = ${units} units, SUT ${plan.sut.label}\nwrote ${path}\n`);
-    else this.emit({ type: "plan", schema_version: PLAN_LINE_SCHEMA_VERSION, plan_id: plan.plan_id, task_class: plan.task_class, cases: plan.cases.length, trials: plan.trials, units, path });
+    if (format === "human")
+      this.context.stdout.write(
+        `plan ${plan.plan_id}: ${plan.task_class}, ${plan.cases.length} cases x ${plan.trials} trials = ${units} units, SUT ${plan.sut.label}\nwrote ${path}\n`,
+      );
+    else
+      this.emit({
+        type: "plan",
+        schema_version: PLAN_LINE_SCHEMA_VERSION,
+        plan_id: plan.plan_id,
+        task_class: plan.task_class,
+        cases: plan.cases.length,
+        trials: plan.trials,
+        units,
+        path,
+      });
     return ExitCode.ok;
   }
 }

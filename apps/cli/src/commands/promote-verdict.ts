@@ -28,15 +28,27 @@ export class PromoteVerdictCommand extends EvalgateCommand {
       holds a record whose figures disagree with its per-case data (the verdict says so too).
     `,
     examples: [
-      ["Verdict for the next tier from the newest complete full run", "evalgate promote-verdict --task-class vuln-remediation"],
-      ["Verdict for silver from a given run", "evalgate promote-verdict --task-class vuln-remediation --target-tier silver --run 20261122T042516Z-b87ff0d2"],
+      [
+        "Verdict for the next tier from the newest complete full run",
+        "evalgate promote-verdict --task-class vuln-remediation",
+      ],
+      [
+        "Verdict for silver from a given run",
+        "evalgate promote-verdict --task-class vuln-remediation --target-tier silver --run 20261122T042516Z-b87ff0d2",
+      ],
     ],
   });
 
   taskClass = Option.String("--task-class", { required: true, description: "The task class to evaluate" });
-  targetTier = Option.String("--target-tier", { description: "The tier to evaluate for (default: the one above the current tier)" });
-  runId = Option.String("--run", { description: "The run_id to judge (default: the newest complete run over the whole task class)" });
-  report = Option.String("--report", { description: "A record file of the chain: judges the chained run it names (same as --run <its run_id>)" });
+  targetTier = Option.String("--target-tier", {
+    description: "The tier to evaluate for (default: the one above the current tier)",
+  });
+  runId = Option.String("--run", {
+    description: "The run_id to judge (default: the newest complete run over the whole task class)",
+  });
+  report = Option.String("--report", {
+    description: "A record file of the chain: judges the chained run it names (same as --run <its run_id>)",
+  });
   anchor = Option.String("--anchor", { description: "An anchor file (evalgate anchor --write) the chain must extend" });
   out = stateDirOption();
   benchRoot = benchRootOption();
@@ -54,8 +66,12 @@ export class PromoteVerdictCommand extends EvalgateCommand {
     const stateDir = settings.path("state_dir", DEFAULT_STATE_DIR);
     checkStateDir(stateDir, { write: true });
     const runsDir = stateLayout(stateDir).runs;
-    const [{ loadTierConfig, issueVerdict }, { loadTaskClass, TaskClassRegistry }] = await Promise.all([import("@eval/promotion"), import("@eval/registry")]);
-    if (this.runId !== undefined && this.report !== undefined) throw new EvalError("EVAL_USAGE", "pass --run or --report, not both");
+    const [{ loadTierConfig, issueVerdict }, { loadTaskClass, TaskClassRegistry }] = await Promise.all([
+      import("@eval/promotion"),
+      import("@eval/registry"),
+    ]);
+    if (this.runId !== undefined && this.report !== undefined)
+      throw new EvalError("EVAL_USAGE", "pass --run or --report, not both");
     const config = await loadTierConfig(settings.path("trust_tiers", "docs/trust-tiers.yaml"));
     const taskClass = await loadTaskClass(this.taskClass, {
       benchRoot: settings.path("bench_root", "bench"),

@@ -37,10 +37,20 @@ const common = () => ["--out", state, "--bench-root", bench.benchRoot, "--trust-
 describe("evalgate report", () => {
   it("writes one HTML file for the newest run, with its verdict, trend and embedded cases; --baseline compares", async () => {
     const output = join(bench.root, "out", "report.html");
-    const result = await invoke(["report", "--task-class", "upper", "-o", output, "--baseline", runIds[0]!, ...common()], { cwd: bench.root });
+    const result = await invoke(
+      ["report", "--task-class", "upper", "-o", output, "--baseline", runIds[0]!, ...common()],
+      { cwd: bench.root },
+    );
     expect(result.code, result.stderr).toBe(0);
     const line = JSON.parse(result.stdout) as Record<string, unknown>;
-    expect(line).toMatchObject({ type: "report", path: output, run_id: runIds[2], task_class: "upper", cases: 3, compressed: false });
+    expect(line).toMatchObject({
+      type: "report",
+      path: output,
+      run_id: runIds[2],
+      task_class: "upper",
+      cases: 3,
+      compressed: false,
+    });
     const html = await readFile(output, "utf8");
     expect(line.bytes).toBe(Buffer.byteLength(html));
     expect(html).toContain(`<span data-field="run_id">${runIds[2]}</span>`);
@@ -51,15 +61,25 @@ describe("evalgate report", () => {
     const { data, recordedSha256, digestMatches } = readEmbeddedData(html);
     expect(line.data_sha256).toBe(recordedSha256);
     expect(digestMatches).toBe(true);
-    expect(data.cases.map((c) => [c.case_id, c.cache_hit])).toEqual([["a-1", true], ["a-2", true], ["b-1", true]]);
+    expect(data.cases.map((c) => [c.case_id, c.cache_hit])).toEqual([
+      ["a-1", true],
+      ["a-2", true],
+      ["b-1", true],
+    ]);
     expect(data.cases[0]!.evidence!.executed_in_run).toBe(runIds[1]);
     expect(data.cases[0]!.baseline).toEqual({ score: 0, passed: false });
   });
 
   it("human format, a run by id, and one-line errors for an unknown run or baseline", async () => {
-    const human = await invoke(["report", "--run", runIds[0]!, "--format", "human", "-o", "r.html", ...common()], { cwd: bench.root });
+    const human = await invoke(["report", "--run", runIds[0]!, "--format", "human", "-o", "r.html", ...common()], {
+      cwd: bench.root,
+    });
     expect(human.code, human.stderr).toBe(0);
-    expect(human.stdout).toMatch(new RegExp(`^report of run ${runIds[0]} \\(upper, 3 cases\\): .*r\\.html, \\d+ KiB, data sha256:[0-9a-f]{64}\\n$`));
+    expect(human.stdout).toMatch(
+      new RegExp(
+        `^report of run ${runIds[0]} \\(upper, 3 cases\\): .*r\\.html, \\d+ KiB, data sha256:[0-9a-f]{64}\\n$`,
+      ),
+    );
     const missing = await invoke(["report", "--run", "nope", ...common()], { cwd: bench.root });
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/^evalgate: no run nope is recorded in .*runs \(EVAL_REPORT_NOT_FOUND\); .*\n$/);
@@ -86,8 +106,14 @@ describe("evalgate show", () => {
     expect(failed.stdout).toContain("  wrong_text [block]");
     expect(failed.stdout).toContain("  quality 0");
     expect(failed.stdout).toContain("no transcript recorded for this case");
-    const hit = await invoke(["show", runIds[2]!, "--case", "a-1", "--format", "json", ...common()], { cwd: bench.root });
-    expect(JSON.parse(hit.stdout)).toMatchObject({ case_id: "a-1", cache_hit: true, evidence: { executed_in_run: runIds[1] } });
+    const hit = await invoke(["show", runIds[2]!, "--case", "a-1", "--format", "json", ...common()], {
+      cwd: bench.root,
+    });
+    expect(JSON.parse(hit.stdout)).toMatchObject({
+      case_id: "a-1",
+      cache_hit: true,
+      evidence: { executed_in_run: runIds[1] },
+    });
     const run = await invoke(["show", runIds[1]!, "--format", "json", ...common()], { cwd: bench.root });
     expect(JSON.parse(run.stdout).run.run_id).toBe(runIds[1]);
   });
@@ -95,10 +121,14 @@ describe("evalgate show", () => {
   it("one line for an unknown case or format; no verdicts (with a warning) without a tier file", async () => {
     const unknown = await invoke(["show", "--case", "zzz", ...common()], { cwd: bench.root });
     expect(unknown.code).toBe(1);
-    expect(unknown.stderr).toMatch(/^evalgate: run .* has no case "zzz" \(EVAL_USAGE\); `evalgate show .*` lists its cases\n$/);
+    expect(unknown.stderr).toMatch(
+      /^evalgate: run .* has no case "zzz" \(EVAL_USAGE\); `evalgate show .*` lists its cases\n$/,
+    );
     const format = await invoke(["show", "--format", "xml", ...common()], { cwd: bench.root });
     expect(format.stderr).toMatch(/--format must be human or json/);
-    const noTiers = await invoke(["show", "--out", state, "--trust-tiers", join(bench.root, "none.yaml")], { cwd: bench.root });
+    const noTiers = await invoke(["show", "--out", state, "--trust-tiers", join(bench.root, "none.yaml")], {
+      cwd: bench.root,
+    });
     expect(noTiers.code).toBe(0);
     expect(noTiers.stderr).toMatch(/no trust-tier file at .*none\.yaml/);
     expect(noTiers.stdout).not.toContain("bronze");
@@ -111,7 +141,24 @@ describe("evalgate run CI outputs", () => {
     const step = join(bench.root, "ci", "step-summary.md");
     await writeFile(step, "earlier step\n");
     const result = await invoke(
-      ["run", "--task-class", "upper", "--bench-root", bench.benchRoot, "--out", state, "--trust-tiers", tiers, "--sut", "module:sut.mjs#same", "--quiet", "--junit", "ci/junit.xml", "--summary-md", "ci/summary.md"],
+      [
+        "run",
+        "--task-class",
+        "upper",
+        "--bench-root",
+        bench.benchRoot,
+        "--out",
+        state,
+        "--trust-tiers",
+        tiers,
+        "--sut",
+        "module:sut.mjs#same",
+        "--quiet",
+        "--junit",
+        "ci/junit.xml",
+        "--summary-md",
+        "ci/summary.md",
+      ],
       { cwd: bench.root, env: { GITHUB_STEP_SUMMARY: step } },
     );
     expect(result.code, result.stderr).toBe(0);
@@ -127,8 +174,26 @@ describe("evalgate run CI outputs", () => {
 
   it("an unwritable JUnit path is one warning naming the file; the recorded run keeps its exit code", async () => {
     await writeFile(join(bench.root, "blocker"), "a file");
-    const result = await invoke(["run", "--task-class", "upper", "--bench-root", bench.benchRoot, "--out", state, "--sut", "module:sut.mjs#same", "--quiet", "--junit", "blocker/junit.xml"], { cwd: bench.root });
+    const result = await invoke(
+      [
+        "run",
+        "--task-class",
+        "upper",
+        "--bench-root",
+        bench.benchRoot,
+        "--out",
+        state,
+        "--sut",
+        "module:sut.mjs#same",
+        "--quiet",
+        "--junit",
+        "blocker/junit.xml",
+      ],
+      { cwd: bench.root },
+    );
     expect(result.code).toBe(0);
-    expect(result.stderr).toMatch(/"code":"run\.after_record".*writing its CI outputs failed: cannot write .*blocker\/junit\.xml/);
+    expect(result.stderr).toMatch(
+      /"code":"run\.after_record".*writing its CI outputs failed: cannot write .*blocker\/junit\.xml/,
+    );
   });
 });

@@ -24,7 +24,10 @@ export class ReportCommand extends EvalgateCommand {
     `,
     examples: [
       ["The newest run of a task class", "evalgate report --task-class vuln-remediation -o report.html"],
-      ["A run against a baseline (run ids as `evalgate run` prints them)", "evalgate report --run <run-id> --baseline <run-id>"],
+      [
+        "A run against a baseline (run ids as `evalgate run` prints them)",
+        "evalgate report --run <run-id> --baseline <run-id>",
+      ],
     ],
   });
 
@@ -44,13 +47,14 @@ export class ReportCommand extends EvalgateCommand {
       cwd: this.context.cwd,
     });
     const format = settings.format();
-    const [{ gatherReportData }, { renderHtmlReport }, { writeOutputFile }, { HARNESS_VERSION }, { resolve }] = await Promise.all([
-      import("@eval/report-data"),
-      import("@eval/reports"),
-      import("../output-file.ts"),
-      import("../version.ts"),
-      import("node:path"),
-    ]);
+    const [{ gatherReportData }, { renderHtmlReport }, { writeOutputFile }, { HARNESS_VERSION }, { resolve }] =
+      await Promise.all([
+        import("@eval/report-data"),
+        import("@eval/reports"),
+        import("../output-file.ts"),
+        import("../version.ts"),
+        import("node:path"),
+      ]);
     const data = await gatherReportData({
       stateDir: settings.path("state_dir", DEFAULT_STATE_DIR),
       benchRoot: settings.path("bench_root", "bench"),
@@ -66,9 +70,21 @@ export class ReportCommand extends EvalgateCommand {
     await writeOutputFile(path, report.html);
     const bytes = Buffer.byteLength(report.html, "utf8");
     if (format === "human") {
-      this.context.stdout.write(`report of run ${data.run.run_id} (${data.run.task_class}, ${data.cases.length} cases): ${path}, ${(bytes / 1024).toFixed(0)} KiB, data ${report.dataSha256}\n`);
+      this.context.stdout.write(
+        `report of run ${data.run.run_id} (${data.run.task_class}, ${data.cases.length} cases): ${path}, ${(bytes / 1024).toFixed(0)} KiB, data ${report.dataSha256}\n`,
+      );
     } else {
-      this.emit({ type: "report", schema_version: REPORT_LINE_SCHEMA_VERSION, path, run_id: data.run.run_id, task_class: data.run.task_class, cases: data.cases.length, bytes, compressed: report.compressed, data_sha256: report.dataSha256 });
+      this.emit({
+        type: "report",
+        schema_version: REPORT_LINE_SCHEMA_VERSION,
+        path,
+        run_id: data.run.run_id,
+        task_class: data.run.task_class,
+        cases: data.cases.length,
+        bytes,
+        compressed: report.compressed,
+        data_sha256: report.dataSha256,
+      });
     }
     return ExitCode.ok;
   }

@@ -30,13 +30,23 @@ export class RescoreCommand extends EvalgateCommand {
   runId = Option.String("--run", { description: "The run whose recorded outputs to score (see `evalgate show`)" });
   out = stateDirOption();
   benchRoot = benchRootOption();
-  sandbox = Option.String("--sandbox", { description: "How rubrics run: bwrap (default; refused where it cannot run) or none" });
+  sandbox = Option.String("--sandbox", {
+    description: "How rubrics run: bwrap (default; refused where it cannot run) or none",
+  });
   format = formatOption();
 
   protected async run(): Promise<number> {
-    if (this.runId === undefined) throw new EvalError("EVAL_USAGE", "`evalgate rescore` needs --run <run-id>", { hint: "`evalgate show` names the newest run" });
-    if (this.sandbox !== undefined && this.sandbox !== "bwrap" && this.sandbox !== "none") throw new EvalError("EVAL_USAGE", `--sandbox must be bwrap or none, got "${this.sandbox}"`);
-    const settings = await loadSettings({ flags: { state_dir: this.out, bench_root: this.benchRoot, format: this.format }, env: this.context.env, cwd: this.context.cwd });
+    if (this.runId === undefined)
+      throw new EvalError("EVAL_USAGE", "`evalgate rescore` needs --run <run-id>", {
+        hint: "`evalgate show` names the newest run",
+      });
+    if (this.sandbox !== undefined && this.sandbox !== "bwrap" && this.sandbox !== "none")
+      throw new EvalError("EVAL_USAGE", `--sandbox must be bwrap or none, got "${this.sandbox}"`);
+    const settings = await loadSettings({
+      flags: { state_dir: this.out, bench_root: this.benchRoot, format: this.format },
+      env: this.context.env,
+      cwd: this.context.cwd,
+    });
     const format = settings.format();
     const runner = await import("@eval/runner");
     const result = await runner.rescoreRun({
@@ -46,11 +56,17 @@ export class RescoreCommand extends EvalgateCommand {
       sandbox: this.sandbox === "none" ? "none" : "bwrap",
       onWarning: warningPrinter(this.context, format),
     });
-    const summary = { ...runSummary(result), rescore_of: "rescore_of" in result.report ? (result.report.rescore_of ?? null) : null };
+    const summary = {
+      ...runSummary(result),
+      rescore_of: "rescore_of" in result.report ? (result.report.rescore_of ?? null) : null,
+    };
     if (format === "human") {
       const of = summary.rescore_of;
       this.context.stdout.write(formatRunHuman(result, summary, (modes) => failureModesCell(modes, runner)));
-      if (of !== null) this.context.stdout.write(`rescore of run ${of.run_id} (SUT ${of.sut_digest}): rubric ${of.rubric_digest} then, ${result.report.rubric_digest} now\n`);
+      if (of !== null)
+        this.context.stdout.write(
+          `rescore of run ${of.run_id} (SUT ${of.sut_digest}): rubric ${of.rubric_digest} then, ${result.report.rubric_digest} now\n`,
+        );
     } else {
       for (const line of runCaseLines(result)) this.emit(line);
       this.emit(summary);

@@ -32,37 +32,65 @@ export async function readPlanFile(path: string): Promise<RunPlan> {
   try {
     text = await readFile(path, "utf8");
   } catch (error) {
-    throw new EvalError("EVAL_IO", `cannot read the plan file ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, { hint: "write one with `evalgate plan --task-class <name>`" });
+    throw new EvalError(
+      "EVAL_IO",
+      `cannot read the plan file ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      { hint: "write one with `evalgate plan --task-class <name>`" },
+    );
   }
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
-    throw new EvalError("EVAL_PLAN_MISMATCH", `the plan file ${path} is not JSON`, { hint: "write one with `evalgate plan --task-class <name>`" });
+    throw new EvalError("EVAL_PLAN_MISMATCH", `the plan file ${path} is not JSON`, {
+      hint: "write one with `evalgate plan --task-class <name>`",
+    });
   }
   return parsePlan(value, path);
 }
 
 /** Checks the scale-out flags of `run` before any SUT is resolved or run. */
 export async function prepareShard(flags: ShardFlags): Promise<ShardJob> {
-  if (flags.shard === undefined) throw new EvalError("EVAL_USAGE", "--plan runs a shard of the plan: add --shard i/N (--shard 1/1 for all of it)");
-  if (flags.withVerdict) throw new EvalError("EVAL_USAGE", "a shard never writes a verdict: drop --with-verdict, and ask for one after `evalgate merge`");
-  if (flags.cases !== undefined) throw new EvalError("EVAL_USAGE", "a shard runs its part of a whole-task-class plan: drop --cases");
+  if (flags.shard === undefined)
+    throw new EvalError("EVAL_USAGE", "--plan runs a shard of the plan: add --shard i/N (--shard 1/1 for all of it)");
+  if (flags.withVerdict)
+    throw new EvalError(
+      "EVAL_USAGE",
+      "a shard never writes a verdict: drop --with-verdict, and ask for one after `evalgate merge`",
+    );
+  if (flags.cases !== undefined)
+    throw new EvalError("EVAL_USAGE", "a shard runs its part of a whole-task-class plan: drop --cases");
   const { parseShard } = await import("@eval/runner");
   const shard = parseShard(flags.shard);
   const plan = flags.plan === undefined ? null : await readPlanFile(resolve(flags.cwd, flags.plan));
   if (plan !== null && flags.taskClass !== undefined && flags.taskClass !== plan.task_class) {
-    throw new EvalError("EVAL_PLAN_MISMATCH", `--task-class ${flags.taskClass} is not the plan's task class ${plan.task_class}`, { hint: "drop --task-class: the plan names it" });
+    throw new EvalError(
+      "EVAL_PLAN_MISMATCH",
+      `--task-class ${flags.taskClass} is not the plan's task class ${plan.task_class}`,
+      { hint: "drop --task-class: the plan names it" },
+    );
   }
   const bundleDir = resolve(flags.cwd, flags.bundle ?? `shard-${shard.index}-of-${shard.count}`);
   return { plan, shard, bundleDir, taskClass: plan?.task_class ?? flags.taskClass };
 }
 
 /** Runs the shard and returns the JSON line to print and the exit code. */
-export async function runShardJob(job: ShardJob, options: Omit<RunEvalOptions, "systemUnderTest"> & { readonly systemUnderTest: SutChooser; readonly sutSpec: string | undefined }): Promise<{ line: Record<string, unknown>; exitCode: number }> {
+export async function runShardJob(
+  job: ShardJob,
+  options: Omit<RunEvalOptions, "systemUnderTest"> & {
+    readonly systemUnderTest: SutChooser;
+    readonly sutSpec: string | undefined;
+  },
+): Promise<{ line: Record<string, unknown>; exitCode: number }> {
   const { runShard } = await import("@eval/runner");
   const { sutSpec, ...runOptions } = options;
-  const result = await runShard(job.taskClass!, { ...runOptions, plan: job.plan, planOptions: sutSpec === undefined ? {} : { sutSpec }, shard: job.shard, bundleDir: job.bundleDir });
+  const result = await runShard(job.taskClass!, {
+    ...runOptions,
+    plan: job.plan,
+    planOptions: sutSpec === undefined ? {} : { sutSpec },
+    shard: job.shard,
+    bundleDir: job.bundleDir,
+  });
   const line = {
     type: "shard",
     schema_version: SHARD_LINE_SCHEMA_VERSION,

@@ -30,25 +30,44 @@ writeFileSync(path, readFileSync(path, "utf8").toUpperCase());
 process.stdout.write(JSON.stringify({ cost_usd: 1, tag: process.env.EVALGATE_BENCH_INVOCATION_TAG }));
 `;
 
-export async function makeUpperBench(cases: Record<string, string>, registration: { score_kind?: "binary" | "graded" } = {}): Promise<{ root: string; benchRoot: string; benchPath: string }> {
+export async function makeUpperBench(
+  cases: Record<string, string>,
+  registration: { score_kind?: "binary" | "graded" } = {},
+): Promise<{ root: string; benchRoot: string; benchPath: string }> {
   const { signBench } = await import("@eval/registry");
   const root = await mkdtemp(join(tmpdir(), "evalgate-cli-run-"));
   const benchRoot = join(root, "bench");
   const benchPath = join(benchRoot, "upper");
   await mkdir(join(root, "node_modules", "@eval"), { recursive: true });
-  for (const name of ["registry", "models", "errors", "rubric-protocol"]) await symlink(join(PACKAGES, name), join(root, "node_modules", "@eval", name));
+  for (const name of ["registry", "models", "errors", "rubric-protocol"])
+    await symlink(join(PACKAGES, name), join(root, "node_modules", "@eval", name));
   await writeFile(join(root, "package.json"), JSON.stringify({ name: "cli-run-test", private: true, type: "module" }));
   await mkdir(join(benchPath, "cases"), { recursive: true });
-  await writeFile(join(benchPath, "package.json"), JSON.stringify({ name: "bench-upper", private: true, type: "module" }));
+  await writeFile(
+    join(benchPath, "package.json"),
+    JSON.stringify({ name: "bench-upper", private: true, type: "module" }),
+  );
   await writeFile(join(benchPath, "README.md"), "# upper\n\nUpper-case a text file.\n");
-  await writeFile(join(benchPath, "registration.ts"), `import { registerTaskClass } from "@eval/registry";\nexport default registerTaskClass("upper", { min_cases_for_promotion: { bronze: 1 }${registration.score_kind === undefined ? "" : `, score_kind: "${registration.score_kind}"`} });\n`);
+  await writeFile(
+    join(benchPath, "registration.ts"),
+    `import { registerTaskClass } from "@eval/registry";\nexport default registerTaskClass("upper", { min_cases_for_promotion: { bronze: 1 }${registration.score_kind === undefined ? "" : `, score_kind: "${registration.score_kind}"`} });\n`,
+  );
   await writeFile(join(benchPath, "breakdown-keys.ts"), `export const BREAKDOWN_KEYS = ["quality"] as const;\n`);
-  await writeFile(join(benchPath, "failure_modes.yaml"), "wrong_text:\n  severity: block\n  description: The text differs.\n");
+  await writeFile(
+    join(benchPath, "failure_modes.yaml"),
+    "wrong_text:\n  severity: block\n  description: The text differs.\n",
+  );
   // A binary task class scores exactly 0 or 1: the whole text upper-cased, or not.
-  const rubric = registration.score_kind === "binary" ? UPPER_RUBRIC.replace("const score = same / expected.length;", "const score = same === expected.length ? 1 : 0;") : UPPER_RUBRIC;
+  const rubric =
+    registration.score_kind === "binary"
+      ? UPPER_RUBRIC.replace("const score = same / expected.length;", "const score = same === expected.length ? 1 : 0;")
+      : UPPER_RUBRIC;
   await writeFile(join(benchPath, "rubric.ts"), rubric);
   await writeFile(join(root, "upper.mjs"), UPPER_COMMAND);
-  await writeFile(join(root, "sut.mjs"), "export async function same() { return {}; }\nexport async function upper(inv) { const fs = await import('node:fs'); const p = inv.workspacePath + '/text.txt'; fs.writeFileSync(p, fs.readFileSync(p, 'utf8').toUpperCase()); return { cost_usd: 0 }; }\n");
+  await writeFile(
+    join(root, "sut.mjs"),
+    "export async function same() { return {}; }\nexport async function upper(inv) { const fs = await import('node:fs'); const p = inv.workspacePath + '/text.txt'; fs.writeFileSync(p, fs.readFileSync(p, 'utf8').toUpperCase()); return { cost_usd: 0 }; }\n",
+  );
   let n = 0;
   for (const [caseId, text] of Object.entries(cases)) {
     n += 1;

@@ -29,45 +29,128 @@ export class RunCommand extends RunFlags {
     }
   }
 
-  private async runWatched(interrupt: Interrupt, exitCodeForSignal: (signal: NodeJS.Signals) => number): Promise<number> {
-    const flags = { bench_root: this.benchRoot, state_dir: this.out, trust_tiers: this.trustTiers, concurrency: this.concurrency, max_cost_usd: this.maxCostUsd, timeout_per_case_seconds: this.timeoutPerCase, trials: this.trials, format: this.format };
+  private async runWatched(
+    interrupt: Interrupt,
+    exitCodeForSignal: (signal: NodeJS.Signals) => number,
+  ): Promise<number> {
+    const flags = {
+      bench_root: this.benchRoot,
+      state_dir: this.out,
+      trust_tiers: this.trustTiers,
+      concurrency: this.concurrency,
+      max_cost_usd: this.maxCostUsd,
+      timeout_per_case_seconds: this.timeoutPerCase,
+      trials: this.trials,
+      format: this.format,
+    };
     const settings = await loadSettings({ flags, env: this.context.env, cwd: this.context.cwd });
     const format = settings.format();
-    const [benchRoot, stateDir, tiersPath] = [settings.path("bench_root", "bench"), settings.path("state_dir", DEFAULT_STATE_DIR), settings.path("trust_tiers", "docs/trust-tiers.yaml")];
+    const [benchRoot, stateDir, tiersPath] = [
+      settings.path("bench_root", "bench"),
+      settings.path("state_dir", DEFAULT_STATE_DIR),
+      settings.path("trust_tiers", "docs/trust-tiers.yaml"),
+    ];
     const { availableParallelism } = await import("node:os");
-    const concurrency = settings.number("concurrency", Math.min(availableParallelism(), RUN_DEFAULTS.concurrencyAtMost));
+    const concurrency = settings.number(
+      "concurrency",
+      Math.min(availableParallelism(), RUN_DEFAULTS.concurrencyAtMost),
+    );
     const maxCostUsd = settings.number("max_cost_usd", RUN_DEFAULTS.maxCostUsd);
     const timeoutPerCaseSeconds = settings.number("timeout_per_case_seconds", RUN_DEFAULTS.timeoutPerCaseSeconds);
     // 0: not set anywhere, so the task class's min_trials (default 1) applies.
     const trials = settings.number("trials", 0);
     if (timeoutPerCaseSeconds <= 0) throw new EvalError("EVAL_CONFIG_INVALID", "timeout_per_case_seconds must be > 0");
-    if (this.recordOverwrite && !this.record) throw new EvalError("EVAL_USAGE", "--record-overwrite only changes what --record does: pass both, or neither");
+    if (this.recordOverwrite && !this.record)
+      throw new EvalError("EVAL_USAGE", "--record-overwrite only changes what --record does: pass both, or neither");
     const onWarning = warningPrinter(this.context, format);
     const scaleOut = this.plan !== undefined || this.shard !== undefined ? await import("./run-shard.ts") : null;
     if (scaleOut !== null && (this.junit !== undefined || this.summaryMd !== undefined)) {
-      throw new EvalError("EVAL_USAGE", "a shard writes a bundle, not a run: pass --junit and --summary-md to `evalgate merge`, which records the run", { hint: "evalgate merge <bundle>... --junit <file> --summary-md <file>" });
+      throw new EvalError(
+        "EVAL_USAGE",
+        "a shard writes a bundle, not a run: pass --junit and --summary-md to `evalgate merge`, which records the run",
+        { hint: "evalgate merge <bundle>... --junit <file> --summary-md <file>" },
+      );
     }
-    const shardJob = scaleOut === null ? null : await scaleOut.prepareShard({ plan: this.plan, shard: this.shard, bundle: this.bundle, taskClass: this.taskClass, withVerdict: this.withVerdict, cases: this.cases, cwd: this.context.cwd });
+    const shardJob =
+      scaleOut === null
+        ? null
+        : await scaleOut.prepareShard({
+            plan: this.plan,
+            shard: this.shard,
+            bundle: this.bundle,
+            taskClass: this.taskClass,
+            withVerdict: this.withVerdict,
+            cases: this.cases,
+            cwd: this.context.cwd,
+          });
     const taskClassName = shardJob?.taskClass ?? this.taskClass;
-    if (taskClassName === undefined) throw new EvalError("EVAL_USAGE", "`evalgate run` needs --task-class (or --plan <file> with --shard i/N)", { hint: "run `evalgate run --help` for the accepted flags" });
+    if (taskClassName === undefined)
+      throw new EvalError("EVAL_USAGE", "`evalgate run` needs --task-class (or --plan <file> with --shard i/N)", {
+        hint: "run `evalgate run --help` for the accepted flags",
+      });
     // A verdict's trust-tier file is read before anything runs: a bad one must not cost a whole run.
     const tiers = this.withVerdict ? await loadRunTiers(tiersPath, taskClassName) : null;
-    const signingKey = await (await import("../signing-key.ts")).commandSigningKey(this.signingKey, this.context, stateDir);
+    const signingKey = await (
+      await import("../signing-key.ts")
+    ).commandSigningKey(this.signingKey, this.context, stateDir);
     const runner = await import("@eval/runner");
     checkStateDir(stateDir, { write: true });
     // A shard writes a bundle, not a chain record: only a run that records announces a new state directory.
     const newStateDir = shardJob === null ? settings.watchNewStateDir(stateDir) : () => null;
     const { join: joinPath, resolve: resolvePath } = await import("node:path");
-    const cacheOptions = this.cacheDir === undefined ? {} : { cacheDir: resolvePath(this.context.cwd, this.cacheDir), cacheKeyPath: joinPath(resolvePath(this.context.cwd, this.cacheDir), "..", STATE_NAMES.cacheKey) };
-    const sutOptions: SutResolverOptions = { hideFromSut: Object.values(cacheOptions), cwd: this.context.cwd, env: this.context.env, stateDir, benchRoot, record: this.record, recordOverwrite: this.recordOverwrite, allowCliSubscription: this.allowCliSubscription, acknowledgeUnsandboxedCli: this.acknowledgeUnsandboxedCli, allowStaleCompliance: this.allowStaleCompliance, streamLog: await this.resolveStreamLog(onWarning), ...(this.agentModel === undefined ? {} : { agentModel: this.agentModel }), agentArgs: this.agentArg ?? [], onWarning, sandbox: this.sandboxMode(), sutNetwork: this.sutNetwork, sutRead: this.sutRead ?? [], ...(await this.agentNetworkOptions(maxCostUsd)) };
+    const cacheOptions =
+      this.cacheDir === undefined
+        ? {}
+        : {
+            cacheDir: resolvePath(this.context.cwd, this.cacheDir),
+            cacheKeyPath: joinPath(resolvePath(this.context.cwd, this.cacheDir), "..", STATE_NAMES.cacheKey),
+          };
+    const sutOptions: SutResolverOptions = {
+      hideFromSut: Object.values(cacheOptions),
+      cwd: this.context.cwd,
+      env: this.context.env,
+      stateDir,
+      benchRoot,
+      record: this.record,
+      recordOverwrite: this.recordOverwrite,
+      allowCliSubscription: this.allowCliSubscription,
+      acknowledgeUnsandboxedCli: this.acknowledgeUnsandboxedCli,
+      allowStaleCompliance: this.allowStaleCompliance,
+      streamLog: await this.resolveStreamLog(onWarning),
+      ...(this.agentModel === undefined ? {} : { agentModel: this.agentModel }),
+      agentArgs: this.agentArg ?? [],
+      onWarning,
+      sandbox: this.sandboxMode(),
+      sutNetwork: this.sutNetwork,
+      sutRead: this.sutRead ?? [],
+      ...(await this.agentNetworkOptions(maxCostUsd)),
+    };
     const spec = shardJob?.plan?.sut.spec ?? this.sut;
     const systemUnderTest = await (await import("../sut-resolver.ts")).sutChooser(spec, sutOptions);
     const { progressHooks, runProgress } = await import("../progress.ts");
     const progress = runProgress(this.context, { quiet: this.quiet, taskClass: taskClassName });
     let result: RunEvalResult;
-    const runOptions = { signal: interrupt.signal, ...(this.cases === undefined ? {} : { caseFilter: this.cases }), concurrency, maxCostUsd, timeoutPerCaseSeconds, ...(trials === 0 ? {} : { trials }), noCache: !this.cache, ...(this.retryErrors ? { retryErrors: true } : {}), stateDir, benchRoot, sandbox: sutOptions.sandbox, onWarning, signingKey, ...cacheOptions, ...progressHooks(progress) } satisfies Omit<RunEvalOptions, "systemUnderTest">;
+    const runOptions = {
+      signal: interrupt.signal,
+      ...(this.cases === undefined ? {} : { caseFilter: this.cases }),
+      concurrency,
+      maxCostUsd,
+      timeoutPerCaseSeconds,
+      ...(trials === 0 ? {} : { trials }),
+      noCache: !this.cache,
+      ...(this.retryErrors ? { retryErrors: true } : {}),
+      stateDir,
+      benchRoot,
+      sandbox: sutOptions.sandbox,
+      onWarning,
+      signingKey,
+      ...cacheOptions,
+      ...progressHooks(progress),
+    } satisfies Omit<RunEvalOptions, "systemUnderTest">;
     if (shardJob !== null && scaleOut !== null) {
-      const done = await scaleOut.runShardJob(shardJob, { ...runOptions, systemUnderTest, sutSpec: spec }).finally(() => progress?.finish());
+      const done = await scaleOut
+        .runShardJob(shardJob, { ...runOptions, systemUnderTest, sutSpec: spec })
+        .finally(() => progress?.finish());
       this.emit(done.line);
       return done.exitCode;
     }
@@ -79,31 +162,64 @@ export class RunCommand extends RunFlags {
       if (started !== null) onWarning(started);
     }
     // The run is recorded: from here on a failure is a warning and never changes its exit code.
-    const afterRecord = (what: string) => (error: unknown): null => {
-      onWarning({ code: "run.after_record", message: `the run is recorded as ${result.report.run_id}, but ${what} failed: ${(error as Error).message}`, details: { run_id: result.report.run_id } });
-      return null;
-    };
-    const verdict = tiers === null ? null : await issueRunVerdict(tiers, result, stateDir).catch(afterRecord("issuing its verdict"));
+    const afterRecord =
+      (what: string) =>
+      (error: unknown): null => {
+        onWarning({
+          code: "run.after_record",
+          message: `the run is recorded as ${result.report.run_id}, but ${what} failed: ${(error as Error).message}`,
+          details: { run_id: result.report.run_id },
+        });
+        return null;
+      };
+    const verdict =
+      tiers === null ? null : await issueRunVerdict(tiers, result, stateDir).catch(afterRecord("issuing its verdict"));
     const { writeRunOutputs } = await import("../run-outputs.ts");
-    const outputs = await writeRunOutputs({ recorded: result, unscored: result.unscoredCaseIds, stateDir, tiersPath, cwd: this.context.cwd, env: this.context.env, onWarning, ...(this.junit === undefined ? {} : { junit: this.junit }), ...(this.summaryMd === undefined ? {} : { summaryMd: this.summaryMd }), ...(format === "human" ? { glanceRecordPath: result.recordPath } : {}) }).catch(afterRecord("writing its CI outputs and summary"));
+    const outputs = await writeRunOutputs({
+      recorded: result,
+      unscored: result.unscoredCaseIds,
+      stateDir,
+      tiersPath,
+      cwd: this.context.cwd,
+      env: this.context.env,
+      onWarning,
+      ...(this.junit === undefined ? {} : { junit: this.junit }),
+      ...(this.summaryMd === undefined ? {} : { summaryMd: this.summaryMd }),
+      ...(format === "human" ? { glanceRecordPath: result.recordPath } : {}),
+    }).catch(afterRecord("writing its CI outputs and summary"));
     this.print(result, verdict, (modes) => failureModesCell(modes, runner), format);
     if (outputs?.glance) this.context.stdout.write(`\n${outputs.glance}`);
     return this.exitCode(result, interrupt.received(), maxCostUsd, runner, exitCodeForSignal);
   }
 
   /** The recorded run's exit code: a signal counts only when it cut the run short. */
-  private exitCode(result: RunEvalResult, signal: NodeJS.Signals | null, maxCostUsd: number, runner: typeof import("@eval/runner"), exitCodeForSignal: (signal: NodeJS.Signals) => number): number {
+  private exitCode(
+    result: RunEvalResult,
+    signal: NodeJS.Signals | null,
+    maxCostUsd: number,
+    runner: typeof import("@eval/runner"),
+    exitCodeForSignal: (signal: NodeJS.Signals) => number,
+  ): number {
     if (signal !== null && result.report.incomplete_reason === "interrupted") {
-      this.context.stderr.write(`evalgate: interrupted by ${signal}: ${result.report.per_case.length} of ${result.report.case_count} cases finished, recorded as incomplete run ${result.report.run_id}\n`);
+      this.context.stderr.write(
+        `evalgate: interrupted by ${signal}: ${result.report.per_case.length} of ${result.report.case_count} cases finished, recorded as incomplete run ${result.report.run_id}\n`,
+      );
       return exitCodeForSignal(signal);
     }
-    if (signal !== null) this.context.stderr.write(`evalgate: ${signal} arrived after the run's cases had finished: recorded as run ${result.report.run_id}\n`);
+    if (signal !== null)
+      this.context.stderr.write(
+        `evalgate: ${signal} arrived after the run's cases had finished: recorded as run ${result.report.run_id}\n`,
+      );
     if (result.harnessError !== null) {
-      this.context.stderr.write(`evalgate: ${result.harnessError}: ${result.report.per_case.length} of ${result.report.case_count} cases finished, recorded as incomplete run ${result.report.run_id}; fix the cause and rerun (finished cases come from the cache)\n`);
+      this.context.stderr.write(
+        `evalgate: ${result.harnessError}: ${result.report.per_case.length} of ${result.report.case_count} cases finished, recorded as incomplete run ${result.report.run_id}; fix the cause and rerun (finished cases come from the cache)\n`,
+      );
       return ExitCode.harnessError;
     }
     if (result.costCapExceeded) {
-      this.context.stderr.write(`evalgate: cost cap of $${maxCostUsd} reached: the run is recorded as incomplete (${result.report.run_id})\n`);
+      this.context.stderr.write(
+        `evalgate: cost cap of $${maxCostUsd} reached: the run is recorded as incomplete (${result.report.run_id})\n`,
+      );
       return ExitCode.costCap;
     }
     // A run that judged no case measured nothing: recorded (it is evidence), but it must not pass as a run.
@@ -112,11 +228,17 @@ export class RunCommand extends RunFlags {
   }
 
   /** The run's case lines, summary and verdict: a table with `--format human`, else JSON lines. */
-  private print(result: RunEvalResult, verdict: Awaited<ReturnType<typeof issueRunVerdict>> | null, cell: Parameters<typeof formatRunHuman>[2], format: string): void {
+  private print(
+    result: RunEvalResult,
+    verdict: Awaited<ReturnType<typeof issueRunVerdict>> | null,
+    cell: Parameters<typeof formatRunHuman>[2],
+    format: string,
+  ): void {
     const summary = runSummary(result);
     if (format === "human") {
       this.context.stdout.write(formatRunHuman(result, summary, cell));
-      if (verdict !== null) this.context.stdout.write(`\n${formatVerdictHuman(verdict.verdict, verdict.path, verdict.tiersFile)}`);
+      if (verdict !== null)
+        this.context.stdout.write(`\n${formatVerdictHuman(verdict.verdict, verdict.path, verdict.tiersFile)}`);
       return;
     }
     for (const line of runCaseLines(result)) this.emit(line);

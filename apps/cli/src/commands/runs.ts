@@ -22,7 +22,10 @@ export class RunsCommand extends EvalgateCommand {
     `,
     examples: [
       ["The last 10 runs as a table", "evalgate runs --limit 10 --format human"],
-      ["Complete runs of one task class by one SUT", "evalgate runs --task-class vuln-remediation --sut replay --complete"],
+      [
+        "Complete runs of one task class by one SUT",
+        "evalgate runs --task-class vuln-remediation --sut replay --complete",
+      ],
     ],
   });
 
@@ -34,12 +37,28 @@ export class RunsCommand extends EvalgateCommand {
   format = formatOption();
 
   protected async run(): Promise<number> {
-    const settings = await loadSettings({ flags: { state_dir: this.out, format: this.format }, env: this.context.env, cwd: this.context.cwd });
+    const settings = await loadSettings({
+      flags: { state_dir: this.out, format: this.format },
+      env: this.context.env,
+      cwd: this.context.cwd,
+    });
     const format = settings.format();
-    const limit = numberFlag("--limit", this.limit, Number.POSITIVE_INFINITY, numberRule("a whole number >= 1", [t.isInteger(), t.isAtLeast(1)]));
-    const [{ listRecordedRuns }, { renderRunListText }] = await Promise.all([import("@eval/report-data"), import("@eval/reports")]);
+    const limit = numberFlag(
+      "--limit",
+      this.limit,
+      Number.POSITIVE_INFINITY,
+      numberRule("a whole number >= 1", [t.isInteger(), t.isAtLeast(1)]),
+    );
+    const [{ listRecordedRuns }, { renderRunListText }] = await Promise.all([
+      import("@eval/report-data"),
+      import("@eval/reports"),
+    ]);
     const stateDir = checkStateDir(settings.path("state_dir", DEFAULT_STATE_DIR), { write: false });
-    const filter = { ...(this.taskClass === undefined ? {} : { taskClass: this.taskClass }), ...(this.sut === undefined ? {} : { sut: this.sut }), ...(this.complete === undefined ? {} : { complete: this.complete }) };
+    const filter = {
+      ...(this.taskClass === undefined ? {} : { taskClass: this.taskClass }),
+      ...(this.sut === undefined ? {} : { sut: this.sut }),
+      ...(this.complete === undefined ? {} : { complete: this.complete }),
+    };
     const entries = await listRecordedRuns(stateDir, filter, limit, warningPrinter(this.context, format));
     if (format === "human") this.context.stdout.write(renderRunListText(entries));
     else for (const entry of entries) this.emit(entry);

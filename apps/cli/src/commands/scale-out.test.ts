@@ -11,7 +11,20 @@ import { makeUpperBench } from "./run.test-helpers.ts";
 
 const BIN = join(import.meta.dirname, "..", "..", "dist", "bin.js");
 const CASES: Record<string, string> = Object.fromEntries(
-  ["alpha", "bravo xx", "charlie", "delta xx", "echo", "foxtrot xx", "golf", "hotel", "india xx", "juliet", "kilo", "lima xx"].map((text, index) => [`case-${String(index).padStart(2, "0")}`, text]),
+  [
+    "alpha",
+    "bravo xx",
+    "charlie",
+    "delta xx",
+    "echo",
+    "foxtrot xx",
+    "golf",
+    "hotel",
+    "india xx",
+    "juliet",
+    "kilo",
+    "lima xx",
+  ].map((text, index) => [`case-${String(index).padStart(2, "0")}`, text]),
 );
 /** Upper-cases all of the text, or only its first half when it contains "xx" (graded scores); variant "b" leaves it alone. */
 const SUT = `export async function half(inv) {
@@ -37,7 +50,10 @@ interface Result {
 
 function evalgate(argv: readonly string[], cwd: string, env: Record<string, string> = {}): Promise<Result> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...argv], { cwd, env: { PATH: process.env.PATH ?? "/usr/bin:/bin", CI: "1", ...env } });
+    const child = spawn(process.execPath, [BIN, ...argv], {
+      cwd,
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", CI: "1", ...env },
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
@@ -46,10 +62,12 @@ function evalgate(argv: readonly string[], cwd: string, env: Record<string, stri
   });
 }
 
-const lastJson = (result: Result): Record<string, unknown> => JSON.parse(result.stdout.trim().split("\n").at(-1)!) as Record<string, unknown>;
+const lastJson = (result: Result): Record<string, unknown> =>
+  JSON.parse(result.stdout.trim().split("\n").at(-1)!) as Record<string, unknown>;
 
 /** The workflow's commands for shard `shard` of 4 on this test's task class. */
-const commands = (shard: number) => workflowCommands({ "${{ matrix.shard }}": String(shard), $SHARDS: "4", $TASK_CLASS: "upper" });
+const commands = (shard: number) =>
+  workflowCommands({ "${{ matrix.shard }}": String(shard), $SHARDS: "4", $TASK_CLASS: "upper" });
 
 beforeAll(async () => {
   bench = await makeUpperBench(CASES);
@@ -73,7 +91,12 @@ async function plan(dir: string, spec = sutSpec): Promise<void> {
 }
 
 /** Runs shard i/4 of `planDir`'s plan.json with the workflow's shard command in its own new directory; returns the bundle path. */
-async function shard(planDir: string, index: number, name: string, env: Record<string, string> = {}): Promise<{ result: Result; bundle: string }> {
+async function shard(
+  planDir: string,
+  index: number,
+  name: string,
+  env: Record<string, string> = {},
+): Promise<{ result: Result; bundle: string }> {
   const dir = join(bench.root, name);
   await mkdir(dir, { recursive: true });
   await cp(join(planDir, "plan.json"), join(dir, "plan.json"));
@@ -85,9 +108,12 @@ async function shard(planDir: string, index: number, name: string, env: Record<s
 async function mergeArgv(dir: string, bundles: readonly string[]): Promise<string[]> {
   await rm(join(dir, "bundles"), { recursive: true, force: true });
   await mkdir(join(dir, "bundles"), { recursive: true });
-  for (const [index, bundle] of bundles.entries()) await cp(bundle, join(dir, "bundles", `bundle-${index + 1}`), { recursive: true });
+  for (const [index, bundle] of bundles.entries())
+    await cp(bundle, join(dir, "bundles", `bundle-${index + 1}`), { recursive: true });
   const argv = commands(1)[3]!.argv;
-  return argv.flatMap((word) => (word === "bundles/*" ? bundles.map((_, index) => `bundles/bundle-${index + 1}`) : [word]));
+  return argv.flatMap((word) =>
+    word === "bundles/*" ? bundles.map((_, index) => `bundles/bundle-${index + 1}`) : [word],
+  );
 }
 
 describe("4 shards + merge, the workflow's commands, against one machine", () => {
@@ -101,7 +127,13 @@ describe("4 shards + merge, the workflow's commands, against one machine", () =>
     const mergeDir = join(bench.root, "merge-host");
     await mkdir(mergeDir, { recursive: true });
     const mergeStarted = performance.now();
-    const merged = await evalgate(await mergeArgv(mergeDir, shards.map((s) => s.bundle)), mergeDir);
+    const merged = await evalgate(
+      await mergeArgv(
+        mergeDir,
+        shards.map((s) => s.bundle),
+      ),
+      mergeDir,
+    );
     const mergeMs = performance.now() - mergeStarted;
     expect(merged.code, merged.stderr).toBe(0);
     const anchored = await evalgate(commands(1)[4]!.argv, mergeDir);
@@ -112,33 +144,69 @@ describe("4 shards + merge, the workflow's commands, against one machine", () =>
     const verify = await evalgate(commands(1)[2]!.argv, mergeDir);
     expect(verify.code, verify.stderr).toBe(0);
     expect(verify.stdout).toMatch(/^audit chain OK: 1 records \(1 complete, 0 incomplete\)/);
-    const verdict = await evalgate([...commands(1)[5]!.argv, "--bench-root", bench.benchRoot, "--trust-tiers", tiers], mergeDir);
+    const verdict = await evalgate(
+      [...commands(1)[5]!.argv, "--bench-root", bench.benchRoot, "--trust-tiers", tiers],
+      mergeDir,
+    );
     expect(verdict.code, verdict.stderr).toBe(0);
     expect(verdict.stdout).toMatch(/^upper: untrusted -> bronze: evidence (NOT )?sufficient/);
 
     const oneDir = join(bench.root, "one-machine");
     await mkdir(oneDir, { recursive: true });
     const oneStarted = performance.now();
-    const one = await evalgate(["run", "--task-class", "upper", "--bench-root", bench.benchRoot, "--sut", sutSpec], oneDir);
+    const one = await evalgate(
+      ["run", "--task-class", "upper", "--bench-root", bench.benchRoot, "--sut", sutSpec],
+      oneDir,
+    );
     const oneMs = performance.now() - oneStarted;
     expect(one.code, one.stderr).toBe(0);
 
     const record = async (dir: string) => {
       const runs = join(dir, ".evalgate", "runs");
       const name = (await readdir(runs)).find((file) => file.endsWith(".json"))!;
-      return (JSON.parse(await readFile(join(runs, name), "utf8")) as { report: Record<string, unknown> & { per_case: { case_id: string; score: Record<string, unknown> }[] } }).report;
+      return (
+        JSON.parse(await readFile(join(runs, name), "utf8")) as {
+          report: Record<string, unknown> & { per_case: { case_id: string; score: Record<string, unknown> }[] };
+        }
+      ).report;
     };
     const [m, o] = [await record(mergeDir), await record(oneDir)];
     const figures = (report: typeof m) => ({
       per_case: report.per_case.map((c) => ({ ...c, score: { ...c.score, wall_clock_ms: 0 } })),
-      ...Object.fromEntries(["mean_score", "score_stddev", "lower_bound_95", "lower_bound_method", "bound_quantity", "informational", "passed_count", "total_cost_usd", "block_severity_failure_modes", "selection", "case_count", "complete", "sut_digest", "rubric_digest", "isolation_class"].map((key) => [key, report[key]])),
+      ...Object.fromEntries(
+        [
+          "mean_score",
+          "score_stddev",
+          "lower_bound_95",
+          "lower_bound_method",
+          "bound_quantity",
+          "informational",
+          "passed_count",
+          "total_cost_usd",
+          "block_severity_failure_modes",
+          "selection",
+          "case_count",
+          "complete",
+          "sut_digest",
+          "rubric_digest",
+          "isolation_class",
+        ].map((key) => [key, report[key]]),
+      ),
     });
     expect(figures(m)).toEqual(figures(o));
     expect(new Set(m.per_case.map((c) => c.score.score)).size).toBeGreaterThan(1);
-    console.info(`12 cases: 4 shards in parallel ${Math.round(shardMs)} ms + merge ${Math.round(mergeMs)} ms; one machine ${Math.round(oneMs)} ms`);
+    console.info(
+      `12 cases: 4 shards in parallel ${Math.round(shardMs)} ms + merge ${Math.round(mergeMs)} ms; one machine ${Math.round(oneMs)} ms`,
+    );
 
     // Merging the same bundles again appends nothing.
-    const again = await evalgate(await mergeArgv(mergeDir, shards.map((s) => s.bundle)), mergeDir);
+    const again = await evalgate(
+      await mergeArgv(
+        mergeDir,
+        shards.map((s) => s.bundle),
+      ),
+      mergeDir,
+    );
     expect(lastJson(again)).toMatchObject({ appended: false });
     expect((await evalgate(commands(1)[2]!.argv, mergeDir)).stdout).toMatch(/^audit chain OK: 1 records/);
   }, 300_000);
@@ -159,10 +227,16 @@ describe("bad input: one line, a documented exit code, nothing written", () => {
     const noShard = await evalgate(["run", "--plan", "plan.json", "--bench-root", bench.benchRoot], dir);
     expect(noShard.code).toBe(1);
     oneLine(noShard, /--plan runs a shard of the plan: add --shard i\/N/);
-    const missing = await evalgate(["run", "--plan", "nope.json", "--shard", "1/2", "--bench-root", bench.benchRoot], dir);
+    const missing = await evalgate(
+      ["run", "--plan", "nope.json", "--shard", "1/2", "--bench-root", bench.benchRoot],
+      dir,
+    );
     expect(missing.code).toBe(1);
     oneLine(missing, /cannot read the plan file .*nope\.json: ENOENT/);
-    const verdict = await evalgate(["run", "--plan", "plan.json", "--shard", "1/2", "--with-verdict", "--bench-root", bench.benchRoot], dir);
+    const verdict = await evalgate(
+      ["run", "--plan", "plan.json", "--shard", "1/2", "--with-verdict", "--bench-root", bench.benchRoot],
+      dir,
+    );
     expect(verdict.code).toBe(1);
     oneLine(verdict, /a shard never writes a verdict/);
     expect((await readdir(dir)).sort()).toEqual(["plan.json"]);
@@ -170,7 +244,20 @@ describe("bad input: one line, a documented exit code, nothing written", () => {
 
   it("--shard without --plan plans first; shards in separate state directories share one cache with --cache-dir", async () => {
     const shared = join(bench.root, "shared-volume");
-    const shardArgs = ["run", "--task-class", "upper", "--shard", "1/1", "--bench-root", bench.benchRoot, "--sut", sutSpec, "--cache-dir", join(shared, "cache"), "--quiet"];
+    const shardArgs = [
+      "run",
+      "--task-class",
+      "upper",
+      "--shard",
+      "1/1",
+      "--bench-root",
+      bench.benchRoot,
+      "--sut",
+      sutSpec,
+      "--cache-dir",
+      join(shared, "cache"),
+      "--quiet",
+    ];
     const first = join(bench.root, "cache-host-1");
     const second = join(bench.root, "cache-host-2");
     await mkdir(first, { recursive: true });
@@ -193,8 +280,10 @@ describe("bad input: one line, a documented exit code, nothing written", () => {
     const bundles = shards.map((s) => s.bundle);
     const mergeDir = join(bench.root, "bad-merge");
     await mkdir(mergeDir, { recursive: true });
-    const merge = async (list: readonly string[], extra: string[] = []) => evalgate([...(await mergeArgv(mergeDir, list)), ...extra], mergeDir);
-    const nothingWritten = async () => expect((await readdir(mergeDir)).filter((name) => name !== "bundles")).toEqual([]);
+    const merge = async (list: readonly string[], extra: string[] = []) =>
+      evalgate([...(await mergeArgv(mergeDir, list)), ...extra], mergeDir);
+    const nothingWritten = async () =>
+      expect((await readdir(mergeDir)).filter((name) => name !== "bundles")).toEqual([]);
 
     const otherPlan = join(bench.root, "other-plan");
     await plan(otherPlan, `module:${join(bench.root, "half.mjs")}#other`);
@@ -213,22 +302,34 @@ describe("bad input: one line, a documented exit code, nothing written", () => {
 
     const missing = await merge(bundles.slice(0, 3));
     expect(missing.code).toBe(10);
-    oneLine(missing, /3 of 12 units of plan blake3:[0-9a-f]{64} are in no bundle: case-03#t0, case-07#t0, case-11#t0 \(EVAL_UNITS_MISSING\)/);
+    oneLine(
+      missing,
+      /3 of 12 units of plan blake3:[0-9a-f]{64} are in no bundle: case-03#t0, case-07#t0, case-11#t0 \(EVAL_UNITS_MISSING\)/,
+    );
 
     const rerun = await shard(planDir, 2, "rerun-2", { SUT_VARIANT: "b" });
     expect(rerun.result.code, rerun.result.stderr).toBe(0);
     const conflict = await merge([...bundles, rerun.bundle]);
     expect(conflict.code).toBe(9);
-    oneLine(conflict, /^evalgate: unit case-01 trial 0 has different results in .*bundles\/bundle-2 \(score 0\.625\) and .*bundles\/bundle-5 \(score 0\.125\) \(EVAL_UNIT_CONFLICT\)/);
+    oneLine(
+      conflict,
+      /^evalgate: unit case-01 trial 0 has different results in .*bundles\/bundle-2 \(score 0\.625\) and .*bundles\/bundle-5 \(score 0\.125\) \(EVAL_UNIT_CONFLICT\)/,
+    );
     await nothingWritten();
 
     const ok = await merge(bundles, ["--allow-incomplete"]);
     expect(ok.code, ok.stderr).toBe(0);
     const head = lastJson(ok).chain_head as string;
-    const appended = await evalgate(["run", "--task-class", "upper", "--bench-root", bench.benchRoot, "--sut", sutSpec], mergeDir);
+    const appended = await evalgate(
+      ["run", "--task-class", "upper", "--bench-root", bench.benchRoot, "--sut", sutSpec],
+      mergeDir,
+    );
     expect(appended.code, appended.stderr).toBe(0);
     const moved = await merge(bundles, ["--expect-head", head]);
     expect(moved.code).toBe(11);
-    oneLine(moved, /^evalgate: the chain moved: its head is sha256:[0-9a-f]{64}, not the expected sha256:[0-9a-f]{64} \(EVAL_CHAIN_MOVED\)/);
+    oneLine(
+      moved,
+      /^evalgate: the chain moved: its head is sha256:[0-9a-f]{64}, not the expected sha256:[0-9a-f]{64} \(EVAL_CHAIN_MOVED\)/,
+    );
   }, 300_000);
 });

@@ -31,7 +31,9 @@ export class ShowCommand extends EvalgateCommand {
 
   runId = Option.String({ required: false, name: "run-id" });
   caseId = Option.String("--case", { description: "Show this case of the run in detail" });
-  trial = Option.String("--trial", { description: "With --case: show this trial of the case (0-based; see the case's trial list)" });
+  trial = Option.String("--trial", {
+    description: "With --case: show this trial of the case (0-based; see the case's trial list)",
+  });
   taskClass = Option.String("--task-class", { description: "Show this task class's newest run" });
   out = stateDirOption();
   benchRoot = benchRootOption();
@@ -39,13 +41,16 @@ export class ShowCommand extends EvalgateCommand {
   format = formatOption("human (default) or jsonl (json is the same)");
 
   protected async run(): Promise<number> {
-    if (this.format !== undefined && this.format !== "human" && this.format !== "jsonl" && this.format !== "json") throw new EvalError("EVAL_USAGE", `--format must be human or jsonl, got "${this.format}"`);
+    if (this.format !== undefined && this.format !== "human" && this.format !== "jsonl" && this.format !== "json")
+      throw new EvalError("EVAL_USAGE", `--format must be human or jsonl, got "${this.format}"`);
     const settings = await loadSettings({
       flags: { state_dir: this.out, bench_root: this.benchRoot, trust_tiers: this.trustTiers },
       env: this.context.env,
       cwd: this.context.cwd,
     });
-    const [{ gatherReportData }, { caseTrial, renderCaseText, renderRunText }, { HARNESS_VERSION }] = await Promise.all([import("@eval/report-data"), import("@eval/reports"), import("../version.ts")]);
+    const [{ gatherReportData }, { caseTrial, renderCaseText, renderRunText }, { HARNESS_VERSION }] = await Promise.all(
+      [import("@eval/report-data"), import("@eval/reports"), import("../version.ts")],
+    );
     const data = await gatherReportData({
       stateDir: settings.path("state_dir", DEFAULT_STATE_DIR),
       benchRoot: settings.path("bench_root", "bench"),
@@ -55,24 +60,43 @@ export class ShowCommand extends EvalgateCommand {
       ...(this.taskClass === undefined ? {} : { taskClass: this.taskClass }),
       ...(this.runId === undefined ? {} : { runId: this.runId }),
     });
-    if (this.trial !== undefined && this.caseId === undefined) throw new EvalError("EVAL_USAGE", "--trial needs --case <case-id>: a trial belongs to one case");
+    if (this.trial !== undefined && this.caseId === undefined)
+      throw new EvalError("EVAL_USAGE", "--trial needs --case <case-id>: a trial belongs to one case");
     const reportCase = this.caseId === undefined ? null : data.cases.find((c) => c.case_id === this.caseId);
     if (reportCase === undefined) {
-      throw new EvalError("EVAL_USAGE", `run ${data.run.run_id} has no case "${this.caseId}"`, { hint: `\`evalgate show ${data.run.run_id}\` lists its cases` });
+      throw new EvalError("EVAL_USAGE", `run ${data.run.run_id} has no case "${this.caseId}"`, {
+        hint: `\`evalgate show ${data.run.run_id}\` lists its cases`,
+      });
     }
-    const shown = reportCase === null || this.trial === undefined ? reportCase : this.pickTrial(data.run.run_id, reportCase, caseTrial);
-    const trialNote = shown === reportCase || shown === null ? undefined : { trial: Number(this.trial), of: reportCase!.trials?.total ?? 1 };
-    if (this.format === "jsonl" || this.format === "json") this.emit(shown === null ? data : { schema_version: REPORT_CASE_LINE_SCHEMA_VERSION, run_id: data.run.run_id, ...shown });
+    const shown =
+      reportCase === null || this.trial === undefined
+        ? reportCase
+        : this.pickTrial(data.run.run_id, reportCase, caseTrial);
+    const trialNote =
+      shown === reportCase || shown === null
+        ? undefined
+        : { trial: Number(this.trial), of: reportCase!.trials?.total ?? 1 };
+    if (this.format === "jsonl" || this.format === "json")
+      this.emit(
+        shown === null ? data : { schema_version: REPORT_CASE_LINE_SCHEMA_VERSION, run_id: data.run.run_id, ...shown },
+      );
     else this.context.stdout.write(shown === null ? renderRunText(data) : renderCaseText(data, shown, trialNote));
     return ExitCode.ok;
   }
 
   /** The `--trial` of a case, or a one-line usage error naming the trials it has. */
-  private pickTrial(runId: string, reportCase: ReportCase, caseTrial: (c: ReportCase, t: number) => ReportCase | null): ReportCase {
+  private pickTrial(
+    runId: string,
+    reportCase: ReportCase,
+    caseTrial: (c: ReportCase, t: number) => ReportCase | null,
+  ): ReportCase {
     const total = reportCase.trials?.total ?? 1;
     const wanted = /^\d+$/.test(this.trial!) ? Number(this.trial) : Number.NaN;
     const found = Number.isNaN(wanted) ? null : caseTrial(reportCase, wanted);
     if (found !== null) return found;
-    throw new EvalError("EVAL_USAGE", `case ${reportCase.case_id} of run ${runId} has no trial "${this.trial}": it ran ${total === 1 ? "1 trial (0)" : `${total} trials (0 to ${total - 1})`}`);
+    throw new EvalError(
+      "EVAL_USAGE",
+      `case ${reportCase.case_id} of run ${runId} has no trial "${this.trial}": it ran ${total === 1 ? "1 trial (0)" : `${total} trials (0 to ${total - 1})`}`,
+    );
   }
 }

@@ -17,12 +17,29 @@ afterAll(async () => {
 });
 
 const cwd = () => ({ cwd: bench.root });
-const runArgs = (state: string, extra: string[] = []) => ["run", "--task-class", "upper", "--bench-root", bench.benchRoot, "--sut", "module:sut.mjs#upper", "--sandbox", "none", "--out", state, "--quiet", ...extra];
+const runArgs = (state: string, extra: string[] = []) => [
+  "run",
+  "--task-class",
+  "upper",
+  "--bench-root",
+  bench.benchRoot,
+  "--sut",
+  "module:sut.mjs#upper",
+  "--sandbox",
+  "none",
+  "--out",
+  state,
+  "--quiet",
+  ...extra,
+];
 
 /** A trust-tiers file whose bronze requires signed evidence from the named public keys. */
 async function tiersRequiringSignatures(name: string, publicKeys: readonly string[]): Promise<string> {
   const text = (await readFile(TIERS, "utf8"))
-    .replace("    threshold: 0.6\n    min_cases: 10\n    min_held_out: 5\n    description: The agent may open", "    threshold: 0.05\n    min_cases: 1\n    min_held_out: 1\n    require_signed: true\n    description: The agent may open")
+    .replace(
+      "    threshold: 0.6\n    min_cases: 10\n    min_held_out: 5\n    description: The agent may open",
+      "    threshold: 0.05\n    min_cases: 1\n    min_held_out: 1\n    require_signed: true\n    description: The agent may open",
+    )
     .replace("  vuln-remediation: untrusted", "  vuln-remediation: untrusted\n  upper: untrusted")
     .concat(`\nsigners:\n${publicKeys.map((key, i) => `  - name: signer-${i}\n    public_key: ${key}\n`).join("")}`);
   const path = join(bench.root, name);
@@ -33,7 +50,9 @@ async function tiersRequiringSignatures(name: string, publicKeys: readonly strin
 async function records(state: string): Promise<Record<string, unknown>[]> {
   const runs = join(bench.root, state, "runs");
   const names = (await readdir(runs)).filter((name) => name.endsWith(".json")).sort();
-  return Promise.all(names.map(async (name) => JSON.parse(await readFile(join(runs, name), "utf8")) as Record<string, unknown>));
+  return Promise.all(
+    names.map(async (name) => JSON.parse(await readFile(join(runs, name), "utf8")) as Record<string, unknown>),
+  );
 }
 
 describe("evalgate key generate and signed runs", () => {
@@ -41,7 +60,11 @@ describe("evalgate key generate and signed runs", () => {
     const generated = await invoke(["key", "generate", "--write", "ci.pem"], cwd());
     expect(generated.code, generated.stderr).toBe(0);
     const key = JSON.parse(generated.stdout) as { key_id: string; public_key: string; path: string };
-    expect(key).toMatchObject({ type: "signing_key", path: join(bench.root, "ci.pem"), key_id: expect.stringMatching(/^sha256:[0-9a-f]{64}$/) });
+    expect(key).toMatchObject({
+      type: "signing_key",
+      path: join(bench.root, "ci.pem"),
+      key_id: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
+    });
     const again = await invoke(["key", "generate", "--write", "ci.pem"], cwd());
     expect(again.code).toBe(1);
     expect(again.stderr).toContain("the file exists (a key is never overwritten)");
@@ -54,19 +77,53 @@ describe("evalgate key generate and signed runs", () => {
     expect(JSON.parse(listed.stdout.trim().split("\n").at(-1)!)).toMatchObject({ signed: true });
 
     const tiers = await tiersRequiringSignatures("tiers-ci.yaml", [key.public_key]);
-    const verdict = await invoke(["promote-verdict", "--task-class", "upper", "--bench-root", bench.benchRoot, "--out", "signed", "--trust-tiers", tiers], cwd());
+    const verdict = await invoke(
+      [
+        "promote-verdict",
+        "--task-class",
+        "upper",
+        "--bench-root",
+        bench.benchRoot,
+        "--out",
+        "signed",
+        "--trust-tiers",
+        tiers,
+      ],
+      cwd(),
+    );
     expect(verdict.code, verdict.stderr).toBe(0);
-    expect(JSON.parse(verdict.stdout)).toMatchObject({ evidence_sufficient: true, signatures: { status: "signed", signers: ["signer-0"], head_signed: true } });
+    expect(JSON.parse(verdict.stdout)).toMatchObject({
+      evidence_sufficient: true,
+      signatures: { status: "signed", signers: ["signer-0"], head_signed: true },
+    });
 
     // An unsigned run of the same SUT in that chain: the tier is no longer reached, and the verdict says why.
     const unsigned = await invoke(runArgs("signed", ["--no-cache"]), cwd());
     expect(unsigned.code, unsigned.stderr).toBe(0);
-    const refused = await invoke(["promote-verdict", "--task-class", "upper", "--bench-root", bench.benchRoot, "--out", "signed", "--trust-tiers", tiers], cwd());
-    expect(JSON.parse(refused.stdout)).toMatchObject({ evidence_sufficient: false, signatures: { status: "unsigned", head_signed: false } });
+    const refused = await invoke(
+      [
+        "promote-verdict",
+        "--task-class",
+        "upper",
+        "--bench-root",
+        bench.benchRoot,
+        "--out",
+        "signed",
+        "--trust-tiers",
+        tiers,
+      ],
+      cwd(),
+    );
+    expect(JSON.parse(refused.stdout)).toMatchObject({
+      evidence_sufficient: false,
+      signatures: { status: "unsigned", head_signed: false },
+    });
   }, 120_000);
 
   it("signs with EVALGATE_SIGNING_KEY, and refuses a bad key before running anything", async () => {
-    const generated = JSON.parse((await invoke(["key", "generate", "--write", "env.pem"], cwd())).stdout) as { key_id: string };
+    const generated = JSON.parse((await invoke(["key", "generate", "--write", "env.pem"], cwd())).stdout) as {
+      key_id: string;
+    };
     const env = { EVALGATE_SIGNING_KEY: await readFile(join(bench.root, "env.pem"), "utf8") };
     const run = await invoke(runArgs("env-signed"), { ...cwd(), env });
     expect(run.code, run.stderr).toBe(0);
@@ -86,16 +143,56 @@ describe("evalgate key generate and signed runs", () => {
     for (const name of (await readdir(runs)).filter((n) => n.endsWith(".json"))) await rm(join(runs, name));
     const gc = await invoke(["gc", "--out", "env-signed"], cwd());
     expect(gc.code, gc.stderr).toBe(0);
-    expect(JSON.parse(gc.stdout.trim().split("\n").at(-1)!)).toMatchObject({ removed_detail_dirs: [], kept_removed_run_dirs: [expect.stringContaining(join("env-signed", "runs"))] });
+    expect(JSON.parse(gc.stdout.trim().split("\n").at(-1)!)).toMatchObject({
+      removed_detail_dirs: [],
+      kept_removed_run_dirs: [expect.stringContaining(join("env-signed", "runs"))],
+    });
     expect(gc.stderr).toContain("possible truncation");
   }, 120_000);
 
   it("ATTACK: a shard bundle rewritten together with its manifest digests (the signature kept, or dropped): refused by a signing merge", async () => {
     await invoke(["key", "generate", "--write", "shard.pem"], cwd());
-    const other = JSON.parse((await invoke(["key", "generate", "--write", "other.pem"], cwd())).stdout) as { public_key: string };
-    const planned = await invoke(["plan", "--task-class", "upper", "--bench-root", bench.benchRoot, "--sut", "module:sut.mjs#same", "--sandbox", "none", "--output", "plan.json"], cwd());
+    const other = JSON.parse((await invoke(["key", "generate", "--write", "other.pem"], cwd())).stdout) as {
+      public_key: string;
+    };
+    const planned = await invoke(
+      [
+        "plan",
+        "--task-class",
+        "upper",
+        "--bench-root",
+        bench.benchRoot,
+        "--sut",
+        "module:sut.mjs#same",
+        "--sandbox",
+        "none",
+        "--output",
+        "plan.json",
+      ],
+      cwd(),
+    );
     expect(planned.code, planned.stderr).toBe(0);
-    const shard = await invoke(["run", "--plan", "plan.json", "--shard", "1/1", "--bundle", "bundle", "--bench-root", bench.benchRoot, "--sandbox", "none", "--out", "shard-state", "--quiet", "--signing-key", "shard.pem"], cwd());
+    const shard = await invoke(
+      [
+        "run",
+        "--plan",
+        "plan.json",
+        "--shard",
+        "1/1",
+        "--bundle",
+        "bundle",
+        "--bench-root",
+        bench.benchRoot,
+        "--sandbox",
+        "none",
+        "--out",
+        "shard-state",
+        "--quiet",
+        "--signing-key",
+        "shard.pem",
+      ],
+      cwd(),
+    );
     expect(shard.code, shard.stderr).toBe(0);
     const manifestPath = join(bench.root, "bundle", "manifest.json");
     const manifest = JSON.parse(await readFile(manifestPath, "utf8"));
@@ -131,7 +228,19 @@ describe("evalgate key generate and signed runs", () => {
     const open = await invoke(["merge", "bundle", "--out", "forged-2"], cwd());
     expect(open.code, open.stderr).toBe(0);
     expect(JSON.parse(open.stdout)).toMatchObject({ passed_count: 2 });
-    const signing = await invoke(["merge", "bundle", "--out", "forged-3", "--signing-key", "shard.pem", "--trust-tiers", await tiersRequiringSignatures("tiers-other.yaml", [other.public_key])], cwd());
+    const signing = await invoke(
+      [
+        "merge",
+        "bundle",
+        "--out",
+        "forged-3",
+        "--signing-key",
+        "shard.pem",
+        "--trust-tiers",
+        await tiersRequiringSignatures("tiers-other.yaml", [other.public_key]),
+      ],
+      cwd(),
+    );
     expect(signing.code).toBe(9);
     expect(signing.stderr).toContain("is unsigned, and this merge signs");
   }, 180_000);
@@ -145,27 +254,64 @@ describe("evalgate attest", () => {
     const run = await invoke(runArgs("attested", ["--signing-key", "attest.pem"]), cwd());
     expect(run.code, run.stderr).toBe(0);
     const runId = JSON.parse(run.stdout.trim().split("\n").at(-1)!).run_id as string;
-    const written = await invoke(["attest", runId, "--out", "attested", "--write", "run.intoto.json", "--signing-key", "attest.pem"], cwd());
+    const written = await invoke(
+      ["attest", runId, "--out", "attested", "--write", "run.intoto.json", "--signing-key", "attest.pem"],
+      cwd(),
+    );
     expect(written.code, written.stderr).toBe(0);
-    expect(JSON.parse(written.stdout)).toMatchObject({ type: "attestation", verified: false, run_id: runId, task_class: "upper", key_id: key.key_id, signer: null });
-    const envelope = JSON.parse(await readFile(join(bench.root, "run.intoto.json"), "utf8")) as { payloadType: string; payload: string; signatures: { keyid: string }[] };
-    expect(envelope).toMatchObject({ payloadType: "application/vnd.in-toto+json", signatures: [{ keyid: key.key_id }] });
+    expect(JSON.parse(written.stdout)).toMatchObject({
+      type: "attestation",
+      verified: false,
+      run_id: runId,
+      task_class: "upper",
+      key_id: key.key_id,
+      signer: null,
+    });
+    const envelope = JSON.parse(await readFile(join(bench.root, "run.intoto.json"), "utf8")) as {
+      payloadType: string;
+      payload: string;
+      signatures: { keyid: string }[];
+    };
+    expect(envelope).toMatchObject({
+      payloadType: "application/vnd.in-toto+json",
+      signatures: [{ keyid: key.key_id }],
+    });
 
     const tiers = await tiersRequiringSignatures("tiers-attest.yaml", [key.public_key]);
-    const checked = await invoke(["attest", "--verify", "run.intoto.json", "--out", "attested", "--trust-tiers", tiers], cwd());
+    const checked = await invoke(
+      ["attest", "--verify", "run.intoto.json", "--out", "attested", "--trust-tiers", tiers],
+      cwd(),
+    );
     expect(checked.code, checked.stderr).toBe(0);
-    expect(JSON.parse(checked.stdout)).toMatchObject({ type: "attestation", verified: true, run_id: runId, signer: "signer-0", subject_sha256: JSON.parse(written.stdout).subject_sha256 });
+    expect(JSON.parse(checked.stdout)).toMatchObject({
+      type: "attestation",
+      verified: true,
+      run_id: runId,
+      signer: "signer-0",
+      subject_sha256: JSON.parse(written.stdout).subject_sha256,
+    });
 
     // ATTACK: the payload's bound raised under the old signature.
-    const statement = JSON.parse(Buffer.from(envelope.payload, "base64").toString("utf8")) as { predicate: { figures: { lower_bound_95: number } } };
+    const statement = JSON.parse(Buffer.from(envelope.payload, "base64").toString("utf8")) as {
+      predicate: { figures: { lower_bound_95: number } };
+    };
     statement.predicate.figures.lower_bound_95 = 0.99;
-    await writeFile(join(bench.root, "forged.intoto.json"), JSON.stringify({ ...envelope, payload: Buffer.from(JSON.stringify(statement)).toString("base64") }));
-    const forged = await invoke(["attest", "--verify", "forged.intoto.json", "--out", "attested", "--trust-tiers", tiers], cwd());
+    await writeFile(
+      join(bench.root, "forged.intoto.json"),
+      JSON.stringify({ ...envelope, payload: Buffer.from(JSON.stringify(statement)).toString("base64") }),
+    );
+    const forged = await invoke(
+      ["attest", "--verify", "forged.intoto.json", "--out", "attested", "--trust-tiers", tiers],
+      cwd(),
+    );
     expect(forged.code).toBe(5);
     expect(forged.stderr).toMatch(/EVAL_ATTESTATION_INVALID|the signature does not verify/);
     expect(forged.stderr).not.toMatch(/\n\s+at /);
     // Not signed by a declared key: refused too.
-    const undeclared = await invoke(["attest", "--verify", "run.intoto.json", "--out", "attested", "--trust-tiers", TIERS], cwd());
+    const undeclared = await invoke(
+      ["attest", "--verify", "run.intoto.json", "--out", "attested", "--trust-tiers", TIERS],
+      cwd(),
+    );
     expect(undeclared.code).toBe(5);
 
     const unsigned = await invoke(["attest", runId, "--out", "attested", "--write", "x.json"], { ...cwd(), env: {} });

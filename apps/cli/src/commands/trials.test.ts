@@ -9,20 +9,45 @@ import { invoke } from "../test-helpers.ts";
 import { makeUpperBench } from "./run.test-helpers.ts";
 
 let bench: { root: string; benchRoot: string; benchPath: string };
-const lines = (stdout: string) => stdout.trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
-const CASES = Object.fromEntries(Array.from({ length: 15 }, (_, i) => [`case-${String(i + 1).padStart(2, "0")}`, `text number ${i + 1}`]));
+const lines = (stdout: string) =>
+  stdout
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+const CASES = Object.fromEntries(
+  Array.from({ length: 15 }, (_, i) => [`case-${String(i + 1).padStart(2, "0")}`, `text number ${i + 1}`]),
+);
 const env = { PATH: process.env.PATH };
 
 beforeAll(async () => {
   bench = await makeUpperBench(CASES, { score_kind: "binary" });
-  await copyFile(join(import.meta.dirname, "..", "__fixtures__", "stochastic-sut.mjs"), join(bench.root, "stochastic-sut.mjs"));
+  await copyFile(
+    join(import.meta.dirname, "..", "__fixtures__", "stochastic-sut.mjs"),
+    join(bench.root, "stochastic-sut.mjs"),
+  );
 });
 afterAll(async () => {
   await rm(bench.root, { recursive: true, force: true });
 });
 
 const run = (state: string, p: number, ...extra: string[]) =>
-  invoke(["run", "--task-class", "upper", "--bench-root", bench.benchRoot, "--out", join(bench.root, state), "--sut", `command:node stochastic-sut.mjs ${p}`, "--concurrency", "2", ...extra], { cwd: bench.root, env });
+  invoke(
+    [
+      "run",
+      "--task-class",
+      "upper",
+      "--bench-root",
+      bench.benchRoot,
+      "--out",
+      join(bench.root, state),
+      "--sut",
+      `command:node stochastic-sut.mjs ${p}`,
+      "--concurrency",
+      "2",
+      ...extra,
+    ],
+    { cwd: bench.root, env },
+  );
 
 type Summary = {
   run_id: string;
@@ -33,7 +58,13 @@ type Summary = {
   bound_quantity: string;
   mean_score: number;
   passed_count: number;
-  reliability: { case_count: number; pass_at_1: number; pass_at_k: number; pass_hat_k: number; flaky_case_ids: string[] };
+  reliability: {
+    case_count: number;
+    pass_at_1: number;
+    pass_at_k: number;
+    pass_hat_k: number;
+    flaky_case_ids: string[];
+  };
   harness_error_count: number;
   failed_trial_count: number;
   record_path: string;
@@ -53,7 +84,12 @@ describe("evalgate run --trials", () => {
   }, 120_000);
 
   it("gives each trial its own SUT call and cache key; the report has per-case k-of-5, pass@1, pass@5, pass^5 and flaky cases over 15 cases", async () => {
-    const record = JSON.parse(await readFile(summary07.record_path, "utf8")) as { report: { per_case: { case_id: string; trials: { passed: boolean }[]; case_value: number }[]; selection: { selected_case_ids_digest: string } } };
+    const record = JSON.parse(await readFile(summary07.record_path, "utf8")) as {
+      report: {
+        per_case: { case_id: string; trials: { passed: boolean }[]; case_value: number }[];
+        selection: { selected_case_ids_digest: string };
+      };
+    };
     const perCase = record.report.per_case;
     expect(perCase).toHaveLength(15);
     expect(perCase.every((c) => c.trials.length === 5)).toBe(true);
@@ -71,7 +107,13 @@ describe("evalgate run --trials", () => {
     expect(summary07.failed_trial_count).toBe(75 - passes.reduce((a, b) => a + b, 0));
     // Trials never inflate n: the bound is the betting bound over the 15 case means (not 75 trials).
     const means = perCase.map((c) => c.case_value);
-    expect(summary07.lower_bound_95).toBeCloseTo(Math.min(bettingLowerBound(bettingOrder(means, record.report.selection.selected_case_ids_digest)), summary07.mean_score), 12);
+    expect(summary07.lower_bound_95).toBeCloseTo(
+      Math.min(
+        bettingLowerBound(bettingOrder(means, record.report.selection.selected_case_ids_digest)),
+        summary07.mean_score,
+      ),
+      12,
+    );
     expect(summary07).toMatchObject({ lower_bound_method: "betting", bound_quantity: "pass_rate" });
     // 75 trials, 75 distinct detail files and cache entries.
     const details = await readdir(join(bench.root, "shared", "runs", summary07.run_id, "cases"));
@@ -83,8 +125,12 @@ describe("evalgate run --trials", () => {
     const again = await run("shared", 0.7, "--trials", "5", "--format", "human");
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).toMatch(/case-01\s+\d\.\d{3}\s+[0-5]\/5/);
-    expect(again.stdout).toMatch(/reliability over 15 cases x 5 trials: pass@1 0\.\d{3}, pass@5 \d\.\d{3}, pass\^5 0\.\d{3} \(the case is the unit/);
-    expect(again.stdout).toContain(`flaky cases (${summary07.reliability.flaky_case_ids.length}): ${summary07.reliability.flaky_case_ids.join(", ")}`);
+    expect(again.stdout).toMatch(
+      /reliability over 15 cases x 5 trials: pass@1 0\.\d{3}, pass@5 \d\.\d{3}, pass\^5 0\.\d{3} \(the case is the unit/,
+    );
+    expect(again.stdout).toContain(
+      `flaky cases (${summary07.reliability.flaky_case_ids.length}): ${summary07.reliability.flaky_case_ids.join(", ")}`,
+    );
     expect(again.stdout).toContain(`one-sided 95% lower bound ${summary07.lower_bound_95.toFixed(3)}`);
     expect(again.stdout).toMatch(/15\/15 cases, \d+ passed every trial, 75 from cache/);
     expect(again.stdout).not.toMatch(/rubric\./);
@@ -92,17 +138,38 @@ describe("evalgate run --trials", () => {
 
   it("compare: the paired bound, McNemar's p and the changed cases; the reverse comparison fails under --fail-on-regression", async () => {
     const state = ["--out", join(bench.root, "shared")];
-    const forward = await invoke(["compare", "--baseline", summary07.run_id, "--candidate", summary09.run_id, "--write", ...state], { cwd: bench.root });
+    const forward = await invoke(
+      ["compare", "--baseline", summary07.run_id, "--candidate", summary09.run_id, "--write", ...state],
+      { cwd: bench.root },
+    );
     expect(forward.code, forward.stderr).toBe(0);
-    const comparison = parseWire(ComparisonSchema, (({ type: _type, path: _path, ...rest }) => rest)(lines(forward.stdout)[0]!));
+    const comparison = parseWire(
+      ComparisonSchema,
+      (({ type: _type, path: _path, ...rest }) => rest)(lines(forward.stdout)[0]!),
+    );
     expect(comparison.case_count).toBe(15);
     expect(comparison.mean_difference).toBeCloseTo(summary09.mean_score - summary07.mean_score, 12);
     expect(comparison.lower_bound_95).toBeLessThanOrEqual(comparison.mean_difference);
     expect(comparison.mcnemar).not.toBeNull();
     expect(comparison.improved.length).toBeGreaterThan(0);
-    expect((await readdir(join(bench.root, "shared", "recommendations"))).some((name) => name.includes("-upper-compare-"))).toBe(true);
+    expect(
+      (await readdir(join(bench.root, "shared", "recommendations"))).some((name) => name.includes("-upper-compare-")),
+    ).toBe(true);
 
-    const reverse = await invoke(["compare", "--baseline", summary09.run_id, "--candidate", summary07.run_id, "--fail-on-regression=-0.05", "--format", "human", ...state], { cwd: bench.root });
+    const reverse = await invoke(
+      [
+        "compare",
+        "--baseline",
+        summary09.run_id,
+        "--candidate",
+        summary07.run_id,
+        "--fail-on-regression=-0.05",
+        "--format",
+        "human",
+        ...state,
+      ],
+      { cwd: bench.root },
+    );
     expect(reverse.code, reverse.stderr).toBe(12);
     expect(reverse.stdout).toMatch(/one-sided 95% lower bound on the improvement -0\.\d{3}/);
     expect(reverse.stdout).toMatch(/exact McNemar .* p = /);
@@ -111,17 +178,48 @@ describe("evalgate run --trials", () => {
   });
 
   it("one trial: a compact reliability line; harness errors are counted apart and --retry-errors reruns only them", async () => {
-    await writeFile(join(bench.root, "boom.mjs"), "export async function boom(invocation) { if (invocation.benchCase.case_id === 'case-02') throw new Error('transient'); return { cost_usd: 0 }; }\n");
-    const args = ["run", "--task-class", "upper", "--bench-root", bench.benchRoot, "--out", join(bench.root, "errors"), "--sut", "module:boom.mjs#boom", "--format", "human"];
+    await writeFile(
+      join(bench.root, "boom.mjs"),
+      "export async function boom(invocation) { if (invocation.benchCase.case_id === 'case-02') throw new Error('transient'); return { cost_usd: 0 }; }\n",
+    );
+    const args = [
+      "run",
+      "--task-class",
+      "upper",
+      "--bench-root",
+      bench.benchRoot,
+      "--out",
+      join(bench.root, "errors"),
+      "--sut",
+      "module:boom.mjs#boom",
+      "--format",
+      "human",
+    ];
     const first = await invoke(args, { cwd: bench.root, env });
     expect(first.code, first.stderr).toBe(0);
-    expect(first.stdout).toMatch(/reliability: 1 trial per case, pass@1 0\.000 over 15 cases \(--trials k for pass\^k and flaky cases\)/);
-    expect(first.stdout).toContain("harness errors: 1 trial in case-02 (`run --retry-errors` reruns them); SUT failures: 14 trials");
+    expect(first.stdout).toMatch(
+      /reliability: 1 trial per case, pass@1 0\.000 over 15 cases \(--trials k for pass\^k and flaky cases\)/,
+    );
+    expect(first.stdout).toContain(
+      "harness errors: 1 trial in case-02 (`run --retry-errors` reruns them); SUT failures: 14 trials",
+    );
     const retry = await invoke([...args.slice(0, -2), "--retry-errors"], { cwd: bench.root, env });
     expect(retry.code, retry.stderr).toBe(0);
     const out = lines(retry.stdout);
     expect(out.filter((l) => l.type === "case" && l.cache_hit === false).map((l) => l.case_id)).toEqual(["case-02"]);
-    const badMargin = await invoke(["compare", "--baseline", "a", "--candidate", "b", "--fail-on-regression=lots", "--out", join(bench.root, "errors")], { cwd: bench.root });
+    const badMargin = await invoke(
+      [
+        "compare",
+        "--baseline",
+        "a",
+        "--candidate",
+        "b",
+        "--fail-on-regression=lots",
+        "--out",
+        join(bench.root, "errors"),
+      ],
+      { cwd: bench.root },
+    );
     expect(badMargin.code).toBe(1);
     expect(badMargin.stderr).toMatch(/--fail-on-regression must be a number in \[-1, 1\]/);
   });
@@ -130,10 +228,18 @@ describe("evalgate run --trials", () => {
     const subset = await run("shared", 0.9, "--cases", "case-0*");
     expect(subset.code, subset.stderr).toBe(0);
     const subsetId = (lines(subset.stdout).at(-1) as { run_id: string }).run_id;
-    const refused = await invoke(["compare", "--baseline", summary07.run_id, "--candidate", subsetId, "--out", join(bench.root, "shared")], { cwd: bench.root });
+    const refused = await invoke(
+      ["compare", "--baseline", summary07.run_id, "--candidate", subsetId, "--out", join(bench.root, "shared")],
+      { cwd: bench.root },
+    );
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toMatch(/scored different cases \(only in the baseline: case-10, case-11, case-12, case-13, case-14, \.\.\. \(6 in all\)\)/);
-    const unknown = await invoke(["compare", "--baseline", "nope", "--candidate", subsetId, "--out", join(bench.root, "shared")], { cwd: bench.root });
+    expect(refused.stderr).toMatch(
+      /scored different cases \(only in the baseline: case-10, case-11, case-12, case-13, case-14, \.\.\. \(6 in all\)\)/,
+    );
+    const unknown = await invoke(
+      ["compare", "--baseline", "nope", "--candidate", subsetId, "--out", join(bench.root, "shared")],
+      { cwd: bench.root },
+    );
     expect(unknown.stderr).toMatch(/no run nope/);
   });
 });

@@ -18,10 +18,26 @@ afterAll(async () => {
 
 function runCli(stateDir: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, "run", "--task-class", "upper", "--bench-root", bench.benchRoot, "--out", stateDir, "--sut", "module:sut.mjs#upper", "--quiet"], {
-      cwd: bench.root,
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", CI: "1" },
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        BIN,
+        "run",
+        "--task-class",
+        "upper",
+        "--bench-root",
+        bench.benchRoot,
+        "--out",
+        stateDir,
+        "--sut",
+        "module:sut.mjs#upper",
+        "--quiet",
+      ],
+      {
+        cwd: bench.root,
+        env: { PATH: process.env.PATH ?? "/usr/bin:/bin", CI: "1" },
+      },
+    );
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
@@ -37,14 +53,19 @@ it("20 concurrent evalgate runs into one state directory: 20 records, a linear c
   const results = await Promise.all(Array.from({ length: count }, () => runCli(stateDir)));
   const wallMs = performance.now() - started;
   for (const result of results) expect(result.code, result.stderr).toBe(0);
-  const recorded = results.map((result) => (JSON.parse(result.stdout.trim().split("\n").at(-1)!) as { run_id: string }).run_id);
+  const recorded = results.map(
+    (result) => (JSON.parse(result.stdout.trim().split("\n").at(-1)!) as { run_id: string }).run_id,
+  );
 
   const verify = await invoke(["verify", "--strict", "--out", stateDir]);
   expect(verify.code, verify.stderr).toBe(0);
   expect(JSON.parse(verify.stdout)).toMatchObject({ ok: true, records: count, complete: count, incomplete: 0 });
   const runsDir = join(stateDir, "runs");
   const records = await Promise.all(
-    (await readdir(runsDir)).filter((name) => name.endsWith(".json")).sort().map(async (name) => JSON.parse(await readFile(join(runsDir, name), "utf8"))),
+    (await readdir(runsDir))
+      .filter((name) => name.endsWith(".json"))
+      .sort()
+      .map(async (name) => JSON.parse(await readFile(join(runsDir, name), "utf8"))),
   );
   expect(records.map((record) => record.sequence)).toEqual(Array.from({ length: count }, (_, index) => index));
   expect(records.map((record) => record.report.run_id).sort()).toEqual([...recorded].sort());

@@ -13,7 +13,11 @@ afterEach(async () => {
   await rm(stateDir, { recursive: true, force: true });
 });
 
-const lines = (text: string) => text.trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
+const lines = (text: string) =>
+  text
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
 
 describe("evalgate verify", () => {
   it("prints the verification as one JSON line and exits 0 on a good chain", async () => {
@@ -22,7 +26,15 @@ describe("evalgate verify", () => {
     expect(result.code).toBe(0);
     expect(result.stderr).toBe("");
     const [line] = lines(result.stdout);
-    expect(line).toMatchObject({ type: "verify", ok: true, records: 3, complete: 2, incomplete: 1, first_bad: null, strict: false });
+    expect(line).toMatchObject({
+      type: "verify",
+      ok: true,
+      records: 3,
+      complete: 2,
+      incomplete: 1,
+      first_bad: null,
+      strict: false,
+    });
     expect(line!.head).toMatch(/^sha256:[0-9a-f]{64}$/);
   });
 
@@ -35,11 +47,17 @@ describe("evalgate verify", () => {
 
   it("exits 5 on an edited record, naming the file on stdout and in one stderr line", async () => {
     const paths = await recordRuns(stateDir, [{}, {}, {}]);
-    await writeFile(paths[1]!, (await readFile(paths[1]!, "utf8")).replace(/"lower_bound_95":[0-9.]+/, '"lower_bound_95":0.99'));
+    await writeFile(
+      paths[1]!,
+      (await readFile(paths[1]!, "utf8")).replace(/"lower_bound_95":[0-9.]+/, '"lower_bound_95":0.99'),
+    );
     const result = await invoke(["verify", "--out", stateDir]);
     expect(result.code).toBe(5);
     const name = paths[1]!.split("/").at(-1)!;
-    expect(lines(result.stdout)[0]).toMatchObject({ ok: false, first_bad: { file: name, reason: expect.stringMatching(/edited/) } });
+    expect(lines(result.stdout)[0]).toMatchObject({
+      ok: false,
+      first_bad: { file: name, reason: expect.stringMatching(/edited/) },
+    });
     expect(result.stderr.trim().split("\n")).toHaveLength(1);
     expect(result.stderr).toMatch(new RegExp(`${name.replaceAll(".", "\\.")}.*EVAL_CHAIN_TAMPERED`));
     const human = await invoke(["verify", "--out", stateDir, "--format", "human"]);
@@ -53,7 +71,9 @@ describe("evalgate verify", () => {
     expect((await invoke(["verify", "--out", stateDir])).code).toBe(0);
     const anchored = await invoke(["verify", "--out", stateDir, "--expect-head", head]);
     expect(anchored.code).toBe(5);
-    expect(lines(anchored.stdout)[0]).toMatchObject({ first_bad: { expected: head, reason: expect.stringMatching(/newest records were deleted/) } });
+    expect(lines(anchored.stdout)[0]).toMatchObject({
+      first_bad: { expected: head, reason: expect.stringMatching(/newest records were deleted/) },
+    });
   });
 
   it("an anchor kept outside the state directory catches truncation with the head pointer restored (attack: newest, failing run deleted)", async () => {
@@ -73,7 +93,10 @@ describe("evalgate verify", () => {
     expect((await invoke(["verify", "--out", stateDir])).code).toBe(0); // without the anchor nothing shows
     const anchored = await invoke(["verify", "--out", stateDir, "--anchor", anchorFile]);
     expect(anchored.code).toBe(5);
-    expect(lines(anchored.stdout)[0]).toMatchObject({ ok: false, first_bad: { reason: expect.stringMatching(/newest records were deleted .*\(anchor of 2 records at /) } });
+    expect(lines(anchored.stdout)[0]).toMatchObject({
+      ok: false,
+      first_bad: { reason: expect.stringMatching(/newest records were deleted .*\(anchor of 2 records at /) },
+    });
     expect(anchored.stderr).toMatch(/EVAL_CHAIN_TAMPERED/);
     const inside = await invoke(["anchor", "--out", stateDir, "--write", join(stateDir, "anchor.json")]);
     expect(inside.code).toBe(1);
@@ -83,7 +106,9 @@ describe("evalgate verify", () => {
     expect(dotted.code, dotted.stderr).toBe(1);
     expect(dotted.stderr).toMatch(/is inside the state directory .*EVAL_USAGE/);
     await writeFile(join(outside, "junk.json"), "{}");
-    expect((await invoke(["verify", "--out", stateDir, "--anchor", join(outside, "junk.json")])).stderr).toMatch(/is not a chain anchor.*EVAL_USAGE/);
+    expect((await invoke(["verify", "--out", stateDir, "--anchor", join(outside, "junk.json")])).stderr).toMatch(
+      /is not a chain anchor.*EVAL_USAGE/,
+    );
     await rm(outside, { recursive: true, force: true });
     expect(paths).toHaveLength(2);
   });
@@ -92,7 +117,10 @@ describe("evalgate verify", () => {
     await recordRuns(stateDir, [{}, {}]);
     const window = await invoke(["verify", "--out", stateDir, "--since", "2000-01-01"]);
     expect(lines(window.stdout)[0]).toMatchObject({ ok: true, records: 2, skipped: 0 });
-    for (const argv of [["--since", "last week"], ["--expect-head", "nope"]]) {
+    for (const argv of [
+      ["--since", "last week"],
+      ["--expect-head", "nope"],
+    ]) {
       const result = await invoke(["verify", "--out", stateDir, ...argv]);
       expect(result.code).toBe(1);
       expect(result.stdout).toBe("");

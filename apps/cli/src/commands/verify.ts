@@ -28,27 +28,39 @@ export class VerifyCommand extends EvalgateCommand {
     `,
     examples: [
       ["Verify the whole chain", "evalgate verify"],
-      ["Verify the last 30 days against the head committed to git", "evalgate verify --strict --since 2026-10-23 --expect-head sha256:..."],
+      [
+        "Verify the last 30 days against the head committed to git",
+        "evalgate verify --strict --since 2026-10-23 --expect-head sha256:...",
+      ],
     ],
   });
 
   since = Option.String("--since", { description: "Verify records recorded at or after this ISO 8601 time" });
   strict = Option.Boolean("--strict", false, { description: "Also check schemas, permissions and foreign files" });
-  expectHead = Option.String("--expect-head", { description: "A chain hash the chain must contain (detects deleted newest records)" });
+  expectHead = Option.String("--expect-head", {
+    description: "A chain hash the chain must contain (detects deleted newest records)",
+  });
   anchor = Option.String("--anchor", { description: "An anchor file (evalgate anchor --write) the chain must extend" });
   out = stateDirOption();
   format = formatOption();
 
   protected async run(): Promise<number> {
-    const settings = await loadSettings({ flags: { state_dir: this.out, format: this.format }, env: this.context.env, cwd: this.context.cwd });
+    const settings = await loadSettings({
+      flags: { state_dir: this.out, format: this.format },
+      env: this.context.env,
+      cwd: this.context.cwd,
+    });
     const format = settings.format();
     const { resolve } = await import("node:path");
     const runsDir = stateLayout(checkStateDir(settings.path("state_dir", DEFAULT_STATE_DIR), { write: false })).runs;
     const { ChainTampered, readAnchor, verifyAgainstAnchor, verifyChain } = await import("@eval/audit-chain");
-    if (this.anchor !== undefined && (this.since !== undefined || this.expectHead !== undefined)) throw new EvalError("EVAL_USAGE", "--anchor verifies the whole chain: pass it without --since and --expect-head");
+    if (this.anchor !== undefined && (this.since !== undefined || this.expectHead !== undefined))
+      throw new EvalError("EVAL_USAGE", "--anchor verifies the whole chain: pass it without --since and --expect-head");
     const result =
       this.anchor !== undefined
-        ? await verifyAgainstAnchor(runsDir, await readAnchor(resolve(this.context.cwd, this.anchor)), { strict: this.strict })
+        ? await verifyAgainstAnchor(runsDir, await readAnchor(resolve(this.context.cwd, this.anchor)), {
+            strict: this.strict,
+          })
         : await verifyChain({
             runsDir,
             strict: this.strict,
@@ -58,7 +70,8 @@ export class VerifyCommand extends EvalgateCommand {
     if (format === "human") {
       const window = result.skipped > 0 ? ` (${result.skipped} earlier records not rechecked)` : "";
       const duplicates = result.duplicateRunIds ?? [];
-      if (result.ok && duplicates.length > 0) this.context.stdout.write(`runs recorded more than once: ${duplicates.join(", ")}\n`);
+      if (result.ok && duplicates.length > 0)
+        this.context.stdout.write(`runs recorded more than once: ${duplicates.join(", ")}\n`);
       this.context.stdout.write(
         result.ok
           ? `audit chain OK: ${result.records} records (${result.complete} complete, ${result.incomplete} incomplete)${window}, head ${result.head}\n`

@@ -1,5 +1,12 @@
 import type { AgentAdapter, StreamObserver } from "../adapter.ts";
-import { classifyTrial, COMMON_REFUSAL_PHRASES, detectSafetyWith, FactsCollector, isRecord, parseSemver } from "../adapter.ts";
+import {
+  classifyTrial,
+  COMMON_REFUSAL_PHRASES,
+  detectSafetyWith,
+  FactsCollector,
+  isRecord,
+  parseSemver,
+} from "../adapter.ts";
 import type { CliErrorKind } from "@eval/models";
 
 /** Event types of `claude --print --output-format stream-json --verbose` (Agent SDK `SDKMessage`). */
@@ -28,7 +35,10 @@ const ASSISTANT_ERRORS: Readonly<Record<string, CliErrorKind>> = {
 
 const AUTH_TEXT = /(not logged in|please run \/login|invalid api key|authentication|unauthori[sz]ed|oauth token)/i;
 
-const REFUSAL_PHRASES: readonly RegExp[] = [...COMMON_REFUSAL_PHRASES, /\bthis request (?:violates|goes against) (?:our|Anthropic's) usage polic/i];
+const REFUSAL_PHRASES: readonly RegExp[] = [
+  ...COMMON_REFUSAL_PHRASES,
+  /\bthis request (?:violates|goes against) (?:our|Anthropic's) usage polic/i,
+];
 
 function httpKind(status: unknown): CliErrorKind | null {
   if (status === 401 || status === 403) return "auth_failure";
@@ -49,7 +59,10 @@ function observe(): StreamObserver {
           if (subtype === "api_retry") {
             const status = event.error_status;
             const kind = httpKind(status);
-            const transport = status === null || status === undefined ? "no HTTP response (connection failed)" : `HTTP ${String(status)}`;
+            const transport =
+              status === null || status === undefined
+                ? "no HTTP response (connection failed)"
+                : `HTTP ${String(status)}`;
             facts.errors.push({
               kind,
               message: `api_retry ${String(event.attempt)}/${String(event.max_retries)}: ${String(event.error)}, ${transport}`,
@@ -70,7 +83,11 @@ function observe(): StreamObserver {
           }
           if (typeof event.error === "string") {
             const text = textOf(message.content);
-            facts.errors.push({ kind: ASSISTANT_ERRORS[event.error] ?? "api_error", message: `${event.error}${text ? `: ${text}` : ""}`, fatal: true });
+            facts.errors.push({
+              kind: ASSISTANT_ERRORS[event.error] ?? "api_error",
+              message: `${event.error}${text ? `: ${text}` : ""}`,
+              fatal: true,
+            });
           }
           if (message.stop_reason === "refusal") {
             const category = isRecord(message.stop_details) ? message.stop_details.category : undefined;
@@ -81,14 +98,17 @@ function observe(): StreamObserver {
           return false;
         }
         case "auth_status": {
-          if (typeof event.error === "string") facts.errors.push({ kind: "auth_failure", message: event.error, fatal: true });
+          if (typeof event.error === "string")
+            facts.errors.push({ kind: "auth_failure", message: event.error, fatal: true });
           return false;
         }
         case "result": {
           if (typeof event.subtype !== "string") facts.missing("result.subtype");
           if (typeof event.is_error !== "boolean") facts.missing("result.is_error");
           const resultText = typeof event.result === "string" ? event.result : null;
-          const errorsText = Array.isArray(event.errors) ? event.errors.filter((item) => typeof item === "string").join("; ") : "";
+          const errorsText = Array.isArray(event.errors)
+            ? event.errors.filter((item) => typeof item === "string").join("; ")
+            : "";
           // A missing is_error is drift (reported above), not an error result.
           const success = event.subtype === "success" && event.is_error !== true;
           let kind: CliErrorKind | null = null;
@@ -101,7 +121,11 @@ function observe(): StreamObserver {
               "api_error";
           }
           if (event.stop_reason === "refusal") facts.refusal ??= "result.stop_reason=refusal";
-          if (typeof event.total_cost_usd === "number" && Number.isFinite(event.total_cost_usd) && event.total_cost_usd >= 0) {
+          if (
+            typeof event.total_cost_usd === "number" &&
+            Number.isFinite(event.total_cost_usd) &&
+            event.total_cost_usd >= 0
+          ) {
             facts.costUsd = event.total_cost_usd;
           }
           if (success && resultText !== null) facts.finalText = resultText;
@@ -120,7 +144,10 @@ function textOf(content: unknown): string {
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return "";
   return content
-    .filter((block): block is Record<string, unknown> => isRecord(block) && block.type === "text" && typeof block.text === "string")
+    .filter(
+      (block): block is Record<string, unknown> =>
+        isRecord(block) && block.type === "text" && typeof block.text === "string",
+    )
     .map((block) => block.text as string)
     .join("");
 }
@@ -157,7 +184,8 @@ export const claudeCodeAdapter: AgentAdapter = {
     interpret({ stdout }) {
       try {
         const parsed: unknown = JSON.parse(stdout);
-        if (isRecord(parsed) && typeof parsed.loggedIn === "boolean") return parsed.loggedIn ? "logged_in" : "logged_out";
+        if (isRecord(parsed) && typeof parsed.loggedIn === "boolean")
+          return parsed.loggedIn ? "logged_in" : "logged_out";
       } catch {
         // Not the JSON this check prints: say so rather than guess.
       }

@@ -1,5 +1,12 @@
 import type { AgentAdapter, StreamObserver } from "../adapter.ts";
-import { classifyTrial, COMMON_REFUSAL_PHRASES, detectSafetyWith, FactsCollector, isRecord, parseSemver } from "../adapter.ts";
+import {
+  classifyTrial,
+  COMMON_REFUSAL_PHRASES,
+  detectSafetyWith,
+  FactsCollector,
+  isRecord,
+  parseSemver,
+} from "../adapter.ts";
 import type { CliErrorKind } from "@eval/models";
 
 /** Event types of `codex exec --json` (Codex SDK `ThreadEvent`). */
@@ -78,7 +85,8 @@ function observe(): StreamObserver {
             return false;
           }
           if (!KNOWN_ITEM_TYPES.has(item.type)) facts.unknownType(`${type}/${item.type}`);
-          if (item.type === "agent_message" && typeof item.text === "string" && type === "item.completed") facts.finalText = item.text;
+          if (item.type === "agent_message" && typeof item.text === "string" && type === "item.completed")
+            facts.finalText = item.text;
           if (item.type === "error" && typeof item.message === "string") {
             facts.errors.push({ kind: null, message: item.message, fatal: false });
           }
@@ -113,7 +121,18 @@ export const codexAdapter: AgentAdapter = {
     // sandbox, that sandbox is the boundary: Codex's nested bwrap cannot map its uid there (every command and
     // patch would fail while Codex exits 0), so its own is off. Never --dangerously-bypass-approvals-and-sandbox.
     return {
-      args: ["exec", "--json", "--skip-git-repo-check", "--ephemeral", "--sandbox", insideSandbox ? "danger-full-access" : "workspace-write", "--color", "never", "--cd", workspaceDir],
+      args: [
+        "exec",
+        "--json",
+        "--skip-git-repo-check",
+        "--ephemeral",
+        "--sandbox",
+        insideSandbox ? "danger-full-access" : "workspace-write",
+        "--color",
+        "never",
+        "--cd",
+        workspaceDir,
+      ],
       stdin: prompt,
     };
   },

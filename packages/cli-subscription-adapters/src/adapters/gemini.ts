@@ -1,5 +1,12 @@
 import type { AgentAdapter, StreamObserver } from "../adapter.ts";
-import { classifyTrial, COMMON_REFUSAL_PHRASES, detectSafetyWith, FactsCollector, isRecord, parseSemver } from "../adapter.ts";
+import {
+  classifyTrial,
+  COMMON_REFUSAL_PHRASES,
+  detectSafetyWith,
+  FactsCollector,
+  isRecord,
+  parseSemver,
+} from "../adapter.ts";
 import type { CliErrorKind } from "@eval/models";
 
 /** Event types of `gemini --output-format stream-json` (gemini-cli-core `JsonStreamEvent`). */
@@ -22,18 +29,47 @@ const SAFETY_TEXT = /(safety|blocked|prohibited[_ ]content|recitation|blocklist|
 
 // Gemini CLI 0.61.0's Build File Protection list (packages/core/src/utils/buildFileUtils.ts).
 const BUILD_FILES = new Set([
-  "BUILD", "BUILD.bazel", "WORKSPACE", "WORKSPACE.bazel", "MODULE.bazel", ".bazelrc", ".blazerc",
-  "Makefile", "makefile", "GNUmakefile", "CMakeLists.txt",
-  "package.json", "package-lock.json", "pnpm-lock.yaml", "yarn.lock", "bun.lockb",
-  "setup.py", "setup.cfg", "pyproject.toml", "go.mod", "go.sum", "Cargo.toml", "Cargo.lock",
-  "pom.xml", "build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts",
-  "Dockerfile", "Containerfile",
+  "BUILD",
+  "BUILD.bazel",
+  "WORKSPACE",
+  "WORKSPACE.bazel",
+  "MODULE.bazel",
+  ".bazelrc",
+  ".blazerc",
+  "Makefile",
+  "makefile",
+  "GNUmakefile",
+  "CMakeLists.txt",
+  "package.json",
+  "package-lock.json",
+  "pnpm-lock.yaml",
+  "yarn.lock",
+  "bun.lockb",
+  "setup.py",
+  "setup.cfg",
+  "pyproject.toml",
+  "go.mod",
+  "go.sum",
+  "Cargo.toml",
+  "Cargo.lock",
+  "pom.xml",
+  "build.gradle",
+  "build.gradle.kts",
+  "settings.gradle",
+  "settings.gradle.kts",
+  "Dockerfile",
+  "Containerfile",
 ]);
 const BUILD_EXTENSIONS = [".bzl", ".bazel", ".bzlmod", ".mk", ".cmake"];
 
 function isBuildFile(relativePath: string): boolean {
   const base = relativePath.split("/").at(-1) ?? "";
-  return BUILD_FILES.has(base) || base.startsWith("Dockerfile.") || base.startsWith("Containerfile.") || BUILD_EXTENSIONS.some((ext) => base.endsWith(ext));
+  return (
+    BUILD_FILES.has(base) ||
+    base.startsWith("Dockerfile.") ||
+    base.startsWith("Containerfile.") ||
+    BUILD_EXTENSIONS.some((ext) => base.endsWith(ext))
+  );
 }
 
 function kindOf(message: string): CliErrorKind {
@@ -124,7 +160,9 @@ export const geminiAdapter: AgentAdapter = {
   parseVersion: parseSemver,
   buildArgv(prompt) {
     // auto_edit approves file edits only; never --yolo / --approval-mode yolo.
-    return { args: ["--prompt", prompt, "--output-format", "stream-json", "--skip-trust", "--approval-mode", "auto_edit"] };
+    return {
+      args: ["--prompt", prompt, "--output-format", "stream-json", "--skip-trust", "--approval-mode", "auto_edit"],
+    };
   },
   uneditableFiles: {
     matches: isBuildFile,

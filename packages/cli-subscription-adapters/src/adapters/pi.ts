@@ -1,5 +1,12 @@
 import type { AgentAdapter, StreamObserver } from "../adapter.ts";
-import { classifyTrial, COMMON_REFUSAL_PHRASES, detectSafetyWith, FactsCollector, isRecord, parseSemver } from "../adapter.ts";
+import {
+  classifyTrial,
+  COMMON_REFUSAL_PHRASES,
+  detectSafetyWith,
+  FactsCollector,
+  isRecord,
+  parseSemver,
+} from "../adapter.ts";
 import type { CliErrorKind } from "@eval/models";
 
 /** Event types of `pi --mode json` (Pi's `AgentEvent`s and the coding agent's session events). */
@@ -35,7 +42,9 @@ function kindOf(message: string): CliErrorKind {
 
 function textOf(content: unknown): string {
   if (!Array.isArray(content)) return typeof content === "string" ? content : "";
-  return content.map((block) => (isRecord(block) && block.type === "text" && typeof block.text === "string" ? block.text : "")).join("");
+  return content
+    .map((block) => (isRecord(block) && block.type === "text" && typeof block.text === "string" ? block.text : ""))
+    .join("");
 }
 
 function observe(): StreamObserver {
@@ -61,13 +70,20 @@ function observe(): StreamObserver {
           facts.finalText = textOf(message.content);
           const reason = typeof message.stopReason === "string" ? message.stopReason : "";
           lastStop = { reason, message: typeof message.errorMessage === "string" ? message.errorMessage : null };
-          if (reason === "error") facts.errors.push({ kind: kindOf(lastStop.message ?? ""), message: lastStop.message ?? "error", fatal: true });
+          if (reason === "error")
+            facts.errors.push({
+              kind: kindOf(lastStop.message ?? ""),
+              message: lastStop.message ?? "error",
+              fatal: true,
+            });
           return false;
         }
         case "agent_end": {
           const stop = lastStop as { reason: string; message: string | null } | null;
           const failed = stop !== null && (stop.reason === "error" || stop.reason === "aborted");
-          facts.terminal = failed ? { success: false, kind: kindOf(stop.message ?? ""), message: stop.message ?? stop.reason } : { success: true, kind: null, message: null };
+          facts.terminal = failed
+            ? { success: false, kind: kindOf(stop.message ?? ""), message: stop.message ?? stop.reason }
+            : { success: true, kind: null, message: null };
           return true;
         }
         default:

@@ -26,11 +26,19 @@ function parse(body: Record<string, unknown>): ParsedRequest {
     stream: false,
     tools: declarations(body)
       .filter((fn) => typeof fn.name === "string")
-      .map((fn) => ({ name: fn.name as string, kind: "function" as const, parameters: schemaProperties(fn.parametersJsonSchema ?? fn.parameters), required: schemaRequired(fn.parametersJsonSchema ?? fn.parameters) })),
+      .map((fn) => ({
+        name: fn.name as string,
+        kind: "function" as const,
+        parameters: schemaProperties(fn.parametersJsonSchema ?? fn.parameters),
+        required: schemaRequired(fn.parametersJsonSchema ?? fn.parameters),
+      })),
     modelTurns: contents.filter((content) => content.role === "model").length,
     userText: user.join("\n"),
     contextText: `${partsText(body.systemInstruction)}\n${user.join("\n")}`,
-    wantsJson: config.responseMimeType === "application/json" || config.responseJsonSchema !== undefined || config.responseSchema !== undefined,
+    wantsJson:
+      config.responseMimeType === "application/json" ||
+      config.responseJsonSchema !== undefined ||
+      config.responseSchema !== undefined,
   };
 }
 
@@ -43,7 +51,11 @@ function render(answer: Answer, request: ParsedRequest): Rendered {
     candidatesTokenCount: answer.usage.output_tokens,
     totalTokenCount: answer.usage.input_tokens + answer.usage.output_tokens,
   };
-  const response = { candidates: [{ content: { role: "model", parts }, finishReason: "STOP", index: 0 }], usageMetadata, modelVersion: request.model };
+  const response = {
+    candidates: [{ content: { role: "model", parts }, finishReason: "STOP", index: 0 }],
+    usageMetadata,
+    modelVersion: request.model,
+  };
   return request.stream ? eventStream([sse(response)]) : json(200, response);
 }
 
@@ -51,5 +63,8 @@ export const gemini: Protocol = {
   name: "gemini",
   parse,
   render,
-  renderError: (status, message) => json(status, { error: { code: status, message, status: status === 429 ? "RESOURCE_EXHAUSTED" : "INVALID_ARGUMENT" } }),
+  renderError: (status, message) =>
+    json(status, {
+      error: { code: status, message, status: status === 429 ? "RESOURCE_EXHAUSTED" : "INVALID_ARGUMENT" },
+    }),
 };

@@ -74,7 +74,9 @@ export function schemaProperties(schema: unknown): string[] {
 
 /** The `required` names of a JSON schema. */
 export function schemaRequired(schema: unknown): string[] {
-  return isRecord(schema) && Array.isArray(schema.required) ? schema.required.filter((name): name is string => typeof name === "string") : [];
+  return isRecord(schema) && Array.isArray(schema.required)
+    ? schema.required.filter((name): name is string => typeof name === "string")
+    : [];
 }
 
 /** Counts runs of consecutive items for which `isModel` holds: one run is one model turn. */

@@ -12,7 +12,8 @@ interface BunLock {
 export function parseBunLock(text: string): BunLock {
   const errors: ParseError[] = [];
   const lock = parse(text, errors, { allowTrailingComma: true }) as BunLock;
-  if (errors.length > 0) throw new SyntaxError(`bun.lock is not valid JSONC (error ${errors[0]!.error} at offset ${errors[0]!.offset})`);
+  if (errors.length > 0)
+    throw new SyntaxError(`bun.lock is not valid JSONC (error ${errors[0]!.error} at offset ${errors[0]!.offset})`);
   return lock;
 }
 
@@ -20,7 +21,8 @@ export function parseBunLock(text: string): BunLock {
 function candidates(from: string | null, name: string, workspaceName: string | undefined): string[] {
   if (from === null) return workspaceName === undefined ? [name] : [`${workspaceName}/${name}`, name];
   const found: string[] = [];
-  for (let prefix = from; prefix !== ""; prefix = prefix.includes("/") ? prefix.slice(0, prefix.lastIndexOf("/")) : "") found.push(`${prefix}/${name}`);
+  for (let prefix = from; prefix !== ""; prefix = prefix.includes("/") ? prefix.slice(0, prefix.lastIndexOf("/")) : "")
+    found.push(`${prefix}/${name}`);
   found.push(name);
   return found;
 }

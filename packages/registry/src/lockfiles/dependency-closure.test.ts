@@ -25,29 +25,38 @@ function project(kind: keyof typeof KINDS, state: "a" | "b" | "c"): { root: stri
 }
 
 describe("the rubric's dependency closure from every lockfile kind", () => {
-  it.each(Object.keys(KINDS).filter((kind) => kind !== "bun-binary") as (keyof typeof KINDS)[])("%s: the bench's locked closure, nothing of the root's", (kind) => {
-    const before = lockedDependencyClosure(project(kind, "a").bench);
-    expect(before).toMatch(/semver@7\.5\.0 /);
-    expect(before).toMatch(/lru-cache@6\.0\.0 /);
-    expect(before).toMatch(/yallist@4\.0\.0 /);
-    expect(before).not.toMatch(/\bms@/);
-    expect(before).not.toMatch(/unresolved|no-integrity/);
-    expect(before.split("\n")).toHaveLength(3);
-    const bumped = lockedDependencyClosure(project(kind, "b").bench);
-    expect(bumped).toMatch(/semver@7\.8\.6 /);
-    expect(bumped.split("\n")).toHaveLength(1);
-    // The root's own dependency moved (ms 2.1.2 -> 2.1.3): the bench's closure did not.
-    expect(lockedDependencyClosure(project(kind, "c").bench)).toBe(before);
-  });
+  it.each(Object.keys(KINDS).filter((kind) => kind !== "bun-binary") as (keyof typeof KINDS)[])(
+    "%s: the bench's locked closure, nothing of the root's",
+    (kind) => {
+      const before = lockedDependencyClosure(project(kind, "a").bench);
+      expect(before).toMatch(/semver@7\.5\.0 /);
+      expect(before).toMatch(/lru-cache@6\.0\.0 /);
+      expect(before).toMatch(/yallist@4\.0\.0 /);
+      expect(before).not.toMatch(/\bms@/);
+      expect(before).not.toMatch(/unresolved|no-integrity/);
+      expect(before.split("\n")).toHaveLength(3);
+      const bumped = lockedDependencyClosure(project(kind, "b").bench);
+      expect(bumped).toMatch(/semver@7\.8\.6 /);
+      expect(bumped.split("\n")).toHaveLength(1);
+      // The root's own dependency moved (ms 2.1.2 -> 2.1.3): the bench's closure did not.
+      expect(lockedDependencyClosure(project(kind, "c").bench)).toBe(before);
+    },
+  );
 
-  it.each(Object.keys(KINDS) as (keyof typeof KINDS)[])("%s: a bumped dependency changes the rubric digest", async (kind) => {
-    const before = await computeRubricDigest(project(kind, "a").bench);
-    expect(await computeRubricDigest(project(kind, "a").bench)).toBe(before);
-    expect(await computeRubricDigest(project(kind, "b").bench)).not.toBe(before);
-  });
+  it.each(Object.keys(KINDS) as (keyof typeof KINDS)[])(
+    "%s: a bumped dependency changes the rubric digest",
+    async (kind) => {
+      const before = await computeRubricDigest(project(kind, "a").bench);
+      expect(await computeRubricDigest(project(kind, "a").bench)).toBe(before);
+      expect(await computeRubricDigest(project(kind, "b").bench)).not.toBe(before);
+    },
+  );
 
   it("bun.lockb is binary: it counts whole, so any change to it counts", () => {
-    const [a, c] = [lockedDependencyClosure(project("bun-binary", "a").bench), lockedDependencyClosure(project("bun-binary", "c").bench)];
+    const [a, c] = [
+      lockedDependencyClosure(project("bun-binary", "a").bench),
+      lockedDependencyClosure(project("bun-binary", "c").bench),
+    ];
     expect(a).toMatch(/^bun\.lockb blake3:[0-9a-f]{64}$/);
     expect(c).not.toBe(a);
   });

@@ -30,7 +30,8 @@ function resolveInstalled(from: string, name: string): string | null {
 /** The package's files without its own node_modules; when they hold a symlink, its package.json alone. */
 function contentDigest(dir: string): string {
   try {
-    return digestDirectorySync(dir, { exclude: (path) => path === "node_modules" || path.startsWith("node_modules/") }).digest;
+    return digestDirectorySync(dir, { exclude: (path) => path === "node_modules" || path.startsWith("node_modules/") })
+      .digest;
   } catch {
     return blake3Digest(readFileSync(join(dir, "package.json")));
   }
@@ -52,7 +53,8 @@ export function installedClosure(packageDir: string): string[] {
     },
     key: (node) => node.dir,
     children: (node) => wantedFrom(node.manifest, PACKAGE_GROUPS),
-    line: (node) => `${node.manifest.name ?? "no-name"}@${node.manifest.version ?? "no-version"} ${contentDigest(node.dir)}`,
+    line: (node) =>
+      `${node.manifest.name ?? "no-name"}@${node.manifest.version ?? "no-version"} ${contentDigest(node.dir)}`,
   };
   return walkClosure(graph, wantedFrom(readManifest(packageDir), IMPORTER_GROUPS));
 }

@@ -3,7 +3,10 @@ import { IMPORTER_GROUPS, PACKAGE_GROUPS, walkClosure, type Graph, type Wanted }
 
 interface PnpmLock {
   readonly importers?: Record<string, Record<string, Record<string, { version?: string }> | undefined>>;
-  readonly packages?: Record<string, { resolution?: { integrity?: string; tarball?: string } } & Record<string, unknown>>;
+  readonly packages?: Record<
+    string,
+    { resolution?: { integrity?: string; tarball?: string } } & Record<string, unknown>
+  >;
   readonly snapshots?: Record<string, Record<string, unknown>>;
 }
 
@@ -26,7 +29,8 @@ export function pnpmClosure(lock: PnpmLock, importer: string): string[] | null {
   if (entry === undefined) return null;
   const roots: Wanted[] = [];
   for (const group of IMPORTER_GROUPS) {
-    for (const [name, dependency] of Object.entries(entry[group] ?? {})) if (dependency.version !== undefined) roots.push([name, dependency.version]);
+    for (const [name, dependency] of Object.entries(entry[group] ?? {}))
+      if (dependency.version !== undefined) roots.push([name, dependency.version]);
   }
   const lookup = (key: string) => lock.snapshots?.[key] ?? lock.packages?.[key] ?? lock.packages?.[`/${key}`];
   const graph: Graph<string> = {
@@ -38,7 +42,9 @@ export function pnpmClosure(lock: PnpmLock, importer: string): string[] | null {
     key: (node) => node,
     children: (node) => {
       const snapshot = lookup(node) as Record<string, Record<string, unknown>> | undefined;
-      return PACKAGE_GROUPS.flatMap((group) => Object.entries(snapshot?.[group] ?? {}).filter((pair): pair is [string, string] => typeof pair[1] === "string"));
+      return PACKAGE_GROUPS.flatMap((group) =>
+        Object.entries(snapshot?.[group] ?? {}).filter((pair): pair is [string, string] => typeof pair[1] === "string"),
+      );
     },
     line: (node) => {
       const base = node.replace(/\(.*$/, "");

@@ -34,17 +34,25 @@ const LOCAL = /^(workspace|link|portal|file):/;
  * per package (`name@version checksum`, the resolved URL where classic has no integrity). Workspace, link, portal and file dependencies are left out.
  */
 export function yarnClosure(lock: YarnLock, importer: string, manifest: unknown): string[] {
-  const workspace = lock.berry ? [...lock.byDescriptor.entries()].find(([key]) => key.endsWith(`@workspace:${importer === "" ? "." : importer}`))?.[1] : undefined;
-  const roots: Wanted[] = workspace !== undefined ? wantedFrom(workspace, IMPORTER_GROUPS) : wantedFrom(manifest, IMPORTER_GROUPS);
+  const workspace = lock.berry
+    ? [...lock.byDescriptor.entries()].find(([key]) =>
+        key.endsWith(`@workspace:${importer === "" ? "." : importer}`),
+      )?.[1]
+    : undefined;
+  const roots: Wanted[] =
+    workspace !== undefined ? wantedFrom(workspace, IMPORTER_GROUPS) : wantedFrom(manifest, IMPORTER_GROUPS);
   const graph: Graph<{ name: string; entry: YarnEntry }> = {
     resolve: (_from, [name, range]) => {
       if (LOCAL.test(range)) return "skip";
-      const entry = lock.byDescriptor.get(`${name}@${range}`) ?? (lock.berry ? lock.byDescriptor.get(`${name}@npm:${range}`) : undefined);
+      const entry =
+        lock.byDescriptor.get(`${name}@${range}`) ??
+        (lock.berry ? lock.byDescriptor.get(`${name}@npm:${range}`) : undefined);
       return entry === undefined ? null : { name, entry };
     },
     key: ({ name, entry }) => entry.resolution ?? `${name}@${entry.version ?? ""}#${entry.resolved ?? ""}`,
     children: ({ entry }) => wantedFrom(entry, PACKAGE_GROUPS),
-    line: ({ name, entry }) => `${name}@${entry.version ?? "no-version"} ${entry.checksum ?? entry.integrity ?? entry.resolved ?? "no-integrity"}`,
+    line: ({ name, entry }) =>
+      `${name}@${entry.version ?? "no-version"} ${entry.checksum ?? entry.integrity ?? entry.resolved ?? "no-integrity"}`,
   };
   return walkClosure(graph, roots);
 }

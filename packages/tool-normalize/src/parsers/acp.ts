@@ -23,7 +23,9 @@ function blockText(content: unknown): string {
 
 /** `ToolCallContent[]`: the text of its content blocks (diffs and terminals carry none). */
 function toolContentText(content: unknown): string | null {
-  const texts = arr(content).flatMap((part) => (isObject(part) && part.type === "content" ? [blockText(part.content)] : []));
+  const texts = arr(content).flatMap((part) =>
+    isObject(part) && part.type === "content" ? [blockText(part.content)] : [],
+  );
   return texts.length === 0 ? null : texts.join("\n");
 }
 
@@ -35,7 +37,8 @@ function toolInput(update: JsonObject): Record<string, unknown> {
   const input: Record<string, unknown> = { ...obj(update.rawInput) };
   if (typeof update.title === "string" && input.title === undefined) input.title = update.title;
   const locations = arr(update.locations).filter(isObject);
-  if (locations.length === 1 && typeof locations[0]!.path === "string" && input.path === undefined) input.path = locations[0]!.path;
+  if (locations.length === 1 && typeof locations[0]!.path === "string" && input.path === undefined)
+    input.path = locations[0]!.path;
   return input;
 }
 
@@ -47,21 +50,33 @@ function toolCall(update: JsonObject, builder: TranscriptBuilder): void {
   }
   const initial = update.sessionUpdate === "tool_call" || update.type === "tool_call";
   if (initial || update.kind !== undefined || update.rawInput !== undefined) {
-    if (initial || builder.hasToolCall(id)) builder.toolCall(id, `acp:${str(update.kind) ?? "other"}`, toolInput(update));
+    if (initial || builder.hasToolCall(id))
+      builder.toolCall(id, `acp:${str(update.kind) ?? "other"}`, toolInput(update));
   }
   const status = toolStatus(update.status);
-  const text = toolContentText(update.content) ?? (update.rawOutput === undefined ? null : resultText(update.rawOutput));
+  const text =
+    toolContentText(update.content) ?? (update.rawOutput === undefined ? null : resultText(update.rawOutput));
   if (status !== "unknown" || text !== null) builder.toolResult(id, status, text);
 }
 
 /** The model a `config_option_update` selects (the option whose id or category is `model`). */
 function configModel(options: unknown): string | undefined {
-  const model = arr(options).find((option) => isObject(option) && (option.id === "model" || option.category === "model"));
+  const model = arr(options).find(
+    (option) => isObject(option) && (option.id === "model" || option.category === "model"),
+  );
   return isObject(model) ? str(model.currentValue) : undefined;
 }
 
 /** Updates that hold nothing a transcript keeps. */
-const ACP_QUIET_UPDATES = new Set(["agent_thought_chunk", "plan", "available_commands_update", "current_mode_update", "current_model_update", "session_info_update", "usage_update"]);
+const ACP_QUIET_UPDATES = new Set([
+  "agent_thought_chunk",
+  "plan",
+  "available_commands_update",
+  "current_mode_update",
+  "current_model_update",
+  "session_info_update",
+  "usage_update",
+]);
 
 /** One `SessionUpdate`; false when its kind is not one ACP defines. */
 function sessionUpdate(update: JsonObject, builder: TranscriptBuilder): boolean {

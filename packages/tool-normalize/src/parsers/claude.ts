@@ -38,7 +38,8 @@ function assistant(event: JsonObject, builder: TranscriptBuilder): void {
       else builder.toolCall(str(block.id) ?? null, name, block.input);
     }
   }
-  if (error !== undefined && !arr(message.content).some((block) => isObject(block) && block.type === "text")) builder.error(error);
+  if (error !== undefined && !arr(message.content).some((block) => isObject(block) && block.type === "text"))
+    builder.error(error);
 }
 
 function user(event: JsonObject, builder: TranscriptBuilder): void {
@@ -74,7 +75,8 @@ function result(event: JsonObject, builder: TranscriptBuilder): void {
   builder.sessionId = str(event.session_id) ?? builder.sessionId;
   const duration = tokenCount(event.duration_ms);
   if (duration !== undefined) builder.reportDuration(duration);
-  if (typeof event.total_cost_usd === "number" && Number.isFinite(event.total_cost_usd) && event.total_cost_usd >= 0) builder.costUsd = event.total_cost_usd;
+  if (typeof event.total_cost_usd === "number" && Number.isFinite(event.total_cost_usd) && event.total_cost_usd >= 0)
+    builder.costUsd = event.total_cost_usd;
   const usage = obj(event.usage);
   if (usage !== undefined) builder.reportUsage(claudeUsage(usage));
   if (event.is_error === true) builder.error(str(event.result) ?? str(event.subtype) ?? "error");
@@ -82,7 +84,16 @@ function result(event: JsonObject, builder: TranscriptBuilder): void {
 }
 
 /** Events the stream carries that hold nothing a transcript keeps. */
-const STREAM_IGNORED = new Set(["stream_event", "rate_limit_event", "tool_progress", "auth_status", "keep_alive", "control_request", "control_response", "control_cancel_request"]);
+const STREAM_IGNORED = new Set([
+  "stream_event",
+  "rate_limit_event",
+  "tool_progress",
+  "auth_status",
+  "keep_alive",
+  "control_request",
+  "control_response",
+  "control_cancel_request",
+]);
 
 /**
  * The two Claude formats share event types; the session id's spelling tells them apart (`session_id`
@@ -116,7 +127,17 @@ export const claudeStreamJson: EventHandler = (event, builder) => {
   }
 };
 
-const SESSION_IGNORED = new Set(["progress", "file-history-snapshot", "summary", "pr-link", "system", "queue-operation", "attachment", "custom-title", "tag"]);
+const SESSION_IGNORED = new Set([
+  "progress",
+  "file-history-snapshot",
+  "summary",
+  "pr-link",
+  "system",
+  "queue-operation",
+  "attachment",
+  "custom-title",
+  "tag",
+]);
 
 export const claudeSessionJsonl: EventHandler = (event, builder) => {
   if (isOtherFormat(event, "sessionId")) return false;

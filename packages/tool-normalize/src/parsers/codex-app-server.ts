@@ -47,7 +47,11 @@ function toolItem(id: string, item: JsonObject, completed: boolean, builder: Tra
   let output: string | null = null;
   switch (item.type) {
     case "commandExecution":
-      [name, input, output] = ["commandExecution", { command: item.command, cwd: item.cwd }, str(item.aggregatedOutput) || null];
+      [name, input, output] = [
+        "commandExecution",
+        { command: item.command, cwd: item.cwd },
+        str(item.aggregatedOutput) || null,
+      ];
       break;
     case "fileChange":
       [name, input] = ["fileChange", { changes: fileChanges(item.changes) }];
@@ -74,12 +78,23 @@ function toolItem(id: string, item: JsonObject, completed: boolean, builder: Tra
       return false;
   }
   builder.toolCall(id, name, input);
-  if (completed) builder.toolResult(id, item.type === "webSearch" || item.type === "imageView" ? "ok" : itemStatus(item), output);
+  if (completed)
+    builder.toolResult(id, item.type === "webSearch" || item.type === "imageView" ? "ok" : itemStatus(item), output);
   return true;
 }
 
 /** Items that are neither messages nor tool calls (reasoning, plans, review markers, compaction...). */
-const QUIET_ITEMS = new Set(["reasoning", "plan", "hookPrompt", "contextCompaction", "enteredReviewMode", "exitedReviewMode", "sleep", "subAgentActivity", "imageGeneration"]);
+const QUIET_ITEMS = new Set([
+  "reasoning",
+  "plan",
+  "hookPrompt",
+  "contextCompaction",
+  "enteredReviewMode",
+  "exitedReviewMode",
+  "sleep",
+  "subAgentActivity",
+  "imageGeneration",
+]);
 
 function item(params: JsonObject, completed: boolean, builder: TranscriptBuilder): void {
   const payload = obj(params.item);

@@ -44,7 +44,11 @@ function item(event: JsonObject, builder: TranscriptBuilder): void {
       const tool = str(payload.tool) ?? "";
       builder.toolCall(id, `mcp:${server}/${tool}`, payload.arguments ?? {});
       const error = obj(payload.error);
-      builder.toolResult(id, itemStatus(payload), error !== undefined ? (str(error.message) ?? null) : resultText(obj(payload.result)?.content));
+      builder.toolResult(
+        id,
+        itemStatus(payload),
+        error !== undefined ? (str(error.message) ?? null) : resultText(obj(payload.result)?.content),
+      );
       return;
     }
     case "web_search":
@@ -143,7 +147,8 @@ function responseItem(payload: JsonObject, builder: TranscriptBuilder): void {
       }
       const input = payload.type === "function_call" ? parseArguments(payload.arguments) : { input: payload.input };
       builder.toolCall(callId, name, input);
-      if (payload.type === "custom_tool_call" && payload.status === "failed" && callId !== null) builder.toolResult(callId, "error", null);
+      if (payload.type === "custom_tool_call" && payload.status === "failed" && callId !== null)
+        builder.toolResult(callId, "error", null);
       return;
     }
     case "local_shell_call": {

@@ -22,4 +22,8 @@ export function arr(value: unknown): unknown[] {
  * One format's handling of one event: true when the event type is known (even if nothing is kept).
  * `type` is the event's type as the format names it (its `type` field, or a JSON-RPC method).
  */
-export type EventHandler = (event: JsonObject, builder: import("../builder.ts").TranscriptBuilder, type: string) => boolean;
+export type EventHandler = (
+  event: JsonObject,
+  builder: import("../builder.ts").TranscriptBuilder,
+  type: string,
+) => boolean;

@@ -30,7 +30,11 @@ export const geminiStreamJson: EventHandler = (event, builder) => {
         return true;
       }
       const error = obj(event.error);
-      builder.toolResult(id, event.status === "success" ? "ok" : event.status === "error" ? "error" : "unknown", str(event.output) ?? str(error?.message) ?? null);
+      builder.toolResult(
+        id,
+        event.status === "success" ? "ok" : event.status === "error" ? "error" : "unknown",
+        str(event.output) ?? str(error?.message) ?? null,
+      );
       return true;
     }
     case "error":
@@ -106,7 +110,11 @@ export const copilotEventsJsonl: EventHandler = (event, builder) => {
       if (key !== undefined && outputTokens !== undefined) builder.messageUsage(key, { output_tokens: outputTokens });
       for (const request of arr(data.toolRequests)) {
         if (!isObject(request)) continue;
-        builder.toolCall(str(request.toolCallId) ?? null, str(request.name) ?? str(request.toolName) ?? "", request.arguments);
+        builder.toolCall(
+          str(request.toolCallId) ?? null,
+          str(request.name) ?? str(request.toolName) ?? "",
+          request.arguments,
+        );
       }
       return true;
     }
@@ -153,4 +161,3 @@ export const copilotEventsJsonl: EventHandler = (event, builder) => {
       return COPILOT_IGNORED.has(String(event.type));
   }
 };
-

@@ -12,7 +12,9 @@ import type { EventHandler, JsonObject } from "./fields.ts";
 function contentText(content: unknown): string {
   if (typeof content === "string") return content;
   return arr(content)
-    .flatMap((block) => (isObject(block) && block.type === "text" && typeof block.text === "string" ? [block.text] : []))
+    .flatMap((block) =>
+      isObject(block) && block.type === "text" && typeof block.text === "string" ? [block.text] : [],
+    )
     .join("\n");
 }
 
@@ -35,7 +37,8 @@ function assistantMessage(message: JsonObject, builder: TranscriptBuilder): void
     const cost = obj(usage.cost)?.total;
     if (typeof cost === "number" && Number.isFinite(cost) && cost >= 0) builder.costUsd = (builder.costUsd ?? 0) + cost;
   }
-  if (message.stopReason === "error" || message.stopReason === "aborted") builder.error(str(message.errorMessage) ?? String(message.stopReason));
+  if (message.stopReason === "error" || message.stopReason === "aborted")
+    builder.error(str(message.errorMessage) ?? String(message.stopReason));
 }
 
 /** One whole message (`message_end`): user text, assistant text + tool calls + usage, or a tool result. */
@@ -71,7 +74,18 @@ function toolResult(id: string | undefined, isError: unknown, content: unknown, 
 }
 
 /** Session events of the coding agent that hold nothing a transcript keeps (queue, compaction, settings). */
-const PI_IGNORED = new Set(["message_start", "message_update", "turn_end", "tool_execution_update", "queue_update", "compaction_start", "compaction_end", "session_info_changed", "thinking_level_changed", "auto_retry_start"]);
+const PI_IGNORED = new Set([
+  "message_start",
+  "message_update",
+  "turn_end",
+  "tool_execution_update",
+  "queue_update",
+  "compaction_start",
+  "compaction_end",
+  "session_info_changed",
+  "thinking_level_changed",
+  "auto_retry_start",
+]);
 
 export const piJson: EventHandler = (event, builder, type) => {
   switch (type) {
