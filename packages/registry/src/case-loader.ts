@@ -75,6 +75,44 @@ function tomlToJson(value: unknown): unknown {
   return value;
 }
 
+const DATE_FIELDS = ["added_at", "last_validated_at"] as const;
+
+/** The authored calendar date of a top-level `field = YYYY-MM-DD...` line, as written (before any rollover). */
+function authoredDate(text: string, field: string): string | null {
+  const match = new RegExp(`^\\s*["']?${field}["']?\\s*=\\s*(\\d{4}-\\d{2}-\\d{2})`, "m").exec(text);
+  return match ? match[1]! : null;
+}
+
+function isCalendarDate(date: string): boolean {
+  const [year, month, day] = date.split("-").map(Number) as [number, number, number];
+  const parsed = new Date(Date.UTC(year, month - 1, day));
+  return parsed.getUTCFullYear() === year && parsed.getUTCMonth() === month - 1 && parsed.getUTCDate() === day;
+}
+
+/**
+ * The date fields must be TOML offset date-times naming a real calendar day. The TOML parser rolls
+ * `2026-02-30` over to March 2, so the day is checked against the text as authored.
+ */
+function firstBadDate(document: Record<string, unknown>, text: string): { field: string; reason: string } | null {
+  const example = new Date().toISOString().slice(0, 19) + "Z";
+  for (const field of DATE_FIELDS) {
+    if (!(field in document)) continue;
+    const value = document[field];
+    const fix = `write it as ${field} = ${example} (an unquoted TOML date-time with an offset)`;
+    let problem: string | null = null;
+    if (!(value instanceof TomlDate)) problem = `a ${typeof value}, not a TOML date-time`;
+    else if (value.isDate()) problem = "a local date has no time and offset";
+    else if (value.isTime()) problem = "a time of day has no date and offset";
+    else if (value.isLocal()) problem = "a local date-time has no offset";
+    else {
+      const date = authoredDate(text, field);
+      if (date !== null && !isCalendarDate(date)) problem = `${date} is not a calendar date`;
+    }
+    if (problem !== null) return { field, reason: `${problem}; ${fix}` };
+  }
+  return null;
+}
+
 async function readCaseToml(
   taskClass: CaseOwner,
   directory: string,
@@ -93,7 +131,14 @@ async function readCaseToml(
   }
   let raw: unknown;
   try {
-    raw = tomlToJson(parseToml(await readText(tomlPath)));
+    const text = await readText(tomlPath);
+    const document = parseToml(text);
+    const badDate = firstBadDate(document, text);
+    if (badDate) {
+      findings.push(finding("case-files", tomlPath, new CaseLoadFailed(tomlPath, badDate.field, badDate.reason)));
+      return null;
+    }
+    raw = tomlToJson(document);
   } catch (error) {
     const reason =
       error instanceof TomlError

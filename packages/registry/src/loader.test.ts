@@ -376,6 +376,71 @@ describe("loadCases", () => {
     });
   });
 
+  it.each([
+    [
+      "an impossible day",
+      "added_at = 2026-11-01T00:00:00Z",
+      "added_at = 2026-02-30T00:00:00Z",
+      "added_at",
+      /added_at: 2026-02-30 is not a calendar date/,
+    ],
+    [
+      "an impossible day (offset)",
+      "last_validated_at = 2026-11-20T00:00:00Z",
+      "last_validated_at = 2026-04-31T10:00:00+02:00",
+      "last_validated_at",
+      /last_validated_at: 2026-04-31 is not a calendar date/,
+    ],
+    [
+      "a local date-time",
+      "added_at = 2026-11-01T00:00:00Z",
+      "added_at = 2026-11-01T00:00:00",
+      "added_at",
+      /added_at: a local date-time has no offset/,
+    ],
+    [
+      "a local date",
+      "added_at = 2026-11-01T00:00:00Z",
+      "added_at = 2026-11-01",
+      "added_at",
+      /added_at: a local date has no time and offset/,
+    ],
+    [
+      "a quoted string",
+      "last_validated_at = 2026-11-20T00:00:00Z",
+      'last_validated_at = "2026-11-20T00:00:00Z"',
+      "last_validated_at",
+      /last_validated_at: a string, not a TOML date-time/,
+    ],
+    [
+      "a number",
+      "added_at = 2026-11-01T00:00:00Z",
+      "added_at = 20261101",
+      "added_at",
+      /added_at: a number, not a TOML date-time/,
+    ],
+    [
+      "a time of day",
+      "added_at = 2026-11-01T00:00:00Z",
+      "added_at = 03:30:00",
+      "added_at",
+      /added_at: a time of day has no date/,
+    ],
+  ])(
+    "exit 1: %s in a date field names the file, the field and what to write",
+    async (_label, from, to, field, message) => {
+      const bench = await setup();
+      const tomlPath = join(bench.benchPath, "cases", "case-02", "case.toml");
+      edit(tomlPath, from, to);
+      const error = await loadCases(await load(bench)).catch((caught: unknown) => caught);
+      expect(error).toMatchObject({ code: "EVAL_CASE_LOAD_FAILED", message: expect.stringMatching(message) });
+      const text = (error as Error).message;
+      expect(text).toContain(`${tomlPath}: ${field}: `);
+      expect(text).toMatch(new RegExp(`write it as ${field} = \\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}Z`));
+      expect(text).not.toContain("\n");
+    },
+  );
+
   it("a duplicated case id names both case.toml paths", async () => {
     const bench = await setup();
     edit(join(bench.benchPath, "cases", "case-04", "case.toml"), 'case_id = "case-04"', 'case_id = "case-03"');
