@@ -84,6 +84,10 @@ export const ERROR_PRESENTATION: Readonly<Record<EvalErrorCode, ErrorPresentatio
     hint: "run the SUT again with `evalgate run`: only runs whose workspaces the harness captured can be rescored",
   },
   EVAL_INIT_CONFLICT: { exitCode: 1, hint: "pick another --task-class, or remove the named directory first" },
+  EVAL_PLAN_INVALID: {
+    exitCode: 1,
+    hint: "pass the file `evalgate plan` wrote, whole and unedited, or write a fresh one with `evalgate plan --task-class <name>`",
+  },
   EVAL_ADAPTER_TRIAL_FAILED: {
     exitCode: 1,
     hint: "see the trial's backend_metadata and the CLI's stderr; `evalgate adapters doctor` checks login",

@@ -5,7 +5,7 @@ import { lstat, mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { swapDirectory } from "@eval/durable-fs";
 import { blake3Digest } from "@eval/hashing";
-import { EvalError, ioError } from "@eval/errors";
+import { EvalError, ioError, isEvalError } from "@eval/errors";
 import {
   formatIssues,
   SHARD_MANIFEST_SCHEMA_VERSION,
@@ -130,6 +130,16 @@ async function readJson(dir: string, path: string, bytes?: Buffer): Promise<unkn
   }
 }
 
+/** A bundle's plan.json passed its digest check, so a plan that does not parse was written that way: tampering. */
+function parseBundlePlan(root: string, value: unknown): RunPlan {
+  try {
+    return parsePlan(value, `${root}/plan.json`);
+  } catch (error) {
+    if (isEvalError(error) && error.code === "EVAL_PLAN_INVALID") throw tampered(root, error.message);
+    throw error;
+  }
+}
+
 /** A bundle is a plain tree: its directory and `units/` hold regular files only, never a symlink, device or FIFO. */
 async function assertPlainTree(root: string): Promise<void> {
   const top = await lstat(root).catch(() => null);
@@ -157,6 +167,11 @@ async function assertPlainTree(root: string): Promise<void> {
  */
 export async function readBundle(dir: string): Promise<ReadBundle> {
   const root = resolve(dir);
+  if ((await lstat(root).catch(() => null)) === null)
+    throw new EvalError("EVAL_IO", `bundle ${root} does not exist`, {
+      hint: "check the path: a bundle is the directory `evalgate run --shard i/N` wrote (shard-<i>-of-<N> by default)",
+      details: { bundle: root },
+    });
   await assertPlainTree(root);
   if (!existsSync(join(root, "manifest.json")))
     throw tampered(root, "has no manifest.json (not a bundle, or a shard that did not finish)");
@@ -185,7 +200,7 @@ export async function readBundle(dir: string): Promise<ReadBundle> {
       throw tampered(root, `${path} was edited after the shard wrote it (digest ${found}, manifest says ${digest})`);
     bytesOf.set(path, bytes);
   }
-  const plan = parsePlan(await readJson(root, "plan.json", bytesOf.get("plan.json")), `${root}/plan.json`);
+  const plan = parseBundlePlan(root, await readJson(root, "plan.json", bytesOf.get("plan.json")));
   if (plan.plan_id !== manifest.plan_id)
     throw tampered(root, `plan.json is plan ${plan.plan_id}, the manifest says ${manifest.plan_id}`);
   const units: ShardUnit[] = [];

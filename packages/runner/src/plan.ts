@@ -149,13 +149,14 @@ export function planDifference(expected: RunPlan, found: RunPlan): string | null
   return `the plan id is ${found.plan_id}, the plan says ${expected.plan_id}`;
 }
 
-/** Parses a plan file's JSON and checks that its plan_id is the identity of its content. */
+/**
+ * Parses a plan file's JSON and checks that its plan_id is the identity of its content. Not a plan's
+ * shape is EVAL_PLAN_INVALID (a bad file), distinct from a valid plan this machine does not match.
+ */
 export function parsePlan(value: unknown, source: string): RunPlan {
   const parsed = safeParseWire(RunPlanSchema, value);
   if (!parsed.success)
-    throw new EvalError("EVAL_PLAN_MISMATCH", `${source} is not a run plan: ${formatIssues(parsed.issues)}`, {
-      hint: "write one with `evalgate plan`",
-    });
+    throw new EvalError("EVAL_PLAN_INVALID", `${source} is not a run plan: ${formatIssues(parsed.issues)}`);
   const plan = parsed.data;
   const id = planIdOf(plan);
   if (id !== plan.plan_id)

@@ -2,11 +2,12 @@
 // the merged run equals the one-machine run of the plan, and every bad input is refused writing nothing.
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { cp, mkdtemp, readdir, readFile, rename, rm, symlink, writeFile } from "node:fs/promises";
+import { cp, mkdir, mkdtemp, readdir, readFile, rename, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { verifyChain } from "@eval/audit-chain";
+import { blake3Digest } from "@eval/hashing";
 import type { BenchRunReport, RunPlan, SystemUnderTest } from "@eval/models";
 import { HALF_UPPER_SUT, makeTaskClassBench, UPPER_RUBRIC } from "./bench.test-helpers.ts";
 import {
@@ -235,6 +236,35 @@ describe("merge", () => {
     });
     expect(existsSync(join(stateDir, "runs"))).toBe(false);
   }, 30_000);
+
+  it("a bundle path that does not exist is EVAL_IO, not tampering; a re-listed plan.json that is not a plan is tampering", async () => {
+    const stateDir = join(root, "merge-missing-path");
+    const nowhere = join(root, "bundle-typo");
+    await expect(mergeBundles([nowhere, ...bundles], { stateDir })).rejects.toMatchObject({
+      code: "EVAL_IO",
+      message: `bundle ${nowhere} does not exist`,
+    });
+    const empty = join(root, "bundle-empty");
+    await mkdir(empty);
+    await expect(mergeBundles([empty], { stateDir })).rejects.toMatchObject({
+      code: "EVAL_BUNDLE_TAMPERED",
+      message: expect.stringMatching(/has no manifest\.json/),
+    });
+    // plan.json rewritten and its digest re-listed in the (unsigned) manifest: the digests agree, the plan does not parse.
+    const relisted = join(root, "bundle-relisted-plan");
+    await cp(bundles[0]!, relisted, { recursive: true });
+    const notAPlan = `${JSON.stringify({ schema_version: "evalgate.run_plan.v1" })}\n`;
+    await writeFile(join(relisted, "plan.json"), notAPlan);
+    const manifestPath = join(relisted, "manifest.json");
+    const manifest = JSON.parse(await readFile(manifestPath, "utf8")) as { files: { path: string; digest: string }[] };
+    for (const file of manifest.files) if (file.path === "plan.json") file.digest = blake3Digest(notAPlan);
+    await writeFile(manifestPath, JSON.stringify(manifest));
+    await expect(mergeBundles([relisted], { stateDir })).rejects.toMatchObject({
+      code: "EVAL_BUNDLE_TAMPERED",
+      message: expect.stringMatching(/plan\.json is not a run plan/),
+    });
+    expect(existsSync(join(stateDir, "runs"))).toBe(false);
+  });
 
   it("refuses bundles of different plans, an edited bundle, a conflicting rerun, a tampered chain and a moved chain", async () => {
     const stateDir = join(root, "merge-bad");

@@ -113,13 +113,13 @@ describe("evalgate plan / run --shard / merge, in-process", () => {
     const cases: Array<[string[], number, RegExp]> = [
       [
         ["run", "--plan", "broken.json", "--shard", "1/2", "--bench-root", bench.benchRoot],
-        9,
-        /the plan file .*broken\.json is not JSON \(EVAL_PLAN_MISMATCH\)/,
+        1,
+        /the plan file .*broken\.json is not JSON .*\(EVAL_PLAN_INVALID\); pass the file `evalgate plan` wrote/,
       ],
       [
         ["run", "--plan", "not-a-plan.json", "--shard", "1/2", "--bench-root", bench.benchRoot],
-        9,
-        /not-a-plan\.json is not a run plan: .* \(EVAL_PLAN_MISMATCH\)/,
+        1,
+        /not-a-plan\.json is not a run plan: .* \(EVAL_PLAN_INVALID\)/,
       ],
       [
         [
@@ -172,7 +172,8 @@ describe("evalgate plan / run --shard / merge, in-process", () => {
         1,
         /no --sut given and no selected case of upper has a cassette to replay \(EVAL_SUT_INVALID\)/,
       ],
-      [["merge", "nowhere"], 9, /bundle .*nowhere: has no manifest\.json/],
+      [["merge", "nowhere"], 1, /bundle .*nowhere does not exist \(EVAL_IO\); check the path/],
+      [["merge", "."], 9, /bundle .*flags: has no manifest\.json .*\(EVAL_BUNDLE_TAMPERED\)/],
     ];
     for (const [argv, code, pattern] of cases) {
       const result = await invoke(argv, at);

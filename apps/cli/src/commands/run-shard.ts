@@ -42,9 +42,7 @@ export async function readPlanFile(path: string): Promise<RunPlan> {
   try {
     value = JSON.parse(text);
   } catch {
-    throw new EvalError("EVAL_PLAN_MISMATCH", `the plan file ${path} is not JSON`, {
-      hint: "write one with `evalgate plan --task-class <name>`",
-    });
+    throw new EvalError("EVAL_PLAN_INVALID", `the plan file ${path} is not JSON (cut short, or not a plan file)`);
   }
   return parsePlan(value, path);
 }
