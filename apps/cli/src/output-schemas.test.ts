@@ -1,16 +1,19 @@
 // Every line the BUILT CLI prints in its machine format, validated against the JSON Schema published for it
 // (packages/models/schemas/*-line.schema.json, report-data.schema.json) by a JSON Schema validator, not by
 // the zod schemas that generate them: what a consumer in another language would check.
+import { spawn } from "node:child_process";
 import { generateKeyPairSync } from "node:crypto";
 import { readFileSync, readdirSync } from "node:fs";
 import { rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { createInterface } from "node:readline";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import type { ValidateFunction } from "ajv";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeUpperBench } from "./commands/run.test-helpers.ts";
 import { runBuiltCli } from "./test-helpers.ts";
 
+const BIN = join(import.meta.dirname, "..", "dist", "bin.js");
 const SCHEMAS_DIR = join(import.meta.dirname, "..", "..", "..", "packages", "models", "schemas");
 /** The published schemas of stdout/stderr lines: every `*-line` schema, plus the documents printed whole as one line. */
 const LINE_SCHEMAS = readdirSync(SCHEMAS_DIR)
@@ -49,6 +52,9 @@ function schemaOf(line: Record<string, unknown>): string {
     bench_case: "bench-case-line",
     bench_show: "bench-show-line",
     adapter: "adapter-line",
+    adapter_readiness: "adapter-readiness-line",
+    model_stub: "model-stub-line",
+    model_stub_stopped: "model-stub-stopped-line",
   };
   if (typeof line.type === "string" && line.type in byType) return byType[line.type]!;
   if (line.level === "warn") return "warning-line";
@@ -77,21 +83,52 @@ async function evalgate(args: string[], expectedCode = 0): Promise<Array<Record<
     .split("\n")
     .filter((line) => line.startsWith("{"))
     .map((line) => JSON.parse(line) as Record<string, unknown>);
-  for (const line of [...stdout, ...stderr]) {
-    const name = schemaOf(line);
-    const validate = validators.get(name);
-    expect(validate, `${args[0]}: ${name}`).toBeDefined();
-    const ok = validate!(line);
-    expect(
-      ok ? [] : validate!.errors,
-      `${args.join(" ")}: a ${name} line: ${JSON.stringify(line).slice(0, 300)}`,
-    ).toEqual([]);
-    expect(line.schema_version, `${name} carries its schema version`).toEqual(
-      expect.stringMatching(/^evalgate\.[a-z_]+\.v\d+$/),
-    );
-    seen.set(name, (seen.get(name) ?? 0) + 1);
-  }
+  for (const line of [...stdout, ...stderr]) check(args, line);
   return stdout;
+}
+
+/** The line must be valid against the schema it names, and carry its schema version. */
+function check(args: string[], line: Record<string, unknown>): void {
+  const name = schemaOf(line);
+  const validate = validators.get(name);
+  expect(validate, `${args[0]}: ${name}`).toBeDefined();
+  const ok = validate!(line);
+  expect(
+    ok ? [] : validate!.errors,
+    `${args.join(" ")}: a ${name} line: ${JSON.stringify(line).slice(0, 300)}`,
+  ).toEqual([]);
+  expect(line.schema_version, `${name} carries its schema version`).toEqual(
+    expect.stringMatching(/^evalgate\.[a-z_]+\.v\d+$/),
+  );
+  seen.set(name, (seen.get(name) ?? 0) + 1);
+}
+
+/**
+ * `model-stub` serves until a signal: start the built CLI, check its first line, stop it with SIGTERM and check
+ * the rest of what it printed.
+ */
+async function modelStub(): Promise<Array<Record<string, unknown>>> {
+  const scenario = join(bench.root, "scenario.yaml");
+  await writeFile(scenario, "turns:\n  - text: done\n");
+  const args = ["model-stub", "--scenario", scenario];
+  const child = spawn(process.execPath, [BIN, ...args], {
+    cwd: bench.root,
+    env: { PATH: process.env.PATH },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stderr = "";
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+  const first = await lines.next();
+  expect(first.done, `model-stub printed nothing: ${stderr}`).toBe(false);
+  const printed = [JSON.parse(first.value as string) as Record<string, unknown>];
+  child.kill("SIGTERM");
+  for (let next = await lines.next(); next.done !== true; next = await lines.next())
+    if (next.value !== "") printed.push(JSON.parse(next.value) as Record<string, unknown>);
+  expect(await exited, stderr).toBe(0);
+  for (const line of printed) check(args, line);
+  return printed;
 }
 
 beforeAll(async () => {
@@ -108,7 +145,7 @@ afterAll(async () => {
 
 describe("every machine-readable line the CLI prints has a published schema it satisfies", () => {
   it(
-    "run, rescore, plan/shard/merge, verify, promote-verdict, compare, show, runs, report, anchor, attest, gc, cache, bench list/show, adapters list",
+    "run, rescore, plan/shard/merge, verify, promote-verdict, compare, show, runs, report, anchor, attest, gc, cache, bench list/show, adapters list/doctor, model-stub",
     { timeout: 600_000 },
     async () => {
       const common = ["--out", state, "--bench-root", bench.benchRoot];
@@ -220,6 +257,13 @@ describe("every machine-readable line the CLI prints has a published schema it s
         (await evalgate(["bench", "show", "a-1", "--task-class", "upper", "--bench-root", bench.benchRoot]))[0],
       ).toMatchObject({ case_id: "a-1" });
       expect((await evalgate(["adapters", "list"])).length).toBeGreaterThan(0);
+      expect((await evalgate(["adapters", "doctor", "--out", state])).map((line) => line.adapter)).toEqual([
+        "claude-code",
+        "codex",
+        "gemini",
+        "pi",
+      ]);
+      expect((await modelStub()).map((line) => line.type)).toEqual(["model_stub", "model_stub_stopped"]);
 
       // Every published line schema was met by a real line (a new line needs a command here that prints it).
       const unmet = LINE_SCHEMAS.filter((name) => !seen.has(name));

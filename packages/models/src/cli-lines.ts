@@ -31,8 +31,10 @@ import { BenchScoreSchema } from "./score.ts";
 import { TranscriptSchema } from "./transcript.ts";
 import { ReliabilitySchema } from "./trials.ts";
 import { RunMeteredSchema } from "./metered.ts";
+import { AgentAdapterNameSchema } from "./cassette.ts";
 import {
   ADAPTER_LINE_SCHEMA_VERSION,
+  ADAPTER_READINESS_LINE_SCHEMA_VERSION,
   BENCH_CASE_LINE_SCHEMA_VERSION,
   BENCH_SHOW_LINE_SCHEMA_VERSION,
   BENCH_TASK_CLASS_LINE_SCHEMA_VERSION,
@@ -40,6 +42,8 @@ import {
   CACHE_STATS_LINE_SCHEMA_VERSION,
   GC_LINE_SCHEMA_VERSION,
   MERGE_LINE_SCHEMA_VERSION,
+  MODEL_STUB_LINE_SCHEMA_VERSION,
+  MODEL_STUB_STOPPED_LINE_SCHEMA_VERSION,
   PLAN_LINE_SCHEMA_VERSION,
   RECORDED_RUN_LINE_SCHEMA_VERSION,
   REPORT_CASE_LINE_SCHEMA_VERSION,
@@ -425,4 +429,39 @@ export const AdapterLineSchema = z.strictObject({
   stream_format: z.string().min(1),
   sut: z.string().min(1),
   capabilities: z.record(z.string(), z.unknown()),
+});
+
+/** One readiness check: passed (true), failed (false) or unknown (null), and what was found. */
+const readinessCheckFields = { ok: z.boolean().nullable(), detail: z.string() };
+
+/** `adapters doctor`: one line per adapter checked, whether it is ready to run live and why (not). */
+export const AdapterReadinessLineSchema = z.strictObject({
+  type: z.literal("adapter_readiness"),
+  schema_version: z.literal(ADAPTER_READINESS_LINE_SCHEMA_VERSION),
+  adapter: AgentAdapterNameSchema,
+  /** Binary and version found, login not refused, compliance report fresh. */
+  ready: z.boolean(),
+  binary: z.strictObject({ ...readinessCheckFields, path: z.string().nullable() }),
+  version: z.strictObject({ ...readinessCheckFields, value: z.string().nullable() }),
+  login: z.strictObject(readinessCheckFields),
+  compliance: z.strictObject({ ...readinessCheckFields, report_path: z.string().nullable() }),
+  /** What the CLI cannot do whatever it is asked (null: nothing known); not part of `ready`. */
+  limits: z.string().nullable(),
+});
+
+/** `model-stub`, on start: where the scripted model endpoint listens. */
+export const ModelStubLineSchema = z.strictObject({
+  type: z.literal("model_stub"),
+  schema_version: z.literal(MODEL_STUB_LINE_SCHEMA_VERSION),
+  url: z.url(),
+  host: z.string().min(1),
+  port: z.number().int().min(1).max(65_535),
+});
+
+/** `model-stub`, on SIGINT/SIGTERM once closed: how many requests it answered. */
+export const ModelStubStoppedLineSchema = z.strictObject({
+  type: z.literal("model_stub_stopped"),
+  schema_version: z.literal(MODEL_STUB_STOPPED_LINE_SCHEMA_VERSION),
+  stopped: z.literal(true),
+  requests: z.number().int().min(0),
 });

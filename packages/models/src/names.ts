@@ -45,6 +45,9 @@ export const BENCH_TASK_CLASS_LINE_SCHEMA_VERSION = "evalgate.bench_task_class_l
 export const BENCH_CASE_LINE_SCHEMA_VERSION = "evalgate.bench_case_line.v1";
 export const BENCH_SHOW_LINE_SCHEMA_VERSION = "evalgate.bench_show_line.v1";
 export const ADAPTER_LINE_SCHEMA_VERSION = "evalgate.adapter_line.v1";
+export const ADAPTER_READINESS_LINE_SCHEMA_VERSION = "evalgate.adapter_readiness_line.v1";
+export const MODEL_STUB_LINE_SCHEMA_VERSION = "evalgate.model_stub_line.v1";
+export const MODEL_STUB_STOPPED_LINE_SCHEMA_VERSION = "evalgate.model_stub_stopped_line.v1";
 
 /**
  * Failure modes a SUT may end a case with itself: it throws an error whose `failure_mode` is one of these

@@ -21,6 +21,7 @@ import { RunPlanSchema, ShardManifestSchema, ShardUnitSchema } from "./scale-out
 import { EvalgateConfigSchema } from "./config-file.ts";
 import {
   AdapterLineSchema,
+  AdapterReadinessLineSchema,
   AnchorLineSchema,
   BenchCaseLineSchema,
   BenchShowLineSchema,
@@ -30,6 +31,8 @@ import {
   ComparisonLineSchema,
   GcLineSchema,
   MergeLineSchema,
+  ModelStubLineSchema,
+  ModelStubStoppedLineSchema,
   PlanLineSchema,
   RecordedRunLineSchema,
   ReportCaseLineSchema,
@@ -107,4 +110,7 @@ export const WIRE_SCHEMAS: Readonly<Record<string, z.ZodType>> = Object.freeze({
   "bench-case-line": BenchCaseLineSchema,
   "bench-show-line": BenchShowLineSchema,
   "adapter-line": AdapterLineSchema,
+  "adapter-readiness-line": AdapterReadinessLineSchema,
+  "model-stub-line": ModelStubLineSchema,
+  "model-stub-stopped-line": ModelStubStoppedLineSchema,
 });

@@ -1,5 +1,6 @@
 import { Command, Option } from "clipanion";
 import type { AdapterReadiness, ReadinessCheck } from "@eval/cli-subscription-adapters";
+import { ADAPTER_READINESS_LINE_SCHEMA_VERSION } from "@eval/models/names";
 import { EvalgateCommand } from "../base-command.ts";
 import { loadSettings } from "../load-settings.ts";
 import { formatOption, stateDirOption } from "../options.ts";
@@ -53,7 +54,8 @@ export class AdaptersDoctorCommand extends EvalgateCommand {
       });
       allReady &&= readiness.ready;
       if (format === "human") this.context.stdout.write(formatReadiness(ADAPTERS[name].displayName, readiness));
-      else this.emit(readiness);
+      else
+        this.emit({ type: "adapter_readiness", schema_version: ADAPTER_READINESS_LINE_SCHEMA_VERSION, ...readiness });
     }
     return this.adapter !== undefined && !allReady ? 1 : 0;
   }

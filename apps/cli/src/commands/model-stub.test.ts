@@ -51,12 +51,31 @@ describe("evalgate model-stub", () => {
     expect(JSON.parse(answer.choices[0]!.message.tool_calls[0]!.function.arguments)).toEqual({ command: "echo hi" });
     expect(answer.usage).toEqual({ prompt_tokens: 7, completion_tokens: 3, total_tokens: 10 });
     child.kill("SIGTERM");
-    expect(JSON.parse((await lines.next()).value as string)).toEqual({ stopped: true, requests: 1 });
+    expect(JSON.parse((await lines.next()).value as string)).toEqual({
+      type: "model_stub_stopped",
+      schema_version: "evalgate.model_stub_stopped_line.v1",
+      stopped: true,
+      requests: 1,
+    });
     expect(await exited).toBe(0);
     const log = readFileSync(join(dir, "requests.jsonl"), "utf8");
     expect(log).toContain('"authorization":"[redacted]"');
     expect(log).not.toContain("sk-should-not-be-logged");
   }, 60_000);
+
+  it("stopped the moment its URL line is read, still prints the stopped line and exits 0 (10 of 10)", async () => {
+    const outcomes: string[] = [];
+    for (let attempt = 0; attempt < 10; attempt++) {
+      const { child, lines } = start("--scenario", "fix.yaml");
+      const exited = new Promise<string>((resolve) => child.on("exit", (code, signal) => resolve(`${code}/${signal}`)));
+      expect(JSON.parse((await lines.next()).value as string)).toMatchObject({ type: "model_stub" });
+      child.kill("SIGTERM");
+      const rest: string[] = [];
+      for (let next = await lines.next(); next.done !== true; next = await lines.next()) rest.push(next.value);
+      outcomes.push(`${await exited} ${rest.length}`);
+    }
+    expect(outcomes).toEqual(Array.from({ length: 10 }, () => "0/null 1"));
+  }, 120_000);
 
   it("refuses a bad scenario and a non-loopback host in one line each, exit 1", async () => {
     writeFileSync(join(dir, "bad.yaml"), "turns: []\n");

@@ -1,5 +1,6 @@
 import { once } from "node:events";
 import { Command, Option } from "clipanion";
+import { MODEL_STUB_LINE_SCHEMA_VERSION, MODEL_STUB_STOPPED_LINE_SCHEMA_VERSION } from "@eval/models/names";
 import { EvalgateCommand } from "../base-command.ts";
 import * as t from "typanion";
 import { numberFlag, numberRule } from "../number-flag.ts";
@@ -44,10 +45,23 @@ export class ModelStubCommand extends EvalgateCommand {
       port,
       ...(this.log === undefined ? {} : { logFile: resolve(this.context.cwd, this.log) }),
     });
-    this.emit({ url: stub.url, host: stub.host, port: stub.port });
-    await Promise.race([once(process, "SIGINT"), once(process, "SIGTERM")]);
+    // Listening before the URL line is printed: a reader may stop the stub as soon as it has read it.
+    const signalled = Promise.race([once(process, "SIGINT"), once(process, "SIGTERM")]);
+    this.emit({
+      type: "model_stub",
+      schema_version: MODEL_STUB_LINE_SCHEMA_VERSION,
+      url: stub.url,
+      host: stub.host,
+      port: stub.port,
+    });
+    await signalled;
     await stub.close();
-    this.emit({ stopped: true, requests: stub.requests().length });
+    this.emit({
+      type: "model_stub_stopped",
+      schema_version: MODEL_STUB_STOPPED_LINE_SCHEMA_VERSION,
+      stopped: true,
+      requests: stub.requests().length,
+    });
     return 0;
   }
 }
