@@ -53,6 +53,7 @@ const PLACEHOLDERS: Readonly<Record<string, string>> = {
   "--trial": "<n>",
   "--trials": "<k>",
   "--trust-tiers": "<file>",
+  "--verify": "<file>",
   "--write": "<file>",
 };
 

@@ -193,7 +193,7 @@ describe("evalgate run CI outputs", () => {
     );
     expect(result.code).toBe(0);
     expect(result.stderr).toMatch(
-      /"code":"run\.after_record".*writing its CI outputs failed: cannot write .*blocker\/junit\.xml/,
+      /"code":"run\.after_record".*writing its CI outputs and summary failed: cannot write .*blocker\/junit\.xml/,
     );
   });
 });
