@@ -71,7 +71,9 @@ describe("after the record is written", () => {
     writeFileSync(join(bench.root, "a-file"), "");
     const { exited } = run(["--out", join(bench.root, "state-junit"), "--junit", "a-file/junit.xml"]);
     const result = await exited;
-    expect(result.stderr).toMatch(/"code":"run.after_record".*is recorded as .*writing its CI outputs and summary failed/);
+    expect(result.stderr).toMatch(
+      /"code":"run.after_record".*is recorded as .*writing its CI outputs and summary failed/,
+    );
     expect(result.code).toBe(0);
     expect(records("state-junit")).toHaveLength(1);
   }, 120_000);
