@@ -30,7 +30,7 @@ it("loads with every case digest matching cases/digests.yaml (re-sign after edit
 it("declares in failure_modes.yaml every code the rubric can emit, with the severity it emits", async () => {
   const { taskClass } = await load();
   const source = readFileSync(join(BENCH_DIR, "rubric.ts"), "utf8");
-  const emitted = [...source.matchAll(/(?:code: |add\()"([a-z_.]+)", (?:severity: )?"(block|warn|info)"/g)].map(
+  const emitted = [...source.matchAll(/(?:code: |add\()\s*"([a-z_.]+)",\s*(?:severity: )?"(block|warn|info)"/g)].map(
     (m) => [m[1]!, m[2]!] as const,
   );
   expect(emitted.length).toBeGreaterThanOrEqual(11);

@@ -125,6 +125,7 @@ describe("the shape a replay compares", () => {
       ["tools", ",read_file,write_file"],
       ["contents.length", "2"],
       ["contents[first user].text", "Fix it"],
+      ["contents[every user].text", "Fix it"],
     ]);
   });
 
@@ -140,6 +141,7 @@ describe("the shape a replay compares", () => {
       ["tools", "exec_command,web_search"],
       ["input.length", "1"],
       ["input[first user].text", "Fix it"],
+      ["input[every user].text", "Fix it"],
     ]);
     expect(
       shapeOf("openai-chat", {
@@ -155,6 +157,7 @@ describe("the shape a replay compares", () => {
       ["tools", "bash"],
       ["messages.length", "2"],
       ["messages[first user].text", ""],
+      ["messages[every user].text", ""],
     ]);
   });
 
