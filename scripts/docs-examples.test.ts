@@ -74,6 +74,11 @@ const EXCLUDED: ReadonlyArray<{ readonly pattern: RegExp; readonly reason: strin
       "the release steps: version rewrites the repository's package files, publish needs a registry login; scripts/changesets.test.ts checks the release plan",
   },
   {
+    pattern: /evalgate attest --verify run\.intoto\.json/,
+    reason:
+      "needs the attestation of a recorded, signed run; apps/cli/src/commands/signing.test.ts writes one, verifies it and tampers with it",
+  },
+  {
     pattern: /evalgate key generate --write /,
     reason:
       "writes a private key beside the working directory; apps/cli/src/commands/signing.test.ts generates keys and signs with them",
