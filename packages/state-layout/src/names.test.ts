@@ -28,6 +28,7 @@ describe("the state directory's layout", () => {
       compliance: "/s/compliance",
       hostId: "/s/host_id",
       checkpoint: "/s/chain.checkpoint",
+      fileDigests: "/s/file-digests.json",
     });
     expect(new Set(Object.values(STATE_NAMES)).size).toBe(Object.keys(STATE_NAMES).length);
     expect(DEFAULT_STATE_DIR).toBe(".evalgate");
@@ -47,10 +48,11 @@ describe("the state directory's layout", () => {
     expect(detailIndexPath("/s/runs", `blake3:${"ab".repeat(32)}`)).toBe(
       `/s/runs/.detail-index/${"ab".repeat(32)}.json`,
     );
-    // Every name runs/ holds besides the records and the run directories starts with a dot (out of both listings).
+    // Every name runs/ holds besides the records and the run directories starts with a dot (out of both
+    // listings); head.json and history.json live inside .index/, claim- inside .staging/.
     expect(
       Object.values(RUNS_NAMES)
-        .filter((name) => name !== "head.json" && name !== "claim-")
+        .filter((name) => name !== "head.json" && name !== "history.json" && name !== "claim-")
         .every((name) => name.startsWith(".")),
     ).toBe(true);
     expect(
