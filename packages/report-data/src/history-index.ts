@@ -161,5 +161,7 @@ async function writeIndex(options: HistoryIndexOptions, pieces: readonly string[
   await mkdir(join(stateLayout(options.stateDir).runs, RUNS_NAMES.index), { recursive: true, mode: 0o700 });
   await replaceFile(indexPath(options.stateDir), sealEntry(key, MAC_LABEL, [HEADER, ...pieces].join(SEPARATOR)), {
     mode: 0o600,
+    // Rebuilt from the chain whenever it is missing or stale: a power cut may lose it, a kill never tears it.
+    survives: "crash",
   });
 }

@@ -147,7 +147,11 @@ function loadDigestCache(path: string): { entries: FileDigestCache; save(): void
       const kept = [...entries].slice(-DIGEST_CACHE_ENTRIES);
       try {
         mkdirSync(dirname(path), { recursive: true });
-        replaceFileSync(path, JSON.stringify({ version: 1, entries: Object.fromEntries(kept) }), { mode: 0o600 });
+        // A cache of digests it can recompute: no fsync on the path of every command SUT's start.
+        replaceFileSync(path, JSON.stringify({ version: 1, entries: Object.fromEntries(kept) }), {
+          mode: 0o600,
+          survives: "crash",
+        });
       } catch {
         // A cache that cannot be written only costs the next run a re-read.
       }
