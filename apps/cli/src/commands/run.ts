@@ -50,11 +50,8 @@ export class RunCommand extends RunFlags {
       settings.path("state_dir", DEFAULT_STATE_DIR),
       settings.path("trust_tiers", "docs/trust-tiers.yaml"),
     ];
-    const { availableParallelism } = await import("node:os");
-    const concurrency = settings.number(
-      "concurrency",
-      Math.min(availableParallelism(), RUN_DEFAULTS.concurrencyAtMost),
-    );
+    // 0: not set anywhere, so the runner's default (RUN_DEFAULTS.concurrencyAtMost, fewer on fewer CPUs) applies.
+    const concurrency = settings.number("concurrency", 0);
     const maxCostUsd = settings.number("max_cost_usd", RUN_DEFAULTS.maxCostUsd);
     const timeoutPerCaseSeconds = settings.number("timeout_per_case_seconds", RUN_DEFAULTS.timeoutPerCaseSeconds);
     // 0: not set anywhere, so the task class's min_trials (default 1) applies.
@@ -133,7 +130,7 @@ export class RunCommand extends RunFlags {
     const runOptions = {
       signal: interrupt.signal,
       ...(this.cases === undefined ? {} : { caseFilter: this.cases }),
-      concurrency,
+      ...(concurrency === 0 ? {} : { concurrency }),
       maxCostUsd,
       timeoutPerCaseSeconds,
       ...(trials === 0 ? {} : { trials }),
