@@ -148,6 +148,8 @@ export type {
   CassetteMeta,
   BenchCase,
   AnyBenchRunReport,
+  RecordedReport,
+  UnboundReport,
   BenchRunReport,
   BenchRunReportInput,
   BenchRunReportV1,

@@ -114,7 +114,7 @@ export async function readHistory(options: HistoryIndexOptions): Promise<History
   if (kept.length === names.length && usable) return new History(kept);
   const pieces = [...kept];
   for (const file of names.slice(kept.length))
-    pieces.push(JSON.stringify(summaryOf(readRecordFile(runsDir, file), file)));
+    pieces.push(JSON.stringify(summaryOf(readRecordFile(runsDir, file).record, file)));
   await writeIndex(options, pieces).catch((error: unknown) => {
     options.onWarning({
       code: "history.index_unwritten",
