@@ -2,7 +2,13 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { BenchRunReportSchema, BenchRunReportV1Schema, GENESIS_PREV_HASH, parseWire } from "@eval/models";
+import {
+  BenchRunReportSchema,
+  BenchRunReportV1Schema,
+  BenchRunReportV2Schema,
+  GENESIS_PREV_HASH,
+  parseWire,
+} from "@eval/models";
 import type { AnyBenchRunReport } from "@eval/models";
 import { copyGoldenState, goldenRuns, legacyRunReport, runReport } from "@eval/test-utils";
 import { buildChainRecord, findRun, latestRun, readRecordFile, recordsNewestFirst, upgradeReport } from "./index.ts";
@@ -110,6 +116,33 @@ describe("old report versions upgraded once on read", () => {
     for await (const found of recordsNewestFirst(runsDir, null))
       seen.push(TRIAL_FIELDS.every((field) => field in found.report));
     expect(seen).toEqual([true, true]);
+  });
+
+  it("a v2 report's harness-side failures are counted by the runner's rule (what --retry-errors reruns)", () => {
+    const v3 = parseWire(BenchRunReportSchema, runReport({ cases: 3, passed: 1 }));
+    const {
+      trials_per_case: _trials,
+      reliability: _reliability,
+      harness_error_count: _errors,
+      harness_errored_case_ids: _errored,
+      failed_trial_count: _failed,
+      ...rest
+    } = v3;
+    const crashed = { code: "sut.exception", severity: "block" as const, detail: "exit 1" };
+    const per_case = rest.per_case.map((entry, index) =>
+      index === 2 ? { ...entry, score: { ...entry.score, failure_modes: [crashed] } } : entry,
+    );
+    const v2 = parseWire(BenchRunReportV2Schema, {
+      ...rest,
+      per_case,
+      block_severity_failure_modes: ["sut.exception"],
+      schema_version: "evalgate.bench_run_report.v2",
+    });
+    expect(upgradeReport(v2)).toMatchObject({
+      harness_error_count: 1,
+      harness_errored_case_ids: [per_case[2]!.case_id],
+      failed_trial_count: 1,
+    });
   });
 
   it("an empty v1 or v2 run reads with rates of 0, not NaN", () => {

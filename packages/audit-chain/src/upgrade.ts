@@ -1,6 +1,7 @@
 // The one place a report's recorded schema version is read: every older report is brought to the current
 // shape here, once, as the chain reader reads it. The stored report (what the chain's hashes and signatures
 // cover) is never changed; callers get the upgraded copy beside it.
+import { isHarnessSideFailure } from "@eval/models";
 import type {
   AnyBenchRunReport,
   BenchRunReport,
@@ -10,18 +11,18 @@ import type {
   UnboundReport,
 } from "@eval/models";
 
-/** The trial fields of a run with one trial per case, as the per-case data gives them. */
+/** The trial fields of a run with one trial per case, as the per-case data gives them (the runner's rules). */
 function oneTrialFields(report: BenchRunReportV1 | BenchRunReportV2) {
-  const n = report.per_case.length;
-  const passed = report.per_case.filter((entry) => entry.score.passed).length;
-  const rate = n === 0 ? 0 : passed / n;
+  const scores = report.per_case.map((entry) => entry.score);
+  const n = scores.length;
+  const rate = n === 0 ? 0 : scores.filter((score) => score.passed).length / n;
+  const errored = report.per_case.filter((entry) => isHarnessSideFailure(entry.score)).map((entry) => entry.case_id);
   return {
     trials_per_case: 1,
     reliability: { case_count: n, pass_at_1: rate, pass_at_k: rate, pass_hat_k: rate, flaky_case_ids: [] },
-    // Reports before v3 did not tell harness errors apart from the SUT's failures: every unpassed case failed.
-    harness_error_count: 0,
-    harness_errored_case_ids: [],
-    failed_trial_count: n - passed,
+    harness_error_count: errored.length,
+    harness_errored_case_ids: errored,
+    failed_trial_count: scores.filter((score) => !score.passed && !isHarnessSideFailure(score)).length,
   };
 }
 
