@@ -23,7 +23,6 @@ const ALLOWED = new Set([
  */
 const NOT_YET_MOVED = [
   "packages/promotion/src/attestation.ts",
-  "packages/promotion/src/evidence.ts",
   "packages/promotion/src/gate.ts",
   "packages/promotion/src/judge.ts",
   "packages/promotion/src/pooled-evidence.ts",
@@ -32,7 +31,6 @@ const NOT_YET_MOVED = [
   "packages/reports/src/html.ts",
   "packages/reports/src/markdown.ts",
   "packages/reports/src/report-data.ts",
-  "packages/reports/src/run-list.ts",
   "packages/reports/src/show.ts",
 ];
 
