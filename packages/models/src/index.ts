@@ -51,7 +51,8 @@ export {
   SelectionSchema,
   SutIsolationSchema,
 } from "./report.ts";
-export { HARNESS_SIDE_FAILURES, isHarnessSideFailure, ReliabilitySchema, TrialCaseResultSchema } from "./trials.ts";
+export { HARNESS_SIDE_FAILURES, isHarnessSideFailure } from "./harness-failures.ts";
+export { ReliabilitySchema, TrialCaseResultSchema } from "./trials.ts";
 export { MeteredUsageSchema, RunMeteredSchema } from "./metered.ts";
 export { COMPARISON_SCHEMA_VERSION, ComparisonSchema } from "./comparison.ts";
 export {

@@ -4,7 +4,6 @@ import { z } from "zod";
 import { CurationClassSchema } from "./case.ts";
 import { Blake3DigestSchema, CaseIdSchema, UnitIntervalSchema } from "./primitives.ts";
 import { BenchScoreSchema } from "./score.ts";
-import type { BenchScore } from "./types.ts";
 
 /** One case of a v3 report: `score` is trial 0's; with more than one trial, `trials` holds them all. */
 export const TrialCaseResultSchema = z.strictObject({
@@ -48,21 +47,3 @@ export const trialFields = {
   /** Trials the SUT failed (scored, not passed, no harness error). */
   failed_trial_count: z.number().int().min(0),
 };
-
-/**
- * Failure codes that say the case did not get a judgement: a SUT past its deadline, a SUT that could not run
- * or crashed (a missing program, a CLI login error, a transient fault), a rubric past its deadline. Run health
- * counts them (exit 8 when every case ended so) and `--retry-errors` reruns them. Only the harness's own
- * (UNCACHED_FAILURES) are left out of the cache: a SUT's crash or timeout is its attempt, cached like a pass.
- */
-export const HARNESS_SIDE_FAILURES: ReadonlySet<string> = new Set([
-  "sut.timeout",
-  "sut.exception",
-  "rubric.timeout",
-  "agent.infrastructure",
-]);
-
-/** Whether a score (one trial) ended in a harness-side failure: what `harness_error_count` counts. */
-export function isHarnessSideFailure(score: BenchScore): boolean {
-  return score.failure_modes.some((mode) => HARNESS_SIDE_FAILURES.has(mode.code));
-}
