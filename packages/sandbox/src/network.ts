@@ -13,7 +13,7 @@
 // exits when its exit fd closes: when the case ends, or when the harness dies.
 import { spawn } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
-import { existsSync } from "node:fs";
+import { accessSync, constants, existsSync, statSync } from "node:fs";
 import type { Readable, Writable } from "node:stream";
 
 /** The descriptors bwrap reports its child's pid on (--info-fd) and waits on before the program runs (--block-fd). */
@@ -29,9 +29,16 @@ const STOP_GRACE_MS = 1_000;
 export type NetworkSupport =
   { readonly available: true; readonly slirp4netns: string } | { readonly available: false; readonly reason: string };
 
-/** Whether a sandbox can get its own network here: slirp4netns installed (candidates for tests). */
+/** Whether a sandbox can get its own network here: slirp4netns installed, an executable file (candidates for tests). */
 export function networkSupport(candidates: readonly string[] = SLIRP_CANDIDATES): NetworkSupport {
-  const slirp4netns = candidates.find((candidate) => existsSync(candidate));
+  const slirp4netns = candidates.find((candidate) => {
+    try {
+      accessSync(candidate, constants.X_OK);
+      return statSync(candidate).isFile();
+    } catch {
+      return false;
+    }
+  });
   return slirp4netns === undefined
     ? { available: false, reason: "slirp4netns is not installed" }
     : { available: true, slirp4netns };
