@@ -62,7 +62,7 @@ beforeAll(async () => {
        const socket = connect(...target);
        socket.on("data", (data) => { resolve("connected: " + data.toString().trim()); socket.destroy(); });
        socket.on("error", (error) => resolve(error.code));
-       setTimeout(() => { resolve("timeout"); socket.destroy(); }, 4000);
+       setTimeout(() => { resolve("timeout"); socket.destroy(); }, 2000);
      });
      const read = (path) => { try { return readFileSync(path, "utf8") } catch (error) { return error.code } };
      const portHex = Number(loopbackPort).toString(16).toUpperCase().padStart(4, "0");
