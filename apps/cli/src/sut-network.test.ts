@@ -58,7 +58,7 @@ describe.skipIf(!runnable)("evalgate run --sut-network", () => {
     () => {
       const state = join(bench.root, "state-missing");
       const result = spawnSync(
-        "unshare",
+        "/usr/bin/unshare",
         [
           "--mount",
           "--propagation",
