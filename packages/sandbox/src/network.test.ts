@@ -214,4 +214,26 @@ describe("slirp4netns, refused and failing", () => {
     info.write('{"child-pid": 1}');
     await expect(late).rejects.toThrow("the case ended before its network was up");
   });
+
+  it("kills a slirp4netns that never gets ready once the case ends, and reports one that cannot start", async () => {
+    const stuck = join(dir, "stuck-slirp");
+    writeFileSync(stuck, "#!/bin/sh\nexec sleep 30\n");
+    chmodSync(stuck, 0o755);
+    const info = new PassThrough();
+    const network = new SlirpNetwork(stuck);
+    const connecting = network.connect(info, new PassThrough());
+    info.write('{"child-pid": 1}');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const started = performance.now();
+    await network.stop();
+    expect(performance.now() - started).toBeLessThan(5_000);
+    await expect(connecting).rejects.toThrow(/slirp4netns exited before the network was up \(exit SIGKILL\)/);
+
+    const missing = new PassThrough();
+    const absent = new SlirpNetwork(join(dir, "no-such-slirp"));
+    const failing = absent.connect(missing, new PassThrough());
+    missing.write('{"child-pid": 1}');
+    await expect(failing).rejects.toThrow(/cannot start slirp4netns/);
+    await absent.stop();
+  }, 30_000);
 });
