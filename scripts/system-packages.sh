@@ -1,6 +1,7 @@
 # Sourced by setup.sh and test.sh: installs the Debian packages evalgate needs when they are missing.
 # `ensure_system_packages` (setup.sh): what the product needs: bubblewrap (bwrap), the sandbox every rubric
-# and command SUT runs in, and util-linux's setpriv. `ensure_system_packages tests` (test.sh) adds what the
+# and command SUT runs in, util-linux's setpriv, and slirp4netns, the user-mode network of a `--sut-network`
+# SUT (its own network namespace, without the host's loopback). `ensure_system_packages tests` (test.sh) adds what the
 # tests need: chromium, the headless browser the HTML report's tests open it in; b3sum, the reference the
 # digest tests compare against; zsh and fish, the shells the completion tests load their scripts into; socat,
 # the relay the model-bridge benchmark compares. As root with apt-get they are installed; otherwise one line
@@ -12,6 +13,8 @@ ensure_system_packages() {
   command -v bwrap >/dev/null 2>&1 || [ -x /usr/bin/bwrap ] || missing="$missing bubblewrap"
   # setpriv drops a sandboxed process to nobody when evalgate runs as root.
   [ -x /usr/bin/setpriv ] || [ -x /bin/setpriv ] || missing="$missing util-linux"
+  # slirp4netns gives a --sut-network SUT outbound access without the host's loopback.
+  [ -x /usr/bin/slirp4netns ] || missing="$missing slirp4netns"
   if [ "${1:-}" = tests ]; then
     [ -x /usr/bin/chromium ] || missing="$missing chromium"
     command -v b3sum >/dev/null 2>&1 || missing="$missing b3sum"

@@ -101,6 +101,10 @@ export const ERROR_PRESENTATION: Readonly<Record<EvalErrorCode, ErrorPresentatio
     exitCode: 1,
     hint: "install bubblewrap (sudo apt-get install bubblewrap), or pass --sandbox none to accept weaker isolation",
   },
+  EVAL_NETWORK_UNAVAILABLE: {
+    exitCode: 1,
+    hint: "install slirp4netns (sudo apt-get install slirp4netns), or run without --sut-network",
+  },
   EVAL_STATE_DIR_NOT_A_DIRECTORY: {
     exitCode: 1,
     hint: "point --out (or EVALGATE_STATE_DIR) at a directory, or at a path that does not exist yet",

@@ -41,12 +41,14 @@ export const SANDBOXED_ISOLATION_CLASSES = ["bwrap", "bwrap-permission", "microv
 /**
  * How the system under test ran.
  * - `bwrap`: a program (command SUT, agent CLI) in the bubblewrap sandbox, no network;
- * - `bwrap-network`: the same with the host's network (an agent CLI on a subscription login, `--sut-network`);
+ * - `bwrap-network`: the same with the host's network (an agent CLI on a subscription login);
  * - `process`: a program as a plain subprocess (`--sandbox none`): it can see the host;
  * - `in-process`: a `module:` SUT, trusted code in the harness's process (its deadline is enforced);
  * - `harness`: evalgate's own code (`replay` of recorded cassettes): nothing untrusted runs;
  * - `bwrap-bridge`: an agent CLI in the sandbox with its own loopback-only network, whose one way out is
  *   evalgate's model bridge (which holds the real key).
+ * - `bwrap-slirp4netns`: a command SUT in the sandbox with its own network namespace whose way out is
+ *   slirp4netns, without the host's loopback (`--sut-network`).
  */
 export const SutIsolationSchema = z.enum([
   "bwrap",
@@ -55,6 +57,7 @@ export const SutIsolationSchema = z.enum([
   "in-process",
   "harness",
   "bwrap-bridge",
+  "bwrap-slirp4netns",
 ]);
 
 /** How a task class's rubric scores: exactly 0/1 with passed iff 1, or anywhere in [0, 1]. */

@@ -19,6 +19,7 @@ import { SUT_REQUEST_SCHEMA_VERSION } from "@eval/models";
 import type { SutInvocation, SutIsolation, SutOutput, SystemUnderTest } from "@eval/models";
 import {
   limitHitDetail,
+  networkSupport,
   programFootprint,
   realOrSelf,
   runProcess,
@@ -50,7 +51,10 @@ export interface CommandSutOptions {
   readonly maxStdoutBytes?: number;
   /** Default `bwrap`: refused (SandboxUnavailable) when the sandbox cannot run here. */
   readonly sandbox?: SandboxMode;
-  /** In the sandbox, give the SUT the host's network (default false: none). */
+  /**
+   * In the sandbox, give the SUT outbound network: its own network namespace behind slirp4netns, without the
+   * host's loopback (default false: none). Refused (EVAL_NETWORK_UNAVAILABLE) where slirp4netns is missing.
+   */
   readonly network?: boolean;
   /**
    * Paths the SUT must never see, nor any directory containing or inside them: the bench root and the
@@ -289,6 +293,7 @@ export function commandSut(argv: readonly string[], options: CommandSutOptions =
   if (mode === "bwrap") {
     const support = sandboxSupport();
     if (!support.available) throw new SandboxUnavailable("the command SUT", support.reason);
+    if (options.network === true) requireNetwork();
   }
   const isFile = (arg: string): boolean =>
     arg !== "" && !arg.startsWith("-") && existsSync(resolve(base, arg)) && statSync(resolve(base, arg)).isFile();
@@ -302,7 +307,8 @@ export function commandSut(argv: readonly string[], options: CommandSutOptions =
   const resolved = [program, ...argv.slice(1).map((arg) => (isFile(arg) ? resolve(base, arg) : arg))];
   // The program first, then the files argv names (scripts, data), each once.
   const files = [...new Set([program, ...resolved.slice(1).filter(isFile)])];
-  const isolation: SutIsolation = mode === "none" ? "process" : options.network === true ? "bwrap-network" : "bwrap";
+  const isolation: SutIsolation =
+    mode === "none" ? "process" : options.network === true ? "bwrap-slirp4netns" : "bwrap";
   const view = mode === "bwrap" ? sandboxView(program, files.slice(1), base, options) : null;
   // Everything it can read of the host besides the system: as shown in the sandbox, else its program's installation, the files argv names and --sut-read.
   const shown =
@@ -324,7 +330,7 @@ export function commandSut(argv: readonly string[], options: CommandSutOptions =
           : {
               readOnly: view.readOnly,
               writable: [invocation.workspacePath],
-              network: options.network === true,
+              network: options.network === true ? ("slirp4netns" as const) : false,
               binds: copies?.binds ?? [],
               ...(options.limits === undefined ? {} : { limits: options.limits }),
             };
@@ -341,6 +347,16 @@ export function commandSut(argv: readonly string[], options: CommandSutOptions =
       }
     },
   };
+}
+
+/** A networked SUT needs slirp4netns: without it, refused (never the host's network instead). */
+function requireNetwork(): void {
+  const found = networkSupport();
+  if (found.available) return;
+  const sudo = process.getuid?.() === 0 ? "" : "sudo ";
+  throw new EvalError("EVAL_NETWORK_UNAVAILABLE", `cannot give the command SUT a network: ${found.reason}`, {
+    hint: `install it (\`${sudo}apt-get install slirp4netns\`, or ./scripts/setup.sh as root), or run without --sut-network`,
+  });
 }
 
 /** What a sandboxed SUT's environment holds when the caller does not say: nothing of the harness's. */

@@ -9,6 +9,12 @@ import { chownTree } from "./tree-walk.ts";
 import { sep } from "node:path";
 import { seccompFilter } from "./seccomp.ts";
 import type { ResourceLimits } from "./limits.ts";
+import { devWithoutPtsArgs, HANDSHAKE_ARGS } from "./network.ts";
+
+/** What network a sandbox has: none (its own loopback), the host's, or its own behind slirp4netns. */
+type NetworkMode = "none" | "host" | "slirp4netns";
+const networkMode = (network: SandboxPolicy["network"]): NetworkMode =>
+  network === true ? "host" : network === "slirp4netns" ? "slirp4netns" : "none";
 
 /** What a sandboxed process may see of the host, besides the read-only system directories. */
 export interface SandboxPolicy {
@@ -21,8 +27,12 @@ export interface SandboxPolicy {
    * under readOnly or writable below a hidden one is visible again (e.g. this case's directory).
    */
   readonly hidden?: readonly string[];
-  /** Share the host's network (an agent CLI calling its API); default false: no network at all. */
-  readonly network?: boolean;
+  /**
+   * `true`: share the host's network (an agent CLI on a subscription login); `"slirp4netns"`: its own network
+   * namespace whose way out is slirp4netns, without the host's loopback (network.ts); default false: no
+   * network at all (loopback only).
+   */
+  readonly network?: boolean | "slirp4netns";
   /**
    * Host directories shown at another path inside (an agent's workspace always at the same path, so a
    * recorded session's absolute paths hold on replay), writable unless `readOnly`; mounted after the rest.
@@ -121,7 +131,7 @@ export function probeSandbox(
   const filter = seccompFilter(tools.arch);
   if (filter === null) return { available: false, reason: `no seccomp filter for the ${tools.arch} architecture` };
   // The probe reads the filter from stdin (fd 0); real runs use SECCOMP_FD, keeping stdin for the program.
-  const probeArgv = [...systemArgs(false), "--seccomp", "0", "--", ...dropPrivileges(setpriv), "/bin/true"];
+  const probeArgv = [...systemArgs("none"), "--seccomp", "0", "--", ...dropPrivileges(setpriv), "/bin/true"];
   const probe = spawnSync(bwrap, probeArgv, {
     input: filter,
     stdio: ["pipe", "ignore", "pipe"],
@@ -136,10 +146,10 @@ export function probeSandbox(
   return { available: false, reason: `bubblewrap cannot create its namespaces here (${why})` };
 }
 
-const systemArgsCache = new Map<boolean, readonly string[]>();
+const systemArgsCache = new Map<NetworkMode, readonly string[]>();
 
 /** Namespaces, the read-only system, private /proc, /dev and /tmp (built once per process and network mode). */
-function systemArgs(network: boolean): readonly string[] {
+function systemArgs(network: NetworkMode): readonly string[] {
   const cached = systemArgsCache.get(network);
   if (cached !== undefined) return cached;
   const args = buildSystemArgs(network);
@@ -147,7 +157,7 @@ function systemArgs(network: boolean): readonly string[] {
   return args;
 }
 
-function buildSystemArgs(network: boolean): string[] {
+function buildSystemArgs(network: NetworkMode): string[] {
   // As root, bwrap's own user namespace would map the sandbox to host uid 0: instead it unshares everything
   // but the user namespace and keeps only the capabilities setpriv needs to drop to SANDBOX_UID (and
   // DAC_READ_SEARCH, to enter a working directory already handed to that uid); setpriv clears them all
@@ -159,12 +169,12 @@ function buildSystemArgs(network: boolean): string[] {
         "--unshare-ipc",
         "--unshare-uts",
         "--unshare-cgroup-try",
-        ...(network ? [] : ["--unshare-net"]),
+        ...(network === "host" ? [] : ["--unshare-net"]),
         "--cap-drop",
         "ALL",
         ...kept.flatMap((cap) => ["--cap-add", cap]),
       ]
-    : ["--unshare-all", ...(network ? ["--share-net"] : [])];
+    : ["--unshare-all", ...(network === "host" ? ["--share-net"] : [])];
   args.push("--die-with-parent", "--new-session");
   for (const dir of SYSTEM_DIRS) {
     let entry;
@@ -178,14 +188,15 @@ function buildSystemArgs(network: boolean): string[] {
   }
   args.push("--perms", "0755", "--dir", "/etc");
   for (const file of ETC_FILES) args.push("--ro-bind-try", file, file);
+  // Under an ordinary user slirp4netns must be able to enter the network namespace's owner (network.ts).
+  const dev = network === "slirp4netns" && !runningAsRoot() ? devWithoutPtsArgs() : ["--dev", "/dev"];
   args.push(
     "--proc",
     "/proc",
     "--ro-bind",
     "/proc/sys",
     "/proc/sys",
-    "--dev",
-    "/dev",
+    ...dev,
     "--perms",
     "1777",
     "--size",
@@ -324,10 +335,12 @@ export function sandboxArgv(
   const env = Object.entries(options.env).flatMap(([key, value]) => ["--setenv", key, value]);
   const seccomp = ["--seccomp", String(SECCOMP_FD)];
   const oom = found.choom === null ? [] : [found.choom, "-n", String(SANDBOX_OOM_SCORE_ADJ), "--"];
+  const network = networkMode(policy.network);
   return [
     found.bwrap,
-    ...systemArgs(policy.network === true),
+    ...systemArgs(network),
     ...policyArgs(policy),
+    ...(network === "slirp4netns" ? HANDSHAKE_ARGS : []),
     "--chdir",
     policy.chdir ?? realOrSelf(options.cwd),
     "--clearenv",

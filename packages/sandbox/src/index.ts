@@ -20,5 +20,6 @@ export {
 } from "./process-runner.ts";
 export type { ProcessOutcome, ProcessSpec, StopReason } from "./process-runner.ts";
 export { removeTree, TreeInvalid, walkTree, walkTreeSync } from "./tree-walk.ts";
+export { networkSupport } from "./network.ts";
 export { defaultLimits, limitHitDetail, limitMechanism } from "./limits.ts";
 export type { LimitKind, LimitMechanism, ResourceLimits } from "./limits.ts";

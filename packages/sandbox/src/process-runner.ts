@@ -15,6 +15,8 @@ import {
   rlimitPrefix,
 } from "./limits.ts";
 import type { LimitGroup, LimitKind, LimitMechanism, ResourceLimits } from "./limits.ts";
+import { BLOCK_FD, INFO_FD, networkSupport, SlirpNetwork } from "./network.ts";
+import type { Readable, Writable } from "node:stream";
 
 export const DEFAULT_GRACE_MS = 5_000;
 export const DEFAULT_STDOUT_CAP_BYTES = 10 * 1024 * 1024;
@@ -147,11 +149,24 @@ export async function runProcess(spec: ProcessSpec): Promise<ProcessOutcome> {
       ...spec.args,
     ]);
   }
+  const network = spec.sandbox.network === "slirp4netns" ? slirpFor() : null;
+  if (typeof network === "string")
+    return failedToSpawn(`cannot give the sandbox its network: ${network}`, performance.now(), [
+      spec.command,
+      ...spec.args,
+    ]);
   try {
-    return await startProcess(spec, limited);
+    return await startProcess(spec, limited, network);
   } finally {
+    await network?.stop();
     await limited.group?.remove();
   }
+}
+
+/** A slirp4netns for one sandbox, or why there can be none (the caller refuses earlier: networkSupport()). */
+function slirpFor(): SlirpNetwork | string {
+  const found = networkSupport();
+  return found.available ? new SlirpNetwork(found.slirp4netns) : found.reason;
 }
 
 /** A sandboxed process's limits: the values, the mechanism, its cgroup (if any) and the argv prefix applying them. */
@@ -174,7 +189,11 @@ function limitsFor(values: ResourceLimits): Limited {
   };
 }
 
-function startProcess(spec: ProcessSpec, limited: Limited | null): Promise<ProcessOutcome> {
+function startProcess(
+  spec: ProcessSpec,
+  limited: Limited | null,
+  network: SlirpNetwork | null = null,
+): Promise<ProcessOutcome> {
   const graceMs = spec.graceMs ?? DEFAULT_GRACE_MS;
   const cap = spec.stdoutCapBytes ?? DEFAULT_STDOUT_CAP_BYTES;
   const stderrKeep = spec.stderrKeepBytes ?? DEFAULT_STDERR_KEEP_BYTES;
@@ -213,8 +232,9 @@ function startProcess(spec: ProcessSpec, limited: Limited | null): Promise<Proce
         // Inside a sandbox the environment is set by bwrap (--setenv), after --clearenv.
         env: sandboxed === null ? { ...spec.env } : {},
         detached: true,
-        // Inside a sandbox, SECCOMP_FD carries the seccomp filter to bwrap.
-        stdio: sandboxed === null ? ["pipe", "pipe", "pipe"] : ["pipe", "pipe", "pipe", "pipe"],
+        // Inside a sandbox, SECCOMP_FD carries the seccomp filter to bwrap; with slirp4netns, INFO_FD and
+        // BLOCK_FD its handshake (network.ts).
+        stdio: sandboxed === null ? ["pipe", "pipe", "pipe"] : Array<"pipe">(network === null ? 4 : 6).fill("pipe"),
       });
     } catch (error) {
       resolve(failedToSpawn((error as Error).message, started, argv));
@@ -222,6 +242,7 @@ function startProcess(spec: ProcessSpec, limited: Limited | null): Promise<Proce
     }
     const pgid = child.pid ?? null;
     if (pgid !== null) liveGroups.add(pgid);
+    let networkError: string | null = null;
 
     const finish = (spawnError: string | null = null): void => {
       if (settled) return;
@@ -246,7 +267,7 @@ function startProcess(spec: ProcessSpec, limited: Limited | null): Promise<Proce
         stopReason,
         killed,
         durationMs: Math.round(performance.now() - started),
-        spawnError,
+        spawnError: spawnError ?? networkError,
         pgid,
         argv,
         limits: limited === null ? null : { mechanism: limited.mechanism, values: limited.values },
@@ -338,6 +359,16 @@ function startProcess(spec: ProcessSpec, limited: Limited | null): Promise<Proce
         // bwrap failed before reading its filter: its exit says why.
       });
       filterPipe?.end(seccompFilter());
+    }
+    // The program waits on BLOCK_FD until its network is up; if it cannot be made, the sandbox is killed
+    // before the program runs (never run without the network it was promised, nor with another).
+    if (network !== null && pgid !== null) {
+      const pipes = child.stdio as unknown as readonly (Readable & Writable)[];
+      network.connect(pipes[INFO_FD]!, pipes[BLOCK_FD]!).catch((error: unknown) => {
+        if (settled) return;
+        networkError = `cannot give the sandbox its network: ${(error as Error).message}`;
+        signalGroup(pgid, "SIGKILL");
+      });
     }
 
     child.on("exit", (code, signal) => {

@@ -85,7 +85,8 @@ export abstract class RunFlags extends EvalgateCommand {
     description: "A path a sandboxed command SUT may read besides its program and scripts (repeatable)",
   });
   sutNetwork = Option.Boolean("--sut-network", false, {
-    description: "Give a sandboxed command SUT the host's network (recorded as sut_isolation bwrap-network)",
+    description:
+      "Give a sandboxed command SUT outbound network through slirp4netns, without the host's loopback (recorded as sut_isolation bwrap-slirp4netns)",
   });
   agentModel = Option.String("--agent-model", {
     description: "With --sut cli:<adapter>: the model the agent CLI uses (its --model; replaces the task class's)",
