@@ -18,6 +18,11 @@ function isExecutableFile(path: string): boolean {
   }
 }
 
+/** `EVALGATE_CLI_BINARY_CLAUDE_CODE`, ...: the variable naming an adapter's CLI when it is not on PATH. */
+export function binaryEnvName(adapter: string): string {
+  return `EVALGATE_CLI_BINARY_${adapter.toUpperCase().replaceAll("-", "_")}`;
+}
+
 /** The absolute path of the adapter's CLI: the configured path, or the first match on PATH. */
 export function resolveBinary(
   adapter: AgentAdapter,
