@@ -1,7 +1,7 @@
 import { spawnSync } from "node:child_process";
 import { accessSync, constants, statSync } from "node:fs";
 import { delimiter, isAbsolute, join, resolve } from "node:path";
-import type { AgentAdapter } from "./adapter.ts";
+import type { AgentAdapter } from "./adapter-contract.ts";
 import { AgentAdapterInvalid, AgentBinaryNotFound } from "./errors.ts";
 
 // Generous: Pi 0.73.1 takes 18 s to print its version on a loaded 2-core machine (1 s idle), and a

@@ -9,9 +9,15 @@ export type {
   StreamError,
   StreamFacts,
   StreamObserver,
-} from "./adapter.ts";
-export { classifyTrial, COMMON_REFUSAL_PHRASES, detectSafetyWith, FactsCollector, parseSemver } from "./adapter.ts";
-export { ADAPTERS, getAdapter } from "./adapters.ts";
+} from "./adapter-contract.ts";
+export {
+  classifyTrial,
+  COMMON_REFUSAL_PHRASES,
+  detectSafetyWith,
+  FactsCollector,
+  parseSemver,
+} from "./adapter-contract.ts";
+export { ADAPTERS, getAdapter } from "./adapter-registry.ts";
 export { checkAdapterReadiness } from "./doctor.ts";
 export type { AdapterReadiness, ReadinessCheck, ReadinessOptions } from "./doctor.ts";
 export { binaryEnvName, buildCliEnv, readVersion, resolveBinary } from "./binary.ts";
