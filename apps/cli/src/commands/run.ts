@@ -70,7 +70,7 @@ export class RunCommand extends RunFlags {
       ...progressHooks(progress),
     } satisfies Omit<RunEvalOptions, "systemUnderTest">;
     if (scaleOut !== null) {
-      const done = await scaleOut.module
+      const done = await scaleOut
         .runShardJob(scaleOut.job, { ...runOptions, systemUnderTest, sutSpec: spec })
         .finally(() => progress?.finish());
       this.emit(done.line);
@@ -124,7 +124,7 @@ export class RunCommand extends RunFlags {
   /** With --plan or --shard: the shard job to run (a bundle, not a run); null for a run. */
   private async scaleOut() {
     if (this.plan === undefined && this.shard === undefined) return null;
-    const module = await import("./run-shard.ts");
+    const { prepareShard, runShardJob } = await import("./run-shard.ts");
     if (this.junit !== undefined || this.summaryMd !== undefined) {
       throw new EvalError(
         "EVAL_USAGE",
@@ -132,7 +132,7 @@ export class RunCommand extends RunFlags {
         { hint: "evalgate merge <bundle>... --junit <file> --summary-md <file>" },
       );
     }
-    const job = await module.prepareShard({
+    const job = await prepareShard({
       plan: this.plan,
       shard: this.shard,
       bundle: this.bundle,
@@ -141,7 +141,7 @@ export class RunCommand extends RunFlags {
       cases: this.cases,
       cwd: this.context.cwd,
     });
-    return { module, job };
+    return { job, runShardJob };
   }
 
   /** `--cache-dir`: the cache and its key beside it (both hidden from a command SUT); empty without the flag. */
