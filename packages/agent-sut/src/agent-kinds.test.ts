@@ -56,6 +56,13 @@ describe("agentSutKinds", () => {
       );
   });
 
+  it("replay with the opt-in replays on the wire (the real CLI behind the bridge); without it, the harness reads cassettes", async () => {
+    expect((await resolveAgentSut("replay", options())).isolation).toBe("harness");
+    const wire = await resolveAgentSut("replay", options({ allowCliSubscription: true, sandbox: "none" }));
+    expect(wire.isolation).toBe("bwrap-bridge");
+    expect(wire.digest).not.toBe((await resolveAgentSut("replay", options())).digest);
+  });
+
   it("replay: a replay SUT; --record with replay is a usage error", async () => {
     const sut = await resolveAgentSut("replay", options());
     expect(sut.label).toBe("replay");
