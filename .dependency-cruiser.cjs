@@ -67,6 +67,21 @@ const ALLOWED = {
     "model-bridge",
     "model-stub",
   ],
+  // Agent CLIs as SUTs, registered with the runner by name: above the runner and the adapters, below the CLI.
+  "agent-sut": [
+    "models",
+    "errors",
+    "hashing",
+    "durable-fs",
+    "state-layout",
+    "tool-normalize",
+    "model-bridge",
+    "cli-subscription-adapters",
+    "runner",
+    // Its tests: the sandbox probe and the scripted model endpoint.
+    "sandbox",
+    "model-stub",
+  ],
   reports: ["models", "errors", "hashing"],
   "report-data": [
     "models",

@@ -108,6 +108,11 @@ describe("dependency rules", () => {
     plant(planted, "packages/durable-fs/src/planted-layer.ts", 'export * from "@eval/errors";\n');
     link(planted, "packages/state-layout", "@eval/audit-chain", "packages/audit-chain");
     plant(planted, "packages/state-layout/src/planted-layer.ts", 'export * from "@eval/audit-chain";\n');
+    // The adapters drive CLIs; turning one into a SUT is @eval/agent-sut's job, never the other way round.
+    link(planted, "packages/cli-subscription-adapters", "@eval/agent-sut", "packages/agent-sut");
+    plant(planted, "packages/cli-subscription-adapters/src/planted-layer.ts", 'export * from "@eval/agent-sut";\n');
+    link(planted, "packages/agent-sut", "@eval/promotion", "packages/promotion");
+    plant(planted, "packages/agent-sut/src/planted-layer.ts", 'export * from "@eval/promotion";\n');
     [, result] = await Promise.all([
       cruise(clean).then((r) => expect(r, r.output).toMatchObject({ code: 0 })),
       cruise(planted),
@@ -139,6 +144,8 @@ describe("dependency rules", () => {
     ["layer-runner", "packages/runner/src/planted-adapter.ts"],
     ["layer-durable-fs", "packages/durable-fs/src/planted-layer.ts"],
     ["layer-state-layout", "packages/state-layout/src/planted-layer.ts"],
+    ["layer-cli-subscription-adapters", "packages/cli-subscription-adapters/src/planted-layer.ts"],
+    ["layer-agent-sut", "packages/agent-sut/src/planted-layer.ts"],
     ["no-import-of-apps", "packages/promotion/src/planted-app.ts"],
     ["no-circular", "packages/errors/src/cycle-a.ts"],
     ["no-undeclared-dependency", "packages/models/src/planted-undeclared.ts"],

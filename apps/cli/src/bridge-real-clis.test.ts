@@ -14,14 +14,8 @@ import { parseScenario, startModelStub } from "@eval/model-stub";
 import type { ModelStub } from "@eval/model-stub";
 import type { AgentAdapterName } from "@eval/models";
 import { sandboxSupport } from "@eval/sandbox";
-import {
-  applyUnifiedDiff,
-  cassetteDirOf,
-  CliSubscriptionBackend,
-  createLiveSut,
-  createReplaySut,
-  readCassette,
-} from "@eval/cli-subscription-adapters";
+import { cassetteDirOf, createLiveSut, createReplaySut, readCassette } from "@eval/agent-sut";
+import { applyUnifiedDiff, CliSubscriptionBackend } from "@eval/cli-subscription-adapters";
 import { BenchCaseSchema, parseWire, sutCaseOf } from "@eval/models";
 import { createReplayMatcher, PRICE_TABLE } from "@eval/model-bridge";
 

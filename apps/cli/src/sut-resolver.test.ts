@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { binaryEnvName } from "./agent-suts.ts";
+import { binaryEnvName } from "@eval/cli-subscription-adapters";
 import { CLAUDE_SUCCESS, fakeClaude } from "./commands/adapters.test-helpers.ts";
 import { sutChooser, sutResolveOptions } from "./sut-resolver.ts";
 import type { SutResolverOptions } from "./sut-resolver.ts";

@@ -1,7 +1,7 @@
 // `--sut` and its flags mapped to the runner's SUT resolution; the grammar and the default rule are the runner's.
 import type { WarningSink } from "@eval/errors";
-import type { SutChooser, SutResolveOptions } from "@eval/runner";
-import type { AgentSutOptions } from "./agent-suts.ts";
+import type { AgentSutOptions } from "@eval/agent-sut";
+import type { AgentSutRequest, SutChooser, SutResolveOptions } from "@eval/runner";
 
 export interface SutResolverOptions extends AgentSutOptions {
   /** Resolves relative paths in `module:` and `command:` specs. */
@@ -26,13 +26,16 @@ export function sutResolveOptions(options: SutResolverOptions): SutResolveOption
     network: options.sutNetwork === true,
     sandbox: options.sandbox ?? "bwrap",
     env: options.env,
+    // Loaded only when a spec names an agent kind, so runs of other SUTs never load the agent packages.
     agents: {
-      replay: async ({ spec, taskClass }) =>
-        (await import("./agent-suts.ts")).agentSut(spec, { ...options, taskAgent: taskClass.agent }),
-      cli: async ({ spec, taskClass }) =>
-        (await import("./agent-suts.ts")).agentSut(spec, { ...options, taskAgent: taskClass.agent }),
+      replay: async (request: AgentSutRequest) => (await agentSutKinds(options)).replay(request),
+      cli: async (request: AgentSutRequest) => (await agentSutKinds(options)).cli(request),
     },
   };
+}
+
+async function agentSutKinds(options: AgentSutOptions) {
+  return (await import("@eval/agent-sut")).agentSutKinds(options);
 }
 
 /** The SUT of a run, shard or plan: `--sut` (undefined: the runner's default rule), resolved once the task class is loaded. */

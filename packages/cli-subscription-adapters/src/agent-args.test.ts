@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { getAdapter } from "./adapters.ts";
+import { getAdapter } from "./adapter-registry.ts";
 import { agentArgsFor } from "./agent-args.ts";
 
 describe("a live run's extra CLI flags", () => {

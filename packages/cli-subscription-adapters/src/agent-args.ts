@@ -1,6 +1,6 @@
 // The flags a live run passes its agent CLI beyond the adapter's own: from the task class and the command line.
 import type { TaskAgent } from "@eval/models";
-import type { AgentAdapter } from "./adapter.ts";
+import type { AgentAdapter } from "./adapter-contract.ts";
 
 /**
  * The extra CLI flags of a live run: the model (`--agent-model`, else the task class's for this adapter) as

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { nodeInstallDir, programFootprint } from "@eval/sandbox";
 import type { SandboxPolicy } from "@eval/sandbox";
-import type { AgentAdapter } from "./adapter.ts";
+import type { AgentAdapter } from "./adapter-contract.ts";
 
 /** Where a CLI is installed, as the sandbox must show it (`programFootprint`: never a home directory). */
 export function installationOf(binaryPath: string): string {

@@ -8,8 +8,8 @@ import type {
 import { CliBackendMetadataSchema, parseWire } from "@eval/models";
 import type { WarningSink } from "@eval/errors";
 import { ignoreWarnings } from "@eval/errors";
-import type { AgentAdapter } from "./adapter.ts";
-import { getAdapter } from "./adapters.ts";
+import type { AgentAdapter } from "./adapter-contract.ts";
+import { getAdapter } from "./adapter-registry.ts";
 import { buildCliEnv, readVersion, resolveBinary } from "./binary.ts";
 import { findLatestComplianceReport, readComplianceReport, verifyRecentCompliance } from "./compliance.ts";
 import { endpointIdentity, endpointOrigin, originOf } from "./endpoint.ts";

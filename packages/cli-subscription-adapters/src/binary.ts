@@ -1,7 +1,7 @@
 import { spawnSync } from "node:child_process";
 import { accessSync, constants, statSync } from "node:fs";
 import { delimiter, isAbsolute, join, resolve } from "node:path";
-import type { AgentAdapter } from "./adapter.ts";
+import type { AgentAdapter } from "./adapter-contract.ts";
 import { AgentAdapterInvalid, AgentBinaryNotFound } from "./errors.ts";
 
 // Generous: Pi 0.73.1 takes 18 s to print its version on a loaded 2-core machine (1 s idle), and a
@@ -16,6 +16,11 @@ function isExecutableFile(path: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** `EVALGATE_CLI_BINARY_CLAUDE_CODE`, ...: the variable naming an adapter's CLI when it is not on PATH. */
+export function binaryEnvName(adapter: string): string {
+  return `EVALGATE_CLI_BINARY_${adapter.toUpperCase().replaceAll("-", "_")}`;
 }
 
 /** The absolute path of the adapter's CLI: the configured path, or the first match on PATH. */

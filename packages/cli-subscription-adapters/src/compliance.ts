@@ -22,7 +22,7 @@ import {
   TrialClassSchema,
 } from "@eval/models";
 import { agentArgsFor } from "./agent-args.ts";
-import { getAdapter } from "./adapters.ts";
+import { getAdapter } from "./adapter-registry.ts";
 import { buildCliEnv, readVersion, resolveBinary } from "./binary.ts";
 import { classificationOf, trialsInReportFile } from "./compliance-failure.ts";
 import { BENIGN_TASKS, checkEffects, suiteSha256 } from "./compliance-tasks.ts";

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { TreeInvalid } from "@eval/sandbox";
-import { ADAPTERS } from "./adapters.ts";
+import { ADAPTERS } from "./adapter-registry.ts";
 import { createFakeCli } from "./fake-cli.test-helpers.ts";
 import { executeTrial } from "./trial.ts";
 

@@ -2,8 +2,8 @@
 // login check, a fresh compliance report). Runs only version and login-status commands, never a session.
 import { tmpdir } from "node:os";
 import type { AgentAdapterName } from "@eval/models";
-import type { AgentAdapter } from "./adapter.ts";
-import { ADAPTERS } from "./adapters.ts";
+import type { AgentAdapter } from "./adapter-contract.ts";
+import { ADAPTERS } from "./adapter-registry.ts";
 import { buildCliEnv, readVersion, resolveBinary } from "./binary.ts";
 import { findLatestComplianceReport, verifyRecentCompliance } from "./compliance.ts";
 import { endpointOrigin } from "./endpoint.ts";

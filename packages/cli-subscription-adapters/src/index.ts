@@ -9,18 +9,23 @@ export type {
   StreamError,
   StreamFacts,
   StreamObserver,
-} from "./adapter.ts";
-export { classifyTrial, COMMON_REFUSAL_PHRASES, detectSafetyWith, FactsCollector, parseSemver } from "./adapter.ts";
-export { ADAPTERS, getAdapter } from "./adapters.ts";
+} from "./adapter-contract.ts";
+export {
+  classifyTrial,
+  COMMON_REFUSAL_PHRASES,
+  detectSafetyWith,
+  FactsCollector,
+  parseSemver,
+} from "./adapter-contract.ts";
+export { ADAPTERS, getAdapter } from "./adapter-registry.ts";
 export { checkAdapterReadiness } from "./doctor.ts";
 export type { AdapterReadiness, ReadinessCheck, ReadinessOptions } from "./doctor.ts";
-export { buildCliEnv, readVersion, resolveBinary } from "./binary.ts";
+export { binaryEnvName, buildCliEnv, readVersion, resolveBinary } from "./binary.ts";
 export { BACKEND_CAPABILITIES, CliSubscriptionBackend, ISOLATION_TAGS } from "./backend.ts";
 export { installationOf, prepareAgentSandbox } from "./agent-sandbox.ts";
 export type { BackendTask, CliSubscriptionBackendOptions, TrialResult } from "./backend.ts";
-export { CASSETTE_FILES, readCassette, writeCassette } from "./cassette-files.ts";
-export type { Cassette } from "./cassette-files.ts";
 export {
+  binarySha256,
   COMPLIANCE_MAX_AGE_DAYS,
   COMPLIANCE_THRESHOLD,
   findLatestComplianceReport,
@@ -39,20 +44,22 @@ export type { BenignTask, ExpectedFile } from "./compliance-tasks.ts";
 export {
   AgentAdapterInvalid,
   AgentBinaryNotFound,
+  AgentBudgetExceeded,
+  AgentInfrastructureFailure,
+  AgentResourceLimit,
   AgentTrialFailed,
   CassetteInvalid,
   CliSubscriptionNotOptedIn,
   ComplianceReportFailed,
   ComplianceReportMissing,
+  ReplayDiverged,
   WorkspaceInvalid,
 } from "./errors.ts";
+export { agentArgsFor } from "./agent-args.ts";
+export type { AgentNetworkRecord } from "./agent-network.ts";
 export { buildAgentPrompt, promptSha256 } from "./prompt.ts";
 export { describeEnv, isSecretEnvName, REDACTED, redactArgv, scrubSecrets } from "./redaction.ts";
 export type { WorkspaceSpec } from "./scratch.ts";
-export { cassetteDirOf, createLiveSut, createReplaySut } from "./suts.ts";
-export type { WireReplayOptions } from "./wire-replay.ts";
-export type { LiveSutOptions } from "./suts.ts";
-export type { TranscriptLogOptions } from "./transcript-log.ts";
 export { checkAuthStatus, executeTrial, judgeSession } from "./trial.ts";
 export type { TrialLimits, TrialRun } from "./trial.ts";
 export { applyUnifiedDiff, unifiedDiff } from "./workspace-diff.ts";

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { AgentAdapterName } from "@eval/models";
-import { ADAPTERS } from "./adapters.ts";
+import { ADAPTERS } from "./adapter-registry.ts";
 import { createFakeCli, pidAlive } from "./fake-cli.test-helpers.ts";
 import type { FakeScenario } from "./fake-cli.test-helpers.ts";
 import { executeTrial } from "./trial.ts";

@@ -2,7 +2,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { getAdapter } from "./adapters.ts";
+import { getAdapter } from "./adapter-registry.ts";
 import { judgeSession } from "./trial.ts";
 
 const fixture = (name: string): string => readFileSync(join(import.meta.dirname, "__fixtures__", "pi", name), "utf8");

@@ -4,7 +4,7 @@ import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { AgentAdapterName } from "@eval/models";
 import { pinnedAgentClis } from "@eval/test-utils";
-import { ADAPTERS } from "./adapters.ts";
+import { ADAPTERS } from "./adapter-registry.ts";
 import { CliSubscriptionBackend } from "./backend.ts";
 import { buildCliEnv, readVersion, resolveBinary } from "./binary.ts";
 import { runComplianceCheck } from "./compliance.ts";

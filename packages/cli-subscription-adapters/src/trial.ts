@@ -1,6 +1,6 @@
 import type { SafetyDetection, Transcript, TrialClassification } from "@eval/models";
 import { createTranscriptParser } from "@eval/tool-normalize";
-import type { AgentAdapter, AuthStatus, ProcessFacts, StreamFacts } from "./adapter.ts";
+import type { AgentAdapter, AuthStatus, ProcessFacts, StreamFacts } from "./adapter-contract.ts";
 import { runProcess } from "@eval/sandbox";
 import type { ProcessOutcome, ResourceLimits, SandboxPolicy } from "@eval/sandbox";
 import { prepareAgentSandbox } from "./agent-sandbox.ts";

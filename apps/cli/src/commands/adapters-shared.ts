@@ -1,6 +1,7 @@
 import { EvalError } from "@eval/errors";
 import type { AgentAdapterName } from "@eval/models";
-import { ADAPTER_NAMES, binaryEnvName } from "../agent-suts.ts";
+import { AGENT_ADAPTER_NAMES as ADAPTER_NAMES } from "@eval/models/names";
+import { binaryEnvName } from "@eval/cli-subscription-adapters";
 import type { EvalgateContext } from "../context.ts";
 
 export { ADAPTER_NAMES };

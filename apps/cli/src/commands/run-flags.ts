@@ -2,7 +2,7 @@
 import { Command, Option } from "clipanion";
 import { EvalError } from "@eval/errors";
 import type { WarningSink } from "@eval/errors";
-import type { AgentSutOptions } from "../agent-suts.ts";
+import type { AgentSutOptions } from "@eval/agent-sut";
 import { EvalgateCommand } from "../base-command.ts";
 import { benchRootOption, formatOption, signingKeyOption, stateDirOption, trustTiersOption } from "../options.ts";
 import { RUN_DEFAULTS } from "@eval/models/defaults";

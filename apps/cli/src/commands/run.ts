@@ -1,5 +1,7 @@
 // `evalgate run`: flags (run-flags.ts) to runEval's options, then what it returns printed.
+import { join as joinPath, resolve as resolvePath } from "node:path";
 import { EvalError } from "@eval/errors";
+import type { WarningSink } from "@eval/errors";
 import type { RunEvalOptions, RunEvalResult } from "@eval/runner";
 import { ExitCode } from "../exit-codes.ts";
 import { failureModesCell } from "../failure-modes-cell.ts";
@@ -13,6 +15,8 @@ import { warningPrinter } from "../warnings.ts";
 import { RunFlags } from "./run-flags.ts";
 import { checkStateDir, DEFAULT_STATE_DIR, STATE_NAMES } from "@eval/state-layout";
 import { RUN_DEFAULTS } from "@eval/models/defaults";
+
+type RunSettings = Awaited<ReturnType<RunCommand["runSettings"]>>;
 
 export class RunCommand extends RunFlags {
   static override paths = [["run"]];
@@ -29,10 +33,63 @@ export class RunCommand extends RunFlags {
     }
   }
 
+  /** Flags to options, the library's run, what it returns printed: each step one method below. */
   private async runWatched(
     interrupt: Interrupt,
     exitCodeForSignal: (signal: NodeJS.Signals) => number,
   ): Promise<number> {
+    const settings = await this.runSettings();
+    const onWarning = warningPrinter(this.context, settings.format);
+    const scaleOut = await this.scaleOut();
+    const taskClassName = scaleOut?.job.taskClass ?? this.taskClass;
+    if (taskClassName === undefined)
+      throw new EvalError("EVAL_USAGE", "`evalgate run` needs --task-class (or --plan <file> with --shard i/N)", {
+        hint: "run `evalgate run --help` for the accepted flags",
+      });
+    // A verdict's trust-tier file is read before anything runs: a bad one must not cost a whole run.
+    const tiers = this.withVerdict ? await loadRunTiers(settings.tiersPath, taskClassName) : null;
+    const signingKey = await (
+      await import("../signing-key.ts")
+    ).commandSigningKey(this.signingKey, this.context, settings.stateDir);
+    const runner = await import("@eval/runner");
+    checkStateDir(settings.stateDir, { write: true });
+    // A shard writes a bundle, not a chain record: only a run that records announces a new state directory.
+    const newStateDir = scaleOut === null ? settings.watchNewStateDir(settings.stateDir) : () => null;
+    const cacheOptions = this.cacheOptions();
+    const sutOptions = await this.sutOptions(settings, Object.values(cacheOptions), onWarning);
+    const spec = scaleOut?.job.plan?.sut.spec ?? this.sut;
+    const systemUnderTest = await (await import("../sut-resolver.ts")).sutChooser(spec, sutOptions);
+    const { progressHooks, runProgress } = await import("../progress.ts");
+    const progress = runProgress(this.context, { quiet: this.quiet, taskClass: taskClassName });
+    const runOptions = {
+      ...this.runOptions(settings, sutOptions.sandbox ?? "bwrap"),
+      signal: interrupt.signal,
+      onWarning,
+      signingKey,
+      ...cacheOptions,
+      ...progressHooks(progress),
+    } satisfies Omit<RunEvalOptions, "systemUnderTest">;
+    if (scaleOut !== null) {
+      const done = await scaleOut
+        .runShardJob(scaleOut.job, { ...runOptions, systemUnderTest, sutSpec: spec })
+        .finally(() => progress?.finish());
+      this.emit(done.line);
+      return done.exitCode;
+    }
+    let result: RunEvalResult;
+    try {
+      result = await runner.runEval(taskClassName, { ...runOptions, systemUnderTest });
+    } finally {
+      progress?.finish();
+      const started = newStateDir();
+      if (started !== null) onWarning(started);
+    }
+    await this.printRecordedRun(result, { settings, tiers, onWarning, runner });
+    return this.exitCode(result, interrupt.received(), settings.maxCostUsd, runner, exitCodeForSignal);
+  }
+
+  /** The flags and the settings files as the run's paths, limits and format; refuses combinations that cannot run. */
+  private async runSettings() {
     const flags = {
       bench_root: this.benchRoot,
       state_dir: this.out,
@@ -44,70 +101,68 @@ export class RunCommand extends RunFlags {
       format: this.format,
     };
     const settings = await loadSettings({ flags, env: this.context.env, cwd: this.context.cwd });
-    const format = settings.format();
-    const [benchRoot, stateDir, tiersPath] = [
-      settings.path("bench_root", "bench"),
-      settings.path("state_dir", DEFAULT_STATE_DIR),
-      settings.path("trust_tiers", "docs/trust-tiers.yaml"),
-    ];
-    // 0: not set anywhere, so the runner's default (RUN_DEFAULTS.concurrencyAtMost, fewer on fewer CPUs) applies.
-    const concurrency = settings.number("concurrency", 0);
-    const maxCostUsd = settings.number("max_cost_usd", RUN_DEFAULTS.maxCostUsd);
-    const timeoutPerCaseSeconds = settings.number("timeout_per_case_seconds", RUN_DEFAULTS.timeoutPerCaseSeconds);
-    // 0: not set anywhere, so the task class's min_trials (default 1) applies.
-    const trials = settings.number("trials", 0);
-    if (timeoutPerCaseSeconds <= 0) throw new EvalError("EVAL_CONFIG_INVALID", "timeout_per_case_seconds must be > 0");
+    const values = {
+      format: settings.format(),
+      benchRoot: settings.path("bench_root", "bench"),
+      stateDir: settings.path("state_dir", DEFAULT_STATE_DIR),
+      tiersPath: settings.path("trust_tiers", "docs/trust-tiers.yaml"),
+      // 0: not set anywhere, so the runner's default (RUN_DEFAULTS.concurrencyAtMost, fewer on fewer CPUs) applies.
+      concurrency: settings.number("concurrency", 0),
+      maxCostUsd: settings.number("max_cost_usd", RUN_DEFAULTS.maxCostUsd),
+      timeoutPerCaseSeconds: settings.number("timeout_per_case_seconds", RUN_DEFAULTS.timeoutPerCaseSeconds),
+      // 0: not set anywhere, so the task class's min_trials (default 1) applies.
+      trials: settings.number("trials", 0),
+      watchNewStateDir: (stateDir: string) => settings.watchNewStateDir(stateDir),
+    };
+    if (values.timeoutPerCaseSeconds <= 0)
+      throw new EvalError("EVAL_CONFIG_INVALID", "timeout_per_case_seconds must be > 0");
     if (this.recordOverwrite && !this.record)
       throw new EvalError("EVAL_USAGE", "--record-overwrite only changes what --record does: pass both, or neither");
-    const onWarning = warningPrinter(this.context, format);
-    const scaleOut = this.plan !== undefined || this.shard !== undefined ? await import("./run-shard.ts") : null;
-    if (scaleOut !== null && (this.junit !== undefined || this.summaryMd !== undefined)) {
+    return values;
+  }
+
+  /** With --plan or --shard: the shard job to run (a bundle, not a run); null for a run. */
+  private async scaleOut() {
+    if (this.plan === undefined && this.shard === undefined) return null;
+    const { prepareShard, runShardJob } = await import("./run-shard.ts");
+    if (this.junit !== undefined || this.summaryMd !== undefined) {
       throw new EvalError(
         "EVAL_USAGE",
         "a shard writes a bundle, not a run: pass --junit and --summary-md to `evalgate merge`, which records the run",
         { hint: "evalgate merge <bundle>... --junit <file> --summary-md <file>" },
       );
     }
-    const shardJob =
-      scaleOut === null
-        ? null
-        : await scaleOut.prepareShard({
-            plan: this.plan,
-            shard: this.shard,
-            bundle: this.bundle,
-            taskClass: this.taskClass,
-            withVerdict: this.withVerdict,
-            cases: this.cases,
-            cwd: this.context.cwd,
-          });
-    const taskClassName = shardJob?.taskClass ?? this.taskClass;
-    if (taskClassName === undefined)
-      throw new EvalError("EVAL_USAGE", "`evalgate run` needs --task-class (or --plan <file> with --shard i/N)", {
-        hint: "run `evalgate run --help` for the accepted flags",
-      });
-    // A verdict's trust-tier file is read before anything runs: a bad one must not cost a whole run.
-    const tiers = this.withVerdict ? await loadRunTiers(tiersPath, taskClassName) : null;
-    const signingKey = await (
-      await import("../signing-key.ts")
-    ).commandSigningKey(this.signingKey, this.context, stateDir);
-    const runner = await import("@eval/runner");
-    checkStateDir(stateDir, { write: true });
-    // A shard writes a bundle, not a chain record: only a run that records announces a new state directory.
-    const newStateDir = shardJob === null ? settings.watchNewStateDir(stateDir) : () => null;
-    const { join: joinPath, resolve: resolvePath } = await import("node:path");
-    const cacheOptions =
-      this.cacheDir === undefined
-        ? {}
-        : {
-            cacheDir: resolvePath(this.context.cwd, this.cacheDir),
-            cacheKeyPath: joinPath(resolvePath(this.context.cwd, this.cacheDir), "..", STATE_NAMES.cacheKey),
-          };
-    const sutOptions: SutResolverOptions = {
-      hideFromSut: Object.values(cacheOptions),
+    const job = await prepareShard({
+      plan: this.plan,
+      shard: this.shard,
+      bundle: this.bundle,
+      taskClass: this.taskClass,
+      withVerdict: this.withVerdict,
+      cases: this.cases,
+      cwd: this.context.cwd,
+    });
+    return { job, runShardJob };
+  }
+
+  /** `--cache-dir`: the cache and its key beside it (both hidden from a command SUT); empty without the flag. */
+  private cacheOptions(): { cacheDir?: string; cacheKeyPath?: string } {
+    if (this.cacheDir === undefined) return {};
+    const cacheDir = resolvePath(this.context.cwd, this.cacheDir);
+    return { cacheDir, cacheKeyPath: joinPath(cacheDir, "..", STATE_NAMES.cacheKey) };
+  }
+
+  /** The `--sut` flags as the SUT resolver's options. */
+  private async sutOptions(
+    settings: RunSettings,
+    hideFromSut: readonly string[],
+    onWarning: WarningSink,
+  ): Promise<SutResolverOptions> {
+    return {
+      hideFromSut,
       cwd: this.context.cwd,
       env: this.context.env,
-      stateDir,
-      benchRoot,
+      stateDir: settings.stateDir,
+      benchRoot: settings.benchRoot,
       record: this.record,
       recordOverwrite: this.recordOverwrite,
       allowCliSubscription: this.allowCliSubscription,
@@ -120,45 +175,40 @@ export class RunCommand extends RunFlags {
       sandbox: this.sandboxMode(),
       sutNetwork: this.sutNetwork,
       sutRead: this.sutRead ?? [],
-      ...(await this.agentNetworkOptions(maxCostUsd)),
+      ...(await this.agentNetworkOptions(settings.maxCostUsd)),
     };
-    const spec = shardJob?.plan?.sut.spec ?? this.sut;
-    const systemUnderTest = await (await import("../sut-resolver.ts")).sutChooser(spec, sutOptions);
-    const { progressHooks, runProgress } = await import("../progress.ts");
-    const progress = runProgress(this.context, { quiet: this.quiet, taskClass: taskClassName });
-    let result: RunEvalResult;
-    const runOptions = {
-      signal: interrupt.signal,
+  }
+
+  /** The run's own options (selection, limits, cache, paths); unset numbers are left to the runner's defaults. */
+  private runOptions(settings: RunSettings, sandbox: "bwrap" | "none") {
+    return {
       ...(this.cases === undefined ? {} : { caseFilter: this.cases }),
-      ...(concurrency === 0 ? {} : { concurrency }),
-      maxCostUsd,
-      timeoutPerCaseSeconds,
-      ...(trials === 0 ? {} : { trials }),
+      ...(settings.concurrency === 0 ? {} : { concurrency: settings.concurrency }),
+      maxCostUsd: settings.maxCostUsd,
+      timeoutPerCaseSeconds: settings.timeoutPerCaseSeconds,
+      ...(settings.trials === 0 ? {} : { trials: settings.trials }),
       noCache: !this.cache,
       ...(this.retryErrors ? { retryErrors: true } : {}),
-      stateDir,
-      benchRoot,
-      sandbox: sutOptions.sandbox,
-      onWarning,
-      signingKey,
-      ...cacheOptions,
-      ...progressHooks(progress),
-    } satisfies Omit<RunEvalOptions, "systemUnderTest">;
-    if (shardJob !== null && scaleOut !== null) {
-      const done = await scaleOut
-        .runShardJob(shardJob, { ...runOptions, systemUnderTest, sutSpec: spec })
-        .finally(() => progress?.finish());
-      this.emit(done.line);
-      return done.exitCode;
-    }
-    try {
-      result = await runner.runEval(taskClassName, { ...runOptions, systemUnderTest });
-    } finally {
-      progress?.finish();
-      const started = newStateDir();
-      if (started !== null) onWarning(started);
-    }
-    // The run is recorded: from here on a failure is a warning and never changes its exit code.
+      stateDir: settings.stateDir,
+      benchRoot: settings.benchRoot,
+      sandbox,
+    };
+  }
+
+  /**
+   * After the run is recorded: its verdict (with --with-verdict), CI outputs and what is printed. From here
+   * on a failure is a warning and never changes the run's exit code.
+   */
+  private async printRecordedRun(
+    result: RunEvalResult,
+    context: {
+      readonly settings: RunSettings;
+      readonly tiers: Awaited<ReturnType<typeof loadRunTiers>> | null;
+      readonly onWarning: WarningSink;
+      readonly runner: typeof import("@eval/runner");
+    },
+  ): Promise<void> {
+    const { settings, tiers, onWarning, runner } = context;
     const afterRecord =
       (what: string) =>
       (error: unknown): null => {
@@ -170,23 +220,24 @@ export class RunCommand extends RunFlags {
         return null;
       };
     const verdict =
-      tiers === null ? null : await issueRunVerdict(tiers, result, stateDir).catch(afterRecord("issuing its verdict"));
+      tiers === null
+        ? null
+        : await issueRunVerdict(tiers, result, settings.stateDir).catch(afterRecord("issuing its verdict"));
     const { writeRunOutputs } = await import("../run-outputs.ts");
     const outputs = await writeRunOutputs({
       recorded: result,
       unscored: result.unscoredCaseIds,
-      stateDir,
-      tiersPath,
+      stateDir: settings.stateDir,
+      tiersPath: settings.tiersPath,
       cwd: this.context.cwd,
       env: this.context.env,
       onWarning,
       ...(this.junit === undefined ? {} : { junit: this.junit }),
       ...(this.summaryMd === undefined ? {} : { summaryMd: this.summaryMd }),
-      ...(format === "human" ? { glanceRecordPath: result.recordPath } : {}),
+      ...(settings.format === "human" ? { glanceRecordPath: result.recordPath } : {}),
     }).catch(afterRecord("writing its CI outputs and summary"));
-    this.print(result, verdict, (modes) => failureModesCell(modes, runner), format);
+    this.print(result, verdict, (modes) => failureModesCell(modes, runner), settings.format);
     if (outputs?.glance) this.context.stdout.write(`\n${outputs.glance}`);
-    return this.exitCode(result, interrupt.received(), maxCostUsd, runner, exitCodeForSignal);
   }
 
   /** The recorded run's exit code: a signal counts only when it cut the run short. */

@@ -1,28 +1,28 @@
 import { accessSync, constants, existsSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import { blake3Digest, treeDigest } from "@eval/hashing";
-import { installationOf } from "./agent-sandbox.ts";
 import type { AgentAdapterName, SutCase, SutInvocation, SutOutput, SystemUnderTest, TaskAgent } from "@eval/models";
 import type { WarningSink } from "@eval/errors";
 import { EvalError, ignoreWarnings } from "@eval/errors";
-import { getAdapter } from "./adapters.ts";
-import { CliSubscriptionBackend } from "./backend.ts";
-import { binarySha256 } from "./compliance.ts";
-import type { CliSubscriptionBackendOptions, TrialResult } from "./backend.ts";
-import { readCassette, writeCassette } from "./cassette-files.ts";
 import {
+  agentArgsFor,
   AgentBudgetExceeded,
   AgentInfrastructureFailure,
   AgentResourceLimit,
   AgentTrialFailed,
+  applyUnifiedDiff,
+  binarySha256,
+  buildAgentPrompt,
   CassetteInvalid,
-} from "./errors.ts";
-import type { AgentNetworkRecord } from "./agent-network.ts";
-import { buildAgentPrompt, promptSha256 } from "./prompt.ts";
+  CliSubscriptionBackend,
+  getAdapter,
+  installationOf,
+  judgeSession,
+  promptSha256,
+} from "@eval/cli-subscription-adapters";
+import type { AgentNetworkRecord, CliSubscriptionBackendOptions, TrialResult } from "@eval/cli-subscription-adapters";
+import { readCassette, writeCassette } from "./cassette-files.ts";
 import { refuseUneditableCases } from "./limits.ts";
-import { agentArgsFor } from "./agent-args.ts";
-import { judgeSession } from "./trial.ts";
-import { applyUnifiedDiff } from "./workspace-diff.ts";
 import { logTranscript } from "./transcript-log.ts";
 import { replayOnTheWire } from "./wire-replay.ts";
 import type { WireReplayOptions } from "./wire-replay.ts";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { ProcessFacts } from "./adapter.ts";
-import { ADAPTERS, getAdapter } from "./adapters.ts";
+import type { ProcessFacts } from "./adapter-contract.ts";
+import { ADAPTERS, getAdapter } from "./adapter-registry.ts";
 import { readStream } from "./fake-cli.test-helpers.ts";
 import { judgeSession } from "./trial.ts";
 

@@ -3,8 +3,8 @@ import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import picomatch from "picomatch";
 import type { SutCase, TaskAgent } from "@eval/models";
-import type { AgentAdapter } from "./adapter.ts";
-import { AgentAdapterInvalid } from "./errors.ts";
+import type { AgentAdapter } from "@eval/cli-subscription-adapters";
+import { AgentAdapterInvalid } from "@eval/cli-subscription-adapters";
 
 /**
  * The files a solution of the case edits: with the task class's declared `edits`, the case's input files

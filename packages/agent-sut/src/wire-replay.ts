@@ -4,10 +4,9 @@
 // case as `replay.diverged`, naming the first differing field.
 import type { AgentAdapterName, SutInvocation, SutOutput } from "@eval/models";
 import { createReplayMatcher } from "@eval/model-bridge";
-import { CliSubscriptionBackend } from "./backend.ts";
-import type { CliSubscriptionBackendOptions } from "./backend.ts";
+import { AgentTrialFailed, CliSubscriptionBackend, ReplayDiverged } from "@eval/cli-subscription-adapters";
+import type { CliSubscriptionBackendOptions } from "@eval/cli-subscription-adapters";
 import type { Cassette } from "./cassette-files.ts";
-import { AgentTrialFailed, ReplayDiverged } from "./errors.ts";
 
 /** What a wire replay needs to start the real CLI (its opt-in and compliance gate apply as for a live run). */
 export type WireReplayOptions = Omit<

@@ -19,10 +19,9 @@ import type { BenchCase, SutInvocation, SutStreams } from "@eval/models";
 import { BenchCaseSchema, CassetteMetaSchema, parseWire, sutCaseOf } from "@eval/models";
 import { parseScenario, startModelStub } from "@eval/model-stub";
 import { readCassette, writeCassette } from "./cassette-files.ts";
-import { writeReport } from "./compliance.test-helpers.ts";
-import { createFakeCli, readStream } from "./fake-cli.test-helpers.ts";
-import type { FakeStep } from "./fake-cli.test-helpers.ts";
-import { buildAgentPrompt, promptSha256 } from "./prompt.ts";
+import { buildAgentPrompt, promptSha256 } from "@eval/cli-subscription-adapters";
+import { createFakeCli, readStream, writeReport } from "@eval/cli-subscription-adapters/test-helpers";
+import type { FakeStep } from "@eval/cli-subscription-adapters/test-helpers";
 import { createLiveSut, createReplaySut } from "./suts.ts";
 
 const SEED = "ab".repeat(32);

@@ -1,3 +1,5 @@
+// The contract each CLI module under clis/ implements (AgentAdapter), and the stream observer and
+// classification rules they share.
 import type {
   AgentAdapterName,
   CliErrorKind,

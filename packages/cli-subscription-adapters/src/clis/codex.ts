@@ -1,4 +1,4 @@
-import type { AgentAdapter, StreamObserver } from "../adapter.ts";
+import type { AgentAdapter, StreamObserver } from "../adapter-contract.ts";
 import {
   classifyTrial,
   COMMON_REFUSAL_PHRASES,
@@ -6,7 +6,7 @@ import {
   FactsCollector,
   isRecord,
   parseSemver,
-} from "../adapter.ts";
+} from "../adapter-contract.ts";
 import type { CliErrorKind } from "@eval/models";
 
 /** Event types of `codex exec --json` (Codex SDK `ThreadEvent`). */

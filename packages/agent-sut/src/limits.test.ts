@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { getAdapter } from "./adapters.ts";
+import { getAdapter } from "@eval/cli-subscription-adapters";
 import { refuseUneditableCases, uneditableInputs } from "./limits.ts";
 
 let benchRoot: string;

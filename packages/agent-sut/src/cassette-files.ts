@@ -4,7 +4,7 @@ import { swapDirectorySync } from "@eval/durable-fs";
 import type { CassetteMeta } from "@eval/models";
 import { CassetteMetaSchema, formatIssues, parseWire, safeParseWire } from "@eval/models";
 import type { RecordedExchange } from "@eval/model-bridge";
-import { CassetteInvalid } from "./errors.ts";
+import { CassetteInvalid } from "@eval/cli-subscription-adapters";
 
 export const CASSETTE_FILES = Object.freeze({
   meta: "cassette.json",

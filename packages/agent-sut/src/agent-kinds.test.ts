@@ -3,12 +3,37 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { EvalWarning } from "@eval/errors";
-import { binaryEnvName, resolveAgentSut } from "./agent-suts.ts";
-import type { AgentSutOptions } from "./agent-suts.ts";
-import { CLAUDE_SUCCESS, fakeClaude } from "./commands/adapters.test-helpers.ts";
-import { invoke } from "./test-helpers.ts";
+import type { SystemUnderTest, TaskAgent } from "@eval/models";
+import { binaryEnvName } from "@eval/cli-subscription-adapters";
+import { createFakeCli, readStream, writeReport } from "@eval/cli-subscription-adapters/test-helpers";
+import { resolveSutSpec } from "@eval/runner";
+import { stateLayout } from "@eval/state-layout";
+import { agentSutKinds } from "./agent-kinds.ts";
+import type { AgentSutOptions } from "./agent-kinds.ts";
 
-function options(overrides: Partial<AgentSutOptions> = {}): AgentSutOptions {
+type KindOptions = AgentSutOptions & { readonly taskAgent?: TaskAgent | null };
+
+/** The SUT the runner's resolver builds for `spec` with the agent kinds registered, as a run does. */
+function resolveAgentSut(spec: string, { taskAgent = null, ...options }: KindOptions): Promise<SystemUnderTest> {
+  const taskClass = { name: "demo", agent: taskAgent } as unknown as Parameters<typeof resolveSutSpec>[1];
+  return resolveSutSpec(spec, taskClass, {
+    cwd: process.cwd(),
+    benchRoot: options.benchRoot,
+    stateDir: options.stateDir,
+    env: options.env,
+    agents: agentSutKinds(options),
+  });
+}
+
+/** A fake `claude` that prints a successful session. */
+function fakeClaude(): { binaryPath: string } {
+  return createFakeCli("claude", {
+    version: "2.1.330 (Claude Code)",
+    steps: [{ stdout: readStream("claude-success.stdout.jsonl") }],
+  });
+}
+
+function options(overrides: Partial<KindOptions> = {}): KindOptions {
   return {
     stateDir: mkdtempSync(join(tmpdir(), "evalgate-state-")),
     benchRoot: "bench",
@@ -22,15 +47,25 @@ function options(overrides: Partial<AgentSutOptions> = {}): AgentSutOptions {
   };
 }
 
-describe("resolveAgentSut", () => {
-  it("returns null for specs it does not own", async () => {
-    expect(await resolveAgentSut("command:./fix.sh", options())).toBeNull();
-    expect(await resolveAgentSut("module:./sut.ts#fix", options())).toBeNull();
+describe("agentSutKinds", () => {
+  it("registers replay and cli; a spec of either kind in another shape is refused", async () => {
+    expect(Object.keys(agentSutKinds(options()))).toEqual(["replay", "cli"]);
+    for (const spec of ["replay:x", "cli"])
+      await expect(resolveAgentSut(spec, options())).rejects.toThrow(
+        expect.objectContaining({ code: "EVAL_SUT_INVALID", message: `unknown SUT spec "${spec}"` }),
+      );
+  });
+
+  it("replay with the opt-in replays on the wire (the real CLI behind the bridge); without it, the harness reads cassettes", async () => {
+    expect((await resolveAgentSut("replay", options())).isolation).toBe("harness");
+    const wire = await resolveAgentSut("replay", options({ allowCliSubscription: true, sandbox: "none" }));
+    expect(wire.isolation).toBe("bwrap-bridge");
+    expect(wire.digest).not.toBe((await resolveAgentSut("replay", options())).digest);
   });
 
   it("replay: a replay SUT; --record with replay is a usage error", async () => {
     const sut = await resolveAgentSut("replay", options());
-    expect(sut!.label).toBe("replay");
+    expect(sut.label).toBe("replay");
     await expect(resolveAgentSut("replay", options({ record: true }))).rejects.toThrow(
       expect.objectContaining({ code: "EVAL_USAGE" }),
     );
@@ -40,7 +75,7 @@ describe("resolveAgentSut", () => {
     await expect(resolveAgentSut("cli:cursor", options())).rejects.toThrow(
       expect.objectContaining({ code: "EVAL_SUT_INVALID" }),
     );
-    const fake = fakeClaude({ stream: CLAUDE_SUCCESS });
+    const fake = fakeClaude();
     // Behind the model bridge (the default) the provider's key is needed; it never reaches the CLI.
     const env = {
       PATH: process.env.PATH,
@@ -59,13 +94,13 @@ describe("resolveAgentSut", () => {
       "cli:claude-code",
       options({ ...optedIn, allowStaleCompliance: true, onWarning: (warning) => warnings.push(warning) }),
     );
-    expect(stale!.label).toBe("cli:claude-code");
+    expect(stale.label).toBe("cli:claude-code");
     expect(warnings.map((warning) => warning.code)).toEqual(["adapter.compliance_overridden"]);
-    expect(stale!.isolation).toBe("bwrap-bridge");
+    expect(stale.isolation).toBe("bwrap-bridge");
   });
 
   it("cli:<adapter> behind the bridge needs the provider's key, or an upstream; the host's network needs both opt-ins", async () => {
-    const fake = fakeClaude({ stream: CLAUDE_SUCCESS });
+    const fake = fakeClaude();
     const env = { PATH: process.env.PATH, [binaryEnvName("claude-code")]: fake.binaryPath };
     const base = { env, allowCliSubscription: true, allowStaleCompliance: true };
     await expect(resolveAgentSut("cli:claude-code", options(base))).rejects.toThrow(
@@ -85,15 +120,17 @@ describe("resolveAgentSut", () => {
       expect.objectContaining({ code: "EVAL_ADAPTER_NOT_OPTED_IN" }),
     );
     expect(
-      (await resolveAgentSut(
-        "cli:claude-code",
-        options({ ...base, agentNetwork: "host", acknowledgeUnsandboxedCli: true }),
-      ))!.isolation,
+      (
+        await resolveAgentSut(
+          "cli:claude-code",
+          options({ ...base, agentNetwork: "host", acknowledgeUnsandboxedCli: true }),
+        )
+      ).isolation,
     ).toBe("bwrap-network");
   });
 
   it("cli:<adapter> with a passing compliance report for that binary: a live SUT", async () => {
-    const fake = fakeClaude({ stream: CLAUDE_SUCCESS, doesBenignTasks: true });
+    const fake = fakeClaude();
     const opts = options({
       env: {
         PATH: process.env.PATH,
@@ -104,28 +141,19 @@ describe("resolveAgentSut", () => {
       acknowledgeUnsandboxedCli: true,
       record: true,
     });
-    const check = await invoke(
-      [
-        "adapters",
-        "compliance-check",
-        "--adapter",
-        "claude-code",
-        "--out",
-        opts.stateDir,
-        "--allow-cli-subscription",
-        "--acknowledge-unsandboxed-cli",
-      ],
-      { env: opts.env },
-    );
-    expect(check.code).toBe(0);
+    writeReport(stateLayout(opts.stateDir).compliance, {
+      adapter: "claude-code",
+      binaryPath: fake.binaryPath,
+      version: "2.1.330",
+    });
     const sut = await resolveAgentSut("cli:claude-code", opts);
-    expect(sut!.label).toBe("cli:claude-code");
-    expect(sut!.digest).toMatch(/^blake3:/);
+    expect(sut.label).toBe("cli:claude-code");
+    expect(sut.digest).toMatch(/^blake3:/);
     expect(binaryEnvName("claude-code")).toBe("EVALGATE_CLI_BINARY_CLAUDE_CODE");
   }, 60_000);
 
   it("cli:<adapter> takes the task class's model and flags for it; --agent-model replaces the model; the class's flags are checked like --agent-arg", async () => {
-    const fake = fakeClaude({ stream: CLAUDE_SUCCESS });
+    const fake = fakeClaude();
     const base = {
       env: { PATH: process.env.PATH, [binaryEnvName("claude-code")]: fake.binaryPath },
       allowCliSubscription: true,
@@ -133,8 +161,8 @@ describe("resolveAgentSut", () => {
       allowStaleCompliance: true,
       agentNetwork: "host" as const,
     };
-    const digest = async (extra: Partial<AgentSutOptions>) =>
-      (await resolveAgentSut("cli:claude-code", options({ ...base, ...extra })))!.digest;
+    const digest = async (extra: Partial<KindOptions>) =>
+      (await resolveAgentSut("cli:claude-code", options({ ...base, ...extra }))).digest;
     const classModel = { adapters: { "claude-code": { model: "class-model", args: ["--effort", "high"] } } };
     const [none, flagOnly, fromClass, classAndFlag, otherAdapter] = await Promise.all([
       digest({}),

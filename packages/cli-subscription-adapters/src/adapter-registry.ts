@@ -1,12 +1,12 @@
 import type { AgentAdapterName } from "@eval/models";
-import type { AgentAdapter } from "./adapter.ts";
-import { claudeCodeAdapter } from "./adapters/claude-code.ts";
-import { codexAdapter } from "./adapters/codex.ts";
-import { geminiAdapter } from "./adapters/gemini.ts";
-import { piAdapter } from "./adapters/pi.ts";
+import type { AgentAdapter } from "./adapter-contract.ts";
+import { claudeCodeAdapter } from "./clis/claude-code.ts";
+import { codexAdapter } from "./clis/codex.ts";
+import { geminiAdapter } from "./clis/gemini.ts";
+import { piAdapter } from "./clis/pi.ts";
 import { AgentAdapterInvalid } from "./errors.ts";
 
-/** Every adapter, by name. Adding a CLI: one module under adapters/, one line here (docs/adapters.md). */
+/** Every adapter, by name. Adding a CLI: one module under clis/, one line here (docs/adapters.md). */
 export const ADAPTERS: Readonly<Record<AgentAdapterName, AgentAdapter>> = Object.freeze({
   "claude-code": claudeCodeAdapter,
   codex: codexAdapter,

@@ -1,8 +1,14 @@
+// The agent kinds a run registers with the runner's SUT resolver by name: `replay` (a case's recorded
+// cassette) and `cli` (`cli:<adapter>`, a live agent CLI). Both are built when the run has loaded its task
+// class, so missing opt-ins, a missing binary or a missing compliance report stop it before any case starts.
 import type { WarningSink } from "@eval/errors";
 import { EvalError } from "@eval/errors";
-import type { AgentAdapterName, SystemUnderTest, TaskAgent } from "@eval/models";
+import type { AgentAdapterName, SystemUnderTest } from "@eval/models";
 import { AGENT_ADAPTER_NAMES } from "@eval/models/names";
+import { binaryEnvName } from "@eval/cli-subscription-adapters";
+import type { AgentSutFactory, AgentSutRequest } from "@eval/runner";
 import { stateLayout } from "@eval/state-layout";
+import { createLiveSut, createReplaySut } from "./suts.ts";
 
 export interface AgentSutOptions {
   /** The `.evalgate` state directory (compliance reports live in its `compliance/`). */
@@ -32,8 +38,6 @@ export interface AgentSutOptions {
   readonly agentModel?: string;
   /** `--agent-arg` (repeatable): more CLI flags; permission-bypass, shell and eval flags are refused. */
   readonly agentArgs?: readonly string[];
-  /** The task class's `agent` declaration (what a solution edits; per-adapter model and flags), when it is loaded. */
-  readonly taskAgent?: TaskAgent | null;
   readonly onWarning: WarningSink;
 }
 
@@ -41,71 +45,63 @@ function transcriptLogOf(options: AgentSutOptions) {
   return { transcriptsDir: stateLayout(options.stateDir).transcripts, streamLog: options.streamLog ?? false };
 }
 
-/** The adapters `cli:<adapter>` accepts (the keys of the package's ADAPTERS, kept here so --help stays light). */
-export const ADAPTER_NAMES: readonly AgentAdapterName[] = AGENT_ADAPTER_NAMES;
-
-/** `EVALGATE_CLI_BINARY_CLAUDE_CODE`, ...: where an adapter's CLI is when it is not on PATH. */
-export function binaryEnvName(adapter: AgentAdapterName): string {
-  return `EVALGATE_CLI_BINARY_${adapter.toUpperCase().replaceAll("-", "_")}`;
+/** The agent kinds by name, for `SutResolveOptions.agents`: `replay` and `cli` (`cli:<adapter>`). */
+export function agentSutKinds(options: AgentSutOptions): Readonly<Record<"replay" | "cli", AgentSutFactory>> {
+  return {
+    replay: async (request) => replaySut(request, options),
+    cli: async (request) => liveSut(request, options),
+  };
 }
 
-/** The SUT of the agent kinds the CLI registers with the runner (`replay`, `cli`): `resolveAgentSut`, never null. */
-export async function agentSut(spec: string, options: AgentSutOptions): Promise<SystemUnderTest> {
-  const sut = await resolveAgentSut(spec, options);
-  if (sut === null)
-    throw new EvalError("EVAL_SUT_INVALID", `unknown SUT spec "${spec.slice(0, 200)}"`, {
-      hint: "pass --sut replay | cli:<adapter>",
-    });
-  return sut;
+function unknownSpec(spec: string): EvalError {
+  return new EvalError("EVAL_SUT_INVALID", `unknown SUT spec "${spec.slice(0, 200)}"`, {
+    hint: "pass --sut replay | cli:<adapter>",
+  });
 }
 
-/**
- * The SUT for `--sut replay` and `--sut cli:<adapter>`; null for every other spec (the runner's own
- * resolver handles `command:` and `module:`). A live SUT is constructed here, so missing opt-ins, a
- * missing binary or a missing/failed compliance report stop the run before any case starts.
- */
-export async function resolveAgentSut(spec: string, options: AgentSutOptions): Promise<SystemUnderTest | null> {
-  if (spec === "replay") {
-    if (options.record) {
-      throw new EvalError(
-        "EVAL_USAGE",
-        "--record needs a live agent (--sut cli:<adapter>); replay only reads cassettes",
-        {
-          hint: `pass --sut cli:${ADAPTER_NAMES.join(" | cli:")} with --record`,
+/** `replay`: each case's cassette; with the opt-in, a cassette recorded behind the bridge replays by running the real CLI again against it. */
+function replaySut({ spec, argument }: AgentSutRequest, options: AgentSutOptions): SystemUnderTest {
+  if (argument !== null) throw unknownSpec(spec);
+  if (options.record) {
+    throw new EvalError(
+      "EVAL_USAGE",
+      "--record needs a live agent (--sut cli:<adapter>); replay only reads cassettes",
+      {
+        hint: `pass --sut cli:${AGENT_ADAPTER_NAMES.join(" | cli:")} with --record`,
+      },
+    );
+  }
+  const wire = options.allowCliSubscription
+    ? {
+        wire: {
+          allow_cli_subscription: true,
+          acknowledge_unsandboxed_cli: options.acknowledgeUnsandboxedCli,
+          sandbox: options.sandbox ?? "bwrap",
+          allow_stale_compliance: options.allowStaleCompliance,
+          complianceDir: stateLayout(options.stateDir).compliance,
+          env: options.env,
+          onWarning: options.onWarning,
+          binaryPathOf: (adapter: AgentAdapterName) => options.env[binaryEnvName(adapter)] || undefined,
         },
-      );
-    }
-    const { createReplaySut } = await import("@eval/cli-subscription-adapters");
-    // With the opt-in, a cassette recorded behind the bridge replays by running the real CLI again against it.
-    const wire = options.allowCliSubscription
-      ? {
-          wire: {
-            allow_cli_subscription: true,
-            acknowledge_unsandboxed_cli: options.acknowledgeUnsandboxedCli,
-            sandbox: options.sandbox ?? "bwrap",
-            allow_stale_compliance: options.allowStaleCompliance,
-            complianceDir: stateLayout(options.stateDir).compliance,
-            env: options.env,
-            onWarning: options.onWarning,
-            binaryPathOf: (adapter: AgentAdapterName) => options.env[binaryEnvName(adapter)] || undefined,
-          },
-        }
-      : {};
-    return createReplaySut({
-      benchRoot: options.benchRoot,
-      onWarning: options.onWarning,
-      transcriptLog: transcriptLogOf(options),
-      ...wire,
-    });
-  }
-  if (!spec.startsWith("cli:")) return null;
-  const name = spec.slice("cli:".length) as AgentAdapterName;
-  if (!ADAPTER_NAMES.includes(name)) {
+      }
+    : {};
+  return createReplaySut({
+    benchRoot: options.benchRoot,
+    onWarning: options.onWarning,
+    transcriptLog: transcriptLogOf(options),
+    ...wire,
+  });
+}
+
+/** `cli:<adapter>`: a live session per case through the adapter's CLI, with the task class's model and flags for it. */
+function liveSut({ spec, argument, taskClass }: AgentSutRequest, options: AgentSutOptions): SystemUnderTest {
+  if (argument === null) throw unknownSpec(spec);
+  const name = argument as AgentAdapterName;
+  if (!AGENT_ADAPTER_NAMES.includes(name)) {
     throw new EvalError("EVAL_SUT_INVALID", `unknown agent adapter in --sut ${spec}`, {
-      hint: `use one of: ${ADAPTER_NAMES.map((adapter) => `cli:${adapter}`).join(", ")}`,
+      hint: `use one of: ${AGENT_ADAPTER_NAMES.map((adapter) => `cli:${adapter}`).join(", ")}`,
     });
   }
-  const { createLiveSut } = await import("@eval/cli-subscription-adapters");
   const binaryPath = options.env[binaryEnvName(name)];
   return createLiveSut({
     adapter: name,
@@ -125,7 +121,7 @@ export async function resolveAgentSut(spec: string, options: AgentSutOptions): P
     transcriptLog: transcriptLogOf(options),
     onWarning: options.onWarning,
     ...(binaryPath === undefined || binaryPath === "" ? {} : { binaryPath }),
-    task_agent: options.taskAgent ?? null,
+    task_agent: taskClass.agent,
     ...(options.agentModel === undefined ? {} : { agent_model: options.agentModel }),
     extra_args: options.agentArgs ?? [],
   });

@@ -8,10 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { BenchCase, SutInvocation } from "@eval/models";
 import { BenchCaseSchema, parseWire, sutCaseOf } from "@eval/models";
 import { sandboxSupport } from "@eval/sandbox";
-import { startAnthropicUpstream } from "./bridge.test-helpers.ts";
+import { readStream, startAnthropicUpstream, writeReport } from "@eval/cli-subscription-adapters/test-helpers";
 import { readCassette } from "./cassette-files.ts";
-import { writeReport } from "./compliance.test-helpers.ts";
-import { readStream } from "./fake-cli.test-helpers.ts";
 import { cassetteDirOf, createLiveSut, createReplaySut } from "./suts.ts";
 
 const sandboxed = sandboxSupport().available;
