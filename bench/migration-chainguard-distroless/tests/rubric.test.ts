@@ -2,10 +2,14 @@ import { createHash } from "node:crypto";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { getAdapter, uneditableInputs } from "@eval/cli-subscription-adapters";
+import { loadScenario } from "@eval/model-stub";
+import { pinnedAgentCliVersions, provenanceProblems } from "@eval/test-utils";
 import rubric, { hasShell, judgeDockerfile, readFacts, scoreCase, type MigrationFacts } from "../rubric.ts";
 import { BREAKDOWN_KEYS } from "../breakdown-keys.ts";
 import { parseDockerfile, parseImageRef } from "../dockerfile.ts";
 import {
+  CASES_DIR,
   cassetteMeta,
   caseIds,
   cleanupWorkspaces,
@@ -59,19 +63,28 @@ describe("every recorded session, replayed onto its case", () => {
 
   it.each(caseIds())("%s", async (caseId) => {
     const benchCase = loadCase(caseId);
-    expect(cassetteMeta(benchCase).synthetic).toBe(true);
     const score = await rubric.score(benchCase, ok, { workspacePath: replayedWorkspace(benchCase) });
     expect({ passed: score.passed, codes: codes(score), score: score.score }).toEqual(verdicts[caseId]);
     expect(Object.keys(score.breakdown).sort()).toEqual([...BREAKDOWN_KEYS].sort());
+  });
+
+  it.each(caseIds())("%s: recorded by the pinned real CLI against the shipped scripted session", (caseId) => {
+    const benchCase = loadCase(caseId);
+    const scenarioSha256 = loadScenario(join(CASES_DIR, "..", "cassette-sessions.yaml")).sha256;
+    const versions = pinnedAgentCliVersions(join(CASES_DIR, "..", "..", ".."));
+    expect(provenanceProblems(join(benchCase.case_path, "cassette"), { scenarioSha256, versions })).toEqual([]);
+    // The adapter runs this case at all (cli:gemini refuses cases that edit build files, which it cannot do).
+    const adapter = getAdapter(cassetteMeta(benchCase).adapter);
+    expect(uneditableInputs(adapter, join(CASES_DIR, "..", ".."), [benchCase])).toEqual(new Map());
   });
 
   it.each(caseIds())("%s: the cassette is stamped with the case's prompt plus its canary line", (caseId) => {
     const benchCase = loadCase(caseId);
     const meta = cassetteMeta(benchCase);
     expect(meta.prompt_sha256).not.toBe(`sha256:${"0".repeat(64)}`);
-    const flag = meta.adapter === "claude-code" ? "--print" : meta.adapter === "gemini" ? "--prompt" : null;
-    if (flag === null) return; // Codex reads its prompt on stdin: only the hash is recorded.
-    const prompt = meta.argv_redacted[meta.argv_redacted.indexOf(flag) + 1]!;
+    if (meta.adapter === "codex") return; // Codex reads its prompt on stdin: only the hash is recorded.
+    // Claude Code takes it after --print, Pi as its one positional argument.
+    const prompt = meta.argv_redacted.find((arg) => arg.startsWith(benchCase.prompt!))!;
     expect(prompt.startsWith(benchCase.prompt!)).toBe(true);
     expect(`sha256:${createHash("sha256").update(prompt).digest("hex")}`).toBe(meta.prompt_sha256);
   });

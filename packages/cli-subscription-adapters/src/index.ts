@@ -64,3 +64,4 @@ export {
   trialsInReportFile,
 } from "./compliance-failure.ts";
 export type { ComplianceClassification } from "./compliance-failure.ts";
+export { uneditableInputs } from "./limits.ts";
