@@ -2,14 +2,10 @@ import { createHash } from "node:crypto";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { getAdapter, uneditableInputs } from "@eval/cli-subscription-adapters";
-import { loadScenario } from "@eval/model-stub";
-import { pinnedAgentCliVersions, provenanceProblems } from "@eval/test-utils";
 import rubric, { hasShell, judgeDockerfile, readFacts, scoreCase, type MigrationFacts } from "../rubric.ts";
 import { BREAKDOWN_KEYS } from "../breakdown-keys.ts";
 import { parseDockerfile, parseImageRef } from "../dockerfile.ts";
 import {
-  CASES_DIR,
   cassetteMeta,
   caseIds,
   cleanupWorkspaces,
@@ -63,19 +59,11 @@ describe("every recorded session, replayed onto its case", () => {
 
   it.each(caseIds())("%s", async (caseId) => {
     const benchCase = loadCase(caseId);
+    // Recorded by a real CLI: packages/cli-subscription-adapters/src/shipped-cassettes.test.ts checks its provenance.
+    expect(cassetteMeta(benchCase).synthetic).toBe(false);
     const score = await rubric.score(benchCase, ok, { workspacePath: replayedWorkspace(benchCase) });
     expect({ passed: score.passed, codes: codes(score), score: score.score }).toEqual(verdicts[caseId]);
     expect(Object.keys(score.breakdown).sort()).toEqual([...BREAKDOWN_KEYS].sort());
-  });
-
-  it.each(caseIds())("%s: recorded by the pinned real CLI against the shipped scripted session", (caseId) => {
-    const benchCase = loadCase(caseId);
-    const scenarioSha256 = loadScenario(join(CASES_DIR, "..", "cassette-sessions.yaml")).sha256;
-    const versions = pinnedAgentCliVersions(join(CASES_DIR, "..", "..", ".."));
-    expect(provenanceProblems(join(benchCase.case_path, "cassette"), { scenarioSha256, versions })).toEqual([]);
-    // The adapter runs this case at all (cli:gemini refuses cases that edit build files, which it cannot do).
-    const adapter = getAdapter(cassetteMeta(benchCase).adapter);
-    expect(uneditableInputs(adapter, join(CASES_DIR, "..", ".."), [benchCase])).toEqual(new Map());
   });
 
   it.each(caseIds())("%s: the cassette is stamped with the case's prompt plus its canary line", (caseId) => {

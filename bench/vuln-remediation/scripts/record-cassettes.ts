@@ -50,17 +50,26 @@ async function main(): Promise<number> {
   const scratch = mkdtempSync(join(tmpdir(), "evalgate-record-"));
   try {
     const args = [
-      ...["run", "--task-class", taskClass, "--bench-root", benchRoot, "--sut", `cli:${adapter}`],
-      ...["--cases", cases.length === 1 ? cases[0]! : `{${cases.join(",")}}`],
-      ...[
-        "--record",
-        "--record-overwrite",
-        "--model-upstream",
-        `${stub.url}${BASE_PATH[adapter]}`,
-        "--allow-cli-subscription",
-      ],
+      "run",
+      "--task-class",
+      taskClass,
+      "--bench-root",
+      benchRoot,
+      "--sut",
+      `cli:${adapter}`,
+      "--cases",
+      cases.length === 1 ? cases[0]! : `{${cases.join(",")}}`,
+      "--record",
+      "--record-overwrite",
+      "--model-upstream",
+      `${stub.url}${BASE_PATH[adapter]}`,
+      "--allow-cli-subscription",
       // The benign compliance suite is not what this endpoint serves: recording is not evaluation.
-      ...["--allow-stale-compliance", "--out", join(scratch, "state"), "--quiet", ...ADAPTER_FLAGS[adapter]!],
+      "--allow-stale-compliance",
+      "--out",
+      join(scratch, "state"),
+      "--quiet",
+      ...ADAPTER_FLAGS[adapter]!,
     ];
     const child = spawn(process.execPath, [EVALGATE, ...args], {
       cwd: scratch,

@@ -64,4 +64,3 @@ export {
   trialsInReportFile,
 } from "./compliance-failure.ts";
 export type { ComplianceClassification } from "./compliance-failure.ts";
-export { uneditableInputs } from "./limits.ts";

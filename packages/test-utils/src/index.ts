@@ -11,4 +11,3 @@ export { checkJunit } from "./junit.ts";
 export type { JunitCheck } from "./junit.ts";
 export { mountTmpfs } from "./tmpfs.ts";
 export type { Tmpfs } from "./tmpfs.ts";
-export { pinnedAgentCliVersions, provenanceProblems } from "./recorded-cassettes.ts";
