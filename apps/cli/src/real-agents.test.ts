@@ -180,7 +180,8 @@ async function evalgate(
       cwd: scratch,
       env,
       maxBuffer: 64 * 1024 * 1024,
-      timeout: 280_000,
+      // Generous: the adapters run at once, and a shared 2-core machine may be under heavy load.
+      timeout: 600_000,
     });
     return { code: 0, stdout, stderr };
   } catch (error) {
@@ -301,7 +302,7 @@ describe.skipIf(clis.dir === null)(
         expect(wrongMigration.score.score, migration.stderr).toBe(0);
         expect(wrongMigration.score.failure_modes.map((mode) => mode.code)).toContain("base_not_hardened");
         expect(leftovers(adapter.processMarkers)).toEqual([]);
-      }, 600_000);
+      }, 1_200_000);
     }
 
     it("cli:gemini refuses, before any case runs, cases that edit build files (its Build File Protection cannot be turned off)", async () => {
@@ -341,6 +342,6 @@ describe.skipIf(clis.dir === null)(
       } finally {
         await stub.close();
       }
-    }, 120_000);
+    }, 600_000);
   },
 );
