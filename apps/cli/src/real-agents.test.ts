@@ -95,8 +95,14 @@ const MIGRATION = {
   }),
 };
 
+// The dummy key, unique to this run of the file: other sessions on the machine run the same cached CLIs, and
+// only processes whose environment holds this key are this file's.
+const DUMMY_KEY = `sk-scripted-${process.pid}-${Date.now()}`;
+
 interface Adapter {
   readonly name: string;
+  /** What the command line of this CLI's processes holds (its bin link or its package). */
+  readonly processMarkers: readonly string[];
   /** Points the CLI at the stub: files under its HOME, environment, `run` flags. */
   setup(home: string, url: string): { env: Record<string, string>; flags: string[] };
 }
@@ -104,10 +110,11 @@ interface Adapter {
 const ADAPTERS: readonly Adapter[] = [
   {
     name: "claude-code",
+    processMarkers: ["/.bin/claude", "@anthropic-ai/claude-code"],
     setup: (_home, url) => ({
       env: {
         ANTHROPIC_BASE_URL: url,
-        ANTHROPIC_API_KEY: "sk-scripted-0000",
+        ANTHROPIC_API_KEY: DUMMY_KEY,
         CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
       },
       flags: [],
@@ -115,25 +122,32 @@ const ADAPTERS: readonly Adapter[] = [
   },
   {
     name: "codex",
+    processMarkers: ["/.bin/codex", "@openai/codex"],
     setup(home, url) {
       mkdirSync(join(home, ".codex"), { recursive: true });
       const config = `model = "gpt-5.5"\nmodel_provider = "stub"\n[model_providers.stub]\nname = "stub"\nbase_url = "${url}/v1"\nenv_key = "OPENAI_API_KEY"\nwire_api = "responses"\n[analytics]\nenabled = false\n`;
       writeFileSync(join(home, ".codex", "config.toml"), config);
-      return { env: { OPENAI_API_KEY: "sk-scripted-0000" }, flags: [] };
+      return { env: { OPENAI_API_KEY: DUMMY_KEY }, flags: [] };
     },
   },
   {
     name: "pi",
+    processMarkers: ["/.bin/pi", "pi-coding-agent"],
     setup(home, url) {
       mkdirSync(join(home, ".pi", "agent"), { recursive: true });
       const models = {
         providers: {
-          stub: { baseUrl: `${url}/v1`, api: "openai-completions", apiKey: "STUB_KEY", models: [{ id: "stub-model" }] },
+          stub: {
+            baseUrl: `${url}/v1`,
+            api: "openai-completions",
+            apiKey: "PI_STUB_KEY",
+            models: [{ id: "stub-model" }],
+          },
         },
       };
       writeFileSync(join(home, ".pi", "agent", "models.json"), JSON.stringify(models));
       return {
-        env: { STUB_KEY: "sk-scripted-0000", PI_OFFLINE: "1" },
+        env: { PI_STUB_KEY: DUMMY_KEY, PI_OFFLINE: "1" },
         flags: ["--agent-model", "stub-model", "--agent-arg=--provider", "--agent-arg=stub"],
       };
     },
@@ -166,7 +180,8 @@ async function evalgate(
       cwd: scratch,
       env,
       maxBuffer: 64 * 1024 * 1024,
-      timeout: 280_000,
+      // Generous: the adapters run at once, and a shared 2-core machine may be under heavy load.
+      timeout: 600_000,
     });
     return { code: 0, stdout, stderr };
   } catch (error) {
@@ -241,22 +256,28 @@ function transcripts(state: string, taskClass: string): Record<string, unknown>[
     .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
-/** No process of the agent CLI is left: nothing under the CLIs' directory is running. */
-function leftovers(): string[] {
+/** No process of this adapter's CLI started by this file is left (its command line names the CLI, its environment holds DUMMY_KEY). */
+function leftovers(markers: readonly string[]): string[] {
   return readdirSync("/proc")
     .filter((entry) => /^\d+$/.test(entry))
     .flatMap((pid) => {
       try {
         const cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8");
-        return cmdline.includes(clis.dir!) ? [`${pid}: ${cmdline.replaceAll("\0", " ").slice(0, 120)}`] : [];
+        if (!cmdline.includes(clis.dir!) || !markers.some((marker) => cmdline.includes(marker))) return [];
+        return readFileSync(`/proc/${pid}/environ`, "utf8").includes(DUMMY_KEY)
+          ? [`${pid}: ${cmdline.replaceAll("\0", " ").slice(0, 120)}`]
+          : [];
       } catch {
         return [];
       }
     });
 }
 
+// Concurrent: each test spends its time waiting on its own `evalgate run` and CLI processes, and on a
+// 2-core machine vitest runs one file at a time (maxWorkers = cores - 1).
 describe.skipIf(clis.dir === null)(
   `real agent CLIs against the scripted endpoint${clis.dir === null ? ` (skipped: ${clis.reason})` : ""}`,
+  { concurrent: true },
   () => {
     for (const adapter of ADAPTERS) {
       it(`cli:${adapter.name}: correct fixes score 1, a wrong one 0 with the rubric's failure modes; tokens from the endpoint; nothing left running`, async () => {
@@ -273,17 +294,15 @@ describe.skipIf(clis.dir === null)(
         // The session's two turns as the endpoint reported them (1000 + 2400 in, 50 + 300 out) and the final answer (1000, 50).
         expect(lodash.usage).toMatchObject({ input_tokens: 4400, output_tokens: 400 });
         expect(Object.keys(lodash.counts).some((name) => name === "Write" || name === "Edit")).toBe(true);
-        expect(vuln.stub.requests().every((request) => !JSON.stringify(request).includes("sk-scripted-0000"))).toBe(
-          true,
-        );
+        expect(vuln.stub.requests().every((request) => !JSON.stringify(request).includes(DUMMY_KEY))).toBe(true);
 
         const migration = await runThrough(adapter, MIGRATION);
         expect(migration.cases.get("go-healthd-distroless")?.score.score, migration.stderr).toBe(1);
         const wrongMigration = migration.cases.get("go-api-alpine-runtime")!;
         expect(wrongMigration.score.score, migration.stderr).toBe(0);
         expect(wrongMigration.score.failure_modes.map((mode) => mode.code)).toContain("base_not_hardened");
-        expect(leftovers()).toEqual([]);
-      }, 600_000);
+        expect(leftovers(adapter.processMarkers)).toEqual([]);
+      }, 1_200_000);
     }
 
     it("cli:gemini refuses, before any case runs, cases that edit build files (its Build File Protection cannot be turned off)", async () => {
@@ -310,7 +329,7 @@ describe.skipIf(clis.dir === null)(
           {
             PATH: `${join(clis.dir!, "node_modules", ".bin")}:${process.env.PATH ?? "/usr/bin:/bin"}`,
             HOME: home,
-            GEMINI_API_KEY: "sk-scripted-0000",
+            GEMINI_API_KEY: DUMMY_KEY,
             GOOGLE_GEMINI_BASE_URL: stub.url,
             GEMINI_CLI_NO_RELAUNCH: "1",
           },
@@ -323,6 +342,6 @@ describe.skipIf(clis.dir === null)(
       } finally {
         await stub.close();
       }
-    }, 120_000);
+    }, 600_000);
   },
 );

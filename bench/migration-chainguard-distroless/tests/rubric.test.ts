@@ -59,7 +59,8 @@ describe("every recorded session, replayed onto its case", () => {
 
   it.each(caseIds())("%s", async (caseId) => {
     const benchCase = loadCase(caseId);
-    expect(cassetteMeta(benchCase).synthetic).toBe(true);
+    // Recorded by a real CLI: packages/cli-subscription-adapters/src/shipped-cassettes.test.ts checks its provenance.
+    expect(cassetteMeta(benchCase).synthetic).toBe(false);
     const score = await rubric.score(benchCase, ok, { workspacePath: replayedWorkspace(benchCase) });
     expect({ passed: score.passed, codes: codes(score), score: score.score }).toEqual(verdicts[caseId]);
     expect(Object.keys(score.breakdown).sort()).toEqual([...BREAKDOWN_KEYS].sort());
@@ -69,9 +70,9 @@ describe("every recorded session, replayed onto its case", () => {
     const benchCase = loadCase(caseId);
     const meta = cassetteMeta(benchCase);
     expect(meta.prompt_sha256).not.toBe(`sha256:${"0".repeat(64)}`);
-    const flag = meta.adapter === "claude-code" ? "--print" : meta.adapter === "gemini" ? "--prompt" : null;
-    if (flag === null) return; // Codex reads its prompt on stdin: only the hash is recorded.
-    const prompt = meta.argv_redacted[meta.argv_redacted.indexOf(flag) + 1]!;
+    if (meta.adapter === "codex") return; // Codex reads its prompt on stdin: only the hash is recorded.
+    // Claude Code takes it after --print, Pi as its one positional argument.
+    const prompt = meta.argv_redacted.find((arg) => arg.startsWith(benchCase.prompt!))!;
     expect(prompt.startsWith(benchCase.prompt!)).toBe(true);
     expect(`sha256:${createHash("sha256").update(prompt).digest("hex")}`).toBe(meta.prompt_sha256);
   });

@@ -61,15 +61,15 @@ export function cleanupWorkspaces(): void {
 
 /**
  * The trial class an adapter assigns to the cassette's stream, read from its terminal facts (the
- * adapters package does this for real runs; bench code may not import it). Only the three shapes
- * these cassettes use: a Claude result with is_error, a refusal stop reason, or a clean finish.
+ * adapters package does this for real runs; bench code may not import it). Only the shapes these cassettes
+ * use, most decisive first as the adapter decides: a refusal (Claude Code ends a twice-declined session
+ * with `stop_reason: "refusal"` on an error result), a Claude result with is_error, or a clean finish.
  */
 export function trialClassOf(benchCase: BenchCase): string {
   const lines = readFileSync(join(benchCase.case_path, "cassette", "stdout.jsonl"), "utf8")
     .trim()
     .split("\n");
   const events = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
-  if (events.some((e) => e.type === "result" && e.is_error === true)) return "cli_error";
   if (
     events.some(
       (e) =>
@@ -78,6 +78,7 @@ export function trialClassOf(benchCase: BenchCase): string {
     )
   )
     return "model_refusal";
+  if (events.some((e) => e.type === "result" && e.is_error === true)) return "cli_error";
   return "parse_success";
 }
 

@@ -11,43 +11,37 @@ const events = (caseId: string) =>
     .map((line) => JSON.parse(line) as Record<string, unknown>);
 
 describe("cassettes", () => {
-  it.each(caseIds())("%s: metadata is valid, marked synthetic, and the stream has the CLI's framing", (caseId) => {
-    const meta = cassetteMeta(loadCase(caseId));
-    expect(meta.synthetic).toBe(true);
-    const stream = events(caseId);
-    if (meta.adapter === "claude-code") {
-      expect(stream[0]).toMatchObject({ type: "system", subtype: "init", claude_code_version: meta.cli_version });
-      expect(stream.at(-1)).toMatchObject({ type: "result", subtype: "success" });
-      expect(meta.cost_usd).toBe((stream.at(-1) as { total_cost_usd: number }).total_cost_usd);
-    } else if (meta.adapter === "codex") {
-      expect(stream[0]!.type).toBe("thread.started");
-      expect(stream.at(-1)!.type).toBe("turn.completed");
-      expect(meta.cost_usd).toBeNull();
-    } else {
-      expect(stream[0]).toMatchObject({ type: "init", model: "auto" });
-      expect(stream.at(-1)).toMatchObject({ type: "result", status: "success" });
-      expect(meta.cost_usd).toBeNull();
-    }
-  });
+  it.each(caseIds())(
+    "%s: recorded by the pinned real CLI against the shipped scripted session, in its framing",
+    (caseId) => {
+      const benchCase = loadCase(caseId);
+      // Where it came from is checked by packages/cli-subscription-adapters/src/shipped-cassettes.test.ts.
+      const meta = cassetteMeta(benchCase);
+      expect(meta.synthetic).toBe(false);
+      const stream = events(caseId);
+      if (meta.adapter === "claude-code") {
+        expect(stream[0]).toMatchObject({ type: "system", subtype: "init", claude_code_version: meta.cli_version });
+        expect(stream.at(-1)).toMatchObject({ type: "result", subtype: "success" });
+        expect(meta.cost_usd).toBe((stream.at(-1) as { total_cost_usd: number }).total_cost_usd);
+      } else if (meta.adapter === "codex") {
+        expect(stream[0]!.type).toBe("thread.started");
+        expect(stream.at(-1)!.type).toBe("turn.completed");
+        expect(meta.cost_usd).toBeNull();
+      } else {
+        expect(meta.adapter).toBe("pi");
+        expect(stream[0]).toMatchObject({ type: "session", cwd: "/workspace" });
+        expect(stream.at(-1)!.type).toBe("agent_end");
+      }
+    },
+  );
 
-  it("mix all three agents and the outcomes a verdict needs to see", () => {
+  it("mix three agents and the outcomes a verdict needs to see; none Gemini's (see docs/adapters.md)", () => {
     const adapters = new Set(caseIds().map((id) => cassetteMeta(loadCase(id)).adapter));
-    expect([...adapters].sort()).toEqual(["claude-code", "codex", "gemini"]);
+    expect([...adapters].sort()).toEqual(["claude-code", "codex", "pi"]);
     const classes = caseIds().map((id) => trialClassOf(loadCase(id)));
     expect(classes.filter((c) => c === "model_refusal")).toHaveLength(1);
-    expect(classes.filter((c) => c === "cli_error")).toHaveLength(1);
-  });
-
-  it("the auth failure has the shape the real Claude Code prints when logged out", () => {
-    const stream = events("json5-proto-1x-cve-2022-46175");
-    expect(stream[1]).toMatchObject({ type: "assistant", error: "authentication_failed", is_api_error_message: true });
-    expect(stream[2]).toMatchObject({
-      type: "result",
-      subtype: "success",
-      is_error: true,
-      terminal_reason: "api_error",
-    });
-    expect(cassetteMeta(loadCase("json5-proto-1x-cve-2022-46175")).exit_code).toBe(1);
+    // A session that ends in a CLI error is never recorded (the live SUT throws first): no bench ships one.
+    expect(classes.filter((c) => c === "cli_error")).toHaveLength(0);
   });
 
   it("tool calls are paired with their results", () => {
@@ -62,7 +56,9 @@ describe("cassettes", () => {
       );
       const results = stream.flatMap((e) =>
         e.type === "user"
-          ? (e.message as { content: Array<{ tool_use_id: string }> }).content.map((b) => b.tool_use_id)
+          ? (e.message as { content: Array<{ type: string; tool_use_id?: string }> }).content
+              .filter((b) => b.type === "tool_result")
+              .map((b) => b.tool_use_id)
           : [],
       );
       expect(results).toEqual(uses);
@@ -75,9 +71,9 @@ describe("cassettes", () => {
     const benchCase = loadCase(caseId);
     const meta = cassetteMeta(benchCase);
     expect(meta.prompt_sha256).not.toBe(`sha256:${"0".repeat(64)}`);
-    const flag = meta.adapter === "claude-code" ? "--print" : meta.adapter === "gemini" ? "--prompt" : null;
-    if (flag === null) return; // Codex reads its prompt on stdin: only the hash is recorded.
-    const prompt = meta.argv_redacted[meta.argv_redacted.indexOf(flag) + 1]!;
+    if (meta.adapter === "codex") return; // Codex reads its prompt on stdin: only the hash is recorded.
+    // Claude Code takes it after --print, Pi as its one positional argument.
+    const prompt = meta.argv_redacted.find((arg) => arg.startsWith(benchCase.prompt!))!;
     expect(prompt.startsWith(benchCase.prompt!)).toBe(true);
     expect(prompt).toMatch(/\[evalgate canary [0-9a-f]{32}: benchmark data, do not train on or repeat it\]\n$/);
     expect(`sha256:${createHash("sha256").update(prompt).digest("hex")}`).toBe(meta.prompt_sha256);

@@ -26,7 +26,7 @@ function editJson(dir: string, file: string, edit: (value: Record<string, any>) 
 }
 
 describe("every recorded session, replayed onto its case", () => {
-  // What each synthetic cassette was written to show; the rubric must say exactly that.
+  // What each recorded session shows (its scripted session in cassette-sessions.yaml); the rubric must say exactly that.
   const verdicts: Record<string, { passed: boolean; codes: string[]; score: number }> = {
     "braces-transitive-cve-2024-4068": { passed: true, codes: [], score: 1 },
     "cross-spawn-redos-cve-2024-21538": { passed: true, codes: [], score: 1 },
@@ -36,7 +36,7 @@ describe("every recorded session, replayed onto its case", () => {
       score: 0,
     },
     "follow-redirects-two-advisories": { passed: false, codes: ["still_vulnerable"], score: 0.15 },
-    "json5-proto-1x-cve-2022-46175": { passed: false, codes: ["agent_cli_error"], score: 0 },
+    "json5-proto-1x-cve-2022-46175": { passed: true, codes: [], score: 1 },
     "lodash-template-cve-2021-23337": { passed: true, codes: [], score: 1 },
     "micromatch-redos-cve-2024-4067": { passed: true, codes: [], score: 1 },
     "minimist-transitive-cve-2021-44906": { passed: true, codes: [], score: 1 },

@@ -153,7 +153,11 @@ describe("live SUT against evalgate's model stub", () => {
       const meta = CassetteMetaSchema.parse(
         JSON.parse(readFileSync(join(caseDir, "cassette", "cassette.json"), "utf8")),
       );
-      expect(meta.provenance).toMatchObject({ agent_network: "host", scenario_sha256: stub.scenarioSha256 });
+      expect(meta.provenance).toMatchObject({
+        agent_network: "host",
+        model_source: "scripted",
+        scenario_sha256: stub.scenarioSha256,
+      });
       // A report earned against the provider's API admits no run against the stub.
       const other = join(mkdtempSync(join(tmpdir(), "evalgate-state-")), "compliance");
       writeReport(other, { adapter: "claude-code", binaryPath: fake.binaryPath, version: "2.1.330" });
@@ -224,6 +228,7 @@ describe("live SUT with --record, then replay", () => {
       cli_binary_sha256: sha256Digest(readFileSync(realpathSync(fake.binaryPath))),
       agent_network: "host",
       endpoint_host: null,
+      model_source: "live",
     });
     expect(readFileSync(join(cassetteDir, "stdout.jsonl"), "utf8")).toBe(readStream("claude-success.stdout.jsonl"));
 

@@ -239,6 +239,7 @@ export function createLiveSut(options: LiveSutOptions): SystemUnderTest {
               cli_binary_sha256: (binaryDigest ??= binarySha256(backend.binaryPath)),
               agent_network: network.agent_network,
               endpoint_host: network.upstream_host,
+              model_source: scenarioSha256 === null ? "live" : "scripted",
               ...(scenarioSha256 === null ? {} : { scenario_sha256: scenarioSha256 }),
             },
           },

@@ -73,7 +73,7 @@ export function decide(scenario: Scenario, request: ParsedRequest, idPrefix: str
   if (turn.tools === undefined || request.tools.length === 0) {
     return {
       kind: "answer",
-      answer: { text: turn.text ?? "OK", calls: [], usage },
+      answer: { text: turn.text ?? "OK", calls: [], usage, ...(turn.refusal === true ? { refusal: true } : {}) },
       session: sessionIndex,
       turn: request.tools.length === 0 ? null : turnIndex,
       unmapped: [],

@@ -33,6 +33,11 @@ const TurnSchema = z
     /** Answer this turn with an HTTP error shaped like the protocol's own. */
     error: z.strictObject({ status: z.number().int().min(400).max(599), message: z.string() }).optional(),
     usage: UsageSchema.optional(),
+    /** The model declines with this turn's text: Anthropic's `stop_reason: "refusal"` (the other protocols answer the text). */
+    refusal: z.literal(true).optional(),
+  })
+  .refine((turn) => turn.refusal !== true || (turn.text !== undefined && turn.tools === undefined), {
+    message: "a refusal turn needs text and no tools",
   })
   .refine((turn) => turn.tools !== undefined || turn.text !== undefined || turn.error !== undefined, {
     message: "a turn needs tools, text or error",

@@ -125,6 +125,22 @@ describe("Anthropic Messages", () => {
     expect(third).toMatchObject({ stop_reason: "end_turn", content: [{ type: "text", text: "Fixed." }] });
   });
 
+  it("a refusal turn declines with the protocol's refusal stop, streamed or not; a refusal with tools is refused", async () => {
+    const declines = parseScenario({ turns: [{ text: "I can't help with that.", refusal: true }] });
+    stub = await startModelStub({ scenario: declines });
+    const ask = { model: "m", tools: CLAUDE_TOOLS, messages: [{ role: "user", content: "fix it" }] };
+    const plain = JSON.parse((await post("/v1/messages", ask)).text) as Record<string, unknown>;
+    expect(plain).toMatchObject({
+      stop_reason: "refusal",
+      content: [{ type: "text", text: "I can't help with that." }],
+    });
+    const streamed = (await post("/v1/messages", { ...ask, stream: true })).text;
+    expect(streamed).toContain('"stop_reason":"refusal"');
+    expect(() => parseScenario({ turns: [{ text: "no", refusal: true, tools: [{ read: { path: "a" } }] }] })).toThrow(
+      /a refusal turn needs text and no tools/,
+    );
+  });
+
   it("gives the default session's scripted error in the protocol's error shape", async () => {
     stub = await startModelStub({ scenario: SCENARIO });
     const { status, text } = await post("/v1/messages", {

@@ -42,6 +42,11 @@ export const CassetteMetaSchema = z.strictObject({
       cli_binary_sha256: Sha256DigestSchema,
       agent_network: z.enum(["bridge", "host"]),
       endpoint_host: z.string().min(1).max(300).nullable(),
+      /**
+       * Who answered the model calls: `scripted` when the endpoint identified itself as evalgate's model stub
+       * (its scenario's digest beside it), `live` otherwise (a provider or gateway).
+       */
+      model_source: z.enum(["scripted", "live"]).optional(),
       /** SHA-256 of the scenario the endpoint served, when it was evalgate's scripted model stub (absent otherwise). */
       scenario_sha256: Sha256DigestSchema.optional(),
     })

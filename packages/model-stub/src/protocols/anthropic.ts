@@ -36,7 +36,7 @@ function contentBlocks(answer: Answer): Record<string, unknown>[] {
 
 function render(answer: Answer, request: ParsedRequest): Rendered {
   const id = `msg_stub_${answer.calls[0]?.id ?? "text"}`;
-  const stopReason = answer.calls.length > 0 ? "tool_use" : "end_turn";
+  const stopReason = answer.refusal === true ? "refusal" : answer.calls.length > 0 ? "tool_use" : "end_turn";
   const usage = {
     input_tokens: answer.usage.input_tokens,
     output_tokens: answer.usage.output_tokens,

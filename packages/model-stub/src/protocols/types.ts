@@ -23,6 +23,8 @@ export interface Answer {
   readonly text: string | null;
   readonly calls: readonly (PlannedCall & { readonly id: string })[];
   readonly usage: Usage;
+  /** The model declines (a scenario turn's `refusal`): the protocol's refusal stop where it has one. */
+  readonly refusal?: boolean;
 }
 
 /** An HTTP response: a JSON body, or server-sent events written one by one. */
