@@ -9,6 +9,7 @@ import { chownTree } from "./tree-walk.ts";
 import { sep } from "node:path";
 import { seccompFilter } from "./seccomp.ts";
 import type { ResourceLimits } from "./limits.ts";
+import { lifelinePrefix } from "./lifeline.ts";
 
 /** What a sandboxed process may see of the host, besides the read-only system directories. */
 export interface SandboxPolicy {
@@ -310,8 +311,8 @@ function parentDirArgs(paths: readonly string[]): string[] {
 
 /**
  * The argv that runs `argv` inside the sandbox: `bwrap <namespaces, system, policy mounts> --chdir cwd
- * --clearenv --setenv ... --seccomp 3 -- [setpriv ... --] [choom -n 1000 --] argv`. The environment is exactly `env`; the
- * caller must hand the seccomp filter to the process on SECCOMP_FD. Throws when the sandbox is not
+ * --clearenv --setenv ... --seccomp 3 -- [setpriv ... --] [choom -n 1000 --] <lifeline> argv`. The environment is exactly `env`; the
+ * caller must hand the seccomp filter to the process on SECCOMP_FD and hold the lifeline on LIFELINE_FD. Throws when the sandbox is not
  * available (callers check sandboxSupport() first and decide what weaker isolation, if any, is allowed).
  */
 export function sandboxArgv(
@@ -336,6 +337,7 @@ export function sandboxArgv(
     "--",
     ...dropPrivileges(found.setpriv),
     ...oom,
+    ...lifelinePrefix(),
     ...argv,
   ];
 }
