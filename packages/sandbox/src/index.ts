@@ -19,6 +19,6 @@ export {
   runProcess,
 } from "./process-runner.ts";
 export type { ProcessOutcome, ProcessSpec, StopReason } from "./process-runner.ts";
-export { removeTree, TreeInvalid, walkTree, walkTreeSync } from "./tree-walk.ts";
+export { DEFAULT_TREE_LIMITS, removeTree, TreeInvalid, walkTree, walkTreeSync } from "./tree-walk.ts";
 export { defaultLimits, limitHitDetail, limitMechanism } from "./limits.ts";
 export type { LimitKind, LimitMechanism, ResourceLimits } from "./limits.ts";

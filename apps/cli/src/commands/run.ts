@@ -120,6 +120,7 @@ export class RunCommand extends RunFlags {
       sandbox: this.sandboxMode(),
       sutNetwork: this.sutNetwork,
       sutRead: this.sutRead ?? [],
+      sutLimits: await this.sutLimitFlags(),
       ...(await this.agentNetworkOptions(maxCostUsd)),
     };
     const spec = shardJob?.plan?.sut.spec ?? this.sut;
