@@ -2,12 +2,19 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { EvalError } from "@eval/errors";
 import { ChainRecordSchema, formatIssues, safeParseWire } from "@eval/models";
-import type { AnyBenchRunReport, ChainRecord } from "@eval/models";
+import type { ChainRecord, RecordedReport } from "@eval/models";
 import { ChainTampered } from "./errors.ts";
 import { listRuns } from "./listing.ts";
+import { upgradeReport } from "./upgrade.ts";
 
-export interface FoundRecord {
+/** A record as read: stored as it is (what hashes and signatures cover) and its report in the current shape. */
+export interface ReadRecord {
   readonly record: ChainRecord;
+  /** `record.report` upgraded once to the current shape: what everything past the reader reads. */
+  readonly report: RecordedReport;
+}
+
+export interface FoundRecord extends ReadRecord {
   /** The record's file name in the runs directory. */
   readonly file: string;
 }
@@ -20,16 +27,17 @@ export interface FoundRecord {
 export async function* recordsNewestFirst(runsDir: string, taskClass: string | null): AsyncGenerator<FoundRecord> {
   const { records } = await listRuns(runsDir);
   for (const file of [...records].reverse()) {
-    const record = readRecordFile(runsDir, file);
-    if (taskClass === null || record.report.task_class === taskClass) yield { record, file };
+    const read = readRecordFile(runsDir, file);
+    if (taskClass === null || read.report.task_class === taskClass) yield { ...read, file };
   }
 }
 
 /**
  * One record file of a runs directory, parsed and schema-validated (not checked against the chain: call
- * `verifyChain` for that). A file that is not a valid record throws ChainTampered naming it.
+ * `verifyChain` for that), its report upgraded to the current shape. A file that is not a valid record
+ * throws ChainTampered naming it.
  */
-export function readRecordFile(runsDir: string, file: string): ChainRecord {
+export function readRecordFile(runsDir: string, file: string): ReadRecord {
   let value: unknown;
   try {
     value = JSON.parse(readFileSync(join(runsDir, file), "utf8"));
@@ -56,7 +64,7 @@ export function readRecordFile(runsDir: string, file: string): ChainRecord {
       runsDir,
     );
   }
-  return parsed.data;
+  return { record: parsed.data, report: upgradeReport(parsed.data.report) };
 }
 
 /**
@@ -67,9 +75,9 @@ export function readRecordFile(runsDir: string, file: string): ChainRecord {
 export async function latestRun(
   runsDir: string,
   taskClass: string | null,
-  where: (report: AnyBenchRunReport) => boolean = () => true,
+  where: (report: RecordedReport) => boolean = () => true,
 ): Promise<FoundRecord | null> {
-  for await (const found of recordsNewestFirst(runsDir, taskClass)) if (where(found.record.report)) return found;
+  for await (const found of recordsNewestFirst(runsDir, taskClass)) if (where(found.report)) return found;
   return null;
 }
 
@@ -77,7 +85,7 @@ export async function latestRun(
 export const bareRunId = (runId: string): string => runId.replace(/^partial:/, "");
 
 /** Whether `report` is the run `runId` names, given with or without its `partial:` prefix. */
-export const isRun = (report: Pick<AnyBenchRunReport, "run_id">, runId: string): boolean =>
+export const isRun = (report: Pick<RecordedReport, "run_id">, runId: string): boolean =>
   bareRunId(report.run_id) === bareRunId(runId);
 
 /**
@@ -85,7 +93,7 @@ export const isRun = (report: Pick<AnyBenchRunReport, "run_id">, runId: string):
  * first: the one place a run is found in the chain. Throws EVAL_REPORT_NOT_FOUND when it is not there.
  */
 export async function findRun(runsDir: string, runId: string, taskClass: string | null = null): Promise<FoundRecord> {
-  for await (const found of recordsNewestFirst(runsDir, taskClass)) if (isRun(found.record.report, runId)) return found;
+  for await (const found of recordsNewestFirst(runsDir, taskClass)) if (isRun(found.report, runId)) return found;
   throw new EvalError(
     "EVAL_REPORT_NOT_FOUND",
     `no run ${runId}${taskClass === null ? "" : ` of ${taskClass}`} is recorded in ${runsDir}`,
@@ -96,6 +104,6 @@ export async function findRun(runsDir: string, runId: string, taskClass: string 
 /** The run ids the chain holds, without the `partial:` prefix of incomplete runs (their detail directories' names). */
 export async function chainedRunIds(runsDir: string): Promise<Set<string>> {
   const ids = new Set<string>();
-  for await (const { record } of recordsNewestFirst(runsDir, null)) ids.add(bareRunId(record.report.run_id));
+  for await (const { report } of recordsNewestFirst(runsDir, null)) ids.add(bareRunId(report.run_id));
   return ids;
 }

@@ -4,7 +4,8 @@ export { appendRunRecord, buildChainRecord, readChainHead, withAppendLock } from
 export type { AppendedRecord, AppendLock, AppendOptions, ChainHead, RecordPlacement } from "./append.ts";
 export { ChainConflict, ChainTampered } from "./errors.ts";
 export { bareRunId, chainedRunIds, findRun, isRun, latestRun, readRecordFile, recordsNewestFirst } from "./find.ts";
-export type { FoundRecord } from "./find.ts";
+export type { FoundRecord, ReadRecord } from "./find.ts";
+export { upgradeReport } from "./upgrade.ts";
 export type { ChainFault } from "./errors.ts";
 export { chainHashOf, contentHashOfReport } from "./hashing.ts";
 export { getHostFingerprint } from "./host.ts";

@@ -4,7 +4,7 @@ import { findRun, verifyChain } from "@eval/audit-chain";
 import { EvalError } from "@eval/errors";
 import { framedDigest } from "@eval/hashing";
 import { COMPARISON_SCHEMA_VERSION, ComparisonSchema, parseWire } from "@eval/models";
-import type { AnyBenchRunReport, Comparison } from "@eval/models";
+import type { RecordedReport, Comparison } from "@eval/models";
 import { mcnemarExact, pairedLowerBound } from "@eval/statistics";
 
 export interface CompareRunsOptions {
@@ -17,12 +17,12 @@ export interface CompareRunsOptions {
   readonly now?: Date;
 }
 
-/** A case's value in a report: the mean of its trials (v3 with trials), else its score. */
-function caseValues(report: AnyBenchRunReport): Map<string, { value: number; passed: boolean }> {
+/** A case's value in a report: the mean of its trials (with more than one), else its score. */
+function caseValues(report: RecordedReport): Map<string, { value: number; passed: boolean }> {
   return new Map(
     report.per_case.map((entry) => {
-      const trials = "trials" in entry && entry.trials !== undefined ? entry.trials : [entry.score];
-      const value = "case_value" in entry && entry.case_value !== undefined ? entry.case_value : entry.score.score;
+      const trials = entry.trials ?? [entry.score];
+      const value = entry.case_value ?? entry.score.score;
       return [entry.case_id, { value, passed: trials.every((t) => t.passed) }];
     }),
   );
@@ -32,7 +32,7 @@ const listSome = (ids: readonly string[]): string =>
   `${ids.slice(0, 5).join(", ")}${ids.length > 5 ? `, ... (${ids.length} in all)` : ""}`;
 
 /** Refuses (EVAL_COMPARE_MISMATCH, naming the difference) two runs that are not of one task class and case set. */
-function checkComparable(baseline: AnyBenchRunReport, candidate: AnyBenchRunReport): void {
+function checkComparable(baseline: RecordedReport, candidate: RecordedReport): void {
   if (baseline.task_class !== candidate.task_class) {
     throw new EvalError(
       "EVAL_COMPARE_MISMATCH",
@@ -65,11 +65,7 @@ const rounded = (value: number): number => Number(value.toFixed(12));
  * Run ids are not in it: a cached rerun gets a new id with the same data, and a seed from ids let anyone re-roll
  * the comparison until the bound came out high (8 reruns of identical data gave 8 different bounds).
  */
-function compareOrderSeed(
-  baseline: AnyBenchRunReport,
-  candidate: AnyBenchRunReport,
-  caseIds: readonly string[],
-): string {
+function compareOrderSeed(baseline: RecordedReport, candidate: RecordedReport, caseIds: readonly string[]): string {
   return framedDigest("evalgate.compare_order_seed.v1", [
     baseline.task_class,
     baseline.sut_digest,
@@ -79,8 +75,7 @@ function compareOrderSeed(
   ]);
 }
 
-const isBinary = (report: AnyBenchRunReport): boolean =>
-  report.schema_version !== "evalgate.bench_run_report.v1" && report.score_kind === "binary";
+const isBinary = (report: RecordedReport): boolean => report.score_kind === "binary";
 
 /**
  * Compares a candidate run with a baseline run of the same task class over the same cases. Per case d =
@@ -92,8 +87,8 @@ const isBinary = (report: AnyBenchRunReport): boolean =>
  */
 export async function compareRuns(options: CompareRunsOptions): Promise<Comparison> {
   const chain = await verifyChain({ runsDir: options.runsDir });
-  const baseline = (await findRun(options.runsDir, options.baselineRunId)).record.report;
-  const candidate = (await findRun(options.runsDir, options.candidateRunId)).record.report;
+  const baseline = (await findRun(options.runsDir, options.baselineRunId)).report;
+  const candidate = (await findRun(options.runsDir, options.candidateRunId)).report;
   checkComparable(baseline, candidate);
   const base = caseValues(baseline);
   const cand = caseValues(candidate);
@@ -112,11 +107,11 @@ export async function compareRuns(options: CompareRunsOptions): Promise<Comparis
           ids.map((id) => cand.get(id)!.passed),
         )
       : null;
-  const side = (report: AnyBenchRunReport, values: Map<string, { value: number }>) => ({
+  const side = (report: RecordedReport, values: Map<string, { value: number }>) => ({
     run_id: report.run_id,
     sut_label: report.sut_label,
     sut_digest: report.sut_digest,
-    trials_per_case: "trials_per_case" in report ? report.trials_per_case : 1,
+    trials_per_case: report.trials_per_case,
     mean: ids.reduce((sum, id) => sum + values.get(id)!.value, 0) / ids.length,
     chain_head: report.chain_head,
   });

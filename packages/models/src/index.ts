@@ -51,6 +51,7 @@ export {
   SelectionSchema,
   SutIsolationSchema,
 } from "./report.ts";
+export { HARNESS_SIDE_FAILURES, isHarnessSideFailure } from "./harness-failures.ts";
 export { ReliabilitySchema, TrialCaseResultSchema } from "./trials.ts";
 export { MeteredUsageSchema, RunMeteredSchema } from "./metered.ts";
 export { COMPARISON_SCHEMA_VERSION, ComparisonSchema } from "./comparison.ts";
@@ -148,6 +149,8 @@ export type {
   CassetteMeta,
   BenchCase,
   AnyBenchRunReport,
+  RecordedReport,
+  UnboundReport,
   BenchRunReport,
   BenchRunReportInput,
   BenchRunReportV1,

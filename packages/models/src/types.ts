@@ -79,6 +79,26 @@ export type MeteredUsage = DeepReadonly<z.output<typeof MeteredUsageSchema>>;
 export type RunMetered = DeepReadonly<z.output<typeof RunMeteredSchema>>;
 export type Comparison = DeepReadonly<z.output<typeof ComparisonSchema>>;
 export type AnyBenchRunReport = DeepReadonly<z.output<typeof AnyBenchRunReportSchema>>;
+/** A report recorded before v2 in the current shape: it kept no selection, SUT isolation, score kind or valid bound. */
+export type UnboundReport = DeepReadonly<
+  Omit<
+    z.output<typeof BenchRunReportSchema>,
+    "sut_isolation" | "selection" | "score_kind" | "bound_quantity" | "lower_bound_method"
+  > & {
+    sut_isolation: null;
+    selection: null;
+    score_kind: null;
+    /** null: the report holds no bound a gate may read (it never supports a promotion). */
+    bound_quantity: null;
+    lower_bound_method: z.output<typeof BenchRunReportV1Schema>["lower_bound_method"];
+  }
+>;
+/**
+ * A recorded report of any version in the current shape: what the chain reader (`@eval/audit-chain`) returns,
+ * upgraded once on read. Code past the reader asks what a report holds (`bound_quantity === null`), never
+ * which version it was recorded as.
+ */
+export type RecordedReport = BenchRunReport | UnboundReport;
 export type ScoreKind = z.output<typeof ScoreKindSchema>;
 export type SutIsolation = z.output<typeof SutIsolationSchema>;
 /** A case as a system under test sees it: no path into the bench. */

@@ -1,7 +1,7 @@
 // Which recorded run a verdict reads, and whether the chain that holds it verifies.
 import { isRun, recordsNewestFirst, verifyChain } from "@eval/audit-chain";
 import type { FoundRecord, VerifyResult } from "@eval/audit-chain";
-import type { AnyBenchRunReport } from "@eval/models";
+import type { AnyBenchRunReport, RecordedReport } from "@eval/models";
 import { EvalError } from "@eval/errors";
 
 export interface ChosenEvidence {
@@ -26,9 +26,9 @@ export interface ChooseEvidenceOptions {
 }
 
 /** Why a run cannot be the default evidence, or null when it can (complete, whole task class): the one rule. */
-export function notDefaultEvidence(report: AnyBenchRunReport): string | null {
+export function notDefaultEvidence(report: RecordedReport): string | null {
   if (!report.complete) return `incomplete (${report.per_case.length} of ${report.case_count} cases)`;
-  if (report.schema_version !== "evalgate.bench_run_report.v1" && report.selection.scope === "subset") {
+  if (report.selection?.scope === "subset") {
     return `subset (${report.selection.selected_case_count} of ${report.selection.task_class_case_count} cases, filter ${JSON.stringify(report.selection.filter)})`;
   }
   return null;
@@ -45,7 +45,7 @@ export async function chooseEvidence(options: ChooseEvidenceOptions): Promise<Ch
   const passedOver: { run_id: string; reason: string }[] = [];
   let chosen: FoundRecord | null = null;
   for await (const found of recordsNewestFirst(options.runsDir, options.taskClass)) {
-    const { report } = found.record;
+    const { report } = found;
     if (options.runId !== undefined) {
       if (isRun(report, options.runId)) {
         chosen = found;

@@ -98,7 +98,7 @@ export async function gatherReportData(options: GatherOptions): Promise<ReportDa
   const chain = await verifyChainForRun({ stateDir: options.stateDir, runsDir, onWarning, bestEffort: true });
   const history = await readHistory({ stateDir: options.stateDir, onWarning });
   const summary = pickRun(history, options);
-  const chosen = readRecordFile(runsDir, summary.file);
+  const chosen = readRecordFile(runsDir, summary.file).record;
   const report = chosen.report;
   const base =
     options.baselineRunId === undefined
@@ -106,7 +106,7 @@ export async function gatherReportData(options: GatherOptions): Promise<ReportDa
       : readRecordFile(
           runsDir,
           pickRun(history, { ...options, taskClass: report.task_class, runId: options.baselineRunId }).file,
-        ).report;
+        ).record.report;
   const taskClass = await taskClassForVerdicts(report.task_class, options.benchRoot, onWarning);
   const { verdicts, tiers } = await tierVerdicts({
     tiersPath: options.tiersPath,

@@ -10,7 +10,8 @@ import { join } from "node:path";
 import { listRuns, readRecordFile } from "@eval/audit-chain";
 import { loadOrCreateMacKey, sealEntry, splitEntry, verifyEntry } from "@eval/cache";
 import type { WarningSink } from "@eval/errors";
-import type { ChainRecord } from "@eval/models";
+import type { RecordedReport } from "@eval/models";
+import type { ReadRecord } from "@eval/audit-chain";
 import { notDefaultEvidence } from "@eval/promotion";
 import { runListEntry } from "@eval/reports";
 import type { RunListEntry } from "@eval/reports";
@@ -38,20 +39,20 @@ export interface HistoryIndexOptions {
   readonly onWarning: WarningSink;
 }
 
-/** The summary of one chain record. */
-export function summaryOf(record: ChainRecord, file: string): RunSummary {
+/** The summary of one chain record, as the chain reader gives it. */
+export function summaryOf({ record, report }: ReadRecord, file: string): RunSummary {
   // `file` first: a stored entry is found by its name without being parsed.
   return {
     file,
-    ...runListEntry(record),
+    ...runListEntry(record, report),
     sequence: record.sequence,
-    ended_at: record.report.ended_at,
-    evidence: notDefaultEvidence(record.report) === null,
-    pass_rate: passRate(record),
+    ended_at: report.ended_at,
+    evidence: notDefaultEvidence(report) === null,
+    pass_rate: passRate(report),
   };
 }
 
-const passRate = ({ report }: ChainRecord): number =>
+const passRate = (report: RecordedReport): number =>
   report.per_case.length === 0 ? 0 : report.passed_count / report.per_case.length;
 
 /**

@@ -1,4 +1,4 @@
-import type { ChainRecord } from "@eval/models";
+import type { ChainRecord, RecordedReport } from "@eval/models";
 import { RECORDED_RUN_LINE_SCHEMA_VERSION } from "@eval/models/names";
 
 /** One recorded run as `evalgate runs` lists it. */
@@ -30,9 +30,8 @@ export interface RunListFilter {
   readonly complete?: boolean;
 }
 
-/** The list entry of one chain record. */
-export function runListEntry(record: ChainRecord): RunListEntry {
-  const report = record.report;
+/** The list entry of one chain record, read from its report in the current shape (as the chain reader gives it). */
+export function runListEntry(record: ChainRecord, report: RecordedReport): RunListEntry {
   return {
     type: "recorded_run",
     schema_version: RECORDED_RUN_LINE_SCHEMA_VERSION,
@@ -41,7 +40,7 @@ export function runListEntry(record: ChainRecord): RunListEntry {
     task_class: report.task_class,
     sut_label: report.sut_label,
     sut_digest: report.sut_digest,
-    scope: "selection" in report ? report.selection.scope : null,
+    scope: report.selection?.scope ?? null,
     case_count: report.case_count,
     mean_score: report.mean_score,
     lower_bound_95: report.lower_bound_95,

@@ -1,6 +1,6 @@
 // The renderers on what the other renderer tests do not build: v3 runs with trials per case (flaky,
 // erroring and all-failing trials), v1 runs, incomplete runs of every reason, long streams, and the run list.
-import type { BenchScore, ChainRecord } from "@eval/models";
+import type { BenchScore, ChainRecord, RecordedReport } from "@eval/models";
 import { describe, expect, it } from "vitest";
 import { escapeTerminal } from "./escape.ts";
 import { makeReportData } from "./fixtures.test-helpers.ts";
@@ -289,9 +289,12 @@ describe("the run list", () => {
       report: { ...report, per_case: [] },
       ...extra,
     }) as unknown as ChainRecord;
+  /** The entry of a record whose report reads (as the chain reader upgrades it) as `report`. */
+  const entryOf = (report: ReportData["run"], extra: Record<string, unknown> = {}) =>
+    runListEntry(record(report, extra), { ...report, per_case: [] } as unknown as RecordedReport);
 
   it("lists a record's figures, its scope (null for v1), and whether it is signed", () => {
-    const entry = runListEntry(record(v2));
+    const entry = entryOf(v2);
     expect(entry).toMatchObject({
       type: "recorded_run",
       run_id: v2.run_id,
@@ -300,14 +303,13 @@ describe("the run list", () => {
       complete: true,
       signed: false,
     });
-    expect(runListEntry(record(v2, { signature: { key_id: "k", value: "v" } })).signed).toBe(true);
-    expect(runListEntry(record(v2, { signature: null })).signed).toBe(false);
-    const { selection: _selection, ...withoutSelection } = v2;
-    expect(runListEntry(record(withoutSelection as unknown as ReportRun)).scope).toBeNull();
+    expect(entryOf(v2, { signature: { key_id: "k", value: "v" } }).signed).toBe(true);
+    expect(entryOf(v2, { signature: null }).signed).toBe(false);
+    expect(entryOf({ ...v2, selection: null } as unknown as ReportRun).scope).toBeNull();
   });
 
   it("filters by task class, SUT label, SUT digest (prefix of at least 8 hex, with or without blake3:) and completeness", () => {
-    const entry = runListEntry(record(v2));
+    const entry = entryOf(v2);
     const hex = v2.sut_digest.slice("blake3:".length);
     expect(matchesRunFilter(entry, {})).toBe(true);
     expect(matchesRunFilter(entry, { taskClass: "demo" })).toBe(true);
@@ -323,13 +325,13 @@ describe("the run list", () => {
 
   it("renders a table with aligned columns, long SUT labels cut, and says when nothing matches", () => {
     const long: RunListEntry = {
-      ...runListEntry(record(v2)),
+      ...entryOf(v2),
       sut_label: `command:${"x".repeat(60)}`,
       complete: false,
       scope: null,
       signed: true,
     };
-    const text = renderRunListText([runListEntry(record(v2)), long]);
+    const text = renderRunListText([entryOf(v2), long]);
     const lines = text.trimEnd().split("\n");
     expect(lines).toHaveLength(3);
     expect(lines[0]).toMatch(

@@ -1,15 +1,7 @@
 export { runEval, scoreRun } from "./run-eval.ts";
 export { caseFilterOf, cassetteCorpusDigest } from "./prepare-run.ts";
 export { RunInterrupted } from "./run-types.ts";
-export {
-  aggregateTrials,
-  HARNESS_SIDE_FAILURES,
-  isHarnessSideFailure,
-  trialCacheKey,
-  trialInvocationTag,
-  trialSeedFor,
-  trialUnitId,
-} from "./trials.ts";
+export { aggregateTrials, trialCacheKey, trialInvocationTag, trialSeedFor, trialUnitId } from "./trials.ts";
 export type { CaseTrialScores, TrialAggregate } from "./trials.ts";
 export { removeAbandonedRunTemps } from "./run-temp.ts";
 export { checkBench } from "./bench-check.ts";

@@ -9,7 +9,7 @@ import { blake3Digest } from "@eval/hashing";
 import { EvalError } from "@eval/errors";
 import { caseDetailsDir, DEFAULT_STATE_DIR, stateLayout } from "@eval/state-layout";
 import type {
-  AnyBenchRunReport,
+  RecordedReport,
   CaseDetail,
   SutCase,
   SutInvocation,
@@ -61,12 +61,13 @@ function checkInputUnchanged(workspace: string, capture: WorkspaceCapture, runId
 }
 
 /** The recorded outputs of `original` as a SUT: restores each unit's workspace and returns its output. */
-function recordedSut(original: AnyBenchRunReport, detailsDir: string, blobsDir: string): SystemUnderTest {
+function recordedSut(original: RecordedReport, detailsDir: string, blobsDir: string): SystemUnderTest {
   const originalId = original.run_id;
   return {
     label: original.sut_label,
     digest: original.sut_digest,
-    isolation: original.schema_version === "evalgate.bench_run_report.v1" ? "harness" : original.sut_isolation,
+    // A report recorded before v2 kept no SUT isolation: rescored as the harness's own code, as it always was.
+    isolation: original.sut_isolation ?? "harness",
     async preflight({ cases, trials }: { readonly cases: readonly SutCase[]; readonly trials: number }) {
       const problems = cases.flatMap((benchCase) =>
         Array.from({ length: trials }, (_, trial) => {
@@ -103,9 +104,9 @@ function recordedSut(original: AnyBenchRunReport, detailsDir: string, blobsDir: 
 export async function rescoreRun(options: RescoreOptions): Promise<RunEvalResult> {
   const layout = stateLayout(options.stateDir ?? DEFAULT_STATE_DIR);
   const runsDir = options.outDir ?? layout.runs;
-  const original = (await findRun(runsDir, options.runId)).record.report;
+  const original = (await findRun(runsDir, options.runId)).report;
   const caseIds = new Set(original.per_case.map((entry) => entry.case_id));
-  const trials = original.schema_version === "evalgate.bench_run_report.v3" ? original.trials_per_case : 1;
+  const trials = original.trials_per_case;
   const { runId: _runId, ...runOptions } = options;
   return runEval(original.task_class, {
     ...runOptions,

@@ -2,19 +2,11 @@
 // new run executes only those and takes every other case from the cache.
 import { latestRun } from "@eval/audit-chain";
 import { EvalError } from "@eval/errors";
-import type { AnyBenchRunReport } from "@eval/models";
-import { isHarnessSideFailure } from "./trials.ts";
 
 export interface ErroredCases {
   /** The run they come from. */
   readonly runId: string;
   readonly caseIds: ReadonlySet<string>;
-}
-
-/** The cases of a report with a harness-side failure in any trial (v3 records them; older reports are read per case). */
-function erroredCaseIds(report: AnyBenchRunReport): string[] {
-  if (report.schema_version === "evalgate.bench_run_report.v3") return [...report.harness_errored_case_ids];
-  return report.per_case.filter((entry) => isHarnessSideFailure(entry.score)).map((entry) => entry.case_id);
 }
 
 /**
@@ -28,8 +20,7 @@ export async function erroredCasesOfLastRun(
   sutLabel: string,
 ): Promise<ErroredCases> {
   const found = await latestRun(runsDir, taskClass, (report) => report.sut_digest === sutDigest);
-  if (found !== null)
-    return { runId: found.record.report.run_id, caseIds: new Set(erroredCaseIds(found.record.report)) };
+  if (found !== null) return { runId: found.report.run_id, caseIds: new Set(found.report.harness_errored_case_ids) };
   throw new EvalError(
     "EVAL_REPORT_NOT_FOUND",
     `--retry-errors: no recorded run of ${taskClass} with the SUT ${sutLabel} in ${runsDir}`,

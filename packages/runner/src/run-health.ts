@@ -3,7 +3,8 @@
 // quality, and must not look like a successful run.
 import type { BenchScore } from "@eval/models";
 import { AllCasesErrored, RubricBroken } from "./errors.ts";
-import { HARNESS_SIDE_FAILURES, RUBRIC_FAULTS } from "./trials.ts";
+import { HARNESS_SIDE_FAILURES } from "@eval/models";
+import { RUBRIC_FAULTS } from "./trials.ts";
 
 /**
  * The harness-side failure of one score (its code and detail: one of HARNESS_SIDE_FAILURES, the SUT or the

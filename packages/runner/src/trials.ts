@@ -2,6 +2,7 @@
 // how a case's trials become the case's one value in the statistics. Trial 0 keeps exactly what a one-trial run
 // has always used, so a run with one trial per case is byte-identical to one recorded before trials existed.
 import { EvalError } from "@eval/errors";
+import { isHarnessSideFailure } from "@eval/models";
 import type { BenchCase, BenchScore, ScoreKind, TrialCaseResult } from "@eval/models";
 import { caseLevelScores, reliability, runStatistics } from "@eval/statistics";
 import type { Reliability, RunStatistics } from "@eval/statistics";
@@ -31,19 +32,6 @@ export function trialUnitId(caseId: string, trial: number): string {
 }
 
 /**
- * Failure codes that say the case did not get a judgement: a SUT past its deadline, a SUT that could not run
- * or crashed (a missing program, a CLI login error, a transient fault), a rubric past its deadline. Run health
- * counts them (exit 8 when every case ended so) and `--retry-errors` reruns them. Only the harness's own
- * (UNCACHED_FAILURES) are left out of the cache: a SUT's crash or timeout is its attempt, cached like a pass.
- */
-export const HARNESS_SIDE_FAILURES: ReadonlySet<string> = new Set([
-  "sut.timeout",
-  "sut.exception",
-  "rubric.timeout",
-  "agent.infrastructure",
-]);
-
-/**
  * The rubric's own faults: no valid answer, none in time, or its sandbox's process, memory or disk limit
  * hit. Like every `rubric.*` outcome they are never cached (a fixed rubric must score the case again), and
  * on most units they mark the rubric broken.
@@ -63,10 +51,6 @@ export const RUBRIC_FAULTS: ReadonlySet<string> = new Set([
  */
 export function isCacheable(score: BenchScore): boolean {
   return !score.failure_modes.some((mode) => mode.code.startsWith("rubric.") || mode.code === "agent.infrastructure");
-}
-
-export function isHarnessSideFailure(score: BenchScore): boolean {
-  return score.failure_modes.some((mode) => HARNESS_SIDE_FAILURES.has(mode.code));
 }
 
 export interface CaseTrialScores {
