@@ -11,6 +11,8 @@ export interface SutResolverOptions extends AgentSutOptions {
   readonly sutNetwork?: boolean;
   /** More paths a sandboxed `command:` SUT may read. */
   readonly sutRead?: readonly string[];
+  /** A sandboxed `command:` SUT's limits for this run (`--sut-pids`, `--sut-memory`, `--sut-disk`). */
+  readonly sutLimits?: { readonly pids?: number; readonly memory?: number; readonly disk?: number };
   /** More paths a `command:` SUT must never see, besides the bench and the state directory (`--cache-dir`, its key). */
   readonly hideFromSut?: readonly string[];
 }
@@ -24,6 +26,7 @@ export function sutResolveOptions(options: SutResolverOptions): SutResolveOption
     hide: options.hideFromSut ?? [],
     readable: options.sutRead ?? [],
     network: options.sutNetwork === true,
+    ...(options.sutLimits === undefined ? {} : { limits: options.sutLimits }),
     sandbox: options.sandbox ?? "bwrap",
     env: options.env,
     // Loaded only when a spec names an agent kind, so runs of other SUTs never load the agent packages.

@@ -25,3 +25,40 @@ export const RUN_LIMITS = Object.freeze({
   /** Units (cases x trials) in one run: past it, split the bench (`--cases`) or use shards. */
   maxUnitsPerRun: 100_000,
 });
+
+/**
+ * The bounds of a sandboxed process's limits a task class or a flag may set (`--sut-pids`, `--sut-memory`,
+ * `--sut-disk`; registration `limits`): below them a program cannot start (the sandbox's own processes
+ * count), above them a limit no longer protects the host.
+ */
+export const SANDBOX_LIMIT_BOUNDS = Object.freeze({
+  pids: Object.freeze({ min: 16, max: 65_536 }),
+  memoryBytes: Object.freeze({ min: 64 * 1024 ** 2, max: 1024 ** 4 }),
+  diskBytes: Object.freeze({ min: 1024 ** 2, max: 1024 ** 4 }),
+});
+
+const SIZE_UNITS: Readonly<Record<string, number>> = {
+  "": 1,
+  KiB: 1024,
+  MiB: 1024 ** 2,
+  GiB: 1024 ** 3,
+  TiB: 1024 ** 4,
+};
+
+/**
+ * A size written as a whole number of bytes or of KiB, MiB, GiB or TiB (`512MiB`, `4 GiB`, `1073741824`),
+ * or null for anything else (`lots`, `1.5GiB`, `4GB`: decimal units are refused rather than guessed).
+ */
+export function parseByteSize(text: string): number | null {
+  const match = /^\s*(\d{1,16})\s*(KiB|MiB|GiB|TiB)?\s*$/.exec(text);
+  if (match === null) return null;
+  const bytes = Number(match[1]) * SIZE_UNITS[match[2] ?? ""]!;
+  return Number.isSafeInteger(bytes) ? bytes : null;
+}
+
+/** A size as people write it: the largest of TiB, GiB, MiB, KiB that divides it (`1 TiB`, `64 MiB`), else bytes. */
+export function formatByteSize(bytes: number): string {
+  for (const unit of ["TiB", "GiB", "MiB", "KiB"] as const)
+    if (bytes >= SIZE_UNITS[unit]! && bytes % SIZE_UNITS[unit]! === 0) return `${bytes / SIZE_UNITS[unit]!} ${unit}`;
+  return `${bytes} bytes`;
+}

@@ -202,6 +202,8 @@ export { EvalgateConfigSchema } from "./config-file.ts";
 export type { EvalgateConfig } from "./config-file.ts";
 export { TaskAgentSchema } from "./task-agent.ts";
 export type { TaskAgent } from "./task-agent.ts";
+export { TaskLimitsSchema } from "./sandbox-limits.ts";
+export type { SandboxLimitOverrides, TaskLimits } from "./sandbox-limits.ts";
 export {
   ATTESTATION_LINE_SCHEMA_VERSION,
   DsseEnvelopeSchema,

@@ -3,6 +3,7 @@ import { BenchScoreSchema } from "./score.ts";
 import { CurationClassSchema } from "./case.ts";
 import { TrialCaseResultSchema, trialFields } from "./trials.ts";
 import { RunMeteredSchema } from "./metered.ts";
+import { LimitValuesSchema } from "./sandbox-limits.ts";
 import {
   Blake3DigestSchema,
   CaseIdSchema,
@@ -145,6 +146,13 @@ const runBodyFields = {
    * and disk: a cgroup per process, rlimits, or none (nothing sandboxed, or no means); absent in older reports.
    */
   resource_limits: z.enum(["cgroup", "rlimit", "none"]).optional(),
+  /**
+   * The limits themselves, per sandboxed component (`sut`: a `command:` SUT, null otherwise; `rubric`):
+   * defaults, raised or lowered by the task class's `limits` and `--sut-*` flags; absent in older reports.
+   */
+  resource_limit_values: z
+    .strictObject({ sut: LimitValuesSchema.nullable(), rubric: LimitValuesSchema.nullable() })
+    .optional(),
   started_at: TimestampSchema,
   ended_at: TimestampSchema,
   complete: z.boolean(),

@@ -49,6 +49,8 @@ export interface SystemUnderTest {
   readonly digest: string;
   /** How it runs (recorded on the report); absent means in the harness's process (`in-process`). */
   readonly isolation?: SutIsolation;
+  /** The sandbox limits it runs under (a sandboxed `command:` SUT; recorded in the report), else absent. */
+  readonly limits?: { readonly pids: number; readonly memoryBytes: number; readonly diskBytes: number };
   run(invocation: SutInvocation): Promise<SutOutput>;
   /**
    * Optional: called once when a run is planned, before any case starts, with every selected case and the

@@ -1,5 +1,5 @@
-import { ScoreKindSchema, TaskAgentSchema, TaskClassNameSchema, TierNameSchema } from "@eval/models";
-import type { ScoreKind, TaskAgent } from "@eval/models";
+import { ScoreKindSchema, TaskAgentSchema, TaskClassNameSchema, TaskLimitsSchema, TierNameSchema } from "@eval/models";
+import type { ScoreKind, TaskAgent, TaskLimits } from "@eval/models";
 import { z } from "zod";
 import { RUN_LIMITS } from "@eval/models/defaults";
 
@@ -34,6 +34,12 @@ export interface TaskClassOptions {
    * flags come after these). Part of the rubric digest, like everything in registration.ts.
    */
   readonly agent?: TaskAgent;
+  /**
+   * The sandbox limits of its `command:` SUTs and of its rubric, where the defaults are too small (or too
+   * large): `{ sut: { pids: 4096, memory: "8GiB", disk: "4GiB" }, rubric: { memory: "2GiB" } }`. Sizes are
+   * whole KiB/MiB/GiB/TiB or bytes; `--sut-*` flags override `sut`. Part of the rubric digest.
+   */
+  readonly limits?: z.input<typeof TaskLimitsSchema>;
 }
 
 const BRAND = Symbol.for("evalgate.task-class-registration.v1");
@@ -43,7 +49,9 @@ export interface TaskClassRegistration {
   readonly [BRAND]: true;
   readonly name: string;
   readonly options: Readonly<Required<Pick<TaskClassOptions, "min_cases_for_promotion" | "min_cases" | "score_kind">>> &
-    Readonly<Pick<TaskClassOptions, "rubric_command" | "description" | "min_trials" | "agent">>;
+    Readonly<Pick<TaskClassOptions, "rubric_command" | "description" | "min_trials" | "agent">> & {
+      readonly limits?: TaskLimits;
+    };
 }
 
 const OptionsSchema = z.strictObject({
@@ -54,6 +62,7 @@ const OptionsSchema = z.strictObject({
   rubric_command: z.array(z.string().min(1)).min(1).optional(),
   description: z.string().min(1).max(2000).optional(),
   agent: TaskAgentSchema.optional(),
+  limits: TaskLimitsSchema.optional(),
 });
 
 /** Thrown by `registerTaskClass` on bad arguments; the loader reports it against the file. */
@@ -75,7 +84,7 @@ export function registerTaskClass(name: string, options: TaskClassOptions): Task
     const issue = parsed.error.issues[0]!;
     throw new RegistrationArgumentError(`options.${issue.path.map(String).join(".") || "(root)"}: ${issue.message}`);
   }
-  const { rubric_command, description, min_trials, agent, ...required } = parsed.data;
+  const { rubric_command, description, min_trials, agent, limits, ...required } = parsed.data;
   return Object.freeze({
     [BRAND]: true as const,
     name,
@@ -86,6 +95,7 @@ export function registerTaskClass(name: string, options: TaskClassOptions): Task
       ...(description === undefined ? {} : { description }),
       ...(min_trials === undefined ? {} : { min_trials }),
       ...(agent === undefined ? {} : { agent: structuredClone(agent) }),
+      ...(limits === undefined ? {} : { limits: structuredClone(limits) }),
     }),
   });
 }

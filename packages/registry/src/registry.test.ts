@@ -63,6 +63,28 @@ describe("registerTaskClass", () => {
     expect(registration.options.agent).not.toBe(agent);
   });
 
+  it("keeps the sandbox limits it sets, sizes in bytes; refuses a limit out of bounds or not a size, naming it", () => {
+    const registration = registerTaskClass("big", {
+      min_cases_for_promotion: {},
+      limits: { sut: { pids: 4096, memory: "8GiB", disk: 2 * 1024 ** 3 }, rubric: { memory: "512MiB" } },
+    });
+    expect(registration.options.limits).toEqual({
+      sut: { pids: 4096, memory: 8 * 1024 ** 3, disk: 2 * 1024 ** 3 },
+      rubric: { memory: 512 * 1024 ** 2 },
+    });
+    for (const [limits, message] of [
+      [
+        { sut: { memory: "lots" } },
+        /options\.limits\.sut\.memory: must be a size between 64 MiB and 1 TiB \(e\.g\. "4GiB"\), got "lots"/,
+      ],
+      [{ sut: { memory: 0 } }, /options\.limits\.sut\.memory: must be a size between/],
+      [{ rubric: { disk: "4GB" } }, /options\.limits\.rubric\.disk: must be a size/],
+      [{ sut: { pids: 2 } }, /options\.limits\.sut\.pids/],
+      [{ agent: { pids: 64 } }, /options\.limits/],
+    ] as const)
+      expect(() => registerTaskClass("big", { min_cases_for_promotion: {}, limits } as never)).toThrow(message);
+  });
+
   it.each([
     [
       "ok",

@@ -87,6 +87,7 @@ export async function buildTaskClass(
     rubricCommand,
     rubricPath: rubricCommand === null ? join(benchPath, "rubric.ts") : null,
     agent: registration.options.agent ?? null,
+    ...(registration.options.limits === undefined ? {} : { limits: registration.options.limits }),
     rubricDigest,
   });
 }

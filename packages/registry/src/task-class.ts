@@ -1,4 +1,4 @@
-import type { FailureModesFile, ScoreKind, TaskAgent } from "@eval/models";
+import type { FailureModesFile, ScoreKind, TaskAgent, TaskLimits } from "@eval/models";
 
 /** A loaded task class: its registration plus what the loader read from its bench directory. */
 export interface TaskClass {
@@ -24,6 +24,8 @@ export interface TaskClass {
   readonly rubricPath: string | null;
   /** What the class declares about the agents that solve it (registration `agent`), or null. */
   readonly agent: TaskAgent | null;
+  /** The sandbox limits it sets for its `command:` SUTs and its rubric (registration `limits`); absent: the defaults. */
+  readonly limits?: TaskLimits;
   /** `blake3:<hex>` over everything that decides how a case is scored (docs/bench-authoring.md). */
   readonly rubricDigest: string;
 }

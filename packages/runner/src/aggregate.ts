@@ -40,6 +40,8 @@ export interface RunFacts {
   readonly sutIsolation: SutIsolation;
   /** How sandboxed processes were limited (absent: not recorded, e.g. a merge of older units). */
   readonly resourceLimits?: "cgroup" | "rlimit" | "none";
+  /** The limits per sandboxed component (absent: not recorded). */
+  readonly resourceLimitValues?: BenchRunReportInput["resource_limit_values"];
   readonly startedAt: string;
   readonly endedAt: string;
   readonly selection: Selection;
@@ -91,6 +93,7 @@ export function buildRunReport(facts: RunFacts, scored: readonly ScoredCase[]): 
     isolation_class: facts.isolationClass,
     sut_isolation: facts.sutIsolation,
     ...(facts.resourceLimits === undefined ? {} : { resource_limits: facts.resourceLimits }),
+    ...(facts.resourceLimitValues === undefined ? {} : { resource_limit_values: facts.resourceLimitValues }),
     started_at: facts.startedAt,
     ended_at: facts.endedAt,
     complete,

@@ -16,6 +16,7 @@ import { caseFilterOf } from "./prepare-run.ts";
 import { copyTree, DEFAULT_RUBRIC_TIMEOUT_S } from "./execute-case.ts";
 import { runPool } from "./pool.ts";
 import { prepareRubricLauncher } from "./rubric-isolation.ts";
+import { sandboxLimits } from "./sandbox-limits.ts";
 import type { RubricLauncher, SandboxMode } from "./rubric-isolation.ts";
 import { resolveRubricScore } from "./scoring.ts";
 
@@ -192,6 +193,7 @@ async function checkCases(
       sandbox: options.sandbox ?? "bwrap",
       tempRoot: rubricTemp,
       compileCacheDir: join(tempRoot, "node-compile"),
+      resourceLimits: sandboxLimits(taskClass.limits?.rubric),
     });
     const checks = new Map<Planned, ControlCheck>();
     await runPool(

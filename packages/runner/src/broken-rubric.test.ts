@@ -111,6 +111,11 @@ describe("the threshold, on scores", () => {
   const malformed = harnessFailureScore("rubric.malformed_output", "exited 1", measured);
   const crashed = harnessFailureScore("sut.exception", "boom", measured);
   const late = harnessFailureScore("rubric.timeout", "killed after 5 ms", measured);
+  const limited = harnessFailureScore(
+    "rubric.resource_limit",
+    "memory limit (64 MiB) reached, enforced by cgroup",
+    measured,
+  );
 
   it("more than half of the units that reached the rubric; units that ended in the SUT do not count; trials do", () => {
     const broken = (scores: BenchScore[]) => () =>
@@ -127,6 +132,24 @@ describe("the threshold, on scores", () => {
     expect(() =>
       assertSomeCaseScored("r", [{ case_id: "a", score: judged, trials: [judged, malformed, malformed] }]),
     ).toThrow(/2 of the 3 units/);
+  });
+
+  it("a rubric that hits its sandbox's limits on most units is broken (before: its limits read as the cases' failures)", () => {
+    const cases = [limited, limited, judged].map((score, i) => ({ case_id: `c-${i}`, score }));
+    expect(() => assertSomeCaseScored("r", cases)).toThrow(
+      expect.objectContaining({
+        code: "EVAL_RUBRIC_BROKEN",
+        message: expect.stringMatching(
+          /the rubric failed on 2 of the 3 units it scored \(rubric\.resource_limit; c-0: memory limit/,
+        ),
+      }),
+    );
+    expect(() =>
+      assertSomeCaseScored(
+        "r",
+        [limited, judged, judged].map((score, i) => ({ case_id: `c-${i}`, score })),
+      ),
+    ).not.toThrow();
   });
 
   it("a rubric timeout on every case keeps exit 8's message, with the rubric's hint instead of the SUT's", () => {

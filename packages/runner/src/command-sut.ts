@@ -18,6 +18,7 @@ import { EvalError } from "@eval/errors";
 import { SUT_REQUEST_SCHEMA_VERSION } from "@eval/models";
 import type { SutInvocation, SutIsolation, SutOutput, SystemUnderTest } from "@eval/models";
 import {
+  defaultLimits,
   limitHitDetail,
   networkSupport,
   programFootprint,
@@ -67,6 +68,11 @@ export interface CommandSutOptions {
   readonly digestCachePath?: string;
   /** Its process-count, memory and disk limits in the sandbox (default: @eval/sandbox's defaultLimits()). */
   readonly limits?: ResourceLimits;
+  /**
+   * The limits a user set for this run (flags): part of its digest, so a failure cached under one limit is
+   * not served under another. (The task class's own are in the rubric digest; the defaults in neither.)
+   */
+  readonly limitsInDigest?: Partial<ResourceLimits>;
 }
 
 /** The absolute, real path of a program named on PATH (or relative to `base`), or null when there is none. */
@@ -97,9 +103,14 @@ export function resolveProgram(program: string, base: string, pathVariable = pro
  * ctime and mtime are unchanged. A path that cannot be digested refuses the SUT: a run under an unknown
  * identity could be served another program's cached scores.
  */
-function viewDigest(argv: readonly string[], paths: readonly string[], cachePath: string | undefined): string {
+function viewDigest(
+  argv: readonly string[],
+  paths: readonly string[],
+  cachePath: string | undefined,
+  limits: readonly string[],
+): string {
   const cache = cachePath === undefined ? undefined : loadDigestCache(cachePath);
-  const parts = argv.map((arg) => `arg:${arg}`);
+  const parts = [...argv.map((arg) => `arg:${arg}`), ...limits];
   for (const path of paths) {
     try {
       // A path that does not exist is not in the sandbox's view either (a --sut-read path made later, say).
@@ -315,12 +326,15 @@ export function commandSut(argv: readonly string[], options: CommandSutOptions =
     view === null
       ? [programFootprint(program), ...files.slice(1), ...(options.readable ?? []).map((path) => resolve(base, path))]
       : [...view.readOnly, ...view.copied];
-  const digest = options.digest ?? viewDigest(resolved, [...new Set(shown.map(realOrSelf))], options.digestCachePath);
+  const limitsPart = Object.entries(options.limitsInDigest ?? {}).map(([name, value]) => `limit:${name}=${value}`);
+  const digest =
+    options.digest ?? viewDigest(resolved, [...new Set(shown.map(realOrSelf))], options.digestCachePath, limitsPart);
   const maxStdout = options.maxStdoutBytes ?? 16 * 1024 * 1024;
   return {
     label: `command:${argv.join(" ")}`,
     digest,
     isolation,
+    ...(view === null ? {} : { limits: options.limits ?? defaultLimits() }),
     async run(invocation) {
       const env = options.env ?? (mode === "none" ? process.env : sandboxEnv(invocation.workspacePath));
       const copies = view === null ? null : copyScripts(view.copied, invocation.workspacePath);

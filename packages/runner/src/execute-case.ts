@@ -20,7 +20,7 @@ import type {
   WorkspaceCapture,
 } from "@eval/models";
 import type { TaskClass } from "@eval/registry";
-import { removeTree, sandboxOwner, TreeInvalid, walkTree } from "@eval/sandbox";
+import { DEFAULT_TREE_LIMITS, removeTree, sandboxOwner, TreeInvalid, walkTree } from "@eval/sandbox";
 import { writeCaseDetail } from "./case-detail.ts";
 import type { RubricLauncher, RubricOutcome } from "./rubric-isolation.ts";
 import { harnessFailureScore, resolveRubricScore } from "./scoring.ts";
@@ -59,11 +59,18 @@ export interface CaseContext {
  * handed to the sandbox's unprivileged uid so the rubric can read it. Returns the removed paths and the
  * regular files that remain, both relative.
  */
-async function walkWorkspace(root: string): Promise<{ removed: string[]; files: string[] }> {
+async function walkWorkspace(
+  root: string,
+  maxBytes: number | undefined,
+): Promise<{ removed: string[]; files: string[] }> {
   const owner = sandboxOwner();
   const found: { removed: string[]; files: string[] } = { removed: [], files: [] };
   if (owner !== null) lchownSync(root, owner.uid, owner.gid);
-  for await (const entry of walkTree(root)) {
+  // A sandboxed SUT's disk limit bounds its workspace's total (default: the walk's own bound, 1 GiB).
+  for await (const entry of walkTree(root, {
+    ...DEFAULT_TREE_LIMITS,
+    ...(maxBytes === undefined ? {} : { maxBytes }),
+  })) {
     if (entry.kind !== "file" && entry.kind !== "directory") found.removed.push(entry.path);
     else {
       if (entry.kind === "file") found.files.push(entry.path);
@@ -279,7 +286,7 @@ async function inspectWorkspace(
 ): Promise<{ sutResult: FinishedSutResult; removed: string[]; capture: WorkspaceCapture | null }> {
   if (sutResult.kind !== "ok" && sutResult.kind !== "error") return { sutResult, removed: [], capture: null };
   try {
-    const walked = await walkWorkspace(workspacePath);
+    const walked = await walkWorkspace(workspacePath, context.sut.limits?.diskBytes);
     const capture = captureWorkspace({
       inputRoot,
       inputFiles,

@@ -9,6 +9,7 @@ import { executeCase } from "./execute-case.ts";
 import type { CaseContext } from "./execute-case.ts";
 import { runPool } from "./pool.ts";
 import { prepareRubricLauncher } from "./rubric-isolation.ts";
+import { sandboxLimits } from "./sandbox-limits.ts";
 import type { RubricLauncher } from "./rubric-isolation.ts";
 import type { PreparedRun } from "./prepare-run.ts";
 import type { RunTally } from "./run-tally.ts";
@@ -46,6 +47,7 @@ function unitContextFactory(
       tempRoot,
       ...(options.networkIsolation === undefined ? {} : { networkIsolation: options.networkIsolation }),
       compileCacheDir: join(plan.settings.cacheDir, "node-compile", taskClass.rubricDigest.replace("blake3:", "")),
+      resourceLimits: sandboxLimits(taskClass.limits?.rubric),
     }));
   return ({ benchCase, trial, key }) => ({
     taskClass,

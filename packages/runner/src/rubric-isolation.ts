@@ -14,7 +14,7 @@ import {
   SandboxUnavailable,
   sandboxSupport,
 } from "@eval/sandbox";
-import type { ProcessOutcome, SandboxPolicy } from "@eval/sandbox";
+import type { ProcessOutcome, ResourceLimits, SandboxPolicy } from "@eval/sandbox";
 
 /** What a rubric launch needs from the task class (a subset of @eval/registry's TaskClass). */
 export interface RubricSource {
@@ -191,6 +191,8 @@ export interface RubricLauncherOptions {
   /** Without the sandbox: run in an empty network namespace where possible (default true). */
   readonly networkIsolation?: boolean;
   readonly limits?: RubricLimits;
+  /** In the sandbox, its process-count, memory and disk limits (default: @eval/sandbox's defaultLimits()). */
+  readonly resourceLimits?: ResourceLimits;
   /**
    * A directory for Node's compile cache (type-stripped and compiled modules), which halves a Node
    * rubric's start-up. Under the permission model Node uses it only with write access, so the rubric
@@ -321,7 +323,12 @@ export async function prepareRubricLauncher(
           stderrCapBytes: limits.maxStderrBytes,
           stderrKeepBytes: EXCERPT_BYTES,
           ...(input.signal === undefined ? {} : { signal: input.signal }),
-          sandbox: sandboxed ? rubricPolicy(benchReal, staticReads, hidden, readablePaths, cwd, compileCacheDir) : null,
+          sandbox: sandboxed
+            ? {
+                ...rubricPolicy(benchReal, staticReads, hidden, readablePaths, cwd, compileCacheDir),
+                ...(options.resourceLimits === undefined ? {} : { limits: options.resourceLimits }),
+              }
+            : null,
         });
         const limit = limitHitDetail(outcome);
         if (limit !== null && !outcome.aborted)

@@ -8,6 +8,7 @@ import type { PreparedRun } from "./prepare-run.ts";
 import type { RunTally } from "./run-tally.ts";
 import type { CaseRunResult } from "./run-types.ts";
 import { trialUnitId } from "./trials.ts";
+import { limitValues, sandboxLimits } from "./sandbox-limits.ts";
 
 /**
  * How this machine limits a run's sandboxed processes (its report's `resource_limits`): the mechanism when
@@ -55,6 +56,10 @@ export function assembleReport(plan: PreparedRun, tally: RunTally, execution: Ex
       isolationClass: plan.isolationClass,
       sutIsolation: plan.sutIsolation,
       resourceLimits: resourceLimitsOf(plan.isolationClass, plan.sutIsolation),
+      resourceLimitValues: {
+        sut: plan.sut.limits === undefined ? null : limitValues(plan.sut.limits),
+        rubric: plan.isolationClass.startsWith("bwrap") ? limitValues(sandboxLimits(taskClass.limits?.rubric)) : null,
+      },
       startedAt: plan.startedAt.toISOString(),
       endedAt: new Date().toISOString(),
       selection: plan.selection,

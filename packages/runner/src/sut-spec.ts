@@ -5,6 +5,8 @@ import { stateLayout } from "@eval/state-layout";
 import type { BenchCase, SystemUnderTest } from "@eval/models";
 import type { TaskClass } from "@eval/registry";
 import { commandSut } from "./command-sut.ts";
+import { sandboxLimits } from "./sandbox-limits.ts";
+import type { LimitOverrides } from "./sandbox-limits.ts";
 import type { SandboxMode } from "./rubric-isolation.ts";
 import type { SutChooser } from "./run-types.ts";
 import { moduleSut } from "./sut.ts";
@@ -118,6 +120,8 @@ export interface SutResolveOptions {
   readonly readable?: readonly string[];
   /** Give a sandboxed `command:` SUT the host's network. */
   readonly network?: boolean;
+  /** A sandboxed `command:` SUT's limits set for this run (`--sut-pids`, `--sut-memory`, `--sut-disk`), over the task class's. */
+  readonly limits?: LimitOverrides;
   /** Default `bwrap`. */
   readonly sandbox?: SandboxMode;
   /** The harness's environment: a `command:` SUT gets it only without the sandbox. */
@@ -146,6 +150,8 @@ export async function resolveSutSpec(
       ...(sandbox === "none" ? { env: options.env as NodeJS.ProcessEnv } : {}),
       hide: [options.benchRoot, options.stateDir, ...(options.hide ?? [])],
       readable: options.readable ?? [],
+      limits: sandboxLimits(taskClass.limits?.sut, options.limits),
+      limitsInDigest: limitsInDigest(options.limits),
       // Content digests of the files it can read, reused while their inode, size, ctime and mtime hold.
       digestCachePath: stateLayout(options.stateDir).fileDigests,
     });
@@ -167,4 +173,17 @@ export function chosenSutSpec(spec: string | undefined, taskClass: TaskClass, ca
  */
 export function sutFromSpec(spec: string | undefined, options: SutResolveOptions): SutChooser {
   return async ({ taskClass, cases }) => resolveSutSpec(chosenSutSpec(spec, taskClass, cases), taskClass, options);
+}
+
+/** The flags' limits as the SUT's digest keys them (named as the sandbox names them). */
+function limitsInDigest(flags: LimitOverrides | undefined): {
+  pids?: number;
+  memoryBytes?: number;
+  diskBytes?: number;
+} {
+  return {
+    ...(flags?.pids === undefined ? {} : { pids: flags.pids }),
+    ...(flags?.memory === undefined ? {} : { memoryBytes: flags.memory }),
+    ...(flags?.disk === undefined ? {} : { diskBytes: flags.disk }),
+  };
 }

@@ -32,10 +32,15 @@ export function trialUnitId(caseId: string, trial: number): string {
 }
 
 /**
- * The rubric's own faults: no valid answer, or none in time. Like every `rubric.*` outcome they are never
- * cached (a fixed rubric must score the case again), and on most units they mark the rubric broken.
+ * The rubric's own faults: no valid answer, none in time, or its sandbox's process, memory or disk limit
+ * hit. Like every `rubric.*` outcome they are never cached (a fixed rubric must score the case again), and
+ * on most units they mark the rubric broken.
  */
-export const RUBRIC_FAULTS: ReadonlySet<string> = new Set(["rubric.malformed_output", "rubric.timeout"]);
+export const RUBRIC_FAULTS: ReadonlySet<string> = new Set([
+  "rubric.malformed_output",
+  "rubric.timeout",
+  "rubric.resource_limit",
+]);
 
 /**
  * Whether a score may be cached: no `rubric.*` outcome (what a third-party rubric got wrong, or a fault of the

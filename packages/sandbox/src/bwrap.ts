@@ -15,6 +15,7 @@ import { devWithoutPtsArgs, HANDSHAKE_ARGS } from "./network.ts";
 type NetworkMode = "none" | "host" | "slirp4netns";
 const networkMode = (network: SandboxPolicy["network"]): NetworkMode =>
   network === true ? "host" : network === "slirp4netns" ? "slirp4netns" : "none";
+import { lifelinePrefix } from "./lifeline.ts";
 
 /** What a sandboxed process may see of the host, besides the read-only system directories. */
 export interface SandboxPolicy {
@@ -321,8 +322,8 @@ function parentDirArgs(paths: readonly string[]): string[] {
 
 /**
  * The argv that runs `argv` inside the sandbox: `bwrap <namespaces, system, policy mounts> --chdir cwd
- * --clearenv --setenv ... --seccomp 3 -- [setpriv ... --] [choom -n 1000 --] argv`. The environment is exactly `env`; the
- * caller must hand the seccomp filter to the process on SECCOMP_FD. Throws when the sandbox is not
+ * --clearenv --setenv ... --seccomp 3 -- [setpriv ... --] [choom -n 1000 --] <lifeline> argv`. The environment is exactly `env`; the
+ * caller must hand the seccomp filter to the process on SECCOMP_FD and hold the lifeline on LIFELINE_FD. Throws when the sandbox is not
  * available (callers check sandboxSupport() first and decide what weaker isolation, if any, is allowed).
  */
 export function sandboxArgv(
@@ -349,6 +350,7 @@ export function sandboxArgv(
     "--",
     ...dropPrivileges(found.setpriv),
     ...oom,
+    ...lifelinePrefix(),
     ...argv,
   ];
 }

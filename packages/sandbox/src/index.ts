@@ -19,7 +19,7 @@ export {
   runProcess,
 } from "./process-runner.ts";
 export type { ProcessOutcome, ProcessSpec, StopReason } from "./process-runner.ts";
-export { removeTree, TreeInvalid, walkTree, walkTreeSync } from "./tree-walk.ts";
+export { DEFAULT_TREE_LIMITS, removeTree, TreeInvalid, walkTree, walkTreeSync } from "./tree-walk.ts";
 export { networkSupport } from "./network.ts";
 export { defaultLimits, limitHitDetail, limitMechanism } from "./limits.ts";
 export type { LimitKind, LimitMechanism, ResourceLimits } from "./limits.ts";

@@ -17,8 +17,8 @@ import { accessSync, constants, existsSync, statSync } from "node:fs";
 import type { Readable, Writable } from "node:stream";
 
 /** The descriptors bwrap reports its child's pid on (--info-fd) and waits on before the program runs (--block-fd). */
-export const INFO_FD = 4;
-export const BLOCK_FD = 5;
+export const INFO_FD = 5;
+export const BLOCK_FD = 6;
 
 const SLIRP_CANDIDATES = ["/usr/bin/slirp4netns", "/usr/local/bin/slirp4netns", "/bin/slirp4netns"];
 /** How long slirp4netns may take to configure the namespace before the case fails. */

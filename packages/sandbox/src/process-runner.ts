@@ -3,6 +3,7 @@ import { spawn } from "node:child_process";
 import { performance } from "node:perf_hooks";
 import { LineBuffer } from "./line-buffer.ts";
 import { handOverWritable, sandboxArgv, SECCOMP_FD } from "./bwrap.ts";
+import { LIFELINE_FD } from "./lifeline.ts";
 import { seccompFilter } from "./seccomp.ts";
 import type { SandboxPolicy } from "./bwrap.ts";
 import {
@@ -232,9 +233,9 @@ function startProcess(
         // Inside a sandbox the environment is set by bwrap (--setenv), after --clearenv.
         env: sandboxed === null ? { ...spec.env } : {},
         detached: true,
-        // Inside a sandbox, SECCOMP_FD carries the seccomp filter to bwrap; with slirp4netns, INFO_FD and
-        // BLOCK_FD its handshake (network.ts).
-        stdio: sandboxed === null ? ["pipe", "pipe", "pipe"] : Array<"pipe">(network === null ? 4 : 6).fill("pipe"),
+        // Inside a sandbox, SECCOMP_FD carries the seccomp filter to bwrap, LIFELINE_FD the lifeline
+        // (lifeline.ts) and, with slirp4netns, INFO_FD and BLOCK_FD its handshake (network.ts).
+        stdio: sandboxed === null ? ["pipe", "pipe", "pipe"] : Array<"pipe">(network === null ? 5 : 7).fill("pipe"),
       });
     } catch (error) {
       resolve(failedToSpawn((error as Error).message, started, argv));
@@ -243,10 +244,16 @@ function startProcess(
     const pgid = child.pid ?? null;
     if (pgid !== null) liveGroups.add(pgid);
     let networkError: string | null = null;
+    // Held until the outcome is settled: closing it makes the sandbox's reader kill whatever is left inside.
+    const lifeline = sandboxed === null ? null : (child.stdio[LIFELINE_FD] as import("node:net").Socket | null);
+    lifeline?.on("error", () => {
+      // The sandbox is gone: nothing to hold.
+    });
 
     const finish = (spawnError: string | null = null): void => {
       if (settled) return;
       settled = true;
+      lifeline?.destroy();
       if (pgid !== null) liveGroups.delete(pgid);
       for (const timer of timers) clearTimeout(timer);
       clearInterval(limitPoll);
@@ -318,6 +325,7 @@ function startProcess(
       // Spawn failure: no process exists, nothing else will fire.
       if (pgid === null) {
         settled = true;
+        lifeline?.destroy();
         for (const timer of timers) clearTimeout(timer);
         spec.signal?.removeEventListener("abort", onAbort);
         resolve(failedToSpawn(error.message, started, argv));
@@ -379,10 +387,15 @@ function startProcess(
       if (pgid !== null && processGroupAlive(pgid)) stop("leader_exited");
       maybeFinish();
     });
-    child.on("close", () => {
-      closed = true;
-      maybeFinish();
-    });
+    // stdout and stderr closed (not the child's "close", which would wait for the lifeline too).
+    let openStreams = 2;
+    for (const stream of [child.stdout, child.stderr])
+      stream.on("close", () => {
+        openStreams -= 1;
+        if (openStreams > 0) return;
+        closed = true;
+        maybeFinish();
+      });
 
     if (pgid !== null) timers.push(setTimeout(() => stop("timeout"), spec.timeoutMs));
     // A process-count limit refuses forks but kills nothing: a fork bomb would spin until its deadline.

@@ -33,3 +33,29 @@ export async function hostUidsOf(comm: string, timeoutMs = 20_000): Promise<numb
   }
   return null;
 }
+
+/** Host processes whose command line contains `marker`, as `pid: command line` (none of them this process). */
+export function hostProcessesMatching(marker: string): string[] {
+  const found: string[] = [];
+  for (const pid of readdirSync("/proc")) {
+    if (!/^\d+$/.test(pid) || Number(pid) === process.pid) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ").trim();
+      if (cmdline.includes(marker)) found.push(`${pid}: ${cmdline}`);
+    } catch {
+      // The process ended between the listing and the read.
+    }
+  }
+  return found;
+}
+
+/** SIGKILLs, by pid, every host process whose command line contains `marker` (what a failed test left running). */
+export function killHostProcesses(marker: string): void {
+  for (const line of hostProcessesMatching(marker)) {
+    try {
+      process.kill(Number(line.split(":")[0]), "SIGKILL");
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+}

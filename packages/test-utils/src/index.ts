@@ -4,7 +4,7 @@ export { copyGoldenState, GOLDEN_CHAIN_HEAD, goldenRuns } from "./golden.ts";
 export type { GoldenCase, GoldenRecord, GoldenReport, GoldenRun } from "./golden.ts";
 export { pinnedAgentClis } from "./agent-clis.ts";
 export type { PinnedAgentClis } from "./agent-clis.ts";
-export { hostUidsOf } from "./host-process.ts";
+export { hostProcessesMatching, hostUidsOf, killHostProcesses } from "./host-process.ts";
 export { legacyRunReport, runReport } from "./reports.ts";
 export type { RunReportShape } from "./reports.ts";
 export { checkJunit } from "./junit.ts";

@@ -88,6 +88,16 @@ export abstract class RunFlags extends EvalgateCommand {
     description:
       "Give a sandboxed command SUT outbound network through slirp4netns, without the host's loopback (recorded as sut_isolation bwrap-slirp4netns)",
   });
+  sutPids = Option.String("--sut-pids", {
+    description: "A sandboxed command SUT's process limit (default 1024; over the task class's limits)",
+  });
+  sutMemory = Option.String("--sut-memory", {
+    description: "A sandboxed command SUT's memory limit, e.g. 8GiB (default: a share of this machine's memory)",
+  });
+  sutDisk = Option.String("--sut-disk", {
+    description:
+      "A sandboxed command SUT's disk limit (largest file, and its workspace's total), e.g. 4GiB (default 1GiB)",
+  });
   agentModel = Option.String("--agent-model", {
     description: "With --sut cli:<adapter>: the model the agent CLI uses (its --model; replaces the task class's)",
   });
@@ -144,6 +154,13 @@ export abstract class RunFlags extends EvalgateCommand {
       throw new EvalError("EVAL_USAGE", `--sandbox must be bwrap or none, got "${this.sandbox}"`);
     }
     return this.sandbox ?? "bwrap";
+  }
+
+  /** `--sut-pids`, `--sut-memory`, `--sut-disk` as limit overrides (only those given), each within its bounds. */
+  protected async sutLimitFlags(): Promise<{ pids?: number; memory?: number; disk?: number }> {
+    if (this.sutPids === undefined && this.sutMemory === undefined && this.sutDisk === undefined) return {};
+    const { sutLimitOverrides } = await import("../limit-flags.ts");
+    return sutLimitOverrides({ pids: this.sutPids, memory: this.sutMemory, disk: this.sutDisk });
   }
 
   /** The agent-network flags as AgentSutOptions fields (only those given). */

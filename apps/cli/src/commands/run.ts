@@ -175,6 +175,7 @@ export class RunCommand extends RunFlags {
       sandbox: this.sandboxMode(),
       sutNetwork: this.sutNetwork,
       sutRead: this.sutRead ?? [],
+      sutLimits: await this.sutLimitFlags(),
       ...(await this.agentNetworkOptions(settings.maxCostUsd)),
     };
   }
