@@ -1,16 +1,16 @@
-// SLOW (606 s with the machine at load 19-27 on 2 cores; 104 s of CPU): a task class in a repository of one's own, from the publishable tarballs
-// only, following docs/bench-authoring.md ("In your own repository") command by command. Every package is
-// packed once as it would be published; a fresh project per package manager (npm, pnpm, and yarn 1.x
-// installed from the npm registry into a scratch prefix, so it runs wherever npm can reach the registry)
-// installs `evalgate` from its tarball (the @eval/* packages it depends on from theirs) and `leven`, the
-// registry package the rubric is edited to import (declared with evalgate, one install for both, where the
-// doc shows `npm install -D leven@3.0.0`). Then, through the installed binary: `--version`, `init`,
-// the bench packages init says to add, the rubric edit, `bench check`, a `run` of the scaffolded task class
-// against a real command SUT, `promote-verdict`, a second case added and `bench sign`ed, `fence`, `bench
-// check` again, a second run (the first case from the cache), `runs` from a subdirectory, `report`, and a
-// bump of leven 3.0.0 -> 3.1.0 through the manager's own `add`, after which every case misses the cache. The
-// three projects run at once. A tarball missing a file the CLI needs on that path fails the test (the
-// binary cannot load it). Needs `pnpm build` first (scripts/test.sh builds before testing).
+// SLOW (606 s with the machine at load 19-27 on 2 cores; 104 s of CPU): a task class in a repository of one's own,
+// from the publishable tarballs only, following docs/bench-authoring.md ("In your own repository") command by
+// command. Every package is packed once as it would be published; a fresh project per package manager (npm, pnpm,
+// and yarn 1.x installed from the npm registry into a scratch prefix, so it runs wherever npm can reach the
+// registry) installs `evalgate` from its tarball (the @eval/* packages it depends on from theirs) and `leven`, the
+// registry package the rubric is edited to import (declared with evalgate, one install for both, where the doc
+// shows `npm install -D leven@3.0.0`). Then, through the installed binary: `--version`, `init`, the bench packages
+// init says to add, the rubric edit, `bench check`, a `run` of the scaffolded task class against a real command
+// SUT, `promote-verdict`, a second case added and `bench sign`ed, `fence`, `bench check` again, a second run (the
+// first case from the cache), `runs` from a subdirectory, `report`, and a bump of leven 3.0.0 -> 3.1.0 through the
+// manager's own `add`, after which every case misses the cache. The three projects run at once. A tarball missing
+// a file the CLI needs on that path fails the test (the binary cannot load it). Needs `pnpm build` first
+// (scripts/test.sh builds before testing).
 import { execFile } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
