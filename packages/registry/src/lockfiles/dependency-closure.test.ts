@@ -1,4 +1,4 @@
-import { cpSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -68,6 +68,34 @@ describe("the rubric's dependency closure from every lockfile kind", () => {
     expect(lockedDependencyClosure(join(root, "outside"))).toMatch(/^package-lock\.json blake3:[0-9a-f]{64}$/);
     writeFileSync(join(root, "package-lock.json"), "{ not json");
     expect(lockedDependencyClosure(bench)).toMatch(/^package-lock\.json blake3:/);
+  });
+
+  it.each(["yarn-classic", "yarn-berry"] as const)(
+    "%s: a bench package that is no workspace (a plain project's bench/<slug>) counts the lockfile whole",
+    (kind) => {
+      // Its rubric loads the project's packages, which its own package.json does not name: a bump of any
+      // of them (here only the root's ms) must move the closure.
+      const outside = (state: "a" | "c") => {
+        const { root } = project(kind, state);
+        cpSync(join(root, "bench", "upper"), join(root, "tools", "upper"), { recursive: true });
+        return lockedDependencyClosure(join(root, "tools", "upper"));
+      };
+      expect(outside("a")).toMatch(/^yarn\.lock blake3:[0-9a-f]{64}$/);
+      expect(outside("c")).not.toBe(outside("a"));
+    },
+  );
+
+  it("yarn classic: workspaces given as { packages } count as workspaces; none at all makes the lockfile count whole", () => {
+    const { root, bench } = project("yarn-classic", "a");
+    const listed = lockedDependencyClosure(bench);
+    const manifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as Record<string, unknown>;
+    writeFileSync(
+      join(root, "package.json"),
+      JSON.stringify({ ...manifest, workspaces: { packages: ["./bench/*", 7] } }),
+    );
+    expect(lockedDependencyClosure(bench)).toBe(listed);
+    writeFileSync(join(root, "package.json"), JSON.stringify({ ...manifest, workspaces: undefined }));
+    expect(lockedDependencyClosure(bench)).toMatch(/^yarn\.lock blake3:[0-9a-f]{64}$/);
   });
 
   it("several lockfiles in one directory all count", () => {

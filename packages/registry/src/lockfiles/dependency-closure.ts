@@ -7,8 +7,13 @@ import { npmClosure, parseNpmLock } from "./npm.ts";
 import { parsePnpmLock, pnpmClosure } from "./pnpm.ts";
 import { parseYarnLock, yarnClosure } from "./yarn.ts";
 
+/** The parsed package.json of the importer and of the lockfile's directory (null where absent or unreadable). */
+interface Manifests {
+  readonly importer: unknown;
+  readonly root: unknown;
+}
 /** Reads one lockfile's closure for `importer` (a POSIX path from the lockfile's directory); null: unknown importer. */
-type ClosureReader = (path: string, importer: string, manifest: unknown) => string[] | null;
+type ClosureReader = (path: string, importer: string, manifests: Manifests) => string[] | null;
 
 const parsed = new Map<string, { readonly stamp: string; readonly value: unknown }>();
 
@@ -28,7 +33,8 @@ const LOCKFILES: Readonly<Record<string, ClosureReader | null>> = {
   "pnpm-lock.yaml": (path, importer) => pnpmClosure(cachedParse(path, parsePnpmLock), importer),
   "package-lock.json": (path, importer) => npmClosure(cachedParse(path, parseNpmLock), importer),
   "npm-shrinkwrap.json": (path, importer) => npmClosure(cachedParse(path, parseNpmLock), importer),
-  "yarn.lock": (path, importer, manifest) => yarnClosure(cachedParse(path, parseYarnLock), importer, manifest),
+  "yarn.lock": (path, importer, manifests) =>
+    yarnClosure(cachedParse(path, parseYarnLock), importer, manifests.importer, manifests.root),
   "bun.lock": (path, importer) => bunClosure(cachedParse(path, parseBunLock), importer),
   "bun.lockb": null,
 };
@@ -49,9 +55,9 @@ function readManifest(dir: string): unknown {
 }
 
 /** One lockfile's lines: its closure for the importer, or the whole file's digest when it cannot say. */
-function lockfileLines(path: string, reader: ClosureReader | null, importer: string, manifest: unknown): string[] {
+function lockfileLines(path: string, reader: ClosureReader | null, importer: string, manifests: Manifests): string[] {
   try {
-    const lines = reader?.(path, importer, manifest);
+    const lines = reader?.(path, importer, manifests);
     if (lines !== null && lines !== undefined) return lines;
   } catch {
     // A lockfile that does not parse still decides what gets installed: it counts whole.
@@ -74,11 +80,11 @@ export function lockedDependencyClosure(benchPath: string): string {
   const lockDir = nearest(packageDir, (dir) => Object.keys(LOCKFILES).some((file) => existsSync(join(dir, file))));
   if (lockDir === null) return installedClosure(packageDir).join("\n");
   const importer = relative(lockDir, packageDir).split(sep).join("/");
-  const manifest = readManifest(packageDir);
+  const manifests = { importer: readManifest(packageDir), root: readManifest(lockDir) };
   const lines = new Set<string>();
   for (const [file, reader] of Object.entries(LOCKFILES)) {
     const path = join(lockDir, file);
-    if (existsSync(path)) for (const line of lockfileLines(path, reader, importer, manifest)) lines.add(line);
+    if (existsSync(path)) for (const line of lockfileLines(path, reader, importer, manifests)) lines.add(line);
   }
   return [...lines].sort().join("\n");
 }

@@ -1,3 +1,4 @@
+import { matchesGlob } from "node:path";
 import { parseSyml } from "@yarnpkg/parsers";
 import { IMPORTER_GROUPS, PACKAGE_GROUPS, walkClosure, wantedFrom, type Graph, type Wanted } from "./closure.ts";
 
@@ -31,16 +32,28 @@ const LOCAL = /^(workspace|link|portal|file):/;
 /**
  * yarn.lock, classic and berry: the importer's dependencies (from berry's workspace entry, or from the
  * package.json for classic, which does not lock workspaces) resolved through their descriptors, one line
- * per package (`name@version checksum`, the resolved URL where classic has no integrity). Workspace, link, portal and file dependencies are left out.
+ * per package (`name@version checksum`, the resolved URL where classic has no integrity). Workspace, link,
+ * portal and file dependencies are left out. Null when the importer is not the lockfile's own package nor
+ * one of its workspaces (a bench directory with a package.json of its own inside a plain project): its
+ * rubric then loads the project's packages, which its manifest does not name, so the lockfile counts whole.
  */
-export function yarnClosure(lock: YarnLock, importer: string, manifest: unknown): string[] {
-  const workspace = lock.berry
-    ? [...lock.byDescriptor.entries()].find(([key]) =>
-        key.endsWith(`@workspace:${importer === "" ? "." : importer}`),
-      )?.[1]
-    : undefined;
-  const roots: Wanted[] =
-    workspace !== undefined ? wantedFrom(workspace, IMPORTER_GROUPS) : wantedFrom(manifest, IMPORTER_GROUPS);
+export function yarnClosure(
+  lock: YarnLock,
+  importer: string,
+  manifest: unknown,
+  rootManifest: unknown,
+): string[] | null {
+  let roots: Wanted[];
+  if (lock.berry) {
+    const workspace = [...lock.byDescriptor.entries()].find(([key]) =>
+      key.endsWith(`@workspace:${importer === "" ? "." : importer}`),
+    )?.[1];
+    if (workspace === undefined) return null;
+    roots = wantedFrom(workspace, IMPORTER_GROUPS);
+  } else {
+    if (importer !== "" && !isWorkspace(rootManifest, importer)) return null;
+    roots = wantedFrom(manifest, IMPORTER_GROUPS);
+  }
   const graph: Graph<{ name: string; entry: YarnEntry }> = {
     resolve: (_from, [name, range]) => {
       if (LOCAL.test(range)) return "skip";
@@ -55,4 +68,12 @@ export function yarnClosure(lock: YarnLock, importer: string, manifest: unknown)
       `${name}@${entry.version ?? "no-version"} ${entry.checksum ?? entry.integrity ?? entry.resolved ?? "no-integrity"}`,
   };
   return walkClosure(graph, roots);
+}
+
+/** Whether `importer` matches the root package.json's `workspaces` (an array of globs, or `{ packages }`). */
+function isWorkspace(rootManifest: unknown, importer: string): boolean {
+  const field = (rootManifest as { workspaces?: unknown } | null)?.workspaces;
+  const patterns = Array.isArray(field) ? field : (field as { packages?: unknown } | undefined)?.packages;
+  if (!Array.isArray(patterns)) return false;
+  return patterns.some((pattern) => typeof pattern === "string" && matchesGlob(importer, pattern.replace(/^\.\//, "")));
 }
