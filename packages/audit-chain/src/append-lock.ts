@@ -38,7 +38,7 @@ interface Seen {
   readonly owner: ProcessOwner | null;
 }
 
-const BREAK_SUFFIX = ".break";
+const BREAK_SUFFIX = ".break"; // listing.ts skips `<lock>.break` too
 /** A breaker's own lock is held for milliseconds: one older than this was left by a killed breaker. */
 const BREAKER_STALE_MS = 10_000;
 
