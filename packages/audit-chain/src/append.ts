@@ -1,5 +1,4 @@
 import { readFileSync } from "node:fs";
-import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import {
   AnyBenchRunReportSchema,
@@ -13,7 +12,8 @@ import {
 } from "@eval/models";
 import type { AnyBenchRunReport, BenchRunReport, BenchRunReportInput, ChainRecord, Signature } from "@eval/models";
 import { EvalError, ioError } from "@eval/errors";
-import lockfile from "proper-lockfile";
+import { withAppendLock } from "./append-lock.ts";
+import type { AppendLock, AppendLockOptions } from "./append-lock.ts";
 import { ChainConflict, ChainTampered } from "./errors.ts";
 import { createFileExclusive } from "@eval/durable-fs";
 import { RUNS_NAMES } from "@eval/state-layout";
@@ -145,13 +145,9 @@ export async function buildChainRecord(
   return { record, fileName: recordFileName(placement.recordedAt, chainHash), text: `${canonicalJson(record)}\n` };
 }
 
-export interface AppendOptions {
+export interface AppendOptions extends AppendLockOptions {
   readonly runsDir: string;
   readonly hostFingerprint: string;
-  /** A lock older than this (not refreshed by a live holder) is taken over; default 10 s, minimum 2 s. */
-  readonly lockStaleMs?: number;
-  /** How long to wait for another append's lock before giving up with ChainConflict; default 30 s. */
-  readonly lockWaitMs?: number;
   /** The clock (tests). */
   readonly now?: () => Date;
   /**
@@ -205,65 +201,6 @@ function validForAppend(report: BenchRunReportInput, hostFingerprint: string): B
     );
   }
   return valid;
-}
-
-/** Proof that the caller holds a runs directory's append lock (from `withAppendLock`). */
-export interface AppendLock {
-  readonly runsDir: string;
-  /** Throws ChainConflict when the lock was lost (its file was taken over or removed) since it was taken. */
-  assertHeld(): void;
-}
-
-/**
- * Runs `fn` holding the runs directory's append lock: no record is appended by anyone else meanwhile.
- * For a decision that must not race an append (is this run already in the chain, is the head still the
- * expected one, which detail directories are no run's), and for appending after it (`lock` option).
- */
-export async function withAppendLock<T>(
-  runsDir: string,
-  fn: (lock: AppendLock) => Promise<T>,
-  options: Pick<AppendOptions, "lockStaleMs" | "lockWaitMs"> = {},
-): Promise<T> {
-  await mkdir(runsDir, { recursive: true, mode: 0o700 });
-  const lockPath = join(runsDir, RUNS_NAMES.appendLock);
-  const lockWaitMs = options.lockWaitMs ?? 30_000;
-  const lockState: { compromised: Error | null } = { compromised: null };
-  let release: () => Promise<void>;
-  try {
-    release = await lockfile.lock(runsDir, {
-      lockfilePath: lockPath,
-      realpath: false,
-      stale: options.lockStaleMs ?? 10_000,
-      // Polls every 50-100 ms for lockWaitMs; the default outlasts the stale threshold, so a crashed
-      // holder's lock is taken over rather than failing the append.
-      retries: { retries: Math.ceil(lockWaitMs / 75), factor: 1, minTimeout: 50, maxTimeout: 100, randomize: true },
-      onCompromised: (error) => {
-        lockState.compromised = error;
-      },
-    });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ELOCKED") {
-      throw new ChainConflict(
-        `the audit chain in ${runsDir} stayed locked by another append for ${Math.round(lockWaitMs / 1000)} s`,
-        { runsDir, lockPath },
-      );
-    }
-    throw ioError(error, "cannot lock", lockPath);
-  }
-  const lock: AppendLock = {
-    runsDir,
-    assertHeld: () => {
-      if (lockState.compromised !== null)
-        throw new ChainConflict(`lost the audit-chain lock while appending: ${lockState.compromised.message}`, {
-          runsDir,
-        });
-    },
-  };
-  try {
-    return await fn(lock);
-  } finally {
-    await release().catch(() => {});
-  }
 }
 
 async function appendLocked(

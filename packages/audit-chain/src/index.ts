@@ -1,7 +1,9 @@
 export { openEnvelope, reportDigests, signEnvelope } from "./attest.ts";
 export { chainAnchor, readAnchor, verifyAgainstAnchor, writeAnchor } from "./anchor.ts";
-export { appendRunRecord, buildChainRecord, readChainHead, withAppendLock } from "./append.ts";
-export type { AppendedRecord, AppendLock, AppendOptions, ChainHead, RecordPlacement } from "./append.ts";
+export { appendRunRecord, buildChainRecord, readChainHead } from "./append.ts";
+export type { AppendedRecord, AppendOptions, ChainHead, RecordPlacement } from "./append.ts";
+export { withAppendLock } from "./append-lock.ts";
+export type { AppendLock } from "./append-lock.ts";
 export { ChainConflict, ChainTampered } from "./errors.ts";
 export { bareRunId, chainedRunIds, findRun, isRun, latestRun, readRecordFile, recordsNewestFirst } from "./find.ts";
 export type { FoundRecord, ReadRecord } from "./find.ts";

@@ -1,5 +1,9 @@
 import { readdir } from "node:fs/promises";
+import { RUNS_NAMES } from "@eval/state-layout";
 import { RECORD_FILE_PATTERN } from "./record-file.ts";
+
+/** The append lock and a breaker's turn (append-lock.ts): files, but never records nor strays. */
+const LOCK_FILES = new Set([RUNS_NAMES.appendLock, `${RUNS_NAMES.appendLock}.break`]);
 
 /** The top level of a runs directory, sorted by name. Directories (per-run details, staging, the lock) are not listed. */
 export interface RunsListing {
@@ -20,7 +24,7 @@ export async function listRuns(runsDir: string): Promise<RunsListing> {
   const records: string[] = [];
   const others: string[] = [];
   for (const entry of entries) {
-    if (entry.isDirectory()) continue;
+    if (entry.isDirectory() || LOCK_FILES.has(entry.name)) continue;
     if (entry.isFile() && RECORD_FILE_PATTERN.test(entry.name)) records.push(entry.name);
     else others.push(entry.name);
   }

@@ -49,10 +49,14 @@ export async function collectGarbage(options: GarbageOptions): Promise<GarbageRe
   const removedTempDirs = removeAbandonedRunTemps(
     options.tempParent === undefined ? {} : { parent: options.tempParent },
   );
-  const { detailDirs, removedStaleFiles } = await withAppendLock(runsDir, async () => ({
-    detailDirs: await removeDeadDetailDirs(runsDir),
-    removedStaleFiles: removeStagingLeftovers(runsDir),
-  }));
+  const { detailDirs, removedStaleFiles } = await withAppendLock(
+    runsDir,
+    async () => ({
+      detailDirs: await removeDeadDetailDirs(runsDir),
+      removedStaleFiles: removeStagingLeftovers(runsDir),
+    }),
+    options.onWarning === undefined ? {} : { onWarning: options.onWarning },
+  );
   const { removed: removedDetailDirs, kept: keptRemovedRunDirs } = detailDirs;
   if (keptRemovedRunDirs.length > 0) {
     options.onWarning?.({

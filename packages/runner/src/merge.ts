@@ -216,32 +216,36 @@ export async function mergeBundles(dirs: readonly string[], options: MergeOption
     mergedReport(plan, bundles, { runId, hostFingerprint, incomplete: missing.length > 0, prevHash }, scored);
   // The head check, the "already merged" check, the details and the append happen under one lock: two
   // merges of the same bundles append once, and `gc` never sees the details before their record.
-  const outcome = await withAppendLock(runsDir, async (lock) => {
-    const head = await readChainHead(runsDir);
-    if (options.expectHead !== undefined && normalizeExpectedHead(options.expectHead) !== head.head) {
-      throw new EvalError(
-        "EVAL_CHAIN_MOVED",
-        `the chain moved: its head is ${head.head}, not the expected ${normalizeExpectedHead(options.expectHead)}`,
-        { details: { head: head.head } },
+  const outcome = await withAppendLock(
+    runsDir,
+    async (lock) => {
+      const head = await readChainHead(runsDir);
+      if (options.expectHead !== undefined && normalizeExpectedHead(options.expectHead) !== head.head) {
+        throw new EvalError(
+          "EVAL_CHAIN_MOVED",
+          `the chain moved: its head is ${head.head}, not the expected ${normalizeExpectedHead(options.expectHead)}`,
+          { details: { head: head.head } },
+        );
+      }
+      const previous = await findMergedRun(
+        runsDir,
+        plan,
+        missing.length === 0 ? runId : `partial:${runId}`,
+        scored.length,
       );
-    }
-    const previous = await findMergedRun(
-      runsDir,
-      plan,
-      missing.length === 0 ? runId : `partial:${runId}`,
-      scored.length,
-    );
-    if (previous !== null) return { appended: false as const, ...previous };
-    await writeDetails(join(runsDir, runId), units);
-    const appended = await appendRunRecord(reportOf(head.head), {
-      runsDir,
-      hostFingerprint,
-      lock,
-      signingKey: options.signingKey ?? null,
-    });
-    markRecorded(join(runsDir, runId), appended.record.chain_hash);
-    return { appended: true as const, ...appended };
-  });
+      if (previous !== null) return { appended: false as const, ...previous };
+      await writeDetails(join(runsDir, runId), units);
+      const appended = await appendRunRecord(reportOf(head.head), {
+        runsDir,
+        hostFingerprint,
+        lock,
+        signingKey: options.signingKey ?? null,
+      });
+      markRecorded(join(runsDir, runId), appended.record.chain_hash);
+      return { appended: true as const, ...appended };
+    },
+    { onWarning },
+  );
   if (!outcome.appended)
     return {
       plan,

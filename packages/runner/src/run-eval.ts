@@ -41,6 +41,7 @@ async function recordRun(scored: ScoredRun, signingKey: SigningKey | null): Prom
       runsDir: scored.runsDir,
       hostFingerprint: scored.hostFingerprint,
       trustHeadPointer: scored.chain!.directoryUnchanged,
+      onWarning: scored.onWarning,
       signingKey,
     });
   // A disk that filled during the run: the room kept since the claim is freed for the record.

@@ -11,8 +11,8 @@ import {
   statSync,
   writeFileSync,
 } from "node:fs";
-import { hostname } from "node:os";
 import { join } from "node:path";
+import { currentOwner, ownerState, parseOwner } from "@eval/durable-fs";
 import { ioError } from "@eval/errors";
 import { RUN_DIR_NAMES, RUNS_NAMES } from "@eval/state-layout";
 
@@ -26,33 +26,6 @@ const RESERVE_FILE = RUN_DIR_NAMES.reserve;
 const CLAIM_PREFIX = RUNS_NAMES.claimPrefix;
 /** A claim from another host cannot be checked from here: it is kept this long. */
 const FOREIGN_CLAIM_MAX_AGE_MS = 7 * 24 * 60 * 60 * 1000;
-
-interface RunOwner {
-  readonly pid: number;
-  readonly host: string;
-  readonly started_at: string;
-  /** The process's start time in clock ticks since boot (`/proc/<pid>/stat`), so a reused pid is not taken for the owner. */
-  readonly proc_start: string | null;
-}
-
-/** A process's start time from `/proc/<pid>/stat` (field 22), or null where there is no /proc. */
-function processStart(pid: number | "self"): string | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19] ?? null;
-  } catch {
-    return null;
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
 
 /** The room a record of `units` units needs, with a wide margin (a unit's entry in a report is about 300 bytes). */
 export function recordReserveBytes(units: number): number {
@@ -71,13 +44,7 @@ export function claimRunDir(runsDir: string, runId: string, reserveBytes = 0): s
   try {
     mkdirSync(staging, { recursive: true, mode: 0o700 });
     temp = mkdtempSync(join(staging, `${CLAIM_PREFIX}${runId}-`));
-    const owner: RunOwner = {
-      pid: process.pid,
-      host: hostname(),
-      started_at: new Date().toISOString(),
-      proc_start: processStart("self"),
-    };
-    writeFileSync(join(temp, OWNER_FILE), `${JSON.stringify(owner)}\n`, { mode: 0o600 });
+    writeFileSync(join(temp, OWNER_FILE), `${JSON.stringify(currentOwner())}\n`, { mode: 0o600 });
     if (reserveBytes > 0) writeFileSync(join(temp, RESERVE_FILE), Buffer.alloc(reserveBytes, 0x20), { mode: 0o600 });
     const runDir = join(runsDir, runId);
     renameSync(temp, runDir);
@@ -144,20 +111,18 @@ export function recordedChainHash(dir: string): string | null {
  * a recent claim from another host), `"dead"` (its owner is gone), or `"none"` (no readable marker).
  */
 export function claimState(dir: string, now = Date.now()): "live" | "dead" | "none" {
-  let owner: Partial<RunOwner>;
+  let text: string;
   try {
-    owner = JSON.parse(readFileSync(join(dir, OWNER_FILE), "utf8")) as Partial<RunOwner>;
+    text = readFileSync(join(dir, OWNER_FILE), "utf8");
   } catch {
     return "none";
   }
-  if (typeof owner.pid !== "number" || !Number.isInteger(owner.pid) || owner.pid <= 0) return "none";
-  if (owner.host !== hostname()) {
-    const started = Date.parse(String(owner.started_at));
-    return Number.isFinite(started) && now - started > FOREIGN_CLAIM_MAX_AGE_MS ? "dead" : "live";
-  }
-  if (!alive(owner.pid)) return "dead";
-  const start = typeof owner.proc_start === "string" ? processStart(owner.pid) : null;
-  return start !== null && start !== owner.proc_start ? "dead" : "live";
+  const owner = parseOwner(text);
+  if (owner === null) return "none";
+  const state = ownerState(owner);
+  if (state !== "foreign") return state;
+  const started = Date.parse(owner.started_at);
+  return Number.isFinite(started) && now - started > FOREIGN_CLAIM_MAX_AGE_MS ? "dead" : "live";
 }
 
 /**

@@ -46,7 +46,7 @@ export const RUNS_NAMES = {
   head: "head.json",
   /** `.index/history.json`: one summary per chain record, sealed with the cache key (the history index). */
   history: "history.json",
-  /** The append lock (proper-lockfile's directory lock on it). */
+  /** The append lock: a file naming its holder (pid, host, start time); `.append.lock.break` while a dead holder's is broken. */
   appendLock: ".append.lock",
   /** Where an append stages a record before linking it into place. */
   staging: ".staging",
