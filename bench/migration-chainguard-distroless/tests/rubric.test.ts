@@ -59,7 +59,7 @@ describe("every recorded session, replayed onto its case", () => {
 
   it.each(caseIds())("%s", async (caseId) => {
     const benchCase = loadCase(caseId);
-    // Recorded by a real CLI: packages/cli-subscription-adapters/src/shipped-cassettes.test.ts checks its provenance.
+    // Recorded by a real CLI: packages/agent-sut/src/shipped-cassettes.test.ts checks its provenance.
     expect(cassetteMeta(benchCase).synthetic).toBe(false);
     const score = await rubric.score(benchCase, ok, { workspacePath: replayedWorkspace(benchCase) });
     expect({ passed: score.passed, codes: codes(score), score: score.score }).toEqual(verdicts[caseId]);

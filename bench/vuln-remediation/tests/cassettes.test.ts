@@ -15,7 +15,7 @@ describe("cassettes", () => {
     "%s: recorded by the pinned real CLI against the shipped scripted session, in its framing",
     (caseId) => {
       const benchCase = loadCase(caseId);
-      // Where it came from is checked by packages/cli-subscription-adapters/src/shipped-cassettes.test.ts.
+      // Where it came from is checked by packages/agent-sut/src/shipped-cassettes.test.ts.
       const meta = cassetteMeta(benchCase);
       expect(meta.synthetic).toBe(false);
       const stream = events(caseId);

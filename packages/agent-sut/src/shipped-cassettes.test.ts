@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadScenario } from "@eval/model-stub";
 import type { SutCase } from "@eval/models";
-import { getAdapter } from "./adapters.ts";
+import { getAdapter } from "@eval/cli-subscription-adapters";
 import { readCassette, writeCassette } from "./cassette-files.ts";
 import { uneditableInputs } from "./limits.ts";
 
