@@ -4,7 +4,6 @@ export {
   bettingLowerBound,
   clopperPearsonLowerBound,
   compensatedSum,
-  FIXED_BETS,
   fixedBetLowerBound,
   logGamma,
   regularizedBeta,
