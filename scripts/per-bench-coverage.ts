@@ -5,17 +5,22 @@
 //   exactly (the miss probability is a step function of p, largest just below one of the bounds);
 // - Monte Carlo, i.i.d. 0/1 scores, n = 30 and 100, p in {0.5, 0.7, 0.9}: each seed's worst cell;
 // - Monte Carlo, a bench of fixed, different difficulties (case i passes with probability falling linearly from
-//   1 to 0.4, named easy-first), n = 15 and 30: each seed's miss rate.
+//   1 to 0.4, named easy-first), n = 10, 15, 30 and 100: each seed's miss rate, for the gate's fixed-bet bound
+//   and for the adaptive betting bound it replaced (read in the seeded order of case positions).
 // From the repo root (a few minutes):
 //
 //   node scripts/per-bench-coverage.ts [seeds] [replications]
 import { missRateLimit } from "../packages/statistics/src/coverage-simulation.ts";
-import { gateLowerBound, seededRandom } from "../packages/statistics/src/statistics.ts";
+import { bettingLowerBound } from "../packages/statistics/src/bounds.ts";
+import { bettingOrder, gateLowerBound, seededRandom } from "../packages/statistics/src/statistics.ts";
 
 const seedCount = Number(process.argv[2] ?? 100);
 const replications = Number(process.argv[3] ?? 1000);
 const seeds = Array.from({ length: seedCount }, (_, i) => `bench-${i + 1}`);
-const bound = (values: readonly number[], seed: string): number => gateLowerBound(values, 0, "graded", seed);
+type Bound = (values: readonly number[], seed: string) => number;
+const gate: Bound = (values) => gateLowerBound(values, 0, "graded");
+const adaptive: Bound = (values, seed) => bettingLowerBound(bettingOrder(values, seed));
+const bound = gate;
 
 function worstExactMiss(n: number, seed: string): number {
   const bounds: { ones: number; bound: number }[] = [];
@@ -36,13 +41,13 @@ function worstExactMiss(n: number, seed: string): number {
 }
 
 /** The share of `replications` draws of per-case pass probabilities `p` whose bound lands above their mean. */
-function missRate(p: readonly number[], seed: string, stream: string): number {
+function missRate(p: readonly number[], seed: string, stream: string, method: Bound = gate): number {
   const random = seededRandom(`per-bench:${stream}:${seed}`);
   const trueMean = p.reduce((a, b) => a + b, 0) / p.length;
   let misses = 0;
   for (let rep = 0; rep < replications; rep += 1)
     if (
-      bound(
+      method(
         p.map((pi) => (random() < pi ? 1 : 0)),
         seed,
       ) > trueMean
@@ -82,15 +87,19 @@ for (const n of [30, 100]) {
   );
   lines.push(row(`i.i.d. 0/1, n = ${n}, worst of p = 0.5, 0.7, 0.9`, worst, mcLimit));
 }
-for (const n of [15, 30]) {
+for (const n of [10, 15, 30, 100]) {
   const p = Array.from({ length: n }, (_, i) => 1 - (0.6 * i) / (n - 1));
-  lines.push(
-    row(
-      `easy-first difficulties, n = ${n}`,
-      seeds.map((seed) => missRate(p, seed, `easy-first-${n}`)),
-      mcLimit,
-    ),
-  );
+  for (const [name, method] of [
+    ["gate (fixed bets)", gate],
+    ["adaptive betting, seeded order", adaptive],
+  ] as const)
+    lines.push(
+      row(
+        `easy-first difficulties, n = ${n}, ${name}`,
+        seeds.map((seed) => missRate(p, seed, `easy-first-${n}`, method)),
+        mcLimit,
+      ),
+    );
 }
 process.stdout.write(
   `${lines.join("\n")}\n\nMonte Carlo rows: ${replications} replications per seed and cell (the i.i.d. rows over the first ${Math.min(seedCount, 40)} seeds); exact rows enumerate every sequence.\n`,

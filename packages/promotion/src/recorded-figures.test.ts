@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { caseGateStatistics, legacySortedBettingBound } from "@eval/statistics";
+import { caseGateStatistics, legacyBettingBounds } from "@eval/statistics";
 import type { BenchRunReport } from "@eval/models";
 import { checkRecordedFigures } from "./recorded-figures.ts";
 import { reportWith } from "./__fixtures__/reports.ts";
@@ -21,17 +21,20 @@ function honest(passed: number): BenchRunReport {
 }
 
 describe("checkRecordedFigures", () => {
-  it("accepts a record whose figures match its per-case data, and one written with the earlier (sorted) betting order", () => {
+  it("accepts a record whose figures match its per-case data, and ones written with the earlier adaptive betting bounds", () => {
     const report = honest(6);
     expect(checkRecordedFigures(report)).toEqual({ report, tampered: null });
-    const legacy = legacySortedBettingBound(
+    const legacy = legacyBettingBounds(
       report.per_case.map((c) => c.score.score),
       report.selection.selected_case_ids_digest,
     );
-    expect(legacy).not.toBe(report.lower_bound_95);
-    const older = checkRecordedFigures({ ...report, lower_bound_95: legacy });
-    expect(older.tampered).toBeNull();
-    expect(older.report.lower_bound_95).toBe(report.lower_bound_95); // the verdict judges the valid order's bound
+    expect(legacy).toHaveLength(2);
+    for (const bound of legacy) {
+      expect(bound).not.toBe(report.lower_bound_95);
+      const older = checkRecordedFigures({ ...report, lower_bound_95: bound });
+      expect(older.tampered).toBeNull();
+      expect(older.report.lower_bound_95).toBe(report.lower_bound_95); // the verdict judges the fixed-bet bound
+    }
   });
 
   it("names every stored figure that disagrees, and hands back the recomputed ones", () => {

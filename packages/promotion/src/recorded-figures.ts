@@ -3,7 +3,7 @@
 // figures disagree was edited or forged after the run: that is tampering, named figure by figure.
 import { EvalError } from "@eval/errors";
 import type { AnyBenchRunReport, BenchRunReport } from "@eval/models";
-import { caseGateStatistics, caseLevelScores, legacySortedBettingBound } from "@eval/statistics";
+import { caseGateStatistics, caseLevelScores, legacyBettingBounds } from "@eval/statistics";
 
 /** A record's stored figures disagree with its per-case data (exit 5, as a chain that does not verify). */
 export class RecordFiguresTampered extends EvalError {
@@ -77,13 +77,13 @@ const fmt = (value: number): string => String(Number(value.toFixed(6)));
 
 /**
  * The stored figures that disagree with the recomputed ones, each as "<field> recorded X, per-case data gives Y".
- * A betting bound also matches when it equals the bound in the order recorded before the order permuted case
- * positions (an honest older record); the verdict judges the recomputed bound either way.
+ * A graded bound also matches when it equals one of the adaptive betting bounds records carried before the gate
+ * moved to fixed bets (an honest older record); the verdict judges the recomputed bound either way.
  */
 function disagreements(report: GatedReport, figures: RecomputedFigures): string[] {
   const found: string[] = [];
-  const check = (field: string, recorded: number, computed: number, alsoHonest?: number) => {
-    if (!close(recorded, computed) && !(alsoHonest !== undefined && close(recorded, alsoHonest)))
+  const check = (field: string, recorded: number, computed: number, alsoHonest: readonly number[] = []) => {
+    if (!close(recorded, computed) && !alsoHonest.some((honest) => close(recorded, honest)))
       found.push(`${field} recorded ${fmt(recorded)}, per-case data gives ${fmt(computed)}`);
   };
   check("passed_count", report.passed_count, figures.passed_count);
@@ -94,11 +94,11 @@ function disagreements(report: GatedReport, figures: RecomputedFigures): string[
   });
   const legacy =
     boundKind === "graded"
-      ? legacySortedBettingBound(
+      ? legacyBettingBounds(
           scores.map((s) => s.score),
           report.selection.selected_case_ids_digest,
         )
-      : undefined;
+      : [];
   check("lower_bound_95", report.lower_bound_95, figures.lower_bound_95, legacy);
   if (report.lower_bound_method !== figures.lower_bound_method)
     found.push(

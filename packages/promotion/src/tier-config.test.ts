@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { bettingLowerBound, clopperPearsonLowerBound } from "@eval/statistics";
+import { clopperPearsonLowerBound, fixedBetLowerBound } from "@eval/statistics";
 import { loadTierConfig } from "./tier-config.ts";
 
 const REPO_TIERS = join(import.meta.dirname, "..", "..", "..", "docs", "trust-tiers.yaml");
@@ -39,8 +39,8 @@ describe("loadTierConfig", () => {
         tier.threshold,
       );
       expect(
-        bettingLowerBound(Array<number>(n).fill(1)),
-        `${tier.name}: ${n} scores of 1 (betting)`,
+        fixedBetLowerBound(Array<number>(n).fill(1)),
+        `${tier.name}: ${n} scores of 1 (fixed bets)`,
       ).toBeGreaterThanOrEqual(tier.threshold);
     }
   });

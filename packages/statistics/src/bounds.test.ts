@@ -8,6 +8,8 @@ import {
   bettingLowerBound,
   clopperPearsonLowerBound,
   compensatedSum,
+  FIXED_BETS,
+  fixedBetLowerBound,
   logGamma,
   regularizedBeta,
   studentTLowerBound,
@@ -230,6 +232,66 @@ describe("bettingLowerBound", () => {
         },
       ),
       { numRuns: 300 },
+    );
+  });
+});
+
+/** The independent numpy/scipy implementation of the fixed-bet bound (fixed-bet-reference.py, brentq on log K). */
+const fixedBetReference = fixture("fixed-bet-reference.json") as {
+  alpha: number;
+  datasets: Array<{ name: string; values: number[]; bound: number }>;
+};
+
+describe("fixedBetLowerBound", () => {
+  it("matches the independent numpy/scipy reference (fixed-bet-reference.py) to 1e-9, n = 1 to 1,000", () => {
+    expect(fixedBetReference.datasets.length).toBeGreaterThan(20);
+    for (const { name, values, bound } of fixedBetReference.datasets)
+      expect(Math.abs(fixedBetLowerBound(values, fixedBetReference.alpha) - bound), name).toBeLessThan(1e-9);
+  });
+
+  it("bets c = 1/20 .. 1 with weights summing to 1, half of them on c = 1", () => {
+    expect(FIXED_BETS.map((bet) => bet.c)).toEqual(Array.from({ length: 20 }, (_, j) => (j + 1) / 20));
+    expect(compensatedSum(FIXED_BETS.map((bet) => bet.weight))).toBeCloseTo(1, 14);
+    expect(FIXED_BETS.at(-1)!.weight).toBeCloseTo(0.5 + 0.5 / 10.5, 14);
+  });
+
+  it("ten 1s give 0.7195 (adaptive bound 0.7204, no valid bound above 0.05^(1/10) = 0.7411); 0 for none or all 0", () => {
+    expect(fixedBetLowerBound(Array<number>(10).fill(1))).toBeCloseTo(0.7194682369600147, 10);
+    expect(fixedBetLowerBound(Array<number>(10).fill(1))).toBeLessThan(0.05 ** (1 / 10));
+    expect(fixedBetLowerBound([])).toBe(0);
+    expect(fixedBetLowerBound(Array<number>(10).fill(0))).toBe(0);
+  });
+
+  it("rejects scores outside [0, 1]", () => {
+    expect(() => fixedBetLowerBound([0.5, 1.2])).toThrow(RangeError);
+    expect(() => fixedBetLowerBound([0.5, Number.NaN])).toThrow(RangeError);
+  });
+
+  it("holds at n = 10,000 (sums of logs, no overflow)", () => {
+    const ones = fixedBetLowerBound(Array<number>(10_000).fill(1));
+    expect(ones).toBeGreaterThan(0.999);
+    expect(ones).toBeLessThan(0.05 ** (1 / 10_000));
+    const mixed = Array.from({ length: 10_000 }, (_, i) => (i % 4 === 0 ? 0 : 1));
+    expect(fixedBetLowerBound(mixed)).toBeGreaterThan(0.7);
+    expect(fixedBetLowerBound(mixed)).toBeLessThan(0.75);
+  });
+
+  it("property: the same for every order of the scores, never above the mean, falls as alpha falls", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.oneof(fc.double({ min: 0, max: 1, noNaN: true }), fc.constantFrom(0, 1)), {
+          minLength: 1,
+          maxLength: 60,
+        }),
+        (values) => {
+          const bound = fixedBetLowerBound(values);
+          expect(fixedBetLowerBound([...values].reverse())).toBe(bound);
+          expect(fixedBetLowerBound([...values].sort((a, b) => a - b))).toBe(bound);
+          expect(bound).toBeLessThanOrEqual(compensatedSum(values) / values.length);
+          expect(fixedBetLowerBound(values, 0.01)).toBeLessThanOrEqual(bound + 1e-12);
+        },
+      ),
+      { numRuns: 200 },
     );
   });
 });

@@ -90,14 +90,8 @@ export type BoundMethod = (values: readonly number[]) => number | null;
 export const clopperPearsonMethod: BoundMethod = (values) =>
   clopperPearsonLowerBound(values.filter((v) => v === 1).length, values.length);
 
-/**
- * The gate's bound for graded scores, as runEval computes it: the betting bound over the seeded shuffle. Each
- * replication is another bench, so each call gets another order seed (as another selection digest would).
- */
-export const bettingMethod: BoundMethod = (() => {
-  let bench = 0;
-  return (values) => gateLowerBound(values, 0, "graded", `bench-${(bench += 1)}`);
-})();
+/** The gate's bound for graded scores, as runEval computes it: the fixed-bet bound (order-free). */
+export const bettingMethod: BoundMethod = (values) => gateLowerBound(values, 0, "graded");
 
 export interface MethodOutcome {
   /** Replications whose bound was above the true mean. */

@@ -2,12 +2,12 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { bettingLowerBound, clopperPearsonLowerBound } from "./bounds.ts";
+import { clopperPearsonLowerBound, fixedBetLowerBound } from "./bounds.ts";
 import {
+  bettingOrder,
   bcaLowerBound,
   bcaLowerBoundFromDistribution,
-  bettingOrder,
-  legacySortedBettingBound,
+  legacyBettingBounds,
   bootstrapMeans,
   DEFAULT_RESAMPLES,
   normalCdf,
@@ -142,7 +142,7 @@ describe("runStatistics", () => {
       bootstrapResamples: 10_000,
     });
     expect(stats.mean).toBeCloseTo(0.675, 12);
-    expect(stats.lowerBound95).toBe(bettingLowerBound(bettingOrder(GRADED, "o")));
+    expect(stats.lowerBound95).toBe(fixedBetLowerBound(GRADED));
     expect(stats.bcaLowerBound95).toBe(bcaLowerBound(GRADED, { seed: "s" }));
     expect(stats.wilsonLowerBound95).toBe(wilsonLowerBound(6, 10));
   });
@@ -161,9 +161,10 @@ describe("runStatistics", () => {
     expect(bettingOrder(reversed, "selection")).toEqual(permutation.map((i) => reversed[i]));
   });
 
-  it("legacySortedBettingBound reproduces a bound recorded before the order permuted positions (value from that code)", () => {
+  it("legacyBettingBounds reproduces the bounds recorded before the gate moved to fixed bets (values from that code)", () => {
     const values = [1, 1, 0.85, 0, 1, 0.15, 1, 1, 0.85, 1, 0, 1];
-    expect(legacySortedBettingBound(values, "blake3:abc")).toBe(0.611880587417545);
+    expect(legacyBettingBounds(values, "blake3:abc")).toEqual([0.611880587417545, 0.43058451167053136]);
+    expect(legacyBettingBounds([], "blake3:abc")).toEqual([0, 0]);
     expect(
       runStatistics(scores(values), { scoreKind: "graded", seed: "s", orderSeed: "blake3:abc" }).lowerBound95,
     ).not.toBe(0.611880587417545);
@@ -203,8 +204,8 @@ describe("runStatistics", () => {
 
   it("equal scores get a real bound, not the score itself", () => {
     const tenOnes = runStatistics(binaryScores(Array(10).fill(1)), { scoreKind: "graded", seed: "s", orderSeed: "o" });
-    // The betting bound with c = 0.9 (bounds.test.ts pins it against the independent Python reference).
-    expect(tenOnes.lowerBound95).toBeCloseTo(0.7204133168689504, 10);
+    // The fixed-bet bound (bounds.test.ts pins it against the independent Python reference).
+    expect(tenOnes.lowerBound95).toBeCloseTo(0.7194682369600147, 10);
     expect(tenOnes).toMatchObject({ bcaLowerBound95: null, bootstrapResamples: 0, mean: 1, stddev: 0 });
     const binary = runStatistics(binaryScores(Array(10).fill(1)), { scoreKind: "binary", seed: "s", orderSeed: "o" });
     expect(binary.lowerBound95).toBeCloseTo(0.05 ** (1 / 10), 14);

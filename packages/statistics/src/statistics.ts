@@ -3,7 +3,7 @@
 // and Wilson. BCa is implemented here because no maintained JS library has it; statistics.test.ts checks it
 // against scipy.stats.bootstrap, exactly when both are given the same bootstrap distribution.
 import { blake3 } from "@eval/hashing";
-import { bettingLowerBound, clopperPearsonLowerBound, compensatedSum } from "./bounds.ts";
+import { bettingLowerBound, clopperPearsonLowerBound, compensatedSum, fixedBetLowerBound } from "./bounds.ts";
 
 export interface WelfordResult {
   readonly n: number;
@@ -284,15 +284,8 @@ export interface RunStatistics {
 const clampUnit = (value: number): number => Math.min(1, Math.max(0, value));
 
 /**
- * The scores in the order the betting bound reads them: the caller's case positions (case_id order, which the
- * SUT does not choose) permuted by a Fisher-Yates shuffle seeded by `orderSeed`. The permutation depends on
- * n and the seed alone, never on the scores: when the cases' scores are independent draws from one
- * distribution, any fixed permutation of positions leaves them so, and the bound is valid for every seed, hence
- * for the bench in hand (coverage.test.ts, "every seed"). Sorting the scores first (the rule before) made the
- * order a function of the scores' ranks, so one seed read one bench's scores in one rank order, and many seeds
- * missed more than 5% at some true mean. The shuffle also breaks an easy-first naming of the cases: case_id
- * order alone makes the bound miss 10-31% of the time (coverage.test.ts). runEval passes the selection's
- * digest (recorded on the report): the SUT cannot steer it, and reruns give the same bound.
+ * The order the adaptive betting bound reads scores in (compare's paired bound; the gate's graded bound before
+ * it moved to fixed bets): the case positions permuted by a Fisher-Yates shuffle seeded by `orderSeed`.
  */
 export function bettingOrder(values: readonly number[], orderSeed: string): number[] {
   const random = seededRandom(`evalgate.betting_order.v2:${orderSeed}`);
@@ -304,32 +297,35 @@ export function bettingOrder(values: readonly number[], orderSeed: string): numb
   return order;
 }
 
-/**
- * The betting order recorded before bettingOrder permuted positions: the scores sorted, then shuffled with the
- * seed. Not valid for a fixed seed (coverage-per-seed.test.ts); kept only so a record written with it can be
- * told from a forged one (promotion recomputes both and judges the valid one).
- */
-export function legacySortedBettingBound(values: readonly number[], orderSeed: string): number {
+/** The same shuffle over the sorted scores: the order of the first adaptive rule (version 1). */
+function sortedBettingOrder(values: readonly number[], orderSeed: string): number[] {
   const random = seededRandom(`evalgate.betting_order.v1:${orderSeed}`);
   const order = [...values].sort((a, b) => a - b);
   for (let i = order.length - 1; i > 0; i -= 1) {
     const j = Math.floor(random() * (i + 1));
     [order[i], order[j]] = [order[j]!, order[i]!];
   }
-  return values.length === 0 ? 0 : clampUnit(Math.min(bettingLowerBound(order), welford(values).mean));
+  return order;
+}
+
+/**
+ * The graded bounds honest records carry from before the gate moved to fixed bets: the adaptive betting bound
+ * (bounds.ts) over the sorted-then-shuffled order (v1) and over the shuffled case positions (v2). Neither is
+ * valid for a bench whose cases differ in difficulty (docs/runner.md); promotion uses them only to tell an
+ * honest older record from a forged one, and judges the fixed-bet bound either way.
+ */
+export function legacyBettingBounds(values: readonly number[], orderSeed: string): number[] {
+  if (values.length === 0) return [0, 0];
+  const average = welford(values).mean;
+  return [sortedBettingOrder(values, orderSeed), bettingOrder(values, orderSeed)].map((order) =>
+    clampUnit(Math.min(bettingLowerBound(order), average)),
+  );
 }
 
 /** The gate's bound for a score kind, chosen by the task class and never by the data (bounds.ts). */
-export function gateLowerBound(
-  values: readonly number[],
-  passedCount: number,
-  scoreKind: ScoreKind,
-  orderSeed: string,
-): number {
+export function gateLowerBound(values: readonly number[], passedCount: number, scoreKind: ScoreKind): number {
   if (values.length === 0) return 0;
-  return scoreKind === "binary"
-    ? clopperPearsonLowerBound(passedCount, values.length)
-    : bettingLowerBound(bettingOrder(values, orderSeed));
+  return scoreKind === "binary" ? clopperPearsonLowerBound(passedCount, values.length) : fixedBetLowerBound(values);
 }
 
 /**
@@ -371,9 +367,7 @@ export function gateStatistics(
     stddev,
     passedCount,
     scoreKind: options.scoreKind,
-    lowerBound95: clampUnit(
-      Math.min(gateLowerBound(values, passedCount, options.scoreKind, options.orderSeed), average),
-    ),
+    lowerBound95: clampUnit(Math.min(gateLowerBound(values, passedCount, options.scoreKind), average)),
     lowerBoundMethod: binary ? "clopper_pearson" : "betting",
     boundQuantity: binary ? "pass_rate" : "mean_score",
   };
@@ -419,7 +413,7 @@ export function caseGateStatistics(
  * kind alone: binary, the exact Clopper-Pearson bound on the pass rate; graded, the betting bound on the mean
  * score. Both are valid at every n (coverage.test.ts). It is clamped to the mean: for a binary rubric (passed
  * iff score 1) the mean is the pass rate and the clamp is a no-op; otherwise it keeps "never above the mean".
- * The betting bound reads the scores in an order shuffled by `orderSeed` (bettingOrder).
+ * The graded bound (fixed bets) does not depend on the order of the scores; `orderSeed` is not read by it.
  * BCa (10,000 resamples unless `resamples` says otherwise, seeded by `seed`) and Wilson are reported for
  * comparison only: both under-cover at small n.
  */
