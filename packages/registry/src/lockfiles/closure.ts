@@ -1,3 +1,4 @@
+import { matchesGlob } from "node:path";
 /** One edge of a dependency graph: a name and what asks for it (a version, a range or a lockfile path). */
 export type Wanted = readonly [name: string, spec: string];
 
@@ -52,4 +53,12 @@ export function walkClosure<N>(graph: Graph<N>, roots: readonly Wanted[]): strin
     for (const child of graph.children(node)) pending.push({ from: node, wanted: child });
   }
   return [...lines].sort();
+}
+
+/** Whether `importer` matches the root package.json's `workspaces` (an array of globs, or `{ packages }`). */
+export function isWorkspace(rootManifest: unknown, importer: string): boolean {
+  const field = (rootManifest as { workspaces?: unknown } | null)?.workspaces;
+  const patterns = Array.isArray(field) ? field : (field as { packages?: unknown } | undefined)?.packages;
+  if (!Array.isArray(patterns)) return false;
+  return patterns.some((pattern) => typeof pattern === "string" && matchesGlob(importer, pattern.replace(/^\.\//, "")));
 }

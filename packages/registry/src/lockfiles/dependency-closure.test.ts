@@ -129,6 +129,24 @@ describe("without a lockfile: the installed packages' files", () => {
     expect(bench).not.toBe(benchNoLock);
   });
 
+  it("counts what the manifests above the bench's own declare: a scaffolded bench package with no dependencies", () => {
+    const dir = mkdtempSync(join(tmpdir(), "evalgate-lock-above-"));
+    writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "app", devDependencies: { leven: "^3.0.0" } }));
+    mkdirSync(join(dir, "node_modules", "leven"), { recursive: true });
+    writeFileSync(
+      join(dir, "node_modules", "leven", "package.json"),
+      JSON.stringify({ name: "leven", version: "3.0.0" }),
+    );
+    writeFileSync(join(dir, "node_modules", "leven", "index.js"), "module.exports = () => 0;\n");
+    const bench = join(dir, "bench", "demo");
+    mkdirSync(bench, { recursive: true });
+    writeFileSync(join(bench, "package.json"), JSON.stringify({ name: "demo-bench", private: true }));
+    const before = lockedDependencyClosure(bench);
+    expect(before).toMatch(/^leven@3\.0\.0 blake3:[0-9a-f]{64}$/);
+    writeFileSync(join(dir, "node_modules", "leven", "index.js"), "module.exports = () => 1;\n");
+    expect(lockedDependencyClosure(bench)).not.toBe(before);
+  });
+
   it("names a dependency that is not installed", () => {
     const dir = mkdtempSync(join(tmpdir(), "evalgate-lock-none-"));
     writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "x", devDependencies: { semver: "^7.5.0" } }));

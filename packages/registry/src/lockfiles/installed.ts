@@ -1,8 +1,16 @@
 import { existsSync, readFileSync, realpathSync } from "node:fs";
-import { dirname, join, sep } from "node:path";
+import { dirname, join, relative, sep } from "node:path";
 import { blake3Digest } from "@eval/hashing";
 import { digestDirectorySync } from "../digest.ts";
-import { IMPORTER_GROUPS, PACKAGE_GROUPS, walkClosure, wantedFrom, type Graph } from "./closure.ts";
+import {
+  IMPORTER_GROUPS,
+  isWorkspace,
+  PACKAGE_GROUPS,
+  walkClosure,
+  wantedFrom,
+  type Graph,
+  type Wanted,
+} from "./closure.ts";
 
 interface Installed {
   readonly dir: string;
@@ -38,7 +46,8 @@ function contentDigest(dir: string): string {
 }
 
 /**
- * Without any lockfile: the installed dependency closure of the package in `packageDir`, found the way
+ * Without any lockfile: the installed dependency closure of the package in `packageDir` (and of the
+ * manifests above it), found the way
  * Node finds it, one line per package (`name@version <digest of its files>`), so a dependency changed on
  * disk changes the result whatever its version says. Links to directories outside any node_modules
  * (workspace packages) are left out, as the lockfile readers leave out `link:` and `workspace:`.
@@ -56,5 +65,22 @@ export function installedClosure(packageDir: string): string[] {
     line: (node) =>
       `${node.manifest.name ?? "no-name"}@${node.manifest.version ?? "no-version"} ${contentDigest(node.dir)}`,
   };
-  return walkClosure(graph, wantedFrom(readManifest(packageDir), IMPORTER_GROUPS));
+  return walkClosure(graph, declaredAtOrAbove(packageDir));
+}
+
+/**
+ * What the package.json files at and above `packageDir` declare, up to the first that lists it as a
+ * workspace (whose own manifest then speaks for it, as the lockfile readers decide): Node resolves a
+ * rubric's imports through every node_modules above it, so a bench package that declares nothing and is
+ * no workspace (as `init` scaffolds it in a plain project) still loads what the project's manifest installed.
+ */
+function declaredAtOrAbove(packageDir: string): Wanted[] {
+  const wanted = wantedFrom(readManifest(packageDir), IMPORTER_GROUPS);
+  for (let dir = dirname(packageDir); dirname(dir) !== dir; dir = dirname(dir)) {
+    if (!existsSync(join(dir, "package.json"))) continue;
+    const manifest = readManifest(dir);
+    if (isWorkspace(manifest, relative(dir, packageDir).split(sep).join("/"))) break;
+    wanted.push(...wantedFrom(manifest, IMPORTER_GROUPS));
+  }
+  return wanted;
 }

@@ -1,6 +1,13 @@
-import { matchesGlob } from "node:path";
 import { parseSyml } from "@yarnpkg/parsers";
-import { IMPORTER_GROUPS, PACKAGE_GROUPS, walkClosure, wantedFrom, type Graph, type Wanted } from "./closure.ts";
+import {
+  IMPORTER_GROUPS,
+  isWorkspace,
+  PACKAGE_GROUPS,
+  walkClosure,
+  wantedFrom,
+  type Graph,
+  type Wanted,
+} from "./closure.ts";
 
 interface YarnEntry {
   readonly version?: string;
@@ -68,12 +75,4 @@ export function yarnClosure(
       `${name}@${entry.version ?? "no-version"} ${entry.checksum ?? entry.integrity ?? entry.resolved ?? "no-integrity"}`,
   };
   return walkClosure(graph, roots);
-}
-
-/** Whether `importer` matches the root package.json's `workspaces` (an array of globs, or `{ packages }`). */
-function isWorkspace(rootManifest: unknown, importer: string): boolean {
-  const field = (rootManifest as { workspaces?: unknown } | null)?.workspaces;
-  const patterns = Array.isArray(field) ? field : (field as { packages?: unknown } | undefined)?.packages;
-  if (!Array.isArray(patterns)) return false;
-  return patterns.some((pattern) => typeof pattern === "string" && matchesGlob(importer, pattern.replace(/^\.\//, "")));
 }

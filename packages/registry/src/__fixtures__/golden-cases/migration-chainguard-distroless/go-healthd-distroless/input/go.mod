@@ -1,0 +1,3 @@
+module example.com/healthd
+
+go 1.23

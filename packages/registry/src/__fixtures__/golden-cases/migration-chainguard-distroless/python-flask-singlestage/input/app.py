@@ -1,0 +1,8 @@
+from flask import Flask, jsonify
+
+app = Flask(__name__)
+
+
+@app.get("/healthz")
+def healthz():
+    return jsonify(ok=True)
