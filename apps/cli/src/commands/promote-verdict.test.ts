@@ -83,9 +83,9 @@ describe("evalgate promote-verdict", () => {
     ]);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("vuln-remediation: untrusted -> silver: evidence NOT sufficient");
-    expect(result.stdout).toContain("  - lower_bound_95 0.5824 < 0.8 required for silver (betting)");
+    expect(result.stdout).toContain("  - lower_bound_95 0.575 < 0.8 required for silver (betting)");
     expect(result.stdout).toContain("  - cases 12 < 15 required for silver");
-    expect(result.stdout).toMatch(/one-sided 95% lower bound 0\.58\d* of the mean score \(betting; threshold 0\.8\)/);
+    expect(result.stdout).toMatch(/one-sided 95% lower bound 0\.575\d* of the mean score \(betting; threshold 0\.8\)/);
     expect(result.stdout).toMatch(/sut replay \(blake3:f{64}\)/);
     expect(result.stdout).toContain("  - passed_count 11 < 14 min_cases_for_promotion for silver");
     expect(result.stdout).toContain("  - held-out cases 3 < 5 required for silver");
@@ -94,7 +94,7 @@ describe("evalgate promote-verdict", () => {
       "pooled 1 run(s), 1 attempt(s) per case (12 distinct attempts recorded, 0 beyond the fewest any case has, 0 harness faults left out); 0 run(s) excluded",
     );
     expect(result.stdout).toMatch(
-      /run run-0 alone: lower bound 0\.58\d*, mean 0\.8333, passed 11 \(shown only: the verdict is on the pooled attempts\)/,
+      /run run-0 alone: lower bound 0\.575\d*, mean 0\.8333, passed 11 \(shown only: the verdict is on the pooled attempts\)/,
     );
     expect(result.stdout).toContain(
       "1 distinct SUT(s) have run on this task class's held-out cases under its current rubric",
