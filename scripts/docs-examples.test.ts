@@ -113,7 +113,7 @@ const EXCLUDED: ReadonlyArray<{ readonly pattern: RegExp; readonly reason: strin
       "writes a task class into the bench root, which the examples' environment points at this repository's bench/; apps/cli/src/commands/init.test.ts runs init in a fresh git repository",
   },
   {
-    pattern: /^npx evalgate |^cp -r bench\/answers\/|^npm install -D leven@|^cd bench && npx evalgate /,
+    pattern: /^npx evalgate |^cp -r bench\/answers\/|^npm install -D leven@|^cd bench$/,
     reason:
       "docs/bench-authoring.md's walkthrough in a project of one's own; apps/cli/src/commands/init.test.ts runs its steps (init, fence, bench check, run, runs, promote-verdict) in a fresh git repository, and scripts/own-repo-tarballs.slow.test.ts all of them in npm, pnpm and yarn projects installed from the tarballs",
   },
