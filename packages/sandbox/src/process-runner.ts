@@ -235,7 +235,10 @@ function startProcess(
         detached: true,
         // Inside a sandbox, SECCOMP_FD carries the seccomp filter to bwrap, LIFELINE_FD the lifeline
         // (lifeline.ts) and, with slirp4netns, INFO_FD and BLOCK_FD its handshake (network.ts).
-        stdio: sandboxed === null ? ["pipe", "pipe", "pipe"] : Array<"pipe">(network === null ? 5 : 7).fill("pipe"),
+        stdio:
+          sandboxed === null
+            ? ["pipe", "pipe", "pipe"]
+            : Array<"pipe">((network === null ? LIFELINE_FD : BLOCK_FD) + 1).fill("pipe"),
       });
     } catch (error) {
       resolve(failedToSpawn((error as Error).message, started, argv));
