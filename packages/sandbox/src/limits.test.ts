@@ -18,6 +18,7 @@ import {
   makeCgroupParents,
   rlimitPrefix,
 } from "./limits.ts";
+import { allocatedBytes } from "./disk-usage.ts";
 import { runProcess } from "./process-runner.ts";
 
 const support = sandboxSupport();
@@ -167,6 +168,57 @@ describe.skipIf(!support.available || process.getuid?.() !== 0 || typeof cgroupP
   },
 );
 
+/**
+ * Many files each under the file-size limit, written as fast as the SUT can (at most 400 MiB, then it
+ * waits for its deadline): the total must be stopped while it runs, on both mechanisms.
+ */
+const MANY_FILES =
+  "import os, time\nblock = b'x' * (1024 * 1024)\nfor i in range(400):\n    with open('f%d' % i, 'wb') as f:\n        f.write(block)\ntime.sleep(120)\n";
+
+/** Bytes allocated under `dir` (du -sB1), as the host's disk sees them. */
+const duBytes = (dir: string): number =>
+  Number(spawnSync("du", ["-sB1", dir], { encoding: "utf8" }).stdout.split("\t")[0]);
+
+describe.runIf(support.available)("a total disk limit enforced while the process runs", () => {
+  for (const rlimitsOnly of [false, true]) {
+    it(`many 1 MiB files (each under the file-size limit) are stopped near the disk limit, recorded as disk (${rlimitsOnly ? "rlimit" : limitMechanism()})`, async () => {
+      const dir = mkdtempSync(join(work, "fill-"));
+      chmodSync(dir, 0o777);
+      const outcome = await runProcess({
+        command: "/usr/bin/python3",
+        args: ["-c", MANY_FILES],
+        cwd: dir,
+        env: { PATH: "/usr/bin:/bin" },
+        timeoutMs: 90_000,
+        graceMs: 500,
+        sandbox: { writable: [dir], limits: small, rlimitsOnly },
+      });
+      const onDisk = duBytes(dir);
+      console.log(
+        `disk fill (${outcome.limits?.mechanism}): stopped after ${outcome.durationMs} ms with ${(onDisk / MIB).toFixed(1)} MiB on disk (limit ${small.diskBytes / MIB} MiB)`,
+      );
+      expect(outcome).toMatchObject({ limitHit: "disk", stopReason: "resource_limit" });
+      expect(limitHitDetail(outcome)).toMatch(/^disk limit \(32 MiB\) reached, enforced by (cgroup|rlimit)$/);
+      // The overshoot is what the SUT writes between two checks (200 ms at least, more under load).
+      expect(onDisk).toBeLessThan(small.diskBytes + 256 * MIB);
+      expect(outcome.durationMs).toBeLessThan(60_000);
+      rmSync(dir, { recursive: true, force: true });
+    }, 240_000);
+  }
+
+  it("counts what is allocated: a sparse file, hard links once", async () => {
+    const dir = mkdtempSync(join(work, "alloc-"));
+    spawnSync("truncate", ["-s", "1G", join(dir, "sparse")]);
+    writeFileSync(join(dir, "one"), Buffer.alloc(MIB, 1));
+    spawnSync("ln", [join(dir, "one"), join(dir, "two")]);
+    const used = await allocatedBytes([dir, join(dir, "missing")], 64 * MIB);
+    expect(used).toBeGreaterThanOrEqual(MIB);
+    expect(used).toBeLessThan(2 * MIB);
+    expect(await allocatedBytes([dir], 1024)).toBeGreaterThan(1024);
+    rmSync(dir, { recursive: true, force: true });
+  });
+});
+
 describe.runIf(support.available && process.getuid?.() === 0)(
   "the rlimit path (an ordinary user, no cgroup of its own)",
   () => {
@@ -248,14 +300,16 @@ describe.runIf(support.available && process.getuid?.() === 0)(
   "the rlimit path forced as root (rlimitsOnly: what a root without a usable cgroup gets)",
   () => {
     rlimitAttacks(async (script, timeoutMs) => {
+      // Its own directory: what other tests left in theirs would count against its disk limit.
+      const dir = mkdtempSync(join(work, "root-rlimit-"));
       const outcome = await runProcess({
         command: "/usr/bin/python3",
         args: ["-c", script],
-        cwd: work,
+        cwd: dir,
         env: { PATH: "/usr/bin:/bin" },
         timeoutMs,
         graceMs: 500,
-        sandbox: { writable: [work], limits: small, rlimitsOnly: true },
+        sandbox: { writable: [dir], limits: small, rlimitsOnly: true },
       });
       return { ...outcome, detail: limitHitDetail(outcome), stdout: outcome.stdout.toString("utf8").trim() };
     });

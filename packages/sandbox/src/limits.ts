@@ -12,7 +12,10 @@ export interface ResourceLimits {
   readonly pids: number;
   /** Memory (cgroup: resident, page cache and tmpfs included; rlimit: the data segment of each process). */
   readonly memoryBytes: number;
-  /** The largest file it may write (RLIMIT_FSIZE); the runner also bounds a workspace's total by it. */
+  /**
+   * Disk: the largest file it may write (RLIMIT_FSIZE), and what its writable trees may allocate in all
+   * (checked while it runs, process-runner.ts; the runner's workspace walk bounds the total again after).
+   */
   readonly diskBytes: number;
 }
 
@@ -295,7 +298,7 @@ export function limitHitDetail(outcome: {
   const what = {
     pids: `pids limit (${values.pids} processes) reached`,
     memory: `memory limit (${mib(values.memoryBytes)}) reached`,
-    disk: `disk limit (${mib(values.diskBytes)} per file) reached`,
+    disk: `disk limit (${mib(values.diskBytes)}) reached`,
   }[outcome.limitHit];
   return `${what}, enforced by ${mechanism}`;
 }

@@ -18,6 +18,7 @@ import {
   rlimitPrefix,
 } from "./limits.ts";
 import { sandboxTasks } from "./process-tree.ts";
+import { allocatedBytes } from "./disk-usage.ts";
 import type { LimitGroup, LimitKind, LimitMechanism, ResourceLimits } from "./limits.ts";
 import { BLOCK_FD, INFO_FD, networkSupport, SlirpNetwork } from "./network.ts";
 import type { Readable, Writable } from "node:stream";
@@ -34,8 +35,9 @@ const GROUP_POLL_MS = 25;
 /** How often a running sandbox's process-count limit is checked (a fork bomb is stopped at the next check). */
 const LIMIT_POLL_MS = 200;
 /**
- * On the rlimit path each check reads /proc/<pid>/stat of every host process: the next one waits at least
- * this many times as long as the last took, so checking costs at most 1/20 of a core per sandbox.
+ * On the rlimit path each process-count check reads /proc/<pid>/stat of every host process, and each disk
+ * check lstats the writable trees: the next one waits at least this many times as long as the last took,
+ * so each kind of check costs at most 1/20 of a core per sandbox.
  */
 const TREE_SCAN_SPACING = 20;
 /** How much of stderr's end is kept to tell an allocation failure (the rlimit path's memory limit). */
@@ -244,6 +246,7 @@ function startProcess(
     const lines = new LineBuffer();
     const timers: NodeJS.Timeout[] = [];
     let limitPoll: NodeJS.Timeout | undefined;
+    let diskPoll: NodeJS.Timeout | undefined;
     let sampledHit: LimitKind | null = null;
 
     let child;
@@ -280,6 +283,7 @@ function startProcess(
       if (pgid !== null) liveGroups.delete(pgid);
       for (const timer of timers) clearTimeout(timer);
       clearTimeout(limitPoll);
+      clearTimeout(diskPoll);
       spec.signal?.removeEventListener("abort", onAbort);
       const tail = lines.end();
       if (tail !== null) spec.onStdoutLine?.(tail);
@@ -440,7 +444,28 @@ function startProcess(
       };
       poll(LIMIT_POLL_MS);
     }
+    // The disk limit's total: what the writable trees allocate, summed while the process runs.
+    const watched = pgid === null || limited === null || spec.sandbox == null ? [] : writableRoots(spec.sandbox);
+    const watchDisk = (delayMs: number): void => {
+      diskPoll = setTimeout(() => {
+        const started = performance.now();
+        void allocatedBytes(watched, limited!.values.diskBytes).then((used) => {
+          if (settled) return;
+          if (used > limited!.values.diskBytes) {
+            sampledHit ??= "disk";
+            stop("resource_limit");
+          } else watchDisk(Math.max(LIMIT_POLL_MS, (performance.now() - started) * TREE_SCAN_SPACING));
+        });
+      }, delayMs);
+    };
+    if (watched.length > 0) watchDisk(LIMIT_POLL_MS);
   });
+}
+
+/** The host paths a sandbox may write: its writable paths and writable binds. */
+function writableRoots(policy: SandboxPolicy): string[] {
+  const binds = (policy.binds ?? []).filter((bind) => bind.readOnly !== true).map((bind) => bind.source);
+  return [...new Set([...(policy.writable ?? []), ...binds])];
 }
 
 /**
