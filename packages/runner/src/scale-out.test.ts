@@ -193,7 +193,7 @@ describe("merge", () => {
     manifest.resource_limit_values = { sut: null, rubric: { pids: 16, memory_bytes: 64 << 20, disk_bytes: 1 << 20 } };
     await writeFile(manifestPath, JSON.stringify(manifest));
     const merged = await mergeBundles([bundles[0]!, bundles[1]!, other], { stateDir: join(root, "merge-limits") });
-    expect(merged.report.resource_limit_values).toBeUndefined();
+    expect((merged.report as BenchRunReport).resource_limit_values).toBeUndefined();
   });
 
   it("identical duplicates are fine (a bundle given twice)", async () => {

@@ -1,7 +1,18 @@
 // Attacks on the resource limits: a fork bomb, a memory bomb and a disk fill, each run in a real sandbox,
 // on the cgroup path (root here) and the rlimit path (a scratch user without a cgroup of its own).
 import { spawn, spawnSync } from "node:child_process";
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  linkSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -208,9 +219,10 @@ describe.runIf(support.available)("a total disk limit enforced while the process
 
   it("counts what is allocated: a sparse file, hard links once", async () => {
     const dir = mkdtempSync(join(work, "alloc-"));
-    spawnSync("truncate", ["-s", "1G", join(dir, "sparse")]);
+    writeFileSync(join(dir, "sparse"), "");
+    truncateSync(join(dir, "sparse"), 1024 * MIB);
     writeFileSync(join(dir, "one"), Buffer.alloc(MIB, 1));
-    spawnSync("ln", [join(dir, "one"), join(dir, "two")]);
+    linkSync(join(dir, "one"), join(dir, "two"));
     const used = await allocatedBytes([dir, join(dir, "missing")], 64 * MIB);
     expect(used).toBeGreaterThanOrEqual(MIB);
     expect(used).toBeLessThan(2 * MIB);
