@@ -23,8 +23,6 @@ export interface Session {
   readonly costUsd: number;
 }
 
-export type SessionOutcome = "completed" | "refused" | "auth_error";
-
 const uuid = (seed: string, n: number): string => {
   const hex = sha256Hex(`${seed}:${n}`);
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20, 32)}`;

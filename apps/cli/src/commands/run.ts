@@ -237,7 +237,12 @@ export class RunCommand extends RunFlags {
       ...(this.summaryMd === undefined ? {} : { summaryMd: this.summaryMd }),
       ...(settings.format === "human" ? { glanceRecordPath: result.recordPath } : {}),
     }).catch(afterRecord("writing its CI outputs and summary"));
-    this.print(result, verdict, (modes) => failureModesCell(modes, runner), settings.format);
+    this.print(
+      result,
+      verdict,
+      (modes) => failureModesCell(modes, { unscoredReason: runner.unscoredReason, shortReason: runner.shortReason }),
+      settings.format,
+    );
     if (outputs?.glance) this.context.stdout.write(`\n${outputs.glance}`);
   }
 
