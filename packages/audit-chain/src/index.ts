@@ -25,5 +25,5 @@ export {
   writeNewSigningKey,
 } from "./signing.ts";
 export type { SigningKey, SigningKeySource } from "./signing.ts";
-export { normalizeExpectedHead, verifyChain, verifyChainFrom, verifyHeadRecord } from "./verify.ts";
+export { normalizeExpectedHead, verifyChain, verifyChainFrom, verifyChainLinks, verifyHeadRecord } from "./verify.ts";
 export type { VerifiedPrefix, VerifyOptions, VerifyResult } from "./verify.ts";
