@@ -22,5 +22,5 @@ export {
   writeNewSigningKey,
 } from "./signing.ts";
 export type { SigningKey } from "./signing.ts";
-export { normalizeExpectedHead, verifyChain, verifyChainFrom, verifyHeadRecord } from "./verify.ts";
+export { normalizeExpectedHead, verifyChain, verifyChainFrom, verifyChainLinks, verifyHeadRecord } from "./verify.ts";
 export type { VerifiedPrefix, VerifyResult } from "./verify.ts";
