@@ -12,3 +12,5 @@ export type { TierThreshold, TierVerdicts, TierVerdictsInput } from "./tier-verd
 export type { JudgedTaskClass } from "./judge.ts";
 export { attestRun, verifyAttestationFile, writeAttestation } from "./attestation.ts";
 export type { Attestation, VerifiedAttestation } from "./attestation.ts";
+export { catalogRunOf } from "./evidence-catalog.ts";
+export type { CatalogRun, EvidenceCatalog } from "./evidence-catalog.ts";

@@ -6,12 +6,11 @@ import type { WarningSink } from "@eval/errors";
 import type { AnyBenchRunReport } from "@eval/models";
 import { tierVerdicts } from "@eval/promotion";
 import { REPORT_DATA_SCHEMA_VERSION } from "@eval/reports";
-import { verifyChainForRun } from "@eval/runner";
 import type { ReportCase, ReportData, ReportRun, TrendPoint } from "@eval/reports";
 import { reportCaseOf, TranscriptIndex } from "./case-evidence.ts";
-import { readHistory } from "./history-index.ts";
 import type { History, RunSummary } from "./history-index.ts";
 import { taskClassForVerdicts } from "./task-class.ts";
+import { verifiedHistory } from "./verified-history.ts";
 import { stateLayout } from "@eval/state-layout";
 
 export interface GatherOptions {
@@ -94,9 +93,7 @@ export function reportRunOf(report: AnyBenchRunReport): ReportRun {
 export async function gatherReportData(options: GatherOptions): Promise<ReportData> {
   const onWarning = options.onWarning ?? ignoreWarnings;
   const runsDir = stateLayout(options.stateDir).runs;
-  // From the chain checkpoint, as a run checks it: the records appended since are verified, not the whole history.
-  const chain = await verifyChainForRun({ stateDir: options.stateDir, runsDir, onWarning, bestEffort: true });
-  const history = await readHistory({ stateDir: options.stateDir, onWarning });
+  const { chain, history, catalog } = await verifiedHistory(options.stateDir, onWarning);
   const summary = pickRun(history, options);
   const chosen = readRecordFile(runsDir, summary.file).record;
   const report = chosen.report;
@@ -115,6 +112,7 @@ export async function gatherReportData(options: GatherOptions): Promise<ReportDa
     taskClass,
     chainVerified: chain.ok,
     onWarning,
+    ...(catalog === undefined ? {} : { catalog }),
     ...(options.now === undefined ? {} : { now: options.now }),
   });
   return {

@@ -4,21 +4,24 @@
 // (as the chain checkpoint is), checked on every read against the runs directory's listing (its record file
 // names, in order, whose names carry each record's chain hash), extended from the records appended since, and
 // rebuilt from the chain in one streaming pass when it is missing, unsealed or not a prefix of the listing.
+// It also keeps what a verdict needs of each record (its pooling key, cases and signer, each distinct one stored
+// once), so `show`, `report` and `promote-verdict` list a task class's records without reading them.
 import { readFileSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import { listRuns, readRecordFile } from "@eval/audit-chain";
+import { ChainTampered, listRuns, readRecordFile, verifyHeadRecord } from "@eval/audit-chain";
 import { loadOrCreateMacKey, sealEntry, splitEntry, verifyEntry } from "@eval/cache";
 import type { WarningSink } from "@eval/errors";
-import type { RecordedReport } from "@eval/models";
+import type { ChainRecord, RecordedReport } from "@eval/models";
 import type { ReadRecord } from "@eval/audit-chain";
-import { notDefaultEvidence } from "@eval/promotion";
+import { catalogRunOf, notDefaultEvidence } from "@eval/promotion";
+import type { CatalogRun, EvidenceCatalog } from "@eval/promotion";
 import { runListEntry } from "@eval/reports";
 import type { RunListEntry } from "@eval/reports";
 import { replaceFile } from "@eval/durable-fs";
 import { RUNS_NAMES, stateLayout } from "@eval/state-layout";
 
-const SCHEMA_VERSION = "evalgate.history_index.v1";
+const SCHEMA_VERSION = "evalgate.history_index.v2";
 /** The MAC's label: never a cache key (those are `blake3:<hex>`) nor the checkpoint's, so no sealed file stands in for another. */
 const MAC_LABEL = "evalgate.history_index";
 
@@ -32,6 +35,17 @@ export interface RunSummary extends RunListEntry {
   readonly evidence: boolean;
   /** Passed cases over the cases the record holds (0 for none). */
   readonly pass_rate: number;
+  /** The record's pooling key and signer: an index into the stored table of distinct ones. */
+  readonly pooling: number;
+  /** The record's cases: an index into the stored table of distinct case lists. */
+  readonly cases: number;
+}
+
+/** What a verdict needs of a record besides its summary, each distinct value stored once. */
+interface Tables {
+  /** The pooling key but its SUT (the summary's `sut_digest`), and the signer. */
+  readonly pooling: { readonly key: Omit<CatalogRun["key"], "sut_digest">; readonly signer: string | null }[];
+  readonly cases: CatalogRun["cases"][];
 }
 
 export interface HistoryIndexOptions {
@@ -39,8 +53,9 @@ export interface HistoryIndexOptions {
   readonly onWarning: WarningSink;
 }
 
-/** The summary of one chain record, as the chain reader gives it. */
-export function summaryOf({ record, report }: ReadRecord, file: string): RunSummary {
+/** The summary of one chain record, as the chain reader gives it; its pooling key, cases and signer interned. */
+function summaryOf({ record, report }: ReadRecord, file: string, tables: Interner): RunSummary {
+  const run = catalogRunOf(record, file);
   // `file` first: a stored entry is found by its name without being parsed.
   return {
     file,
@@ -49,7 +64,34 @@ export function summaryOf({ record, report }: ReadRecord, file: string): RunSumm
     ended_at: report.ended_at,
     evidence: notDefaultEvidence(report) === null,
     pass_rate: passRate(report),
+    pooling: tables.intern("pooling", { key: withoutSut(run.key), signer: run.signer }),
+    cases: tables.intern("cases", run.cases),
   };
+}
+
+function withoutSut(key: CatalogRun["key"]): Omit<CatalogRun["key"], "sut_digest"> {
+  const { sut_digest: _sut, ...rest } = key;
+  return rest;
+}
+
+/** The stored tables with a lookup by content, so a value seen before keeps its index. */
+class Interner {
+  readonly #indexes = { pooling: new Map<string, number>(), cases: new Map<string, number>() };
+  readonly tables: Tables;
+  constructor(tables: Tables) {
+    this.tables = tables;
+    for (const name of ["pooling", "cases"] as const)
+      tables[name].forEach((value, index) => this.#indexes[name].set(JSON.stringify(value), index));
+  }
+  intern<T extends keyof Tables>(name: T, value: Tables[T][number]): number {
+    const text = JSON.stringify(value);
+    let index = this.#indexes[name].get(text);
+    if (index === undefined) {
+      index = (this.tables[name] as unknown[]).push(value) - 1;
+      this.#indexes[name].set(text, index);
+    }
+    return index;
+  }
 }
 
 const passRate = (report: RecordedReport): number =>
@@ -63,9 +105,11 @@ const passRate = (report: RecordedReport): number =>
 export class History {
   readonly #pieces: readonly string[];
   readonly #parsed: (RunSummary | undefined)[];
-  constructor(pieces: readonly string[]) {
+  readonly #tables: Tables;
+  constructor(pieces: readonly string[], tables: Tables) {
     this.#pieces = pieces;
     this.#parsed = new Array<RunSummary | undefined>(pieces.length);
+    this.#tables = tables;
   }
   get length(): number {
     return this.#pieces.length;
@@ -78,14 +122,60 @@ export class History {
     const piece = this.#pieces[index]!;
     return piece.slice(FILE_START.length, piece.indexOf('"', FILE_START.length));
   }
-  /** Every entry, oldest first. */
+  /** Every entry, oldest first (parsed as reached and not kept: memory follows one entry, not the history). */
   *entries(): Generator<RunSummary> {
-    for (let index = 0; index < this.length; index += 1) yield this.at(index);
+    for (let index = 0; index < this.length; index += 1)
+      yield this.#parsed[index] ?? (JSON.parse(this.#pieces[index]!) as RunSummary);
+  }
+  /** The chain hash of the newest record the index covers, or null when it covers none. */
+  get head(): string | null {
+    return this.length === 0 ? null : this.at(this.length - 1).chain_hash;
+  }
+  /**
+   * The records as a verdict lists them, from the index. A record the verdict pools is read from `runsDir`
+   * and checked on its own first (bytes, hashes and name, at the sequence and chain hash the index gives), so
+   * a record edited in place since it was chained fails with ChainTampered instead of being judged.
+   */
+  catalog(runsDir: string): EvidenceCatalog {
+    // The entry last listed: a verdict reads a record right after it is listed (else the index is searched).
+    let last: RunSummary | undefined;
+    const tables = this.#tables;
+    const entries = (): Generator<RunSummary> => this.entries();
+    const find = (file: string): RunSummary | undefined => {
+      if (last?.file === file) return last;
+      for (const summary of entries()) if (summary.file === file) return summary;
+      return undefined;
+    };
+    return {
+      *runs(taskClass: string): Generator<CatalogRun> {
+        for (const summary of entries()) {
+          if (summary.task_class !== taskClass) continue;
+          const { key, signer } = tables.pooling[summary.pooling]!;
+          last = summary;
+          yield {
+            file: summary.file,
+            run_id: summary.run_id,
+            key: { ...key, sut_digest: summary.sut_digest },
+            signer,
+            cases: tables.cases[summary.cases]!,
+          };
+        }
+      },
+      read: async (file) => readChecked(runsDir, file, find(file)),
+    };
   }
   /** Every entry, newest first. */
   *newestFirst(): Generator<RunSummary> {
     for (let index = this.length - 1; index >= 0; index -= 1) yield this.at(index);
   }
+}
+
+/** A record a verdict reads: checked on its own at the place the index gives it, then parsed. */
+async function readChecked(runsDir: string, file: string, summary: RunSummary | undefined): Promise<ChainRecord> {
+  const place = { records: (summary?.sequence ?? -2) + 1, head: summary?.chain_hash ?? "(not in the index)", file };
+  const own = await verifyHeadRecord(runsDir, place);
+  if (!own.ok) throw new ChainTampered(own.firstBad!, runsDir);
+  return readRecordFile(runsDir, file).record;
 }
 
 const FILE_START = '{"file":"';
@@ -102,7 +192,8 @@ export async function readHistory(options: HistoryIndexOptions): Promise<History
   const runsDir = stateLayout(options.stateDir).runs;
   const names = (await listRuns(runsDir)).records;
   const stored = await storedPieces(options);
-  const usable = stored.pieces !== null && isPrefix(new History(stored.pieces), names);
+  const tables = stored.tables ?? { pooling: [], cases: [] };
+  const usable = stored.pieces !== null && isPrefix(new History(stored.pieces, tables), names);
   if (stored.problem !== null || (stored.pieces !== null && !usable)) {
     const why = stored.problem ?? "does not match the chain's records (records were removed, renamed or replaced)";
     options.onWarning({
@@ -112,18 +203,19 @@ export async function readHistory(options: HistoryIndexOptions): Promise<History
     });
   }
   const kept = usable ? stored.pieces! : [];
-  if (kept.length === names.length && usable) return new History(kept);
+  if (kept.length === names.length && usable) return new History(kept, tables);
   const pieces = [...kept];
+  const interner = new Interner(usable ? tables : { pooling: [], cases: [] });
   for (const file of names.slice(kept.length))
-    pieces.push(JSON.stringify(summaryOf(readRecordFile(runsDir, file), file)));
-  await writeIndex(options, pieces).catch((error: unknown) => {
+    pieces.push(JSON.stringify(summaryOf(readRecordFile(runsDir, file), file, interner)));
+  await writeIndex(options, pieces, interner.tables).catch((error: unknown) => {
     options.onWarning({
       code: "history.index_unwritten",
       message: `cannot write the history index ${indexPath(options.stateDir)} (${(error as Error).message}): the next view reads the new records again`,
       details: { path: indexPath(options.stateDir) },
     });
   });
-  return new History(pieces);
+  return new History(pieces, interner.tables);
 }
 
 function isPrefix(history: History, names: readonly string[]): boolean {
@@ -137,7 +229,7 @@ const indexPath = (stateDir: string): string => join(stateLayout(stateDir).runs,
 /** The stored summaries' texts (null when there is no index), or the reason a stored index cannot be used. */
 async function storedPieces(
   options: HistoryIndexOptions,
-): Promise<{ pieces: string[] | null; problem: string | null }> {
+): Promise<{ pieces: string[] | null; tables?: Tables; problem: string | null }> {
   let bytes: Buffer;
   try {
     bytes = readFileSync(indexPath(options.stateDir));
@@ -150,17 +242,18 @@ async function storedPieces(
   if (!verifyEntry(key, MAC_LABEL, stored))
     return { pieces: null, problem: "fails its MAC (edited, or sealed with another key)" };
   const [header, ...pieces] = stored.body.toString("utf8").split(SEPARATOR);
-  if (header !== HEADER) return { pieces: null, problem: "has an unknown schema_version" };
-  return { pieces, problem: null };
+  const { schema_version: version, ...tables } = JSON.parse(header!) as { schema_version: unknown } & Tables;
+  if (version !== SCHEMA_VERSION) return { pieces: null, problem: "has an unknown schema_version" };
+  return { pieces, tables, problem: null };
 }
 
-const HEADER = JSON.stringify({ schema_version: SCHEMA_VERSION });
-
 /** Seals and replaces the index atomically (readers see the old or the new one, never half). */
-async function writeIndex(options: HistoryIndexOptions, pieces: readonly string[]): Promise<void> {
+async function writeIndex(options: HistoryIndexOptions, pieces: readonly string[], tables: Tables): Promise<void> {
   const key = await loadOrCreateMacKey(stateLayout(options.stateDir).cacheKey);
+  // The header holds the tables: one JSON text, like every piece free of raw tabs and newlines.
+  const header = JSON.stringify({ schema_version: SCHEMA_VERSION, ...tables });
   await mkdir(join(stateLayout(options.stateDir).runs, RUNS_NAMES.index), { recursive: true, mode: 0o700 });
-  await replaceFile(indexPath(options.stateDir), sealEntry(key, MAC_LABEL, [HEADER, ...pieces].join(SEPARATOR)), {
+  await replaceFile(indexPath(options.stateDir), sealEntry(key, MAC_LABEL, [header, ...pieces].join(SEPARATOR)), {
     mode: 0o600,
     // Rebuilt from the chain whenever it is missing or stale: a power cut may lose it, a kill never tears it.
     survives: "crash",
