@@ -103,10 +103,10 @@ const passRate = (report: RecordedReport): number =>
  * first a header, each other one a summary starting with its `file`.
  */
 export class History {
-  readonly #pieces: readonly string[];
+  readonly #pieces: Pieces;
   readonly #parsed: (RunSummary | undefined)[];
   readonly #tables: Tables;
-  constructor(pieces: readonly string[], tables: Tables) {
+  constructor(pieces: Pieces, tables: Tables) {
     this.#pieces = pieces;
     this.#parsed = new Array<RunSummary | undefined>(pieces.length);
     this.#tables = tables;
@@ -115,17 +115,15 @@ export class History {
     return this.#pieces.length;
   }
   at(index: number): RunSummary {
-    return (this.#parsed[index] ??= JSON.parse(this.#pieces[index]!) as RunSummary);
+    return (this.#parsed[index] ??= JSON.parse(this.#pieces.at(index)) as RunSummary);
   }
   /** The file of entry `index`, read without parsing the entry. */
   fileAt(index: number): string {
-    const piece = this.#pieces[index]!;
-    return piece.slice(FILE_START.length, piece.indexOf('"', FILE_START.length));
+    return this.#pieces.fileAt(index);
   }
   /** Every entry, oldest first (parsed as reached and not kept: memory follows one entry, not the history). */
   *entries(): Generator<RunSummary> {
-    for (let index = 0; index < this.length; index += 1)
-      yield this.#parsed[index] ?? (JSON.parse(this.#pieces[index]!) as RunSummary);
+    for (let index = 0; index < this.length; index += 1) yield this.#entry(index);
   }
   /** The chain hash of the newest record the index covers, or null when it covers none. */
   get head(): string | null {
@@ -137,48 +135,122 @@ export class History {
    * a record edited in place since it was chained fails with ChainTampered instead of being judged.
    */
   catalog(runsDir: string): EvidenceCatalog {
-    // The entry last listed: a verdict reads a record right after it is listed (else the index is searched).
-    let last: RunSummary | undefined;
-    const tables = this.#tables;
-    const entries = (): Generator<RunSummary> => this.entries();
-    const find = (file: string): RunSummary | undefined => {
-      if (last?.file === file) return last;
-      for (const summary of entries()) if (summary.file === file) return summary;
-      return undefined;
+    // Listed once per task class (a verdict walks it twice: signatures, then the pool), keys shared per SUT.
+    const listed = new Map<string, Listed[]>();
+    const keys = new Map<string, CatalogRun["key"]>();
+    const list = (taskClass: string): Listed[] => {
+      let runs = listed.get(taskClass);
+      if (runs !== undefined) return runs;
+      runs = [];
+      for (const summary of this.entries()) {
+        if (summary.task_class !== taskClass) continue;
+        const { key, signer } = this.#tables.pooling[summary.pooling]!;
+        const keyId = `${summary.pooling}\u0000${summary.sut_digest}`;
+        let shared = keys.get(keyId);
+        if (shared === undefined) keys.set(keyId, (shared = { ...key, sut_digest: summary.sut_digest }));
+        const run = { file: summary.file, run_id: summary.run_id, key: shared, signer };
+        runs.push({ run, cases: summary.cases, sequence: summary.sequence, chainHash: summary.chain_hash });
+      }
+      listed.set(taskClass, runs);
+      return runs;
     };
+    // The entry last listed: a verdict reads a record right after it is listed (else the lists are searched).
+    let last: Listed | undefined;
+    const tables = this.#tables;
+    const find = (file: string): Listed | undefined =>
+      last?.run.file === file ? last : [...listed.values()].flat().find((entry) => entry.run.file === file);
     return {
       *runs(taskClass: string): Generator<CatalogRun> {
-        for (const summary of entries()) {
-          if (summary.task_class !== taskClass) continue;
-          const { key, signer } = tables.pooling[summary.pooling]!;
-          last = summary;
-          yield {
-            file: summary.file,
-            run_id: summary.run_id,
-            key: { ...key, sut_digest: summary.sut_digest },
-            signer,
-            cases: tables.cases[summary.cases]!,
-          };
+        for (const entry of list(taskClass)) {
+          last = entry;
+          yield { ...entry.run, cases: tables.cases[entry.cases]! };
         }
       },
       read: async (file) => readChecked(runsDir, file, find(file)),
     };
   }
-  /** Every entry, newest first. */
+  /** Every entry, newest first (parsed as reached and not kept). */
   *newestFirst(): Generator<RunSummary> {
-    for (let index = this.length - 1; index >= 0; index -= 1) yield this.at(index);
+    for (let index = this.length - 1; index >= 0; index -= 1) yield this.#entry(index);
+  }
+  /** Entry `index`, parsed now unless `at` kept it (a view walking the history keeps none). */
+  #entry(index: number): RunSummary {
+    return this.#parsed[index] ?? (JSON.parse(this.#pieces.at(index)) as RunSummary);
   }
 }
 
+/** A record of a catalog's list, with its place in the chain. */
+interface Listed {
+  readonly run: Omit<CatalogRun, "cases">;
+  readonly cases: number;
+  readonly sequence: number;
+  readonly chainHash: string;
+}
+
 /** A record a verdict reads: checked on its own at the place the index gives it, then parsed. */
-async function readChecked(runsDir: string, file: string, summary: RunSummary | undefined): Promise<ChainRecord> {
-  const place = { records: (summary?.sequence ?? -2) + 1, head: summary?.chain_hash ?? "(not in the index)", file };
+async function readChecked(runsDir: string, file: string, listed: Listed | undefined): Promise<ChainRecord> {
+  const place = { records: (listed?.sequence ?? -2) + 1, head: listed?.chainHash ?? "(not in the index)", file };
   const own = await verifyHeadRecord(runsDir, place);
   if (!own.ok) throw new ChainTampered(own.firstBad!, runsDir);
   return readRecordFile(runsDir, file).record;
 }
 
 const FILE_START = '{"file":"';
+
+/**
+ * The summaries' texts: slices of the stored index's bytes, decoded one at a time when read (the bytes are the
+ * only copy: a 100,000-record index is 60 MB), then the texts added since it was read.
+ */
+class Pieces {
+  readonly #bytes: Buffer;
+  readonly #starts: number[];
+  readonly #ends: number[];
+  readonly #added: string[] = [];
+  constructor(bytes: Buffer = Buffer.alloc(0), starts: number[] = [], ends: number[] = []) {
+    this.#bytes = bytes;
+    this.#starts = starts;
+    this.#ends = ends;
+  }
+  get length(): number {
+    return this.#starts.length + this.#added.length;
+  }
+  at(index: number): string {
+    return index < this.#starts.length
+      ? this.#bytes.toString("utf8", this.#starts[index], this.#ends[index])
+      : this.#added[index - this.#starts.length]!;
+  }
+  /** The `file` an entry starts with, decoded alone (record file names are ASCII). */
+  fileAt(index: number): string {
+    const piece =
+      index < this.#starts.length
+        ? this.#bytes.toString("latin1", this.#starts[index], Math.min(this.#ends[index]!, this.#starts[index]! + 120))
+        : this.#added[index - this.#starts.length]!;
+    return piece.slice(FILE_START.length, piece.indexOf('"', FILE_START.length));
+  }
+  push(text: string): void {
+    this.#added.push(text);
+  }
+  /** The stored text: `header`, the stored pieces as they were, the added ones, tab-separated. */
+  text(header: string): string {
+    const stored = this.#starts.length === 0 ? [] : [this.#bytes.toString("utf8", this.#starts[0], this.#ends.at(-1))];
+    return [header, ...stored, ...this.#added].join(SEPARATOR);
+  }
+  /** The pieces of a stored body after its header (tab-separated), and the header's text. */
+  static split(body: Buffer): { header: string; pieces: Pieces } {
+    const tab = SEPARATOR.charCodeAt(0);
+    const first = body.indexOf(tab);
+    if (first === -1) return { header: body.toString("utf8"), pieces: new Pieces() };
+    const starts: number[] = [];
+    const ends: number[] = [];
+    for (let start = first + 1; start <= body.length;) {
+      const end = body.indexOf(tab, start);
+      starts.push(start);
+      ends.push(end === -1 ? body.length : end);
+      start = end === -1 ? body.length + 1 : end + 1;
+    }
+    return { header: body.toString("utf8", 0, first), pieces: new Pieces(body, starts, ends) };
+  }
+}
 const SEPARATOR = "\t";
 
 /**
@@ -202,11 +274,10 @@ export async function readHistory(options: HistoryIndexOptions): Promise<History
       details: { path: indexPath(options.stateDir) },
     });
   }
-  const kept = usable ? stored.pieces! : [];
-  if (kept.length === names.length && usable) return new History(kept, tables);
-  const pieces = [...kept];
+  const pieces = usable ? stored.pieces! : new Pieces();
+  if (pieces.length === names.length && usable) return new History(pieces, tables);
   const interner = new Interner(usable ? tables : { pooling: [], cases: [] });
-  for (const file of names.slice(kept.length))
+  for (const file of names.slice(pieces.length))
     pieces.push(JSON.stringify(summaryOf(readRecordFile(runsDir, file), file, interner)));
   await writeIndex(options, pieces, interner.tables).catch((error: unknown) => {
     options.onWarning({
@@ -229,7 +300,7 @@ const indexPath = (stateDir: string): string => join(stateLayout(stateDir).runs,
 /** The stored summaries' texts (null when there is no index), or the reason a stored index cannot be used. */
 async function storedPieces(
   options: HistoryIndexOptions,
-): Promise<{ pieces: string[] | null; tables?: Tables; problem: string | null }> {
+): Promise<{ pieces: Pieces | null; tables?: Tables; problem: string | null }> {
   let bytes: Buffer;
   try {
     bytes = readFileSync(indexPath(options.stateDir));
@@ -241,19 +312,19 @@ async function storedPieces(
   const key = await loadOrCreateMacKey(stateLayout(options.stateDir).cacheKey);
   if (!verifyEntry(key, MAC_LABEL, stored))
     return { pieces: null, problem: "fails its MAC (edited, or sealed with another key)" };
-  const [header, ...pieces] = stored.body.toString("utf8").split(SEPARATOR);
-  const { schema_version: version, ...tables } = JSON.parse(header!) as { schema_version: unknown } & Tables;
+  const { header, pieces } = Pieces.split(stored.body);
+  const { schema_version: version, ...tables } = JSON.parse(header) as { schema_version: unknown } & Tables;
   if (version !== SCHEMA_VERSION) return { pieces: null, problem: "has an unknown schema_version" };
   return { pieces, tables, problem: null };
 }
 
 /** Seals and replaces the index atomically (readers see the old or the new one, never half). */
-async function writeIndex(options: HistoryIndexOptions, pieces: readonly string[], tables: Tables): Promise<void> {
+async function writeIndex(options: HistoryIndexOptions, pieces: Pieces, tables: Tables): Promise<void> {
   const key = await loadOrCreateMacKey(stateLayout(options.stateDir).cacheKey);
   // The header holds the tables: one JSON text, like every piece free of raw tabs and newlines.
   const header = JSON.stringify({ schema_version: SCHEMA_VERSION, ...tables });
   await mkdir(join(stateLayout(options.stateDir).runs, RUNS_NAMES.index), { recursive: true, mode: 0o700 });
-  await replaceFile(indexPath(options.stateDir), sealEntry(key, MAC_LABEL, [header, ...pieces].join(SEPARATOR)), {
+  await replaceFile(indexPath(options.stateDir), sealEntry(key, MAC_LABEL, pieces.text(header)), {
     mode: 0o600,
     // Rebuilt from the chain whenever it is missing or stale: a power cut may lose it, a kill never tears it.
     survives: "crash",
