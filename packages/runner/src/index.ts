@@ -12,6 +12,7 @@ export { assertSomeCaseScored, shortReason, unscoredReason } from "./run-health.
 export { capturedDiff } from "./workspace-capture.ts";
 export { rescoreRun } from "./rescore.ts";
 export { verifyChainForRun } from "./chain-checkpoint.ts";
+export type { RunChainCheck } from "./chain-checkpoint.ts";
 export { readBundle } from "./bundle.ts";
 export { mergeBundles } from "./merge.ts";
 export { parsePlan, planRun } from "./plan.ts";
