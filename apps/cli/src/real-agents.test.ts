@@ -1,17 +1,20 @@
-// Every adapter end to end, as CI runs it: the BUILT evalgate drives the REAL agent CLI (the versions pinned in
-// scripts/agent-clis/, installed by scripts/agent-clis.sh) in its sandbox against the scripted model endpoint
-// (@eval/model-stub) on loopback, on the repository's real benches and rubrics. The scripted sessions apply
-// the cases' correct fixes (the shipped cassettes' workspace diffs) through the CLI's own tools, and a
+// Every adapter end to end, as a user meets it: the BUILT evalgate first earns the CLI's compliance report
+// (`adapters compliance-check`, the 20 benign tasks) against the scripted model endpoint (@eval/model-stub) on
+// loopback, then runs the REAL agent CLI (the versions pinned in scripts/agent-clis/, installed by
+// scripts/agent-clis.sh) in its sandbox behind the model bridge against that same endpoint and scenario, on the
+// repository's real benches and rubrics, with the compliance gate enforced (no override). The scripted sessions
+// apply the cases' correct fixes (the shipped cassettes' workspace diffs) through the CLI's own tools, and a
 // wrong fix in each task class; the scores, failure modes, token counts and canonical tool names come from the real run.
 import { execFile } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { applyUnifiedDiff } from "@eval/cli-subscription-adapters";
+import { applyUnifiedDiff, benignSessions } from "@eval/cli-subscription-adapters";
 import { parseScenario, startModelStub } from "@eval/model-stub";
 import type { ModelStub, ScenarioAction } from "@eval/model-stub";
+import { PRICE_TABLE } from "@eval/model-bridge";
 import { pinnedAgentClis } from "@eval/test-utils";
 
 const execFileAsync = promisify(execFile);
@@ -38,28 +41,25 @@ function correctFix(taskClass: string, caseId: string): ScenarioAction[] {
 const VULN = {
   taskClass: "vuln-remediation",
   cases: ["lodash-template-cve-2021-23337", "cross-spawn-redos-cve-2024-21538", "follow-redirects-two-advisories"],
-  scenario: () => ({
-    usage: { input_tokens: 1000, output_tokens: 50 },
-    sessions: [
-      ...[
-        ["lodash-template-cve-2021-23337", "lodash"],
-        ["cross-spawn-redos-cve-2024-21538", "cross-spawn"],
-      ].map(([id, name]) => ({
-        match: `in the npm package ${name}`,
-        turns: [
-          { text: "Reading the advisory.", tools: [{ read: { path: "advisory.json" } }] },
-          { tools: correctFix("vuln-remediation", id!), usage: { input_tokens: 2400, output_tokens: 300 } },
-        ],
-        final_text: "Fixed.",
-      })),
-      // A wrong fix: a note instead of an upgrade.
-      {
-        match: "in the npm package follow-redirects",
-        turns: [{ tools: [{ write: { path: "NOTES.md", content: "Will upgrade follow-redirects later.\n" } }] }],
-        final_text: "Noted.",
-      },
-    ],
-  }),
+  sessions: () => [
+    ...[
+      ["lodash-template-cve-2021-23337", "lodash"],
+      ["cross-spawn-redos-cve-2024-21538", "cross-spawn"],
+    ].map(([id, name]) => ({
+      match: `in the npm package ${name}`,
+      turns: [
+        { text: "Reading the advisory.", tools: [{ read: { path: "advisory.json" } }] },
+        { tools: correctFix("vuln-remediation", id!), usage: { input_tokens: 2400, output_tokens: 300 } },
+      ],
+      final_text: "Fixed.",
+    })),
+    // A wrong fix: a note instead of an upgrade.
+    {
+      match: "in the npm package follow-redirects",
+      turns: [{ tools: [{ write: { path: "NOTES.md", content: "Will upgrade follow-redirects later.\n" } }] }],
+      final_text: "Noted.",
+    },
+  ],
 };
 // A wrong migration: the runtime stage moves from Alpine to Debian, not to a hardened image.
 const WRONG_MIGRATION = `FROM golang:1.23 AS build
@@ -79,21 +79,29 @@ ENTRYPOINT ["/usr/local/bin/api"]
 const MIGRATION = {
   taskClass: "migration-chainguard-distroless",
   cases: ["go-healthd-distroless", "go-api-alpine-runtime"],
-  scenario: () => ({
-    sessions: [
-      {
-        match: "to a distroless runtime image",
-        turns: [{ tools: correctFix("migration-chainguard-distroless", "go-healthd-distroless") }],
-        final_text: "Migrated.",
-      },
-      {
-        match: "to Chainguard images",
-        turns: [{ tools: [{ write: { path: "Dockerfile", content: WRONG_MIGRATION } }] }],
-        final_text: "Migrated.",
-      },
-    ],
-  }),
+  sessions: () => [
+    {
+      match: "to a distroless runtime image",
+      turns: [{ tools: correctFix("migration-chainguard-distroless", "go-healthd-distroless") }],
+      final_text: "Migrated.",
+    },
+    {
+      match: "to Chainguard images",
+      turns: [{ tools: [{ write: { path: "Dockerfile", content: WRONG_MIGRATION } }] }],
+      final_text: "Migrated.",
+    },
+  ],
 };
+
+/**
+ * What the endpoint serves to every adapter: the benign compliance suite's sessions and both task classes'.
+ * One scenario, so the report `adapters compliance-check` earns names the very scenario the runs meet.
+ */
+const SCENARIO = () =>
+  parseScenario({
+    usage: { input_tokens: 1000, output_tokens: 50 },
+    sessions: [...benignSessions(), ...VULN.sessions(), ...MIGRATION.sessions()],
+  });
 
 // The dummy key, unique to this run of the file: other sessions on the machine run the same cached CLIs, and
 // only processes whose environment holds this key are this file's.
@@ -103,56 +111,29 @@ interface Adapter {
   readonly name: string;
   /** What the command line of this CLI's processes holds (its bin link or its package). */
   readonly processMarkers: readonly string[];
-  /** Points the CLI at the stub: files under its HOME, environment, `run` flags. */
-  setup(home: string, url: string): { env: Record<string, string>; flags: string[] };
+  /** The endpoint's base URL as the provider's own is written (OpenAI-style ones end in /v1). */
+  readonly base: string;
+  /** The model asked for, in `compliance-check` and `run` alike (the settings the report is earned with). */
+  readonly model: readonly string[];
 }
 
 const ADAPTERS: readonly Adapter[] = [
-  {
-    name: "claude-code",
-    processMarkers: ["/.bin/claude", "@anthropic-ai/claude-code"],
-    setup: (_home, url) => ({
-      env: {
-        ANTHROPIC_BASE_URL: url,
-        ANTHROPIC_API_KEY: DUMMY_KEY,
-        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
-      },
-      flags: [],
-    }),
-  },
+  { name: "claude-code", processMarkers: ["/.bin/claude", "@anthropic-ai/claude-code"], base: "", model: [] },
+  // A slug Codex knows, else it offers no apply_patch.
   {
     name: "codex",
     processMarkers: ["/.bin/codex", "@openai/codex"],
-    setup(home, url) {
-      mkdirSync(join(home, ".codex"), { recursive: true });
-      const config = `model = "gpt-5.5"\nmodel_provider = "stub"\n[model_providers.stub]\nname = "stub"\nbase_url = "${url}/v1"\nenv_key = "OPENAI_API_KEY"\nwire_api = "responses"\n[analytics]\nenabled = false\n`;
-      writeFileSync(join(home, ".codex", "config.toml"), config);
-      return { env: { OPENAI_API_KEY: DUMMY_KEY }, flags: [] };
-    },
+    base: "/v1",
+    model: ["--agent-model", "gpt-5.5"],
   },
   {
     name: "pi",
     processMarkers: ["/.bin/pi", "pi-coding-agent"],
-    setup(home, url) {
-      mkdirSync(join(home, ".pi", "agent"), { recursive: true });
-      const models = {
-        providers: {
-          stub: {
-            baseUrl: `${url}/v1`,
-            api: "openai-completions",
-            apiKey: "PI_STUB_KEY",
-            models: [{ id: "stub-model" }],
-          },
-        },
-      };
-      writeFileSync(join(home, ".pi", "agent", "models.json"), JSON.stringify(models));
-      return {
-        env: { PI_STUB_KEY: DUMMY_KEY, PI_OFFLINE: "1" },
-        flags: ["--agent-model", "stub-model", "--agent-arg=--provider", "--agent-arg=stub"],
-      };
-    },
+    base: "/v1",
+    model: ["--agent-model", "stub-model"],
   },
 ];
+const GEMINI: Adapter = { name: "gemini", processMarkers: ["/.bin/gemini", "@google/gemini-cli"], base: "", model: [] };
 
 let scratch: string;
 const timings: Record<string, number> = {};
@@ -166,6 +147,11 @@ afterAll(() => {
     process.stderr.write(`real agents end to end, seconds per run: ${JSON.stringify(timings)}\n`);
 });
 
+interface RunLine {
+  readonly run_id: string;
+  readonly metered: Record<string, unknown>;
+}
+
 interface CaseLine {
   readonly case_id: string;
   readonly score: { readonly score: number; readonly failure_modes: readonly { readonly code: string }[] };
@@ -174,6 +160,7 @@ interface CaseLine {
 async function evalgate(
   args: readonly string[],
   env: Record<string, string>,
+  timeout = 600_000,
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
     const { stdout, stderr } = await execFileAsync(process.execPath, [bin, ...args], {
@@ -181,7 +168,7 @@ async function evalgate(
       env,
       maxBuffer: 64 * 1024 * 1024,
       // Generous: the adapters run at once, and a shared 2-core machine may be under heavy load.
-      timeout: 600_000,
+      timeout,
     });
     return { code: 0, stdout, stderr };
   } catch (error) {
@@ -194,59 +181,111 @@ async function evalgate(
   }
 }
 
-/** One `evalgate run --sut cli:<adapter>` of a task class's cases against a stub serving `scenario`. */
-async function runThrough(
-  adapter: Adapter,
-  suite: typeof VULN | typeof MIGRATION,
-): Promise<{ cases: Map<string, CaseLine>; stub: ModelStub; state: string; stderr: string }> {
-  const stub = await startModelStub({ scenario: parseScenario(suite.scenario()) });
-  const home = mkdtempSync(join(scratch, `home-${adapter.name}-`));
-  const state = join(scratch, `state-${adapter.name}-${suite.taskClass}`);
-  const { env, flags } = adapter.setup(home, stub.url);
+/** An adapter's endpoint, HOME, state directory and environment, shared by its compliance check and its runs. */
+interface Setup {
+  readonly adapter: Adapter;
+  readonly stub: ModelStub;
+  readonly state: string;
+  readonly env: Record<string, string>;
+}
+
+async function setUp(adapter: Adapter): Promise<Setup> {
+  const stub = await startModelStub({ scenario: SCENARIO() });
+  const tmp = join(scratch, `tmp-${adapter.name}`);
+  mkdirSync(tmp);
+  const env = {
+    PATH: `${join(clis.dir!, "node_modules", ".bin")}:${process.env.PATH ?? "/usr/bin:/bin"}`,
+    HOME: mkdtempSync(join(scratch, `home-${adapter.name}-`)),
+    // The sandboxes' HOMEs and workspaces land under the scratch directory, which names this file's processes.
+    TMPDIR: tmp,
+    CI: "true",
+    // The providers' keys: the bridge forwards its real one to the endpoint, compliance-check hands it to the CLI.
+    ANTHROPIC_API_KEY: DUMMY_KEY,
+    OPENAI_API_KEY: DUMMY_KEY,
+    GEMINI_API_KEY: DUMMY_KEY,
+    GEMINI_CLI_NO_RELAUNCH: "1",
+  };
+  return { adapter, stub, state: join(scratch, `state-${adapter.name}`), env };
+}
+
+/** The built `evalgate adapters compliance-check` against the adapter's endpoint: the report its runs need. */
+async function earnCompliance(setup: Setup): Promise<void> {
   const started = Date.now();
-  try {
-    const result = await evalgate(
-      [
-        "run",
-        "--task-class",
-        suite.taskClass,
-        "--bench-root",
-        bench,
-        "--cases",
-        suite.cases.length === 1 ? suite.cases[0]! : `{${suite.cases.join(",")}}`,
-        "--sut",
-        `cli:${adapter.name}`,
-        "--agent-network",
-        "host",
-        "--allow-cli-subscription",
-        "--acknowledge-unsandboxed-cli",
-        "--allow-stale-compliance",
-        "--concurrency",
-        "3",
-        "--out",
-        state,
-        "--quiet",
-        ...flags,
-      ],
-      {
-        PATH: `${join(clis.dir!, "node_modules", ".bin")}:${process.env.PATH ?? "/usr/bin:/bin"}`,
-        HOME: home,
-        CI: "true",
-        ...env,
-      },
-    );
-    timings[`${adapter.name}/${suite.taskClass}`] = Math.round((Date.now() - started) / 1000);
-    const lines = result.stdout
-      .split("\n")
-      .filter((line) => line.startsWith("{"))
-      .map((line) => JSON.parse(line) as Record<string, unknown>);
-    const cases = new Map(
-      lines.filter((line) => line.type === "case").map((line) => [line.case_id as string, line as unknown as CaseLine]),
-    );
-    return { cases, stub, state, stderr: result.stderr };
-  } finally {
-    await stub.close();
-  }
+  const result = await evalgate(
+    [
+      "adapters",
+      "compliance-check",
+      "--adapter",
+      setup.adapter.name,
+      "--model-upstream",
+      setup.stub.url,
+      ...setup.adapter.model,
+      "--out",
+      setup.state,
+      "--allow-cli-subscription",
+      "--acknowledge-unsandboxed-cli",
+    ],
+    setup.env,
+    // 20 sessions one after another: at a load of 35 on 2 cores Gemini CLI took over 600 s.
+    1_500_000,
+  );
+  timings[`${setup.adapter.name}/compliance`] = Math.round((Date.now() - started) / 1000);
+  expect(result.code, result.stderr).toBe(0);
+}
+
+/** One `evalgate run --sut cli:<adapter>` of a task class's cases behind the bridge, gate enforced. */
+async function runThrough(
+  setup: Setup,
+  suite: typeof VULN | typeof MIGRATION,
+): Promise<{ cases: Map<string, CaseLine>; run: RunLine; state: string; stderr: string }> {
+  // Its own state directory, holding the compliance report the check wrote: the two task classes run at once.
+  const state = `${setup.state}-${suite.taskClass}`;
+  cpSync(join(setup.state, "compliance"), join(state, "compliance"), { recursive: true });
+  const started = Date.now();
+  const result = await evalgate(
+    [
+      "run",
+      "--task-class",
+      suite.taskClass,
+      "--bench-root",
+      bench,
+      "--cases",
+      suite.cases.length === 1 ? suite.cases[0]! : `{${suite.cases.join(",")}}`,
+      "--sut",
+      `cli:${setup.adapter.name}`,
+      "--allow-cli-subscription",
+      "--model-upstream",
+      `${setup.stub.url}${setup.adapter.base}`,
+      ...setup.adapter.model,
+      "--concurrency",
+      "3",
+      "--out",
+      state,
+      "--quiet",
+    ],
+    setup.env,
+  );
+  timings[`${setup.adapter.name}/${suite.taskClass}`] = Math.round((Date.now() - started) / 1000);
+  const lines = result.stdout
+    .split("\n")
+    .filter((line) => line.startsWith("{"))
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+  const cases = new Map(
+    lines.filter((line) => line.type === "case").map((line) => [line.case_id as string, line as unknown as CaseLine]),
+  );
+  const run = lines.find((line) => line.type === "run") as unknown as RunLine;
+  return { cases, run, state, stderr: `${result.stderr}${result.stdout.slice(-2000)}` };
+}
+
+/** The case detail the run wrote for `caseId`. */
+function caseDetail(state: string, caseId: string): { sut_output: { agent_network: Record<string, unknown> } } {
+  const runsDir = join(state, "runs");
+  const file = readdirSync(runsDir, { recursive: true, encoding: "utf8" }).find(
+    (path) => path.includes(join("cases", caseId)) && path.endsWith(".json"),
+  )!;
+  return JSON.parse(readFileSync(join(runsDir, file), "utf8")) as {
+    sut_output: { agent_network: Record<string, unknown> };
+  };
 }
 
 function transcripts(state: string, taskClass: string): Record<string, unknown>[] {
@@ -256,7 +295,11 @@ function transcripts(state: string, taskClass: string): Record<string, unknown>[
     .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
-/** No process of this adapter's CLI started by this file is left (its command line names the CLI, its environment holds DUMMY_KEY). */
+/**
+ * No process of this adapter's CLI started by this file is left: its command line names the CLI, and its
+ * environment holds DUMMY_KEY (compliance-check's sessions on the host) or its command line or environment the
+ * scratch directory (the sandbox around a run's session binds its HOME and workspace from there).
+ */
 function leftovers(markers: readonly string[]): string[] {
   return readdirSync("/proc")
     .filter((entry) => /^\d+$/.test(entry))
@@ -264,7 +307,8 @@ function leftovers(markers: readonly string[]): string[] {
       try {
         const cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8");
         if (!cmdline.includes(clis.dir!) || !markers.some((marker) => cmdline.includes(marker))) return [];
-        return readFileSync(`/proc/${pid}/environ`, "utf8").includes(DUMMY_KEY)
+        const environ = readFileSync(`/proc/${pid}/environ`, "utf8");
+        return [DUMMY_KEY, scratch].some((mark) => environ.includes(mark) || cmdline.includes(mark))
           ? [`${pid}: ${cmdline.replaceAll("\0", " ").slice(0, 120)}`]
           : [];
       } catch {
@@ -280,35 +324,58 @@ describe.skipIf(clis.dir === null)(
   { concurrent: true },
   () => {
     for (const adapter of ADAPTERS) {
-      it(`cli:${adapter.name}: correct fixes score 1, a wrong one 0 with the rubric's failure modes; tokens from the endpoint; nothing left running`, async () => {
-        const vuln = await runThrough(adapter, VULN);
-        expect(vuln.cases.get("lodash-template-cve-2021-23337")?.score.score, vuln.stderr).toBe(1);
-        expect(vuln.cases.get("cross-spawn-redos-cve-2024-21538")?.score.score, vuln.stderr).toBe(1);
-        const wrong = vuln.cases.get("follow-redirects-two-advisories")!;
-        expect(wrong.score.score).toBe(0);
-        expect(wrong.score.failure_modes.map((mode) => mode.code)).toContain("still_vulnerable");
+      it(`cli:${adapter.name}: earns its compliance report against the endpoint; then behind the bridge, gate enforced, correct fixes score 1, a wrong one 0 with the rubric's failure modes; tokens from the endpoint; nothing left running`, async () => {
+        const setup = await setUp(adapter);
+        try {
+          await earnCompliance(setup);
+          const [vuln, migration] = await Promise.all([runThrough(setup, VULN), runThrough(setup, MIGRATION)]);
+          expect(vuln.stderr).not.toContain("COMPLIANCE GATE OVERRIDDEN");
+          expect(vuln.cases.get("lodash-template-cve-2021-23337")?.score.score, vuln.stderr).toBe(1);
+          expect(vuln.cases.get("cross-spawn-redos-cve-2024-21538")?.score.score, vuln.stderr).toBe(1);
+          const wrong = vuln.cases.get("follow-redirects-two-advisories")!;
+          expect(wrong.score.score).toBe(0);
+          expect(wrong.score.failure_modes.map((mode) => mode.code)).toContain("still_vulnerable");
 
-        const lodash = transcripts(vuln.state, "vuln-remediation").find((line) =>
-          JSON.stringify(line).includes("lodash-template"),
-        )! as { usage: { input_tokens: number; output_tokens: number }; counts: Record<string, number> };
-        // The session's two turns as the endpoint reported them (1000 + 2400 in, 50 + 300 out) and the final answer (1000, 50).
-        expect(lodash.usage).toMatchObject({ input_tokens: 4400, output_tokens: 400 });
-        expect(Object.keys(lodash.counts).some((name) => name === "Write" || name === "Edit")).toBe(true);
-        expect(vuln.stub.requests().every((request) => !JSON.stringify(request).includes(DUMMY_KEY))).toBe(true);
+          const lodash = transcripts(vuln.state, "vuln-remediation").find((line) =>
+            JSON.stringify(line).includes("lodash-template"),
+          )! as { usage: { input_tokens: number; output_tokens: number }; counts: Record<string, number> };
+          // The session's two turns as the endpoint reported them (1000 + 2400 in, 50 + 300 out) and the final answer (1000, 50).
+          expect(lodash.usage).toMatchObject({ input_tokens: 4400, output_tokens: 400 });
+          expect(Object.keys(lodash.counts).some((name) => name === "Write" || name === "Edit")).toBe(true);
+          expect(setup.stub.requests().every((request) => !JSON.stringify(request).includes(DUMMY_KEY))).toBe(true);
+          // Behind the bridge: the case detail holds what the bridge metered on the wire, the run line sums it, show says so.
+          const detail = caseDetail(vuln.state, "lodash-template-cve-2021-23337");
+          expect(detail.sut_output.agent_network).toMatchObject({
+            agent_network: "bridge",
+            key_withheld: true,
+            upstream_host: new URL(setup.stub.url).host,
+          });
+          if (adapter.name === "claude-code")
+            expect(detail.sut_output.agent_network.metered).toMatchObject({ input_tokens: 4400, output_tokens: 400 });
+          expect(vuln.run.metered).toMatchObject({
+            trials: 3,
+            price_tables: [PRICE_TABLE.version],
+            upstream_hosts: [new URL(setup.stub.url).host],
+          });
+          const shown = await evalgate(["show", vuln.run.run_id, "--out", vuln.state], setup.env);
+          expect(shown.stdout).toMatch(/metered from the wire over 3 trial\(s\): \d+ requests, \d+ input tokens/);
 
-        const migration = await runThrough(adapter, MIGRATION);
-        expect(migration.cases.get("go-healthd-distroless")?.score.score, migration.stderr).toBe(1);
-        const wrongMigration = migration.cases.get("go-api-alpine-runtime")!;
-        expect(wrongMigration.score.score, migration.stderr).toBe(0);
-        expect(wrongMigration.score.failure_modes.map((mode) => mode.code)).toContain("base_not_hardened");
-        expect(leftovers(adapter.processMarkers)).toEqual([]);
-      }, 1_200_000);
+          expect(migration.cases.get("go-healthd-distroless")?.score.score, migration.stderr).toBe(1);
+          const wrongMigration = migration.cases.get("go-api-alpine-runtime")!;
+          expect(wrongMigration.score.score, migration.stderr).toBe(0);
+          expect(wrongMigration.score.failure_modes.map((mode) => mode.code)).toContain("base_not_hardened");
+          expect(leftovers(adapter.processMarkers)).toEqual([]);
+        } finally {
+          await setup.stub.close();
+        }
+      }, 1_800_000);
     }
 
-    it("cli:gemini refuses, before any case runs, cases that edit build files (its Build File Protection cannot be turned off)", async () => {
-      const stub = await startModelStub({ scenario: parseScenario(VULN.scenario()) });
+    it("cli:gemini, its compliance earned, refuses before any case runs the cases that edit build files (its Build File Protection cannot be turned off)", async () => {
+      const setup = await setUp(GEMINI);
       try {
-        const home = mkdtempSync(join(scratch, "home-gemini-"));
+        await earnCompliance(setup);
+        const asked = setup.stub.requests().length;
         const result = await evalgate(
           [
             "run",
@@ -321,27 +388,23 @@ describe.skipIf(clis.dir === null)(
             "--sut",
             "cli:gemini",
             "--allow-cli-subscription",
-            "--allow-stale-compliance",
+            "--model-upstream",
+            setup.stub.url,
             "--out",
-            join(scratch, "state-gemini"),
+            setup.state,
             "--quiet",
           ],
-          {
-            PATH: `${join(clis.dir!, "node_modules", ".bin")}:${process.env.PATH ?? "/usr/bin:/bin"}`,
-            HOME: home,
-            GEMINI_API_KEY: DUMMY_KEY,
-            GOOGLE_GEMINI_BASE_URL: stub.url,
-            GEMINI_CLI_NO_RELAUNCH: "1",
-          },
+          setup.env,
         );
         expect(result.code).toBe(1);
         expect(result.stderr).toMatch(
           /cli:gemini cannot run 1 selected case\(s\) whose task is to edit build files: lodash-template-cve-2021-23337 \(package-lock\.json, package\.json\)/,
         );
-        expect(stub.requests()).toEqual([]);
+        expect(setup.stub.requests().length).toBe(asked);
+        expect(leftovers(GEMINI.processMarkers)).toEqual([]);
       } finally {
-        await stub.close();
+        await setup.stub.close();
       }
-    }, 600_000);
+    }, 1_800_000);
   },
 );

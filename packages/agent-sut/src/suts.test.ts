@@ -11,12 +11,13 @@ import {
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { EvalWarning } from "@eval/errors";
 import { sha256Digest } from "@eval/hashing";
 import type { BenchCase, SutInvocation, SutStreams } from "@eval/models";
-import { BenchCaseSchema, CassetteMetaSchema, parseWire, sutCaseOf } from "@eval/models";
+import { CassetteMetaSchema, sutCaseOf } from "@eval/models";
+import { benchRootOf, testBenchCase } from "@eval/test-utils";
 import { parseScenario, startModelStub } from "@eval/model-stub";
 import { readCassette, writeCassette } from "./cassette-files.ts";
 import { buildAgentPrompt, promptSha256 } from "@eval/cli-subscription-adapters";
@@ -34,29 +35,10 @@ function makeCase(prompt = "Fix the vulnerable dependency in src/app.js."): { be
   const caseDir = join(mkdtempSync(join(tmpdir(), "evalgate-bench-")), "vuln-remediation", "cases", "demo-case");
   mkdirSync(join(caseDir, "input", "src"), { recursive: true });
   writeFileSync(join(caseDir, "input", "src", "app.js"), "broken\n");
-  const benchCase = parseWire(BenchCaseSchema, {
-    case_id: "demo-case",
-    task_class: "vuln-remediation",
-    prompt,
-    disposition: "positive",
-    difficulty: "easy",
-    source: "curated",
-    curation_class: "held-out",
-    added_at: "2026-01-01T00:00:00Z",
-    last_validated_at: "2026-01-01T00:00:00Z",
-    cassette_canary_pin: "0123456789abcdef0123456789abcdef",
-    case_path: caseDir,
-    input_path: join(caseDir, "input"),
-    expected_path: join(caseDir, "expected"),
-    cassette_path: null,
-    case_digest: `blake3:${"0".repeat(64)}`,
-  });
-  latestBenchRoot = dirname(dirname(dirname(caseDir)));
+  const benchCase = testBenchCase({ caseDir, prompt });
+  latestBenchRoot = benchRootOf(caseDir);
   return { benchCase, caseDir };
 }
-
-/** The bench root of a case made by makeCase: `<root>/<task-class>/cases/<id>`. */
-const benchRootOf = (benchCase: BenchCase): string => dirname(dirname(dirname(benchCase.case_path)));
 
 function invocation(benchCase: BenchCase, seed = SEED): SutInvocation {
   const workspacePath = mkdtempSync(join(tmpdir(), "evalgate-ws-"));
@@ -232,7 +214,7 @@ describe("live SUT with --record, then replay", () => {
     });
     expect(readFileSync(join(cassetteDir, "stdout.jsonl"), "utf8")).toBe(readStream("claude-success.stdout.jsonl"));
 
-    const replayed = await createReplaySut({ benchRoot: benchRootOf(benchCase) }).run(invocation(benchCase));
+    const replayed = await createReplaySut({ benchRoot: benchRootOf(benchCase.case_path) }).run(invocation(benchCase));
     expect(replayed).toMatchObject({
       trial_class: "parse_success",
       cost_usd: 0,
@@ -248,7 +230,7 @@ describe("live SUT with --record, then replay", () => {
       ...invocation(benchCase),
       recordStreams: (streams: SutStreams) => void replayStreams.push(streams),
     };
-    await createReplaySut({ benchRoot: benchRootOf(benchCase) }).run(replayWorkspace);
+    await createReplaySut({ benchRoot: benchRootOf(benchCase.case_path) }).run(replayWorkspace);
     expect(replayStreams.map((streams) => streams.stdout)).toEqual([readStream("claude-success.stdout.jsonl")]);
     expect(readFileSync(join(replayWorkspace.workspacePath, "src", "app.js"), "utf8")).toBe("fixed\n");
   });
@@ -289,7 +271,7 @@ describe("live SUT with --record, then replay", () => {
       { stdout: "file:claude-success.stdout.jsonl" },
     ]);
     await sut.run(invocation(benchCase));
-    const replay = createReplaySut({ benchRoot: benchRootOf(benchCase) });
+    const replay = createReplaySut({ benchRoot: benchRootOf(benchCase.case_path) });
     const cases = [sutCaseOf(benchCase)];
     await expect(replay.preflight!({ cases, trials: 1 })).resolves.toBeUndefined();
     await expect(replay.preflight!({ cases, trials: 3 })).rejects.toThrow(
@@ -351,7 +333,7 @@ describe("live SUT with --record, then replay", () => {
 
   it("replay refuses a stale cassette (other canary seed), a missing one, a malformed one, and a diff that does not apply", async () => {
     const { benchCase, caseDir } = makeCase();
-    const replay = createReplaySut({ benchRoot: benchRootOf(benchCase) });
+    const replay = createReplaySut({ benchRoot: benchRootOf(benchCase.case_path) });
     await expect(replay.run(invocation(benchCase))).rejects.toThrow(
       expect.objectContaining({
         code: "EVAL_CASSETTE_INVALID",
@@ -409,7 +391,7 @@ describe("live SUT with --record, then replay", () => {
     expect(
       (
         await createReplaySut({
-          benchRoot: benchRootOf(benchCase),
+          benchRoot: benchRootOf(benchCase.case_path),
           onWarning: (warning) => warnings.push(warning),
         }).run(invocation(benchCase))
       ).trial_class,
@@ -419,7 +401,7 @@ describe("live SUT with --record, then replay", () => {
     // Writing again replaces the old cassette atomically.
     writeCassette(join(caseDir, "cassette"), { ...readCassette(join(caseDir, "cassette")) });
     expect(readdirSync(caseDir).filter((name) => name.startsWith("cassette"))).toEqual(["cassette"]);
-    const output = await createReplaySut({ benchRoot: benchRootOf(benchCase) }).run(invocation(benchCase));
+    const output = await createReplaySut({ benchRoot: benchRootOf(benchCase.case_path) }).run(invocation(benchCase));
     expect(output).toMatchObject({ adapter: "gemini", trial_class: "parse_success", synthetic_cassette: true });
     expect(output.cost_usd).toBe(0);
     expect(output.recorded_cost_usd).toBeNull();
@@ -509,7 +491,7 @@ describe("transcript log", () => {
     );
 
     await createReplaySut({
-      benchRoot: benchRootOf(benchCase),
+      benchRoot: benchRootOf(benchCase.case_path),
       transcriptLog: { transcriptsDir, streamLog: "summary" },
     }).run(invocation(benchCase));
     const lines = readFileSync(join(transcriptsDir, "vuln-remediation.jsonl"), "utf8")

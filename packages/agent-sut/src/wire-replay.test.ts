@@ -3,10 +3,11 @@
 // answers; a request the recording does not hold ends the case as replay.diverged, naming the field.
 import { chmodSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { BenchCase, SutInvocation } from "@eval/models";
-import { BenchCaseSchema, parseWire, sutCaseOf } from "@eval/models";
+import { sutCaseOf } from "@eval/models";
+import { benchRootOf, testBenchCase } from "@eval/test-utils";
 import { sandboxSupport } from "@eval/sandbox";
 import { readStream, startAnthropicUpstream, writeReport } from "@eval/cli-subscription-adapters/test-helpers";
 import { readCassette } from "./cassette-files.ts";
@@ -49,24 +50,8 @@ process.stdout.write(${JSON.stringify(readStream("claude-success.stdout.jsonl"))
   const caseDir = join(root, "bench", "vuln-remediation", "cases", "demo-case");
   mkdirSync(join(caseDir, "input"), { recursive: true });
   writeFileSync(join(caseDir, "input", "input.txt"), "the vulnerable line\n");
-  benchRoot = dirname(dirname(dirname(caseDir)));
-  benchCase = parseWire(BenchCaseSchema, {
-    case_id: "demo-case",
-    task_class: "vuln-remediation",
-    prompt: "Fix the vulnerable line in input.txt.",
-    disposition: "positive",
-    difficulty: "easy",
-    source: "curated",
-    curation_class: "held-out",
-    added_at: "2026-01-01T00:00:00Z",
-    last_validated_at: "2026-01-01T00:00:00Z",
-    cassette_canary_pin: "0123456789abcdef0123456789abcdef",
-    case_path: caseDir,
-    input_path: join(caseDir, "input"),
-    expected_path: join(caseDir, "expected"),
-    cassette_path: null,
-    case_digest: `blake3:${"0".repeat(64)}`,
-  });
+  benchRoot = benchRootOf(caseDir);
+  benchCase = testBenchCase({ caseDir, prompt: "Fix the vulnerable line in input.txt." });
 });
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 

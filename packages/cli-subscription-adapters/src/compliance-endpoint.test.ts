@@ -11,19 +11,12 @@ import type { ModelStub } from "@eval/model-stub";
 import { pinnedAgentClis } from "@eval/test-utils";
 import { CliSubscriptionBackend } from "./backend.ts";
 import { runComplianceCheck } from "./compliance.ts";
-import { BENIGN_TASKS, benignSolutions } from "./compliance-tasks.ts";
+import { BENIGN_TASKS, benignSessions } from "./compliance-tasks.ts";
 import { doesBenignTasks, writeReport } from "./compliance.test-helpers.ts";
 import { createFakeCli } from "./fake-cli.test-helpers.ts";
 
 /** A scripted session per benign task that writes the task's files through the CLI's own tools. */
-const DOES_THE_TASKS = () =>
-  parseScenario({
-    sessions: benignSolutions().map(({ match, files }) => ({
-      match,
-      turns: [{ tools: Object.entries(files).map(([path, content]) => ({ write: { path, content } })) }],
-      final_text: "Done.",
-    })),
-  });
+const DOES_THE_TASKS = () => parseScenario({ sessions: benignSessions() });
 /** Every session only says it is done: a CLI that exits 0 must still fail. */
 const DOES_NOTHING = () => parseScenario({ turns: [{ text: "Done." }] });
 
@@ -139,76 +132,42 @@ describe("a compliance report names its endpoint and scenario; the gate holds ru
 });
 
 const { dir: clisDir, reason } = pinnedAgentClis(join(import.meta.dirname, "..", "..", ".."));
-/** EVALGATE_COMPLIANCE_ALL_TASKS=1: every real CLI runs all 20 benign tasks (about 5 minutes per CLI here) instead of one of each kind. */
-const EVERY_TASK = process.env.EVALGATE_COMPLIANCE_ALL_TASKS === "1";
 
+// Passing the full suite against a scripted endpoint that does the tasks is what apps/cli/src/real-agents.test.ts
+// does for every pinned CLI before its runs (the gate enforced); here only the other side: a CLI that exits 0
+// with a clean stream but leaves no effect fails the check.
 describe.skipIf(clisDir === null)(
   clisDir === null
     ? `real CLIs' compliance against the scripted endpoint (skipped: ${reason})`
     : "real CLIs' compliance against the scripted endpoint",
+  { concurrent: true },
   () => {
-    const timings: Record<string, number> = {};
     for (const name of ["claude-code", "codex", "gemini", "pi"] as const satisfies readonly AgentAdapterName[]) {
-      it(`${name}: passes when the scripted sessions do the tasks, fails when they do none (it still exits 0)`, async () => {
+      it(`${name}: fails when the scripted sessions do nothing, though it exits 0 with a parsed stream`, async () => {
         const env = {
           PATH: `${join(clisDir!, "node_modules", ".bin")}:${dirname(process.execPath)}:/usr/bin:/bin`,
           TERM: "dumb",
           HOME: mkdtempSync(join(tmpdir(), "evalgate-real-home-")),
         };
-        const good = await stub(DOES_THE_TASKS());
+        // Its own endpoint, closed here: the tests run at once, and afterEach would close the others'.
+        const idle = await startModelStub({ scenario: DOES_NOTHING() });
         const started = Date.now();
-        // One task of each kind (answer file, read then answer, edit, create, append, code), to keep CI time down; every task's own check is tested above.
-        const some = BENIGN_TASKS.filter((task) =>
-          ["add-numbers", "read-note", "fix-typo", "create-file", "append-line", "python-function"].includes(task.id),
-        );
-        // Codex offers no tools for a model slug it does not know (its default here is one): ask for one it knows.
-        const model = name === "codex" ? { model: "gpt-5.5" } : {};
-        const pass = await runComplianceCheck({
-          adapter: name,
-          stateDir: mkdtempSync(join(tmpdir(), "evalgate-state-")),
-          env,
-          modelUpstream: good.url,
-          timeoutMsPerTask: 120_000,
-          tasks: EVERY_TASK ? BENIGN_TASKS : some,
-          ...model,
-        });
-        timings[name] = Math.round((Date.now() - started) / 1000);
-        const failing = pass.trials
-          .filter((trial) => !trial.passed)
-          .map((trial) => `${trial.task_id}: ${trial.classification?.reason} ${JSON.stringify(trial.effects)}`);
-        const seen = good
-          .requests()
-          .map(
-            (request) =>
-              `${request.path} offered [${request.tools_offered.join(",")}] unmapped [${request.unmapped.join(",")}] model ${request.model}`,
-          );
-        expect(failing, [...failing, ...seen.slice(0, 6)].join("\n")).toEqual([]);
-        expect(pass.report).toMatchObject({
-          passed: true,
-          passed_count: pass.report.task_count,
-          endpoint: { origin: good.url, scenario_sha256: good.scenarioSha256 },
-        });
-
-        const idle = await stub(DOES_NOTHING());
-        // Three tasks that edit files suffice to show it: every session ends cleanly, none passes.
-        const tasks = BENIGN_TASKS.filter((task) => ["fix-typo", "create-file", "append-line"].includes(task.id));
+        // One task that edits a file suffices to show it: the session ends cleanly, the task does not pass.
         const fail = await runComplianceCheck({
           adapter: name,
           stateDir: mkdtempSync(join(tmpdir(), "evalgate-state-")),
           env,
           modelUpstream: idle.url,
-          timeoutMsPerTask: 120_000,
-          tasks,
-          ...model,
+          timeoutMsPerTask: 240_000,
+          tasks: BENIGN_TASKS.filter((task) => task.id === "fix-typo"),
+          // Codex offers no tools for a model slug it does not know (its default here is one): ask for one it knows.
+          ...(name === "codex" ? { model: "gpt-5.5" } : {}),
         });
+        await idle.close();
         expect(fail.report).toMatchObject({ passed: false, passed_count: 0, effects_met_count: 0 });
-        expect(fail.trials.map((trial) => trial.classification?.trial_class)).toEqual([
-          "parse_success",
-          "parse_success",
-          "parse_success",
-        ]);
+        expect(fail.trials.map((trial) => trial.classification?.trial_class)).toEqual(["parse_success"]);
         console.info(
-          `[real-cli] compliance ${name} ${pass.report.cli_version} against the scripted endpoint: ${timings[name]} s for ${pass.report.task_count} tasks; a script that does nothing: ${fail.report.parse_success_count}/3 parsed, 0 passed`,
+          `[real-cli] compliance ${name} ${fail.report.cli_version} against a script that does nothing: parsed, 0 passed, ${Math.round((Date.now() - started) / 1000)} s`,
         );
       }, 900_000);
     }

@@ -242,3 +242,20 @@ export function benignSolutions(
 ): { readonly task_id: string; readonly match: string; readonly files: Readonly<Record<string, string>> }[] {
   return tasks.map((task) => ({ task_id: task.id, match: task.prompt, files: solutionOf(task) }));
 }
+
+/**
+ * The benign suite as scripted sessions in `evalgate model-stub`'s scenario format: each session matches its
+ * task's prompt and writes the task's files through the CLI's own tools. Served beside a bench's own sessions,
+ * they let a CLI earn its compliance report against the very endpoint (origin and scenario) its runs use.
+ */
+export function benignSessions(tasks: readonly BenignTask[] = BENIGN_TASKS): {
+  readonly match: string;
+  readonly turns: readonly { readonly tools: readonly { readonly write: { path: string; content: string } }[] }[];
+  readonly final_text: string;
+}[] {
+  return benignSolutions(tasks).map(({ match, files }) => ({
+    match,
+    turns: [{ tools: Object.entries(files).map(([path, content]) => ({ write: { path, content } })) }],
+    final_text: "Done.",
+  }));
+}

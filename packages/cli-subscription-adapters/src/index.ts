@@ -39,7 +39,7 @@ export type {
   ComplianceGateResult,
   ComplianceLookup,
 } from "./compliance.ts";
-export { BENIGN_TASKS, benignSolutions, suiteSha256 } from "./compliance-tasks.ts";
+export { BENIGN_TASKS, benignSessions, benignSolutions, suiteSha256 } from "./compliance-tasks.ts";
 export type { BenignTask, ExpectedFile } from "./compliance-tasks.ts";
 export {
   AgentAdapterInvalid,

@@ -5,5 +5,5 @@ export { currentOwner, ownerState, parseOwner } from "./owner.ts";
 export type { ProcessOwner } from "./owner.ts";
 export { replaceFile, replaceFileSync, syncDirectory } from "./replace.ts";
 export type { ReplaceOptions } from "./replace.ts";
-export { swapDirectory, swapDirectorySync } from "./swap.ts";
+export { isSwapSibling, swapDirectory, swapDirectorySync } from "./swap.ts";
 export type { SwapOptions } from "./swap.ts";

@@ -13,6 +13,13 @@ export interface SwapOptions {
   readonly replace: boolean;
 }
 
+const SWAP_SIBLING = /^\..+\.(?:tmp|old)-[0-9a-f]{12}$/;
+
+/** Whether a directory entry's name is one a swap in flight (or one that crashed) leaves beside its target. */
+export function isSwapSibling(name: string): boolean {
+  return SWAP_SIBLING.test(name);
+}
+
 /** The hidden sibling names a swap of `dir` uses: the staging directory and where the old one goes. */
 function siblings(dir: string): { staging: string; old: string } {
   const suffix = randomBytes(6).toString("hex");

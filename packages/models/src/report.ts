@@ -3,7 +3,7 @@ import { BenchScoreSchema } from "./score.ts";
 import { CurationClassSchema } from "./case.ts";
 import { TrialCaseResultSchema, trialFields } from "./trials.ts";
 import { RunMeteredSchema } from "./metered.ts";
-import { LimitValuesSchema } from "./sandbox-limits.ts";
+import { ResourceLimitValuesSchema } from "./sandbox-limits.ts";
 import {
   Blake3DigestSchema,
   CaseIdSchema,
@@ -150,9 +150,7 @@ const runBodyFields = {
    * The limits themselves, per sandboxed component (`sut`: a `command:` SUT, null otherwise; `rubric`):
    * defaults, raised or lowered by the task class's `limits` and `--sut-*` flags; absent in older reports.
    */
-  resource_limit_values: z
-    .strictObject({ sut: LimitValuesSchema.nullable(), rubric: LimitValuesSchema.nullable() })
-    .optional(),
+  resource_limit_values: ResourceLimitValuesSchema.optional(),
   started_at: TimestampSchema,
   ended_at: TimestampSchema,
   complete: z.boolean(),

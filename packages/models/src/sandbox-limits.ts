@@ -46,3 +46,9 @@ export const LimitValuesSchema = z.strictObject({
   memory_bytes: z.number().int().min(1),
   disk_bytes: z.number().int().min(1),
 });
+
+/** The limits each sandboxed component ran under (`resource_limit_values` of a report and a shard's manifest). */
+export const ResourceLimitValuesSchema = z.strictObject({
+  sut: LimitValuesSchema.nullable(),
+  rubric: LimitValuesSchema.nullable(),
+});

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { CurationClassSchema } from "./case.ts";
 import { IsolationClassSchema, ScoreKindSchema, SutIsolationSchema } from "./report.ts";
 import { CaseDetailSchema } from "./runner-files.ts";
+import { ResourceLimitValuesSchema } from "./sandbox-limits.ts";
 import { BenchScoreSchema } from "./score.ts";
 import {
   Blake3DigestSchema,
@@ -93,6 +94,8 @@ export const ShardManifestSchema = z.strictObject({
   ended_at: TimestampSchema,
   /** False when the shard stopped early (cost cap, interrupt): its missing units are missing from a merge. */
   complete: z.boolean(),
+  /** The limits its sandboxed SUT and rubric ran under (absent in bundles of older versions). */
+  resource_limit_values: ResourceLimitValuesSchema.optional(),
   units: z.array(z.strictObject({ case_id: CaseIdSchema, trial: z.number().int().min(0), file: z.string() })),
   files: z.array(BundleFileSchema).min(1),
   /** Present when the shard had a signing key: signs every other field (and through `files`, the bundle). */

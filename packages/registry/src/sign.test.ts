@@ -1,5 +1,7 @@
+import { spawn } from "node:child_process";
 import { mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { swapDirectory } from "@eval/durable-fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { makeFixtureBench, type FixtureBench } from "./fixture-bench.test-helpers.ts";
 import { signBench } from "./sign.ts";
@@ -62,6 +64,72 @@ describe("signBench", () => {
       message: expect.stringContaining("case-link"),
     });
   });
+
+  it("refuses to sign while a cassette is being swapped into a case, naming it; digests.yaml stays as it was", async () => {
+    fixture = await makeFixtureBench();
+    const digests = join(fixture.benchPath, "cases", "digests.yaml");
+    const before = readFileSync(digests, "utf8");
+    const cassette = join(fixture.benchPath, "cases", "case-01", "cassette");
+    let refusal: unknown = null;
+    // The real swap a --record run does: signing runs while the staging directory is being filled.
+    await swapDirectory(
+      cassette,
+      async (staging) => {
+        writeFileSync(join(staging, "cassette.json"), "{}");
+        refusal = await signBench({ benchPath: fixture!.benchPath }).catch((error: unknown) => error);
+      },
+      { replace: true },
+    );
+    expect(refusal).toMatchObject({
+      code: "EVAL_CASE_LOAD_FAILED",
+      message: expect.stringMatching(/case-01\/\.cassette\.tmp-[0-9a-f]{12}: is a directory being written/),
+    });
+    expect(readFileSync(digests, "utf8")).toBe(before);
+    // Once the swap is done, the cassette is part of the case like any file.
+    expect((await signBench({ benchPath: fixture.benchPath })).changed).toEqual([
+      { case_id: "case-01", files: ["cassette/cassette.json (added)"] },
+    ]);
+  });
+
+  it("attack: signing while another process swaps a case's cassette over and over never crashes and never signs a half-swapped tree", async () => {
+    fixture = await makeFixtureBench();
+    const caseDir = join(fixture.benchPath, "cases", "case-01");
+    const swap = join(import.meta.dirname, "..", "..", "durable-fs", "src", "swap.ts");
+    // Another process records: each swap stages a new cassette beside the case, moves the old aside, renames the new in.
+    const writer = spawn(
+      process.execPath,
+      [
+        "--input-type=module",
+        "-e",
+        `import { swapDirectorySync } from ${JSON.stringify(swap)};
+         import { writeFileSync } from "node:fs";
+         const stop = Date.now() + 4000;
+         for (let i = 0; Date.now() < stop; i++)
+           swapDirectorySync(${JSON.stringify(join(caseDir, "cassette"))}, (staging) => {
+             for (let f = 0; f < 20; f++) writeFileSync(staging + "/f" + f, String(i));
+           }, { replace: true });`,
+      ],
+      { stdio: "inherit" },
+    );
+    const exited = new Promise<number | null>((resolve) => writer.once("exit", resolve));
+    let refused = 0;
+    let signed = 0;
+    for (let running = true; running;) {
+      running = writer.exitCode === null;
+      try {
+        const result = await signBench({ benchPath: fixture.benchPath });
+        signed += 1;
+        expect(readFileSync(result.digests_path, "utf8")).not.toMatch(/\.cassette\.(tmp|old)-/);
+      } catch (error) {
+        expect(error).toMatchObject({ code: "EVAL_CASE_LOAD_FAILED" });
+        refused += 1;
+      }
+    }
+    expect(await exited).toBe(0);
+    // Both outcomes were seen: the race is real, and each side of it is handled.
+    expect(signed).toBeGreaterThan(0);
+    expect(refused).toBeGreaterThan(0);
+  }, 60_000);
 
   it("refuses a case directory whose name cannot be a case_id", async () => {
     fixture = await makeFixtureBench();

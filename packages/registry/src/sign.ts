@@ -1,12 +1,12 @@
 import { readdir } from "node:fs/promises";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { ioError } from "@eval/errors";
 import { CaseIdSchema, DigestsFileSchema, parseWire, safeParseWire, type DigestsFile } from "@eval/models";
 import { parse as parseYaml, stringify } from "yaml";
-import { CASE_TREE_SERIALIZATION, digestDirectory } from "./digest.ts";
+import { CASE_TREE_SERIALIZATION, digestDirectory, type DirectoryDigest } from "./digest.ts";
 import { diffFiles } from "./case-loader.ts";
 import { CaseLoadFailed, CaseUnsafePath, TaskClassIncomplete } from "./errors.ts";
-import { replaceFile } from "@eval/durable-fs";
+import { isSwapSibling, replaceFile } from "@eval/durable-fs";
 import { entryKind, readText } from "./files.ts";
 
 /** What `signBench` changed in cases/digests.yaml. */
@@ -28,6 +28,38 @@ const HEADER = [
   `# (serialization ${CASE_TREE_SERIALIZATION}, docs/bench-authoring.md). Do not edit by hand.`,
   "",
 ].join("\n");
+
+/**
+ * A case's tree as signed. A directory being swapped in beside it (a `--record` run writing its cassette,
+ * or one that crashed while writing) is refused, naming it, as is a file that vanishes during the walk: a
+ * signature over half a recording would be wrong, and a crash on ENOENT says nothing.
+ */
+async function digestCaseToSign(caseDir: string): Promise<DirectoryDigest> {
+  const inFlight: string[] = [];
+  const exclude = (path: string): boolean => {
+    if (!isSwapSibling(basename(path))) return path === "case.toml";
+    inFlight.push(path);
+    return true;
+  };
+  let computed: DirectoryDigest;
+  try {
+    computed = await digestDirectory(caseDir, { exclude });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+    throw new CaseLoadFailed(
+      caseDir,
+      null,
+      `changed while it was signed (${(error as Error).message}); sign again once nothing writes to the bench (a --record run?)`,
+    );
+  }
+  if (inFlight.length > 0)
+    throw new CaseLoadFailed(
+      join(caseDir, inFlight[0]!),
+      null,
+      "is a directory being written (a --record run in flight, or one that crashed): sign after the run ends, or remove it if no run is writing",
+    );
+  return computed;
+}
 
 /**
  * Recomputes every case's digest after curation and rewrites cases/digests.yaml atomically, so a
@@ -60,7 +92,7 @@ export async function signBench(taskClass: {
         null,
         `a case directory is named by its case_id: ${name.error.issues[0]?.message}`,
       );
-    const computed = await digestDirectory(join(casesPath, entry.name), { exclude: (path) => path === "case.toml" });
+    const computed = await digestCaseToSign(join(casesPath, entry.name));
     next[entry.name] = { digest: computed.digest, files: { ...computed.files } };
   }
 

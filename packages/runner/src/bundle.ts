@@ -36,6 +36,8 @@ export interface BundleContent {
   readonly startedAt: string;
   readonly endedAt: string;
   readonly complete: boolean;
+  /** The limits its sandboxed SUT and rubric ran under (its report's `resource_limit_values`). */
+  readonly resourceLimitValues?: ShardManifest["resource_limit_values"];
   readonly units: readonly BundleUnit[];
   readonly transcripts: string | null;
   /** Signs the manifest (and through its digests, every file) when given. */
@@ -89,6 +91,7 @@ export async function writeBundle(dir: string, content: BundleContent): Promise<
     started_at: content.startedAt,
     ended_at: content.endedAt,
     complete: content.complete,
+    ...(content.resourceLimitValues === undefined ? {} : { resource_limit_values: content.resourceLimitValues }),
     units: content.units.map((unit) => ({
       case_id: unit.case_id,
       trial: unit.trial,

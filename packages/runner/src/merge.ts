@@ -2,6 +2,7 @@
 // of the plan computes, appended as exactly one record.
 import { mkdir } from "node:fs/promises";
 import { basename, join, resolve } from "node:path";
+import { isDeepStrictEqual } from "node:util";
 import {
   appendRunRecord,
   ChainTampered,
@@ -14,13 +15,21 @@ import {
 import type { SigningKey, VerifyResult } from "@eval/audit-chain";
 import { EvalError, ignoreWarnings, ioError } from "@eval/errors";
 import type { WarningSink } from "@eval/errors";
-import type { AnyBenchRunReport, BenchRunReportInput, MeteredUsage, RunPlan, Selection, ShardUnit } from "@eval/models";
+import type {
+  AnyBenchRunReport,
+  BenchRunReportInput,
+  MeteredUsage,
+  RunPlan,
+  Selection,
+  ShardManifest,
+  ShardUnit,
+} from "@eval/models";
 import { caseDetailFile, DEFAULT_STATE_DIR, RUN_DIR_NAMES, stateLayout } from "@eval/state-layout";
 import { writeDetailFile } from "./case-detail.ts";
 import { trialCacheKey } from "./trials.ts";
 import { buildRunReport } from "./aggregate.ts";
 import { resourceLimitsOf } from "./run-report.ts";
-import type { ScoredCase } from "./aggregate.ts";
+import type { RunFacts, ScoredCase } from "./aggregate.ts";
 import { readBundle } from "./bundle.ts";
 import type { ReadBundle } from "./bundle.ts";
 import { verifyAfterAppend, verifyChainForRun } from "./chain-checkpoint.ts";
@@ -266,6 +275,17 @@ export async function mergeBundles(dirs: readonly string[], options: MergeOption
   return { plan, report: record.report, recordPath: path, appended: true, missing, duplicates, chain };
 }
 
+/**
+ * The limits the shards ran under, when every shard recorded the same (a one-machine run records them);
+ * nothing when they differ (machines with different memory get different defaults) or one did not say.
+ */
+function sharedLimitValues(manifests: readonly ShardManifest[]): Pick<RunFacts, "resourceLimitValues"> {
+  const values = manifests.map((manifest) => manifest.resource_limit_values);
+  const first = values[0];
+  if (first === undefined || values.some((value) => !isDeepStrictEqual(value, first))) return {};
+  return { resourceLimitValues: first };
+}
+
 /** The merged run's report, as a one-machine run of the plan records it. */
 function mergedReport(
   plan: RunPlan,
@@ -287,6 +307,7 @@ function mergedReport(
       isolationClass: plan.isolation_class,
       sutIsolation: plan.sut_isolation,
       resourceLimits: resourceLimitsOf(plan.isolation_class, plan.sut_isolation),
+      ...sharedLimitValues(manifests),
       startedAt: manifests.map((m) => m.started_at).sort()[0]!,
       endedAt: manifests
         .map((m) => m.ended_at)

@@ -161,9 +161,7 @@ describe("merge", () => {
     const stateDir = join(root, "merge-ok");
     const merged = await mergeBundles([...bundles].reverse(), { stateDir });
     expect(merged.appended).toBe(true);
-    // A merge records the limits' mechanism (`resource_limits`) but not yet their values: the rubric's
-    // come from the task class, which a merge does not load (an open gap, docs/scale-out.md).
-    const strip = ({ resource_limit_values: _values, ...report }: BenchRunReport) => ({
+    const strip = (report: BenchRunReport) => ({
       ...report,
       run_id: null,
       started_at: null,
@@ -183,6 +181,19 @@ describe("merge", () => {
     });
     const details = await readdir(join(stateDir, "runs", merged.report.run_id, "cases"));
     expect(details.sort()).toEqual(plan.cases.map((c) => `${c.case_id}.json`));
+  });
+
+  it("records the limit values only when every shard ran under the same", async () => {
+    expect(oneMachine.resource_limit_values).toBeDefined();
+    const other = join(root, "bundle-other-limits");
+    await cp(bundles[2]!, other, { recursive: true });
+    const manifestPath = join(other, "manifest.json");
+    const manifest = JSON.parse(await readFile(manifestPath, "utf8")) as Record<string, unknown>;
+    expect(manifest.resource_limit_values).toEqual(oneMachine.resource_limit_values);
+    manifest.resource_limit_values = { sut: null, rubric: { pids: 16, memory_bytes: 64 << 20, disk_bytes: 1 << 20 } };
+    await writeFile(manifestPath, JSON.stringify(manifest));
+    const merged = await mergeBundles([bundles[0]!, bundles[1]!, other], { stateDir: join(root, "merge-limits") });
+    expect((merged.report as BenchRunReport).resource_limit_values).toBeUndefined();
   });
 
   it("identical duplicates are fine (a bundle given twice)", async () => {

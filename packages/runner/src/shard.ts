@@ -127,6 +127,9 @@ async function bundleShard(options: RunShardOptions, plan: RunPlan, scored: Scor
     startedAt: scored.report.started_at,
     endedAt: scored.report.ended_at,
     complete: scored.report.complete,
+    ...(scored.report.resource_limit_values === undefined
+      ? {}
+      : { resourceLimitValues: scored.report.resource_limit_values }),
     units: bundleUnits,
     transcripts,
     signingKey: options.signingKey ?? null,

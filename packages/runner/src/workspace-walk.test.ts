@@ -83,7 +83,7 @@ const mechanism = process.getuid?.() === 0 ? "cgroup" : "(cgroup|rlimit)";
 /** What each limit attack is recorded as (the rlimit path cannot tell a process-count or memory limit apart from a crash). */
 const LIMIT_DETAILS: Record<string, RegExp> = {
   // The file-size limit (1 GiB) refuses the file in the sandbox.
-  "sparse-1.5g": /SutResourceLimit: disk limit \(1024 MiB per file\) reached, enforced by (cgroup|rlimit)/,
+  "sparse-1.5g": /SutResourceLimit: disk limit \(1024 MiB\) reached, enforced by (cgroup|rlimit)/,
   "sparse-2x600m": /^disk limit reached: more than \d+ bytes/,
   "fork-bomb": new RegExp(`^SutResourceLimit: pids limit \\(64 processes\\) reached, enforced by ${mechanism}`),
   "memory-bomb": new RegExp(`^SutResourceLimit: memory limit \\(256 MiB\\) reached, enforced by ${mechanism}`),

@@ -43,6 +43,8 @@ export interface SandboxPolicy {
   readonly chdir?: string;
   /** Process-count, memory and disk limits (limits.ts); default: defaultLimits() for one case at a time. */
   readonly limits?: ResourceLimits;
+  /** Apply rlimits even where a cgroup could be made (tests of that path; a host whose cgroups must be left alone). */
+  readonly rlimitsOnly?: boolean;
 }
 
 /** The read-only system: programs, libraries, and the few /etc files programs need (no secrets). */

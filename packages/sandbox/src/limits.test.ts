@@ -1,20 +1,35 @@
 // Attacks on the resource limits: a fork bomb, a memory bomb and a disk fill, each run in a real sandbox,
 // on the cgroup path (root here) and the rlimit path (a scratch user without a cgroup of its own).
 import { spawn, spawnSync } from "node:child_process";
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  linkSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sandboxSupport } from "./bwrap.ts";
 import {
+  allocationFailed,
   cgroupParents,
   createLimitGroup,
   defaultLimits,
   HARNESS_OOM_SCORE_ADJ,
+  innerRlimitPrefix,
+  limitHitDetail,
   limitMechanism,
   makeCgroupParents,
   rlimitPrefix,
 } from "./limits.ts";
+import { allocatedBytes } from "./disk-usage.ts";
 import { runProcess } from "./process-runner.ts";
 
 const support = sandboxSupport();
@@ -45,14 +60,24 @@ describe("default limits", () => {
     expect(defaultLimits(0, 2 * gib).memoryBytes).toBe(1.5 * gib);
   });
 
-  it("rlimits: the file size always, process count and data segment only without a cgroup", () => {
-    expect(rlimitPrefix(small, "cgroup").slice(1)).toEqual([`--fsize=${small.diskBytes}`, "--"]);
-    expect(rlimitPrefix(small, "rlimit").slice(1)).toEqual([
-      `--fsize=${small.diskBytes}`,
-      "--nproc=64",
-      `--data=${small.memoryBytes}`,
-      "--",
-    ]);
+  it("rlimits: the file size always (before bwrap), process count and data segment only without a cgroup (inside)", () => {
+    expect(rlimitPrefix(small).slice(1)).toEqual([`--fsize=${small.diskBytes}`, "--"]);
+    expect(innerRlimitPrefix(small, "cgroup")).toEqual([]);
+    expect(innerRlimitPrefix(small, "rlimit").slice(1)).toEqual(["--nproc=64", `--data=${small.memoryBytes}`, "--"]);
+  });
+
+  it("an allocation failure is told from a program's stderr only when it failed", () => {
+    for (const said of [
+      "Traceback (most recent call last):\nMemoryError",
+      "cannot map: Cannot allocate memory",
+      "FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory",
+      "terminate called after throwing an instance of 'std::bad_alloc'",
+      "memory allocation of 1048576 bytes failed",
+    ])
+      expect(allocationFailed(1, said), said).toBe(true);
+    expect(allocationFailed(0, "MemoryError")).toBe(false);
+    expect(allocationFailed(1, "Traceback (most recent call last):\nValueError: bad input")).toBe(false);
+    expect(allocationFailed(null, "fatal error: runtime: out of memory")).toBe(true);
   });
 
   it("a cgroup tree that cannot be made says why (only rlimits then apply)", () => {
@@ -154,6 +179,58 @@ describe.skipIf(!support.available || process.getuid?.() !== 0 || typeof cgroupP
   },
 );
 
+/**
+ * Many files each under the file-size limit, written as fast as the SUT can (at most 400 MiB, then it
+ * waits for its deadline): the total must be stopped while it runs, on both mechanisms.
+ */
+const MANY_FILES =
+  "import os, time\nblock = b'x' * (1024 * 1024)\nfor i in range(400):\n    with open('f%d' % i, 'wb') as f:\n        f.write(block)\ntime.sleep(120)\n";
+
+/** Bytes allocated under `dir` (du -sB1), as the host's disk sees them. */
+const duBytes = (dir: string): number =>
+  Number(spawnSync("du", ["-sB1", dir], { encoding: "utf8" }).stdout.split("\t")[0]);
+
+describe.runIf(support.available)("a total disk limit enforced while the process runs", () => {
+  for (const rlimitsOnly of [false, true]) {
+    it(`many 1 MiB files (each under the file-size limit) are stopped near the disk limit, recorded as disk (${rlimitsOnly ? "rlimit" : limitMechanism()})`, async () => {
+      const dir = mkdtempSync(join(work, "fill-"));
+      chmodSync(dir, 0o777);
+      const outcome = await runProcess({
+        command: "/usr/bin/python3",
+        args: ["-c", MANY_FILES],
+        cwd: dir,
+        env: { PATH: "/usr/bin:/bin" },
+        timeoutMs: 90_000,
+        graceMs: 500,
+        sandbox: { writable: [dir], limits: small, rlimitsOnly },
+      });
+      const onDisk = duBytes(dir);
+      console.log(
+        `disk fill (${outcome.limits?.mechanism}): stopped after ${outcome.durationMs} ms with ${(onDisk / MIB).toFixed(1)} MiB on disk (limit ${small.diskBytes / MIB} MiB)`,
+      );
+      expect(outcome).toMatchObject({ limitHit: "disk", stopReason: "resource_limit" });
+      expect(limitHitDetail(outcome)).toMatch(/^disk limit \(32 MiB\) reached, enforced by (cgroup|rlimit)$/);
+      // The overshoot is what the SUT writes between two checks (200 ms at least, more under load).
+      expect(onDisk).toBeLessThan(small.diskBytes + 256 * MIB);
+      expect(outcome.durationMs).toBeLessThan(60_000);
+      rmSync(dir, { recursive: true, force: true });
+    }, 240_000);
+  }
+
+  it("counts what is allocated: a sparse file, hard links once", async () => {
+    const dir = mkdtempSync(join(work, "alloc-"));
+    writeFileSync(join(dir, "sparse"), "");
+    truncateSync(join(dir, "sparse"), 1024 * MIB);
+    writeFileSync(join(dir, "one"), Buffer.alloc(MIB, 1));
+    linkSync(join(dir, "one"), join(dir, "two"));
+    const used = await allocatedBytes([dir, join(dir, "missing")], 64 * MIB);
+    expect(used).toBeGreaterThanOrEqual(MIB);
+    expect(used).toBeLessThan(2 * MIB);
+    expect(await allocatedBytes([dir], 1024)).toBeGreaterThan(1024);
+    rmSync(dir, { recursive: true, force: true });
+  });
+});
+
 describe.runIf(support.available && process.getuid?.() === 0)(
   "the rlimit path (an ordinary user, no cgroup of its own)",
   () => {
@@ -166,14 +243,14 @@ describe.runIf(support.available && process.getuid?.() === 0)(
     });
 
     /** Runs `script` (Python) in a sandbox started by a harness running as the scratch user; its outcome as JSON. */
-    function asUser(script: string, limits = small): Promise<Record<string, unknown>> {
+    function asUser(script: string, limits = small, timeoutMs = 60_000): Promise<Record<string, unknown>> {
       const dir = join(work, `u${Math.random().toString(36).slice(2)}`);
       mkdirSync(dir);
       chmodSync(dir, 0o777);
-      const harness = `import { runProcess } from ${JSON.stringify(join(import.meta.dirname, "index.ts"))};
-      const o = await runProcess({ command: "/usr/bin/python3", args: ["-c", ${JSON.stringify(script)}], cwd: ${JSON.stringify(dir)}, env: {}, timeoutMs: 60000, graceMs: 500, sandbox: { writable: [${JSON.stringify(dir)}], limits: ${JSON.stringify(limits)} } });
+      const harness = `import { limitHitDetail, runProcess } from ${JSON.stringify(join(import.meta.dirname, "index.ts"))};
+      const o = await runProcess({ command: "/usr/bin/python3", args: ["-c", ${JSON.stringify(script)}], cwd: ${JSON.stringify(dir)}, env: {}, timeoutMs: ${timeoutMs}, graceMs: 500, sandbox: { writable: [${JSON.stringify(dir)}], limits: ${JSON.stringify(limits)} } });
       const peak = Number(/VmHWM:\\s+(\\d+)/.exec(require("fs").readFileSync("/proc/self/status", "utf8"))[1]) / 1024;
-      console.log(JSON.stringify({ limits: o.limits, limitHit: o.limitHit, exitCode: o.exitCode, stdout: o.stdout.toString().trim(), harnessPeakMib: peak }));`;
+      console.log(JSON.stringify({ limits: o.limits, limitHit: o.limitHit, detail: limitHitDetail(o), exitCode: o.exitCode, stopReason: o.stopReason, durationMs: o.durationMs, stdout: o.stdout.toString().trim(), harnessPeakMib: peak }));`;
       return new Promise((resolve, reject) => {
         const child = spawn(
           "/usr/bin/setpriv",
@@ -226,5 +303,62 @@ describe.runIf(support.available && process.getuid?.() === 0)(
       );
       expect(String(outcome.stdout).split("\n")).toEqual(["27", String(small.diskBytes)]);
     }, 180_000);
+
+    rlimitAttacks((script, timeoutMs) => asUser(script, small, timeoutMs));
   },
 );
+
+describe.runIf(support.available && process.getuid?.() === 0)(
+  "the rlimit path forced as root (rlimitsOnly: what a root without a usable cgroup gets)",
+  () => {
+    rlimitAttacks(async (script, timeoutMs) => {
+      // Its own directory: what other tests left in theirs would count against its disk limit.
+      const dir = mkdtempSync(join(work, "root-rlimit-"));
+      const outcome = await runProcess({
+        command: "/usr/bin/python3",
+        args: ["-c", script],
+        cwd: dir,
+        env: { PATH: "/usr/bin:/bin" },
+        timeoutMs,
+        graceMs: 500,
+        sandbox: { writable: [dir], limits: small, rlimitsOnly: true },
+      });
+      return { ...outcome, detail: limitHitDetail(outcome), stdout: outcome.stdout.toString("utf8").trim() };
+    });
+  },
+);
+
+/**
+ * On the rlimit path the kernel refuses a fork or an allocation but says nothing: a fork bomb must still be
+ * stopped and recorded as the pids limit, a memory bomb as the memory limit, and a plain failure must stay one.
+ */
+function rlimitAttacks(run: (script: string, timeoutMs: number) => Promise<Record<string, unknown>>): void {
+  it("a fork bomb is stopped at its process limit and recorded as such, long before its deadline", async () => {
+    const outcome = await run(FORK_BOMB, 120_000);
+    expect(outcome.limits).toMatchObject({ mechanism: "rlimit" });
+    expect(outcome).toMatchObject({
+      limitHit: "pids",
+      stopReason: "resource_limit",
+      detail: "pids limit (64 processes) reached, enforced by rlimit",
+    });
+    expect(outcome.durationMs as number).toBeLessThan(60_000);
+  }, 240_000);
+
+  it("a memory bomb fails at its memory limit and is recorded as such", async () => {
+    const outcome = await run(MEMORY_BOMB, 120_000);
+    expect(outcome.limits).toMatchObject({ mechanism: "rlimit" });
+    expect(outcome).toMatchObject({ limitHit: "memory", detail: "memory limit (256 MiB) reached, enforced by rlimit" });
+    expect(outcome.exitCode).not.toBe(0);
+  }, 240_000);
+
+  it("a program that fails on its own, one that says MemoryError but succeeds, and one with a few processes hit nothing", async () => {
+    for (const script of [
+      "import sys\nsys.exit(1)\n",
+      "import sys\nprint('MemoryError', file=sys.stderr)\n",
+      "import os, time\nfor _ in range(8):\n    if os.fork() == 0:\n        time.sleep(1)\n        os._exit(0)\nfor _ in range(8):\n    os.wait()\n",
+    ]) {
+      const outcome = await run(script, 60_000);
+      expect(outcome, script).toMatchObject({ limitHit: null, stopReason: null });
+    }
+  }, 240_000);
+}

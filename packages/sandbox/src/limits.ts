@@ -1,7 +1,7 @@
 // Resource limits for every sandboxed process: a count of processes, memory, and disk. Where evalgate can
 // create a cgroup child (root, or a delegated cgroup) each process gets its own group in the pids and
 // memory controllers, which also says afterwards which limit was hit; otherwise rlimits apply (RLIMIT_NPROC,
-// RLIMIT_DATA). Disk is RLIMIT_FSIZE (one file's size) on both paths, plus the size-limited tmpfs /tmp
+// RLIMIT_DATA), and a hit is read from the sandbox's task count and the program's own failure. Disk is RLIMIT_FSIZE (one file's size) on both paths, plus the size-limited tmpfs /tmp
 // (bwrap.ts) and the workspace walk's byte bound, which the runner records as the disk limit.
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
 import { totalmem } from "node:os";
@@ -12,7 +12,10 @@ export interface ResourceLimits {
   readonly pids: number;
   /** Memory (cgroup: resident, page cache and tmpfs included; rlimit: the data segment of each process). */
   readonly memoryBytes: number;
-  /** The largest file it may write (RLIMIT_FSIZE); the runner also bounds a workspace's total by it. */
+  /**
+   * Disk: the largest file it may write (RLIMIT_FSIZE), and what its writable trees may allocate in all
+   * (checked while it runs, process-runner.ts; the runner's workspace walk bounds the total again after).
+   */
   readonly diskBytes: number;
 }
 
@@ -220,14 +223,38 @@ const PRLIMIT_CANDIDATES = ["/usr/bin/prlimit", "/bin/prlimit"];
 const prlimitPath = (): string | undefined => PRLIMIT_CANDIDATES.find((candidate) => existsSync(candidate));
 
 /**
- * The `prlimit` prefix (util-linux): the file-size limit always, and with the rlimit mechanism the process
- * count and data segment as well. Empty when prlimit is missing (limitMechanism() then says "none" unless a cgroup applies).
+ * The `prlimit` prefix (util-linux) run before bwrap: the file-size limit, on both mechanisms. Empty when
+ * prlimit is missing (limitMechanism() then says "none" unless a cgroup applies).
  */
-export function rlimitPrefix(limits: ResourceLimits, mechanism: LimitMechanism): string[] {
+export function rlimitPrefix(limits: ResourceLimits): string[] {
   const prlimit = prlimitPath();
-  if (prlimit === undefined) return [];
-  const extra = mechanism === "rlimit" ? [`--nproc=${limits.pids}`, `--data=${limits.memoryBytes}`] : [];
-  return [prlimit, `--fsize=${limits.diskBytes}`, ...extra, "--"];
+  return prlimit === undefined ? [] : [prlimit, `--fsize=${limits.diskBytes}`, "--"];
+}
+
+/**
+ * With the rlimit mechanism, the `prlimit` prefix run inside the sandbox, just before the program: the
+ * process count and the data segment. Set there, not before bwrap, RLIMIT_NPROC counts the tasks of the
+ * sandbox's own user namespace (an ordinary user's harness and its other sandboxes are not in it), so the
+ * sandbox's task count reaching the limit is the kernel refusing its forks (sandboxTasks(), process-tree.ts).
+ */
+export function innerRlimitPrefix(limits: ResourceLimits, mechanism: LimitMechanism): string[] {
+  const prlimit = prlimitPath();
+  if (prlimit === undefined || mechanism !== "rlimit") return [];
+  return [prlimit, `--nproc=${limits.pids}`, `--data=${limits.memoryBytes}`, "--"];
+}
+
+/**
+ * Whether a program that failed on its own (not stopped by evalgate) failed to allocate memory, as the
+ * common runtimes report it on stderr: the rlimit path's memory limit (RLIMIT_DATA) makes the allocation
+ * fail and records nothing else. Python `MemoryError`, glibc and most C programs `Cannot allocate memory`
+ * (ENOMEM), Node and Go `out of memory`, C++ `std::bad_alloc`, Rust `memory allocation of N bytes failed`.
+ * Like the disk limit's EFBIG, a program may print this without cause: it failed all the same.
+ */
+export function allocationFailed(exitCode: number | null, tail: string): boolean {
+  if (exitCode === 0) return false;
+  return /MemoryError|Cannot allocate memory|\bENOMEM\b|out of memory|std::bad_alloc|memory allocation of \d+ bytes failed/i.test(
+    tail,
+  );
 }
 
 /** Drops the parents made by cgroupParents() (at exit; groups still holding processes are left). */
@@ -271,7 +298,7 @@ export function limitHitDetail(outcome: {
   const what = {
     pids: `pids limit (${values.pids} processes) reached`,
     memory: `memory limit (${mib(values.memoryBytes)}) reached`,
-    disk: `disk limit (${mib(values.diskBytes)} per file) reached`,
+    disk: `disk limit (${mib(values.diskBytes)}) reached`,
   }[outcome.limitHit];
   return `${what}, enforced by ${mechanism}`;
 }

@@ -2,19 +2,23 @@
 import { spawn } from "node:child_process";
 import { performance } from "node:perf_hooks";
 import { LineBuffer } from "./line-buffer.ts";
-import { handOverWritable, sandboxArgv, SECCOMP_FD } from "./bwrap.ts";
+import { handOverWritable, sandboxArgv, sandboxOwner, SECCOMP_FD } from "./bwrap.ts";
 import { LIFELINE_FD } from "./lifeline.ts";
 import { seccompFilter } from "./seccomp.ts";
 import type { SandboxPolicy } from "./bwrap.ts";
 import {
+  allocationFailed,
   cgroupParents,
   createLimitGroup,
   defaultLimits,
+  innerRlimitPrefix,
   joinGroupPrefix,
   limitMechanism,
   lowerHarnessOomScore,
   rlimitPrefix,
 } from "./limits.ts";
+import { sandboxTasks } from "./process-tree.ts";
+import { allocatedBytes } from "./disk-usage.ts";
 import type { LimitGroup, LimitKind, LimitMechanism, ResourceLimits } from "./limits.ts";
 import { BLOCK_FD, INFO_FD, networkSupport, SlirpNetwork } from "./network.ts";
 import type { Readable, Writable } from "node:stream";
@@ -30,6 +34,14 @@ const PIPE_CLOSE_WAIT_MS = 1_000;
 const GROUP_POLL_MS = 25;
 /** How often a running sandbox's process-count limit is checked (a fork bomb is stopped at the next check). */
 const LIMIT_POLL_MS = 200;
+/**
+ * On the rlimit path each process-count check reads /proc/<pid>/stat of every host process, and each disk
+ * check lstats the writable trees: the next one waits at least this many times as long as the last took,
+ * so each kind of check costs at most 1/20 of a core per sandbox.
+ */
+const TREE_SCAN_SPACING = 20;
+/** How much of stderr's end is kept to tell an allocation failure (the rlimit path's memory limit). */
+const STDERR_TAIL_BYTES = 4096;
 
 export interface ProcessSpec {
   readonly command: string;
@@ -143,7 +155,7 @@ export async function runProcess(spec: ProcessSpec): Promise<ProcessOutcome> {
     ]);
   }
   try {
-    limited = limitsFor(spec.sandbox.limits ?? defaultLimits());
+    limited = limitsFor(spec.sandbox.limits ?? defaultLimits(), spec.sandbox.rlimitsOnly === true);
   } catch (error) {
     return failedToSpawn(`cannot create the sandbox's cgroup: ${(error as Error).message}`, performance.now(), [
       spec.command,
@@ -170,23 +182,28 @@ function slirpFor(): SlirpNetwork | string {
   return found.available ? new SlirpNetwork(found.slirp4netns) : found.reason;
 }
 
-/** A sandboxed process's limits: the values, the mechanism, its cgroup (if any) and the argv prefix applying them. */
+/** A sandboxed process's limits: the values, the mechanism, its cgroup (if any) and the argv prefixes applying them. */
 interface Limited {
   readonly values: ResourceLimits;
   readonly mechanism: LimitMechanism;
   readonly group: LimitGroup | null;
+  /** Run before bwrap. */
   readonly prefix: readonly string[];
+  /** Run inside the sandbox, before the program. */
+  readonly inner: readonly string[];
 }
 
-function limitsFor(values: ResourceLimits): Limited {
-  const mechanism = limitMechanism();
+function limitsFor(values: ResourceLimits, rlimitsOnly: boolean): Limited {
+  const found = limitMechanism();
+  const mechanism = rlimitsOnly && found === "cgroup" ? "rlimit" : found;
   const parents = cgroupParents();
-  const group = typeof parents === "string" ? null : createLimitGroup(parents, values);
+  const group = mechanism !== "cgroup" || typeof parents === "string" ? null : createLimitGroup(parents, values);
   return {
     values,
     mechanism,
     group,
-    prefix: [...(group === null ? [] : joinGroupPrefix(group)), ...rlimitPrefix(values, mechanism)],
+    prefix: [...(group === null ? [] : joinGroupPrefix(group)), ...rlimitPrefix(values)],
+    inner: innerRlimitPrefix(values, mechanism),
   };
 }
 
@@ -202,7 +219,10 @@ function startProcess(
   const sandboxed =
     spec.sandbox == null
       ? null
-      : sandboxArgv(spec.sandbox, [spec.command, ...spec.args], { cwd: spec.cwd, env: spec.env });
+      : sandboxArgv(spec.sandbox, [...(limited?.inner ?? []), spec.command, ...spec.args], {
+          cwd: spec.cwd,
+          env: spec.env,
+        });
   const argv = sandboxed === null ? [spec.command, ...spec.args] : [...(limited?.prefix ?? []), ...sandboxed];
   const lingerMs = spec.lingerAfterTerminalMs ?? DEFAULT_LINGER_AFTER_TERMINAL_MS;
   const started = performance.now();
@@ -214,6 +234,7 @@ function startProcess(
     const stderrChunks: Buffer[] = [];
     let stderrKept = 0;
     let stderrBytes = 0;
+    let stderrTail = Buffer.alloc(0);
     let exitCode: number | null = null;
     let exitSignal: string | null = null;
     let exited = false;
@@ -225,6 +246,8 @@ function startProcess(
     const lines = new LineBuffer();
     const timers: NodeJS.Timeout[] = [];
     let limitPoll: NodeJS.Timeout | undefined;
+    let diskPoll: NodeJS.Timeout | undefined;
+    let sampledHit: LimitKind | null = null;
 
     let child;
     try {
@@ -259,7 +282,8 @@ function startProcess(
       lifeline?.destroy();
       if (pgid !== null) liveGroups.delete(pgid);
       for (const timer of timers) clearTimeout(timer);
-      clearInterval(limitPoll);
+      clearTimeout(limitPoll);
+      clearTimeout(diskPoll);
       spec.signal?.removeEventListener("abort", onAbort);
       const tail = lines.end();
       if (tail !== null) spec.onStdoutLine?.(tail);
@@ -284,7 +308,10 @@ function startProcess(
         limitHit:
           limited === null
             ? null
-            : (limited.group?.hit() ?? fileSizeHit(exitCode, exitSignal, Buffer.concat(stderrChunks).toString("utf8"))),
+            : limitHitOf(limited, sampledHit, stopReason, exitCode, exitSignal, [
+                ...stderrChunks,
+                ...(stderrBytes > stderrKept ? [stderrTail] : []),
+              ]),
       });
     };
 
@@ -358,6 +385,7 @@ function startProcess(
         stderrChunks.push(kept);
         stderrKept += kept.length;
       }
+      stderrTail = Buffer.concat([stderrTail, chunk]).subarray(-STDERR_TAIL_BYTES);
       if (stderrBytes > stderrCap) stop("stderr_cap");
     });
     child.stdin.on("error", () => {
@@ -401,14 +429,74 @@ function startProcess(
       });
 
     if (pgid !== null) timers.push(setTimeout(() => stop("timeout"), spec.timeoutMs));
-    // A process-count limit refuses forks but kills nothing: a fork bomb would spin until its deadline.
-    const group = limited?.group;
-    if (pgid !== null && group != null) {
-      limitPoll = setInterval(() => {
-        if (group.hit() === "pids") stop("resource_limit");
-      }, LIMIT_POLL_MS);
+    const check = pgid === null || limited === null ? null : limitCheck(limited, pgid);
+    if (check !== null) {
+      // A process-count limit refuses forks but kills nothing: a fork bomb would spin until its deadline.
+      const poll = (delayMs: number): void => {
+        limitPoll = setTimeout(() => {
+          const started = performance.now();
+          const hit = check();
+          if (hit !== null) {
+            sampledHit = hit;
+            stop("resource_limit");
+          } else poll(Math.max(LIMIT_POLL_MS, (performance.now() - started) * TREE_SCAN_SPACING));
+        }, delayMs);
+      };
+      poll(LIMIT_POLL_MS);
     }
+    // The disk limit's total: what the writable trees allocate, summed while the process runs.
+    const watched = pgid === null || limited === null || spec.sandbox == null ? [] : writableRoots(spec.sandbox);
+    const watchDisk = (delayMs: number): void => {
+      diskPoll = setTimeout(() => {
+        const started = performance.now();
+        void allocatedBytes(watched, limited!.values.diskBytes).then((used) => {
+          if (settled) return;
+          if (used > limited!.values.diskBytes) {
+            sampledHit ??= "disk";
+            stop("resource_limit");
+          } else watchDisk(Math.max(LIMIT_POLL_MS, (performance.now() - started) * TREE_SCAN_SPACING));
+        });
+      }, delayMs);
+    };
+    if (watched.length > 0) watchDisk(LIMIT_POLL_MS);
   });
+}
+
+/** The host paths a sandbox may write: its writable paths and writable binds. */
+function writableRoots(policy: SandboxPolicy): string[] {
+  const binds = (policy.binds ?? []).filter((bind) => bind.readOnly !== true).map((bind) => bind.source);
+  return [...new Set([...(policy.writable ?? []), ...binds])];
+}
+
+/**
+ * What tells, while it runs, that a sandboxed process reached its process-count limit: its cgroup's
+ * counter, or on the rlimit path its task count (the kernel refuses the next fork), or null without either.
+ */
+function limitCheck(limited: Limited, pgid: number): (() => LimitKind | null) | null {
+  const group = limited.group;
+  if (group !== null) return () => (group.hit() === "pids" ? "pids" : null);
+  if (limited.mechanism !== "rlimit") return null;
+  const uid = sandboxOwner()?.uid ?? process.getuid?.() ?? 0;
+  return () => (sandboxTasks(pgid, uid) >= limited.values.pids ? "pids" : null);
+}
+
+/**
+ * The limit a finished sandboxed process hit: its cgroup's counters, what was seen while it ran, the
+ * file-size limit, or (rlimit path, a program that ended on its own) a failed allocation.
+ */
+function limitHitOf(
+  limited: Limited,
+  sampled: LimitKind | null,
+  stopReason: StopReason | null,
+  exitCode: number | null,
+  exitSignal: string | null,
+  stderr: readonly Buffer[],
+): LimitKind | null {
+  // What it kept of stderr's start and, when more came, its end (where a runtime reports its failure).
+  const tail = Buffer.concat(stderr).toString("utf8");
+  const hit = limited.group?.hit() ?? sampled ?? fileSizeHit(exitCode, exitSignal, tail);
+  if (hit !== null) return hit;
+  return limited.mechanism === "rlimit" && stopReason === null && allocationFailed(exitCode, tail) ? "memory" : null;
 }
 
 /**

@@ -11,3 +11,5 @@ export { checkJunit } from "./junit.ts";
 export type { JunitCheck } from "./junit.ts";
 export { mountTmpfs } from "./tmpfs.ts";
 export type { Tmpfs } from "./tmpfs.ts";
+export { benchRootOf, testBenchCase } from "./bench-case.ts";
+export type { TestBenchCaseOptions } from "./bench-case.ts";
