@@ -13,7 +13,7 @@ import {
 import { ignoreWarnings, isEvalError, type WarningSink } from "@eval/errors";
 import { parse as parseToml, TomlDate, TomlError } from "smol-toml";
 import { FAILSAFE_SCHEMA, load as loadYaml } from "js-yaml";
-import { digestDirectory } from "./digest.ts";
+import { digestCase } from "./digest.ts";
 import {
   CaseContentCollision,
   CaseDigestMismatch,
@@ -317,6 +317,8 @@ export async function inspectCases(taskClass: CaseOwner, options: LoadCasesOptio
   }
 
   const cases: BenchCase[] = [];
+  /** Each verified case's files other than case.toml (digests.yaml's entry), for the copied-case check. */
+  const filesOf = new Map<string, Readonly<Record<string, string>>>();
   const hasCaseProblem = (casePath: string): boolean =>
     findings.some((existing) => existing.path.startsWith(`${casePath}/`) || existing.path === casePath);
   for (const { directory, casePath, toml } of found) {
@@ -344,7 +346,7 @@ export async function inspectCases(taskClass: CaseOwner, options: LoadCasesOptio
     if (verify) {
       let computed;
       try {
-        computed = await digestDirectory(casePath, { exclude: (path) => path === "case.toml" });
+        computed = await digestCase(casePath);
       } catch (error) {
         if (!isEvalError(error)) throw error;
         findings.push(finding("case-files", (error.details.path as string | undefined) ?? casePath, error));
@@ -370,19 +372,20 @@ export async function inspectCases(taskClass: CaseOwner, options: LoadCasesOptio
         findings.push(finding("digests", casePath, new CaseDigestMismatch(directory, casePath, reason, diverging)));
         continue;
       }
+      filesOf.set(candidate.data.case_id, recorded.files);
     }
     const lastValidated = Date.parse(toml.last_validated_at);
     if (now - lastValidated > STALE_AFTER_DAYS * DAY_MS) {
       onWarning({
         code: "case.stale",
-        message: `case ${directory} was last validated ${toml.last_validated_at}, more than ${STALE_AFTER_DAYS} days ago; re-validate it and update last_validated_at`,
+        message: `case ${directory} was last validated ${toml.last_validated_at}, more than ${STALE_AFTER_DAYS} days ago; re-validate it, update last_validated_at and re-sign (evalgate bench sign)`,
         details: { case_id: directory, path: join(casePath, "case.toml"), last_validated_at: toml.last_validated_at },
       });
     }
     cases.push(candidate.data);
   }
 
-  if (verify) findings.push(...contentCollisions(cases));
+  if (verify) findings.push(...copiedCases(cases, filesOf));
   if (verify && digests !== null) {
     for (const caseId of Object.keys(digests.cases)) {
       if (!directories.includes(caseId)) {
@@ -414,14 +417,18 @@ export async function inspectCases(taskClass: CaseOwner, options: LoadCasesOptio
 }
 
 /**
- * Two cases with the same files (case digest) and the same canary pin share every cache key: a rerun would read
- * one case's cached score for the other (a cached rerun moved a mean from 0.800 to 0.000). Each such group is a
- * case-ids finding naming every case in it.
+ * Two cases with the same files besides case.toml and the same canary pin are one case copied: their digests
+ * differ only by case.toml (its case_id at least), so each has its own cache key, but the bound would count
+ * one item twice. Each such group is a case-ids finding naming every case in it.
  */
-function contentCollisions(cases: readonly BenchCase[]): Finding[] {
+function copiedCases(
+  cases: readonly BenchCase[],
+  filesOf: ReadonlyMap<string, Readonly<Record<string, string>>>,
+): Finding[] {
   const byContent = new Map<string, BenchCase[]>();
   for (const benchCase of cases) {
-    const key = `${benchCase.case_digest}\0${benchCase.cassette_canary_pin}`;
+    const files = Object.entries(filesOf.get(benchCase.case_id) ?? {}).filter(([path]) => path !== "case.toml");
+    const key = `${JSON.stringify(files)}\0${benchCase.cassette_canary_pin}`;
     byContent.set(key, [...(byContent.get(key) ?? []), benchCase]);
   }
   return [...byContent.values()]

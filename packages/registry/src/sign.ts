@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { ioError } from "@eval/errors";
 import { CaseIdSchema, DigestsFileSchema, parseWire, safeParseWire, type DigestsFile } from "@eval/models";
 import { parse as parseYaml, stringify } from "yaml";
-import { CASE_TREE_SERIALIZATION, digestDirectory } from "./digest.ts";
+import { CASE_DIGEST_SERIALIZATION, digestCase } from "./digest.ts";
 import { diffFiles } from "./case-loader.ts";
 import { CaseLoadFailed, CaseUnsafePath, TaskClassIncomplete } from "./errors.ts";
 import { replaceFile } from "@eval/durable-fs";
@@ -25,7 +25,7 @@ export interface SignResult {
 
 const HEADER = [
   "# Written by `evalgate bench sign`: each case's digest and each of its files' digests",
-  `# (serialization ${CASE_TREE_SERIALIZATION}, docs/bench-authoring.md). Do not edit by hand.`,
+  `# (serialization ${CASE_DIGEST_SERIALIZATION}, docs/bench-authoring.md). Do not edit by hand.`,
   "",
 ].join("\n");
 
@@ -44,7 +44,10 @@ export async function signBench(taskClass: {
   const digestsPath = join(casesPath, "digests.yaml");
   let previous: DigestsFile["cases"] = {};
   if ((await entryKind(digestsPath)) === "file") {
-    const parsed = safeParseWire(DigestsFileSchema, parseYamlOrNull(await readText(digestsPath)));
+    const parsed = safeParseWire(
+      DigestsFileSchema,
+      asCurrentSerialization(parseYamlOrNull(await readText(digestsPath))),
+    );
     if (parsed.success) previous = parsed.data.cases;
   }
 
@@ -60,7 +63,7 @@ export async function signBench(taskClass: {
         null,
         `a case directory is named by its case_id: ${name.error.issues[0]?.message}`,
       );
-    const computed = await digestDirectory(join(casesPath, entry.name), { exclude: (path) => path === "case.toml" });
+    const computed = await digestCase(join(casesPath, entry.name));
     next[entry.name] = { digest: computed.digest, files: { ...computed.files } };
   }
 
@@ -75,7 +78,7 @@ export async function signBench(taskClass: {
 
   const document = parseWire(DigestsFileSchema, {
     schema_version: "evalgate.digests.v1",
-    serialization: CASE_TREE_SERIALIZATION,
+    serialization: CASE_DIGEST_SERIALIZATION,
     cases: next,
   });
   const text = `${HEADER}${stringify(document, { lineWidth: 0 })}`;
@@ -95,4 +98,16 @@ function parseYamlOrNull(text: string): unknown {
   } catch {
     return null;
   }
+}
+
+/**
+ * A v1 digests.yaml read as the previous state, so the first v2 sign reports each case as changed by
+ * `case.toml (added)` rather than as new. Its digests are only compared, never trusted.
+ */
+function asCurrentSerialization(document: unknown): unknown {
+  if (document === null || typeof document !== "object") return document;
+  const { serialization } = document as { serialization?: unknown };
+  return serialization === "evalgate.case-tree.v1"
+    ? { ...document, serialization: CASE_DIGEST_SERIALIZATION }
+    : document;
 }
