@@ -280,13 +280,19 @@ describe("evalgate end to end on the repository's bench", () => {
   it("warns once about a stale case (the default-SUT probe loads the bench silently)", async () => {
     const caseToml = join(scratch, "bench", "vuln-remediation", "cases", "lodash-template-cve-2021-23337", "case.toml");
     const original = readFileSync(caseToml, "utf8");
+    const digests = join(scratch, "bench", "vuln-remediation", "cases", "digests.yaml");
+    const originalDigests = readFileSync(digests, "utf8");
     writeFileSync(caseToml, original.replace(/^last_validated_at = .*$/m, "last_validated_at = 2020-01-01T00:00:00Z"));
     try {
+      // case.toml is part of the case digest: an edited one is refused (exit 6) until re-signed.
+      expect((await evalgate("run", "--task-class", "vuln-remediation", "--cases", "lodash-*")).code).toBe(6);
+      expect((await evalgate("bench", "sign", "--task-class", "vuln-remediation")).code).toBe(0);
       const result = await evalgate("run", "--task-class", "vuln-remediation", "--cases", "lodash-*");
       expect(result.code, result.stderr).toBe(0);
       expect(result.stderr.split("\n").filter((line) => line.includes('"case.stale"'))).toHaveLength(1);
     } finally {
       writeFileSync(caseToml, original);
+      writeFileSync(digests, originalDigests);
     }
   });
 });

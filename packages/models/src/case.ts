@@ -104,7 +104,7 @@ export const FailureModesFileSchema = z.record(
 export const DigestsFileSchema = z.strictObject({
   schema_version: z.literal("evalgate.digests.v1"),
   /** Names the documented serialization the digests were computed over. */
-  serialization: z.literal("evalgate.case-tree.v1"),
+  serialization: z.literal("evalgate.case-tree.v2"),
   cases: z.record(
     CaseIdSchema,
     z.strictObject({

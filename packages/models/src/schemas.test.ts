@@ -108,11 +108,13 @@ describe("bench files", () => {
   it("validates digests.yaml", () => {
     const file = {
       schema_version: "evalgate.digests.v1",
-      serialization: "evalgate.case-tree.v1",
+      serialization: "evalgate.case-tree.v2",
       cases: { "001-a": { digest: `blake3:${HEX64}`, files: { "input/package.json": `blake3:${HEX64}` } } },
     };
     expect(DigestsFileSchema.safeParse(file).success).toBe(true);
     expect(DigestsFileSchema.safeParse({ ...file, serialization: "tar" }).success).toBe(false);
+    // v1 digests left case.toml out: a digests.yaml written with them must be re-signed, never read as v2.
+    expect(DigestsFileSchema.safeParse({ ...file, serialization: "evalgate.case-tree.v1" }).success).toBe(false);
   });
 });
 

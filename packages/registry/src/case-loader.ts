@@ -15,7 +15,7 @@ import { parse as parseToml, TomlDate, TomlError } from "smol-toml";
 import { FAILSAFE_SCHEMA, load as loadYaml } from "js-yaml";
 import type { FileDigestCache } from "@eval/hashing";
 import { checkpointedDigest } from "./case-tree-stamp.ts";
-import { CASE_TREE_SERIALIZATION, digestDirectorySync, type DirectoryDigest } from "./digest.ts";
+import { CASE_DIGEST_SERIALIZATION, digestCase, type DirectoryDigest } from "./digest.ts";
 import {
   CaseContentCollision,
   CaseDigestMismatch,
@@ -50,22 +50,15 @@ export interface LoadCasesOptions {
   readonly caseTrees?: FileDigestCache;
 }
 
-/** What the case digest covers: every file of the case directory but case.toml. */
-const CASE_DIGEST_EXCLUDE = (path: string): boolean => path === "case.toml";
-/** Names the serialization and CASE_DIGEST_EXCLUDE for checkpoint entries: change it whenever either changes. */
-const CASE_DIGEST_DEFINITION = `${CASE_TREE_SERIALIZATION}:without case.toml`;
+/** Names what a checkpoint entry's digest is: a stamp made under another definition is never reused. */
+const CASE_DIGEST_DEFINITION = `${CASE_DIGEST_SERIALIZATION}:every file`;
 
 function caseTreeDigest(
   casePath: string,
   caseTrees: FileDigestCache | undefined,
 ): DirectoryDigest & { reused: boolean } {
-  if (caseTrees === undefined)
-    return { ...digestDirectorySync(casePath, { exclude: CASE_DIGEST_EXCLUDE }), reused: false };
-  return checkpointedDigest(casePath, {
-    exclude: CASE_DIGEST_EXCLUDE,
-    checkpoint: caseTrees,
-    definition: CASE_DIGEST_DEFINITION,
-  });
+  if (caseTrees === undefined) return { ...digestCase(casePath), reused: false };
+  return checkpointedDigest(casePath, { checkpoint: caseTrees, definition: CASE_DIGEST_DEFINITION });
 }
 
 /** What case loading needs of a task class. */
@@ -342,6 +335,8 @@ export async function inspectCases(taskClass: CaseOwner, options: LoadCasesOptio
   }
 
   const cases: BenchCase[] = [];
+  /** Each verified case's files other than case.toml (digests.yaml's entry), for the copied-case check. */
+  const filesOf = new Map<string, Readonly<Record<string, string>>>();
   const hasCaseProblem = (casePath: string): boolean =>
     findings.some((existing) => existing.path.startsWith(`${casePath}/`) || existing.path === casePath);
   for (const { directory, casePath, toml } of found) {
@@ -397,19 +392,20 @@ export async function inspectCases(taskClass: CaseOwner, options: LoadCasesOptio
         findings.push(finding("digests", casePath, new CaseDigestMismatch(directory, casePath, reason, diverging)));
         continue;
       }
+      filesOf.set(candidate.data.case_id, recorded.files);
     }
     const lastValidated = Date.parse(toml.last_validated_at);
     if (now - lastValidated > STALE_AFTER_DAYS * DAY_MS) {
       onWarning({
         code: "case.stale",
-        message: `case ${directory} was last validated ${toml.last_validated_at}, more than ${STALE_AFTER_DAYS} days ago; re-validate it and update last_validated_at`,
+        message: `case ${directory} was last validated ${toml.last_validated_at}, more than ${STALE_AFTER_DAYS} days ago; re-validate it, update last_validated_at and re-sign (evalgate bench sign)`,
         details: { case_id: directory, path: join(casePath, "case.toml"), last_validated_at: toml.last_validated_at },
       });
     }
     cases.push(candidate.data);
   }
 
-  if (verify) findings.push(...contentCollisions(cases));
+  if (verify) findings.push(...copiedCases(cases, filesOf));
   if (verify && digests !== null) {
     for (const caseId of Object.keys(digests.cases)) {
       if (!directories.includes(caseId)) {
@@ -441,14 +437,18 @@ export async function inspectCases(taskClass: CaseOwner, options: LoadCasesOptio
 }
 
 /**
- * Two cases with the same files (case digest) and the same canary pin share every cache key: a rerun would read
- * one case's cached score for the other (a cached rerun moved a mean from 0.800 to 0.000). Each such group is a
- * case-ids finding naming every case in it.
+ * Two cases with the same files besides case.toml and the same canary pin are one case copied: their digests
+ * differ only by case.toml (its case_id at least), so each has its own cache key, but the bound would count
+ * one item twice. Each such group is a case-ids finding naming every case in it.
  */
-function contentCollisions(cases: readonly BenchCase[]): Finding[] {
+function copiedCases(
+  cases: readonly BenchCase[],
+  filesOf: ReadonlyMap<string, Readonly<Record<string, string>>>,
+): Finding[] {
   const byContent = new Map<string, BenchCase[]>();
   for (const benchCase of cases) {
-    const key = `${benchCase.case_digest}\0${benchCase.cassette_canary_pin}`;
+    const files = Object.entries(filesOf.get(benchCase.case_id) ?? {}).filter(([path]) => path !== "case.toml");
+    const key = `${JSON.stringify(files)}\0${benchCase.cassette_canary_pin}`;
     byContent.set(key, [...(byContent.get(key) ?? []), benchCase]);
   }
   return [...byContent.values()]

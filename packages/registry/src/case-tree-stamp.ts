@@ -7,7 +7,7 @@ import { lstatSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { fileKey } from "@eval/hashing";
 import type { FileDigestCache } from "@eval/hashing";
-import { digestDirectorySync, listFiles, type DigestOptions, type DirectoryDigest } from "./digest.ts";
+import { digestCase, listFiles, type DigestOptions, type DirectoryDigest } from "./digest.ts";
 
 /** Relative POSIX paths ("" for the root), directories and files, each with its `fileKey`. */
 type StampEntries = readonly (readonly [string, string])[];
@@ -99,7 +99,7 @@ export function checkpointedDigest(
   const { exclude } = options;
   const listed = listFiles(root, exclude);
   const before = stampOf(root, listed, exclude);
-  const computed = digestDirectorySync(root, exclude === undefined ? {} : { exclude });
+  const computed = digestCase(root, exclude === undefined ? {} : { exclude });
   const after = before === null ? null : stampOf(root, Object.keys(computed.files), exclude);
   if (before !== null && after !== null && sameEntries(before, after))
     options.checkpoint.set(entryKey, JSON.stringify({ entries: after, digest: computed.digest } satisfies TreeStamp));

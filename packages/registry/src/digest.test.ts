@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { blake3, blake3Digest } from "@eval/hashing";
-import { digestDirectory } from "./digest.ts";
+import { digestCase, digestDirectory } from "./digest.ts";
 
 function u64(value: number): Buffer {
   const bytes = Buffer.alloc(8);
@@ -99,6 +99,23 @@ describe("digestDirectory (evalgate.case-tree.v1)", () => {
     const { renameSync } = await import("node:fs");
     renameSync(join(dir, "input", "a.txt"), join(dir, "input", "c.txt"));
     expect((await digestDirectory(dir, { exclude })).digest).not.toBe(base);
+  });
+
+  it("digests a case (evalgate.case-tree.v2) over every file, case.toml included, under its own tree tag", async () => {
+    writeTree();
+    const result = await digestCase(dir);
+    const order = ["case.toml", "expected/a.txt", "input/B.txt", "input/a.txt", "input/sub/run.sh"];
+    expect(Object.keys(result.files)).toEqual(order);
+    const { readFileSync } = await import("node:fs");
+    const resolved = order.map((path) => blake3(fileEntry(path, path.endsWith(".sh"), readFileSync(join(dir, path)))));
+    expect(result.digest).toBe(blake3Digest(Buffer.from("evalgate.case-tree.v2\0"), u64(order.length), ...resolved));
+    // The same files under the v1 tag give another digest: a v1 digest is never read as a v2 one.
+    expect(blake3Digest(Buffer.from("evalgate.case-tree.v1\0"), u64(order.length), ...resolved)).not.toBe(
+      result.digest,
+    );
+    const before = result.digest;
+    writeFileSync(join(dir, "case.toml"), 'ignored = true\nprompt = "edited"\n');
+    expect((await digestCase(dir)).digest).not.toBe(before);
   });
 
   it("streams large files to the same digest", async () => {

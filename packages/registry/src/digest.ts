@@ -4,7 +4,7 @@ import { createBlake3, toHex, u64be, type Blake3Hasher } from "@eval/hashing";
 import { CaseUnsafePath } from "./errors.ts";
 
 /**
- * The case-tree serialization `evalgate.case-tree.v1` (documented in docs/bench-authoring.md):
+ * The tree serialization `evalgate.case-tree.v1` (documented in docs/bench-authoring.md):
  *
  *   file digest = BLAKE3("evalgate.case-file.v1\0" ‖ u64be(len(path)) ‖ path ‖ mode ‖ u64be(len(content)) ‖ content)
  *   tree digest = BLAKE3("evalgate.case-tree.v1\0" ‖ u64be(file count) ‖ file digest ‖ file digest ‖ ...)
@@ -14,8 +14,15 @@ import { CaseUnsafePath } from "./errors.ts";
  * nothing). Symlinks, devices, FIFOs and sockets are rejected, as are names that are not valid UTF-8.
  */
 export const CASE_TREE_SERIALIZATION = "evalgate.case-tree.v1";
+/**
+ * The case digest `evalgate.case-tree.v2`: the same framing under its own tree tag, over every file of the
+ * case directory, case.toml included (its prompt and metadata reach the SUT and the rubric). The tag keeps a
+ * v1 digest, which left case.toml out, from ever being read as a v2 one.
+ */
+export const CASE_DIGEST_SERIALIZATION = "evalgate.case-tree.v2";
 const FILE_TAG = Buffer.from("evalgate.case-file.v1\0", "utf8");
 const TREE_TAG = Buffer.from(`${CASE_TREE_SERIALIZATION}\0`, "utf8");
+const CASE_TAG = Buffer.from(`${CASE_DIGEST_SERIALIZATION}\0`, "utf8");
 
 /** Files are read through one reused buffer in chunks of at most this size. */
 const CHUNK = 4 * 1024 * 1024;
@@ -113,8 +120,8 @@ function digestFile(hasher: Blake3Hasher, root: string, relativePath: string): U
 }
 
 /**
- * Digests a directory tree with the documented case-tree serialization. The loader uses it to
- * verify cases, `signBench` to record them, and the runner may reuse it for any tree.
+ * Digests a directory tree with the documented tree serialization (v1): the rubric digest's bench tree,
+ * a cassette corpus. Cases are digested by `digestCase`.
  */
 export async function digestDirectory(dir: string, options: DigestOptions = {}): Promise<DirectoryDigest> {
   return digestDirectorySync(dir, options);
@@ -122,11 +129,27 @@ export async function digestDirectory(dir: string, options: DigestOptions = {}):
 
 /** `digestDirectory` for synchronous callers (the rubric digest's dependency closure). */
 export function digestDirectorySync(dir: string, options: DigestOptions = {}): DirectoryDigest {
+  return digestTree(dir, TREE_TAG, options.exclude);
+}
+
+/**
+ * A case's digest (`evalgate.case-tree.v2`): every file of the case directory, case.toml included. `exclude`
+ * only for what is no part of the case (a signer skipping a directory a --record run is swapping in).
+ */
+export function digestCase(casePath: string, options: DigestOptions = {}): DirectoryDigest {
+  return digestTree(casePath, CASE_TAG, options.exclude);
+}
+
+function digestTree(
+  dir: string,
+  treeTag: Buffer,
+  exclude: ((relativePath: string) => boolean) | undefined,
+): DirectoryDigest {
   const hasher = createBlake3();
-  const paths = listFiles(dir, options.exclude);
+  const paths = listFiles(dir, exclude);
   const digests = paths.map((path) => digestFile(hasher, dir, path));
   hasher.reset();
-  hasher.update(TREE_TAG);
+  hasher.update(treeTag);
   hasher.update(u64be(paths.length));
   const files: Record<string, string> = {};
   paths.forEach((path, index) => {

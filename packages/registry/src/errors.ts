@@ -90,12 +90,12 @@ export class CaseIdCollision extends EvalError {
   }
 }
 
-/** Cases whose files and canary pin are identical: they would share a cache key (same exit as an id collision). */
+/** Cases whose files besides case.toml and canary pin are identical: one case copied (same exit as an id collision). */
 export class CaseContentCollision extends EvalError {
   constructor(caseIds: readonly string[], caseDigest: string) {
     super(
       "EVAL_CASE_ID_COLLISION",
-      `cases ${caseIds.join(" and ")} have identical files and canary pin (case digest ${caseDigest}): they share a cache key, so one case's cached score would stand for the other`,
+      `cases ${caseIds.join(" and ")} have identical files and canary pin besides case.toml: one case copied, which the bound would count twice`,
       {
         details: { case_ids: [...caseIds], case_digest: caseDigest },
         hint: "make the cases differ (their input or expected files) or give each its own cassette_canary_pin, then regenerate cases/digests.yaml",

@@ -1,4 +1,5 @@
 export { registerTaskClass } from "./registration.ts";
+/** @public A bench's registration.ts default-exports this type: its declaration must be able to name it. */
 export type { TaskClassRegistration } from "./registration.ts";
 export type { TaskClass } from "./task-class.ts";
 export { TaskClassRegistry } from "./task-class-registry.ts";

@@ -23,7 +23,8 @@ describe("signBench", () => {
     });
     const yaml = readFileSync(first.digests_path, "utf8");
     expect(yaml).toMatch(/^# Written by `evalgate bench sign`/);
-    expect(yaml).toContain("serialization: evalgate.case-tree.v1");
+    expect(yaml).toContain("serialization: evalgate.case-tree.v2");
+    expect(yaml).toContain("case.toml: blake3:");
     expect(yaml).toContain("input/sub/run.sh: blake3:");
 
     expect(await signBench({ benchPath })).toMatchObject({
@@ -48,6 +49,19 @@ describe("signBench", () => {
       written: true,
     });
     expect(readdirSync(join(benchPath, "cases")).filter((name) => name.endsWith(".tmp"))).toEqual([]);
+  });
+
+  it("reads a v1 digests.yaml (case.toml left out) as the previous state and rewrites it as v2", async () => {
+    fixture = await makeFixtureBench({ sign: false });
+    const { benchPath } = fixture;
+    const first = await signBench({ benchPath });
+    const v2 = readFileSync(first.digests_path, "utf8");
+    writeFileSync(
+      first.digests_path,
+      v2.replace("serialization: evalgate.case-tree.v2", "serialization: evalgate.case-tree.v1"),
+    );
+    expect(await signBench({ benchPath })).toMatchObject({ added: [], changed: [], unchanged: 6, written: true });
+    expect(readFileSync(first.digests_path, "utf8")).toBe(v2);
   });
 
   it("refuses to sign a case holding a symlink, leaving digests.yaml as it was", async () => {

@@ -3,7 +3,7 @@ import { basename, join } from "node:path";
 import { ioError } from "@eval/errors";
 import { CaseIdSchema, DigestsFileSchema, parseWire, safeParseWire, type DigestsFile } from "@eval/models";
 import { parse as parseYaml, stringify } from "yaml";
-import { CASE_TREE_SERIALIZATION, digestDirectory, type DirectoryDigest } from "./digest.ts";
+import { CASE_DIGEST_SERIALIZATION, digestCase, type DirectoryDigest } from "./digest.ts";
 import { diffFiles } from "./case-loader.ts";
 import { CaseLoadFailed, CaseUnsafePath, TaskClassIncomplete } from "./errors.ts";
 import { isSwapSibling, replaceFile } from "@eval/durable-fs";
@@ -25,7 +25,7 @@ export interface SignResult {
 
 const HEADER = [
   "# Written by `evalgate bench sign`: each case's digest and each of its files' digests",
-  `# (serialization ${CASE_TREE_SERIALIZATION}, docs/bench-authoring.md). Do not edit by hand.`,
+  `# (serialization ${CASE_DIGEST_SERIALIZATION}, docs/bench-authoring.md). Do not edit by hand.`,
   "",
 ].join("\n");
 
@@ -37,13 +37,13 @@ const HEADER = [
 async function digestCaseToSign(caseDir: string): Promise<DirectoryDigest> {
   const inFlight: string[] = [];
   const exclude = (path: string): boolean => {
-    if (!isSwapSibling(basename(path))) return path === "case.toml";
+    if (!isSwapSibling(basename(path))) return false;
     inFlight.push(path);
     return true;
   };
   let computed: DirectoryDigest;
   try {
-    computed = await digestDirectory(caseDir, { exclude });
+    computed = digestCase(caseDir, { exclude });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
     throw new CaseLoadFailed(
@@ -76,7 +76,10 @@ export async function signBench(taskClass: {
   const digestsPath = join(casesPath, "digests.yaml");
   let previous: DigestsFile["cases"] = {};
   if ((await entryKind(digestsPath)) === "file") {
-    const parsed = safeParseWire(DigestsFileSchema, parseYamlOrNull(await readText(digestsPath)));
+    const parsed = safeParseWire(
+      DigestsFileSchema,
+      asCurrentSerialization(parseYamlOrNull(await readText(digestsPath))),
+    );
     if (parsed.success) previous = parsed.data.cases;
   }
 
@@ -107,7 +110,7 @@ export async function signBench(taskClass: {
 
   const document = parseWire(DigestsFileSchema, {
     schema_version: "evalgate.digests.v1",
-    serialization: CASE_TREE_SERIALIZATION,
+    serialization: CASE_DIGEST_SERIALIZATION,
     cases: next,
   });
   const text = `${HEADER}${stringify(document, { lineWidth: 0 })}`;
@@ -127,4 +130,16 @@ function parseYamlOrNull(text: string): unknown {
   } catch {
     return null;
   }
+}
+
+/**
+ * A v1 digests.yaml read as the previous state, so the first v2 sign reports each case as changed by
+ * `case.toml (added)` rather than as new. Its digests are only compared, never trusted.
+ */
+function asCurrentSerialization(document: unknown): unknown {
+  if (document === null || typeof document !== "object") return document;
+  const { serialization } = document as { serialization?: unknown };
+  return serialization === "evalgate.case-tree.v1"
+    ? { ...document, serialization: CASE_DIGEST_SERIALIZATION }
+    : document;
 }

@@ -174,6 +174,37 @@ describe("runEval end to end (real registry, rubric subprocesses, cache and chai
     }
   });
 
+  it("editing a case's prompt alone (case.toml) gives it a new case digest and misses its cache", async () => {
+    const root2 = await mkdtemp(join(tmpdir(), "evalgate-run-prompt-"));
+    try {
+      const own = await makeTaskClassBench(root2, { rubric: UPPER_RUBRIC, cases: { a: "one", b: "two" } });
+      const stateDir = join(root2, "state");
+      const run = async () =>
+        runEval(own.slug, {
+          systemUnderTest: await moduleSut(`${sutFile}#halfUpper`),
+          benchRoot: own.benchRoot,
+          stateDir,
+        });
+      const first = await run();
+      const digestOf = (result: typeof first, id: string) =>
+        result.report.per_case.find((c) => c.case_id === id)?.case_digest;
+      await appendFile(join(own.benchPath, "cases", "b", "case.toml"), 'prompt = "Answer in lower case."\n');
+      // Unsigned, the edited case is refused like any other changed file.
+      await expect(run()).rejects.toMatchObject({ code: "EVAL_CASE_DIGEST_MISMATCH" });
+      const signed = await signBench({ benchPath: own.benchPath, name: own.slug });
+      expect(signed.changed).toEqual([{ case_id: "b", files: ["case.toml (changed)"] }]);
+      const second = await run();
+      expect(second.caseResults.map((r) => [r.case_id, r.cacheHit])).toEqual([
+        ["a", true],
+        ["b", false],
+      ]);
+      expect(digestOf(second, "a")).toBe(digestOf(first, "a"));
+      expect(digestOf(second, "b")).not.toBe(digestOf(first, "b"));
+    } finally {
+      await rm(root2, { recursive: true, force: true });
+    }
+  }, 120_000);
+
   it("a SUT chooser is called once with the loaded task class and the selected cases; its error refuses the run before anything is written", async () => {
     const stateDir = join(root, "state-chooser");
     const seen: string[][] = [];
