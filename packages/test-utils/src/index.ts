@@ -1,5 +1,3 @@
-export { claudeAuthErrorStream, claudeStream, codexStream, durationMs, geminiStream } from "./cassette-streams.ts";
-export type { Session, SessionOutcome, SessionStep } from "./cassette-streams.ts";
 export { copyGoldenState, GOLDEN_CHAIN_HEAD, goldenRuns } from "./golden.ts";
 export type { GoldenCase, GoldenRecord, GoldenReport, GoldenRun } from "./golden.ts";
 export { pinnedAgentClis } from "./agent-clis.ts";
@@ -13,3 +11,5 @@ export { mountTmpfs } from "./tmpfs.ts";
 export type { Tmpfs } from "./tmpfs.ts";
 export { benchRootOf, testBenchCase } from "./bench-case.ts";
 export type { TestBenchCaseOptions } from "./bench-case.ts";
+export { upsertScriptedSession } from "./scripted-sessions.ts";
+export type { ScriptedSession } from "./scripted-sessions.ts";
