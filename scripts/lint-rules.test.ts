@@ -102,6 +102,11 @@ describe("knip", () => {
       join(planted, "packages/errors/src/warning.ts"),
       `${readFileSync(join(repo, "packages/errors/src/warning.ts"), "utf8")}\nexport const plantedUnused = 1;\n`,
     );
+    writeFileSync(
+      join(planted, "packages/errors/src/index.ts"),
+      `${readFileSync(join(repo, "packages/errors/src/index.ts"), "utf8")}export { plantedEntryOnly } from "./planted-entry.ts";\n`,
+    );
+    plant(planted, "packages/errors/src/planted-entry.ts", "export const plantedEntryOnly = 1;\n");
     const manifestPath = join(planted, "packages/errors/package.json");
     const manifest = JSON.parse(readFileSync(manifestPath, "utf8")) as { dependencies?: Record<string, string> };
     manifest.dependencies = { ...manifest.dependencies, yaml: "^2.9.1" };
@@ -118,6 +123,10 @@ describe("knip", () => {
   it.each([
     ["an unused file", /Unused files[\s\S]*packages\/errors\/src\/planted-orphan\.ts/],
     ["an unused export", /Unused exports[\s\S]*plantedUnused\s+packages\/errors\/src\/warning\.ts/],
+    [
+      "an index export no other package imports",
+      /Unused exports[\s\S]*plantedEntryOnly\s+packages\/errors\/src\/index\.ts/,
+    ],
     ["an unused dependency", /Unused dependencies[\s\S]*yaml\s+packages\/errors\/package\.json/],
   ])("names %s", (_what, pattern) => {
     expect(result.output).toMatch(pattern);

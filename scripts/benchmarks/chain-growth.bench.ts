@@ -1,6 +1,6 @@
 // A warm 10-case `evalgate run` (every case a cache hit) with 10 and with 100,000 records already in the
 // chain (BENCH_CHAIN_RECORDS), alternated: wall time and peak memory. Then the same large run with the
-// checkpoint deleted first (the whole chain walked, as every run did before the checkpoint), and the
+// checkpoint deleted first (rebuilt by one pass over the links: verifyChainLinks), and the
 // full `evalgate verify`. The history is written with the library's fast path (buildChainRecord), not by
 // thousands of CLI runs.
 import { spawnSync } from "node:child_process";
@@ -100,7 +100,7 @@ export default async function chainGrowth(): Promise<BenchRow[]> {
       },
       {
         benchmark: "chain-growth",
-        measure: `${large} records: warm run with the checkpoint deleted (whole chain walked; median of 3)`,
+        measure: `${large} records: warm run with the checkpoint deleted (rebuilt by one pass over the links; median of 3)`,
         value: summary(without),
       },
       {

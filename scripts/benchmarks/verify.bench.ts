@@ -4,7 +4,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "n
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 // Imported by path: the repo root does not depend on workspace packages. Run `pnpm build` first.
-import { buildChainRecord, verifyChain } from "../../packages/audit-chain/src/index.ts";
+import { buildChainRecord, verifyChain, verifyChainLinks } from "../../packages/audit-chain/src/index.ts";
 import type { BenchRow } from "../bench.ts";
 import { median } from "./timing.ts";
 
@@ -109,15 +109,23 @@ export default async function verifyBench(): Promise<BenchRow[]> {
         throw new Error(`verify failed: ${JSON.stringify(result.firstBad)}`);
       return performance.now() - t;
     };
+    const linksPass = async () => {
+      const t = performance.now();
+      const result = await verifyChainLinks(dir);
+      if (!result.ok || result.records !== RECORDS) throw new Error(`links failed: ${JSON.stringify(result.firstBad)}`);
+      return performance.now() - t;
+    };
     const base: number[] = [];
     const plain: number[] = [];
     const strict: number[] = [];
+    const links: number[] = [];
     for (let round = 0; round < Number(process.env.BENCH_ROUNDS ?? 5); round += 1) {
       base.push(baseline());
       plain.push(await verify(false));
       strict.push(await verify(true));
+      links.push(await linksPass());
     }
-    const [b, v, s] = [median(base), median(plain), median(strict)];
+    const [b, v, s, l] = [median(base), median(plain), median(strict), median(links)];
     const label = `${RECORDS} records, ${CASES} cases each, ${(bytes / RECORDS / 1024).toFixed(1)} KiB avg`;
     return [
       { benchmark: "verify", measure: `read + JSON.parse, ${label} (median of 5)`, value: `${b.toFixed(0)} ms` },
@@ -134,6 +142,13 @@ export default async function verifyBench(): Promise<BenchRow[]> {
         value: `${s.toFixed(0)} ms`,
       },
       { benchmark: "verify", measure: "verifyChain / baseline", value: `${(v / b).toFixed(2)}x` },
+      {
+        benchmark: "verify",
+        measure: "verifyChainLinks, a lost checkpoint's rebuild (median of 5)",
+        value: `${l.toFixed(0)} ms, ${(l / v).toFixed(2)}x of verifyChain`,
+        goal: "<= 0.6x of verifyChain",
+        ok: l / v <= 0.6,
+      },
     ];
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -1,14 +1,11 @@
 export { openEnvelope, reportDigests, signEnvelope } from "./attest.ts";
 export { chainAnchor, readAnchor, verifyAgainstAnchor, writeAnchor } from "./anchor.ts";
 export { appendRunRecord, buildChainRecord, readChainHead } from "./append.ts";
-export type { AppendedRecord, AppendOptions, ChainHead, RecordPlacement } from "./append.ts";
 export { withAppendLock } from "./append-lock.ts";
-export type { AppendLock } from "./append-lock.ts";
-export { ChainConflict, ChainTampered } from "./errors.ts";
+export { ChainTampered } from "./errors.ts";
 export { bareRunId, chainedRunIds, findRun, isRun, latestRun, readRecordFile, recordsNewestFirst } from "./find.ts";
 export type { FoundRecord, ReadRecord } from "./find.ts";
 export { upgradeReport } from "./upgrade.ts";
-export type { ChainFault } from "./errors.ts";
 export { chainHashOf, contentHashOfReport } from "./hashing.ts";
 export { getHostFingerprint } from "./host.ts";
 export { listRuns } from "./listing.ts";
@@ -24,6 +21,6 @@ export {
   signDocument,
   writeNewSigningKey,
 } from "./signing.ts";
-export type { SigningKey, SigningKeySource } from "./signing.ts";
-export { normalizeExpectedHead, verifyChain, verifyChainFrom, verifyHeadRecord } from "./verify.ts";
-export type { VerifiedPrefix, VerifyOptions, VerifyResult } from "./verify.ts";
+export type { SigningKey } from "./signing.ts";
+export { normalizeExpectedHead, verifyChain, verifyChainFrom, verifyChainLinks, verifyHeadRecord } from "./verify.ts";
+export type { VerifiedPrefix, VerifyResult } from "./verify.ts";

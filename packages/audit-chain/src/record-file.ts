@@ -54,14 +54,18 @@ export function recordedAtOfFileName(name: string): number {
   return Date.parse(`${stamp.slice(0, 10)}T${stamp.slice(11, 19).replaceAll("-", ":")}${stamp.slice(19)}`);
 }
 
-/** The fields verification reads from a record that checked out on its own. */
-export interface CheckedRecord {
+/** The fields that fix a record's place in the chain. */
+export interface LinkedRecord {
   readonly file: string;
   readonly sequence: number;
   readonly hostFingerprint: string;
   readonly recordedAt: string;
   readonly prevHash: string;
   readonly chainHash: string;
+}
+
+/** The fields verification reads from a record that checked out on its own. */
+export interface CheckedRecord extends LinkedRecord {
   readonly complete: boolean;
   readonly taskClass: string;
   /** The record's signature, checked against its own public key (whether that key is trusted is the reader's call). */
@@ -131,8 +135,11 @@ function clip(text: string): string {
  * Checks one record file on its own (not its place in the chain): the bytes are exactly the RFC 8785
  * canonical JSON of the record plus one LF, the envelope is well-formed, the name matches the
  * content, and both hashes recompute. `strict` also validates the whole record against the wire schema.
+ * `linksOnly` (a lost checkpoint's rebuild) checks the envelope, the name and the chain hash but not the
+ * bytes' canonical form, the report's content hash nor the signature: what fixes the record's place, not
+ * whether its report was edited under intact hashes.
  */
-export function checkRecordFile(file: string, raw: Buffer, strict: boolean): RecordCheck {
+export function checkRecordFile(file: string, raw: Buffer, strict: boolean, linksOnly = false): RecordCheck {
   if (raw.length === 0) return fault(file, "the file is empty (truncated)", "a chain record", "0 bytes");
   if (raw[raw.length - 1] !== 0x0a)
     return fault(file, "the file does not end with a newline (truncated or edited)", "a final LF", "none");
@@ -187,8 +194,10 @@ export function checkRecordFile(file: string, raw: Buffer, strict: boolean): Rec
   // Canonical form. Fast path: when the parsed keys are already in canonical order, native
   // JSON.stringify reproduces RFC 8785 exactly (same string escaping and number formatting).
   // Integer-like keys (which JS reorders) fall through to the library.
-  let reportForHash: string;
-  if (keysInCanonicalOrder(value) && JSON.stringify(value) === body) {
+  let reportForHash = "";
+  if (linksOnly) {
+    // The place-defining fields only: see the contract above.
+  } else if (keysInCanonicalOrder(value) && JSON.stringify(value) === body) {
     reportForHash =
       reportTextWithNullHead(body, report, schema_version, sequence, signature) ??
       JSON.stringify({ ...report, chain_head: null });
@@ -205,13 +214,13 @@ export function checkRecordFile(file: string, raw: Buffer, strict: boolean): Rec
     reportForHash = canonicalJson({ ...report, chain_head: null });
   }
   // The decoded text round-trips; the bytes must too (invalid UTF-8 decodes to U+FFFD).
-  if (Buffer.byteLength(body) !== raw.length - 1)
+  if (!linksOnly && Buffer.byteLength(body) !== raw.length - 1)
     return fault(file, "the file is not valid UTF-8 (corrupted)", "UTF-8", "invalid byte sequences");
 
   const expectedName = recordFileName(recorded_at, chain_hash);
   if (expectedName !== file)
     return fault(file, "the file name disagrees with its content (renamed, swapped or copied)", expectedName, file);
-  const computedContent = blake3Digest(reportForHash);
+  const computedContent = linksOnly ? content_hash : blake3Digest(reportForHash);
   if (computedContent !== content_hash)
     return fault(file, "the report was edited: its hash does not match content_hash", content_hash, computedContent);
   const computedChain = chainHashOf(prev_hash, content_hash);
@@ -239,7 +248,9 @@ export function checkRecordFile(file: string, raw: Buffer, strict: boolean): Rec
       clip(String(report.host_fingerprint)),
     );
   }
-  const signed = checkSignature(file, value, signature);
+  const signed = linksOnly
+    ? { ok: true as const, signature: (signature ?? null) as Signature | null }
+    : checkSignature(file, value, signature);
   if (!signed.ok) return signed;
   if (strict) {
     const parsed = safeParseWire(ChainRecordSchema, value);

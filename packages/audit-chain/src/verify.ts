@@ -5,7 +5,7 @@ import { EvalError } from "@eval/errors";
 import type { ChainFault } from "./errors.ts";
 import { listRuns } from "./listing.ts";
 import { checkRecordFile, recordedAtOfFileName } from "./record-file.ts";
-import type { CheckedRecord, RecordCheck } from "./record-file.ts";
+import type { CheckedRecord, LinkedRecord, RecordCheck } from "./record-file.ts";
 
 export interface VerifyOptions {
   readonly runsDir: string;
@@ -138,6 +138,26 @@ export async function verifyChainFrom(
 }
 
 /**
+ * The rebuild of a lost checkpoint: one streaming pass over the links. Every record is parsed and its
+ * envelope checked: its name binds it, its chain_hash recomputes from its prev_hash and content_hash, and
+ * it links to the record before it (prev_hash, sequence, host); the newest record is checked in full, as
+ * `verifyChain` checks every one. A deletion, insertion, reordering, renamed or foreign file, or an edited
+ * hash is caught as `verifyChain` catches it; whether each older report's bytes are canonical and still hash
+ * to its content_hash (and its signature) is left to `verifyChain` (`evalgate verify`), as a valid
+ * checkpoint leaves it for the records it covers.
+ */
+export async function verifyChainLinks(runsDir: string): Promise<VerifyResult> {
+  const listing = await listRuns(runsDir);
+  return walkChain(runsDir, listing, {
+    windowStart: 0,
+    strict: false,
+    expectHead: undefined,
+    anchorHash: null,
+    linksBefore: listing.records.at(-1) ?? null,
+  });
+}
+
+/**
  * The O(1) check for a runs directory known not to have changed since a prefix was verified (the
  * runner compares the directory's modification time): the prefix's last record, read on its own, is
  * still there with that chain hash and sequence. It cannot see a record added, removed or renamed; that
@@ -195,6 +215,8 @@ interface Walk {
   readonly expectHead: string | undefined;
   /** The chain hash the anchor must have (incremental verification), or null. */
   readonly anchorHash: string | null;
+  /** Records named before this one get the links-only check (`checkRecordFile`'s `linksOnly`); null: none. */
+  readonly linksBefore?: string | null;
 }
 
 interface Link {
@@ -242,7 +264,7 @@ async function walkChain(runsDir: string, listing: Listing, walk: Walk): Promise
         expected: "<utc-iso>-<12 hex>.json",
         found: name,
       });
-    const own = checkOwn(runsDir, name, walk.strict);
+    const own = checkOwn(runsDir, name, walk.strict, walk.linksBefore != null && name < walk.linksBefore);
     if (!own.ok) return done(own.fault);
     if (linkBad !== null) continue;
     const checked = own.record;
@@ -294,12 +316,12 @@ interface Place {
   readonly host: string | null;
 }
 
-/** Checks one record file on its own (and, strictly, its mode). */
-function checkOwn(runsDir: string, name: string, strict: boolean): RecordCheck {
+/** Checks one record file on its own (and, strictly, its mode); `linksOnly`: its envelope and hashes only. */
+function checkOwn(runsDir: string, name: string, strict: boolean, linksOnly: boolean): RecordCheck {
   const path = join(runsDir, name);
   // Synchronous reads: a verify is a startup check with nothing to interleave, and one blocking read
   // costs about a twentieth of a thread-pool round trip (10,000 small files: ~0.1 s versus ~2 s).
-  const check = checkRecordFile(name, readFileSync(path), strict);
+  const check = checkRecordFile(name, readFileSync(path), strict, linksOnly);
   if (!check.ok || !strict) return check;
   const mode = statSync(path).mode & 0o777;
   if (mode !== 0o600)
@@ -319,7 +341,7 @@ function checkOwn(runsDir: string, name: string, strict: boolean): RecordCheck {
 function checkLink(
   runsDir: string,
   names: readonly string[],
-  record: CheckedRecord,
+  record: LinkedRecord,
   walk: Walk,
   place: Place,
 ): ChainFault | null {
@@ -362,7 +384,7 @@ function checkLink(
 function linkFault(
   runsDir: string,
   names: readonly string[],
-  record: CheckedRecord,
+  record: LinkedRecord,
   expectedPrev: string,
   place: Place,
 ): ChainFault {

@@ -3,7 +3,5 @@ export { isInside } from "./contain.ts";
 export { createFileExclusive } from "./exclusive.ts";
 export { currentOwner, ownerState, parseOwner } from "./owner.ts";
 export type { ProcessOwner } from "./owner.ts";
-export { replaceFile, replaceFileSync, syncDirectory } from "./replace.ts";
-export type { ReplaceOptions } from "./replace.ts";
+export { replaceFile, replaceFileSync } from "./replace.ts";
 export { isSwapSibling, swapDirectory, swapDirectorySync } from "./swap.ts";
-export type { SwapOptions } from "./swap.ts";

@@ -59,7 +59,6 @@ const OneSessionScenarioSchema = SessionSchema.extend({ usage: UsageSchema.optio
 
 export type Usage = z.infer<typeof UsageSchema>;
 export type ScenarioAction = z.infer<typeof ActionSchema>;
-export type ScenarioTurn = z.infer<typeof TurnSchema>;
 export type ScenarioSession = z.infer<typeof SessionSchema>;
 
 export interface Scenario {

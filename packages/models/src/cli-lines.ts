@@ -338,6 +338,9 @@ export const GcLineSchema = z.strictObject({
   removed_stale_files: z.array(z.string()),
   removed_cache_entries: z.number().int().min(0),
   removed_cache_temp_files: z.number().int().min(0),
+  /** Captured-workspace blobs (`blobs/`) that no detail file and no live run references, and the bytes freed. */
+  removed_blobs: z.number().int().min(0),
+  freed_blob_bytes: z.number().int().min(0),
   /** Torn transcript lines blanked in place, per file, each kept in `kept_in` with its line number. */
   repaired_torn_lines: z.array(
     z.strictObject({ path: z.string(), lines: z.array(z.number().int().min(1)), kept_in: z.string().nullable() }),

@@ -1,14 +1,9 @@
 export { chooseEvidence, notDefaultEvidence } from "./evidence.ts";
-export type { ChooseEvidenceOptions, ChosenEvidence } from "./evidence.ts";
-export { PromotionGate, PromotionMustBeHumanAuthorized } from "./gate.ts";
-export type { EvaluateInput } from "./gate.ts";
 export { loadTierConfig } from "./tier-config.ts";
 export type { TierConfig } from "./tier-config.ts";
-export { writeVerdict } from "./write-verdict.ts";
 export { issueVerdict } from "./issue-verdict.ts";
-export type { IssuedVerdict, IssueVerdictOptions } from "./issue-verdict.ts";
 export { tierVerdicts, loadTiersFor } from "./tier-verdicts.ts";
-export type { TierThreshold, TierVerdicts, TierVerdictsInput } from "./tier-verdicts.ts";
 export type { JudgedTaskClass } from "./judge.ts";
 export { attestRun, verifyAttestationFile, writeAttestation } from "./attestation.ts";
-export type { Attestation, VerifiedAttestation } from "./attestation.ts";
+export { catalogRunOf } from "./evidence-catalog.ts";
+export type { CatalogRun, EvidenceCatalog } from "./evidence-catalog.ts";

@@ -2,6 +2,7 @@ import { ChainTampered, runIdOfRecordFile, verifyAgainstAnchor } from "@eval/aud
 import type { VerifyResult } from "@eval/audit-chain";
 import type { EvalError } from "@eval/errors";
 import type { ChainAnchor, PromotionVerdict } from "@eval/models";
+import type { EvidenceCatalog } from "./evidence-catalog.ts";
 import { chooseEvidence } from "./evidence.ts";
 import { judgeRun } from "./judge.ts";
 import type { JudgedTaskClass } from "./judge.ts";
@@ -25,6 +26,8 @@ export interface IssueVerdictOptions {
   readonly anchor?: ChainAnchor;
   /** The chain as the caller just verified it (`run --with-verdict`: the run's own check): not walked again. */
   readonly verified?: VerifyResult;
+  /** Where the task class's records are listed (default: the chain itself, every record read). */
+  readonly catalog?: EvidenceCatalog;
 }
 
 export interface IssuedVerdict {
@@ -58,6 +61,7 @@ export async function issueVerdict(options: IssueVerdictOptions): Promise<Issued
     report: evidence.report,
     chainVerified: evidence.chainVerified,
     ...(options.anchor === undefined ? {} : { anchor: options.anchor }),
+    ...(options.catalog === undefined ? {} : { catalog: options.catalog }),
     passedOver: evidence.passedOver,
     ...(options.targetTier === undefined ? {} : { targetTier: options.targetTier }),
     ...(options.now === undefined ? {} : { now: options.now }),

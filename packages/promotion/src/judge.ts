@@ -2,6 +2,8 @@
 // (`promote-verdict`, `run --with-verdict`) and a previewed one (`report`, `show`, the CI summary).
 import type { EvalError } from "@eval/errors";
 import type { AnyBenchRunReport, ChainAnchor, PromotionVerdict } from "@eval/models";
+import { chainCatalog } from "./evidence-catalog.ts";
+import type { EvidenceCatalog } from "./evidence-catalog.ts";
 import { PromotionGate } from "./gate.ts";
 import { poolEvidence } from "./pooled-evidence.ts";
 import { checkRecordedFigures } from "./recorded-figures.ts";
@@ -27,6 +29,8 @@ export interface JudgeRunInput {
   readonly now?: Date;
   /** An anchor kept outside the state directory: its signature is part of the signed-evidence check. */
   readonly anchor?: ChainAnchor;
+  /** Where the task class's records are listed (default: the chain itself, every record read). */
+  readonly catalog?: EvidenceCatalog;
 }
 
 export interface JudgedRun {
@@ -50,20 +54,28 @@ export interface ExaminedEvidence {
  * on the evidence checked against the tier file's signers (signed-evidence.ts).
  */
 export async function examineEvidence(
-  input: Pick<JudgeRunInput, "runsDir" | "report" | "config" | "taskClass" | "anchor">,
+  input: Pick<JudgeRunInput, "runsDir" | "report" | "config" | "taskClass" | "anchor" | "catalog">,
 ): Promise<ExaminedEvidence> {
   const { runsDir, report } = input;
-  const signatures = await signedEvidence(runsDir, input.config, input.taskClass.name, report.sut_digest, input.anchor);
+  const catalog = input.catalog ?? chainCatalog(runsDir);
+  const signatures = await signedEvidence(
+    runsDir,
+    input.config,
+    input.taskClass.name,
+    report.sut_digest,
+    input.anchor,
+    catalog,
+  );
   if (report.schema_version !== "evalgate.bench_run_report.v3")
     return { ...checkRecordedFigures(report), pool: null, signatures };
-  const pooled = await poolEvidence(runsDir, report);
+  const pooled = await poolEvidence(runsDir, report, catalog);
   return { report: pooled.report, pool: pooled.pool, tampered: pooled.tampered, signatures };
 }
 
 /** The gate's verdict on examined evidence (pure: nothing is read or written). */
 export function verdictOn(
   examined: ExaminedEvidence,
-  input: Omit<JudgeRunInput, "runsDir" | "report" | "anchor">,
+  input: Omit<JudgeRunInput, "runsDir" | "report" | "anchor" | "catalog">,
 ): PromotionVerdict {
   const { taskClass } = input;
   return new PromotionGate(input.config).evaluate({

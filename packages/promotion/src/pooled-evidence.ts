@@ -1,9 +1,10 @@
 // Every attempt counts: a verdict is about a SUT on a task class's cases, not about the run someone picked. It
 // pools every executed attempt recorded in the chain for the same task class, SUT, rubric and isolation on the
 // judged run's cases, so neither rerunning until a run passes nor naming the luckiest run with --run moves it.
-import { recordsNewestFirst } from "@eval/audit-chain";
 import type { EvalError } from "@eval/errors";
 import type { AnyBenchRunReport, BenchRunReport, BenchScore, PromotionVerdict } from "@eval/models";
+import { caseRefsOf, chainCatalog, poolingKeyOf } from "./evidence-catalog.ts";
+import type { CaseRef, EvidenceCatalog, PoolingKey } from "./evidence-catalog.ts";
 import { checkRecordedFigures, recomputeFigures } from "./recorded-figures.ts";
 
 type EvidencePool = NonNullable<PromotionVerdict["evidence_pool"]>;
@@ -52,13 +53,13 @@ function attemptKey(trial: number, score: BenchScore): string {
 }
 
 /** Why a record of the task class is not pooled with the judged run, or null when it is. */
-function exclusion(report: AnyBenchRunReport, judged: GatedReport): string | null {
-  if (report.schema_version === "evalgate.bench_run_report.v1") return "recorded before report v2 (no valid bound)";
-  if (report.sut_digest !== judged.sut_digest) return "another SUT";
-  if (report.rubric_digest !== judged.rubric_digest) return "another rubric";
-  if (report.isolation_class !== judged.isolation_class || report.sut_isolation !== judged.sut_isolation)
+function exclusion(key: PoolingKey, judged: GatedReport): string | null {
+  if (key.schema_version === "evalgate.bench_run_report.v1") return "recorded before report v2 (no valid bound)";
+  if (key.sut_digest !== judged.sut_digest) return "another SUT";
+  if (key.rubric_digest !== judged.rubric_digest) return "another rubric";
+  if (key.isolation_class !== judged.isolation_class || key.sut_isolation !== judged.sut_isolation)
     return "another isolation";
-  if (report.cassette_corpus_digest !== judged.cassette_corpus_digest || report.score_kind !== judged.score_kind)
+  if (key.cassette_corpus_digest !== judged.cassette_corpus_digest || key.score_kind !== judged.score_kind)
     return "another corpus or score kind";
   return null;
 }
@@ -72,21 +73,22 @@ const digestOf = (entry: RecordedCase): string | undefined => ("case_digest" in 
  * only where a report was recorded before case digests were kept. Cases of the judged run that share a digest
  * (the same files under other canary pins) are told apart by id.
  */
-function caseMatcher(judged: BenchRunReport): (entry: RecordedCase) => string | undefined {
+function caseMatcher(judged: BenchRunReport): (entry: CaseRef) => string | undefined {
   const byId = new Map(judged.per_case.map((entry) => [entry.case_id, entry]));
   const byDigest = new Map<string, string[]>();
   for (const entry of judged.per_case) {
     const digest = digestOf(entry);
     if (digest !== undefined) byDigest.set(digest, [...(byDigest.get(digest) ?? []), entry.case_id]);
   }
-  return (entry) => {
-    const digest = digestOf(entry);
-    const sameId = byId.get(entry.case_id);
-    if (digest === undefined || (sameId !== undefined && digestOf(sameId) === undefined)) return sameId?.case_id;
+  return ([caseId, digest]) => {
+    const sameId = byId.get(caseId);
+    if (digest === null || (sameId !== undefined && digestOf(sameId) === undefined)) return sameId?.case_id;
     const ids = byDigest.get(digest) ?? [];
-    return ids.length === 1 ? ids[0] : ids.find((id) => id === entry.case_id);
+    return ids.length === 1 ? ids[0] : ids.find((id) => id === caseId);
   };
 }
+
+const refOf = (entry: RecordedCase): CaseRef => [entry.case_id, digestOf(entry) ?? null];
 
 const attemptsOf = (entry: GatedReport["per_case"][number]): BenchScore[] =>
   "trials" in entry && entry.trials !== undefined ? [...entry.trials] : [entry.score];
@@ -100,60 +102,65 @@ export interface PooledEvidence {
 }
 
 /**
- * Pools the chain's attempts for the judged run (a v3 report). Records are read oldest first; a record whose
- * figures were forged is left out and reported. Each case keeps its distinct attempts (cache hits dropped),
- * harness faults excluded; every case then contributes its first m attempts, m the fewest any case has, so
- * retrying only the failed cases (or a crash that is retried because it was not cached) adds nothing until
- * every case has been attempted again.
+ * Pools the chain's attempts for the judged run (a v3 report). Records are taken oldest first from `catalog`
+ * (default: the chain itself, every record read); a record whose figures were forged is left out and reported.
+ * Only the catalog's pooling keys decide what is left out; what is pooled is read from the chain and its own
+ * key checked again, so a catalog can hide nothing it does not list and add nothing the chain does not hold.
+ * Each case keeps its distinct attempts (cache hits dropped), harness faults excluded; every case then
+ * contributes its first m attempts, m the fewest any case has, so retrying only the failed cases (or a crash
+ * that is retried because it was not cached) adds nothing until every case has been attempted again.
  */
-export async function poolEvidence(runsDir: string, judged: BenchRunReport): Promise<PooledEvidence> {
+export async function poolEvidence(
+  runsDir: string,
+  judged: BenchRunReport,
+  catalog: EvidenceCatalog = chainCatalog(runsDir),
+): Promise<PooledEvidence> {
   const caseIds = new Set(judged.per_case.map((entry) => entry.case_id));
   const heldOut = new Set(
     judged.per_case.filter((entry) => entry.curation_class === "held-out").map((entry) => entry.case_id),
   );
   const matchCase = caseMatcher(judged);
-  // One pass, newest first, keeping only the reports that are pooled: memory follows the pool, not the history.
-  const matching: AnyBenchRunReport[] = [];
-  const inOrder: { run_id: string; reason: string | null }[] = [];
+  // A catalog shares one case list between the runs that hold the same cases: each list is matched once.
+  const touched = new WeakMap<readonly CaseRef[], boolean>();
+  const touchesHeldOut = (cases: readonly CaseRef[]): boolean => {
+    let known = touched.get(cases);
+    if (known === undefined) touched.set(cases, (known = cases.some((ref) => heldOut.has(matchCase(ref) ?? ""))));
+    return known;
+  };
   const suts = new Set<string>();
-  for await (const found of recordsNewestFirst(runsDir, judged.task_class)) {
-    const report = found.record.report;
-    if (
-      report.schema_version !== "evalgate.bench_run_report.v1" &&
-      report.rubric_digest === judged.rubric_digest &&
-      (report as GatedReport).per_case.some((entry) => heldOut.has(matchCase(entry) ?? ""))
-    )
-      suts.add(report.sut_digest);
-    const reason = exclusion(report, judged);
-    inOrder.push({ run_id: report.run_id, reason });
-    if (reason === null) matching.push(report);
-  }
   const attempts = new Map<string, Map<string, BenchScore>>([...caseIds].map((id) => [id, new Map()]));
   const pooled: string[] = [];
   const excluded: { run_id: string; reason: string }[] = [];
   let harnessFaults = 0;
   let tampered: EvalError | null = null;
-  const reports = matching.reverse()[Symbol.iterator]();
-  for (const { run_id, reason } of inOrder.reverse()) {
+  const countSut = (key: PoolingKey, cases: readonly CaseRef[]): void => {
+    if (
+      key.schema_version !== "evalgate.bench_run_report.v1" &&
+      key.rubric_digest === judged.rubric_digest &&
+      touchesHeldOut(cases)
+    )
+      suts.add(key.sut_digest);
+  };
+  for await (const run of catalog.runs(judged.task_class)) {
+    const listed = exclusion(run.key, judged);
+    if (listed !== null) {
+      countSut(run.key, run.cases);
+      excluded.push({ run_id: run.run_id, reason: listed });
+      continue;
+    }
+    // Listed as the judged run's: from here on the record itself speaks, not the catalog.
+    const report = (await catalog.read(run.file)).report;
+    const key = poolingKeyOf(report);
+    countSut(key, caseRefsOf(report));
+    const reason = exclusion(key, judged) ?? pooledExclusion(report as GatedReport);
     if (reason !== null) {
-      excluded.push({ run_id, reason });
-      continue;
-    }
-    const report = reports.next().value as AnyBenchRunReport;
-    const checked = checkRecordedFigures(report);
-    if (checked.tampered !== null) {
-      tampered ??= checked.tampered;
-      excluded.push({ run_id: report.run_id, reason: "tampered figures" });
-      continue;
-    }
-    const infrastructure = infrastructureFailure(report as GatedReport);
-    if (infrastructure !== null) {
-      excluded.push({ run_id: report.run_id, reason: infrastructure });
+      if (reason === TAMPERED) tampered ??= checkRecordedFigures(report).tampered;
+      excluded.push({ run_id: report.run_id, reason });
       continue;
     }
     pooled.push(report.run_id);
     for (const entry of (report as GatedReport).per_case) {
-      const seen = attempts.get(matchCase(entry) ?? "");
+      const seen = attempts.get(matchCase(refOf(entry)) ?? "");
       if (seen === undefined) continue;
       attemptsOf(entry).forEach((score, trial) => {
         if (isHarnessFault(score)) harnessFaults += 1;
@@ -196,6 +203,14 @@ export async function poolEvidence(runsDir: string, judged: BenchRunReport): Pro
     },
     tampered,
   };
+}
+
+const TAMPERED = "tampered figures";
+
+/** Why a record with the judged run's pooling key is still left out (forged figures, agent infrastructure), or null. */
+function pooledExclusion(report: GatedReport): string | null {
+  if (checkRecordedFigures(report).tampered !== null) return TAMPERED;
+  return infrastructureFailure(report);
 }
 
 /** The judged run's report over the pooled cases, every figure the gate reads recomputed from them. */

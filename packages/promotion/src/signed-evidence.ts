@@ -4,8 +4,10 @@
 // signed evidence), and so must the chain's head: a signed record signs its prev_hash, so a signed head vouches
 // for every record before it, and a record deleted mid-chain would force re-chaining every later one unsigned.
 // Deleting the newest records back to a signed one is truncation: only an anchor (signed too) catches it.
-import { keyIdOf, readChainHead, recordsNewestFirst } from "@eval/audit-chain";
+import { keyIdOf, readChainHead } from "@eval/audit-chain";
 import type { ChainAnchor, PromotionVerdict } from "@eval/models";
+import { chainCatalog } from "./evidence-catalog.ts";
+import type { EvidenceCatalog } from "./evidence-catalog.ts";
 import type { TierConfig } from "./tier-config.ts";
 
 type Signatures = NonNullable<PromotionVerdict["signatures"]>;
@@ -17,7 +19,8 @@ function declaredSigners(config: TierConfig): Map<string, string> {
 
 /**
  * The signature status of the evidence for `sutDigest` on `taskClass`: every record of that SUT (pooled or
- * not) and the chain's head. `signed` only when each is signed by a declared signer.
+ * not) and the chain's head. `signed` only when each is signed by a declared signer. The records' signers come
+ * from `catalog` (default: the chain itself, every record read).
  */
 export async function signedEvidence(
   runsDir: string,
@@ -25,17 +28,21 @@ export async function signedEvidence(
   taskClass: string,
   sutDigest: string,
   anchor?: ChainAnchor,
+  catalog: EvidenceCatalog = chainCatalog(runsDir),
 ): Promise<Signatures> {
   const declared = declaredSigners(config);
   const signers = new Set<string>();
   const notSigned: Signatures["runs_not_signed"][number][] = [];
   let anyUnsigned = false;
-  for await (const { record } of recordsNewestFirst(runsDir, taskClass)) {
-    if (record.report.sut_digest !== sutDigest) continue;
-    const keyId = record.signature?.key_id ?? null;
+  for await (const run of catalog.runs(taskClass)) {
+    if (run.key.sut_digest !== sutDigest) continue;
+    // Listed as the judged SUT's: the record itself says whose it is and who signed it.
+    const { report, signature } = await catalog.read(run.file);
+    if (report.sut_digest !== sutDigest) continue;
+    const keyId = signature?.key_id ?? null;
     const name = keyId === null ? undefined : declared.get(keyId);
     if (name !== undefined) signers.add(name);
-    else notSigned.unshift({ run_id: record.report.run_id, key_id: keyId });
+    else notSigned.push({ run_id: run.run_id, key_id: keyId });
     if (keyId === null) anyUnsigned = true;
   }
   const head = await readChainHead(runsDir);

@@ -2,6 +2,7 @@
 // `show` and a run's CI summary show, judged exactly as `promote-verdict` judges (judge.ts).
 import type { WarningSink } from "@eval/errors";
 import type { AnyBenchRunReport, PromotionVerdict } from "@eval/models";
+import type { EvidenceCatalog } from "./evidence-catalog.ts";
 import { PromotionGate } from "./gate.ts";
 import { examineEvidence, verdictOn } from "./judge.ts";
 import type { JudgedTaskClass } from "./judge.ts";
@@ -28,6 +29,8 @@ export interface TierVerdictsInput {
   readonly chainVerified: boolean;
   readonly onWarning: WarningSink;
   readonly now?: Date;
+  /** Where the task class's records are listed (default: the chain itself, every record read). */
+  readonly catalog?: EvidenceCatalog;
 }
 
 /** Loads the tier file and checks it names `taskClass`'s current tier (EVAL_TIER_CONFIG_INVALID otherwise). */
@@ -72,7 +75,13 @@ export async function tierVerdicts(input: TierVerdictsInput): Promise<TierVerdic
   }
   const above = tiers.slice(tiers.findIndex((tier) => tier.name === current) + 1);
   const { taskClass, chainVerified } = input;
-  const examined = await examineEvidence({ runsDir: input.runsDir, report, config, taskClass });
+  const examined = await examineEvidence({
+    runsDir: input.runsDir,
+    report,
+    config,
+    taskClass,
+    ...(input.catalog === undefined ? {} : { catalog: input.catalog }),
+  });
   const verdicts = above.map((tier) =>
     verdictOn(examined, {
       config,

@@ -13,7 +13,9 @@ import {
 import { ignoreWarnings, isEvalError, type WarningSink } from "@eval/errors";
 import { parse as parseToml, TomlDate, TomlError } from "smol-toml";
 import { FAILSAFE_SCHEMA, load as loadYaml } from "js-yaml";
-import { digestDirectory } from "./digest.ts";
+import type { FileDigestCache } from "@eval/hashing";
+import { checkpointedDigest } from "./case-tree-stamp.ts";
+import { CASE_TREE_SERIALIZATION, digestDirectorySync, type DirectoryDigest } from "./digest.ts";
 import {
   CaseContentCollision,
   CaseDigestMismatch,
@@ -41,6 +43,29 @@ export interface LoadCasesOptions {
    * before a run. Default true.
    */
   readonly verify?: boolean;
+  /**
+   * Case-tree digests kept between runs (case-tree-stamp.ts), which the caller must seal; absent: every
+   * case tree is listed and read.
+   */
+  readonly caseTrees?: FileDigestCache;
+}
+
+/** What the case digest covers: every file of the case directory but case.toml. */
+const CASE_DIGEST_EXCLUDE = (path: string): boolean => path === "case.toml";
+/** Names the serialization and CASE_DIGEST_EXCLUDE for checkpoint entries: change it whenever either changes. */
+const CASE_DIGEST_DEFINITION = `${CASE_TREE_SERIALIZATION}:without case.toml`;
+
+function caseTreeDigest(
+  casePath: string,
+  caseTrees: FileDigestCache | undefined,
+): DirectoryDigest & { reused: boolean } {
+  if (caseTrees === undefined)
+    return { ...digestDirectorySync(casePath, { exclude: CASE_DIGEST_EXCLUDE }), reused: false };
+  return checkpointedDigest(casePath, {
+    exclude: CASE_DIGEST_EXCLUDE,
+    checkpoint: caseTrees,
+    definition: CASE_DIGEST_DEFINITION,
+  });
 }
 
 /** What case loading needs of a task class. */
@@ -344,7 +369,9 @@ export async function inspectCases(taskClass: CaseOwner, options: LoadCasesOptio
     if (verify) {
       let computed;
       try {
-        computed = await digestDirectory(casePath, { exclude: (path) => path === "case.toml" });
+        computed = caseTreeDigest(casePath, options.caseTrees);
+        // A digest from the checkpoint names no files: digested again to say which ones differ.
+        if (computed.reused && computed.digest !== recorded?.digest) computed = caseTreeDigest(casePath, undefined);
       } catch (error) {
         if (!isEvalError(error)) throw error;
         findings.push(finding("case-files", (error.details.path as string | undefined) ?? casePath, error));

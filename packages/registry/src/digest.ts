@@ -41,7 +41,7 @@ function byteOrder(a: string, b: string): number {
  * CaseUnsafePath on anything else. Synchronous on purpose, like the hashing below: thousands of small
  * files cost a few microseconds each this way, against tens through the thread pool.
  */
-function listFiles(root: string, exclude: ((relativePath: string) => boolean) | undefined): string[] {
+export function listFiles(root: string, exclude: ((relativePath: string) => boolean) | undefined): string[] {
   const rootStat = lstatSync(root);
   if (rootStat.isSymbolicLink())
     throw new CaseUnsafePath(root, "is a symlink; a case directory must be a real directory");

@@ -4,7 +4,7 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { appendRunRecord, getHostFingerprint, readChainHead, verifyChain } from "@eval/audit-chain";
+import { appendRunRecord, buildChainRecord, getHostFingerprint, readChainHead, verifyChain } from "@eval/audit-chain";
 import { ignoreWarnings } from "@eval/errors";
 import type { EvalWarning } from "@eval/errors";
 import type { AnyBenchRunReport, BenchRunReportInput } from "@eval/models";
@@ -176,4 +176,38 @@ describe("listRecordedRuns", () => {
       "run-c",
     ]);
   });
+});
+
+describe("the trend of a long history", () => {
+  it("shows the newest 1,000 evidence runs, oldest first, ending at the newest", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "report-data-trend-"));
+    const runsDir = join(dir, "runs");
+    await mkdir(runsDir, { recursive: true });
+    const host = await getHostFingerprint(dir);
+    let prev = (await readChainHead(runsDir)).head;
+    for (let index = 0; index < 1005; index += 1) {
+      const built = await buildChainRecord(
+        { ...runReport({ runId: `run-${index}`, passed: 8 }), prev_hash: prev, host_fingerprint: host },
+        {
+          prevHash: prev,
+          sequence: index,
+          recordedAt: new Date(Date.UTC(2026, 0, 1) + index * 60_000).toISOString(),
+          hostFingerprint: host,
+        },
+      );
+      await writeFile(join(runsDir, built.fileName), built.text, { mode: 0o600 });
+      prev = built.record.chain_hash;
+    }
+    const data = await gatherReportData({
+      stateDir: dir,
+      benchRoot: BENCH,
+      tiersPath: TIERS,
+      harnessVersion: "0.1.0",
+      onWarning: ignoreWarnings,
+    });
+    expect(data.trend).toHaveLength(1000);
+    expect(data.trend[0]!.run_id).toBe("run-5");
+    expect(data.trend.at(-1)!.run_id).toBe("run-1004");
+    await rm(dir, { recursive: true, force: true });
+  }, 180_000);
 });

@@ -6,12 +6,11 @@ import type { WarningSink } from "@eval/errors";
 import type { AnyBenchRunReport } from "@eval/models";
 import { tierVerdicts } from "@eval/promotion";
 import { REPORT_DATA_SCHEMA_VERSION } from "@eval/reports";
-import { verifyChainForRun } from "@eval/runner";
 import type { ReportCase, ReportData, ReportRun, TrendPoint } from "@eval/reports";
 import { reportCaseOf, TranscriptIndex } from "./case-evidence.ts";
-import { readHistory } from "./history-index.ts";
 import type { History, RunSummary } from "./history-index.ts";
 import { taskClassForVerdicts } from "./task-class.ts";
+import { verifiedHistory } from "./verified-history.ts";
 import { stateLayout } from "@eval/state-layout";
 
 export interface GatherOptions {
@@ -45,10 +44,17 @@ function pickRun(history: History, options: GatherOptions): RunSummary {
   });
 }
 
-/** The runs of the task class a promotion could read as evidence (promotion's rule), oldest first. */
+/**
+ * How many runs the trend shows: the chart is 620 pixels wide, and a point per run of a 100,000-run history
+ * made a 48 MB page. The newest runs are the ones a reader of one run compares it with.
+ */
+const TREND_POINTS = 1000;
+
+/** The newest TREND_POINTS runs of the task class a promotion could read as evidence (promotion's rule), oldest first. */
 function trendOf(history: History, taskClass: string): TrendPoint[] {
   const points: TrendPoint[] = [];
-  for (const r of history.entries())
+  for (const r of history.newestFirst()) {
+    if (points.length === TREND_POINTS) break;
     if (r.task_class === taskClass && r.evidence)
       points.push({
         run_id: r.run_id,
@@ -57,7 +63,8 @@ function trendOf(history: History, taskClass: string): TrendPoint[] {
         lower_bound_95: r.lower_bound_95,
         pass_rate: r.pass_rate,
       });
-  return points;
+  }
+  return points.reverse();
 }
 
 /** Each case of `report` with its detail, transcript and (with a baseline) the baseline's score. */
@@ -94,9 +101,7 @@ export function reportRunOf(report: AnyBenchRunReport): ReportRun {
 export async function gatherReportData(options: GatherOptions): Promise<ReportData> {
   const onWarning = options.onWarning ?? ignoreWarnings;
   const runsDir = stateLayout(options.stateDir).runs;
-  // From the chain checkpoint, as a run checks it: the records appended since are verified, not the whole history.
-  const chain = await verifyChainForRun({ stateDir: options.stateDir, runsDir, onWarning, bestEffort: true });
-  const history = await readHistory({ stateDir: options.stateDir, onWarning });
+  const { chain, history, catalog } = await verifiedHistory(options.stateDir, onWarning);
   const summary = pickRun(history, options);
   const chosen = readRecordFile(runsDir, summary.file).record;
   const report = chosen.report;
@@ -115,6 +120,7 @@ export async function gatherReportData(options: GatherOptions): Promise<ReportDa
     taskClass,
     chainVerified: chain.ok,
     onWarning,
+    ...(catalog === undefined ? {} : { catalog }),
     ...(options.now === undefined ? {} : { now: options.now }),
   });
   return {

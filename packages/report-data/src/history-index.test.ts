@@ -9,6 +9,8 @@ import { appendRunRecord, getHostFingerprint, readChainHead, RECORD_FILE_PATTERN
 import type { EvalWarning } from "@eval/errors";
 import type { BenchRunReportInput } from "@eval/models";
 import { runReport } from "@eval/test-utils";
+import { loadOrCreateMacKey, sealEntry } from "@eval/cache";
+import type { CatalogRun } from "@eval/promotion";
 import { readHistory } from "./history-index.ts";
 import { listRecordedRuns } from "./run-list.ts";
 
@@ -111,5 +113,34 @@ describe("the history index", () => {
     expect(history).toHaveLength(3);
     expect(warnings.map((w) => w.code)).toEqual(["history.index_unwritten"]);
     rmSync(indexFile(), { recursive: true });
+  });
+
+  it("an index written before it kept pooling keys (v1) is rebuilt; an empty chain's index has no entries", async () => {
+    await read();
+    const key = await loadOrCreateMacKey(join(stateDir, "cache.key"));
+    const body = readFileSync(indexFile(), "utf8").split("\n")[0]!.split("\t");
+    const v1 = [JSON.stringify({ schema_version: "evalgate.history_index.v1" }), ...body.slice(1)].join("\t");
+    writeFileSync(indexFile(), sealEntry(key, "evalgate.history_index", v1));
+    expect(await read()).toHaveLength(3);
+    expect(warnings.map((w) => w.message)).toEqual([expect.stringContaining("unknown schema_version")]);
+    const empty = await mkdtemp(join(tmpdir(), "history-index-empty-"));
+    mkdirSync(join(empty, "runs"));
+    expect((await readHistory({ stateDir: empty, onWarning })).length).toBe(0);
+    expect((await readHistory({ stateDir: empty, onWarning })).head).toBeNull();
+    await rm(empty, { recursive: true, force: true });
+  });
+
+  it("lists a task class's records for a verdict; reads any listed record checked on its own, and no other", async () => {
+    const history = await readHistory({ stateDir, onWarning });
+    const catalog = history.catalog(runsDir);
+    const listed = [...(catalog.runs("vuln-remediation") as Iterable<CatalogRun>)];
+    expect(listed.map((run) => [run.run_id, run.key.sut_digest, run.signer, run.cases.length])).toEqual([
+      ["run-a", listed[0]!.key.sut_digest, null, 12],
+      ["partial:run-b", listed[0]!.key.sut_digest, null, 12],
+    ]);
+    // Read out of order (not the entry just listed): found in the list, checked, parsed.
+    expect((await catalog.read(listed[0]!.file)).report.run_id).toBe("run-a");
+    await expect(catalog.read(recordFiles()[2]!)).rejects.toMatchObject({ code: "EVAL_CHAIN_TAMPERED" });
+    expect(history.head).toBe(history.at(2).chain_hash);
   });
 });

@@ -4,21 +4,24 @@
 // (as the chain checkpoint is), checked on every read against the runs directory's listing (its record file
 // names, in order, whose names carry each record's chain hash), extended from the records appended since, and
 // rebuilt from the chain in one streaming pass when it is missing, unsealed or not a prefix of the listing.
+// It also keeps what a verdict needs of each record (its pooling key, cases and signer, each distinct one stored
+// once), so `show`, `report` and `promote-verdict` list a task class's records without reading them.
 import { readFileSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import { listRuns, readRecordFile } from "@eval/audit-chain";
+import { ChainTampered, listRuns, readRecordFile, verifyHeadRecord } from "@eval/audit-chain";
 import { loadOrCreateMacKey, sealEntry, splitEntry, verifyEntry } from "@eval/cache";
 import type { WarningSink } from "@eval/errors";
-import type { RecordedReport } from "@eval/models";
+import type { ChainRecord, RecordedReport } from "@eval/models";
 import type { ReadRecord } from "@eval/audit-chain";
-import { notDefaultEvidence } from "@eval/promotion";
+import { catalogRunOf, notDefaultEvidence } from "@eval/promotion";
+import type { CatalogRun, EvidenceCatalog } from "@eval/promotion";
 import { runListEntry } from "@eval/reports";
 import type { RunListEntry } from "@eval/reports";
 import { replaceFile } from "@eval/durable-fs";
 import { RUNS_NAMES, stateLayout } from "@eval/state-layout";
 
-const SCHEMA_VERSION = "evalgate.history_index.v1";
+const SCHEMA_VERSION = "evalgate.history_index.v2";
 /** The MAC's label: never a cache key (those are `blake3:<hex>`) nor the checkpoint's, so no sealed file stands in for another. */
 const MAC_LABEL = "evalgate.history_index";
 
@@ -32,6 +35,17 @@ export interface RunSummary extends RunListEntry {
   readonly evidence: boolean;
   /** Passed cases over the cases the record holds (0 for none). */
   readonly pass_rate: number;
+  /** The record's pooling key and signer: an index into the stored table of distinct ones. */
+  readonly pooling: number;
+  /** The record's cases: an index into the stored table of distinct case lists. */
+  readonly cases: number;
+}
+
+/** What a verdict needs of a record besides its summary, each distinct value stored once. */
+interface Tables {
+  /** The pooling key but its SUT (the summary's `sut_digest`), and the signer. */
+  readonly pooling: { readonly key: Omit<CatalogRun["key"], "sut_digest">; readonly signer: string | null }[];
+  readonly cases: CatalogRun["cases"][];
 }
 
 export interface HistoryIndexOptions {
@@ -39,8 +53,9 @@ export interface HistoryIndexOptions {
   readonly onWarning: WarningSink;
 }
 
-/** The summary of one chain record, as the chain reader gives it. */
-export function summaryOf({ record, report }: ReadRecord, file: string): RunSummary {
+/** The summary of one chain record, as the chain reader gives it; its pooling key, cases and signer interned. */
+function summaryOf({ record, report }: ReadRecord, file: string, tables: Interner): RunSummary {
+  const run = catalogRunOf(record, file);
   // `file` first: a stored entry is found by its name without being parsed.
   return {
     file,
@@ -49,7 +64,34 @@ export function summaryOf({ record, report }: ReadRecord, file: string): RunSumm
     ended_at: report.ended_at,
     evidence: notDefaultEvidence(report) === null,
     pass_rate: passRate(report),
+    pooling: tables.intern("pooling", { key: withoutSut(run.key), signer: run.signer }),
+    cases: tables.intern("cases", run.cases),
   };
+}
+
+function withoutSut(key: CatalogRun["key"]): Omit<CatalogRun["key"], "sut_digest"> {
+  const { sut_digest: _sut, ...rest } = key;
+  return rest;
+}
+
+/** The stored tables with a lookup by content, so a value seen before keeps its index. */
+class Interner {
+  readonly #indexes = { pooling: new Map<string, number>(), cases: new Map<string, number>() };
+  readonly tables: Tables;
+  constructor(tables: Tables) {
+    this.tables = tables;
+    for (const name of ["pooling", "cases"] as const)
+      tables[name].forEach((value, index) => this.#indexes[name].set(JSON.stringify(value), index));
+  }
+  intern<T extends keyof Tables>(name: T, value: Tables[T][number]): number {
+    const text = JSON.stringify(value);
+    let index = this.#indexes[name].get(text);
+    if (index === undefined) {
+      index = (this.tables[name] as unknown[]).push(value) - 1;
+      this.#indexes[name].set(text, index);
+    }
+    return index;
+  }
 }
 
 const passRate = (report: RecordedReport): number =>
@@ -61,34 +103,154 @@ const passRate = (report: RecordedReport): number =>
  * first a header, each other one a summary starting with its `file`.
  */
 export class History {
-  readonly #pieces: readonly string[];
+  readonly #pieces: Pieces;
   readonly #parsed: (RunSummary | undefined)[];
-  constructor(pieces: readonly string[]) {
+  readonly #tables: Tables;
+  constructor(pieces: Pieces, tables: Tables) {
     this.#pieces = pieces;
     this.#parsed = new Array<RunSummary | undefined>(pieces.length);
+    this.#tables = tables;
   }
   get length(): number {
     return this.#pieces.length;
   }
   at(index: number): RunSummary {
-    return (this.#parsed[index] ??= JSON.parse(this.#pieces[index]!) as RunSummary);
+    return (this.#parsed[index] ??= JSON.parse(this.#pieces.at(index)) as RunSummary);
   }
   /** The file of entry `index`, read without parsing the entry. */
   fileAt(index: number): string {
-    const piece = this.#pieces[index]!;
-    return piece.slice(FILE_START.length, piece.indexOf('"', FILE_START.length));
+    return this.#pieces.fileAt(index);
   }
-  /** Every entry, oldest first. */
+  /** Every entry, oldest first (parsed as reached and not kept: memory follows one entry, not the history). */
   *entries(): Generator<RunSummary> {
-    for (let index = 0; index < this.length; index += 1) yield this.at(index);
+    for (let index = 0; index < this.length; index += 1) yield this.#entry(index);
   }
-  /** Every entry, newest first. */
+  /** The chain hash of the newest record the index covers, or null when it covers none. */
+  get head(): string | null {
+    return this.length === 0 ? null : this.at(this.length - 1).chain_hash;
+  }
+  /**
+   * The records as a verdict lists them, from the index. A record the verdict pools is read from `runsDir`
+   * and checked on its own first (bytes, hashes and name, at the sequence and chain hash the index gives), so
+   * a record edited in place since it was chained fails with ChainTampered instead of being judged.
+   */
+  catalog(runsDir: string): EvidenceCatalog {
+    // Listed once per task class (a verdict walks it twice: signatures, then the pool), keys shared per SUT.
+    const listed = new Map<string, Listed[]>();
+    const keys = new Map<string, CatalogRun["key"]>();
+    const list = (taskClass: string): Listed[] => {
+      let runs = listed.get(taskClass);
+      if (runs !== undefined) return runs;
+      runs = [];
+      for (const summary of this.entries()) {
+        if (summary.task_class !== taskClass) continue;
+        const { key, signer } = this.#tables.pooling[summary.pooling]!;
+        const keyId = `${summary.pooling}\u0000${summary.sut_digest}`;
+        let shared = keys.get(keyId);
+        if (shared === undefined) keys.set(keyId, (shared = { ...key, sut_digest: summary.sut_digest }));
+        const run = { file: summary.file, run_id: summary.run_id, key: shared, signer };
+        runs.push({ run, cases: summary.cases, sequence: summary.sequence, chainHash: summary.chain_hash });
+      }
+      listed.set(taskClass, runs);
+      return runs;
+    };
+    // The entry last listed: a verdict reads a record right after it is listed (else the lists are searched).
+    let last: Listed | undefined;
+    const tables = this.#tables;
+    const find = (file: string): Listed | undefined =>
+      last?.run.file === file ? last : [...listed.values()].flat().find((entry) => entry.run.file === file);
+    return {
+      *runs(taskClass: string): Generator<CatalogRun> {
+        for (const entry of list(taskClass)) {
+          last = entry;
+          yield { ...entry.run, cases: tables.cases[entry.cases]! };
+        }
+      },
+      read: async (file) => readChecked(runsDir, file, find(file)),
+    };
+  }
+  /** Every entry, newest first (parsed as reached and not kept). */
   *newestFirst(): Generator<RunSummary> {
-    for (let index = this.length - 1; index >= 0; index -= 1) yield this.at(index);
+    for (let index = this.length - 1; index >= 0; index -= 1) yield this.#entry(index);
+  }
+  /** Entry `index`, parsed now unless `at` kept it (a view walking the history keeps none). */
+  #entry(index: number): RunSummary {
+    return this.#parsed[index] ?? (JSON.parse(this.#pieces.at(index)) as RunSummary);
   }
 }
 
+/** A record of a catalog's list, with its place in the chain. */
+interface Listed {
+  readonly run: Omit<CatalogRun, "cases">;
+  readonly cases: number;
+  readonly sequence: number;
+  readonly chainHash: string;
+}
+
+/** A record a verdict reads: checked on its own at the place the index gives it, then parsed. */
+async function readChecked(runsDir: string, file: string, listed: Listed | undefined): Promise<ChainRecord> {
+  const place = { records: (listed?.sequence ?? -2) + 1, head: listed?.chainHash ?? "(not in the index)", file };
+  const own = await verifyHeadRecord(runsDir, place);
+  if (!own.ok) throw new ChainTampered(own.firstBad!, runsDir);
+  return readRecordFile(runsDir, file).record;
+}
+
 const FILE_START = '{"file":"';
+
+/**
+ * The summaries' texts: slices of the stored index's bytes, decoded one at a time when read (the bytes are the
+ * only copy: a 100,000-record index is 60 MB), then the texts added since it was read.
+ */
+class Pieces {
+  readonly #bytes: Buffer;
+  readonly #starts: number[];
+  readonly #ends: number[];
+  readonly #added: string[] = [];
+  constructor(bytes: Buffer = Buffer.alloc(0), starts: number[] = [], ends: number[] = []) {
+    this.#bytes = bytes;
+    this.#starts = starts;
+    this.#ends = ends;
+  }
+  get length(): number {
+    return this.#starts.length + this.#added.length;
+  }
+  at(index: number): string {
+    return index < this.#starts.length
+      ? this.#bytes.toString("utf8", this.#starts[index], this.#ends[index])
+      : this.#added[index - this.#starts.length]!;
+  }
+  /** The `file` an entry starts with, decoded alone (record file names are ASCII). */
+  fileAt(index: number): string {
+    const piece =
+      index < this.#starts.length
+        ? this.#bytes.toString("latin1", this.#starts[index], Math.min(this.#ends[index]!, this.#starts[index]! + 120))
+        : this.#added[index - this.#starts.length]!;
+    return piece.slice(FILE_START.length, piece.indexOf('"', FILE_START.length));
+  }
+  push(text: string): void {
+    this.#added.push(text);
+  }
+  /** The stored text: `header`, the stored pieces as they were, the added ones, tab-separated. */
+  text(header: string): string {
+    const stored = this.#starts.length === 0 ? [] : [this.#bytes.toString("utf8", this.#starts[0], this.#ends.at(-1))];
+    return [header, ...stored, ...this.#added].join(SEPARATOR);
+  }
+  /** The pieces of a stored body after its header (tab-separated), and the header's text. */
+  static split(body: Buffer): { header: string; pieces: Pieces } {
+    const tab = SEPARATOR.charCodeAt(0);
+    const first = body.indexOf(tab);
+    if (first === -1) return { header: body.toString("utf8"), pieces: new Pieces() };
+    const starts: number[] = [];
+    const ends: number[] = [];
+    for (let start = first + 1; start <= body.length;) {
+      const end = body.indexOf(tab, start);
+      starts.push(start);
+      ends.push(end === -1 ? body.length : end);
+      start = end === -1 ? body.length + 1 : end + 1;
+    }
+    return { header: body.toString("utf8", 0, first), pieces: new Pieces(body, starts, ends) };
+  }
+}
 const SEPARATOR = "\t";
 
 /**
@@ -102,7 +264,8 @@ export async function readHistory(options: HistoryIndexOptions): Promise<History
   const runsDir = stateLayout(options.stateDir).runs;
   const names = (await listRuns(runsDir)).records;
   const stored = await storedPieces(options);
-  const usable = stored.pieces !== null && isPrefix(new History(stored.pieces), names);
+  const tables = stored.tables ?? { pooling: [], cases: [] };
+  const usable = stored.pieces !== null && isPrefix(new History(stored.pieces, tables), names);
   if (stored.problem !== null || (stored.pieces !== null && !usable)) {
     const why = stored.problem ?? "does not match the chain's records (records were removed, renamed or replaced)";
     options.onWarning({
@@ -111,19 +274,19 @@ export async function readHistory(options: HistoryIndexOptions): Promise<History
       details: { path: indexPath(options.stateDir) },
     });
   }
-  const kept = usable ? stored.pieces! : [];
-  if (kept.length === names.length && usable) return new History(kept);
-  const pieces = [...kept];
-  for (const file of names.slice(kept.length))
-    pieces.push(JSON.stringify(summaryOf(readRecordFile(runsDir, file), file)));
-  await writeIndex(options, pieces).catch((error: unknown) => {
+  const pieces = usable ? stored.pieces! : new Pieces();
+  if (pieces.length === names.length && usable) return new History(pieces, tables);
+  const interner = new Interner(usable ? tables : { pooling: [], cases: [] });
+  for (const file of names.slice(pieces.length))
+    pieces.push(JSON.stringify(summaryOf(readRecordFile(runsDir, file), file, interner)));
+  await writeIndex(options, pieces, interner.tables).catch((error: unknown) => {
     options.onWarning({
       code: "history.index_unwritten",
       message: `cannot write the history index ${indexPath(options.stateDir)} (${(error as Error).message}): the next view reads the new records again`,
       details: { path: indexPath(options.stateDir) },
     });
   });
-  return new History(pieces);
+  return new History(pieces, interner.tables);
 }
 
 function isPrefix(history: History, names: readonly string[]): boolean {
@@ -137,7 +300,7 @@ const indexPath = (stateDir: string): string => join(stateLayout(stateDir).runs,
 /** The stored summaries' texts (null when there is no index), or the reason a stored index cannot be used. */
 async function storedPieces(
   options: HistoryIndexOptions,
-): Promise<{ pieces: string[] | null; problem: string | null }> {
+): Promise<{ pieces: Pieces | null; tables?: Tables; problem: string | null }> {
   let bytes: Buffer;
   try {
     bytes = readFileSync(indexPath(options.stateDir));
@@ -149,18 +312,19 @@ async function storedPieces(
   const key = await loadOrCreateMacKey(stateLayout(options.stateDir).cacheKey);
   if (!verifyEntry(key, MAC_LABEL, stored))
     return { pieces: null, problem: "fails its MAC (edited, or sealed with another key)" };
-  const [header, ...pieces] = stored.body.toString("utf8").split(SEPARATOR);
-  if (header !== HEADER) return { pieces: null, problem: "has an unknown schema_version" };
-  return { pieces, problem: null };
+  const { header, pieces } = Pieces.split(stored.body);
+  const { schema_version: version, ...tables } = JSON.parse(header) as { schema_version: unknown } & Tables;
+  if (version !== SCHEMA_VERSION) return { pieces: null, problem: "has an unknown schema_version" };
+  return { pieces, tables, problem: null };
 }
 
-const HEADER = JSON.stringify({ schema_version: SCHEMA_VERSION });
-
 /** Seals and replaces the index atomically (readers see the old or the new one, never half). */
-async function writeIndex(options: HistoryIndexOptions, pieces: readonly string[]): Promise<void> {
+async function writeIndex(options: HistoryIndexOptions, pieces: Pieces, tables: Tables): Promise<void> {
   const key = await loadOrCreateMacKey(stateLayout(options.stateDir).cacheKey);
+  // The header holds the tables: one JSON text, like every piece free of raw tabs and newlines.
+  const header = JSON.stringify({ schema_version: SCHEMA_VERSION, ...tables });
   await mkdir(join(stateLayout(options.stateDir).runs, RUNS_NAMES.index), { recursive: true, mode: 0o700 });
-  await replaceFile(indexPath(options.stateDir), sealEntry(key, MAC_LABEL, [HEADER, ...pieces].join(SEPARATOR)), {
+  await replaceFile(indexPath(options.stateDir), sealEntry(key, MAC_LABEL, pieces.text(header)), {
     mode: 0o600,
     // Rebuilt from the chain whenever it is missing or stale: a power cut may lose it, a kill never tears it.
     survives: "crash",

@@ -20,6 +20,8 @@ export async function listRecordedRuns(
       ended_at: _endedAt,
       evidence: _evidence,
       pass_rate: _passRate,
+      pooling: _pooling,
+      cases: _cases,
       ...entry
     } = summary;
     if (matchesRunFilter(entry, filter)) entries.push(entry);

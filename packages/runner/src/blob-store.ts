@@ -1,6 +1,6 @@
 // The state directory's content-addressed blob store (`<state dir>/blobs/<2 hex>/<62 hex>`): bytes kept
 // by their BLAKE3 digest, written once, checked against the digest on every read.
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, utimesSync } from "node:fs";
 import { join } from "node:path";
 import { ioError } from "@eval/errors";
 import { blake3Digest } from "@eval/hashing";
@@ -12,15 +12,29 @@ function blobPath(blobsDir: string, digest: string): string {
   return join(blobsDir, hex.slice(0, 2), hex.slice(2));
 }
 
-/** Stores `content` under `digest` (its BLAKE3) unless it is there already. */
+/**
+ * Stores `content` under `digest` (its BLAKE3) unless it is there already, in which case the stored blob's
+ * mtime is moved to now: `gc` keeps every blob touched since the oldest live run began (blob-gc.ts).
+ */
 export function writeBlob(blobsDir: string, digest: string, content: Buffer): void {
   const path = blobPath(blobsDir, digest);
-  if (existsSync(path)) return;
+  if (touchBlob(path)) return;
   try {
     mkdirSync(join(path, ".."), { recursive: true });
     replaceFileSync(path, content, { mode: 0o600, survives: "crash" });
   } catch (error) {
     throw ioError(error, "cannot write the captured file", path);
+  }
+}
+
+/** Whether the blob at `path` was there to be touched (any error but "absent" counts as there, as before). */
+function touchBlob(path: string): boolean {
+  try {
+    const now = new Date();
+    utimesSync(path, now, now);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== "ENOENT";
   }
 }
 

@@ -172,6 +172,41 @@ describe("verifyChainForRun", () => {
   });
 });
 
+describe("a lost checkpoint", () => {
+  it("is rebuilt by one pass over the links: a later run reads only what was appended since", async () => {
+    await append(4);
+    await verifyChainForRun(options());
+    await unlink(join(stateDir, STATE_NAMES.checkpoint));
+    const rebuilt = await verifyChainForRun(options());
+    expect(rebuilt).toMatchObject({ ok: true, records: 4, skipped: 0, head: (await verifyChain({ runsDir })).head });
+    expect(await readCheckpoint(options())).toMatchObject({ records: 4, head: rebuilt.head });
+    await append(1);
+    expect(await verifyChainForRun(options())).toMatchObject({ ok: true, records: 1, skipped: 4 });
+    expect(warnings).toEqual([]);
+  });
+
+  it("is not rebuilt over a tampered chain: a deleted record or an edited newest report is refused", async () => {
+    await append(4);
+    const names = (await readdir(runsDir)).filter((name) => name.endsWith(".json")).sort();
+    await unlink(join(runsDir, names[1]!));
+    expect(await verifyChainForRun(options())).toMatchObject({ ok: false, firstBad: { file: names[2] } });
+    expect(await readCheckpoint(options())).toBeNull();
+    const newest = join(runsDir, names[3]!);
+    await writeFile(newest, (await readFile(newest, "utf8")).replace('"mean_score":1', '"mean_score":0'));
+    expect((await verifyChainForRun(options())).ok).toBe(false);
+    expect(await readCheckpoint(options())).toBeNull();
+  });
+
+  it("costs the links, not every report: an older report edited under intact hashes is left to `verify`", async () => {
+    await append(3);
+    const oldest = (await readdir(runsDir)).filter((name) => name.endsWith(".json")).sort()[0]!;
+    const path = join(runsDir, oldest);
+    await writeFile(path, (await readFile(path, "utf8")).replace('"mean_score":1', '"mean_score":0'));
+    expect(await verifyChainForRun(options())).toMatchObject({ ok: true, records: 3 });
+    expect(await verifyChain({ runsDir })).toMatchObject({ ok: false, firstBad: { file: oldest } });
+  });
+});
+
 describe("verifyAfterAppend", () => {
   it("moves the checkpoint past this run's own record without rereading, and verifies records others appended in between", async () => {
     const { verifyAfterAppend } = await import("./chain-checkpoint.ts");

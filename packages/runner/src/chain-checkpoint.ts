@@ -3,7 +3,7 @@
 import { statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
-import { verifyChain, verifyChainFrom, verifyHeadRecord } from "@eval/audit-chain";
+import { verifyChainFrom, verifyChainLinks, verifyHeadRecord } from "@eval/audit-chain";
 import type { VerifiedPrefix, VerifyResult } from "@eval/audit-chain";
 import { loadOrCreateMacKey, sealEntry, splitEntry, verifyEntry } from "@eval/cache";
 import { ioError } from "@eval/errors";
@@ -65,10 +65,11 @@ export function runsDirMtime(runsDir: string): string | null {
 
 /**
  * Verifies the chain for a run: from the checkpoint when there is a valid one (only newer records and
- * the link to the checkpoint's head are read), else the whole chain. A checkpoint that fails its MAC,
- * or describes another runs directory, is reported as a `chain.checkpoint_invalid` warning and ignored:
- * the full walk then checks everything it would have vouched for. A successful result moves the
- * checkpoint forward.
+ * the link to the checkpoint's head are read), else one streaming pass over every record's links, the
+ * newest record in full (`verifyChainLinks`): a lost checkpoint is rebuilt with what a valid one vouches
+ * for, the links, while every report's content hash stays `evalgate verify`'s to check. A checkpoint that
+ * fails its MAC, or describes another runs directory, is reported as a `chain.checkpoint_invalid` warning
+ * and rebuilt the same way. A successful result moves the checkpoint forward.
  */
 export async function verifyChainForRun(options: ChainCheckpointOptions): Promise<RunChainCheck> {
   // Taken before anything is read: a change made while verifying shows up as a mismatch next time.
@@ -84,9 +85,7 @@ export async function verifyChainForRun(options: ChainCheckpointOptions): Promis
     if (result.ok) return { ...result, directoryUnchanged: true };
   }
   const result =
-    checkpoint === null
-      ? await verifyChain({ runsDir: options.runsDir })
-      : await verifyChainFrom(options.runsDir, checkpoint);
+    checkpoint === null ? await verifyChainLinks(options.runsDir) : await verifyChainFrom(options.runsDir, checkpoint);
   if (result.ok) {
     await writeCheckpoint(options, {
       records: result.skipped + result.records,
@@ -157,7 +156,7 @@ export async function readCheckpoint(options: ChainCheckpointOptions): Promise<C
   const invalid = (why: string): null => {
     options.onWarning({
       code: "chain.checkpoint_invalid",
-      message: `the chain checkpoint ${path} ${why}: ignored it and verified the whole chain`,
+      message: `the chain checkpoint ${path} ${why}: ignored it and rebuilt it from one pass over the chain's links`,
       details: { path },
     });
     return null;

@@ -5,9 +5,7 @@ import {
   constants,
   copyFileSync,
   existsSync,
-  mkdirSync,
   mkdtempSync,
-  readFileSync,
   realpathSync,
   rmSync,
   statSync,
@@ -32,8 +30,7 @@ import {
 import type { ResourceLimits, SandboxPolicy } from "@eval/sandbox";
 import type { SandboxMode } from "./rubric-isolation.ts";
 import { framedDigest, treeDigest } from "@eval/hashing";
-import type { FileDigestCache } from "@eval/hashing";
-import { replaceFileSync } from "@eval/durable-fs";
+import { loadDigestCache } from "./digest-cache.ts";
 import { BENCH_INVOCATION_TAG_ENV, checkSutOutput, SutAborted, SutResourceLimit } from "./sut.ts";
 
 const SUT_GRACE_MS = 2_000;
@@ -128,50 +125,6 @@ function viewDigest(
   }
   if (cache !== undefined) cache.save();
   return framedDigest("evalgate.sut.command.v3", parts);
-}
-
-/** Entries the file-digest cache keeps (the newest): about 100 bytes each. */
-const DIGEST_CACHE_ENTRIES = 200_000;
-
-/** The persistent file-digest cache at `path` (a missing or unreadable file is an empty cache; saving is best effort). */
-function loadDigestCache(path: string): { entries: FileDigestCache; save(): void } {
-  let entries = new Map<string, string>();
-  try {
-    const parsed = JSON.parse(readFileSync(path, "utf8")) as { version?: unknown; entries?: unknown };
-    if (parsed.version === 1 && parsed.entries !== null && typeof parsed.entries === "object")
-      entries = new Map(
-        Object.entries(parsed.entries as Record<string, unknown>).filter(
-          (entry): entry is [string, string] => typeof entry[1] === "string",
-        ),
-      );
-  } catch {
-    // No cache yet, or a damaged one: every file is read.
-  }
-  let changed = false;
-  return {
-    entries: {
-      get: (key) => entries.get(key),
-      set(key, digest) {
-        entries.delete(key);
-        entries.set(key, digest);
-        changed = true;
-      },
-    },
-    save() {
-      if (!changed) return;
-      const kept = [...entries].slice(-DIGEST_CACHE_ENTRIES);
-      try {
-        mkdirSync(dirname(path), { recursive: true });
-        // A cache of digests it can recompute: no fsync on the path of every command SUT's start.
-        replaceFileSync(path, JSON.stringify({ version: 1, entries: Object.fromEntries(kept) }), {
-          mode: 0o600,
-          survives: "crash",
-        });
-      } catch {
-        // A cache that cannot be written only costs the next run a re-read.
-      }
-    },
-  };
 }
 
 const isUnder = (path: string, dir: string): boolean =>

@@ -1,11 +1,13 @@
 // What killed runs leave behind, found and removed: per-run temp dirs, detail directories of runs that
-// never reached the chain and whose owner is gone, staging and checkpoint temp files, and the score cache's stale temp files and expired entries.
+// never reached the chain and whose owner is gone, staging and checkpoint temp files, blobs nothing references,
+// and the score cache's stale temp files and expired entries.
 import { readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { chainedRunIds, withAppendLock } from "@eval/audit-chain";
 import { ScoreCache } from "@eval/cache";
 import type { WarningSink } from "@eval/errors";
 import { checkStateDir, RUNS_NAMES, STATE_NAMES, stateLayout } from "@eval/state-layout";
+import { collectBlobs } from "./blob-gc.ts";
 import { claimState, deadClaims, olderThan, recordedChainHash } from "./run-owner.ts";
 import { removeAbandonedRunTemps } from "./run-temp.ts";
 import { RUN_DEFAULTS } from "@eval/models/defaults";
@@ -32,13 +34,17 @@ export interface GarbageResult {
   readonly removedStaleFiles: readonly string[];
   readonly removedCacheEntries: number;
   readonly removedCacheTempFiles: number;
+  /** Captured-workspace blobs no detail file references and no live run can still reference (blob-gc.ts). */
+  readonly removedBlobs: number;
+  /** The bytes those blobs held. */
+  readonly freedBlobBytes: number;
 }
 
 /**
  * Removes what killed runs left: their temp dirs (owner process gone), the `runs/<run-id>/` detail
  * directories of runs with no record in the chain whose owner is gone (run-owner.ts: a live run's or
  * merge's directory is never touched), the append staging area's leftovers, stale checkpoint temp
- * files, and the cache's stale temp files and entries older than `cacheOlderThanDays`. The detail sweep
+ * files, the blobs no detail file references (after the detail sweep, so a dead run's blobs go with it), and the cache's stale temp files and entries older than `cacheOlderThanDays`. The detail sweep
  * holds the append lock, so no record lands between "not in the chain" and the removal. The chain
  * itself is never touched.
  */
@@ -66,6 +72,7 @@ export async function collectGarbage(options: GarbageOptions): Promise<GarbageRe
     });
   }
   removedStaleFiles.push(...removeCheckpointTemps(options.stateDir));
+  const blobs = collectBlobs(runsDir, layout.blobs);
   const cache = new ScoreCache({
     dir: layout.cache,
     keyPath: layout.cacheKey,
@@ -79,6 +86,8 @@ export async function collectGarbage(options: GarbageOptions): Promise<GarbageRe
     removedStaleFiles,
     removedCacheEntries: swept.removedEntries,
     removedCacheTempFiles: swept.removedTempFiles,
+    removedBlobs: blobs.removedBlobs,
+    freedBlobBytes: blobs.freedBytes,
   };
 }
 

@@ -5,7 +5,7 @@ import { existsSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { join, resolve } from "node:path";
 import { ChainTampered, getHostFingerprint } from "@eval/audit-chain";
-import { ScoreCache } from "@eval/cache";
+import { loadOrCreateMacKey, ScoreCache } from "@eval/cache";
 import { EvalError, ignoreWarnings } from "@eval/errors";
 import type { WarningSink } from "@eval/errors";
 import { sutCaseOf } from "@eval/models";
@@ -16,6 +16,7 @@ import type { TaskClass } from "@eval/registry";
 import { RUN_DEFAULTS, RUN_LIMITS } from "@eval/models/defaults";
 import picomatch from "picomatch";
 import { caseCacheKey } from "./case-keys.ts";
+import { loadDigestCache } from "./digest-cache.ts";
 import { verifyChainForRun } from "./chain-checkpoint.ts";
 import type { RunChainCheck } from "./chain-checkpoint.ts";
 import { NoCasesSelected } from "./errors.ts";
@@ -24,6 +25,9 @@ import type { RunEvalOptions, TrialItem } from "./run-types.ts";
 import { digestOf } from "./sut.ts";
 import { trialCacheKey, trialsFor, trialUnitId } from "./trials.ts";
 import { HARNESS_VERSION } from "./version.ts";
+
+/** The MAC label of the case-tree checkpoint (never a cache key, so neither can stand in for the other). */
+const CASE_TREES_MAC_LABEL = "evalgate.case_trees";
 
 /** A run's options with every default applied and checked. */
 export interface RunSettings {
@@ -213,10 +217,16 @@ export async function prepareRun(
   });
   const trials = trialsFor(taskClass, options.trials);
   const filter = caseFilterOf(options.caseFilter);
+  const caseTrees = loadDigestCache(stateLayout(stateDir).caseTrees, {
+    key: await loadOrCreateMacKey(resolve(options.cacheKeyPath ?? stateLayout(stateDir).cacheKey)),
+    label: CASE_TREES_MAC_LABEL,
+  });
   const { selected: selectedCases, taskClassCaseCount } = await selectCases(taskClass, {
     ...(filter === undefined ? {} : { filter }),
     onWarning,
+    caseTrees: caseTrees.entries,
   });
+  caseTrees.save();
   const selection = describeSelection(taskClass.name, selectedCases, taskClassCaseCount, options.caseFilter, onWarning);
   const cases = casesInRun(selectedCases, trials, options.onlyUnits);
   const sut =

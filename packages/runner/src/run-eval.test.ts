@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync, statSync, utimesSync } from "node:fs";
 import { appendFile, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -407,6 +407,38 @@ describe("runEval end to end (real registry, rubric subprocesses, cache and chai
     expect(sut.calls).toBe(0);
     expect(await readdir(join(stateDir, "runs"))).toEqual(before);
   });
+
+  it("refuses a case edited after a run stamped it, its size and mtime kept, before any SUT call", async () => {
+    const root4 = await mkdtemp(join(tmpdir(), "evalgate-run-stamped-"));
+    try {
+      const own = await makeTaskClassBench(root4, { rubric: UPPER_RUBRIC, cases: { a: "one", b: "two" } });
+      // Trees changed in the last 2 s are not stamped (coarse ctime clock).
+      await new Promise((resolve) => setTimeout(resolve, 2_100));
+      const stateDir = join(root4, "state");
+      const run = async () =>
+        runEval(own.slug, {
+          systemUnderTest: sut,
+          benchRoot: own.benchRoot,
+          stateDir,
+        });
+      let sut = counting(await moduleSut(`${sutFile}#halfUpper`));
+      await run();
+      expect(readFileSync(join(stateDir, "case-trees.json"), "utf8")).toContain("expected/text.txt");
+      const file = join(own.benchPath, "cases", "b", "expected", "text.txt");
+      const before = statSync(file);
+      await writeFile(
+        file,
+        readFileSync(file, "utf8").replace(/^./, (c) => (c === "x" ? "y" : "x")),
+      );
+      expect(statSync(file).size).toBe(before.size);
+      utimesSync(file, before.atime, before.mtime);
+      sut = counting(await moduleSut(`${sutFile}#halfUpper`));
+      await expect(run()).rejects.toMatchObject({ code: "EVAL_CASE_DIGEST_MISMATCH" });
+      expect(sut.calls).toBe(0);
+    } finally {
+      await rm(root4, { recursive: true, force: true });
+    }
+  }, 60_000);
 
   it("refuses a poisoned case (digest mismatch) before any SUT call", async () => {
     const root3 = await mkdtemp(join(tmpdir(), "evalgate-run-poison-"));

@@ -38,8 +38,6 @@ export function checkSutOutput(value: unknown): SutOutput {
   return parsed.data as SutOutput;
 }
 
-export type SutFunction = (invocation: SutInvocation) => Promise<SutOutput> | SutOutput;
-
 /** Runs a module SUT's export in a worker per case, reused across cases, terminated at a deadline or abort. */
 class ModuleSutWorkers {
   readonly #idle: Worker[] = [];

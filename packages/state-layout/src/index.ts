@@ -1,4 +1,4 @@
-export { checkStateDir, StateDirNotADirectory, StateDirReadOnly } from "./check.ts";
+export { checkStateDir } from "./check.ts";
 export {
   caseDetailFile,
   caseDetailsDir,
@@ -12,6 +12,4 @@ export {
   transcriptFile,
   transcriptStreamsDir,
 } from "./names.ts";
-export type { StateLayout } from "./names.ts";
 export { writeRecommendation } from "./recommendation.ts";
-export type { Recommendation } from "./recommendation.ts";

@@ -27,6 +27,8 @@ export const STATE_NAMES = {
   checkpoint: "chain.checkpoint",
   /** Content digests of the files a `command:` SUT can read, by device, inode, size, ctime and mtime. */
   fileDigests: "file-digests.json",
+  /** Case-tree digests by the keys of every entry of each tree, sealed with the cache key. */
+  caseTrees: "case-trees.json",
 } as const;
 
 /** The subdirectories evalgate writes into (each must be a writable directory when it exists). */
@@ -84,6 +86,7 @@ export interface StateLayout {
   readonly hostId: string;
   readonly checkpoint: string;
   readonly fileDigests: string;
+  readonly caseTrees: string;
 }
 
 /** Where each entry of the state directory `stateDir` lives. */
@@ -101,6 +104,7 @@ export function stateLayout(stateDir: string): StateLayout {
     hostId: at(STATE_NAMES.hostId),
     checkpoint: at(STATE_NAMES.checkpoint),
     fileDigests: at(STATE_NAMES.fileDigests),
+    caseTrees: at(STATE_NAMES.caseTrees),
   };
 }
 

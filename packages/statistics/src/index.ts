@@ -1,33 +1,6 @@
-export {
-  BETTING_TRUNCATION,
-  betaQuantile,
-  bettingLowerBound,
-  clopperPearsonLowerBound,
-  compensatedSum,
-  fixedBetLowerBound,
-  logGamma,
-  regularizedBeta,
-  studentTLowerBound,
-  studentTQuantile,
-} from "./bounds.ts";
-export type { BettingOptions } from "./bounds.ts";
-export {
-  bcaLowerBound,
-  bcaLowerBoundFromDistribution,
-  bootstrapMeans,
-  caseGateStatistics,
-  caseLevelScores,
-  gateLowerBound,
-  legacyBettingBounds,
-  normalCdf,
-  normalQuantile,
-  runStatistics,
-  seededRandom,
-  welford,
-  wilsonLowerBound,
-} from "./statistics.ts";
-export type { BcaResult, GateStatistics, RunStatistics, ScoreKind, WelfordResult } from "./statistics.ts";
+export { clopperPearsonLowerBound, fixedBetLowerBound } from "./bounds.ts";
+export { caseGateStatistics, caseLevelScores, legacyBettingBounds, runStatistics, seededRandom } from "./statistics.ts";
+export type { RunStatistics } from "./statistics.ts";
 export { mcnemarExact, pairedLowerBound } from "./paired.ts";
-export type { McNemarResult } from "./paired.ts";
-export { passAtK, passHatK, reliability } from "./reliability.ts";
-export type { CaseTrials, Reliability } from "./reliability.ts";
+export { passHatK, reliability } from "./reliability.ts";
+export type { Reliability } from "./reliability.ts";

@@ -1,15 +1,9 @@
 export { copyGoldenState, GOLDEN_CHAIN_HEAD, goldenRuns } from "./golden.ts";
-export type { GoldenCase, GoldenRecord, GoldenReport, GoldenRun } from "./golden.ts";
 export { pinnedAgentClis } from "./agent-clis.ts";
-export type { PinnedAgentClis } from "./agent-clis.ts";
 export { hostProcessesMatching, hostUidsOf, killHostProcesses } from "./host-process.ts";
 export { legacyRunReport, runReport } from "./reports.ts";
-export type { RunReportShape } from "./reports.ts";
 export { checkJunit } from "./junit.ts";
-export type { JunitCheck } from "./junit.ts";
 export { mountTmpfs } from "./tmpfs.ts";
-export type { Tmpfs } from "./tmpfs.ts";
 export { benchRootOf, testBenchCase } from "./bench-case.ts";
-export type { TestBenchCaseOptions } from "./bench-case.ts";
 export { upsertScriptedSession } from "./scripted-sessions.ts";
 export type { ScriptedSession } from "./scripted-sessions.ts";

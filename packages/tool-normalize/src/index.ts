@@ -1,7 +1,6 @@
 export { CANONICAL_TOOL_NAMES, PROVIDERS, TOOL_TABLE } from "./tool-table.ts";
-export type { CanonicalField, CanonicalToolName, DeriveName, Provider, ToolRule } from "./tool-table.ts";
+export type { Provider } from "./tool-table.ts";
 export { findRule, isCanonicalToolName, normalizeToolCall } from "./normalize.ts";
-export type { CanonicalToolCall } from "./normalize.ts";
 export { patchTargets } from "./derive.ts";
 export { INPUT_STRING_CHARS, MAX_ERRORS, MESSAGE_EXCERPT_CHARS, RESULT_EXCERPT_CHARS } from "./builder.ts";
 export {
@@ -13,9 +12,8 @@ export {
   providerOfFormat,
   TRANSCRIPT_FORMATS,
 } from "./parser.ts";
-export type { TranscriptFormat, TranscriptParser, TranscriptParserOptions } from "./parser.ts";
+export type { TranscriptFormat } from "./parser.ts";
 export { countToolCalls, filesChanged, filesRead, findSkillTrigger, shellCommands, toolCallsNamed } from "./helpers.ts";
-export type { FindSkillTriggerOptions, SkillTrigger, SkillTriggerKind } from "./helpers.ts";
 export {
   readTranscriptJsonl,
   repairTranscriptDirectory,
@@ -23,7 +21,6 @@ export {
   transcriptLine,
   writeTranscriptJsonl,
 } from "./jsonl.ts";
-export type { JsonlRepair, TranscriptInvocation } from "./jsonl.ts";
 export { resolveStreamLogOption, summarizeTranscript } from "./stream-log.ts";
 export type { StreamLogOption } from "./stream-log.ts";
-export type { Transcript, TranscriptToolCall } from "@eval/models";
+export type { Transcript } from "@eval/models";

@@ -17,7 +17,8 @@ export class GcCommand extends EvalgateCommand {
       Removes per-run temp directories whose evalgate process is gone, \`runs/<run-id>/\` detail directories
       of runs that have no record in the audit chain and whose owner process is gone (the run was killed
       before it appended; a live run's or merge's directory is never touched), a killed append's staged
-      files, stale checkpoint temp files, the cache's stale temp files, and cache entries
+      files, stale checkpoint temp files, captured-workspace blobs (\`blobs/\`) that no run's details reference
+      (a live run's are kept; removed_blobs and freed_blob_bytes say what went), the cache's stale temp files, and cache entries
       older than --older-than-days (default ${RUN_DEFAULTS.cacheRetentionDays}). Safe beside running runs and merges. Never touches a record.
       The details of a run that was recorded but is no longer in the chain (its records deleted: a possible
       truncation) are kept and reported in kept_removed_run_dirs, with a warning. Repairs torn lines of
@@ -59,6 +60,8 @@ export class GcCommand extends EvalgateCommand {
       removed_stale_files: result.removedStaleFiles,
       removed_cache_entries: result.removedCacheEntries,
       removed_cache_temp_files: result.removedCacheTempFiles,
+      removed_blobs: result.removedBlobs,
+      freed_blob_bytes: result.freedBlobBytes,
       repaired_torn_lines: repairs.map((repair) => ({
         path: repair.path,
         lines: repair.blankedLines,

@@ -216,6 +216,9 @@ describe("evalgate promote-verdict", () => {
       join(stateDir, "runs", ".index", "head.json"),
       `${JSON.stringify({ file: records[0], records: 1 })}\n`,
     );
+    // The chain checkpoint remembers 2 verified records and would name the deletion: whoever holds the state
+    // directory removes it too (a lost checkpoint costs a full walk, which the truncated chain passes).
+    await rm(join(stateDir, "chain.checkpoint"), { force: true });
     const unanchored = await invoke([...base(), "--task-class", "vuln-remediation"]);
     expect(line(unanchored.stdout)).toMatchObject({ evidence_sufficient: true, report_run_id: "run-0" }); // the attack, without an anchor
     const anchored = await invoke([...base(), "--task-class", "vuln-remediation", "--anchor", anchorFile]);

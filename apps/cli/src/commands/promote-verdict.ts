@@ -78,10 +78,16 @@ export class PromoteVerdictCommand extends EvalgateCommand {
       registry: new TaskClassRegistry(),
       onWarning: warningPrinter(this.context, format),
     });
-    const { readAnchor } = await import("@eval/audit-chain");
+    const [{ readAnchor }, { verifiedHistory }] = await Promise.all([
+      import("@eval/audit-chain"),
+      import("@eval/report-data"),
+    ]);
     const anchor = this.anchor === undefined ? undefined : await readAnchor(resolve(this.context.cwd, this.anchor));
+    const { chain, catalog } = await verifiedHistory(stateDir, warningPrinter(this.context, format));
     const { verdict, path, tampered } = await issueVerdict({
       config,
+      verified: chain,
+      ...(catalog === undefined ? {} : { catalog }),
       ...(anchor === undefined ? {} : { anchor }),
       runsDir,
       recommendationsDir: stateLayout(stateDir).recommendations,

@@ -62,7 +62,11 @@ export class RescoreCommand extends EvalgateCommand {
     };
     if (format === "human") {
       const of = summary.rescore_of;
-      this.context.stdout.write(formatRunHuman(result, summary, (modes) => failureModesCell(modes, runner)));
+      this.context.stdout.write(
+        formatRunHuman(result, summary, (modes) =>
+          failureModesCell(modes, { unscoredReason: runner.unscoredReason, shortReason: runner.shortReason }),
+        ),
+      );
       if (of !== null)
         this.context.stdout.write(
           `rescore of run ${of.run_id} (SUT ${of.sut_digest}): rubric ${of.rubric_digest} then, ${result.report.rubric_digest} now\n`,

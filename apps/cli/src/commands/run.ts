@@ -17,6 +17,7 @@ import { checkStateDir, DEFAULT_STATE_DIR, STATE_NAMES } from "@eval/state-layou
 import { RUN_DEFAULTS } from "@eval/models/defaults";
 
 type RunSettings = Awaited<ReturnType<RunCommand["runSettings"]>>;
+type Prepared = Awaited<ReturnType<RunCommand["prepare"]>>;
 
 export class RunCommand extends RunFlags {
   static override paths = [["run"]];
@@ -38,14 +39,20 @@ export class RunCommand extends RunFlags {
     interrupt: Interrupt,
     exitCodeForSignal: (signal: NodeJS.Signals) => number,
   ): Promise<number> {
+    const prepared = await this.prepare(interrupt);
+    if (prepared.scaleOut !== null) return this.runShardJob(prepared, prepared.scaleOut);
+    const { settings, tiers, onWarning, runner } = prepared;
+    const result = await this.recordRun(prepared);
+    await this.printRecordedRun(result, { settings, tiers, onWarning, runner });
+    return this.exitCode(result, interrupt.received(), settings.maxCostUsd, runner, exitCodeForSignal);
+  }
+
+  /** Everything a run needs before its first case: settings, tiers, key, SUT, progress and the options. */
+  private async prepare(interrupt: Interrupt) {
     const settings = await this.runSettings();
     const onWarning = warningPrinter(this.context, settings.format);
     const scaleOut = await this.scaleOut();
-    const taskClassName = scaleOut?.job.taskClass ?? this.taskClass;
-    if (taskClassName === undefined)
-      throw new EvalError("EVAL_USAGE", "`evalgate run` needs --task-class (or --plan <file> with --shard i/N)", {
-        hint: "run `evalgate run --help` for the accepted flags",
-      });
+    const taskClassName = this.taskClassName(scaleOut);
     // A verdict's trust-tier file is read before anything runs: a bad one must not cost a whole run.
     const tiers = this.withVerdict ? await loadRunTiers(settings.tiersPath, taskClassName) : null;
     const signingKey = await (
@@ -69,23 +76,44 @@ export class RunCommand extends RunFlags {
       ...cacheOptions,
       ...progressHooks(progress),
     } satisfies Omit<RunEvalOptions, "systemUnderTest">;
-    if (scaleOut !== null) {
-      const done = await scaleOut
-        .runShardJob(scaleOut.job, { ...runOptions, systemUnderTest, sutSpec: spec })
-        .finally(() => progress?.finish());
-      this.emit(done.line);
-      return done.exitCode;
-    }
-    let result: RunEvalResult;
-    try {
-      result = await runner.runEval(taskClassName, { ...runOptions, systemUnderTest });
-    } finally {
+    const finish = (): void => {
       progress?.finish();
       const started = newStateDir();
       if (started !== null) onWarning(started);
+    };
+    return { settings, onWarning, scaleOut, taskClassName, tiers, runner, spec, systemUnderTest, runOptions, finish };
+  }
+
+  private taskClassName(scaleOut: Awaited<ReturnType<RunCommand["scaleOut"]>>): string {
+    const name = scaleOut?.job.taskClass ?? this.taskClass;
+    if (name === undefined)
+      throw new EvalError("EVAL_USAGE", "`evalgate run` needs --task-class (or --plan <file> with --shard i/N)", {
+        hint: "run `evalgate run --help` for the accepted flags",
+      });
+    return name;
+  }
+
+  /** `--plan --shard i/N`: runs the shard's units and writes its bundle (no chain record). */
+  private async runShardJob(
+    prepared: Prepared,
+    scaleOut: NonNullable<Awaited<ReturnType<RunCommand["scaleOut"]>>>,
+  ): Promise<number> {
+    const { runOptions, systemUnderTest, spec } = prepared;
+    const done = await scaleOut
+      .runShardJob(scaleOut.job, { ...runOptions, systemUnderTest, sutSpec: spec })
+      .finally(prepared.finish);
+    this.emit(done.line);
+    return done.exitCode;
+  }
+
+  /** The library's run: every case, the record appended to the chain. */
+  private async recordRun(prepared: Prepared): Promise<RunEvalResult> {
+    const { runner, taskClassName, runOptions, systemUnderTest } = prepared;
+    try {
+      return await runner.runEval(taskClassName, { ...runOptions, systemUnderTest });
+    } finally {
+      prepared.finish();
     }
-    await this.printRecordedRun(result, { settings, tiers, onWarning, runner });
-    return this.exitCode(result, interrupt.received(), settings.maxCostUsd, runner, exitCodeForSignal);
   }
 
   /** The flags and the settings files as the run's paths, limits and format; refuses combinations that cannot run. */
@@ -237,7 +265,12 @@ export class RunCommand extends RunFlags {
       ...(this.summaryMd === undefined ? {} : { summaryMd: this.summaryMd }),
       ...(settings.format === "human" ? { glanceRecordPath: result.recordPath } : {}),
     }).catch(afterRecord("writing its CI outputs and summary"));
-    this.print(result, verdict, (modes) => failureModesCell(modes, runner), settings.format);
+    this.print(
+      result,
+      verdict,
+      (modes) => failureModesCell(modes, { unscoredReason: runner.unscoredReason, shortReason: runner.shortReason }),
+      settings.format,
+    );
     if (outputs?.glance) this.context.stdout.write(`\n${outputs.glance}`);
   }
 

@@ -1,4 +1,5 @@
-import { matchesGlob } from "node:path";
+import { readFileSync } from "node:fs";
+import { join, matchesGlob } from "node:path";
 /** One edge of a dependency graph: a name and what asks for it (a version, a range or a lockfile path). */
 export type Wanted = readonly [name: string, spec: string];
 
@@ -61,4 +62,13 @@ export function isWorkspace(rootManifest: unknown, importer: string): boolean {
   const patterns = Array.isArray(field) ? field : (field as { packages?: unknown } | undefined)?.packages;
   if (!Array.isArray(patterns)) return false;
   return patterns.some((pattern) => typeof pattern === "string" && matchesGlob(importer, pattern.replace(/^\.\//, "")));
+}
+
+/** The parsed `package.json` in `dir`, or null where it is absent or does not parse (its files still count). */
+export function readManifest(dir: string): unknown {
+  try {
+    return JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as unknown;
+  } catch {
+    return null;
+  }
 }

@@ -2,6 +2,7 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, sep } from "node:path";
 import { blake3Digest } from "@eval/hashing";
 import { bunClosure, parseBunLock } from "./bun.ts";
+import { readManifest } from "./closure.ts";
 import { installedClosure } from "./installed.ts";
 import { npmClosure, parseNpmLock } from "./npm.ts";
 import { parsePnpmLock, pnpmClosure } from "./pnpm.ts";
@@ -43,14 +44,6 @@ function nearest(start: string, holds: (dir: string) => boolean): string | null 
   for (let dir = start; ; dir = dirname(dir)) {
     if (holds(dir)) return dir;
     if (dirname(dir) === dir) return null;
-  }
-}
-
-function readManifest(dir: string): unknown {
-  try {
-    return JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as unknown;
-  } catch {
-    return null;
   }
 }
 

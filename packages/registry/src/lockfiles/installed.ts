@@ -6,6 +6,7 @@ import {
   IMPORTER_GROUPS,
   isWorkspace,
   PACKAGE_GROUPS,
+  readManifest,
   walkClosure,
   wantedFrom,
   type Graph,
@@ -18,12 +19,8 @@ interface Installed {
 }
 
 /** A package.json that does not parse names nothing (its files still count). */
-function readManifest(dir: string): Installed["manifest"] {
-  try {
-    return JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as Installed["manifest"];
-  } catch {
-    return {};
-  }
+function installedManifest(dir: string): Installed["manifest"] {
+  return (readManifest(dir) ?? {}) as Installed["manifest"];
 }
 
 /** The package directory Node would load `name` from, starting at `from` (its real path). */
@@ -58,7 +55,7 @@ export function installedClosure(packageDir: string): string[] {
       const dir = resolveInstalled(from?.dir ?? packageDir, name);
       if (dir === null) return null;
       // A link to a directory outside any node_modules is a workspace package: the repository's own code.
-      return dir.split(sep).includes("node_modules") ? { dir, manifest: readManifest(dir) } : "skip";
+      return dir.split(sep).includes("node_modules") ? { dir, manifest: installedManifest(dir) } : "skip";
     },
     key: (node) => node.dir,
     children: (node) => wantedFrom(node.manifest, PACKAGE_GROUPS),

@@ -1,0 +1,156 @@
+// gc of `blobs/`: unreferenced blobs go, and nothing a recorded run, a live run or a reusing run needs does.
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
+import { hostname, tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { recordsNewestFirst, verifyChain } from "@eval/audit-chain";
+import { blake3Digest } from "@eval/hashing";
+import { stateLayout } from "@eval/state-layout";
+import { HALF_UPPER_SUT, makeTaskClassBench, UPPER_RUBRIC } from "./bench.test-helpers.ts";
+import { collectBlobs } from "./blob-gc.ts";
+import { readBlob, writeBlob } from "./blob-store.ts";
+import { collectGarbage, moduleSut, runEval } from "./index.ts";
+import { OWNER_FILE } from "./run-owner.ts";
+
+let root: string;
+beforeAll(() => {
+  root = mkdtempSync(join(tmpdir(), "evalgate-blob-gc-"));
+});
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+const TEN_MINUTES_AGO = new Date(Date.now() - 10 * 60 * 1000);
+
+/** Stores `text` as a blob last touched ten minutes ago; its path and digest. */
+function oldBlob(blobsDir: string, text: string): { path: string; digest: string } {
+  const digest = blake3Digest(Buffer.from(text));
+  writeBlob(blobsDir, digest, Buffer.from(text));
+  const hex = digest.slice("blake3:".length);
+  const path = join(blobsDir, hex.slice(0, 2), hex.slice(2));
+  utimesSync(path, TEN_MINUTES_AGO, TEN_MINUTES_AGO);
+  return { path, digest };
+}
+
+/** Every blob digest the detail files of `runId` name. */
+function detailDigests(runsDir: string, runId: string): string[] {
+  const casesDir = join(runsDir, runId, "cases");
+  return readdirSync(casesDir)
+    .filter((name) => name.endsWith(".json"))
+    .flatMap((name) => [...readFileSync(join(casesDir, name), "utf8").matchAll(/"digest": ?"(blake3:[0-9a-f]{64})"/g)])
+    .map((match) => match[1]!);
+}
+
+describe("collectBlobs", () => {
+  it("removes an old unreferenced blob and counts its bytes; keeps a referenced, a fresh and a reused one", () => {
+    const runsDir = join(root, "a", "runs");
+    const blobsDir = join(root, "a", "blobs");
+    const orphan = oldBlob(blobsDir, "nobody refers to me");
+    const referenced = oldBlob(blobsDir, "a recorded run's file");
+    const reused = oldBlob(blobsDir, "captured again by a run");
+    writeBlob(blobsDir, reused.digest, Buffer.from("captured again by a run"));
+    writeBlob(blobsDir, blake3Digest(Buffer.from("just written")), Buffer.from("just written"));
+    mkdirSync(join(runsDir, "20261122T000000Z-rec", "cases"), { recursive: true });
+    writeFileSync(
+      join(runsDir, "20261122T000000Z-rec", "cases", "c-1.json"),
+      JSON.stringify({ workspace: { changes: [{ after: { digest: referenced.digest } }] } }),
+    );
+    expect(collectBlobs(runsDir, blobsDir)).toEqual({ removedBlobs: 1, freedBytes: "nobody refers to me".length });
+    expect(existsSync(orphan.path)).toBe(false);
+    expect(readBlob(blobsDir, referenced.digest)?.toString()).toBe("a recorded run's file");
+    expect(readBlob(blobsDir, reused.digest)?.toString()).toBe("captured again by a run");
+    expect(readdirSync(join(orphan.path, ".."))).not.toContain(expect.stringMatching(/\.gc-/));
+  });
+
+  it("keeps what a live run wrote before its details land, from its claim's start on; removes it once the run is dead", () => {
+    const runsDir = join(root, "b", "runs");
+    const blobsDir = join(root, "b", "blobs");
+    const runDir = join(runsDir, "20261122T000000Z-live");
+    mkdirSync(join(runDir, "cases"), { recursive: true });
+    const owner = join(runDir, OWNER_FILE);
+    writeFileSync(owner, JSON.stringify({ pid: process.pid, host: hostname(), started_at: new Date().toISOString() }));
+    const started = new Date(Date.now() - 20 * 60 * 1000);
+    utimesSync(owner, started, started);
+    const captured = oldBlob(blobsDir, "captured, its detail not written yet");
+    expect(collectBlobs(runsDir, blobsDir)).toEqual({ removedBlobs: 0, freedBytes: 0 });
+    expect(existsSync(captured.path)).toBe(true);
+    rmSync(owner);
+    expect(collectBlobs(runsDir, blobsDir).removedBlobs).toBe(1);
+  });
+
+  it("an empty or missing state gives nothing to do", () => {
+    expect(collectBlobs(join(root, "none", "runs"), join(root, "none", "blobs"))).toEqual({
+      removedBlobs: 0,
+      freedBytes: 0,
+    });
+  });
+});
+
+describe("gc beside runs that capture workspaces", () => {
+  it("a gc loop beside runs reusing old unreferenced blobs: every recorded run's blobs are there afterwards", async () => {
+    const bench = await makeTaskClassBench(root, {
+      rubric: UPPER_RUBRIC,
+      cases: { "c-1": "alpha beta", "c-2": "gamma", "c-3": "delta" },
+    });
+    const sutFile = join(root, "sut.mjs");
+    writeFileSync(sutFile, HALF_UPPER_SUT);
+    const sut = await moduleSut(`${sutFile}#halfUpper`);
+    const stateDir = join(root, "state");
+    const layout = stateLayout(stateDir);
+    // What a killed run left: the very blobs the runs below capture, old and referenced by nothing.
+    const upper = (text: string) => [...text].map((c, i) => (i % 2 === 0 ? c.toUpperCase() : c)).join("");
+    for (const text of ["alpha beta", "gamma", "delta"]) {
+      oldBlob(layout.blobs, text);
+      oldBlob(layout.blobs, upper(text));
+    }
+    const orphan = oldBlob(layout.blobs, "no run captures this");
+    mkdirSync(join(root, "no-temps"), { recursive: true });
+    let stop = false;
+    let sweeps = 0;
+    let removed = 0;
+    const loop = (async () => {
+      while (!stop) {
+        removed += (await collectGarbage({ stateDir, tempParent: join(root, "no-temps") })).removedBlobs;
+        sweeps += 1;
+        await new Promise((resolve) => setTimeout(resolve, 1));
+      }
+    })();
+    const runs: string[] = [];
+    try {
+      for (let round = 0; round < 3; round += 1) {
+        const options = { systemUnderTest: sut, benchRoot: bench.benchRoot, stateDir, sandbox: "none" as const };
+        const results = await Promise.all([
+          runEval(bench.slug, { ...options, noCache: true, concurrency: 2 }),
+          runEval(bench.slug, { ...options, noCache: true, concurrency: 2 }),
+        ]);
+        runs.push(...results.map((result) => result.report.run_id));
+        // Age every blob, as if the runs had been long ago: the next round reuses them under the sweeping gc.
+        for (const prefix of readdirSync(layout.blobs))
+          for (const name of readdirSync(join(layout.blobs, prefix)))
+            utimesSync(join(layout.blobs, prefix, name), TEN_MINUTES_AGO, TEN_MINUTES_AGO);
+      }
+    } finally {
+      stop = true;
+      await loop;
+    }
+    expect(sweeps).toBeGreaterThan(3);
+    expect(removed).toBeGreaterThanOrEqual(1);
+    expect(existsSync(orphan.path)).toBe(false);
+    const recorded: string[] = [];
+    for await (const found of recordsNewestFirst(layout.runs, bench.slug)) recorded.push(found.record.report.run_id);
+    expect(recorded.sort()).toEqual([...runs].sort());
+    for (const runId of runs) {
+      const digests = detailDigests(layout.runs, runId);
+      expect(digests.length).toBeGreaterThanOrEqual(6);
+      for (const digest of digests) expect(readBlob(layout.blobs, digest), `${runId} ${digest}`).not.toBeNull();
+    }
+    expect((await verifyChain({ runsDir: layout.runs })).ok).toBe(true);
+  }, 300_000);
+});
