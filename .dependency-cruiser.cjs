@@ -98,7 +98,7 @@ const ALLOWED = {
     "reports",
   ],
   // Private fixtures for tests (a devDependency only; no-dev-dependency-in-src keeps it out of shipped code).
-  "test-utils": ["models", "hashing"],
+  "test-utils": ["models"],
 };
 
 const layerRules = Object.entries(ALLOWED).map(([name, allowed]) => ({
@@ -124,8 +124,8 @@ module.exports = {
       name: "bench-uses-contract-only",
       comment: "task classes depend only on the bench contract: @eval/models, @eval/registry, @eval/rubric-protocol",
       severity: "error",
-      // Curation scripts (bench/<slug>/scripts/) may use harness packages to stamp cassettes; rubric,
-      // registration and tests may not.
+      // Curation scripts (bench/<slug>/scripts/) may use harness packages (the prompt's canary line, the
+      // scripted-session writer); rubric, registration and tests may not.
       from: { path: "^bench/", pathNot: "^bench/[^/]+/scripts/" },
       to: { path: "^(packages|apps)/", pathNot: "^packages/(models|errors|registry|rubric-protocol)/" },
     },
@@ -133,7 +133,7 @@ module.exports = {
       name: "test-utils-only-in-tests",
       comment: "@eval/test-utils holds test fixtures: only tests (*.test.ts, *.test-helpers.ts, tests/) may import it",
       severity: "error",
-      // Curation scripts (bench/<slug>/scripts/) use its synthetic agent-stream generator too.
+      // Curation scripts (bench/<slug>/scripts/) use its scripted-session writer too.
       from: {
         path: "^(packages|apps|bench)/",
         pathNot: "\\.test(-helpers)?\\.ts$|/tests/|^packages/test-utils/|^bench/[^/]+/scripts/",

@@ -1,19 +1,22 @@
-// Builds cases/<id>/ for the migration bench: the service's input files, expected/facts.json, a
-// synthetic cassette (the stream of a scripted agent session plus the real diff of its edits), and
-// controls/ (the reference migration and its near misses, for `evalgate bench check`).
-// Run from the repo root: node bench/migration-chainguard-distroless/scripts/curate-cases.ts
-// then refresh the prompt hashes and `evalgate bench sign --task-class migration-chainguard-distroless`.
-import { execFileSync } from "node:child_process";
+// Builds cases/<id>/ for the migration bench: the service's input files, expected/facts.json, case.toml,
+// controls/ (the reference migration and its near misses, for `evalgate bench check`) and the case's scripted
+// model session in cassette-sessions.yaml. It writes no cassette: a cassette is only what the real CLI does,
+// recorded by bench/vuln-remediation/scripts/record-cassettes.ts (the command is printed per case).
+// Run from the repo root: node bench/migration-chainguard-distroless/scripts/curate-cases.ts [case-id ...]
+// then record, and `evalgate bench sign --task-class migration-chainguard-distroless`.
 import { randomBytes } from "node:crypto";
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { dirname, join, relative } from "node:path";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { sha256Hex } from "@eval/hashing";
-import { claudeStream, codexStream, durationMs, geminiStream, type Session, type SessionStep } from "@eval/test-utils";
+import type { SutCase } from "@eval/models";
+import { buildAgentPrompt } from "@eval/cli-subscription-adapters";
+import { canarySeedFor } from "@eval/runner";
+import { upsertScriptedSession } from "@eval/test-utils";
 
 const BENCH = join(dirname(fileURLToPath(import.meta.url)), "..");
+const SESSIONS = join(BENCH, "cassette-sessions.yaml");
 const CURATED_AT = "2026-11-22T03:30:00Z";
-const SCRATCH_ROOT = "/tmp/evalgate-scratch";
 
 /** A stand-in digest: this machine cannot reach cgr.dev, so pins in cassettes are synthetic too. */
 const pin = (image: string): string => `${image}@sha256:${sha256Hex(`synthetic:${image}`)}`;
@@ -406,82 +409,17 @@ export function casePrompt(spec: MigrationCaseSpec): string {
   return `Migrate this service's Dockerfile to ${target}. Compile or install dependencies in a builder stage where needed; the final stage must contain only what the service needs at runtime (no package managers, no shell-form RUN/CMD/ENTRYPOINT), run as a non-root user with an exec-form entrypoint, expose the same ports and run the same artifacts. Pin every image by digest or an explicit version tag. Change only the Dockerfile (and .dockerignore if you add one).`;
 }
 
+/** The canary line the case's prompt carries: the model stub picks the case's session by it. */
+function canaryLine(caseId: string, prompt: string, canaryPin: string): string {
+  const text = buildAgentPrompt({ case_id: caseId, prompt } as SutCase, canarySeedFor(canaryPin));
+  return /evalgate canary [0-9a-f]{32}/.exec(text)![0];
+}
+
 function existingPin(caseDir: string): string {
   const match = existsSync(join(caseDir, "case.toml"))
     ? /^cassette_canary_pin = "([0-9a-f]{32})"$/m.exec(readFileSync(join(caseDir, "case.toml"), "utf8"))
     : null;
   return match ? match[1]! : randomBytes(16).toString("hex");
-}
-
-function listFiles(root: string): string[] {
-  const out: string[] = [];
-  const walk = (dir: string) => {
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      const full = join(dir, entry.name);
-      if (entry.isDirectory()) walk(full);
-      else out.push(relative(root, full));
-    }
-  };
-  walk(root);
-  return out.sort();
-}
-
-function unifiedDiff(before: string, after: string): string {
-  let out = "";
-  for (const path of [...new Set([...listFiles(before), ...listFiles(after)])].sort()) {
-    try {
-      execFileSync(
-        "diff",
-        ["-u", "--label", `a/${path}`, "--label", `b/${path}`, join(before, path), join(after, path)],
-        { encoding: "utf8" },
-      );
-    } catch (error) {
-      const failure = error as { status?: number; stdout?: string };
-      if (failure.status !== 1) throw error;
-      out += failure.stdout;
-    }
-  }
-  return out;
-}
-
-const CLI_VERSIONS = { "claude-code": "2.1.330", codex: "0.169.0", gemini: "0.61.0" } as const;
-
-function argvFor(adapter: MigrationCaseSpec["agent"]["adapter"], prompt: string, workspace: string): string[] {
-  if (adapter === "claude-code")
-    return [
-      "claude",
-      "--print",
-      prompt,
-      "--output-format",
-      "stream-json",
-      "--verbose",
-      "--permission-mode",
-      "acceptEdits",
-    ];
-  if (adapter === "codex")
-    return [
-      "codex",
-      "exec",
-      "--json",
-      "--skip-git-repo-check",
-      "--ephemeral",
-      "--sandbox",
-      "workspace-write",
-      "--color",
-      "never",
-      "--cd",
-      workspace,
-    ];
-  return [
-    "gemini",
-    "--prompt",
-    prompt,
-    "--output-format",
-    "stream-json",
-    "--skip-trust",
-    "--approval-mode",
-    "auto_edit",
-  ];
 }
 
 const json = (value: unknown): string => `${JSON.stringify(value, null, 2)}\n`;
@@ -591,7 +529,7 @@ function writeControls(spec: MigrationCaseSpec, caseDir: string): void {
 function curate(spec: MigrationCaseSpec): void {
   const caseDir = join(BENCH, "cases", spec.id);
   const canaryPin = existingPin(caseDir);
-  for (const part of ["input", "expected", "cassette"]) rmSync(join(caseDir, part), { recursive: true, force: true });
+  for (const part of ["input", "expected"]) rmSync(join(caseDir, part), { recursive: true, force: true });
   const inputDir = join(caseDir, "input");
   for (const [path, content] of Object.entries(spec.files)) {
     mkdirSync(dirname(join(inputDir, path)), { recursive: true });
@@ -626,61 +564,23 @@ function curate(spec: MigrationCaseSpec): void {
     ].join("\n"),
   );
 
-  const workspace = join(SCRATCH_ROOT, spec.id);
-  rmSync(workspace, { recursive: true, force: true });
-  mkdirSync(dirname(workspace), { recursive: true });
-  cpSync(inputDir, workspace, { recursive: true });
-  const original = readFileSync(join(workspace, "Dockerfile"), "utf8");
-  writeFileSync(join(workspace, "Dockerfile"), spec.agent.dockerfile);
-  const steps: SessionStep[] = [
-    { kind: "say", text: spec.agent.opening },
-    { kind: "read", path: "Dockerfile", content: original },
-    ...spec.agent.reads.map((path): SessionStep => ({ kind: "read", path, content: spec.files[path]! })),
-    { kind: "edit", path: "Dockerfile", oldText: original, newText: spec.agent.dockerfile },
-  ];
-  const session: Session = {
-    seed: spec.id,
-    cwd: workspace,
-    prompt,
-    steps,
-    finalMessage: spec.agent.finalMessage,
-    startedAt: "2026-11-21T23:02:41.000Z",
-    costUsd: spec.agent.costUsd ?? 0,
-  };
-  const stdout =
-    spec.agent.adapter === "claude-code"
-      ? claudeStream(session, "completed")
-      : spec.agent.adapter === "codex"
-        ? codexStream(session)
-        : geminiStream(session);
-  const cassetteDir = join(caseDir, "cassette");
-  mkdirSync(cassetteDir, { recursive: true });
-  writeFileSync(join(cassetteDir, "stdout.jsonl"), stdout);
-  writeFileSync(
-    join(cassetteDir, "stderr.txt"),
-    spec.agent.adapter === "codex" ? "Reading additional input from stdin...\n" : "",
-  );
-  writeFileSync(join(cassetteDir, "workspace.diff"), unifiedDiff(inputDir, workspace));
-  writeFileSync(
-    join(cassetteDir, "cassette.json"),
-    json({
-      schema_version: "evalgate.cassette.v1",
-      adapter: spec.agent.adapter,
-      cli_version: CLI_VERSIONS[spec.agent.adapter],
-      argv_redacted: argvFor(spec.agent.adapter, prompt, workspace),
-      prompt_sha256: `sha256:${"0".repeat(64)}`,
-      exit_code: 0,
-      timed_out: false,
-      stdout_capped: false,
-      duration_ms: durationMs(session),
-      cost_usd: spec.agent.costUsd,
-      recorded_at: "2026-11-21T23:02:41Z",
-      synthetic: true,
-      notes: `Synthetic: written in the ${spec.agent.adapter} ${CLI_VERSIONS[spec.agent.adapter]} stream format by bench/migration-chainguard-distroless/scripts/curate-cases.ts; image digests are stand-ins (cgr.dev is not reachable where it was written). Meant to show: ${spec.agent.note}.`,
-    }),
-  );
+  upsertScriptedSession(SESSIONS, {
+    match: canaryLine(spec.id, prompt, canaryPin),
+    turns: [
+      { text: "Reading the Dockerfile.", tools: [{ read: { path: "Dockerfile" } }] },
+      {
+        tools: [{ write: { path: "Dockerfile", content: spec.agent.dockerfile } }],
+        usage: { input_tokens: 2400, output_tokens: 300 },
+      },
+    ],
+    final_text: "Done.",
+  });
   writeControls(spec, caseDir);
-  process.stderr.write(`${spec.id}: done\n`);
+  const adapter = spec.agent.adapter === "gemini" ? "pi" : spec.agent.adapter;
+  process.stderr.write(
+    `${spec.id}: case and scripted session written; record its cassette with the real CLI:\n` +
+      `  node bench/vuln-remediation/scripts/record-cassettes.ts migration-chainguard-distroless ${adapter} ${spec.id}\n`,
+  );
 }
 
 if (import.meta.main) {

@@ -1,6 +1,6 @@
 // The vuln-remediation corpus as data: each case's project, the real advisory it carries, what the
-// rubric accepts, and the scripted agent session its synthetic cassette replays. `curate-cases.ts`
-// turns these into cases/<id>/ (lockfiles resolved from the real npm registry).
+// rubric accepts, and the scripted agent's edits and npm commands, from which `curate-cases.ts` writes the
+// case's scripted model session; it turns these into cases/<id>/ (lockfiles resolved from the real npm registry).
 // Advisory ranges are the GitHub Advisory Database's affected ranges for the npm ecosystem.
 // The cases added later (grown-case-specs.ts) are written compactly there and appended here.
 import { GROWN_CASES } from "./grown-case-specs.ts";

@@ -1,26 +1,23 @@
 // Builds cases/<id>/ from case-specs.ts: the input project with a lockfile resolved from the real npm
-// registry, the advisory record, expected/remediation.json, and a synthetic cassette whose workspace
-// diff comes from really performing the scripted agent's edits and npm commands on a copy of input/.
-// Needs the npm registry. Run from the repo root:
+// registry, the advisory record, expected/remediation.json, case.toml, and the case's scripted model session
+// in cassette-sessions.yaml (the files the scripted agent's edits and npm commands, really run on a copy of
+// input/, leave behind). It writes no cassette: a cassette is only what the real CLI does, recorded by
+// record-cassettes.ts. Needs the npm registry. Run from the repo root:
 //   node bench/vuln-remediation/scripts/curate-cases.ts [case-id ...]
-// then `node bench/vuln-remediation/scripts/refresh-cassette-prompts.ts` and `evalgate bench sign`.
+// then the recording command it prints for each case, and `evalgate bench sign`.
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { CASES, type VulnCaseSpec } from "./case-specs.ts";
-import {
-  claudeAuthErrorStream,
-  claudeStream,
-  codexStream,
-  durationMs,
-  geminiStream,
-  type Session,
-  type SessionStep,
-} from "@eval/test-utils";
+import type { SutCase } from "@eval/models";
+import { buildAgentPrompt } from "@eval/cli-subscription-adapters";
+import { canarySeedFor } from "@eval/runner";
+import { type ScriptedSession, upsertScriptedSession } from "@eval/test-utils";
 
 const BENCH = join(dirname(fileURLToPath(import.meta.url)), "..");
+const SESSIONS = join(BENCH, "cassette-sessions.yaml");
 const CURATED_AT = "2026-11-22T03:30:00Z";
 const SCRATCH_ROOT = "/tmp/evalgate-scratch";
 
@@ -156,185 +153,84 @@ function listFiles(root: string): string[] {
   return out.sort();
 }
 
-/** A unified diff of before -> after with git-style a/ b/ prefixes, one section per changed file. */
-export function unifiedDiff(before: string, after: string): string {
-  const paths = [...new Set([...listFiles(before), ...listFiles(after)])].sort();
-  let out = "";
-  for (const path of paths) {
-    const a = join(before, path);
-    const b = join(after, path);
-    const args = [
-      "-u",
-      "--label",
-      existsSync(a) ? `a/${path}` : "/dev/null",
-      "--label",
-      existsSync(b) ? `b/${path}` : "/dev/null",
-      existsSync(a) ? a : "/dev/null",
-      existsSync(b) ? b : "/dev/null",
-    ];
-    try {
-      execFileSync("diff", args, { encoding: "utf8" });
-    } catch (error) {
-      const failure = error as { status?: number; stdout?: string };
-      if (failure.status !== 1) throw error;
-      out += failure.stdout;
-    }
-  }
-  return out;
-}
-
-const cleanNpmOutput = (text: string, workspace: string): string =>
-  text
-    .split("\n")
-    .filter((l) => !l.startsWith("npm warn Unknown user config"))
-    .join("\n")
-    .replaceAll(workspace, workspace)
-    .replace(/in \d+ms/g, "in 412ms")
-    .replace(/in \d+(\.\d+)?s/g, "in 1s");
-
-/** Performs the scripted session on a scratch copy of input/ and returns its steps and workspace. */
-function performSession(spec: VulnCaseSpec, inputDir: string): { steps: SessionStep[]; workspace: string } {
+/** Performs the scripted agent's edits and npm commands on a scratch copy of input/; returns the workspace. */
+function performSession(spec: VulnCaseSpec, inputDir: string): string {
   const workspace = join(SCRATCH_ROOT, spec.id);
   rmSync(workspace, { recursive: true, force: true });
   mkdirSync(dirname(workspace), { recursive: true });
   cpSync(inputDir, workspace, { recursive: true });
   const agent = spec.agent;
-  const steps: SessionStep[] = [];
-  if (agent.outcome === "auth_error") return { steps, workspace };
-  steps.push({ kind: "say", text: agent.opening });
-  steps.push({ kind: "read", path: "advisory.json", content: readFileSync(join(workspace, "advisory.json"), "utf8") });
-  if (agent.outcome === "refused") return { steps, workspace };
-  steps.push({ kind: "read", path: "package.json", content: readFileSync(join(workspace, "package.json"), "utf8") });
+  if (agent.outcome !== "completed") return workspace;
   const firstWrite = agent.npm.findIndex((args) => args[0] === "install" || args[0] === "update");
   const investigate = firstWrite === -1 ? agent.npm : agent.npm.slice(0, firstWrite);
   const afterEdit = firstWrite === -1 ? [] : agent.npm.slice(firstWrite);
-  const runAll = (commands: readonly (readonly string[])[]) => {
-    for (const args of commands) {
-      const output = cleanNpmOutput(npm(workspace, args), workspace);
-      steps.push({ kind: "shell", command: `npm ${args.join(" ")}`, output, exitCode: 0 });
-    }
-  };
-  runAll(investigate);
+  for (const args of investigate) npm(workspace, args);
   for (const edit of agent.edits) {
     const file = join(workspace, edit.path);
     const text = readFileSync(file, "utf8");
     if (!text.includes(edit.oldText))
       throw new Error(`${spec.id}: edit target not found in ${edit.path}: ${edit.oldText}`);
-    if (edit.path !== "package.json" && !steps.some((s) => s.kind === "read" && s.path === edit.path)) {
-      steps.push({ kind: "read", path: edit.path, content: text });
-    }
     writeFileSync(file, text.replace(edit.oldText, edit.newText));
-    steps.push({ kind: "edit", path: edit.path, oldText: edit.oldText, newText: edit.newText });
   }
-  runAll(afterEdit);
-  return { steps, workspace };
+  for (const args of afterEdit) npm(workspace, args);
+  return workspace;
 }
 
-function argvFor(adapter: VulnCaseSpec["agent"]["adapter"], prompt: string, workspace: string): string[] {
-  switch (adapter) {
-    case "claude-code":
-      return [
-        "claude",
-        "--print",
-        prompt,
-        "--output-format",
-        "stream-json",
-        "--verbose",
-        "--permission-mode",
-        "acceptEdits",
-      ];
-    case "codex":
-      return [
-        "codex",
-        "exec",
-        "--json",
-        "--skip-git-repo-check",
-        "--ephemeral",
-        "--sandbox",
-        "workspace-write",
-        "--color",
-        "never",
-        "--cd",
-        workspace,
-      ];
-    case "gemini":
-      return [
-        "gemini",
-        "--prompt",
-        prompt,
-        "--output-format",
-        "stream-json",
-        "--skip-trust",
-        "--approval-mode",
-        "auto_edit",
-      ];
+/**
+ * The model's side of the case's session, for the model stub: read the advisory, then write every file the
+ * scripted edits and npm commands changed (the sandboxed CLI has no registry, so the model writes the
+ * results), or decline. The cassette is what the real CLI does with it (record-cassettes.ts).
+ */
+function scriptedSession(spec: VulnCaseSpec, match: string, inputDir: string, workspace: string): ScriptedSession {
+  const opening = { text: "Reading the advisory.", tools: [{ read: { path: "advisory.json" } }] };
+  if (spec.agent.outcome === "refused") {
+    const declines = [spec.agent.finalMessage, "I can't help with this request."];
+    return { match, turns: [opening, ...declines.map((text) => ({ text, refusal: true }))], final_text: "Declined." };
   }
-}
-
-const CLI_VERSIONS = { "claude-code": "2.1.330", codex: "0.169.0", gemini: "0.61.0" } as const;
-
-function writeCassette(
-  spec: VulnCaseSpec,
-  cassetteDir: string,
-  steps: SessionStep[],
-  workspace: string,
-  diff: string,
-): void {
-  mkdirSync(cassetteDir, { recursive: true });
-  const prompt = casePrompt(spec);
-  const agent = spec.agent;
-  const session: Session = {
-    seed: spec.id,
-    cwd: workspace,
-    prompt,
-    steps,
-    finalMessage: agent.finalMessage,
-    startedAt: "2026-11-21T22:14:05.000Z",
-    costUsd: agent.costUsd ?? 0,
-  };
-  let stdout: string;
-  if (agent.outcome === "auth_error") stdout = claudeAuthErrorStream(session);
-  else if (agent.adapter === "claude-code") stdout = claudeStream(session, agent.outcome);
-  else if (agent.adapter === "codex") stdout = codexStream(session);
-  else stdout = geminiStream(session);
-  writeFileSync(join(cassetteDir, "stdout.jsonl"), stdout);
-  writeFileSync(
-    join(cassetteDir, "stderr.txt"),
-    agent.adapter === "codex" ? "Reading additional input from stdin...\n" : "",
+  const changed = listFiles(workspace).filter(
+    (path) =>
+      !existsSync(join(inputDir, path)) ||
+      readFileSync(join(inputDir, path), "utf8") !== readFileSync(join(workspace, path), "utf8"),
   );
-  writeFileSync(join(cassetteDir, "workspace.diff"), diff);
-  const meta = {
-    schema_version: "evalgate.cassette.v1",
-    adapter: agent.adapter,
-    cli_version: CLI_VERSIONS[agent.adapter],
-    argv_redacted: argvFor(agent.adapter, prompt, workspace),
-    // Replaced by refresh-cassette-prompts.ts with the hash of the prompt the canary pin reproduces.
-    prompt_sha256: `sha256:${"0".repeat(64)}`,
-    exit_code: agent.outcome === "auth_error" ? 1 : 0,
-    timed_out: false,
-    stdout_capped: false,
-    duration_ms: agent.outcome === "auth_error" ? 355 : durationMs(session),
-    cost_usd: agent.costUsd,
-    recorded_at: "2026-11-21T22:14:05Z",
-    synthetic: true,
-    notes: `Synthetic: written in the ${agent.adapter} ${CLI_VERSIONS[agent.adapter]} stream format by bench/vuln-remediation/scripts/curate-cases.ts; the workspace diff is the result of really running the scripted edits and npm commands. Meant to show: ${agent.note}.`,
+  if (changed.length === 0) return { match, turns: [opening], final_text: "No change is needed." };
+  const writes = changed.map((path) => ({ write: { path, content: readFileSync(join(workspace, path), "utf8") } }));
+  return {
+    match,
+    turns: [opening, { tools: writes, usage: { input_tokens: 2400, output_tokens: 300 } }],
+    final_text: "Done.",
   };
-  writeFileSync(join(cassetteDir, "cassette.json"), json(meta));
 }
+
+/** The canary line the case's prompt carries: the stub picks the case's session by it. */
+function canaryLine(spec: VulnCaseSpec, pin: string): string {
+  const prompt = buildAgentPrompt({ case_id: spec.id, prompt: casePrompt(spec) } as SutCase, canarySeedFor(pin));
+  return /evalgate canary [0-9a-f]{32}/.exec(prompt)![0];
+}
+
+const RECORDER = "bench/vuln-remediation/scripts/record-cassettes.ts";
+/** The CLI that records a spec's session; Pi's cassettes stand in for Gemini's. */
+const recordingAdapter = (adapter: VulnCaseSpec["agent"]["adapter"]): string => (adapter === "gemini" ? "pi" : adapter);
 
 function curate(spec: VulnCaseSpec): void {
   const caseDir = join(BENCH, "cases", spec.id);
   const pin = existingPin(caseDir);
-  for (const part of ["input", "expected", "cassette"]) rmSync(join(caseDir, part), { recursive: true, force: true });
+  for (const part of ["input", "expected"]) rmSync(join(caseDir, part), { recursive: true, force: true });
   mkdirSync(caseDir, { recursive: true });
   writeCaseToml(caseDir, spec, pin);
   const inputDir = join(caseDir, "input");
   buildInput(spec, inputDir);
   writeExpected(spec, join(caseDir, "expected"));
-  const { steps, workspace } = performSession(spec, inputDir);
-  const diff = unifiedDiff(inputDir, workspace);
-  writeCassette(spec, join(caseDir, "cassette"), steps, workspace, diff);
-  process.stderr.write(`${spec.id}: ${diff.length} bytes of diff, ${steps.length} steps\n`);
+  const workspace = performSession(spec, inputDir);
+  if (spec.agent.outcome === "auth_error") {
+    // A logged-out CLI is not a model answer: the stub cannot script it, so the case's session is left as is.
+    process.stderr.write(`${spec.id}: auth_error has no scripted session; its session entry is left unchanged\n`);
+    return;
+  }
+  upsertScriptedSession(SESSIONS, scriptedSession(spec, canaryLine(spec, pin), inputDir, workspace));
+  process.stderr.write(
+    `${spec.id}: case and scripted session written; record its cassette with the real CLI:\n` +
+      `  node ${RECORDER} vuln-remediation ${recordingAdapter(spec.agent.adapter)} ${spec.id}\n`,
+  );
 }
 
 if (import.meta.main) {

@@ -3,7 +3,8 @@
 // Database records them; the registry's bulk advisory endpoint is not reachable from the curation
 // machine, so they are pinned here, not fetched), a project locked at the versions it had when the
 // advisory landed, the reference fix, the needless major bump its near miss uses (or why there is
-// none), the smoke check, and a synthetic agent session that performs the reference fix.
+// none), the smoke check, and the scripted agent's edits and npm commands (the reference fix) its scripted model
+// session is built from.
 // case-specs.ts and control-specs.ts merge these with the original 15.
 import type { Adapter, Advisory, ControlSpec, TextEdit, VulnCaseSpec } from "./spec-types.ts";
 
