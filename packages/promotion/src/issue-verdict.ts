@@ -54,17 +54,25 @@ export async function issueVerdict(options: IssueVerdictOptions): Promise<Issued
     ...(runId === undefined ? {} : { runId }),
     ...(verified === undefined ? {} : { verified }),
   });
-  const { verdict, tampered } = await judgeRun({
+  const input = {
     config: options.config,
     runsDir: options.runsDir,
     taskClass: options.taskClass,
     report: evidence.report,
     chainVerified: evidence.chainVerified,
     ...(options.anchor === undefined ? {} : { anchor: options.anchor }),
-    ...(options.catalog === undefined ? {} : { catalog: options.catalog }),
     passedOver: evidence.passedOver,
     ...(options.targetTier === undefined ? {} : { targetTier: options.targetTier }),
     ...(options.now === undefined ? {} : { now: options.now }),
+  };
+  const { verdict, tampered } = await judgeRun({
+    ...input,
+    ...(options.catalog === undefined ? {} : { catalog: options.catalog }),
+  }).catch(async (error: unknown) => {
+    // A record the index led to was edited after the checkpoint vouched for the chain: judged as a tampered
+    // chain (an insufficient verdict, written), with that record named as the error to report.
+    if (!(error instanceof ChainTampered) || options.catalog === undefined) throw error;
+    return { verdict: (await judgeRun({ ...input, chainVerified: false })).verdict, tampered: error };
   });
   const path = await writeVerdict(verdict, options.recommendationsDir);
   const { chain } = evidence;
