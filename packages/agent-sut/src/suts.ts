@@ -205,6 +205,11 @@ export function createLiveSut(options: LiveSutOptions): SystemUnderTest {
           network.metered?.cost_usd ?? 0,
         );
       }
+      // The bridge could not connect to the model endpoint: a fact the harness observed, not the CLI's claim.
+      if (network.upstream_unreachable !== null)
+        throw new AgentInfrastructureFailure(
+          `${adapter.name}: ${network.upstream_unreachable.error_code} connecting to the model endpoint ${network.upstream_unreachable.host} (model request ${network.upstream_unreachable.request})`,
+        );
       if (result.classification.cli_error_kind === "spawn_failed")
         throw new AgentInfrastructureFailure(`${adapter.name}: ${result.classification.reason}`);
       if (result.resource_limit !== null)

@@ -1,6 +1,9 @@
 // Record and replay at the wire, with a stand-in agent behind the bridge: recording keeps every model
 // exchange in the cassette; replaying runs the CLI again, with the upstream gone, against the recorded
 // answers; a request the recording does not hold ends the case as replay.diverged, naming the field.
+import { createServer as createHttpServer } from "node:http";
+import { createServer } from "node:net";
+import type { AddressInfo } from "node:net";
 import { chmodSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -121,5 +124,58 @@ describe.runIf(sandboxed)("record and replay at the wire", () => {
       failure_mode: "replay.diverged",
       message: expect.stringContaining("messages[first user].text"),
     });
+  }, 120_000);
+});
+
+/** A loopback port nothing listens on (bound, then closed). */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as AddressInfo).port;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+describe.runIf(sandboxed)("the model endpoint unreachable behind the bridge", () => {
+  it("a live agent whose model calls cannot connect upstream ends as agent.infrastructure naming the host, not as the agent's failure", async () => {
+    const url = `http://127.0.0.1:${await closedPort()}`;
+    writeReport(complianceDir, {
+      adapter: "claude-code",
+      binaryPath,
+      version: "2.1.330",
+      origin: url,
+      name: "down.jsonl",
+    });
+    const live = createLiveSut({ ...gate(), adapter: "claude-code", binaryPath, model_upstream: url, benchRoot });
+    const thrown = await live.run(invocation()).catch((error: unknown) => error);
+    expect(thrown).toMatchObject({
+      failure_mode: "agent.infrastructure",
+      message: `claude-code: ECONNREFUSED connecting to the model endpoint ${new URL(url).host} (model request 1)`,
+    });
+    expect((thrown as Error).message).not.toMatch(/evalgate-case-|sk-/);
+  }, 120_000);
+
+  it("an endpoint that answers with an HTTP error is reachable: the CLI's failure stays the SUT's attempt", async () => {
+    const failing = createHttpServer((_request, response) =>
+      response.writeHead(500, { "content-type": "application/json" }).end('{"error":"overloaded"}'),
+    );
+    await new Promise<void>((resolve) => failing.listen(0, "127.0.0.1", resolve));
+    const url = `http://127.0.0.1:${(failing.address() as AddressInfo).port}`;
+    try {
+      writeReport(complianceDir, {
+        adapter: "claude-code",
+        binaryPath,
+        version: "2.1.330",
+        origin: url,
+        name: "500.jsonl",
+      });
+      const live = createLiveSut({ ...gate(), adapter: "claude-code", binaryPath, model_upstream: url, benchRoot });
+      const thrown = await live.run(invocation()).catch((error: unknown) => error);
+      expect(thrown).toMatchObject({ code: "EVAL_ADAPTER_TRIAL_FAILED" });
+      expect((thrown as { failure_mode?: unknown }).failure_mode).toBeUndefined();
+    } finally {
+      failing.closeAllConnections();
+      await new Promise<void>((resolve) => failing.close(() => resolve()));
+    }
   }, 120_000);
 });

@@ -17,6 +17,7 @@ import type {
   ReplayDivergence,
   ReplayMatcher,
   SpendLedger,
+  UnreachableUpstream,
   Upstream,
 } from "@eval/model-bridge";
 import { BRIDGE_TARGETS } from "./bridge-targets.ts";
@@ -42,6 +43,8 @@ export interface AgentNetworkRecord {
   readonly metered: MeteredFigures | null;
   readonly budget_stop: BudgetStop | null;
   readonly replay_divergence: ReplayDivergence | null;
+  /** The first model call the bridge could not connect upstream for: the agent's infrastructure failed. */
+  readonly upstream_unreachable: UnreachableUpstream | null;
 }
 
 export const HOST_NETWORK_RECORD: AgentNetworkRecord = Object.freeze({
@@ -51,6 +54,7 @@ export const HOST_NETWORK_RECORD: AgentNetworkRecord = Object.freeze({
   metered: null,
   budget_stop: null,
   replay_divergence: null,
+  upstream_unreachable: null,
 });
 
 /** Bridge settings of one backend: where model calls go and what a case may spend. */
@@ -121,7 +125,7 @@ export interface OpenedBridge {
 /**
  * Starts a bridge for one trial: a socket in a fresh 0700 directory, a per-trial dummy key, and the CLI's
  * settings (files written into its temporary `home`). `onStop` fires when the bridge refuses a call for
- * budget or a replay departs from its recording: the caller ends the session.
+ * budget, a replay departs from its recording, or the upstream cannot be connected to: the caller ends the session.
  */
 export async function openBridge(options: {
   readonly adapter: AgentAdapterName;
@@ -146,6 +150,7 @@ export async function openBridge(options: {
     ...(options.replay === undefined ? {} : { replay: options.replay }),
     onBudgetStop: options.onStop,
     onDivergence: options.onStop,
+    onUnreachable: options.onStop,
   });
   // As root the sandboxed relay runs as the sandbox's unprivileged uid: the socket must be its to connect to.
   const owner = sandboxOwner();
@@ -177,6 +182,7 @@ export async function openBridge(options: {
           metered: bridge.figures(),
           budget_stop: bridge.budgetStop(),
           replay_divergence: bridge.divergence(),
+          upstream_unreachable: bridge.unreachable(),
         },
         exchanges: bridge.exchanges(),
       };

@@ -130,8 +130,8 @@ export class ReplayDiverged extends SutDeclaredFailure {
 }
 
 /**
- * The harness saw the agent's infrastructure fail before the agent could do anything (its CLI could not be
- * started): the case ends as `agent.infrastructure`, which is never cached and takes the whole run out of the
+ * The harness saw the agent's infrastructure fail (its CLI could not be started, or the model bridge could not
+ * connect to the model endpoint): the case ends as `agent.infrastructure`, which is never cached and takes the whole run out of the
  * evidence. Only facts the harness observes qualify; what the CLI itself reports (auth, rate limit, network)
  * stays the SUT's failed attempt, since an agent could report it on the cases it cannot solve.
  */

@@ -147,7 +147,7 @@ export async function executeTrial(options: {
   let finished: { network: AgentNetworkRecord; exchanges: readonly RecordedExchange[] } | null = null;
   try {
     if (bridged && sandbox !== null) {
-      // A refused call (budget, replay divergence) makes every CLI stop within a fraction of a second; one that does not is stopped.
+      // A refused call (budget, replay divergence, unreachable upstream) makes every CLI stop within a fraction of a second; one that does not is stopped.
       bridge = await openBridge({
         adapter: adapter.name,
         home: sandbox.home,

@@ -134,6 +134,56 @@ describe("the bridge when the upstream misbehaves", () => {
     await b.close();
   });
 
+  it("upstream down (connection refused): recorded once as unreachable, naming the endpoint's host and no key", async () => {
+    const gone = await upstreamWith(() => undefined);
+    await gone.close();
+    const seen: unknown[] = [];
+    const b = await bridge(gone.url, { onUnreachable: (unreachable) => seen.push(unreachable) });
+    expect(b.unreachable()).toBeNull();
+    await call(b.socketPath, "/v1/messages", ANTHROPIC, sonnet);
+    await call(b.socketPath, "/v1/messages", ANTHROPIC, sonnet);
+    const host = new URL(gone.url).host;
+    expect(b.unreachable()).toEqual({ host, error_code: "ECONNREFUSED", request: 1 });
+    expect(seen).toEqual([b.unreachable()]);
+    expect(JSON.stringify(b.unreachable())).not.toContain(REAL_KEY);
+    await b.close();
+  });
+
+  it("an unknown host is unreachable too (ENOTFOUND or EAI_AGAIN, as the resolver answers)", async () => {
+    const b = await bridge("http://evalgate-no-such-host.invalid");
+    const answer = await call(b.socketPath, "/v1/messages", ANTHROPIC, sonnet);
+    expect(answer.status).toBe(502);
+    expect(b.unreachable()).toMatchObject({
+      host: "evalgate-no-such-host.invalid",
+      error_code: expect.stringMatching(/^(ENOTFOUND|EAI_AGAIN|EAI_FAIL)$/),
+    });
+    await b.close();
+  }, 60_000);
+
+  it("an upstream that answers, even with an HTTP error or by dying mid-stream, is reachable: nothing recorded", async () => {
+    const failing = await upstreamWith((_request, response) =>
+      response.writeHead(500, { "content-type": "application/json" }).end(json({ error: "overloaded" })),
+    );
+    const b = await bridge(failing.url);
+    const answer = await call(b.socketPath, "/v1/messages", ANTHROPIC, sonnet);
+    expect(answer.status).toBe(500);
+    expect(b.unreachable()).toBeNull();
+    expect(b.exchanges()).toEqual([expect.objectContaining({ status: 500 })]);
+    // The agent picks the path, never the host: a path naming a closed port still goes to the upstream.
+    const aimed = await call(b.socketPath, `//127.0.0.1:1/v1/messages`, ANTHROPIC, sonnet);
+    expect(aimed.status).toBe(500);
+    expect(b.unreachable()).toBeNull();
+    const dying = await upstreamWith((_request, response) => {
+      response.writeHead(200, { "content-type": "text/event-stream" });
+      response.write(SCRIPTED["anthropic-messages"].slice(0, 60));
+      setTimeout(() => response.socket?.destroy(), 20);
+    });
+    const d = await bridge(dying.url);
+    await call(d.socketPath, "/v1/messages", ANTHROPIC, sonnet);
+    expect(d.unreachable()).toBeNull();
+    await Promise.all([b.close(), d.close(), failing.close(), dying.close()]);
+  });
+
   it("upstream dies mid-stream: the agent's response is cut (never completed as if whole)", async () => {
     const dying = await upstreamWith((_request, response) => {
       response.writeHead(200, { "content-type": "text/event-stream" });

@@ -12,7 +12,7 @@ import { PRICE_TABLE } from "./price-table.ts";
 import type { WireProtocol } from "./protocols.ts";
 import { CLIENT_KEY_HEADERS, modelOf, protocolError, protocolOfPath } from "./protocols.ts";
 import type { RecordedExchange, ReplayDivergence, ReplayMatcher } from "./exchanges.ts";
-import { forwardUpstream } from "./forward.ts";
+import { forwardUpstream, UpstreamUnreachable } from "./forward.ts";
 import type { Upstream } from "./forward.ts";
 
 /** Per case trial: the most model calls, and the most priced spend, the agent may make. */
@@ -35,6 +35,16 @@ export interface BudgetStop {
   readonly refused_at: number;
 }
 
+/** The first model call whose upstream could not be connected to (refused, unknown host, connect timeout). */
+export interface UnreachableUpstream {
+  /** The endpoint's host (and port), never its key. */
+  readonly host: string;
+  /** The system's error code, e.g. ECONNREFUSED, ENOTFOUND, ETIMEDOUT. */
+  readonly error_code: string;
+  /** 1-based number of the model call that failed. */
+  readonly request: number;
+}
+
 export interface ModelBridgeOptions {
   /** Where the bridge listens (its directory is bound into the sandbox). */
   readonly socketPath: string;
@@ -53,6 +63,8 @@ export interface ModelBridgeOptions {
   readonly onBudgetStop?: (stop: BudgetStop) => void;
   /** Called once, when a replayed conversation first departs from its recording. */
   readonly onDivergence?: (divergence: ReplayDivergence) => void;
+  /** Called once, when the upstream first cannot be connected to (the harness stops the agent soon after). */
+  readonly onUnreachable?: (unreachable: UnreachableUpstream) => void;
   /** The largest request body forwarded (default 64 MiB); a larger one is answered 413. */
   readonly maxRequestBytes?: number;
 }
@@ -64,6 +76,7 @@ export interface ModelBridge {
   exchanges(): readonly RecordedExchange[];
   budgetStop(): BudgetStop | null;
   divergence(): ReplayDivergence | null;
+  unreachable(): UnreachableUpstream | null;
   close(): Promise<void>;
 }
 
@@ -76,6 +89,7 @@ export async function startModelBridge(options: ModelBridgeOptions): Promise<Mod
   const sockets = new Set<Socket>();
   let stop: BudgetStop | null = null;
   let divergence: ReplayDivergence | null = null;
+  let unreachable: UnreachableUpstream | null = null;
   const secrets = [options.clientKey, ...(options.upstream.apiKey === null ? [] : [options.upstream.apiKey])];
 
   const refuse = (response: ServerResponse, protocol: WireProtocol | null, message: string, status?: number): void => {
@@ -147,6 +161,12 @@ export async function startModelBridge(options: ModelBridgeOptions): Promise<Mod
       protocol,
       response,
       secrets,
+    }).catch((error: unknown) => {
+      if (error instanceof UpstreamUnreachable && unreachable === null) {
+        unreachable = { host: error.host, error_code: error.errorCode, request: base.index + 1 };
+        options.onUnreachable?.(unreachable);
+      }
+      throw error;
     });
     if (protocol !== null) {
       const cost = meter.add(model, result.usage);
@@ -184,6 +204,7 @@ export async function startModelBridge(options: ModelBridgeOptions): Promise<Mod
     exchanges: () => exchanges,
     budgetStop: () => stop,
     divergence: () => divergence,
+    unreachable: () => unreachable,
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();

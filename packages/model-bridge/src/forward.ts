@@ -32,6 +32,32 @@ const HOP_BY_HOP = new Set([
   ...CLIENT_KEY_HEADERS,
 ]);
 
+/** Errors that mean no connection to the upstream was ever made: refused, no such host, no route, connect timed out. */
+const CONNECT_FAILURES = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EAI_FAIL",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ETIMEDOUT",
+]);
+
+/**
+ * The upstream could not be connected to (the request never left the host): the model endpoint's fault, not the
+ * agent's. Names the endpoint's host and the system's error code, never a key or a path.
+ */
+export class UpstreamUnreachable extends Error {
+  override readonly name = "UpstreamUnreachable";
+  readonly host: string;
+  readonly errorCode: string;
+  constructor(host: string, errorCode: string) {
+    super(`the model endpoint ${host} is unreachable (${errorCode})`);
+    this.host = host;
+    this.errorCode = errorCode;
+  }
+}
+
 export interface ForwardResult {
   readonly status: number;
   readonly contentType: string;
@@ -124,7 +150,16 @@ export function forwardUpstream(options: {
         incoming.on("error", reject);
       },
     );
-    outgoing.on("error", reject);
+    // Only an error before the TCP connection was made is unreachability; a reset or timeout later is the exchange failing.
+    let connected = false;
+    outgoing.on("socket", (socket) => {
+      if (!socket.connecting) connected = true;
+      else socket.once("connect", () => (connected = true));
+    });
+    outgoing.on("error", (error: NodeJS.ErrnoException) => {
+      const code = error.code ?? "";
+      reject(!connected && CONNECT_FAILURES.has(code) ? new UpstreamUnreachable(target.host, code) : error);
+    });
     // The client went away: stop the upstream call too.
     response.on("close", () => {
       if (!response.writableFinished) outgoing.destroy();

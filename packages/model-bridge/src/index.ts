@@ -1,5 +1,5 @@
 export { startModelBridge } from "./bridge.ts";
-export type { BudgetStop, CaseBudget, ModelBridge, SpendLedger } from "./bridge.ts";
+export type { BudgetStop, CaseBudget, ModelBridge, SpendLedger, UnreachableUpstream } from "./bridge.ts";
 export type { RecordedExchange, ReplayDivergence, ReplayMatcher } from "./exchanges.ts";
 export type { Upstream } from "./forward.ts";
 export type { MeteredFigures } from "./meter.ts";
