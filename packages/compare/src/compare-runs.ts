@@ -61,9 +61,9 @@ function checkComparable(baseline: RecordedReport, candidate: RecordedReport): v
 const rounded = (value: number): number => Number(value.toFixed(12));
 
 /**
- * The betting order's seed, from the data alone: the task class, the case ids compared and both SUT digests.
- * Run ids are not in it: a cached rerun gets a new id with the same data, and a seed from ids let anyone re-roll
- * the comparison until the bound came out high (8 reruns of identical data gave 8 different bounds).
+ * The wire's `order_seed`, from the data alone: the task class, the case ids compared and both SUT digests. The
+ * bound no longer reads an order (pairedLowerBound); the field stays in evalgate.comparison.v1 until the schema's
+ * next version, and stays a function of the data so identical data still gives identical output.
  */
 function compareOrderSeed(baseline: RecordedReport, candidate: RecordedReport, caseIds: readonly string[]): string {
   return framedDigest("evalgate.compare_order_seed.v1", [
@@ -80,7 +80,8 @@ const isBinary = (report: RecordedReport): boolean => report.score_kind === "bin
 /**
  * Compares a candidate run with a baseline run of the same task class over the same cases. Per case d =
  * candidate - baseline (each a case value: the mean of its trials); the one-sided 95% lower bound on the mean d
- * is the paired betting bound (@eval/statistics pairedLowerBound), valid at small n; binary task classes also get
+ * is the paired fixed-bet bound (@eval/statistics pairedLowerBound), valid at small n for the bench in hand and
+ * reading no order; binary task classes also get
  * the exact McNemar test on per-case outcomes (passed = every trial passed). Reads the chain only; never
  * changes anything. Throws EVAL_REPORT_NOT_FOUND for an unknown run id, EVAL_COMPARE_MISMATCH for runs that do
  * not pair.
@@ -125,7 +126,6 @@ export async function compareRuns(options: CompareRunsOptions): Promise<Comparis
     lower_bound_95: pairedLowerBound(
       changes.map((c) => c.baseline),
       changes.map((c) => c.candidate),
-      orderSeed,
     ),
     lower_bound_method: "paired_betting",
     order_seed: orderSeed,

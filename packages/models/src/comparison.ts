@@ -39,12 +39,12 @@ export const ComparisonSchema = z.strictObject({
   /** Mean over cases of candidate - baseline. */
   mean_difference: z.number().min(-1).max(1),
   /**
-   * One-sided 95% lower bound on the mean improvement (candidate - baseline): the betting bound on (d + 1) / 2,
+   * One-sided 95% lower bound on the mean improvement (candidate - baseline): the fixed-bet bound on (d + 1) / 2,
    * mapped back by 2L - 1 (valid at every n); -1 is "no information".
    */
   lower_bound_95: z.number().min(-1).max(1),
   lower_bound_method: z.literal("paired_betting"),
-  /** `<baseline run_id>|<candidate run_id>`: seeds the order the betting bound reads the differences in. */
+  /** A digest of the data compared (task class, both SUT digests, case ids); kept in v1, no longer read by the bound. */
   order_seed: z.string().min(1).max(500),
   /**
    * Binary task classes: the two-sided exact McNemar test (exact binomial on the discordant cases) on each

@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { bettingLowerBound } from "./bounds.ts";
+import { fixedBetLowerBound } from "./bounds.ts";
 import { mcnemarExact, pairedLowerBound } from "./paired.ts";
-import { bettingOrder } from "./statistics.ts";
 
 /** Outcome vectors with b baseline-only passes, c candidate-only passes and `both` concordant passes. */
 function outcomes(b: number, c: number, both = 3): { baseline: boolean[]; candidate: boolean[] } {
@@ -38,27 +37,30 @@ describe("mcnemarExact", () => {
 });
 
 describe("pairedLowerBound", () => {
-  it("is the betting bound on (d + 1) / 2 in the seeded order, mapped back", () => {
+  it("is the fixed-bet bound on (d + 1) / 2, mapped back, and reads no order", () => {
     const baseline = [0, 1, 0.5, 1, 0, 1, 1, 0.2, 0.6, 1];
     const candidate = [1, 1, 0.9, 1, 1, 0, 1, 0.8, 0.6, 1];
     const rescaled = baseline.map((b, i) => (candidate[i]! - b + 1) / 2);
-    const expected = 2 * bettingLowerBound(bettingOrder(rescaled, "seed")) - 1;
-    expect(pairedLowerBound(baseline, candidate, "seed")).toBeCloseTo(expected, 12);
+    const expected = 2 * fixedBetLowerBound(rescaled) - 1;
+    expect(pairedLowerBound(baseline, candidate)).toBeCloseTo(expected, 12);
+    expect(pairedLowerBound([...baseline].reverse(), [...candidate].reverse())).toBe(
+      pairedLowerBound(baseline, candidate),
+    );
   });
 
   it("stays below the mean difference and above -1", () => {
     const baseline = Array(15).fill(0.2);
     const candidate = Array(15).fill(0.9);
-    const bound = pairedLowerBound(baseline, candidate, "s");
+    const bound = pairedLowerBound(baseline, candidate);
     expect(bound).toBeLessThanOrEqual(0.7 + 1e-12);
     expect(bound).toBeGreaterThan(0);
-    expect(pairedLowerBound(candidate, baseline, "s")).toBeGreaterThanOrEqual(-1);
-    expect(pairedLowerBound(candidate, baseline, "s")).toBeLessThan(-0.7);
+    expect(pairedLowerBound(candidate, baseline)).toBeGreaterThanOrEqual(-1);
+    expect(pairedLowerBound(candidate, baseline)).toBeLessThan(-0.7);
   });
 
   it("is -1 for no pairs and refuses bad input", () => {
-    expect(pairedLowerBound([], [], "s")).toBe(-1);
-    expect(() => pairedLowerBound([0.5], [], "s")).toThrow(RangeError);
-    expect(() => pairedLowerBound([1.5], [0], "s")).toThrow(RangeError);
+    expect(pairedLowerBound([], [])).toBe(-1);
+    expect(() => pairedLowerBound([0.5], [])).toThrow(RangeError);
+    expect(() => pairedLowerBound([1.5], [0])).toThrow(RangeError);
   });
 });

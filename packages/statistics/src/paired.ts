@@ -1,21 +1,19 @@
 // Paired comparison of two systems on the same cases: a one-sided lower bound on the mean improvement that is
-// valid at every n, and the exact McNemar test for pass/fail outcomes.
-import { bettingLowerBound, compensatedSum } from "./bounds.ts";
-import { bettingOrder } from "./statistics.ts";
+// valid at every n for the bench in hand, and the exact McNemar test for pass/fail outcomes.
+import { compensatedSum, fixedBetLowerBound } from "./bounds.ts";
 
 /**
  * The one-sided (1 - alpha) lower bound on the mean paired difference d_i = candidate_i - baseline_i of values in
- * [0, 1] (so d in [-1, 1]): the betting bound (bounds.ts) on (d + 1) / 2 in [0, 1], mapped back by 2L - 1. The
- * differences, given in case_id order, are read in the seeded order of bettingOrder (a permutation of positions
- * that depends on n and `orderSeed` alone), as the run bound does. Valid at every n when the pairs are independent across cases
- * (coverage: paired-coverage.test.ts). Never above the mean difference; -1 for no pairs.
+ * [0, 1] (so d in [-1, 1]): the fixed-bet bound (bounds.ts fixedBetLowerBound) on y_i = (d_i + 1) / 2 in [0, 1],
+ * mapped back by 2L - 1. Why valid for the bench in hand: y_i is a function of case i's pair alone, so the y_i are
+ * independent across cases, bounded in [0, 1], with means ν_i = (δ_i + 1) / 2 that may all differ; that is
+ * exactly fixedBetLowerBound's hypothesis (AM-GM on Π_i (1 + λ(ν_i − m)) with bets fixed in advance), so mean ν
+ * is missed with probability <= alpha, and 2ν − 1 is the mean difference (an increasing affine map keeps the
+ * event). The pair's own dependence (baseline and candidate on one case) is inside y_i and costs nothing. Reads
+ * no order (a product does not depend on it): identical data gives the identical bound. Coverage:
+ * paired-coverage.test.ts, paired-coverage-per-bench.test.ts. Never above the mean difference; -1 for no pairs.
  */
-export function pairedLowerBound(
-  baseline: readonly number[],
-  candidate: readonly number[],
-  orderSeed: string,
-  alpha = 0.05,
-): number {
+export function pairedLowerBound(baseline: readonly number[], candidate: readonly number[], alpha = 0.05): number {
   if (baseline.length !== candidate.length)
     throw new RangeError(
       `pairedLowerBound: ${baseline.length} baseline values but ${candidate.length} candidate values`,
@@ -27,7 +25,7 @@ export function pairedLowerBound(
       throw new RangeError(`pairedLowerBound: values must be in [0, 1], got ${b} and ${c}`);
     return (c - b + 1) / 2;
   });
-  const bound = 2 * bettingLowerBound(bettingOrder(rescaled, orderSeed), alpha) - 1;
+  const bound = 2 * fixedBetLowerBound(rescaled, alpha) - 1;
   const meanDifference = (2 * compensatedSum(rescaled)) / rescaled.length - 1;
   return Math.max(-1, Math.min(bound, meanDifference));
 }

@@ -17,7 +17,7 @@ export class CompareCommand extends EvalgateCommand {
     details: `
       Reads both runs from the audit chain; they must be of the same task class over the same cases.
       Per case d = candidate - baseline (a case's value is the mean of its trials); prints the one-sided
-      95% lower bound on the mean improvement (the paired betting bound, valid at small n), the exact
+      95% lower bound on the mean improvement (the paired fixed-bet bound, valid at small n), the exact
       McNemar test for binary task classes, and the cases that improved and regressed. One JSON line by
       default; --format human prints a summary. --write also saves it under <state>/recommendations/
       (advice: it never changes a tier). Exit 12 under --fail-on-regression <margin> when the bound is
@@ -97,7 +97,7 @@ export function formatComparisonHuman(c: Comparison, path: string | null): strin
   const lines = [
     `${c.task_class}: candidate ${c.candidate.run_id} (${c.candidate.sut_label}, ${c.candidate.trials_per_case} trial(s)/case) vs baseline ${c.baseline.run_id} (${c.baseline.sut_label}, ${c.baseline.trials_per_case} trial(s)/case)`,
     `${c.case_count} paired cases: mean ${c.baseline.mean.toFixed(3)} -> ${c.candidate.mean.toFixed(3)}, difference ${signed(c.mean_difference)}`,
-    `one-sided 95% lower bound on the improvement ${signed(c.lower_bound_95)} (paired betting bound over cases)`,
+    `one-sided 95% lower bound on the improvement ${signed(c.lower_bound_95)} (paired fixed-bet bound over cases)`,
     c.mcnemar === null
       ? "McNemar: not applicable (graded task class)"
       : `exact McNemar (two-sided, on per-case outcomes; passed = every trial passed): baseline-only ${c.mcnemar.baseline_only}, candidate-only ${c.mcnemar.candidate_only}, p = ${c.mcnemar.p_value.toPrecision(4)}`,

@@ -171,6 +171,37 @@ describe("evalgate run --trials", () => {
     expect(reverse.stderr).toMatch(/below the margin -0\.05/);
   });
 
+  it("compare: a cached rerun of the candidate (same data, new run id) gives byte-identical figures and human output", async () => {
+    const rerun = await run("shared", 0.9, "--trials", "5");
+    expect(rerun.code, rerun.stderr).toBe(0);
+    const rerunId = (lines(rerun.stdout).at(-1) as { run_id: string }).run_id;
+    expect(rerunId).not.toBe(summary09.run_id);
+    const state = ["--out", join(bench.root, "shared")];
+    const compareWith = async (candidate: string, ...extra: string[]) => {
+      const result = await invoke(
+        ["compare", "--baseline", summary07.run_id, "--candidate", candidate, ...state, ...extra],
+        {
+          cwd: bench.root,
+        },
+      );
+      expect(result.code, result.stderr).toBe(0);
+      return result.stdout;
+    };
+    // Only the candidate's identity (run id, chain head) and the comparison's time may differ; every figure is
+    // the same bytes.
+    const figures = (stdout: string) =>
+      JSON.stringify(lines(stdout)[0], (key, value) =>
+        key === "candidate" ? { ...value, run_id: null, chain_head: null } : key === "compared_at" ? null : value,
+      );
+    const original = await compareWith(summary09.run_id);
+    const cached = await compareWith(rerunId);
+    expect(figures(cached)).toBe(figures(original));
+    expect(lines(cached)[0]).toMatchObject({ candidate: { run_id: rerunId } });
+    const human = async (candidate: string) =>
+      (await compareWith(candidate, "--format", "human")).replaceAll(candidate, "<candidate>");
+    expect(await human(rerunId)).toBe(await human(summary09.run_id));
+  }, 300_000);
+
   it("one trial: a compact reliability line; harness errors are counted apart and --retry-errors reruns only them", async () => {
     await writeFile(
       join(bench.root, "boom.mjs"),
