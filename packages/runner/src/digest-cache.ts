@@ -1,5 +1,5 @@
 // Digests kept between runs, keyed on what a user cannot restore after changing a file (see `fileKey`):
-// the command SUT's view (`<state>/file-digests.json`) and the case trees (`<state>/case-trees.json`,
+// the command SUT's view (`<state>/file-digests.json`) and the case trees (`<state>/case-trees.sealed`,
 // sealed with the cache key, since a forged entry there would pass a changed case).
 import { readFileSync, mkdirSync } from "node:fs";
 import type { KeyObject } from "node:crypto";

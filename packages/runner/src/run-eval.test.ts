@@ -454,7 +454,7 @@ describe("runEval end to end (real registry, rubric subprocesses, cache and chai
         });
       let sut = counting(await moduleSut(`${sutFile}#halfUpper`));
       await run();
-      expect(readFileSync(join(stateDir, "case-trees.json"), "utf8")).toContain("expected/text.txt");
+      expect(readFileSync(join(stateDir, "case-trees.sealed"), "utf8")).toContain("expected/text.txt");
       const file = join(own.benchPath, "cases", "b", "expected", "text.txt");
       const before = statSync(file);
       await writeFile(

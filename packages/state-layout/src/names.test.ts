@@ -29,7 +29,7 @@ describe("the state directory's layout", () => {
       hostId: "/s/host_id",
       checkpoint: "/s/chain.checkpoint",
       fileDigests: "/s/file-digests.json",
-      caseTrees: "/s/case-trees.json",
+      caseTrees: "/s/case-trees.sealed",
     });
     expect(new Set(Object.values(STATE_NAMES)).size).toBe(Object.keys(STATE_NAMES).length);
     expect(DEFAULT_STATE_DIR).toBe(".evalgate");

@@ -28,7 +28,7 @@ export const STATE_NAMES = {
   /** Content digests of the files a `command:` SUT can read, by device, inode, size, ctime and mtime. */
   fileDigests: "file-digests.json",
   /** Case-tree digests by the keys of every entry of each tree, sealed with the cache key. */
-  caseTrees: "case-trees.json",
+  caseTrees: "case-trees.sealed",
 } as const;
 
 /** The subdirectories evalgate writes into (each must be a writable directory when it exists). */
