@@ -221,19 +221,22 @@ describe("slirp4netns, refused and failing", () => {
     chmodSync(stuck, 0o755);
     const info = new PassThrough();
     const network = new SlirpNetwork(stuck);
-    const connecting = network.connect(info, new PassThrough());
+    // The rejection is expected while stop() waits: its handler is attached before, as the runner does.
+    const connecting = expect(network.connect(info, new PassThrough())).rejects.toThrow(
+      /slirp4netns exited before the network was up \(exit SIGKILL\)/,
+    );
     info.write('{"child-pid": 1}');
     await new Promise((resolve) => setTimeout(resolve, 300));
     const started = performance.now();
     await network.stop();
     expect(performance.now() - started).toBeLessThan(5_000);
-    await expect(connecting).rejects.toThrow(/slirp4netns exited before the network was up \(exit SIGKILL\)/);
+    await connecting;
 
     const missing = new PassThrough();
     const absent = new SlirpNetwork(join(dir, "no-such-slirp"));
-    const failing = absent.connect(missing, new PassThrough());
+    const failing = expect(absent.connect(missing, new PassThrough())).rejects.toThrow(/cannot start slirp4netns/);
     missing.write('{"child-pid": 1}');
-    await expect(failing).rejects.toThrow(/cannot start slirp4netns/);
+    await failing;
     await absent.stop();
   }, 30_000);
 });
