@@ -13,6 +13,7 @@ import { loadOrCreateMacKey, sealEntry } from "@eval/cache";
 import type { CatalogRun } from "@eval/promotion";
 import { readHistory } from "./history-index.ts";
 import { listRecordedRuns } from "./run-list.ts";
+import { verifiedHistory } from "./verified-history.ts";
 
 let stateDir: string;
 let runsDir: string;
@@ -105,6 +106,34 @@ describe("the history index", () => {
     expect(history[0]).toEqual(before[0]);
     expect(warnings.map((w) => w.code)).toEqual(["history.index_rebuilt"]);
     expect(first).toBe(history[0]!.file);
+  });
+
+  it("an index standing at the verified head is read as it stands: the view sees the chain it verified, without a second listing", async () => {
+    const indexed = await read();
+    const head = { records: 3, head: indexed.at(-1)!.chain_hash };
+    // A run appends after the caller verified the chain: the view stays at the head it verified.
+    await append(runReport({ runId: "run-d", passed: 10 }));
+    const atHead = await readHistory({ stateDir, onWarning, verifiedHead: head });
+    expect([...atHead.entries()]).toEqual(indexed);
+    // Any other head (another count, another hash): the index is checked against the listing and extended.
+    for (const other of [
+      { ...head, records: 4 },
+      { ...head, head: indexed[1]!.chain_hash },
+    ]) {
+      const listed = await readHistory({ stateDir, onWarning, verifiedHead: other });
+      expect([...listed.entries()].map((s) => s.run_id)).toEqual(["run-a", "partial:run-b", "run-c", "run-d"]);
+    }
+    expect(warnings).toEqual([]);
+  });
+
+  it("an index standing at the verified head but no longer a prefix of the listing is still caught by the views' chain check", async () => {
+    await read();
+    const [, second] = recordFiles();
+    renameSync(join(runsDir, second!), join(stateDir, "moved.json"));
+    const viewed = await verifiedHistory(stateDir, onWarning);
+    expect(viewed.chain.ok).toBe(false);
+    expect(viewed.catalog).toBeUndefined();
+    expect([...viewed.history.entries()].map((s) => s.file)).toEqual(recordFiles());
   });
 
   it("an index that cannot be written is a warning: the history is still read from the chain", async () => {

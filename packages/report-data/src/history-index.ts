@@ -51,6 +51,12 @@ interface Tables {
 export interface HistoryIndexOptions {
   readonly stateDir: string;
   readonly onWarning: WarningSink;
+  /**
+   * The chain as the caller just verified it (its record count and head chain hash). A sealed index whose newest
+   * entry is that head, at that count, is the chain's history as verified (a chain hash commits to every record
+   * before it), so it is read without listing the runs directory; any other index is checked against the listing.
+   */
+  readonly verifiedHead?: { readonly records: number; readonly head: string };
 }
 
 /** The summary of one chain record, as the chain reader gives it; its pooling key, cases and signer interned. */
@@ -262,9 +268,11 @@ const SEPARATOR = "\t";
  */
 export async function readHistory(options: HistoryIndexOptions): Promise<History> {
   const runsDir = stateLayout(options.stateDir).runs;
-  const names = (await listRuns(runsDir)).records;
   const stored = await storedPieces(options);
   const tables = stored.tables ?? { pooling: [], cases: [] };
+  if (stored.pieces !== null && standsAt(new History(stored.pieces, tables), options.verifiedHead))
+    return new History(stored.pieces, tables);
+  const names = (await listRuns(runsDir)).records;
   const usable = stored.pieces !== null && isPrefix(new History(stored.pieces, tables), names);
   if (stored.problem !== null || (stored.pieces !== null && !usable)) {
     const why = stored.problem ?? "does not match the chain's records (records were removed, renamed or replaced)";
@@ -287,6 +295,11 @@ export async function readHistory(options: HistoryIndexOptions): Promise<History
     });
   });
   return new History(pieces, interner.tables);
+}
+
+/** Whether the index's newest entry is the verified head at the verified count (one listing per view, not two). */
+function standsAt(history: History, head: HistoryIndexOptions["verifiedHead"]): boolean {
+  return head !== undefined && history.length > 0 && history.length === head.records && history.head === head.head;
 }
 
 function isPrefix(history: History, names: readonly string[]): boolean {

@@ -21,7 +21,8 @@ export interface VerifiedHistory {
 export async function verifiedHistory(stateDir: string, onWarning: WarningSink): Promise<VerifiedHistory> {
   const runsDir = stateLayout(stateDir).runs;
   const chain = await verifyChainForRun({ stateDir, runsDir, onWarning, bestEffort: true });
-  const history = await readHistory({ stateDir, onWarning });
+  const verifiedHead = chain.ok ? { records: chain.skipped + chain.records, head: chain.head } : undefined;
+  const history = await readHistory({ stateDir, onWarning, verifiedHead });
   const atHead =
     chain.ok &&
     history.length === chain.skipped + chain.records &&
