@@ -2,7 +2,7 @@
 import type { BenchRunReport, FailureMode } from "@eval/models";
 import type { RunEvalResult } from "@eval/runner";
 import { formatReliabilityLines, formatTrialTable } from "./format-reliability.ts";
-import { escapeTerminal, meteredText } from "@eval/reports";
+import { escapeTerminal, meteredText } from "@eval/reports/terminal";
 import { RUN_CASE_LINE_SCHEMA_VERSION, RUN_SUMMARY_LINE_SCHEMA_VERSION } from "@eval/models/names";
 
 export type RunSummary = ReturnType<typeof runSummary>;

@@ -1,5 +1,5 @@
 import type { PromotionVerdict } from "@eval/models";
-import { escapeTerminal } from "@eval/reports";
+import { escapeTerminal } from "@eval/reports/terminal";
 
 const round = (value: number): number => Number(value.toFixed(4));
 

@@ -1,5 +1,5 @@
 import type { EvalgateContext } from "./context.ts";
-import { escapeTerminal } from "@eval/reports";
+import { escapeTerminal } from "@eval/reports/terminal";
 
 export interface ProgressState {
   readonly done: number;

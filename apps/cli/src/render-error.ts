@@ -1,6 +1,6 @@
 import { ioError, isEvalError, isStorageFault } from "@eval/errors";
 import { ERROR_PRESENTATION, ExitCode } from "./exit-codes.ts";
-import { escapeTerminal } from "@eval/reports";
+import { escapeTerminal } from "@eval/reports/terminal";
 
 export interface RenderedError {
   readonly exitCode: ExitCode;

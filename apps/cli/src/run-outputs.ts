@@ -1,11 +1,9 @@
 // The outputs of `evalgate run` and `evalgate merge` built from the run just recorded: a JUnit file and a
-// Markdown job summary for CI, and the at-a-glance lines a human-format run ends with.
+// Markdown job summary for CI, and the at-a-glance lines a human-format run ends with. The views and renderers
+// are imported only when one of them is asked for: a JSON-lines run without CI outputs loads none of them.
 import { resolve } from "node:path";
 import type { WarningSink } from "@eval/errors";
-import { recordedRunViews } from "@eval/report-data";
 import type { RecordedRunViewsInput } from "@eval/report-data";
-import { renderJunit, renderMarkdownSummary, renderRunGlance } from "@eval/reports";
-import { appendOutputFile, writeOutputFile } from "./output-file.ts";
 
 export interface RunOutputOptions {
   /** The run just recorded: its report, the chain as verified after the append, its task class (or where to load it). */
@@ -49,6 +47,11 @@ export async function writeRunOutputs(options: RunOutputOptions): Promise<RunOut
   const glance = options.glanceRecordPath;
   if (options.junit === undefined && summaries.length === 0 && glance === undefined)
     return { written: [], glance: null };
+  const [
+    { recordedRunViews },
+    { renderJunit, renderMarkdownSummary, renderRunGlance },
+    { appendOutputFile, writeOutputFile },
+  ] = await Promise.all([import("@eval/report-data"), import("@eval/reports"), import("./output-file.ts")]);
   const noVerdict: string[] = [];
   const onWarning: WarningSink =
     glance === undefined

@@ -1,6 +1,6 @@
 import type { EvalWarning, WarningSink } from "@eval/errors";
 import type { EvalgateContext } from "./context.ts";
-import { escapeTerminal } from "@eval/reports";
+import { escapeTerminal } from "@eval/reports/terminal";
 import { WARNING_LINE_SCHEMA_VERSION } from "@eval/models/names";
 
 /** Warnings go to stderr, one line each: JSON for machines, text for people. */

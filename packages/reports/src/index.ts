@@ -1,9 +1,8 @@
-export { escapeTerminal } from "./escape.ts";
 export { readEmbeddedData, renderHtmlReport } from "./html.ts";
 export { renderJunit } from "./junit.ts";
 export { renderRunGlance } from "./glance.ts";
 export { renderMarkdownSummary } from "./markdown.ts";
-export { meteredText, REPORT_DATA_SCHEMA_VERSION } from "./report-data.ts";
+export { REPORT_DATA_SCHEMA_VERSION } from "./report-data.ts";
 export type {
   CaseEvidence,
   CaseTrials,

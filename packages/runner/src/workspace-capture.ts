@@ -1,14 +1,22 @@
 // What a SUT did to its workspace, as the harness sees it (for every SUT kind): the files it added,
 // changed and deleted against the case's input, their bytes kept content-addressed in the state
 // directory's blob store, so a later `show` can display the diff and `rescore` can rebuild the workspace.
+import { createRequire } from "node:module";
 import { closeSync, constants, fstatSync, mkdirSync, openSync, readSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { createTwoFilesPatch } from "diff";
 import { blake3Digest } from "@eval/hashing";
 import { MAX_CAPTURED_CHANGES } from "@eval/models";
 import type { WorkspaceCapture, WorkspaceChange } from "@eval/models";
 import { replaceFileSync } from "@eval/durable-fs";
 import { readBlob, writeBlob } from "./blob-store.ts";
+
+// Loaded on first use: only rendering a captured diff needs it (loading it cost every run's start-up).
+const requireHere = createRequire(import.meta.url);
+/** A unified diff of two texts (3 lines of context), with the `diff` package's header. */
+function unifiedPatch(oldName: string, newName: string, before: string, after: string): string {
+  const { createTwoFilesPatch } = requireHere("diff") as typeof import("diff");
+  return createTwoFilesPatch(oldName, newName, before, after, undefined, undefined, { context: 3 });
+}
 
 /** A file larger than this is kept by size (and digest, when read) only. */
 const MAX_STORED_FILE_BYTES = 1024 * 1024;
@@ -134,15 +142,7 @@ export function capturedDiff(blobsDir: string, capture: WorkspaceCapture): strin
         `--- ${oldName}\n+++ ${newName}\n# ${change.status}: binary file, ${change.after?.bytes ?? 0} bytes\n`,
       );
     } else {
-      const patch = createTwoFilesPatch(
-        oldName,
-        newName,
-        old?.toString("utf8") ?? "",
-        now?.toString("utf8") ?? "",
-        undefined,
-        undefined,
-        { context: 3 },
-      );
+      const patch = unifiedPatch(oldName, newName, old?.toString("utf8") ?? "", now?.toString("utf8") ?? "");
       parts.push(patch.replace(/^=+\n/, ""));
     }
   }

@@ -6,7 +6,7 @@ import { ExitCode } from "../exit-codes.ts";
 import { numberFlag, numberRule } from "../number-flag.ts";
 import * as t from "typanion";
 import { formatOption, stateDirOption } from "../options.ts";
-import { escapeTerminal } from "@eval/reports";
+import { escapeTerminal } from "@eval/reports/terminal";
 import { DEFAULT_STATE_DIR, stateLayout } from "@eval/state-layout";
 
 export class CompareCommand extends EvalgateCommand {

@@ -1,5 +1,11 @@
-import { parse, type ParseError } from "jsonc-parser";
+import { createRequire } from "node:module";
+import type { ParseError } from "jsonc-parser";
 import { IMPORTER_GROUPS, PACKAGE_GROUPS, walkClosure, wantedFrom, type Graph } from "./closure.ts";
+
+// Loaded on first use: most runs read no bun lockfile (loading the parser cost every run's start-up).
+const requireHere = createRequire(import.meta.url);
+const parse: typeof import("jsonc-parser").parse = (...args) =>
+  (requireHere("jsonc-parser") as typeof import("jsonc-parser")).parse(...args);
 
 /** A bun.lock package: [ident `name@version`, registry, info (dependencies ...), integrity]. */
 type BunPackage = readonly [string, string?, Record<string, unknown>?, string?];

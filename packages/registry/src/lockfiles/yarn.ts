@@ -1,4 +1,4 @@
-import { parseSyml } from "@yarnpkg/parsers";
+import { createRequire } from "node:module";
 import {
   IMPORTER_GROUPS,
   isWorkspace,
@@ -8,6 +8,12 @@ import {
   type Graph,
   type Wanted,
 } from "./closure.ts";
+
+// Loaded on first use: most runs read no yarn lockfile, and the parser is a CommonJS package with its own
+// dependencies (loading it cost every run's start-up; docs/performance.md, run-warm).
+const requireHere = createRequire(import.meta.url);
+const parseSyml = (text: string): unknown =>
+  (requireHere("@yarnpkg/parsers") as typeof import("@yarnpkg/parsers")).parseSyml(text);
 
 interface YarnEntry {
   readonly version?: string;
