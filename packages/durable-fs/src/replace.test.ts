@@ -2,11 +2,16 @@ import { spawn } from "node:child_process";
 import { linkSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { mountTmpfs } from "@eval/test-utils";
 import { afterAll, describe, expect, it } from "vitest";
 import { replaceFile, replaceFileSync, syncDirectory } from "./replace.ts";
 
 const root = mkdtempSync(join(tmpdir(), "durable-fs-replace-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
+const tmpfs = mountTmpfs(256);
+afterAll(() => {
+  if ("unmount" in tmpfs) tmpfs.unmount();
+});
 
 describe("replaceFile", () => {
   it("replaces a file whole, with the mode asked, durably by default and without fsync on request", async () => {
@@ -78,4 +83,24 @@ describe("replaceFile", () => {
     );
     await expect(syncDirectory(join(root, "missing"))).rejects.toMatchObject({ code: "ENOENT" });
   });
+
+  // A nearly full file system takes part of a write and returns the count (a short write, not an error):
+  // 300 KiB into 256 KiB of tmpfs gives one. Each write must then loop, meet ENOSPC, and leave the old file.
+  it.skipIf("skip" in tmpfs)(
+    "a short write on a nearly full file system never renames a torn file into place",
+    async () => {
+      if (!("path" in tmpfs)) return;
+      const path = join(tmpfs.path, "verdict.json");
+      replaceFileSync(path, "old\n");
+      const big = Buffer.alloc(300 * 1024, 0x61);
+      expect(() => replaceFileSync(path, big)).toThrow(expect.objectContaining({ code: "ENOSPC" }));
+      expect(readFileSync(path, "utf8")).toBe("old\n");
+      await expect(replaceFile(path, big.toString())).rejects.toMatchObject({ code: "ENOSPC" });
+      expect(readFileSync(path, "utf8")).toBe("old\n");
+      expect(readdirSync(tmpfs.path)).toEqual(["verdict.json"]);
+      const fits = Buffer.alloc(200 * 1024, 0x62);
+      replaceFileSync(path, fits);
+      expect(readFileSync(path).equals(fits)).toBe(true);
+    },
+  );
 });

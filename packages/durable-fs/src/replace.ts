@@ -1,11 +1,22 @@
 // Atomic replace: the one policy for a file that is rewritten whole (a detail, a pointer, a verdict).
-import { closeSync, fsyncSync, openSync } from "node:fs";
-import { open } from "node:fs/promises";
+import {
+  chmodSync,
+  chownSync,
+  closeSync,
+  fsyncSync,
+  openSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from "node:fs";
+import { open, rename, rm } from "node:fs/promises";
 import { dirname } from "node:path";
-import writeFileAtomic from "write-file-atomic";
+import { randomBytes } from "node:crypto";
 
 export interface ReplaceOptions {
-  /** The file's mode (default: write-file-atomic's, the replaced file's mode or 0666 less the umask). */
+  /** The file's mode (default: the replaced file's mode, or 0666 less the umask for a new file). */
   readonly mode?: number;
   /**
    * `"power-loss"` (default): the file and its directory are fsynced, so the new content survives a power
@@ -17,20 +28,105 @@ export interface ReplaceOptions {
 
 /**
  * Replaces `path` with `data` atomically: a temporary file beside it, written whole, then renamed over
- * it. A reader sees the old content or the new, never part of either; a failed write (a full disk)
- * removes its temporary file. Errors are the system's, for the caller to name (`ioError`).
+ * it. A reader sees the old content or the new, never part of either. A write may be short (a nearly full
+ * file system accepts part of it and returns the count): the writes loop until every byte is down, and the
+ * failure that ends a loop (ENOSPC) removes the temporary file and leaves the old content in place. Errors
+ * are the system's, for the caller to name (`ioError`).
  */
 export async function replaceFile(path: string, data: string | Buffer, options: ReplaceOptions = {}): Promise<void> {
-  const durable = (options.survives ?? "power-loss") === "power-loss";
-  await writeFileAtomic(path, data, { ...(options.mode === undefined ? {} : { mode: options.mode }), fsync: durable });
-  if (durable) await syncDirectory(dirname(path));
+  const plan = planReplace(path, options);
+  const bytes = typeof data === "string" ? Buffer.from(data) : data;
+  const handle = await open(plan.temp, "wx", plan.mode ?? 0o666);
+  let renamed = false;
+  try {
+    try {
+      for (let done = 0; done < bytes.length;)
+        done += (await handle.write(bytes, done, bytes.length - done)).bytesWritten;
+      if (plan.durable) await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    keepOwnerAndMode(plan);
+    await rename(plan.temp, plan.target);
+    renamed = true;
+  } finally {
+    if (!renamed) await rm(plan.temp, { force: true });
+  }
+  if (plan.durable) await syncDirectory(dirname(plan.target));
 }
 
 /** `replaceFile` for synchronous callers. */
 export function replaceFileSync(path: string, data: string | Buffer, options: ReplaceOptions = {}): void {
-  const durable = (options.survives ?? "power-loss") === "power-loss";
-  writeFileAtomic.sync(path, data, { ...(options.mode === undefined ? {} : { mode: options.mode }), fsync: durable });
-  if (durable) syncDirectorySync(dirname(path));
+  const plan = planReplace(path, options);
+  const bytes = typeof data === "string" ? Buffer.from(data) : data;
+  const fd = openSync(plan.temp, "wx", plan.mode ?? 0o666);
+  let renamed = false;
+  try {
+    try {
+      writeAllSync(fd, bytes);
+      if (plan.durable) fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    keepOwnerAndMode(plan);
+    renameSync(plan.temp, plan.target);
+    renamed = true;
+  } finally {
+    if (!renamed) rmSync(plan.temp, { force: true });
+  }
+  if (plan.durable) syncDirectorySync(dirname(plan.target));
+}
+
+/** Writes every byte of `bytes` to `fd` from its current offset: a short write is followed by the rest. */
+function writeAllSync(fd: number, bytes: Uint8Array): void {
+  for (let done = 0; done < bytes.length;) {
+    const wrote = writeSync(fd, bytes, done, bytes.length - done);
+    if (wrote <= 0)
+      throw Object.assign(new Error(`write returned ${wrote} with ${bytes.length - done} bytes left`), { code: "EIO" });
+    done += wrote;
+  }
+}
+
+interface ReplacePlan {
+  /** The file renamed over: `path` with its symlinks resolved, so a link keeps pointing at the new content. */
+  readonly target: string;
+  readonly temp: string;
+  readonly durable: boolean;
+  readonly mode: number | undefined;
+  /** The replaced file's owner, kept when root rewrites someone else's file. */
+  readonly owner: { readonly uid: number; readonly gid: number } | undefined;
+}
+
+/** Counts this process's replaces, so two temporary names never meet (with the pid and random bytes). */
+let replaces = 0;
+
+function planReplace(path: string, options: ReplaceOptions): ReplacePlan {
+  let target = path;
+  try {
+    target = realpathSync(path);
+  } catch {
+    // a file not created yet
+  }
+  let existing: { mode: number; uid: number; gid: number } | undefined;
+  try {
+    existing = statSync(target);
+  } catch {
+    existing = undefined;
+  }
+  replaces += 1;
+  return {
+    target,
+    temp: `${target}.replacing-${process.pid}-${replaces}-${randomBytes(4).toString("hex")}`,
+    durable: (options.survives ?? "power-loss") === "power-loss",
+    mode: options.mode ?? (existing === undefined ? undefined : existing.mode & 0o7777),
+    owner: existing === undefined ? undefined : { uid: existing.uid, gid: existing.gid },
+  };
+}
+
+/** The mode asked for (not less the umask) and, as root, the replaced file's owner. */
+function keepOwnerAndMode(plan: ReplacePlan): void {
+  if (plan.owner !== undefined && process.getuid?.() === 0) chownSync(plan.temp, plan.owner.uid, plan.owner.gid);
+  if (plan.mode !== undefined) chmodSync(plan.temp, plan.mode);
 }
 
 /** Fsyncs a directory, so an entry just created, linked or renamed in it survives a power cut. */

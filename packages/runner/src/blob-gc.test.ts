@@ -9,6 +9,8 @@ import {
   utimesSync,
   writeFileSync,
 } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -153,4 +155,70 @@ describe("gc beside runs that capture workspaces", () => {
     }
     expect((await verifyChain({ runsDir: layout.runs })).ok).toBe(true);
   }, 300_000);
+});
+
+describe("a gc killed with SIGKILL mid-way", () => {
+  /** Runs collectBlobs in a child process and SIGKILLs it at a random moment; the `.gc-<pid>` names it left. */
+  async function killedGc(runsDir: string, blobsDir: string): Promise<string[]> {
+    const child = spawn(
+      process.execPath,
+      [
+        "--conditions=@eval/source",
+        "--input-type=module",
+        "-e",
+        `import { collectBlobs } from ${JSON.stringify(join(import.meta.dirname, "blob-gc.ts"))};
+         process.stdout.write("go\\n");
+         collectBlobs(${JSON.stringify(runsDir)}, ${JSON.stringify(blobsDir)});`,
+      ],
+      { stdio: ["ignore", "pipe", "inherit"] },
+    );
+    const exited = new Promise((resolve) => child.once("exit", resolve));
+    await new Promise((resolve) => child.stdout.once("data", resolve));
+    await new Promise((resolve) => setTimeout(resolve, Math.random() * 150));
+    child.kill("SIGKILL");
+    await exited;
+    return readdirSync(blobsDir, { recursive: true, encoding: "utf8" }).filter((name) => name.includes(".gc-"));
+  }
+
+  it("leaves blobs moved aside; the next gc puts them back and judges them: a referenced one stays, the rest go", async () => {
+    let leftovers: string[] = [];
+    let base = "";
+    // A kill lands between a blob's move aside and its removal in about 2 rounds of 3 here.
+    for (let round = 0; round < 30 && leftovers.length === 0; round += 1) {
+      base = join(root, `killed-${round}`);
+      mkdirSync(join(base, "runs"), { recursive: true });
+      for (let i = 0; i < 3000; i += 1) oldBlob(join(base, "blobs"), randomBytes(16).toString("hex"));
+      leftovers = await killedGc(join(base, "runs"), join(base, "blobs"));
+    }
+    expect(leftovers.length, "no SIGKILL in 30 rounds left a blob moved aside").toBeGreaterThan(0);
+    const blobsDir = join(base, "blobs");
+    const [first] = leftovers;
+    const digest = `blake3:${first!.split(".gc-")[0]!.replace("/", "")}`;
+    // A run recorded a detail naming the blob the killed gc had moved aside.
+    mkdirSync(join(base, "runs", "20261122T000000Z-rec", "cases"), { recursive: true });
+    writeFileSync(join(base, "runs", "20261122T000000Z-rec", "cases", "c.json"), JSON.stringify({ digest }));
+    collectBlobs(join(base, "runs"), blobsDir);
+    const after = readdirSync(blobsDir, { recursive: true, encoding: "utf8" }).filter((name) => name.includes("/"));
+    expect(after.filter((name) => name.includes(".gc-"))).toEqual([]);
+    expect(after).toEqual([first!.split(".gc-")[0]]);
+    expect(readBlob(blobsDir, digest)).not.toBeNull();
+  }, 300_000);
+
+  it("removes a leftover whose blob was written anew, and leaves a live gc's moved-aside blob alone", () => {
+    const blobsDir = join(root, "leftover", "blobs");
+    const runsDir = join(root, "leftover", "runs");
+    const kept = oldBlob(blobsDir, "written anew after a killed gc moved it aside");
+    // A real dead pid: a process that has exited.
+    const dead = spawnSync(process.execPath, ["-e", ""]).pid!;
+    writeFileSync(`${kept.path}.gc-${dead}`, "written anew after a killed gc moved it aside");
+    mkdirSync(join(runsDir, "20261122T000000Z-rec", "cases"), { recursive: true });
+    writeFileSync(join(runsDir, "20261122T000000Z-rec", "cases", "c.json"), JSON.stringify({ digest: kept.digest }));
+    // Another process, alive (this one's parent), as the gc that moved it.
+    const live = `${oldBlob(blobsDir, "moved aside by a gc still running").path}.gc-${process.ppid}`;
+    writeFileSync(live, "moved aside by a gc still running");
+    collectBlobs(runsDir, blobsDir);
+    expect(existsSync(`${kept.path}.gc-${dead}`)).toBe(false);
+    expect(readBlob(blobsDir, kept.digest)?.toString()).toBe("written anew after a killed gc moved it aside");
+    expect(existsSync(live)).toBe(true);
+  });
 });

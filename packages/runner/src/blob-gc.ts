@@ -1,7 +1,9 @@
 // gc of the blob store: the captured-workspace blobs that no detail file references (recorded runs, live
 // runs, merges: every `runs/<run-id>/cases/*.json` on disk), never one a live run may still be about to reference.
-import { readdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
+import { hostname } from "node:os";
 import { join } from "node:path";
+import { ownerState } from "@eval/durable-fs";
 import { caseDetailsDir } from "@eval/state-layout";
 import { claimState, OWNER_FILE } from "./run-owner.ts";
 
@@ -12,6 +14,8 @@ import { claimState, OWNER_FILE } from "./run-owner.ts";
 const BLOB_GRACE_MS = 60_000;
 const DIGEST_REFERENCE = /"digest"\s*:\s*"(blake3:[0-9a-f]{64})"/g;
 const BLOB_NAME = /^[0-9a-f]{62}$/;
+/** A blob a gc moved aside (`<name>.gc-<pid>`) and, if that gc was killed, never removed nor put back. */
+const ASIDE_NAME = /^([0-9a-f]{62})\.gc-([0-9]+)$/;
 
 export interface BlobSweep {
   readonly removedBlobs: number;
@@ -30,6 +34,7 @@ export function collectBlobs(runsDir: string, blobsDir: string, now = Date.now()
   let removedBlobs = 0;
   let freedBytes = 0;
   for (const prefix of listNames(blobsDir)) {
+    putBackLeftovers(join(blobsDir, prefix));
     for (const name of listNames(join(blobsDir, prefix))) {
       if (!BLOB_NAME.test(name) || referenced.has(`blake3:${prefix}${name}`)) continue;
       const freed = removeIfStale(join(blobsDir, prefix, name), since);
@@ -91,6 +96,28 @@ function removeIfStale(path: string, since: number): number | null {
   }
   rmSync(aside, { force: true });
   return stat.size;
+}
+
+/**
+ * Puts back the blobs a killed gc left moved aside (its pid is gone), so this pass judges them like any
+ * other: a run may have reused one in the moment before the kill. A leftover whose blob was written anew
+ * meanwhile holds the same bytes (blobs are named by their digest) and is removed.
+ */
+function putBackLeftovers(dir: string): void {
+  for (const name of listNames(dir)) {
+    const match = ASIDE_NAME.exec(name);
+    if (match === null) continue;
+    // The name holds a pid only: a reused pid keeps the leftover until that process is gone too.
+    if (ownerState({ pid: Number(match[2]), host: hostname(), started_at: "", proc_start: null }) === "live") continue;
+    const aside = join(dir, name);
+    const blob = join(dir, match[1]!);
+    try {
+      if (existsSync(blob)) rmSync(aside, { force: true });
+      else renameSync(aside, blob);
+    } catch {
+      // Another gc got to it first.
+    }
+  }
 }
 
 function mtimeOf(path: string): number | null {

@@ -86,7 +86,9 @@ export async function verifyChainForRun(options: ChainCheckpointOptions): Promis
   }
   const result =
     checkpoint === null ? await verifyChainLinks(options.runsDir) : await verifyChainFrom(options.runsDir, checkpoint);
-  if (result.ok) {
+  // An empty chain costs nothing to verify: no checkpoint (nor the key that seals it) is written for it,
+  // so a run refused before it starts leaves a fresh state directory as it found it.
+  if (result.ok && result.skipped + result.records > 0) {
     await writeCheckpoint(options, {
       records: result.skipped + result.records,
       head: result.head,

@@ -46,9 +46,13 @@ function parseEntries(body: string | null): Map<string, string> {
 
 /**
  * The persistent digest cache at `path` (missing, damaged or, with `seal`, unsealed or forged: an empty
- * cache; saving is best effort and writes only when an entry changed).
+ * cache; saving is best effort and writes only when an entry changed). `save(key)` seals with `key`
+ * instead of the seal's (a key created only once the run is sure to start).
  */
-export function loadDigestCache(path: string, seal?: DigestCacheSeal): { entries: FileDigestCache; save(): void } {
+export function loadDigestCache(
+  path: string,
+  seal?: DigestCacheSeal,
+): { entries: FileDigestCache; save(key?: KeyObject): void } {
   const entries = parseEntries(readBody(path, seal));
   let changed = false;
   return {
@@ -60,7 +64,7 @@ export function loadDigestCache(path: string, seal?: DigestCacheSeal): { entries
         changed = true;
       },
     },
-    save() {
+    save(key) {
       if (!changed) return;
       const body = JSON.stringify({
         version: 1,
@@ -69,7 +73,7 @@ export function loadDigestCache(path: string, seal?: DigestCacheSeal): { entries
       try {
         mkdirSync(dirname(path), { recursive: true });
         // Digests it can recompute: no fsync on the path of every run.
-        replaceFileSync(path, seal === undefined ? body : sealEntry(seal.key, seal.label, body), {
+        replaceFileSync(path, seal === undefined ? body : sealEntry(key ?? seal.key, seal.label, body), {
           mode: 0o600,
           survives: "crash",
         });

@@ -1,11 +1,11 @@
 // Step 1 of a run: settle its settings and plan it. Everything that can refuse the run does so here,
 // before any SUT call.
-import { randomBytes } from "node:crypto";
+import { createSecretKey, randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { join, resolve } from "node:path";
 import { ChainTampered, getHostFingerprint } from "@eval/audit-chain";
-import { loadOrCreateMacKey, ScoreCache } from "@eval/cache";
+import { loadOrCreateMacKey, readMacKey, ScoreCache } from "@eval/cache";
 import { EvalError, ignoreWarnings } from "@eval/errors";
 import type { WarningSink } from "@eval/errors";
 import { sutCaseOf } from "@eval/models";
@@ -217,8 +217,11 @@ export async function prepareRun(
   });
   const trials = trialsFor(taskClass, options.trials);
   const filter = caseFilterOf(options.caseFilter);
+  // Nothing is created in the state directory until every refusal below has had its say: without a key
+  // yet, no checkpoint can verify (a throwaway key reads it as empty), and the key is made at the end.
+  const keyPath = resolve(options.cacheKeyPath ?? stateLayout(stateDir).cacheKey);
   const caseTrees = loadDigestCache(stateLayout(stateDir).caseTrees, {
-    key: await loadOrCreateMacKey(resolve(options.cacheKeyPath ?? stateLayout(stateDir).cacheKey)),
+    key: (await readMacKey(keyPath)) ?? createSecretKey(randomBytes(32)),
     label: CASE_TREES_MAC_LABEL,
   });
   const { selected: selectedCases, taskClassCaseCount } = await selectCases(taskClass, {
@@ -226,7 +229,6 @@ export async function prepareRun(
     onWarning,
     caseTrees: caseTrees.entries,
   });
-  caseTrees.save();
   const selection = describeSelection(taskClass.name, selectedCases, taskClassCaseCount, options.caseFilter, onWarning);
   const cases = casesInRun(selectedCases, trials, options.onlyUnits);
   const sut =
@@ -236,7 +238,6 @@ export async function prepareRun(
   const chain = mode.verifyChain ? await verifyChainForRun({ stateDir, runsDir, onWarning }) : null;
   if (chain !== null && !chain.ok) throw new ChainTampered(chain.firstBad!, runsDir);
   await sut.preflight?.({ cases: cases.map((benchCase) => sutCaseOf(benchCase)), trials });
-  const hostFingerprint = await getHostFingerprint(stateDir);
   // Refuses here, before any SUT call, when the sandbox is asked for and cannot run.
   const isolationClass = rubricIsolationClass(taskClass, {
     sandbox: options.sandbox ?? "bwrap",
@@ -262,12 +263,15 @@ export async function prepareRun(
     );
   }
   const items = trialItems(cases, trials, options.onlyUnits, (benchCase) => caseCacheKey(benchCase, keyFacts));
+  // The run starts: what it keeps in the state directory is written from here on.
+  caseTrees.save(await loadOrCreateMacKey(keyPath));
+  const hostFingerprint = await getHostFingerprint(stateDir);
   const runId = `${compactTimestamp(startedAt)}-${randomBytes(4).toString("hex")}`;
   // The MAC key lives in the state directory, outside the cache (a copied cache never carries its key),
   // and no sandbox ever shows it.
   const cache = new ScoreCache({
     dir: settings.cacheDir,
-    keyPath: resolve(options.cacheKeyPath ?? stateLayout(stateDir).cacheKey),
+    keyPath,
     onWarning,
   });
   return {
