@@ -1,4 +1,4 @@
-// Old report versions are upgraded once, by the chain reader (@eval/audit-chain upgrade.ts): code past it
+// Old report versions are upgraded once, by @eval/models upgrade.ts (the chain reader calls it): code past it
 // reads the current shape and asks what a report holds, never which version it was recorded as. This check
 // finds report schema-version branches in shipped sources outside the schemas and the upgrader. It is proven
 // on planted branches, so a rename that blinds it fails here.
@@ -12,7 +12,7 @@ const repo = join(import.meta.dirname, "..");
 const ALLOWED = new Set([
   "packages/models/src/report.ts",
   "packages/models/src/index.ts",
-  "packages/audit-chain/src/upgrade.ts",
+  "packages/models/src/upgrade.ts",
   "packages/test-utils/src/reports.ts",
 ]);
 
