@@ -18,8 +18,7 @@ const ALLOWED = new Set([
 
 /**
  * Files that still branch on the recorded version: promotion reads the stored report (its pooling and the
- * verdict wording for v1/v2 differ from v3), and the report views render ReportData, whose `run` keeps the
- * recorded shape on the wire. Each is to move to the upgraded report; none may be added.
+ * verdict wording for v1/v2 differ from v3). Each is to move to the upgraded report; none may be added.
  */
 const NOT_YET_MOVED = [
   "packages/promotion/src/attestation.ts",
@@ -27,11 +26,6 @@ const NOT_YET_MOVED = [
   "packages/promotion/src/judge.ts",
   "packages/promotion/src/pooled-evidence.ts",
   "packages/promotion/src/recorded-figures.ts",
-  "packages/reports/src/glance.ts",
-  "packages/reports/src/html.ts",
-  "packages/reports/src/markdown.ts",
-  "packages/reports/src/report-data.ts",
-  "packages/reports/src/show.ts",
 ];
 
 /** The report-version branches in a source (comments ignored): a version literal or constant, or a field probe. */
