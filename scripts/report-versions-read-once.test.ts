@@ -1,4 +1,4 @@
-// Old report versions are upgraded once, by the chain reader (@eval/audit-chain upgrade.ts): code past it
+// Old report versions are upgraded once, by @eval/models upgrade.ts (the chain reader calls it): code past it
 // reads the current shape and asks what a report holds, never which version it was recorded as. This check
 // finds report schema-version branches in shipped sources outside the schemas and the upgrader. It is proven
 // on planted branches, so a rename that blinds it fails here.
@@ -12,14 +12,13 @@ const repo = join(import.meta.dirname, "..");
 const ALLOWED = new Set([
   "packages/models/src/report.ts",
   "packages/models/src/index.ts",
-  "packages/audit-chain/src/upgrade.ts",
+  "packages/models/src/upgrade.ts",
   "packages/test-utils/src/reports.ts",
 ]);
 
 /**
  * Files that still branch on the recorded version: promotion reads the stored report (its pooling and the
- * verdict wording for v1/v2 differ from v3), and the report views render ReportData, whose `run` keeps the
- * recorded shape on the wire. Each is to move to the upgraded report; none may be added.
+ * verdict wording for v1/v2 differ from v3). Each is to move to the upgraded report; none may be added.
  */
 const NOT_YET_MOVED = [
   "packages/promotion/src/attestation.ts",
@@ -27,11 +26,6 @@ const NOT_YET_MOVED = [
   "packages/promotion/src/judge.ts",
   "packages/promotion/src/pooled-evidence.ts",
   "packages/promotion/src/recorded-figures.ts",
-  "packages/reports/src/glance.ts",
-  "packages/reports/src/html.ts",
-  "packages/reports/src/markdown.ts",
-  "packages/reports/src/report-data.ts",
-  "packages/reports/src/show.ts",
 ];
 
 /** The report-version branches in a source (comments ignored): a version literal or constant, or a field probe. */

@@ -1,11 +1,10 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { EvalError } from "@eval/errors";
-import { ChainRecordSchema, formatIssues, safeParseWire } from "@eval/models";
+import { ChainRecordSchema, formatIssues, safeParseWire, upgradeReport } from "@eval/models";
 import type { ChainRecord, RecordedReport } from "@eval/models";
 import { ChainTampered } from "./errors.ts";
 import { listRuns } from "./listing.ts";
-import { upgradeReport } from "./upgrade.ts";
 
 /** A record as read: stored as it is (what hashes and signatures cover) and its report in the current shape. */
 export interface ReadRecord {

@@ -5,7 +5,6 @@ export { withAppendLock } from "./append-lock.ts";
 export { ChainTampered } from "./errors.ts";
 export { bareRunId, chainedRunIds, findRun, isRun, latestRun, readRecordFile, recordsNewestFirst } from "./find.ts";
 export type { FoundRecord, ReadRecord } from "./find.ts";
-export { upgradeReport } from "./upgrade.ts";
 export { chainHashOf, contentHashOfReport } from "./hashing.ts";
 export { getHostFingerprint } from "./host.ts";
 export { listRuns } from "./listing.ts";

@@ -8,10 +8,11 @@ import {
   BenchRunReportV2Schema,
   GENESIS_PREV_HASH,
   parseWire,
+  upgradeReport,
 } from "@eval/models";
 import type { AnyBenchRunReport } from "@eval/models";
 import { copyGoldenState, goldenRuns, legacyRunReport, runReport } from "@eval/test-utils";
-import { buildChainRecord, findRun, latestRun, readRecordFile, recordsNewestFirst, upgradeReport } from "./index.ts";
+import { buildChainRecord, findRun, latestRun, readRecordFile, recordsNewestFirst } from "./index.ts";
 import { HOST } from "./__fixtures__/reports.ts";
 
 /** Writes `reports` as a chain into `runsDir` (any report version, as an older evalgate wrote them). */

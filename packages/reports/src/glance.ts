@@ -3,6 +3,7 @@
 import type { PromotionVerdict } from "@eval/models";
 import { escapeTerminal } from "./escape.ts";
 import { caseStatus, failingTrials, incompleteReasonText } from "./report-data.ts";
+import { currentRun } from "./report-data.ts";
 import type { ReportCase, ReportRun } from "./report-data.ts";
 
 export interface RunGlanceInput {
@@ -66,11 +67,11 @@ function failingRows(cases: readonly ReportCase[], max: number): string[] {
 
 /** Why the run is incomplete and how many selected cases it did not score; nothing for a complete run. */
 function incompleteRows(input: RunGlanceInput): string[] {
-  const { run } = input;
-  const errors = run.schema_version === "evalgate.bench_run_report.v3" ? run.harness_error_count : 0;
+  const run = currentRun(input.run);
+  const errors = run.harness_error_count;
   const rows: string[] = [];
   if (!run.complete) {
-    const reason = "incomplete_reason" in run ? run.incomplete_reason : null;
+    const reason = run.incomplete_reason;
     rows.push(
       row(
         "INCOMPLETE",
@@ -90,9 +91,8 @@ function incompleteRows(input: RunGlanceInput): string[] {
  * terminal sanitizer (case ids, failure codes and verdict reasons can carry what a SUT or rubric wrote).
  */
 export function renderRunGlance(input: RunGlanceInput): string {
-  const { run } = input;
-  const quantity =
-    run.schema_version === "evalgate.bench_run_report.v1" ? "score" : run.bound_quantity.replace("_", " ");
+  const run = currentRun(input.run);
+  const quantity = run.bound_quantity === null ? "score" : run.bound_quantity.replace("_", " ");
   const scored = input.cases.length;
   const rate = scored === 0 ? "-" : (run.passed_count / scored).toFixed(3);
   const lines = [

@@ -3,8 +3,8 @@ import { gunzipSync, gzipSync } from "node:zlib";
 import type { PromotionVerdict } from "@eval/models";
 import { escapeHtml } from "./escape.ts";
 import { REPORT_SCRIPT, REPORT_STYLE } from "./html-client.ts";
-import { meteredText, runMetered } from "./report-data.ts";
-import type { ReportCase, ReportData, ReportTrial } from "./report-data.ts";
+import { currentRun, meteredText, runMetered } from "./report-data.ts";
+import type { CurrentRun, ReportCase, ReportData, ReportTrial } from "./report-data.ts";
 import { trendChartSvg } from "./trend-chart.ts";
 
 export interface HtmlReportOptions {
@@ -50,7 +50,7 @@ function figure(label: string, name: string, text: string): string {
 }
 
 /** The metered figures of a run whose agent ran behind the model bridge, beside the self-reported rest of its cost. */
-function meteredFigures(run: ReportData["run"]): string {
+function meteredFigures(run: CurrentRun): string {
   const metered = runMetered(run);
   if (metered === null) return "";
   return [
@@ -68,15 +68,15 @@ function verdictHtml(verdict: PromotionVerdict): string {
 }
 
 function headerHtml(data: ReportData): string {
-  const run = data.run;
-  const scope = run.schema_version !== "evalgate.bench_run_report.v1" ? run.selection : null;
+  const run = currentRun(data.run);
+  const scope = run.selection;
   const scopeText =
     scope === null
       ? "unknown (v1 report)"
       : scope.scope === "full"
         ? `full (${scope.task_class_case_count} cases)`
         : `SUBSET: ${scope.selected_case_count} of ${scope.task_class_case_count} cases`;
-  const sutIsolation = run.schema_version !== "evalgate.bench_run_report.v1" ? run.sut_isolation : "unknown";
+  const sutIsolation = run.sut_isolation ?? "unknown";
   const method = run.lower_bound_method;
   const verdicts =
     data.verdicts.length === 0

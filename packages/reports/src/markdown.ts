@@ -1,7 +1,7 @@
 import type { PromotionVerdict } from "@eval/models";
 import { escapeMarkdown } from "./escape.ts";
-import { caseStatus, failingTrials, incompleteReasonText, isFlaky, meteredText } from "./report-data.ts";
-import type { ReportCase, ReportRun } from "./report-data.ts";
+import { caseStatus, currentRun, failingTrials, incompleteReasonText, isFlaky, meteredText } from "./report-data.ts";
+import type { CurrentRun, ReportCase, ReportRun } from "./report-data.ts";
 
 export interface MarkdownSummaryInput {
   readonly run: ReportRun;
@@ -19,17 +19,16 @@ function verdictLines(verdicts: readonly PromotionVerdict[]): string[] {
   ]);
 }
 
-const isSubset = (run: ReportRun): boolean =>
-  run.schema_version !== "evalgate.bench_run_report.v1" && run.selection.scope === "subset";
+const isSubset = (run: CurrentRun): boolean => run.selection?.scope === "subset";
 
 /** Why a run is incomplete and how much it scored; that a subset cannot support a promotion. */
-function scopeLines(run: ReportRun, scored: number): string[] {
+function scopeLines(run: CurrentRun, scored: number): string[] {
   const lines: string[] = [];
   if (!run.complete)
     lines.push(
-      `**Incomplete**: ${incompleteReasonText("incomplete_reason" in run ? run.incomplete_reason : null)}; ${scored} of ${run.case_count} selected cases were scored, the rest are skipped. An incomplete run never supports a promotion.`,
+      `**Incomplete**: ${incompleteReasonText(run.incomplete_reason)}; ${scored} of ${run.case_count} selected cases were scored, the rest are skipped. An incomplete run never supports a promotion.`,
     );
-  if (isSubset(run) && run.schema_version !== "evalgate.bench_run_report.v1") {
+  if (run.selection?.scope === "subset") {
     lines.push(
       `**Subset**: ${run.selection.selected_case_count} of the ${run.selection.task_class_case_count} cases of the task class (filter ${escapeMarkdown(run.selection.filter ?? "none")}): it cannot support a promotion.`,
     );
@@ -38,8 +37,8 @@ function scopeLines(run: ReportRun, scored: number): string[] {
 }
 
 /** With trials: pass@1, pass^k and the flaky cases (nothing with one trial per case). */
-function reliabilityLines(run: ReportRun): string[] {
-  if (run.schema_version !== "evalgate.bench_run_report.v3" || run.trials_per_case === 1) return [];
+function reliabilityLines(run: CurrentRun): string[] {
+  if (run.trials_per_case === 1) return [];
   const { reliability: r, trials_per_case: k } = run;
   const flaky =
     r.flaky_case_ids.length === 0 ? "none" : r.flaky_case_ids.map((id) => `\`${id.replace(/`/g, "")}\``).join(", ");
@@ -51,7 +50,7 @@ function reliabilityLines(run: ReportRun): string[] {
 
 /** A GitHub job summary in Markdown: verdicts, the bound, and a table of the failed cases. */
 export function renderMarkdownSummary(input: MarkdownSummaryInput): string {
-  const { run } = input;
+  const run = currentRun(input.run);
   const failed = input.cases.filter((c) => caseStatus(c) !== "pass");
   const limit = input.maxFailedRows ?? 50;
   const withTrials = input.cases.some((c) => c.trials !== null);

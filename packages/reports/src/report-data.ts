@@ -1,4 +1,13 @@
-import type { AnyBenchRunReport, BenchScore, CaseResult, PromotionVerdict, RunMetered, Transcript } from "@eval/models";
+import { upgradeReport } from "@eval/models";
+import type {
+  AnyBenchRunReport,
+  BenchScore,
+  CaseResult,
+  PromotionVerdict,
+  RecordedReport,
+  RunMetered,
+  Transcript,
+} from "@eval/models";
 import { REPORT_DATA_SCHEMA_VERSION } from "@eval/models/names";
 
 export { REPORT_DATA_SCHEMA_VERSION };
@@ -23,6 +32,18 @@ export interface ReportData {
 
 /** A recorded report without its `per_case` (each version kept apart, so `schema_version` still narrows). */
 export type ReportRun = AnyBenchRunReport extends infer R ? (R extends unknown ? Omit<R, "per_case"> : never) : never;
+
+/** A run's header in the current shape: what the views read (they ask what a run holds, never its version). */
+export type CurrentRun = Omit<RecordedReport, "per_case">;
+
+/**
+ * `run` upgraded to the current shape (`upgradeReport`) without its per-case data: what a report recorded
+ * before v3 never kept (trials, harness errors, metered sums) reads as one trial per case and none.
+ */
+export function currentRun(run: ReportRun | CurrentRun): CurrentRun {
+  const { per_case: _none, ...current } = upgradeReport({ ...run, per_case: [] } as AnyBenchRunReport);
+  return current;
+}
 
 export interface ReportRecord {
   readonly file: string;
@@ -177,16 +198,16 @@ export function caseStatus(reportCase: Pick<ReportCase, "score" | "trials">): "p
   return score.passed ? "pass" : "fail";
 }
 
-/** The run's metered sums (a v3 run whose agent ran behind the model bridge), or null. */
-export function runMetered(run: ReportRun): RunMetered | null {
-  return run.schema_version === "evalgate.bench_run_report.v3" ? (run.metered ?? null) : null;
+/** The run's metered sums (a run whose agent ran behind the model bridge), or null. */
+export function runMetered(run: ReportRun | CurrentRun): RunMetered | null {
+  return currentRun(run).metered ?? null;
 }
 
 /**
  * One line on what the model bridge metered from the wire and what the rest of the cost is (self-reported by
  * the SUT); null when nothing was metered. Model names and hosts are as recorded: escape for the medium.
  */
-export function meteredText(run: ReportRun): string | null {
+export function meteredText(run: ReportRun | CurrentRun): string | null {
   const metered = runMetered(run);
   if (metered === null) return null;
   const unpriced =

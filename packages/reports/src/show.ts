@@ -1,7 +1,7 @@
 import type { Transcript } from "@eval/models";
 import { escapeTerminal } from "./escape.ts";
-import { caseStatus, isFlaky, meteredText, trialStatus } from "./report-data.ts";
-import type { CaseEvidence, ReportCase, ReportData, StreamText } from "./report-data.ts";
+import { caseStatus, currentRun, isFlaky, meteredText, trialStatus } from "./report-data.ts";
+import type { CaseEvidence, CurrentRun, ReportCase, ReportData, StreamText } from "./report-data.ts";
 
 const oneLine = (text: string, max: number): string => {
   const flat = escapeTerminal(text).replace(/\s+/g, " ").trim();
@@ -10,14 +10,14 @@ const oneLine = (text: string, max: number): string => {
 
 /** The terminal view of a run: its figures, verdicts and one line per case. */
 export function renderRunText(data: ReportData): string {
-  const run = data.run;
+  const run = currentRun(data.run);
   const width = Math.max(4, ...data.cases.map((c) => c.case_id.length));
   const withTrials = data.cases.some((c) => c.trials !== null);
   const lines = [
     `run ${run.run_id} of ${run.task_class}${run.complete ? "" : " (INCOMPLETE)"}: SUT ${escapeTerminal(run.sut_label)}, ended ${run.ended_at}`,
     `${run.passed_count}/${run.case_count} passed; mean ${run.mean_score.toFixed(4)}, sd ${run.score_stddev.toFixed(4)}, one-sided 95% lower bound ${run.lower_bound_95.toFixed(4)} (${run.lower_bound_method}), cost $${run.total_cost_usd.toFixed(4)}`,
     ...meteredLines(run),
-    `isolation: rubric ${run.isolation_class}, SUT ${run.schema_version !== "evalgate.bench_run_report.v1" ? run.sut_isolation : "unknown"}; chain head ${run.chain_head ?? "-"} (${data.chain.verified ? "verifies" : "DOES NOT VERIFY"})`,
+    `isolation: rubric ${run.isolation_class}, SUT ${run.sut_isolation ?? "unknown"}; chain head ${run.chain_head ?? "-"} (${data.chain.verified ? "verifies" : "DOES NOT VERIFY"})`,
     ...reliabilityLines(run),
     ...data.verdicts.map(
       (v) =>
@@ -36,7 +36,7 @@ export function renderRunText(data: ReportData): string {
 }
 
 /** The metered line of a run whose agent ran behind the model bridge (none otherwise). */
-function meteredLines(run: ReportData["run"]): string[] {
+function meteredLines(run: CurrentRun): string[] {
   const text = meteredText(run);
   return text === null ? [] : [escapeTerminal(text)];
 }
@@ -52,8 +52,8 @@ function caseModes(c: ReportCase): string[] {
 }
 
 /** pass@1, pass^k and the flaky cases of a run with trials (nothing for one trial per case). */
-function reliabilityLines(run: ReportData["run"]): string[] {
-  if (run.schema_version !== "evalgate.bench_run_report.v3" || run.trials_per_case === 1) return [];
+function reliabilityLines(run: CurrentRun): string[] {
+  if (run.trials_per_case === 1) return [];
   const { reliability: r, trials_per_case: k } = run;
   return [
     `${k} trials per case: pass@1 ${r.pass_at_1.toFixed(4)}, pass^${k} ${r.pass_hat_k.toFixed(4)} (every trial passes), pass@${k} ${r.pass_at_k.toFixed(4)}, over ${r.case_count} cases`,

@@ -1,7 +1,8 @@
 // The one place a report's recorded schema version is read: every older report is brought to the current
-// shape here, once, as the chain reader reads it. The stored report (what the chain's hashes and signatures
+// shape here, once, as the chain reader (@eval/audit-chain) reads it. It lives beside the schemas so that every
+// layer that reads a report (promotion, compare, report-data, the report views) can reach it. The stored report (what the chain's hashes and signatures
 // cover) is never changed; callers get the upgraded copy beside it.
-import { isHarnessSideFailure } from "@eval/models";
+import { isHarnessSideFailure } from "./harness-failures.ts";
 import type {
   AnyBenchRunReport,
   BenchRunReport,
@@ -9,7 +10,7 @@ import type {
   BenchRunReportV2,
   RecordedReport,
   UnboundReport,
-} from "@eval/models";
+} from "./types.ts";
 
 /** The trial fields of a run with one trial per case, as the per-case data gives them (the runner's rules). */
 function oneTrialFields(report: BenchRunReportV1 | BenchRunReportV2) {
