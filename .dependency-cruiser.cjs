@@ -54,7 +54,7 @@ const ALLOWED = {
     "statistics",
   ],
   promotion: ["models", "errors", "hashing", "durable-fs", "state-layout", "audit-chain", "statistics"],
-  compare: ["models", "errors", "hashing", "state-layout", "audit-chain", "statistics"],
+  compare: ["models", "errors", "state-layout", "audit-chain", "statistics"],
   "model-bridge": [],
   "cli-subscription-adapters": [
     "models",

@@ -2,7 +2,6 @@
 // and case set, per-case differences, the paired lower bound on the improvement, and McNemar for binary classes.
 import { findRun, verifyChain } from "@eval/audit-chain";
 import { EvalError } from "@eval/errors";
-import { framedDigest } from "@eval/hashing";
 import { COMPARISON_SCHEMA_VERSION, ComparisonSchema, parseWire } from "@eval/models";
 import type { RecordedReport, Comparison } from "@eval/models";
 import { mcnemarExact, pairedLowerBound } from "@eval/statistics";
@@ -60,21 +59,6 @@ function checkComparable(baseline: RecordedReport, candidate: RecordedReport): v
 /** Differences compared to 12 places: 1 - 2/3 and 1/3 - 0 are the same change (ties sort by case id). */
 const rounded = (value: number): number => Number(value.toFixed(12));
 
-/**
- * The wire's `order_seed`, from the data alone: the task class, the case ids compared and both SUT digests. The
- * bound no longer reads an order (pairedLowerBound); the field stays in evalgate.comparison.v1 until the schema's
- * next version, and stays a function of the data so identical data still gives identical output.
- */
-function compareOrderSeed(baseline: RecordedReport, candidate: RecordedReport, caseIds: readonly string[]): string {
-  return framedDigest("evalgate.compare_order_seed.v1", [
-    baseline.task_class,
-    baseline.sut_digest,
-    candidate.sut_digest,
-    String(caseIds.length),
-    ...caseIds,
-  ]);
-}
-
 const isBinary = (report: RecordedReport): boolean => report.score_kind === "binary";
 
 /**
@@ -100,7 +84,6 @@ export async function compareRuns(options: CompareRunsOptions): Promise<Comparis
     candidate: cand.get(case_id)!.value,
     difference: cand.get(case_id)!.value - base.get(case_id)!.value,
   }));
-  const orderSeed = compareOrderSeed(baseline, candidate, ids);
   const mcnemar =
     isBinary(baseline) && isBinary(candidate)
       ? mcnemarExact(
@@ -127,8 +110,7 @@ export async function compareRuns(options: CompareRunsOptions): Promise<Comparis
       changes.map((c) => c.baseline),
       changes.map((c) => c.candidate),
     ),
-    lower_bound_method: "paired_betting",
-    order_seed: orderSeed,
+    lower_bound_method: "paired_fixed_bet",
     mcnemar:
       mcnemar === null
         ? null

@@ -9,7 +9,7 @@ import {
   UnitIntervalSchema,
 } from "./primitives.ts";
 
-export const COMPARISON_SCHEMA_VERSION = "evalgate.comparison.v1";
+export const COMPARISON_SCHEMA_VERSION = "evalgate.comparison.v2";
 
 const ComparedRunSchema = z.strictObject({
   run_id: z.string().min(1).max(200),
@@ -43,9 +43,8 @@ export const ComparisonSchema = z.strictObject({
    * mapped back by 2L - 1 (valid at every n); -1 is "no information".
    */
   lower_bound_95: z.number().min(-1).max(1),
-  lower_bound_method: z.literal("paired_betting"),
-  /** A digest of the data compared (task class, both SUT digests, case ids); kept in v1, no longer read by the bound. */
-  order_seed: z.string().min(1).max(500),
+  /** v2: the fixed-bet bound, which reads no order (v1 named it `paired_betting` and carried an unused `order_seed`). */
+  lower_bound_method: z.literal("paired_fixed_bet"),
   /**
    * Binary task classes: the two-sided exact McNemar test (exact binomial on the discordant cases) on each
    * case's outcome, passed = every trial passed. Null for graded task classes.
