@@ -275,7 +275,7 @@ describe("evalgate end to end on the repository's bench", () => {
         }
       }
     }
-  }, 180_000);
+  }, 900_000); // 54 refused runs, each a CLI start that digests the bench: 6-8 s apiece at load 12 (as root too)
 
   it("warns once about a stale case (the default-SUT probe loads the bench silently)", async () => {
     const caseToml = join(scratch, "bench", "vuln-remediation", "cases", "lodash-template-cve-2021-23337", "case.toml");

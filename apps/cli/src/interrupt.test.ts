@@ -111,10 +111,17 @@ describe("evalgate run, interrupted", () => {
         stdio: ["ignore", "pipe", "pipe"],
       },
     );
-    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    // The first progress line comes once the signal handlers are in place and the cases start (a fixed sleep
+    // raced the CLI's start-up on a loaded machine: SIGTERM then killed Node before it had a handler).
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    for (let waited = 0; !stderr.includes("evalgate run: ") && waited < 40_000; waited += 100)
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(stderr).toContain("evalgate run: ");
+    await new Promise((resolve) => setTimeout(resolve, 1_000)); // the worker is now spinning in spin()
     child.kill("SIGTERM");
     const code = await new Promise<number | null>((resolve) => child.on("exit", (exitCode) => resolve(exitCode)));
-    expect(code).toBe(143);
+    expect(code, stderr).toBe(143);
     const records = readdirSync(join(bench.root, "state-spin", "runs")).filter((name) => name.endsWith(".json"));
     expect(JSON.parse(readFileSync(join(bench.root, "state-spin", "runs", records[0]!), "utf8")).report).toMatchObject({
       complete: false,
