@@ -41,7 +41,7 @@ export async function replaceFile(path: string, data: string | Buffer, options: 
   try {
     try {
       for (let done = 0; done < bytes.length;)
-        done += (await handle.write(bytes, done, bytes.length - done)).bytesWritten;
+        done = advanced(done, (await handle.write(bytes, done, bytes.length - done)).bytesWritten, bytes.length);
       if (plan.durable) await handle.sync();
     } finally {
       await handle.close();
@@ -79,12 +79,15 @@ export function replaceFileSync(path: string, data: string | Buffer, options: Re
 
 /** Writes every byte of `bytes` to `fd` from its current offset: a short write is followed by the rest. */
 function writeAllSync(fd: number, bytes: Uint8Array): void {
-  for (let done = 0; done < bytes.length;) {
-    const wrote = writeSync(fd, bytes, done, bytes.length - done);
-    if (wrote <= 0)
-      throw Object.assign(new Error(`write returned ${wrote} with ${bytes.length - done} bytes left`), { code: "EIO" });
-    done += wrote;
-  }
+  for (let done = 0; done < bytes.length;)
+    done = advanced(done, writeSync(fd, bytes, done, bytes.length - done), bytes.length);
+}
+
+/** The offset after a write of `wrote` bytes; a write that made no progress ends the loop as EIO, never spins. */
+function advanced(done: number, wrote: number, length: number): number {
+  if (wrote <= 0)
+    throw Object.assign(new Error(`write returned ${wrote} with ${length - done} bytes left`), { code: "EIO" });
+  return done + wrote;
 }
 
 interface ReplacePlan {
