@@ -1,7 +1,7 @@
 export { appendDurable } from "./append.ts";
 export { isInside } from "./contain.ts";
 export { createFileExclusive } from "./exclusive.ts";
-export { currentOwner, ownerState, parseOwner } from "./owner.ts";
+export { currentOwner, ownerState, parseOwner, processAlive } from "./owner.ts";
 export type { ProcessOwner } from "./owner.ts";
 export { replaceFile, replaceFileSync } from "./replace.ts";
 export { isSwapSibling, swapDirectory, swapDirectorySync } from "./swap.ts";

@@ -20,7 +20,8 @@ function processStart(pid: number | "self"): string | null {
   }
 }
 
-function alive(pid: number): boolean {
+/** Whether a process with this pid exists on this host (one that is not ours to signal counts: EPERM). */
+export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -60,7 +61,7 @@ export function parseOwner(text: string): ProcessOwner | null {
  */
 export function ownerState(owner: ProcessOwner): "live" | "dead" | "foreign" {
   if (owner.host !== hostname()) return "foreign";
-  if (!alive(owner.pid)) return "dead";
+  if (!processAlive(owner.pid)) return "dead";
   const start = owner.proc_start === null ? null : processStart(owner.pid);
   return start !== null && start !== owner.proc_start ? "dead" : "live";
 }

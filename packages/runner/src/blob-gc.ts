@@ -1,9 +1,8 @@
 // gc of the blob store: the captured-workspace blobs that no detail file references (recorded runs, live
 // runs, merges: every `runs/<run-id>/cases/*.json` on disk), never one a live run may still be about to reference.
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
-import { hostname } from "node:os";
 import { join } from "node:path";
-import { ownerState } from "@eval/durable-fs";
+import { processAlive } from "@eval/durable-fs";
 import { caseDetailsDir } from "@eval/state-layout";
 import { claimState, OWNER_FILE } from "./run-owner.ts";
 
@@ -108,7 +107,7 @@ function putBackLeftovers(dir: string): void {
     const match = ASIDE_NAME.exec(name);
     if (match === null) continue;
     // The name holds a pid only: a reused pid keeps the leftover until that process is gone too.
-    if (ownerState({ pid: Number(match[2]), host: hostname(), started_at: "", proc_start: null }) === "live") continue;
+    if (processAlive(Number(match[2]))) continue;
     const aside = join(dir, name);
     const blob = join(dir, match[1]!);
     try {

@@ -3,6 +3,7 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { processAlive } from "@eval/durable-fs";
 import { RUN_TEMP } from "@eval/state-layout";
 
 const { prefix: PREFIX, owner: OWNER_FILE } = RUN_TEMP;
@@ -18,15 +19,6 @@ export function createRunTempRoot(runId: string, parent = tmpdir()): RunTempRoot
   const path = mkdtempSync(join(parent, `${PREFIX}${runId}-`));
   writeFileSync(join(path, OWNER_FILE), String(process.pid));
   return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
 }
 
 /**
@@ -50,7 +42,7 @@ export function removeAbandonedRunTemps(
     }
     const abandoned =
       Number.isInteger(pid) && pid > 0
-        ? !alive(pid)
+        ? !processAlive(pid)
         : now - statSync(path).mtimeMs > (options.minAgeMs ?? 60 * 60 * 1000);
     if (!abandoned) continue;
     rmSync(path, { recursive: true, force: true });
