@@ -1,11 +1,12 @@
 // Which recorded run a verdict reads, and whether the chain that holds it verifies.
 import { isRun, recordsNewestFirst, verifyChain } from "@eval/audit-chain";
 import type { FoundRecord, VerifyResult } from "@eval/audit-chain";
-import type { AnyBenchRunReport, RecordedReport } from "@eval/models";
+import type { RecordedReport } from "@eval/models";
 import { EvalError } from "@eval/errors";
 
 export interface ChosenEvidence {
-  readonly report: AnyBenchRunReport;
+  /** The chosen run's report, upgraded by the chain reader. */
+  readonly report: RecordedReport;
   /** The record's file name in the runs directory. */
   readonly file: string;
   /** Newer runs of the task class that were not chosen, newest first, each with the reason. */
@@ -73,5 +74,5 @@ export async function chooseEvidence(options: ChooseEvidenceOptions): Promise<Ch
       },
     );
   }
-  return { report: chosen.record.report, file: chosen.file, passedOver, chain, chainVerified: chain.ok };
+  return { report: chosen.report, file: chosen.file, passedOver, chain, chainVerified: chain.ok };
 }
