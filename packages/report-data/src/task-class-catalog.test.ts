@@ -162,9 +162,10 @@ describe("the task-class catalog", () => {
     const fromRecords = await issue(undefined);
     // runReport's fixed figures disagree with its per-case scores: each record of the judged SUT is read (through
     // the catalog, checked) and left out as tampered; the other SUT's is left out on the catalog's key alone.
-    expect(new Set(fromRecords.evidence_pool!.runs_excluded.map((run) => run.reason))).toEqual(
-      new Set(["another SUT", "tampered figures"]),
-    );
+    expect(fromRecords.evidence_pool!.runs_excluded).toEqual([
+      { reason: "tampered figures", count: 4, newest: ["run-f", "run-e", "partial:run-d", "run-a"] },
+      { reason: "another SUT", count: 1, newest: ["run-b"] },
+    ]);
     expect(fromRecords.passed_over).toHaveLength(1);
     expect(await issue(catalog)).toEqual(fromRecords);
     // The views: the newest run (the head's task class) and its trend, from the stored catalog and from one rebuilt from scratch.

@@ -101,7 +101,7 @@ describe("verdicts through the history index", () => {
       evidence_sufficient: false,
       evidence_pool: {
         runs_pooled: ["run-0", "run-1"],
-        runs_excluded: [{ run_id: "other-sut", reason: "another SUT" }],
+        runs_excluded: [{ reason: "another SUT", count: 1, newest: ["other-sut"] }],
       },
     });
     const index = await readIndex();
