@@ -186,4 +186,24 @@ describe("the task-class catalog", () => {
     expect(viaCatalog.run.run_id).toBe("run-f");
     expect(viaCatalog.trend.map((point) => point.run_id)).toEqual(["run-a", "run-b", "run-e"]);
   });
+
+  it("a view of a named run: found through the history index (no task class given) or the catalog, its baseline too; an unknown run is not found", async () => {
+    const view = (extra: { runId?: string; taskClass?: string; baselineRunId?: string }) =>
+      gatherReportData({
+        stateDir,
+        benchRoot: join(stateDir, "no-bench"),
+        tiersPath: TIERS,
+        harnessVersion: "0.1.0",
+        onWarning,
+        ...extra,
+      });
+    const byHistory = await view({ runId: "run-b", baselineRunId: "run-a" });
+    expect([byHistory.run.run_id, byHistory.baseline?.run_id]).toEqual(["run-b", "run-a"]);
+    const byCatalog = await view({ runId: "run-b", taskClass: "vuln-remediation", baselineRunId: "run-a" });
+    expect([byCatalog.run.run_id, byCatalog.baseline?.run_id]).toEqual(["run-b", "run-a"]);
+    await expect(view({ runId: "run-zz", taskClass: "vuln-remediation" })).rejects.toMatchObject({
+      code: "EVAL_REPORT_NOT_FOUND",
+    });
+    await expect(view({ runId: "run-zz" })).rejects.toMatchObject({ code: "EVAL_REPORT_NOT_FOUND" });
+  });
 });
