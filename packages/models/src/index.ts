@@ -60,6 +60,7 @@ export {
   PassedOverRunSchema,
   PROMOTION_VERDICT_SCHEMA_VERSION,
   PromotionVerdictSchema,
+  EXCLUDED_RUNS_SAMPLE,
   TrustTiersFileSchema,
 } from "./promotion.ts";
 export {

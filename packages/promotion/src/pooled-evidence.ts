@@ -2,7 +2,7 @@
 // pools every executed attempt recorded in the chain for the same task class, SUT, rubric and isolation on the
 // judged run's cases, so neither rerunning until a run passes nor naming the luckiest run with --run moves it.
 import type { EvalError } from "@eval/errors";
-import { unrecordedIn, upgradeReport } from "@eval/models";
+import { EXCLUDED_RUNS_SAMPLE, unrecordedIn, upgradeReport } from "@eval/models";
 import type { BenchRunReport, BenchScore, PromotionVerdict } from "@eval/models";
 import { caseRefsOf, chainCatalog, poolingKeyOf } from "./evidence-catalog.ts";
 import type { CaseRef, EvidenceCatalog, PoolingKey } from "./evidence-catalog.ts";
@@ -135,7 +135,7 @@ export async function poolEvidence(
   const suts = new Set<string>();
   const attempts = new Map<string, Map<string, BenchScore>>([...caseIds].map((id) => [id, new Map()]));
   const pooled: string[] = [];
-  const excluded: { run_id: string; reason: string }[] = [];
+  const excluded = new ExcludedRuns();
   let harnessFaults = 0;
   let tampered: EvalError | null = null;
   const countSut = (key: PoolingKey, cases: readonly CaseRef[]): void => {
@@ -145,7 +145,7 @@ export async function poolEvidence(
     const listed = exclusion(run.key, judged);
     if (listed !== null) {
       countSut(run.key, run.cases);
-      excluded.push({ run_id: run.run_id, reason: listed });
+      excluded.add(run.run_id, listed);
       continue;
     }
     // Listed as the judged run's: from here on the record itself speaks, not the catalog.
@@ -156,7 +156,7 @@ export async function poolEvidence(
     const reason = exclusion(key, judged) ?? pooledExclusion(report);
     if (reason !== null) {
       if (reason === TAMPERED) tampered ??= checkRecordedFigures(report).tampered;
-      excluded.push({ run_id: report.run_id, reason });
+      excluded.add(report.run_id, reason);
       continue;
     }
     pooled.push(report.run_id);
@@ -189,7 +189,7 @@ export async function poolEvidence(
     report: pooledReport,
     pool: {
       runs_pooled: pooled,
-      runs_excluded: excluded,
+      runs_excluded: excluded.summary(),
       attempts_per_case: m,
       attempts_recorded: recorded,
       attempts_unused: recorded - m * withAttempts.length,
@@ -207,6 +207,21 @@ export async function poolEvidence(
 }
 
 const TAMPERED = "tampered figures";
+
+/** The runs left out, per reason: a count and the newest EXCLUDED_RUNS_SAMPLE ids (runs arrive oldest first). */
+class ExcludedRuns {
+  readonly #byReason = new Map<string, { count: number; newest: string[] }>();
+  add(runId: string, reason: string): void {
+    let entry = this.#byReason.get(reason);
+    if (entry === undefined) this.#byReason.set(reason, (entry = { count: 0, newest: [] }));
+    entry.count += 1;
+    entry.newest.push(runId);
+    if (entry.newest.length > EXCLUDED_RUNS_SAMPLE) entry.newest.shift();
+  }
+  summary(): EvidencePool["runs_excluded"] {
+    return [...this.#byReason].map(([reason, { count, newest }]) => ({ reason, count, newest: newest.reverse() }));
+  }
+}
 
 /** Why a record with the judged run's pooling key is still left out (forged figures, agent infrastructure), or null. */
 function pooledExclusion(report: GatedReport): string | null {

@@ -87,7 +87,7 @@ describe("runs recorded before v3 render as they always did", () => {
     expect(renderRunText(v1)).toContain("SUT unknown");
     expect(renderHtmlReport(v1, { compress: "never" }).html).toContain("unknown (v1 report)");
     expect(views(v1)).toEqual({
-      html: "d93cf9977fb44ac8",
+      html: "da49659bcefb9f34",
       markdown: "a63fcd5e91789e72",
       show: "bfdc9ea54516c283",
       glance: "ab87290ba67effb3",
@@ -96,7 +96,7 @@ describe("runs recorded before v3 render as they always did", () => {
 
   it("a v2 run, full and complete", () => {
     expect(views(makeReportData(4))).toEqual({
-      html: "fc8bb7c2132197cf",
+      html: "13b1a0066a225633",
       markdown: "89b6f0ec70e56813",
       show: "3af567dff6c1ef2d",
       glance: "099cc5d319c1da7f",
@@ -107,7 +107,7 @@ describe("runs recorded before v3 render as they always did", () => {
     const data = v2Subset(makeReportData(4));
     expect(renderMarkdownSummary(data)).toContain("**Subset**: 4 of the 7 cases");
     expect(views(data)).toEqual({
-      html: "0780a12539847672",
+      html: "7d5a8e5e941a0197",
       markdown: "64d27b6ffb01a3e7",
       show: "a35e2aa0d3377638",
       glance: "ce05cc8a991a4e4e",
