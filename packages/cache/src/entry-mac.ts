@@ -56,9 +56,12 @@ export function splitEntry(bytes: Buffer): StoredEntry {
   return { kind: "sealed", body: bytes.subarray(0, newline), mac: Buffer.from(match[1]!, "hex") };
 }
 
-/** The file content for `body` (one line of JSON) filed under `cacheKey`. */
-export function sealEntry(secret: KeyObject, cacheKey: string, body: string): string {
-  return `${body}\n${MAC_PREFIX}${entryMac(secret, cacheKey, body).toString("hex")}\n`;
+/** The file content for `body` (one line of JSON) filed under `cacheKey`; bytes for bytes (a large body is not copied as text). */
+export function sealEntry(secret: KeyObject, cacheKey: string, body: string): string;
+export function sealEntry(secret: KeyObject, cacheKey: string, body: Buffer): Buffer;
+export function sealEntry(secret: KeyObject, cacheKey: string, body: string | Buffer): string | Buffer {
+  const line = `\n${MAC_PREFIX}${entryMac(secret, cacheKey, body).toString("hex")}\n`;
+  return typeof body === "string" ? `${body}${line}` : Buffer.concat([body, Buffer.from(line)]);
 }
 
 export function verifyEntry(secret: KeyObject, cacheKey: string, entry: { body: Buffer; mac: Buffer }): boolean {

@@ -59,17 +59,28 @@ export interface HistoryIndexOptions {
   readonly verifiedHead?: { readonly records: number; readonly head: string };
 }
 
-/** The summary of one chain record, as the chain reader gives it; its pooling key, cases and signer interned. */
-function summaryOf({ record, report }: ReadRecord, file: string, tables: Interner): RunSummary {
-  const run = catalogRunOf(record, file);
+/** What the index keeps of one record but its interned fields, and what a verdict lists of it. */
+export function recordSummary(
+  { record, report }: ReadRecord,
+  file: string,
+): { readonly summary: Omit<RunSummary, "pooling" | "cases">; readonly run: CatalogRun } {
   // `file` first: a stored entry is found by its name without being parsed.
-  return {
+  const summary = {
     file,
     ...runListEntry(record, report),
     sequence: record.sequence,
     ended_at: report.ended_at,
     evidence: notDefaultEvidence(report) === null,
     pass_rate: passRate(report),
+  };
+  return { summary, run: catalogRunOf(record, file) };
+}
+
+/** The summary of one chain record, as the chain reader gives it; its pooling key, cases and signer interned. */
+function summaryOf(read: ReadRecord, file: string, tables: Interner): RunSummary {
+  const { summary, run } = recordSummary(read, file);
+  return {
+    ...summary,
     pooling: tables.intern("pooling", { key: withoutSut(run.key), signer: run.signer }),
     cases: tables.intern("cases", run.cases),
   };
@@ -185,10 +196,11 @@ export class Pieces {
   push(text: string): void {
     this.#added.push(text);
   }
-  /** The stored text: `header`, the stored pieces as they were, the added ones, tab-separated. */
-  text(header: string): string {
-    const stored = this.#starts.length === 0 ? [] : [this.#bytes.toString("utf8", this.#starts[0], this.#ends.at(-1))];
-    return [header, ...stored, ...this.#added].join(SEPARATOR);
+  /** The stored bytes: `header`, the stored pieces as they were (not decoded), the added ones, tab-separated. */
+  bytes(header: string): Buffer {
+    const stored = this.#starts.length === 0 ? [] : [this.#bytes.subarray(this.#starts[0], this.#ends.at(-1))];
+    const added = this.#added.length === 0 ? [] : [Buffer.from(SEPARATOR + this.#added.join(SEPARATOR))];
+    return Buffer.concat([Buffer.from(header), ...stored.flatMap((bytes) => [TAB, bytes]), ...added]);
   }
   /** The pieces of a stored body after its header (tab-separated), and the header's text. */
   static split(body: Buffer): { header: string; pieces: Pieces } {
@@ -207,6 +219,7 @@ export class Pieces {
   }
 }
 const SEPARATOR = "\t";
+const TAB = Buffer.from(SEPARATOR);
 
 /**
  * The history as the chain in `<stateDir>/runs` stands now: the stored index when it is sealed and still a
@@ -286,7 +299,7 @@ async function writeIndex(options: HistoryIndexOptions, pieces: Pieces, tables: 
   // The header holds the tables: one JSON text, like every piece free of raw tabs and newlines.
   const header = JSON.stringify({ schema_version: SCHEMA_VERSION, ...tables });
   await mkdir(join(stateLayout(options.stateDir).runs, RUNS_NAMES.index), { recursive: true, mode: 0o700 });
-  await replaceFile(indexPath(options.stateDir), sealEntry(key, MAC_LABEL, pieces.text(header)), {
+  await replaceFile(indexPath(options.stateDir), sealEntry(key, MAC_LABEL, pieces.bytes(header)), {
     mode: 0o600,
     // Rebuilt from the chain whenever it is missing or stale: a power cut may lose it, a kill never tears it.
     survives: "crash",

@@ -78,6 +78,25 @@ describe("the task-class catalog", () => {
     expect(warnings).toEqual([]);
   });
 
+  it("after a run, the catalog is extended from the appended records alone (the history index is not read)", async () => {
+    await verifiedEvidence(stateDir, "vuln-remediation", onWarning);
+    await append(runReport({ runId: "run-e", passed: 10 }));
+    await append(runReport({ runId: "run-f", passed: 3, taskClass: "migration-chainguard-distroless" }));
+    // Reading the index now would rebuild it with a warning: the two new records are read instead.
+    const index = readFileSync(historyFile());
+    writeFileSync(historyFile(), "not an index");
+    const { catalog } = await verifiedEvidence(stateDir, "vuln-remediation", onWarning);
+    expect(await listed(catalog)).toEqual(["run-a", "run-b", "partial:run-d", "run-e"]);
+    expect(warnings).toEqual([]);
+    const direct = readFileSync(catalogFile(), "utf8").split("\n")[0];
+    // The same catalog as one built from the history index.
+    writeFileSync(historyFile(), index);
+    await rm(catalogFile());
+    await verifiedEvidence(stateDir, "vuln-remediation", onWarning);
+    expect(readFileSync(catalogFile(), "utf8").split("\n")[0]).toBe(direct);
+    expect(JSON.parse(direct!.split("\t")[0]!)).toMatchObject({ records: 6 });
+  });
+
   it("an edited catalog (a run hidden from the verdict) fails its MAC: rebuilt from the chain, with a warning", async () => {
     await verifiedEvidence(stateDir, "vuln-remediation", onWarning);
     // Move run-a's row under the other SUT's key: a verdict on run-a's SUT would no longer pool it.

@@ -4,12 +4,14 @@
 // history reads this file (about 150 bytes a record, one row parsed at a time) instead of the history index
 // (about 600 bytes a record, every task class). Derived state like the index: sealed under the state's MAC key,
 // used only when it stands at the chain's head just verified (a chain hash commits to every record before it),
-// else brought there from the history index: extended by the records after it, or rebuilt when it is not a
-// prefix of the chain (warned as `history.catalog_rebuilt` when it was edited, truncated or replaced).
+// else brought there: extended by the records appended after it (read and verified directly when they are few,
+// as after a run, so the first view after a run does not read the 60 MB index; else from the history index), or
+// rebuilt from the index when it is not a prefix of the chain (warned as `history.catalog_rebuilt` when it was
+// edited, truncated or replaced).
 import { readFileSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { dirname } from "node:path";
-import { ChainTampered, isRun, readRecordFile, verifyHeadRecord } from "@eval/audit-chain";
+import { ChainTampered, isRun, listRuns, readRecordFile, verifyChainFrom, verifyHeadRecord } from "@eval/audit-chain";
 import { loadOrCreateMacKey, sealEntry, splitEntry, verifyEntry } from "@eval/cache";
 import type { WarningSink } from "@eval/errors";
 import type { ChainRecord } from "@eval/models";
@@ -17,8 +19,8 @@ import type { CatalogRun, EvidenceCatalog } from "@eval/promotion";
 import type { TrendPoint } from "@eval/reports";
 import { replaceFile } from "@eval/durable-fs";
 import { stateLayout, taskClassCatalogPath } from "@eval/state-layout";
-import { Pieces } from "./history-index.ts";
-import type { History } from "./history-index.ts";
+import { Pieces, recordSummary } from "./history-index.ts";
+import type { History, RunSummary } from "./history-index.ts";
 
 const SCHEMA_VERSION = "evalgate.task_class_catalog.v1";
 /** The MAC's label: neither a cache key, the checkpoint's nor the history index's, so no sealed file stands in for another. */
@@ -138,6 +140,8 @@ export async function readTaskClassCatalog(options: TaskClassCatalogOptions): Pr
   const { verified } = options;
   if ("header" in stored && stored.header.records === verified.records && stored.header.head === verified.head)
     return new TaskClassCatalog(stored.header, stored.rows);
+  const appended = "header" in stored ? await appendedSince(options, stored.header) : undefined;
+  if (appended !== undefined) return saved(options, path, extended(stored as Stored, appended, options, verified));
   const history = await options.history();
   if (history.length !== verified.records || history.head !== verified.head) return undefined;
   const prefix = "header" in stored && isPrefix(stored.header, history) ? stored : null;
@@ -153,9 +157,14 @@ export async function readTaskClassCatalog(options: TaskClassCatalogOptions): Pr
       message: `the task-class catalog ${path} ${problem}: rebuilt it from the history index`,
       details: { path },
     });
-  const text = extended(prefix, history, options.taskClass);
-  const built = Pieces.split(Buffer.from(text));
-  await writeCatalog(options.stateDir, path, text).catch((error: unknown) => {
+  const entries = fromHistory(history, prefix?.header.records ?? 0, options.taskClass);
+  return saved(options, path, extended(prefix, entries, options, { records: history.length, head: history.head! }));
+}
+
+/** The catalog of `body`, written back first (best effort: `history.catalog_unwritten` when it cannot be). */
+async function saved(options: TaskClassCatalogOptions, path: string, body: Buffer): Promise<TaskClassCatalog> {
+  const built = Pieces.split(body);
+  await writeCatalog(options.stateDir, path, body).catch((error: unknown) => {
     options.onWarning({
       code: "history.catalog_unwritten",
       message: `cannot write the task-class catalog ${path} (${(error as Error).message}): the next view builds it again`,
@@ -165,6 +174,48 @@ export async function readTaskClassCatalog(options: TaskClassCatalogOptions): Pr
   return new TaskClassCatalog(JSON.parse(built.header) as Header, built.pieces);
 }
 
+/** At most this many records appended since the catalog are read directly; more, and the history index serves. */
+const DIRECT_RECORDS = 1000;
+
+/** What the catalog takes of one record: its summary's figures and what a verdict lists of it. */
+interface Entry {
+  readonly summary: Omit<RunSummary, "pooling" | "cases">;
+  readonly run: Pick<CatalogRun, "key" | "signer" | "cases">;
+}
+
+/** The task class's entries of the history index from `start`, oldest first. */
+function* fromHistory(history: History, start: number, taskClass: string): Generator<Entry> {
+  for (const summary of history.entries(start))
+    if (summary.task_class === taskClass) yield { summary, run: history.evidenceOf(summary) };
+}
+
+/**
+ * The task class's records appended after a stored catalog, read from the runs directory: only when they are
+ * few, and only when the records after the catalog's head verify as the chain up to the head just verified
+ * (each record's hashes and links, from the catalog's head on). Undefined otherwise: the history index serves.
+ */
+async function appendedSince(options: TaskClassCatalogOptions, header: Header): Promise<Entry[] | undefined> {
+  const { verified } = options;
+  const count = verified.records - header.records;
+  if (header.records === 0 || count <= 0 || count > DIRECT_RECORDS) return undefined;
+  const runsDir = stateLayout(options.stateDir).runs;
+  const listing = await listRuns(runsDir);
+  const names = listing.records;
+  const segment = await verifyChainFrom(runsDir, { records: header.records, head: header.head }, { listing });
+  if (!segment.ok || names[verified.records - 1] !== verified.file) return undefined;
+  const entries: Entry[] = [];
+  let last = header.head;
+  for (const file of names.slice(header.records, verified.records)) {
+    const { summary, run } = recordSummary(readRecordFile(runsDir, file), file);
+    // The key's fields in the history index's order (its SUT last), so an equal key is stored once.
+    const { sut_digest, ...key } = run.key;
+    if (summary.task_class === options.taskClass)
+      entries.push({ summary, run: { ...run, key: { ...key, sut_digest } } });
+    last = summary.chain_hash;
+  }
+  return last === verified.head ? entries : undefined;
+}
+
 function isPrefix(header: Header, history: History): boolean {
   return (
     header.records <= history.length &&
@@ -172,20 +223,25 @@ function isPrefix(header: Header, history: History): boolean {
   );
 }
 
-/** The stored text of the catalog extended from `prefix` (none: from the first record) to the history's head. */
-function extended(prefix: { header: Header; rows: Pieces } | null, history: History, taskClass: string): string {
+type Stored = { header: Header; rows: Pieces };
+
+/** The stored bytes of the catalog extended from `prefix` (none: from the first record) by `entries`, to `head`. */
+function extended(
+  prefix: Stored | null,
+  entries: Iterable<Entry>,
+  options: Pick<TaskClassCatalogOptions, "taskClass">,
+  head: Pick<VerifiedHead, "records" | "head">,
+): Buffer {
   const keys = new Interned(prefix?.header.keys ?? []);
   const cases = new Interned(prefix?.header.cases ?? []);
   const trend = [...(prefix?.header.trend ?? [])];
   const rows = prefix?.rows ?? new Pieces();
-  for (const summary of history.entries(prefix?.header.records ?? 0)) {
-    if (summary.task_class !== taskClass) continue;
-    const { key, signer, cases: refs } = history.evidenceOf(summary);
+  for (const { summary, run } of entries) {
     const row: Row = [
       summary.run_id,
       summary.file,
-      keys.of({ key, signer }),
-      cases.of(refs),
+      keys.of({ key: run.key, signer: run.signer }),
+      cases.of(run.cases),
       summary.sequence,
       summary.chain_hash,
     ];
@@ -197,14 +253,14 @@ function extended(prefix: { header: Header; rows: Pieces } | null, history: Hist
   }
   const header: Header = {
     schema_version: SCHEMA_VERSION,
-    task_class: taskClass,
-    records: history.length,
-    head: history.head!,
+    task_class: options.taskClass,
+    records: head.records,
+    head: head.head,
     keys: keys.values,
     cases: cases.values,
     trend: trend.slice(-TREND_POINTS),
   };
-  return rows.text(JSON.stringify(header));
+  return rows.bytes(JSON.stringify(header));
 }
 
 /** Values stored once each, looked up by their JSON text. */
@@ -246,9 +302,9 @@ async function storedCatalog(
 }
 
 /** Seals and replaces the catalog atomically (readers see the old or the new one, never half). */
-async function writeCatalog(stateDir: string, path: string, text: string): Promise<void> {
+async function writeCatalog(stateDir: string, path: string, body: Buffer): Promise<void> {
   const key = await loadOrCreateMacKey(stateLayout(stateDir).cacheKey);
   await mkdir(dirname(path), { recursive: true, mode: 0o700 });
   // Rebuilt from the history index whenever it is missing or stale: a power cut may lose it, a kill never tears it.
-  await replaceFile(path, sealEntry(key, MAC_LABEL, text), { mode: 0o600, survives: "crash" });
+  await replaceFile(path, sealEntry(key, MAC_LABEL, body), { mode: 0o600, survives: "crash" });
 }
