@@ -1,5 +1,5 @@
 // A warm `evalgate run` (every case a cache hit, JSON lines, no CI outputs) loads only what it uses: the
-// report views and renderers, the diff library and the yarn and bun lockfile parsers cost every run's
+// report views and renderers, the diff library, the yarn and bun lockfile parsers and the yaml package cost every run's
 // start-up when they were imported eagerly (docs/performance.md, run-warm). Needs the built CLI.
 import { execFileSync } from "node:child_process";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -22,6 +22,7 @@ const UNNEEDED = [
   /\/node_modules\/diff\//,
   /\/node_modules\/@yarnpkg\/parsers\//,
   /\/node_modules\/jsonc-parser\//,
+  /\/node_modules\/yaml\//,
 ];
 
 describe("a warm run's module loading", () => {

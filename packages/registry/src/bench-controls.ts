@@ -4,7 +4,7 @@
 // Each control is a directory under `controls/` whose files are laid over the case's `input/`.
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { parse } from "yaml";
+import { yamlPackage } from "./yaml-package.ts";
 import type { BenchCase } from "@eval/models";
 import { CaseLoadFailed, TaskClassInvalid } from "./errors.ts";
 
@@ -35,7 +35,7 @@ export function readNearMissKinds(benchPath: string): NearMissKind[] {
   if (!existsSync(path)) return [];
   let raw: unknown;
   try {
-    raw = parse(readFileSync(path, "utf8"));
+    raw = yamlPackage().parse(readFileSync(path, "utf8"));
   } catch (error) {
     throw new TaskClassInvalid(path, `not valid YAML (${(error as Error).message.split("\n")[0]})`);
   }

@@ -1,8 +1,10 @@
 import { readdir } from "node:fs/promises";
+import { createRequire } from "node:module";
 import { join } from "node:path";
 import {
   BenchCaseSchema,
   CaseTomlSchema,
+  deepFreeze,
   DigestsFileSchema,
   formatIssues,
   safeParseWire,
@@ -14,7 +16,7 @@ import { ignoreWarnings, isEvalError, type WarningSink } from "@eval/errors";
 import { parse as parseToml, TomlDate, TomlError } from "smol-toml";
 import { FAILSAFE_SCHEMA, load as loadYaml } from "js-yaml";
 import type { FileDigestCache } from "@eval/hashing";
-import { checkpointedDigest } from "./case-tree-stamp.ts";
+import { checkpointedDigest, checkpointedFile } from "./case-tree-stamp.ts";
 import { CASE_DIGEST_SERIALIZATION, digestCase, type DirectoryDigest } from "./digest.ts";
 import {
   CaseContentCollision,
@@ -131,22 +133,29 @@ function firstBadDate(document: Record<string, unknown>, text: string): { field:
   return null;
 }
 
-async function readCaseToml(
-  taskClass: CaseOwner,
-  directory: string,
-  casePath: string,
-  findings: Finding[],
-): Promise<CaseToml | null> {
-  const tomlPath = join(casePath, "case.toml");
-  const kind = await entryKind(tomlPath);
-  if (kind !== "file") {
-    const error =
-      kind === "missing"
-        ? new CaseLoadFailed(tomlPath, null, "missing; every case directory needs a case.toml")
-        : new CaseUnsafePath(tomlPath, "must be a regular file");
-    findings.push(finding("case-files", tomlPath, error));
-    return null;
-  }
+const REGISTRY_VERSION = (createRequire(import.meta.url)("../package.json") as { version: string }).version;
+
+/**
+ * Names what a checkpointed file holds (the parser and schema of this release): an entry another release
+ * made is never reused, since its schema may have accepted what this one refuses.
+ */
+const CASE_TOML_DEFINITION = `case.toml:smol-toml+CaseTomlSchema:${REGISTRY_VERSION}`;
+const DIGESTS_FILE_DEFINITION = `digests.yaml:js-yaml-failsafe+DigestsFileSchema:${REGISTRY_VERSION}`;
+
+/** `read()`'s validated result, from the checkpoint while the file is unchanged (case-tree-stamp.ts). */
+async function validatedFile<T>(
+  path: string,
+  checkpoint: FileDigestCache | undefined,
+  definition: string,
+  read: () => Promise<T | null>,
+): Promise<T | null> {
+  if (checkpoint === undefined) return read();
+  const { value, reused } = await checkpointedFile(path, { checkpoint, definition }, read);
+  return reused ? (deepFreeze(value) as T | null) : value;
+}
+
+/** case.toml read, parsed and validated against CaseTomlSchema; null (with a finding) when it is not valid. */
+async function parseCaseToml(tomlPath: string, findings: Finding[]): Promise<CaseToml | null> {
   let raw: unknown;
   try {
     const text = await readText(tomlPath);
@@ -173,7 +182,28 @@ async function readCaseToml(
     );
     return null;
   }
-  const toml = parsed.data;
+  return parsed.data;
+}
+
+async function readCaseToml(
+  taskClass: CaseOwner,
+  directory: string,
+  casePath: string,
+  findings: Finding[],
+  checkpoint: FileDigestCache | undefined,
+): Promise<CaseToml | null> {
+  const tomlPath = join(casePath, "case.toml");
+  const kind = await entryKind(tomlPath);
+  if (kind !== "file") {
+    const error =
+      kind === "missing"
+        ? new CaseLoadFailed(tomlPath, null, "missing; every case directory needs a case.toml")
+        : new CaseUnsafePath(tomlPath, "must be a regular file");
+    findings.push(finding("case-files", tomlPath, error));
+    return null;
+  }
+  const toml = await validatedFile(tomlPath, checkpoint, CASE_TOML_DEFINITION, () => parseCaseToml(tomlPath, findings));
+  if (toml === null) return null;
   if (toml.case_id !== directory) {
     findings.push(
       finding(
@@ -218,9 +248,20 @@ async function readCaseToml(
   return toml;
 }
 
-/** Reads and validates cases/digests.yaml; null (with a finding) when it is missing or malformed. */
-export async function readDigestsFile(taskClass: CaseOwner, findings: Finding[]): Promise<DigestsFile | null> {
+/**
+ * Reads and validates cases/digests.yaml; null (with a finding) when it is missing or malformed. With
+ * `checkpoint`, the validated file is kept there and reused while the file is unchanged.
+ */
+export async function readDigestsFile(
+  taskClass: CaseOwner,
+  findings: Finding[],
+  checkpoint?: FileDigestCache,
+): Promise<DigestsFile | null> {
   const path = join(taskClass.benchPath, "cases", "digests.yaml");
+  return validatedFile(path, checkpoint, DIGESTS_FILE_DEFINITION, () => parseDigestsFile(taskClass, path, findings));
+}
+
+async function parseDigestsFile(taskClass: CaseOwner, path: string, findings: Finding[]): Promise<DigestsFile | null> {
   const kind = await entryKind(path);
   if (kind !== "file") {
     findings.push(finding("directory-contract", path, new TaskClassIncomplete(taskClass.name, path)));
@@ -317,12 +358,16 @@ export async function inspectCases(taskClass: CaseOwner, options: LoadCasesOptio
   const findings: Finding[] = [];
   const directories = await listCaseDirectories(taskClass, findings);
   const verify = options.verify ?? true;
-  const digests = verify ? await readDigestsFile(taskClass, findings) : null;
+  const digests = verify ? await readDigestsFile(taskClass, findings, options.caseTrees) : null;
 
   const found: FoundCase[] = [];
   for (const directory of directories) {
     const casePath = join(taskClass.benchPath, "cases", directory);
-    found.push({ directory, casePath, toml: await readCaseToml(taskClass, directory, casePath, findings) });
+    found.push({
+      directory,
+      casePath,
+      toml: await readCaseToml(taskClass, directory, casePath, findings, options.caseTrees),
+    });
   }
 
   const byId = new Map<string, string[]>();

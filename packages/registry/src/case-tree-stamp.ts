@@ -105,3 +105,48 @@ export function checkpointedDigest(
     options.checkpoint.set(entryKey, JSON.stringify({ entries: after, digest: computed.digest } satisfies TreeStamp));
   return { ...computed, reused: false };
 }
+
+/** What a checkpoint entry for one file records: the file's key when it was read, and what reading it gave. */
+interface FileStamp {
+  readonly key: string;
+  readonly value: unknown;
+}
+
+function parseFileStamp(text: string | undefined): FileStamp | null {
+  if (text === undefined) return null;
+  try {
+    const parsed = JSON.parse(text) as Partial<FileStamp> | null;
+    return typeof parsed?.key === "string" && "value" in parsed ? (parsed as FileStamp) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The file's key when it is a regular file whose ctime is settled (see SETTLED_NS); else null. */
+function settledFileKey(path: string): string | null {
+  const stats = lstatSync(path, { bigint: true, throwIfNoEntry: false });
+  if (stats === undefined || !stats.isFile()) return null;
+  return stats.ctimeNs > BigInt(Date.now()) * 1_000_000n - SETTLED_NS ? null : fileKey(stats);
+}
+
+/**
+ * What `read` makes of the regular file at `path` (parsed and validated: JSON data, or null when the file
+ * is not valid), from `checkpoint` while the file's key is the one it was read under and `definition`
+ * (naming the parser and the schema) is the same; else read, and kept when it is valid and the file did not
+ * move while it was read. Whoever keeps the checkpoint must seal it: an edited entry would pass a changed
+ * or invalid file.
+ */
+export async function checkpointedFile<T>(
+  path: string,
+  options: { readonly checkpoint: FileDigestCache; readonly definition: string },
+  read: () => Promise<T | null>,
+): Promise<{ readonly value: T | null; readonly reused: boolean }> {
+  const entryKey = `file\0${options.definition}\0${path}`;
+  const before = settledFileKey(path);
+  const stamp = before === null ? null : parseFileStamp(options.checkpoint.get(entryKey));
+  if (stamp !== null && stamp.key === before) return { value: stamp.value as T, reused: true };
+  const value = await read();
+  if (value !== null && before !== null && settledFileKey(path) === before)
+    options.checkpoint.set(entryKey, JSON.stringify({ key: before, value } satisfies FileStamp));
+  return { value, reused: false };
+}

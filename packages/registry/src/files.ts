@@ -8,7 +8,9 @@ export type EntryKind = "file" | "directory" | "symlink" | "other" | "missing";
 /** What is at `path`, without following a symlink. */
 export async function entryKind(path: string): Promise<EntryKind> {
   try {
-    const stat = lstatSync(path);
+    // No exception for the common miss (a case without a cassette): building one costs more than the lstat.
+    const stat = lstatSync(path, { throwIfNoEntry: false });
+    if (stat === undefined) return "missing";
     if (stat.isSymbolicLink()) return "symlink";
     if (stat.isFile()) return "file";
     if (stat.isDirectory()) return "directory";

@@ -2,7 +2,7 @@ import { readdir } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { ioError } from "@eval/errors";
 import { CaseIdSchema, DigestsFileSchema, parseWire, safeParseWire, type DigestsFile } from "@eval/models";
-import { parse as parseYaml, stringify } from "yaml";
+import { yamlPackage } from "./yaml-package.ts";
 import { CASE_DIGEST_SERIALIZATION, digestCase, type DirectoryDigest } from "./digest.ts";
 import { diffFiles } from "./case-loader.ts";
 import { CaseLoadFailed, CaseUnsafePath, TaskClassIncomplete } from "./errors.ts";
@@ -113,7 +113,7 @@ export async function signBench(taskClass: {
     serialization: CASE_DIGEST_SERIALIZATION,
     cases: next,
   });
-  const text = `${HEADER}${stringify(document, { lineWidth: 0 })}`;
+  const text = `${HEADER}${yamlPackage().stringify(document, { lineWidth: 0 })}`;
   const current = (await entryKind(digestsPath)) === "file" ? await readText(digestsPath) : null;
   const written = current !== text;
   if (written) {
@@ -126,7 +126,7 @@ export async function signBench(taskClass: {
 
 function parseYamlOrNull(text: string): unknown {
   try {
-    return parseYaml(text);
+    return yamlPackage().parse(text);
   } catch {
     return null;
   }

@@ -3,7 +3,7 @@ import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { FailureModesFileSchema, formatIssues, safeParseWire, type FailureModesFile } from "@eval/models";
 import { isEvalError, type EvalError } from "@eval/errors";
-import { parse as parseYaml } from "yaml";
+import { CORE_SCHEMA, load as loadYaml } from "js-yaml";
 import { BenchDirMissing, TaskClassIncomplete, TaskClassInvalid } from "./errors.ts";
 import { entryKind, readText } from "./files.ts";
 import type { FenceAssertion } from "./findings.ts";
@@ -76,7 +76,8 @@ export function breakdownKeyProblem(key: unknown): string | null {
 export async function loadFailureModes(path: string): Promise<FailureModesFile> {
   let raw: unknown;
   try {
-    raw = parseYaml(await readText(path));
+    // js-yaml (the YAML 1.2 core schema, as the yaml package reads it): no second YAML parser on a run's path.
+    raw = loadYaml(await readText(path), { schema: CORE_SCHEMA });
   } catch (error) {
     throw new TaskClassInvalid(path, `is not valid YAML: ${firstLine(error)}`);
   }

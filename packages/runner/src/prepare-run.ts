@@ -14,6 +14,7 @@ import { checkStateDir, DEFAULT_STATE_DIR, stateLayout } from "@eval/state-layou
 import { digestDirectory, loadTaskClass, selectCases, TaskClassRegistry } from "@eval/registry";
 import type { TaskClass } from "@eval/registry";
 import { RUN_DEFAULTS, RUN_LIMITS } from "@eval/models/defaults";
+import { sandboxSupportAsync } from "@eval/sandbox";
 import picomatch from "picomatch";
 import { caseCacheKey } from "./case-keys.ts";
 import { loadDigestCache } from "./digest-cache.ts";
@@ -210,6 +211,8 @@ export async function prepareRun(
   const { onWarning, stateDir, runsDir } = settings;
   checkStateDir(stateDir, { write: true });
   const startedAt = new Date();
+  // bwrap starts while the cases load: the probe is wall time, mostly waiting (rubricIsolationClass reads it).
+  const sandboxProbe = (options.sandbox ?? "bwrap") === "bwrap" ? sandboxSupportAsync() : null;
   const taskClass = await loadTaskClass(taskClassName, {
     benchRoot: resolve(options.benchRoot ?? "bench"),
     registry: new TaskClassRegistry(),
@@ -239,6 +242,7 @@ export async function prepareRun(
   if (chain !== null && !chain.ok) throw new ChainTampered(chain.firstBad!, runsDir);
   await sut.preflight?.({ cases: cases.map((benchCase) => sutCaseOf(benchCase)), trials });
   // Refuses here, before any SUT call, when the sandbox is asked for and cannot run.
+  await sandboxProbe;
   const isolationClass = rubricIsolationClass(taskClass, {
     sandbox: options.sandbox ?? "bwrap",
     ...(options.networkIsolation === undefined ? {} : { networkIsolation: options.networkIsolation }),

@@ -471,6 +471,45 @@ describe("runEval end to end (real registry, rubric subprocesses, cache and chai
     }
   }, 60_000);
 
+  it("refuses a case whose digests.yaml entry was forged in the case-tree checkpoint (its seal no longer holds)", async () => {
+    const root6 = await mkdtemp(join(tmpdir(), "evalgate-run-forged-"));
+    try {
+      const own = await makeTaskClassBench(root6, { rubric: UPPER_RUBRIC, cases: { a: "one", b: "two" } });
+      await new Promise((resolve) => setTimeout(resolve, 2_100));
+      const stateDir = join(root6, "state");
+      let sut = counting(await moduleSut(`${sutFile}#halfUpper`));
+      const run = async () => runEval(own.slug, { systemUnderTest: sut, benchRoot: own.benchRoot, stateDir });
+      await run();
+      // The attack: change case b, learn its new digest, put digests.yaml back as it was, and plant the new
+      // digest in the checkpoint's kept copy of digests.yaml (with digests.yaml's current file key).
+      const digestsPath = join(own.benchPath, "cases", "digests.yaml");
+      const signed = await readFile(digestsPath, "utf8");
+      await writeFile(join(own.benchPath, "cases", "b", "expected", "text.txt"), "loosened");
+      await signBench({ benchPath: own.benchPath });
+      const forgedDigest = /\n  b:\n    digest: (blake3:[0-9a-f]{64})/.exec(await readFile(digestsPath, "utf8"))![1]!;
+      await writeFile(digestsPath, signed);
+      await new Promise((resolve) => setTimeout(resolve, 2_100));
+      const sealedPath = join(stateDir, "case-trees.sealed");
+      const [body, macLine] = (await readFile(sealedPath, "utf8")).split("\n");
+      const checkpoint = JSON.parse(body!) as { entries: Record<string, string> };
+      const entryKey = Object.keys(checkpoint.entries).find((key) => key.startsWith("file\0digests.yaml:"))!;
+      const kept = JSON.parse(checkpoint.entries[entryKey]!) as {
+        key: string;
+        value: { cases: Record<string, { digest: string }> };
+      };
+      const stats = statSync(digestsPath, { bigint: true });
+      kept.key = `${stats.dev}:${stats.ino}:${stats.size}:${stats.ctimeNs}:${stats.mtimeNs}`;
+      kept.value.cases.b!.digest = forgedDigest;
+      checkpoint.entries[entryKey] = JSON.stringify(kept);
+      await writeFile(sealedPath, `${JSON.stringify(checkpoint)}\n${macLine}\n`);
+      sut = counting(await moduleSut(`${sutFile}#halfUpper`));
+      await expect(run()).rejects.toMatchObject({ code: "EVAL_CASE_DIGEST_MISMATCH" });
+      expect(sut.calls).toBe(0);
+    } finally {
+      await rm(root6, { recursive: true, force: true });
+    }
+  }, 60_000);
+
   it("refuses a poisoned case (digest mismatch) before any SUT call", async () => {
     const root3 = await mkdtemp(join(tmpdir(), "evalgate-run-poison-"));
     try {

@@ -3,7 +3,7 @@
 // runs as host root: under an ordinary user bwrap maps the sandbox into that user's uid; under root the
 // process drops to nobody (SANDBOX_UID) before the program starts. /proc/sys is read-only and a seccomp
 // filter (seccomp.ts) denies the system calls nothing sandboxed needs.
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync, lstatSync, readlinkSync, realpathSync } from "node:fs";
 import { chownTree } from "./tree-walk.ts";
 import { sep } from "node:path";
@@ -87,6 +87,7 @@ export const SANDBOX_GID = 65534;
 export const SECCOMP_FD = 3;
 
 let support: SandboxSupport | undefined;
+let supportProbe: Promise<SandboxSupport> | undefined;
 
 export type SandboxSupport =
   | {
@@ -117,36 +118,113 @@ export interface SandboxTools {
   readonly arch: string;
 }
 
+/** What a probe runs (bwrap with its argv and the seccomp filter on stdin), or why there is nothing to run. */
+type ProbePlan =
+  | {
+      readonly run: true;
+      readonly bwrap: string;
+      readonly setpriv: string | null;
+      readonly argv: readonly string[];
+      readonly filter: Buffer;
+    }
+  | { readonly run: false; readonly outcome: SandboxSupport };
+
+function probePlan(tools: SandboxTools): ProbePlan {
+  const bwrap = tools.bwrap.find((candidate) => existsSync(candidate));
+  if (bwrap === undefined)
+    return { run: false, outcome: { available: false, reason: "bubblewrap (bwrap) is not installed" } };
+  const setpriv = runningAsRoot() ? (tools.setpriv.find((candidate) => existsSync(candidate)) ?? null) : null;
+  if (runningAsRoot() && setpriv === null) {
+    const reason =
+      "setpriv (util-linux) is not installed: as root it is what drops sandboxed processes to an unprivileged uid";
+    return { run: false, outcome: { available: false, reason } };
+  }
+  const filter = seccompFilter(tools.arch);
+  if (filter === null)
+    return {
+      run: false,
+      outcome: { available: false, reason: `no seccomp filter for the ${tools.arch} architecture` },
+    };
+  // The probe reads the filter from stdin (fd 0); real runs use SECCOMP_FD, keeping stdin for the program.
+  const argv = [...systemArgs("none"), "--seccomp", "0", "--", ...dropPrivileges(setpriv), "/bin/true"];
+  return { run: true, bwrap, setpriv, argv, filter };
+}
+
+/** What the probe's exit says: available (with the tools found), or why not. */
+function probeOutcome(
+  plan: Extract<ProbePlan, { run: true }>,
+  exit: {
+    readonly status: number | null;
+    readonly signal: string | null;
+    readonly error?: Error;
+    readonly stderr: string;
+  },
+): SandboxSupport {
+  const choom = CHOOM_CANDIDATES.find((candidate) => existsSync(candidate)) ?? null;
+  if (exit.status === 0) return { available: true, bwrap: plan.bwrap, setpriv: plan.setpriv, choom };
+  const why = exit.error?.message ?? (exit.stderr.trim().split("\n")[0] || `exit ${exit.status ?? exit.signal}`);
+  return { available: false, reason: `bubblewrap cannot create its namespaces here (${why})` };
+}
+
+const PROBE_TIMEOUT_MS = 10_000;
+
 /** The probe behind sandboxSupport(), with the tools' candidate paths given (a test names missing or broken ones). */
 export function probeSandbox(
   tools: SandboxTools = { bwrap: BWRAP_CANDIDATES, setpriv: SETPRIV_CANDIDATES, arch: process.arch },
 ): SandboxSupport {
-  const bwrap = tools.bwrap.find((candidate) => existsSync(candidate));
-  if (bwrap === undefined) return { available: false, reason: "bubblewrap (bwrap) is not installed" };
-  const setpriv = runningAsRoot() ? (tools.setpriv.find((candidate) => existsSync(candidate)) ?? null) : null;
-  if (runningAsRoot() && setpriv === null) {
-    return {
-      available: false,
-      reason:
-        "setpriv (util-linux) is not installed: as root it is what drops sandboxed processes to an unprivileged uid",
-    };
-  }
-  const filter = seccompFilter(tools.arch);
-  if (filter === null) return { available: false, reason: `no seccomp filter for the ${tools.arch} architecture` };
-  // The probe reads the filter from stdin (fd 0); real runs use SECCOMP_FD, keeping stdin for the program.
-  const probeArgv = [...systemArgs("none"), "--seccomp", "0", "--", ...dropPrivileges(setpriv), "/bin/true"];
-  const probe = spawnSync(bwrap, probeArgv, {
-    input: filter,
+  const plan = probePlan(tools);
+  if (!plan.run) return plan.outcome;
+  const probe = spawnSync(plan.bwrap, plan.argv, {
+    input: plan.filter,
     stdio: ["pipe", "ignore", "pipe"],
-    timeout: 10_000,
+    timeout: PROBE_TIMEOUT_MS,
     env: {},
   });
-  const choom = CHOOM_CANDIDATES.find((candidate) => existsSync(candidate)) ?? null;
-  if (probe.status === 0) return { available: true, bwrap, setpriv, choom };
-  const why =
-    probe.error?.message ??
-    (probe.stderr.toString("utf8").trim().split("\n")[0] || `exit ${probe.status ?? probe.signal}`);
-  return { available: false, reason: `bubblewrap cannot create its namespaces here (${why})` };
+  return probeOutcome(plan, { ...probe, stderr: probe.stderr?.toString("utf8") ?? "" });
+}
+
+/** probeSandbox without blocking: the same probe and outcome, while the process goes on with other work. */
+export function probeSandboxAsync(
+  tools: SandboxTools = { bwrap: BWRAP_CANDIDATES, setpriv: SETPRIV_CANDIDATES, arch: process.arch },
+): Promise<SandboxSupport> {
+  const plan = probePlan(tools);
+  if (!plan.run) return Promise.resolve(plan.outcome);
+  return new Promise((resolveProbe) => {
+    const child = spawn(plan.bwrap, plan.argv, {
+      stdio: ["pipe", "ignore", "pipe"],
+      timeout: PROBE_TIMEOUT_MS,
+      env: {},
+    });
+    const stderr: Buffer[] = [];
+    let error: Error | undefined;
+    child.stderr.on("data", (chunk: Buffer) => stderr.push(chunk));
+    // A probe that exits before reading its stdin closes the pipe: its exit status says what happened.
+    child.stdin.on("error", () => {});
+    child.stdin.end(plan.filter);
+    child.on("error", (spawnError) => {
+      error = spawnError;
+    });
+    child.on("close", (status, signal) =>
+      resolveProbe(
+        probeOutcome(plan, {
+          status: error === undefined ? status : null,
+          signal,
+          ...(error === undefined ? {} : { error }),
+          stderr: Buffer.concat(stderr).toString("utf8"),
+        }),
+      ),
+    );
+  });
+}
+
+/**
+ * sandboxSupport() probed without blocking, so a run can load its cases while bwrap starts; once it
+ * settles, sandboxSupport() answers from it. Probed once per process, like sandboxSupport().
+ */
+export function sandboxSupportAsync(): Promise<SandboxSupport> {
+  if (support !== undefined) return Promise.resolve(support);
+  supportProbe ??= probeSandboxAsync().then((outcome) => (support ??= outcome));
+  return supportProbe;
 }
 
 const systemArgsCache = new Map<NetworkMode, readonly string[]>();

@@ -1,4 +1,12 @@
-export { handOverTree, nodeInstallDir, programFootprint, realOrSelf, sandboxOwner, sandboxSupport } from "./bwrap.ts";
+export {
+  handOverTree,
+  nodeInstallDir,
+  programFootprint,
+  realOrSelf,
+  sandboxOwner,
+  sandboxSupport,
+  sandboxSupportAsync,
+} from "./bwrap.ts";
 export type { SandboxPolicy } from "./bwrap.ts";
 export { SandboxUnavailable } from "./errors.ts";
 export { killAllProcessGroups, runProcess } from "./process-runner.ts";

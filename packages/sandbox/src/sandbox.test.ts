@@ -7,7 +7,16 @@ import type { Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { nodeInstallDir, probeSandbox, programFootprint, realOrSelf, sandboxArgv, sandboxSupport } from "./bwrap.ts";
+import {
+  nodeInstallDir,
+  probeSandbox,
+  probeSandboxAsync,
+  programFootprint,
+  realOrSelf,
+  sandboxArgv,
+  sandboxSupport,
+  sandboxSupportAsync,
+} from "./bwrap.ts";
 import type { SandboxPolicy } from "./bwrap.ts";
 import { runProcess } from "./process-runner.ts";
 import { hostUidsOf } from "@eval/test-utils";
@@ -404,6 +413,32 @@ describe("probing for the sandbox", () => {
       reason: expect.stringMatching(/^bubblewrap cannot create its namespaces here \((\/bin\/sh: .*--|.*ETIMEDOUT)/),
     });
   });
+
+  it("the probe without blocking says what the blocking one says, for each way it can fail and for this machine", async () => {
+    for (const variant of [
+      { ...tools, bwrap: [join(tmpdir(), "no-such-bwrap")] },
+      { ...tools, arch: "mips" },
+      ...(process.getuid?.() === 0 ? [{ ...tools, setpriv: [] }] : []),
+    ])
+      expect(await probeSandboxAsync(variant)).toEqual(probeSandbox(variant));
+    expect(await probeSandboxAsync({ ...tools, bwrap: ["/bin/false"] })).toMatchObject({
+      available: false,
+      reason: expect.stringMatching(/^bubblewrap cannot create its namespaces here \((exit 1|exit SIGTERM)\)$/),
+    });
+    expect(await probeSandboxAsync({ ...tools, bwrap: ["/bin/sh"] })).toMatchObject({
+      available: false,
+      reason: expect.stringMatching(/^bubblewrap cannot create its namespaces here \((\/bin\/sh: .*--|exit SIGTERM)/),
+    });
+    // A program that cannot be started at all (not executable): the spawn error is the reason.
+    const notExecutable = join(mkdtempSync(join(tmpdir(), "evalgate-probe-")), "bwrap");
+    writeFileSync(notExecutable, "", { mode: 0o644 });
+    expect(await probeSandboxAsync({ ...tools, bwrap: [notExecutable] })).toMatchObject({
+      available: false,
+      reason: expect.stringMatching(/^bubblewrap cannot create its namespaces here \(.*EACCES/),
+    });
+    expect(await probeSandboxAsync()).toEqual(probeSandbox());
+    expect(await sandboxSupportAsync()).toEqual(sandboxSupport());
+  }, 60_000);
 
   it("a program's footprint is its node_modules package directory, or the file itself; a missing path resolves to itself", () => {
     expect(programFootprint(process.execPath)).toMatch(/node_modules$/);

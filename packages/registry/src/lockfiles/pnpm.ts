@@ -1,4 +1,4 @@
-import { parse } from "yaml";
+import { yamlPackage } from "../yaml-package.ts";
 import { IMPORTER_GROUPS, PACKAGE_GROUPS, walkClosure, type Graph, type Wanted } from "./closure.ts";
 
 interface PnpmLock {
@@ -11,7 +11,7 @@ interface PnpmLock {
 }
 
 export function parsePnpmLock(text: string): PnpmLock {
-  return (parse(text) ?? {}) as PnpmLock;
+  return (yamlPackage().parse(text) ?? {}) as PnpmLock;
 }
 
 /** A locked version: `7.8.6`, `7.8.6(peer@1.0.0)`, an alias `real@1.0.0`, or a workspace `link:...`. */
