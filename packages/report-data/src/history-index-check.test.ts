@@ -5,7 +5,16 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { appendRunRecord, getHostFingerprint, readChainHead, RECORD_FILE_PATTERN } from "@eval/audit-chain";
+import {
+  appendRunRecord,
+  chainHashOf,
+  contentHashOfReport,
+  getHostFingerprint,
+  readChainHead,
+  RECORD_FILE_PATTERN,
+  recordFileName,
+  verifyChain,
+} from "@eval/audit-chain";
 import { loadOrCreateMacKey, sealEntry } from "@eval/cache";
 import type { EvalWarning } from "@eval/errors";
 import type { BenchRunReportInput } from "@eval/models";
@@ -164,4 +173,48 @@ describe("verify's history index check", () => {
     expect((await check(false, 1)).check).toMatchObject({ state: "agrees", compared: 3 });
     expect((await check(false, 0)).check.listed).toEqual([expect.objectContaining({ run_id: "run-a" })]);
   });
+
+  it("a record whose report is no version's shape (hashes intact, so plain verify holds): no entry agrees with it", async () => {
+    const files = readdirSync(runsDir)
+      .filter((name) => RECORD_FILE_PATTERN.test(name))
+      .sort();
+    const last = JSON.parse(readFileSync(join(runsDir, files.at(-1)!), "utf8")) as Record<string, never>;
+    const v9 = "evalgate.bench_run_report.v9";
+    const report = { ...(last.report as object), run_id: "run-odd", prev_hash: last.chain_hash, schema_version: v9 };
+    const contentHash = await contentHashOfReport(report);
+    const chainHash = chainHashOf(last.chain_hash, contentHash);
+    const recordedAt = new Date(Date.parse(last.recorded_at) + 1000).toISOString();
+    const record = {
+      ...(last as object),
+      sequence: files.length,
+      recorded_at: recordedAt,
+      prev_hash: last.chain_hash,
+      content_hash: contentHash,
+      chain_hash: chainHash,
+      report: { ...report, chain_head: chainHash },
+    };
+    const file = recordFileName(recordedAt, chainHash);
+    writeFileSync(join(runsDir, file), `${JSON.stringify(sorted(record))}\n`, { mode: 0o600 });
+    expect((await verifyChain({ runsDir })).firstBad).toBeNull();
+    await reseal((entries) => [...entries, entries[3]!.replace(/"file":"[^"]+"/, `"file":"${file}"`)]);
+    const { check: found } = await check();
+    expect(found.listed).toEqual([
+      expect.objectContaining({
+        file,
+        kind: "summary",
+        detail: expect.stringMatching(/^the record cannot be read as a report/),
+      }),
+    ]);
+  });
 });
+
+/** `value` with every object's keys in sorted order: canonical JSON (RFC 8785) for the values a report holds. */
+function sorted(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sorted);
+  if (value === null || typeof value !== "object") return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([k, v]) => [k, sorted(v)]),
+  );
+}
