@@ -209,7 +209,7 @@ describe("example commands in README.md and docs/*.md", () => {
 
   it(
     "runs every command not excluded, in page order, each with its documented exit code",
-    { timeout: 120_000 },
+    { timeout: 300_000 },
     async () => {
       const failures: string[] = [];
       for (const { command } of all) if (excludedBy(command) !== undefined) usedExclusions.add(excludedBy(command)!);
@@ -247,7 +247,7 @@ describe("the examples in every command's --help", () => {
 
   it(
     "each one runs against a temporary state directory, and no Details sentence is cut by a blank line",
-    { timeout: 120_000 },
+    { timeout: 300_000 },
     async () => {
       const scratch = mkdtempSync(join(tmpdir(), "evalgate-help-"));
       try {

@@ -33,6 +33,13 @@ describe("./scripts/setup.sh run a second time", () => {
   });
 });
 
+/** What reaching the npm registry may need from the caller's environment (its cache, proxy, certificates). */
+function registryAccess(): NodeJS.ProcessEnv {
+  const names = ["HOME", "NODE_EXTRA_CA_CERTS", "SSL_CERT_FILE", "HTTPS_PROXY", "HTTP_PROXY", "NO_PROXY"];
+  const wanted = new Set([...names, ...names.map((name) => name.toLowerCase())]);
+  return Object.fromEntries(Object.entries(process.env).filter(([name]) => wanted.has(name)));
+}
+
 describe("install_dependencies after a bench package was added", () => {
   let scratch: string;
 
@@ -53,7 +60,7 @@ describe("install_dependencies after a bench package was added", () => {
     }
     writeFileSync(
       join(scratch, "scripts", "install.sh"),
-      `. "$(dirname -- "$0")/toolchain.sh"\npnpm() { command pnpm "$@" --lockfile-only --offline; }\ncd "$EVALGATE_ROOT" && install_dependencies\n`,
+      `. "$(dirname -- "$0")/toolchain.sh"\npnpm() { command pnpm "$@" --lockfile-only --prefer-offline; }\ncd "$EVALGATE_ROOT" && install_dependencies\n`,
     );
     mkdirSync(join(scratch, "bench", "added-class"));
     writeFileSync(
@@ -68,11 +75,12 @@ describe("install_dependencies after a bench package was added", () => {
   });
   afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-  // --lockfile-only --offline: the resolution step alone, from the local store (no network, no node_modules).
+  // --lockfile-only --prefer-offline: the resolution step alone (no node_modules), from the metadata cache
+  // where it holds a package and from the registry where it does not (a fresh machine's cache is empty).
   const install = (ci: boolean) =>
     run("sh", ["scripts/install.sh"], {
       cwd: scratch,
-      env: { PATH: toolchainPath, HOME: process.env.HOME, ...(ci ? { CI: "true" } : {}) },
+      env: { PATH: toolchainPath, ...registryAccess(), ...(ci ? { CI: "true" } : {}) },
     });
 
   it("in CI: refuses, in one line of its own that names ./scripts/setup.sh", { timeout: 120_000 }, async () => {

@@ -3,13 +3,23 @@ import { escapeTerminal } from "@eval/reports/terminal";
 
 const round = (value: number): number => Number(value.toFixed(4));
 
+/** The runs left out, per reason: how many, and the newest few. */
+function excludedLine(excluded: NonNullable<PromotionVerdict["evidence_pool"]>["runs_excluded"]): string {
+  const count = excluded.reduce((sum, group) => sum + group.count, 0);
+  const groups = excluded.map(
+    (group) =>
+      `${group.count} ${group.reason} (newest ${group.newest.join(", ")}${group.count > group.newest.length ? ", ..." : ""})`,
+  );
+  return `${count} run(s) excluded${groups.length === 0 ? "" : `: ${groups.join("; ")}`}`;
+}
+
 /** What the verdict pooled, and the named run's own figures (shown, never judged). */
 function poolLines(verdict: PromotionVerdict): string[] {
   const pool = verdict.evidence_pool;
   if (pool === undefined) return [];
   const own = pool.run_figures;
   return [
-    `pooled ${pool.runs_pooled.length} run(s), ${pool.attempts_per_case} attempt(s) per case (${pool.attempts_recorded} distinct attempts recorded, ${pool.attempts_unused} beyond the fewest any case has, ${pool.harness_faults_excluded} harness faults left out); ${pool.runs_excluded.length} run(s) excluded${pool.runs_excluded.length === 0 ? "" : `: ${pool.runs_excluded.map((run) => `${run.run_id} (${run.reason})`).join("; ")}`}`,
+    `pooled ${pool.runs_pooled.length} run(s), ${pool.attempts_per_case} attempt(s) per case (${pool.attempts_recorded} distinct attempts recorded, ${pool.attempts_unused} beyond the fewest any case has, ${pool.harness_faults_excluded} harness faults left out); ${excludedLine(pool.runs_excluded)}`,
     `run ${own.run_id} alone: lower bound ${round(own.lower_bound_95)}, mean ${round(own.mean_score)}, passed ${own.passed_count} (shown only: the verdict is on the pooled attempts)`,
     `${pool.distinct_suts_on_held_out} distinct SUT(s) have run on this task class's held-out cases under its current rubric`,
   ];

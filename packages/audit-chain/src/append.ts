@@ -44,12 +44,17 @@ export interface ChainHead {
  * The current head, from the newest record alone: that record must check out on its own and its
  * sequence must equal the number of records before it. `verifyChain` walks the whole chain. Lists the
  * runs directory, unless `usePointer` and the head pointer (kept by every append under its lock) names
- * a record that checks out at its place: O(1) reads whatever the chain's length.
+ * a record that checks out at its place, or `at` (the head a caller just verified) does: O(1) reads whatever
+ * the chain's length.
  */
 export async function readChainHead(
   runsDir: string,
-  options: { readonly usePointer?: boolean } = {},
+  options: { readonly usePointer?: boolean; readonly at?: { readonly file: string; readonly records: number } } = {},
 ): Promise<ChainHead> {
+  if (options.at !== undefined) {
+    const head = checkNewest(runsDir, options.at.file, options.at.records, false);
+    if (head !== null) return head;
+  }
   if (options.usePointer === true) {
     const pointer = readHeadPointer(runsDir);
     const head = pointer === null ? null : checkNewest(runsDir, pointer.file, pointer.records, false);

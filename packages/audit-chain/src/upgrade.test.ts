@@ -8,6 +8,7 @@ import {
   BenchRunReportV2Schema,
   GENESIS_PREV_HASH,
   parseWire,
+  unrecordedIn,
   upgradeReport,
 } from "@eval/models";
 import type { AnyBenchRunReport } from "@eval/models";
@@ -53,8 +54,16 @@ describe("old report versions upgraded once on read", () => {
       expect(stored["schema_version"]).toBe("evalgate.bench_run_report.v2");
       const { record, report } = readRecordFile(runsDir, golden.record_file);
       expect(record.report).toEqual(stored);
-      // The upgraded report is a valid current report.
-      expect(BenchRunReportSchema.safeParse(report).success).toBe(true);
+      // The upgraded report is a valid current report, marked with what its record never kept.
+      const { unrecorded, ...current } = report;
+      expect(BenchRunReportSchema.safeParse(current).success).toBe(true);
+      expect(unrecorded).toEqual({
+        recorded_as: "evalgate.bench_run_report.v2",
+        trials: true,
+        harness_errors: true,
+        bound: false,
+      });
+      expect(unrecordedIn(stored["schema_version"] as "evalgate.bench_run_report.v2")).toEqual(unrecorded);
       const { schema_version: _version, ...kept } = stored;
       expect(report).toMatchObject(kept);
       const passed = stored.per_case.filter((entry) => entry.score.passed).length;
@@ -110,9 +119,18 @@ describe("old report versions upgraded once on read", () => {
     });
     for (const field of ["bca_lower_bound_95", "wilson_lower_bound_95", "bootstrap_resamples", "bootstrap_seed"])
       expect(old.report).not.toHaveProperty(field);
-    // A current report is returned as it is.
+    expect(old.report.unrecorded).toEqual({
+      recorded_as: "evalgate.bench_run_report.v1",
+      trials: true,
+      harness_errors: true,
+      bound: true,
+    });
+    expect(unrecordedIn(v1.schema_version)).toEqual(old.report.unrecorded);
+    // A current report is returned as it is: it recorded everything.
     const fresh = (await latestRun(runsDir, null))!;
     expect(fresh.report).toBe(fresh.record.report);
+    expect(fresh.report.unrecorded).toBeUndefined();
+    expect(unrecordedIn(fresh.record.report.schema_version)).toBeUndefined();
     const seen = [];
     for await (const found of recordsNewestFirst(runsDir, null))
       seen.push(TRIAL_FIELDS.every((field) => field in found.report));

@@ -52,7 +52,7 @@ export {
   SutIsolationSchema,
 } from "./report.ts";
 export { HARNESS_SIDE_FAILURES, isHarnessSideFailure } from "./harness-failures.ts";
-export { upgradeReport } from "./upgrade.ts";
+export { unrecordedIn, upgradeReport } from "./upgrade.ts";
 export { ReliabilitySchema, TrialCaseResultSchema } from "./trials.ts";
 export { MeteredUsageSchema, RunMeteredSchema } from "./metered.ts";
 export { COMPARISON_SCHEMA_VERSION, ComparisonSchema } from "./comparison.ts";
@@ -60,6 +60,7 @@ export {
   PassedOverRunSchema,
   PROMOTION_VERDICT_SCHEMA_VERSION,
   PromotionVerdictSchema,
+  EXCLUDED_RUNS_SAMPLE,
   TrustTiersFileSchema,
 } from "./promotion.ts";
 export {
@@ -152,6 +153,7 @@ export type {
   AnyBenchRunReport,
   RecordedReport,
   UnboundReport,
+  Unrecorded,
   BenchRunReport,
   BenchRunReportInput,
   BenchRunReportV1,

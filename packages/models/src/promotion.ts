@@ -91,6 +91,17 @@ export const PassedOverRunSchema = z.strictObject({
   reason: z.string().min(1),
 });
 
+/** How many run ids a verdict names per exclusion reason: a reviewer's sample, not the whole history. */
+export const EXCLUDED_RUNS_SAMPLE = 10;
+
+/** Runs of the task class left out for one reason: how many, and the newest few by id. */
+export const ExcludedRunsSchema = z.strictObject({
+  reason: z.string().min(1),
+  count: z.number().int().min(1),
+  /** The newest EXCLUDED_RUNS_SAMPLE of them (all when fewer), newest first. */
+  newest: z.array(z.string().min(1)).max(EXCLUDED_RUNS_SAMPLE),
+});
+
 /**
  * The evidence a verdict pooled: every executed attempt recorded for the same task class, SUT, rubric and
  * isolation on the judged run's cases (cache hits are the same attempt), each case the mean of its first
@@ -99,8 +110,12 @@ export const PassedOverRunSchema = z.strictObject({
 export const EvidencePoolSchema = z.strictObject({
   /** Runs whose attempts were pooled, oldest first. */
   runs_pooled: z.array(z.string().min(1)),
-  /** Runs of the task class left out, and why (another SUT or rubric, a report before v2, tampered figures). */
-  runs_excluded: z.array(PassedOverRunSchema),
+  /**
+   * Runs of the task class left out, per reason (another SUT or rubric, a report before v2, tampered figures), in
+   * the order each reason was first met. v3: counted per reason with a sample (v2 named each run: on a history of
+   * 100,000 runs a 6 MB line).
+   */
+  runs_excluded: z.array(ExcludedRunsSchema),
   /** Attempts each case contributes: the fewest any case has, so retrying only some cases cannot move the bound. */
   attempts_per_case: z.number().int().min(0),
   /** Distinct attempts found on the judged cases (after cache hits), and how many were beyond attempts_per_case. */
@@ -119,7 +134,7 @@ export const EvidencePoolSchema = z.strictObject({
   }),
 });
 
-export const PROMOTION_VERDICT_SCHEMA_VERSION = "evalgate.promotion_verdict.v2";
+export const PROMOTION_VERDICT_SCHEMA_VERSION = "evalgate.promotion_verdict.v3";
 
 /** An advisory verdict. Data only: nothing in evalgate acts on `evidence_sufficient`. */
 export const PromotionVerdictSchema = z.strictObject({
@@ -173,4 +188,10 @@ export const PromotionVerdictSchema = z.strictObject({
     .optional(),
   /** Structural marker: only a human, through a reviewed change to docs/trust-tiers.yaml, promotes. */
   requires_human_approval: z.literal(true),
+});
+
+/** A verdict as written before v3 (each excluded run named): still valid, never written again. */
+export const PromotionVerdictV2Schema = PromotionVerdictSchema.extend({
+  schema_version: z.literal("evalgate.promotion_verdict.v2"),
+  evidence_pool: EvidencePoolSchema.extend({ runs_excluded: z.array(PassedOverRunSchema) }).optional(),
 });

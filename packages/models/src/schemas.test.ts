@@ -15,6 +15,7 @@ import {
   safeParseWire,
   TrustTiersFileSchema,
 } from "./index.ts";
+import { PromotionVerdictV2Schema } from "./promotion.ts";
 import { HEX64, validCaseToml, validReport, validScore } from "./fixtures.test-helpers.ts";
 
 describe("BenchScore", () => {
@@ -148,38 +149,70 @@ describe("trust tiers and verdicts", () => {
     expect(TrustTiersFileSchema.safeParse({ ...tiers, tiers: [...tiers.tiers].reverse() }).success).toBe(false);
   });
 
+  const verdictV3 = () => ({
+    schema_version: "evalgate.promotion_verdict.v3",
+    task_class: "vuln-remediation",
+    current_tier: "bronze",
+    target_tier: "silver",
+    evidence_sufficient: false,
+    reasons: ["lower_bound_95 0.78 < silver threshold 0.80"],
+    sut_label: "replay",
+    sut_digest: `blake3:${HEX64}`,
+    lower_bound_95: 0.78,
+    lower_bound_method: "betting",
+    bound_quantity: "mean_score",
+    threshold_at_target: 0.8,
+    report_scope: "full",
+    case_count: 12,
+    min_cases_at_target: 10,
+    passed_count: 10,
+    min_passed_at_target: 10,
+    held_out_count: 5,
+    min_held_out_at_target: 5,
+    isolation_class: "subprocess",
+    report_run_id: "r",
+    report_chain_head: null,
+    passed_over: [],
+    thresholds_calibrated: false,
+    evaluated_at: "2026-11-22T03:00:00Z",
+    requires_human_approval: true as const,
+  });
+
   it("insists a verdict requires human approval", () => {
-    const verdict = {
-      schema_version: "evalgate.promotion_verdict.v2",
-      task_class: "vuln-remediation",
-      current_tier: "bronze",
-      target_tier: "silver",
-      evidence_sufficient: false,
-      reasons: ["lower_bound_95 0.78 < silver threshold 0.80"],
-      sut_label: "replay",
-      sut_digest: `blake3:${HEX64}`,
-      lower_bound_95: 0.78,
-      lower_bound_method: "betting",
-      bound_quantity: "mean_score",
-      threshold_at_target: 0.8,
-      report_scope: "full",
-      case_count: 12,
-      min_cases_at_target: 10,
-      passed_count: 10,
-      min_passed_at_target: 10,
-      held_out_count: 5,
-      min_held_out_at_target: 5,
-      isolation_class: "subprocess",
-      report_run_id: "r",
-      report_chain_head: null,
-      passed_over: [],
-      thresholds_calibrated: false,
-      evaluated_at: "2026-11-22T03:00:00Z",
-      requires_human_approval: true,
-    };
+    const verdict = verdictV3();
     expect(PromotionVerdictSchema.safeParse(verdict).success).toBe(true);
     expect(PromotionVerdictSchema.safeParse({ ...verdict, requires_human_approval: false }).success).toBe(false);
     expect(PromotionVerdictSchema.safeParse({ ...verdict, reasons: [] }).success).toBe(false);
+  });
+
+  it("a v3 verdict counts excluded runs per reason with a bounded sample; a v2 verdict naming each run stays valid as v2", () => {
+    const pool = {
+      runs_pooled: ["r"],
+      attempts_per_case: 1,
+      attempts_recorded: 12,
+      attempts_unused: 0,
+      harness_faults_excluded: 0,
+      distinct_suts_on_held_out: 2,
+      run_figures: { run_id: "r", lower_bound_95: 0.7, mean_score: 0.8, passed_count: 10 },
+    };
+    const v3 = {
+      ...verdictV3(),
+      evidence_pool: { ...pool, runs_excluded: [{ reason: "another SUT", count: 99_990, newest: ["a", "b"] }] },
+    };
+    expect(PromotionVerdictSchema.safeParse(v3).success).toBe(true);
+    const eleven = Array.from({ length: 11 }, (_, i) => `run-${i}`);
+    const tooMany = {
+      ...v3,
+      evidence_pool: { ...pool, runs_excluded: [{ reason: "another SUT", count: 11, newest: eleven }] },
+    };
+    expect(PromotionVerdictSchema.safeParse(tooMany).success).toBe(false);
+    const v2 = {
+      ...verdictV3(),
+      schema_version: "evalgate.promotion_verdict.v2",
+      evidence_pool: { ...pool, runs_excluded: [{ run_id: "a", reason: "another SUT" }] },
+    };
+    expect(PromotionVerdictSchema.safeParse(v2).success).toBe(false);
+    expect(PromotionVerdictV2Schema.safeParse(v2).success).toBe(true);
   });
 });
 

@@ -79,6 +79,28 @@ export type MeteredUsage = DeepReadonly<z.output<typeof MeteredUsageSchema>>;
 export type RunMetered = DeepReadonly<z.output<typeof RunMeteredSchema>>;
 export type Comparison = DeepReadonly<z.output<typeof ComparisonSchema>>;
 export type AnyBenchRunReport = DeepReadonly<z.output<typeof AnyBenchRunReportSchema>>;
+/**
+ * What a report recorded before the current version never kept, set by the upgrade beside the values it filled
+ * in (absent on a report that kept everything). A decision on a gap asks for it by name
+ * (`report.unrecorded?.trials`), and a message about it names the version the run was recorded as.
+ */
+export interface Unrecorded {
+  /** The (older) version the record was written in. */
+  readonly recorded_as: Exclude<AnyBenchRunReport["schema_version"], BenchRunReport["schema_version"]>;
+  /**
+   * No trials per case: trials_per_case reads 1 and reliability is counted from per_case. Its pass^k is not a
+   * recorded figure (nothing to judge or to find forged), and a run judged on it was judged on its own attempts.
+   */
+  readonly trials: true;
+  /**
+   * No harness error count: harness_error_count, harness_errored_case_ids and failed_trial_count are counted
+   * from per_case by the runner's rules (zero when per_case is left out, as the report views read a run).
+   */
+  readonly harness_errors: true;
+  /** No selection, SUT isolation, score kind or bound valid at small n: they read null (`bound_quantity === null`). */
+  readonly bound: boolean;
+}
+
 /** A report recorded before v2 in the current shape: it kept no selection, SUT isolation, score kind or valid bound. */
 export type UnboundReport = DeepReadonly<
   Omit<
@@ -92,13 +114,13 @@ export type UnboundReport = DeepReadonly<
     bound_quantity: null;
     lower_bound_method: z.output<typeof BenchRunReportV1Schema>["lower_bound_method"];
   }
->;
+> & { readonly unrecorded: Unrecorded };
 /**
  * A recorded report of any version in the current shape: what the chain reader (`@eval/audit-chain`) returns,
- * upgraded once on read. Code past the reader asks what a report holds (`bound_quantity === null`), never
- * which version it was recorded as.
+ * upgraded once on read. Code past the reader asks what a report holds (`bound_quantity === null`,
+ * `unrecorded?.trials`), never which version it was recorded as.
  */
-export type RecordedReport = BenchRunReport | UnboundReport;
+export type RecordedReport = (BenchRunReport & { readonly unrecorded?: Unrecorded }) | UnboundReport;
 export type ScoreKind = z.output<typeof ScoreKindSchema>;
 export type SutIsolation = z.output<typeof SutIsolationSchema>;
 /** A case as a system under test sees it: no path into the bench. */

@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import { BenchCaseSchema, CaseTomlSchema, DigestsFileSchema, FailureModesFileSchema } from "./case.ts";
-import { PromotionVerdictSchema, TrustTiersFileSchema } from "./promotion.ts";
+import { PromotionVerdictSchema, PromotionVerdictV2Schema, TrustTiersFileSchema } from "./promotion.ts";
 import { ComparisonSchema } from "./comparison.ts";
 import { AttestationLineSchema, DsseEnvelopeSchema, RunStatementSchema } from "./attestation.ts";
 import {
@@ -66,6 +66,7 @@ export const WIRE_SCHEMAS: Readonly<Record<string, z.ZodType>> = Object.freeze({
   "chain-anchor": ChainAnchorSchema,
   "trust-tiers-file": TrustTiersFileSchema,
   "promotion-verdict": PromotionVerdictSchema,
+  "promotion-verdict-v2": PromotionVerdictV2Schema,
   "harness-output": HarnessOutputSchema,
   "rubric-request": RubricRequestSchema,
   "rubric-response": RubricResponseSchema,

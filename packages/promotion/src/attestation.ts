@@ -22,11 +22,12 @@ import {
   RunStatementSchema,
   safeParseWire,
 } from "@eval/models";
-import type { AnyBenchRunReport, DsseEnvelope, RunPredicate, RunStatement } from "@eval/models";
+import type { DsseEnvelope, RecordedReport, RunPredicate, RunStatement } from "@eval/models";
 import { checkRecordedFigures, recomputeFigures } from "./recorded-figures.ts";
 import type { TierConfig } from "./tier-config.ts";
 
-type GatedReport = Exclude<AnyBenchRunReport, { schema_version: "evalgate.bench_run_report.v1" }>;
+/** A report with a bound a gate may read, upgraded: what an attestation states. */
+type GatedReport = Extract<RecordedReport, { bound_quantity: string }>;
 
 /** An attestation that is not a declared signer's unaltered envelope of a record in the chain. */
 class AttestationInvalid extends EvalError {
@@ -51,7 +52,7 @@ function predicateOf(found: FoundRecord, report: GatedReport): RunPredicate {
     selection: report.selection,
     complete: report.complete,
     case_count: report.case_count,
-    trials_per_case: "trials_per_case" in report ? report.trials_per_case : 1,
+    trials_per_case: report.trials_per_case,
     score_kind: report.score_kind,
     figures: {
       passed_count: figures.passed_count,
@@ -61,13 +62,13 @@ function predicateOf(found: FoundRecord, report: GatedReport): RunPredicate {
       block_severity_failure_modes: figures.block_severity_failure_modes,
     },
     cases: report.per_case.map((entry) => {
-      const trials = "trials" in entry && entry.trials !== undefined ? entry.trials : [entry.score];
+      const trials = entry.trials ?? [entry.score];
       return {
         case_id: entry.case_id,
-        case_digest: ("case_digest" in entry ? entry.case_digest : undefined) ?? null,
+        case_digest: entry.case_digest ?? null,
         curation_class: entry.curation_class,
         passed: trials.every((score) => score.passed),
-        value: ("case_value" in entry ? entry.case_value : undefined) ?? entry.score.score,
+        value: entry.case_value ?? entry.score.score,
       };
     }),
     record: {
@@ -90,8 +91,8 @@ async function verifiedRecord(
   const chain = await verifyChain({ runsDir });
   if (!chain.ok) throw new ChainTampered(chain.firstBad!, runsDir);
   const found = await findRun(runsDir, runId, taskClass);
-  const report = found.record.report;
-  if (report.schema_version === "evalgate.bench_run_report.v1") {
+  const { report } = found;
+  if (report.bound_quantity === null) {
     throw new EvalError(
       "EVAL_REPORT_INVALID",
       `run ${report.run_id} was recorded before report v2: it has no valid bound to attest`,
@@ -117,7 +118,9 @@ export async function attestRun(options: {
   const { found, report } = await verifiedRecord(options.runsDir, options.runId);
   const statement: RunStatement = {
     _type: IN_TOTO_STATEMENT_TYPE,
-    subject: [{ name: `evalgate-run/${report.task_class}/${report.run_id}`, digest: reportDigests(report) }],
+    subject: [
+      { name: `evalgate-run/${report.task_class}/${report.run_id}`, digest: reportDigests(found.record.report) },
+    ],
     predicateType: RUN_PREDICATE_TYPE,
     predicate: predicateOf(found, report),
   };
@@ -159,7 +162,10 @@ export async function verifyAttestation(options: {
   if (!statement.success) throw invalid("its payload is not an in-toto Statement of an evalgate run");
   const { predicate } = statement.data;
   const { found, report } = await verifiedRecord(options.runsDir, predicate.run_id, predicate.task_class);
-  const expected = JSON.stringify({ digest: reportDigests(report), predicate: predicateOf(found, report) });
+  const expected = JSON.stringify({
+    digest: reportDigests(found.record.report),
+    predicate: predicateOf(found, report),
+  });
   if (JSON.stringify({ digest: statement.data.subject[0]!.digest, predicate }) !== expected)
     throw invalid(`its subject or predicate is not run ${predicate.run_id}'s record in the chain`);
   const signer = options.config.signers!.find((declaredSigner) => keyIdOf(declaredSigner.public_key) === opened.keyId)!;

@@ -2,7 +2,7 @@
 // rubric, isolation, corpus, score kind, report version), the cases it holds and who signed it. The chain
 // itself is a catalog (every record read, oldest first); the history index is a faster one. Either way the
 // records a verdict pools are read from the chain and judged on their own content, never on the catalog's.
-import { listRuns, readRecordFile } from "@eval/audit-chain";
+import { listRuns, readRecordFile, recordsNewestFirst } from "@eval/audit-chain";
 import type { AnyBenchRunReport, ChainRecord } from "@eval/models";
 
 /** A recorded case as pooling matches it: its id and, where recorded, its content digest. */
@@ -33,6 +33,10 @@ export interface CatalogRun {
 export interface EvidenceCatalog {
   /** The task class's records, oldest first. */
   runs(taskClass: string): AsyncIterable<CatalogRun> | Iterable<CatalogRun>;
+  /** The task class's records, newest first (a verdict's choice of run reads from the newest back). */
+  newestFirst(taskClass: string): AsyncIterable<CatalogRun> | Iterable<CatalogRun>;
+  /** The chain's head as verified when the catalog was read (its file and record count); absent: found by listing. */
+  readonly head?: { readonly file: string; readonly records: number };
   /** The record in `file`, read from the chain (throws ChainTampered when it is not a valid record). */
   read(file: string): Promise<ChainRecord>;
 }
@@ -77,6 +81,12 @@ export function chainCatalog(runsDir: string): EvidenceCatalog {
         if (record.report.task_class !== taskClass) continue;
         last = { file, record };
         yield catalogRunOf(record, file);
+      }
+    },
+    async *newestFirst(taskClass: string): AsyncGenerator<CatalogRun> {
+      for await (const found of recordsNewestFirst(runsDir, taskClass)) {
+        last = { file: found.file, record: found.record };
+        yield catalogRunOf(found.record, found.file);
       }
     },
     read: async (file) => (last !== null && last.file === file ? last.record : readRecordFile(runsDir, file).record),

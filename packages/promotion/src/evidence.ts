@@ -1,11 +1,15 @@
 // Which recorded run a verdict reads, and whether the chain that holds it verifies.
-import { isRun, recordsNewestFirst, verifyChain } from "@eval/audit-chain";
-import type { FoundRecord, VerifyResult } from "@eval/audit-chain";
-import type { AnyBenchRunReport, RecordedReport } from "@eval/models";
+import { isRun, verifyChain } from "@eval/audit-chain";
+import type { VerifyResult } from "@eval/audit-chain";
+import { upgradeReport } from "@eval/models";
+import type { ChainRecord, RecordedReport } from "@eval/models";
 import { EvalError } from "@eval/errors";
+import { chainCatalog } from "./evidence-catalog.ts";
+import type { EvidenceCatalog } from "./evidence-catalog.ts";
 
 export interface ChosenEvidence {
-  readonly report: AnyBenchRunReport;
+  /** The chosen run's report, upgraded on read. */
+  readonly report: RecordedReport;
   /** The record's file name in the runs directory. */
   readonly file: string;
   /** Newer runs of the task class that were not chosen, newest first, each with the reason. */
@@ -23,6 +27,8 @@ export interface ChooseEvidenceOptions {
   readonly runId?: string;
   /** The chain as the caller just verified it (e.g. a run, from its checkpoint): not walked again. */
   readonly verified?: VerifyResult;
+  /** Where the task class's records are listed (default: the chain itself, read newest first). */
+  readonly catalog?: EvidenceCatalog;
 }
 
 /** Why a run cannot be the default evidence, or null when it can (complete, whole task class): the one rule. */
@@ -43,22 +49,24 @@ export function notDefaultEvidence(report: RecordedReport): string | null {
 export async function chooseEvidence(options: ChooseEvidenceOptions): Promise<ChosenEvidence> {
   const chain = options.verified ?? (await verifyChain({ runsDir: options.runsDir }));
   const passedOver: { run_id: string; reason: string }[] = [];
-  let chosen: FoundRecord | null = null;
-  for await (const found of recordsNewestFirst(options.runsDir, options.taskClass)) {
-    const { report } = found;
+  let chosen: { record: ChainRecord; file: string } | null = null;
+  const catalog = options.catalog ?? chainCatalog(options.runsDir);
+  for await (const run of catalog.newestFirst(options.taskClass)) {
     if (options.runId !== undefined) {
-      if (isRun(report, options.runId)) {
-        chosen = found;
+      if (isRun(run, options.runId)) {
+        chosen = { record: await catalog.read(run.file), file: run.file };
         break;
       }
       continue;
     }
-    const reason = notDefaultEvidence(report);
+    // Only the record itself says whether it can be the evidence, never the catalog.
+    const record = await catalog.read(run.file);
+    const reason = notDefaultEvidence(upgradeReport(record.report));
     if (reason === null) {
-      chosen = found;
+      chosen = { record, file: run.file };
       break;
     }
-    passedOver.push({ run_id: report.run_id, reason });
+    passedOver.push({ run_id: record.report.run_id, reason });
   }
   if (chosen === null) {
     const what = options.runId === undefined ? "no complete run of the whole task class" : `no run ${options.runId}`;
@@ -73,5 +81,5 @@ export async function chooseEvidence(options: ChooseEvidenceOptions): Promise<Ch
       },
     );
   }
-  return { report: chosen.record.report, file: chosen.file, passedOver, chain, chainVerified: chain.ok };
+  return { report: upgradeReport(chosen.record.report), file: chosen.file, passedOver, chain, chainVerified: chain.ok };
 }

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { PromotionVerdictSchema } from "@eval/models";
+import { PromotionVerdictSchema, upgradeReport } from "@eval/models";
 import { PromotionGate, PromotionMustBeHumanAuthorized } from "./gate.ts";
 import type { TierConfig } from "./tier-config.ts";
 import { writeVerdict } from "./write-verdict.ts";
@@ -124,7 +124,7 @@ describe("PromotionGate.evaluate", () => {
   it("never finds a report recorded before v2 sufficient, and says why", () => {
     const verdict = gate.evaluate({
       taskClass: "vuln-remediation",
-      report: legacyReportWith({ lowerBound: 0.95, passed: 14, heldOut: 8, ragDerived: 6 }),
+      report: upgradeReport(legacyReportWith({ lowerBound: 0.95, passed: 14, heldOut: 8, ragDerived: 6 })),
       minCasesForPromotion: MIN_CASES,
       chainVerified: true,
       now: NOW,
@@ -221,7 +221,10 @@ describe("PromotionGate.evaluate", () => {
       failed_trial_count: _f,
       ...v2
     } = reportWith({ lowerBound: 0.85, passed: 14, heldOut: 8 });
-    const old = reliable.evaluate({ ...base, report: { ...v2, schema_version: "evalgate.bench_run_report.v2" } });
+    const old = reliable.evaluate({
+      ...base,
+      report: upgradeReport({ ...v2, schema_version: "evalgate.bench_run_report.v2" }),
+    });
     expect(old.reasons).toContain(
       "silver requires pass^k >= 0.6, which run run-1 (evalgate.bench_run_report.v2) does not record",
     );

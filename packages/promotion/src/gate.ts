@@ -4,15 +4,15 @@ import {
   parseWire,
   SANDBOXED_ISOLATION_CLASSES,
 } from "@eval/models";
-import type { AnyBenchRunReport, BenchRunReport, PromotionVerdict } from "@eval/models";
+import type { PromotionVerdict, RecordedReport } from "@eval/models";
 import { EvalError } from "@eval/errors";
 import { clopperPearsonLowerBound } from "@eval/statistics";
 import type { TierConfig } from "./tier-config.ts";
 
 export interface EvaluateInput {
   readonly taskClass: string;
-  /** The run the verdict is about (a report recorded before v2 is read, and never suffices). */
-  readonly report: AnyBenchRunReport;
+  /** The run the verdict is about, upgraded (a report with no bound a gate may read is judged, and never suffices). */
+  readonly report: RecordedReport;
   /** From the task class's registration: passed cases required per target tier. */
   readonly minCasesForPromotion: Readonly<Record<string, number>>;
   /** Whether the audit chain holding the report verified. */
@@ -24,7 +24,7 @@ export interface EvaluateInput {
   /** Default: the tier just above the task class's current tier. */
   readonly targetTier?: string;
   /** Further reports weighed with `report`: all must share its isolation_class. */
-  readonly evidence?: readonly AnyBenchRunReport[];
+  readonly evidence?: readonly RecordedReport[];
   /** Newer runs that were not chosen as evidence, and why (shown on the verdict). */
   readonly passedOver?: readonly { readonly run_id: string; readonly reason: string }[];
   /** When the verdict is made (recorded in it); default now. */
@@ -49,7 +49,7 @@ export class PromotionMustBeHumanAuthorized extends EvalError {
 const format = (value: number): string => String(Number(value.toFixed(4)));
 
 /** Cases whose every trial passed, of the cases scored: pass^k's per-case value with k = the trials made (0 or 1). */
-function casesPassingEveryTrial(report: BenchRunReport): { readonly passing: number; readonly n: number } {
+function casesPassingEveryTrial(report: RecordedReport): { readonly passing: number; readonly n: number } {
   const passing = report.per_case.filter((entry) =>
     (entry.trials ?? [entry.score]).every((trial) => trial.passed),
   ).length;
@@ -61,18 +61,17 @@ function casesPassingEveryTrial(report: BenchRunReport): { readonly passing: num
  * trials per case, and a one-sided 95% lower bound on its pass^k must reach the tier's min_pass_hat_k. With k
  * the trials made, a case's pass^k is 1 when every trial passed, else 0, so the bound is Clopper-Pearson on the
  * count of such cases (read from per_case, not from the recorded figure). Judging the point estimate passed
- * 17-38% of runs whose true pass^k was 0.1 below the threshold (exact binomial, 10-15 cases, thresholds 0.6-0.9). Reports before v3 made one
- * trial per case and record no pass^k.
+ * 17-38% of runs whose true pass^k was 0.1 below the threshold (exact binomial, 10-15 cases, thresholds 0.6-0.9). A
+ * report that recorded no trials (before v3) made one trial per case and records no pass^k to judge.
  */
 function reliabilityReasons(
-  report: AnyBenchRunReport,
+  report: RecordedReport,
   targetTier: string,
   tier: TierConfig["tiers"][number],
   taskClassMinTrials: number,
 ): string[] {
   const reasons: string[] = [];
-  const v3 = report.schema_version === "evalgate.bench_run_report.v3" ? report : null;
-  const trials = v3?.trials_per_case ?? 1;
+  const trials = report.trials_per_case;
   if (trials < tier.min_trials)
     reasons.push(
       `trials per case ${trials} < ${tier.min_trials} required for ${targetTier} (run with --trials ${tier.min_trials})`,
@@ -80,12 +79,12 @@ function reliabilityReasons(
   if (trials < taskClassMinTrials)
     reasons.push(`trials per case ${trials} < ${taskClassMinTrials} the task class requires (min_trials)`);
   if (tier.min_pass_hat_k !== undefined) {
-    if (v3 === null)
+    if (report.unrecorded?.trials)
       reasons.push(
-        `${targetTier} requires pass^k >= ${format(tier.min_pass_hat_k)}, which run ${report.run_id} (${report.schema_version}) does not record`,
+        `${targetTier} requires pass^k >= ${format(tier.min_pass_hat_k)}, which run ${report.run_id} (${report.unrecorded.recorded_as}) does not record`,
       );
     else {
-      const { passing, n } = casesPassingEveryTrial(v3);
+      const { passing, n } = casesPassingEveryTrial(report);
       const bound = n === 0 ? 0 : clopperPearsonLowerBound(passing, n);
       if (!(bound >= tier.min_pass_hat_k)) {
         reasons.push(
@@ -202,16 +201,15 @@ export class PromotionGate {
     const isolation = new Map<string, number>();
     for (const other of evidence) isolation.set(other.isolation_class, (isolation.get(other.isolation_class) ?? 0) + 1);
 
-    // v2 and v3 reports record their selection and a bound valid at small n; v1 reports do not.
-    const v2 = report.schema_version === "evalgate.bench_run_report.v1" ? null : report;
-    const scope = v2 === null ? "unknown" : v2.selection.scope;
+    // A report that recorded no selection (v1) recorded no bound valid at small n either.
+    const scope = report.selection?.scope ?? "unknown";
     const reasons: string[] = [];
-    if (v2 === null) {
+    if (report.bound_quantity === null) {
       reasons.push(
-        `run ${report.run_id} was recorded as ${report.schema_version}, whose bound (${report.lower_bound_method}) is not valid at small n and which does not record its case selection: it cannot support a promotion; run the whole bench again`,
+        `run ${report.run_id} was recorded as ${report.unrecorded.recorded_as}, whose bound (${report.lower_bound_method}) is not valid at small n and which does not record its case selection: it cannot support a promotion; run the whole bench again`,
       );
-    } else if (v2.selection.scope === "subset") {
-      const { selected_case_count: selected, task_class_case_count: total, filter } = v2.selection;
+    } else if (report.selection.scope === "subset") {
+      const { selected_case_count: selected, task_class_case_count: total, filter } = report.selection;
       reasons.push(
         `run ${report.run_id} scored a subset: ${selected} of ${total} cases (filter ${JSON.stringify(filter)}), ${total - selected} left out; a promotion needs a run over the whole task class`,
       );
@@ -234,7 +232,7 @@ export class PromotionGate {
       reasons.push(`held-out cases ${heldOut} < ${tier.min_held_out} required for ${targetTier}`);
     if (tier.require_sandbox) {
       const rubricSandboxed = (SANDBOXED_ISOLATION_CLASSES as readonly string[]).includes(report.isolation_class);
-      const sutIsolation = v2?.sut_isolation ?? "unknown";
+      const sutIsolation = report.sut_isolation ?? "unknown";
       // A SUT counts as contained in the sandbox (no network, or only the model bridge), or as evalgate's own replay;
       // not with the host's network (it reaches the host's loopback services), not as a host process or in-process code.
       if (!rubricSandboxed || !["bwrap", "bwrap-bridge", "harness"].includes(sutIsolation)) {
@@ -269,7 +267,7 @@ export class PromotionGate {
       sut_digest: report.sut_digest,
       lower_bound_95: report.lower_bound_95,
       lower_bound_method: report.lower_bound_method,
-      bound_quantity: v2?.bound_quantity ?? null,
+      bound_quantity: report.bound_quantity,
       threshold_at_target: tier.threshold,
       report_scope: scope,
       case_count: report.case_count,

@@ -53,6 +53,7 @@ export async function issueVerdict(options: IssueVerdictOptions): Promise<Issued
     taskClass: options.taskClass.name,
     ...(runId === undefined ? {} : { runId }),
     ...(verified === undefined ? {} : { verified }),
+    ...(options.catalog === undefined ? {} : { catalog: options.catalog }),
   });
   const input = {
     config: options.config,

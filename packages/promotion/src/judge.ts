@@ -1,7 +1,7 @@
 // The one evidence rule: how a chosen run is judged against a tier, the same for a written verdict
 // (`promote-verdict`, `run --with-verdict`) and a previewed one (`report`, `show`, the CI summary).
 import type { EvalError } from "@eval/errors";
-import type { AnyBenchRunReport, ChainAnchor, PromotionVerdict } from "@eval/models";
+import type { ChainAnchor, PromotionVerdict, RecordedReport } from "@eval/models";
 import { chainCatalog } from "./evidence-catalog.ts";
 import type { EvidenceCatalog } from "./evidence-catalog.ts";
 import { PromotionGate } from "./gate.ts";
@@ -21,8 +21,8 @@ export interface JudgeRunInput {
   readonly config: TierConfig;
   readonly runsDir: string;
   readonly taskClass: JudgedTaskClass;
-  /** The run the verdict is about, as the chain recorded it. */
-  readonly report: AnyBenchRunReport;
+  /** The run the verdict is about, as the chain reader upgraded it. */
+  readonly report: RecordedReport;
   readonly chainVerified: boolean;
   readonly passedOver?: readonly { readonly run_id: string; readonly reason: string }[];
   readonly targetTier?: string;
@@ -41,7 +41,7 @@ export interface JudgedRun {
 
 /** A run's evidence made ready for the gate: recomputed figures, pooled attempts, and whether the stored figures lied. */
 export interface ExaminedEvidence {
-  readonly report: AnyBenchRunReport;
+  readonly report: RecordedReport;
   readonly pool: PromotionVerdict["evidence_pool"] | null;
   readonly tampered: EvalError | null;
   /** Whether the judged SUT's records, the chain's head and the anchor are signed by declared signers. */
@@ -50,8 +50,10 @@ export interface ExaminedEvidence {
 
 /**
  * Prepares `report` for judging: figures recomputed from its per-case data, never the stored ones, and for a
- * v3 run every attempt the chain holds for the same SUT on its cases (pooled-evidence.ts); and the signatures
- * on the evidence checked against the tier file's signers (signed-evidence.ts).
+ * run that recorded its trials every attempt the chain holds for the same SUT on its cases (pooled-evidence.ts);
+ * and the signatures on the evidence checked against the tier file's signers (signed-evidence.ts). A run with
+ * no bound a gate may read, or that recorded no trials (before v3), is judged on its own attempts, as it was
+ * before pooling came with trials.
  */
 export async function examineEvidence(
   input: Pick<JudgeRunInput, "runsDir" | "report" | "config" | "taskClass" | "anchor" | "catalog">,
@@ -66,7 +68,7 @@ export async function examineEvidence(
     input.anchor,
     catalog,
   );
-  if (report.schema_version !== "evalgate.bench_run_report.v3")
+  if (report.bound_quantity === null || report.unrecorded?.trials)
     return { ...checkRecordedFigures(report), pool: null, signatures };
   const pooled = await poolEvidence(runsDir, report, catalog);
   return { report: pooled.report, pool: pooled.pool, tampered: pooled.tampered, signatures };

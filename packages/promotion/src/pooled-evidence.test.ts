@@ -177,9 +177,31 @@ describe("every attempt counts", () => {
     const verdict = await verdictFor("run-0");
     expect(verdict.evidence_pool).toMatchObject({
       runs_pooled: ["run-0"],
-      runs_excluded: [{ run_id: "other", reason: "another SUT" }],
+      runs_excluded: [{ reason: "another SUT", count: 1, newest: ["other"] }],
       distinct_suts_on_held_out: 2,
     });
+  });
+
+  it("counts the runs it leaves out per reason and names only the newest 10 (a long history is not a 6 MB verdict)", async () => {
+    const runsDir = join(stateDir, "runs");
+    const host = await getHostFingerprint(stateDir);
+    for (let i = 0; i < 13; i += 1) {
+      const other = runReport({
+        cases: CASES,
+        runId: `other-${i}`,
+        prevHash: (await readChainHead(runsDir)).head,
+        host,
+      });
+      await appendRunRecord({ ...other, sut_digest: `blake3:${"a".repeat(64)}` }, { runsDir, hostFingerprint: host });
+    }
+    await record(
+      "run-0",
+      Array.from({ length: CASES }, (_, i) => pass(i + 1)),
+    );
+    const verdict = await verdictFor();
+    expect(verdict.evidence_pool!.runs_excluded).toEqual([
+      { reason: "another SUT", count: 13, newest: Array.from({ length: 10 }, (_, i) => `other-${12 - i}`) },
+    ]);
   });
 });
 
@@ -238,9 +260,13 @@ describe("what is left out of the evidence", () => {
     const verdict = await verdictFor();
     expect(verdict.lower_bound_95).toBe(honest);
     expect(verdict.evidence_pool!.runs_pooled).toEqual(["run-0"]);
-    expect(verdict.evidence_pool!.runs_excluded).toHaveLength(20);
-    for (const excluded of verdict.evidence_pool!.runs_excluded)
-      expect(excluded.reason).toMatch(
+    const excluded = verdict.evidence_pool!.runs_excluded;
+    expect(excluded.reduce((sum, group) => sum + group.count, 0)).toBe(20);
+    expect(excluded.flatMap((group) => group.newest).sort()).toEqual(
+      Array.from({ length: 20 }, (_, i) => `run-${i + 1}`).sort(),
+    );
+    for (const group of excluded)
+      expect(group.reason).toMatch(
         /^agent infrastructure failure on \d+ attempt\(s\), first \d{3}-case: claude-code: the CLI could not be started: spawn ENOENT$/,
       );
   });

@@ -2,13 +2,18 @@
 // pools every executed attempt recorded in the chain for the same task class, SUT, rubric and isolation on the
 // judged run's cases, so neither rerunning until a run passes nor naming the luckiest run with --run moves it.
 import type { EvalError } from "@eval/errors";
-import type { AnyBenchRunReport, BenchRunReport, BenchScore, PromotionVerdict } from "@eval/models";
+import { EXCLUDED_RUNS_SAMPLE, unrecordedIn, upgradeReport } from "@eval/models";
+import type { BenchRunReport, BenchScore, PromotionVerdict } from "@eval/models";
 import { caseRefsOf, chainCatalog, poolingKeyOf } from "./evidence-catalog.ts";
 import type { CaseRef, EvidenceCatalog, PoolingKey } from "./evidence-catalog.ts";
 import { checkRecordedFigures, recomputeFigures } from "./recorded-figures.ts";
 
 type EvidencePool = NonNullable<PromotionVerdict["evidence_pool"]>;
-type GatedReport = Exclude<AnyBenchRunReport, { schema_version: "evalgate.bench_run_report.v1" }>;
+/** A record with the judged run's pooling key (so one with a bound a gate may read), upgraded. */
+type GatedReport = BenchRunReport;
+
+/** A record that kept no bound a gate may read (v1), told from its catalog row's version by the upgrade. */
+const unbound = (key: PoolingKey): boolean => unrecordedIn(key.schema_version)?.bound === true;
 
 /**
  * Attempts that failed in the harness itself, not in the SUT: `harness.*` codes. A SUT's crash, bad output or
@@ -54,7 +59,7 @@ function attemptKey(trial: number, score: BenchScore): string {
 
 /** Why a record of the task class is not pooled with the judged run, or null when it is. */
 function exclusion(key: PoolingKey, judged: GatedReport): string | null {
-  if (key.schema_version === "evalgate.bench_run_report.v1") return "recorded before report v2 (no valid bound)";
+  if (unbound(key)) return "recorded before report v2 (no valid bound)";
   if (key.sut_digest !== judged.sut_digest) return "another SUT";
   if (key.rubric_digest !== judged.rubric_digest) return "another rubric";
   if (key.isolation_class !== judged.isolation_class || key.sut_isolation !== judged.sut_isolation)
@@ -65,7 +70,7 @@ function exclusion(key: PoolingKey, judged: GatedReport): string | null {
 }
 
 type RecordedCase = GatedReport["per_case"][number];
-const digestOf = (entry: RecordedCase): string | undefined => ("case_digest" in entry ? entry.case_digest : undefined);
+const digestOf = (entry: RecordedCase): string | undefined => entry.case_digest;
 
 /**
  * Which of the judged run's cases a recorded case is (its case_id there), or undefined: by content digest when
@@ -91,7 +96,7 @@ function caseMatcher(judged: BenchRunReport): (entry: CaseRef) => string | undef
 const refOf = (entry: RecordedCase): CaseRef => [entry.case_id, digestOf(entry) ?? null];
 
 const attemptsOf = (entry: GatedReport["per_case"][number]): BenchScore[] =>
-  "trials" in entry && entry.trials !== undefined ? [...entry.trials] : [entry.score];
+  entry.trials === undefined ? [entry.score] : [...entry.trials];
 
 export interface PooledEvidence {
   /** The judged run with its per_case replaced by the pooled attempts and every figure recomputed from them. */
@@ -130,36 +135,32 @@ export async function poolEvidence(
   const suts = new Set<string>();
   const attempts = new Map<string, Map<string, BenchScore>>([...caseIds].map((id) => [id, new Map()]));
   const pooled: string[] = [];
-  const excluded: { run_id: string; reason: string }[] = [];
+  const excluded = new ExcludedRuns();
   let harnessFaults = 0;
   let tampered: EvalError | null = null;
   const countSut = (key: PoolingKey, cases: readonly CaseRef[]): void => {
-    if (
-      key.schema_version !== "evalgate.bench_run_report.v1" &&
-      key.rubric_digest === judged.rubric_digest &&
-      touchesHeldOut(cases)
-    )
-      suts.add(key.sut_digest);
+    if (!unbound(key) && key.rubric_digest === judged.rubric_digest && touchesHeldOut(cases)) suts.add(key.sut_digest);
   };
   for await (const run of catalog.runs(judged.task_class)) {
     const listed = exclusion(run.key, judged);
     if (listed !== null) {
       countSut(run.key, run.cases);
-      excluded.push({ run_id: run.run_id, reason: listed });
+      excluded.add(run.run_id, listed);
       continue;
     }
     // Listed as the judged run's: from here on the record itself speaks, not the catalog.
-    const report = (await catalog.read(run.file)).report;
-    const key = poolingKeyOf(report);
-    countSut(key, caseRefsOf(report));
-    const reason = exclusion(key, judged) ?? pooledExclusion(report as GatedReport);
+    const stored = (await catalog.read(run.file)).report;
+    const key = poolingKeyOf(stored);
+    countSut(key, caseRefsOf(stored));
+    const report = upgradeReport(stored) as GatedReport;
+    const reason = exclusion(key, judged) ?? pooledExclusion(report);
     if (reason !== null) {
       if (reason === TAMPERED) tampered ??= checkRecordedFigures(report).tampered;
-      excluded.push({ run_id: report.run_id, reason });
+      excluded.add(report.run_id, reason);
       continue;
     }
     pooled.push(report.run_id);
-    for (const entry of (report as GatedReport).per_case) {
+    for (const entry of report.per_case) {
       const seen = attempts.get(matchCase(refOf(entry)) ?? "");
       if (seen === undefined) continue;
       attemptsOf(entry).forEach((score, trial) => {
@@ -188,7 +189,7 @@ export async function poolEvidence(
     report: pooledReport,
     pool: {
       runs_pooled: pooled,
-      runs_excluded: excluded,
+      runs_excluded: excluded.summary(),
       attempts_per_case: m,
       attempts_recorded: recorded,
       attempts_unused: recorded - m * withAttempts.length,
@@ -206,6 +207,21 @@ export async function poolEvidence(
 }
 
 const TAMPERED = "tampered figures";
+
+/** The runs left out, per reason: a count and the newest EXCLUDED_RUNS_SAMPLE ids (runs arrive oldest first). */
+class ExcludedRuns {
+  readonly #byReason = new Map<string, { count: number; newest: string[] }>();
+  add(runId: string, reason: string): void {
+    let entry = this.#byReason.get(reason);
+    if (entry === undefined) this.#byReason.set(reason, (entry = { count: 0, newest: [] }));
+    entry.count += 1;
+    entry.newest.push(runId);
+    if (entry.newest.length > EXCLUDED_RUNS_SAMPLE) entry.newest.shift();
+  }
+  summary(): EvidencePool["runs_excluded"] {
+    return [...this.#byReason].map(([reason, { count, newest }]) => ({ reason, count, newest: newest.reverse() }));
+  }
+}
 
 /** Why a record with the judged run's pooling key is still left out (forged figures, agent infrastructure), or null. */
 function pooledExclusion(report: GatedReport): string | null {

@@ -2,7 +2,7 @@
 // (counts, mean, the bound, block-severity modes, pass^k) and judges the recomputed ones. A record whose stored
 // figures disagree was edited or forged after the run: that is tampering, named figure by figure.
 import { EvalError } from "@eval/errors";
-import type { AnyBenchRunReport, BenchRunReport } from "@eval/models";
+import type { BenchRunReport, RecordedReport } from "@eval/models";
 import { caseGateStatistics, caseLevelScores, legacyBettingBounds } from "@eval/statistics";
 
 /** A record's stored figures disagree with its per-case data (exit 5, as a chain that does not verify). */
@@ -22,13 +22,12 @@ export class RecordFiguresTampered extends EvalError {
   }
 }
 
-type GatedReport = Exclude<AnyBenchRunReport, { schema_version: "evalgate.bench_run_report.v1" }>;
+/** A report with a bound a gate may read (every version but v1), upgraded: what the gate recomputes. */
+type GatedReport = Extract<RecordedReport, { bound_quantity: string }>;
 
-/** Each case's trials (one entry for a v2 report or a one-trial v3 run). */
+/** Each case's trials (one entry for a run of one trial per case). */
 function caseTrials(report: GatedReport): BenchRunReport["per_case"][number]["score"][][] {
-  return report.per_case.map((entry) =>
-    "trials" in entry && entry.trials !== undefined ? [...entry.trials] : [entry.score],
-  );
+  return report.per_case.map((entry) => (entry.trials === undefined ? [entry.score] : [...entry.trials]));
 }
 
 /** The figures a verdict reads, as the per-case data gives them. */
@@ -38,16 +37,15 @@ export interface RecomputedFigures {
   readonly lower_bound_method: GatedReport["lower_bound_method"];
   readonly passed_count: number;
   readonly block_severity_failure_modes: string[];
-  /** v3 only: mean over cases of "every trial passed". */
+  /** Mean over cases of "every trial passed"; null for a report that recorded no trials (no pass^k of its own). */
   readonly pass_hat_k: number | null;
 }
 
 export function recomputeFigures(report: GatedReport): RecomputedFigures {
   const trials = caseTrials(report);
-  const k = report.schema_version === "evalgate.bench_run_report.v3" ? report.trials_per_case : 1;
   const figures = caseGateStatistics(trials, {
     scoreKind: report.score_kind,
-    trials: k,
+    trials: report.trials_per_case,
     orderSeed: report.selection.selected_case_ids_digest,
   });
   const blockCodes = [
@@ -63,12 +61,7 @@ export function recomputeFigures(report: GatedReport): RecomputedFigures {
     lower_bound_method: figures.lowerBoundMethod,
     passed_count: figures.passedCount,
     block_severity_failure_modes: blockCodes,
-    pass_hat_k:
-      report.schema_version === "evalgate.bench_run_report.v3"
-        ? figures.n === 0
-          ? 0
-          : figures.passedCount / figures.n
-        : null,
+    pass_hat_k: report.unrecorded?.trials ? null : figures.n === 0 ? 0 : figures.passedCount / figures.n,
   };
 }
 
@@ -90,7 +83,7 @@ function disagreements(report: GatedReport, figures: RecomputedFigures): string[
   check("mean_score", report.mean_score, figures.mean_score);
   const { scores, boundKind } = caseLevelScores(caseTrials(report), {
     scoreKind: report.score_kind,
-    trials: report.schema_version === "evalgate.bench_run_report.v3" ? report.trials_per_case : 1,
+    trials: report.trials_per_case,
   });
   const legacy =
     boundKind === "graded"
@@ -110,7 +103,7 @@ function disagreements(report: GatedReport, figures: RecomputedFigures): string[
       `block_severity_failure_modes recorded [${recordedBlock}], per-case data gives [${figures.block_severity_failure_modes.join(",")}]`,
     );
   }
-  if (report.schema_version === "evalgate.bench_run_report.v3" && figures.pass_hat_k !== null) {
+  if (figures.pass_hat_k !== null) {
     check("reliability.pass_hat_k", report.reliability.pass_hat_k, figures.pass_hat_k);
     if (report.reliability.case_count !== report.per_case.length)
       found.push(
@@ -122,7 +115,7 @@ function disagreements(report: GatedReport, figures: RecomputedFigures): string[
 
 export interface CheckedReport {
   /** The report with every figure the gate reads replaced by its recomputed value. */
-  readonly report: AnyBenchRunReport;
+  readonly report: RecordedReport;
   /** Non-null when the stored figures disagreed: the error a caller reports (exit 5). */
   readonly tampered: RecordFiguresTampered | null;
 }
@@ -130,10 +123,10 @@ export interface CheckedReport {
 /**
  * Recomputes what the gate judges from the record's per-case data. The returned report carries the recomputed
  * figures, so a verdict never rests on a stored number; `tampered` names every stored figure that disagreed.
- * Reports before v2 are returned as they are: they never support a promotion (gate.ts says why).
+ * A report with no bound a gate may read (v1) is returned as it is: it never supports a promotion (gate.ts says why).
  */
-export function checkRecordedFigures(report: AnyBenchRunReport): CheckedReport {
-  if (report.schema_version === "evalgate.bench_run_report.v1") return { report, tampered: null };
+export function checkRecordedFigures(report: RecordedReport): CheckedReport {
+  if (report.bound_quantity === null) return { report, tampered: null };
   let figures: RecomputedFigures;
   try {
     figures = recomputeFigures(report);
@@ -148,12 +141,10 @@ export function checkRecordedFigures(report: AnyBenchRunReport): CheckedReport {
   }
   const found = disagreements(report, figures);
   const { pass_hat_k: passHatK, ...stored } = figures;
-  const recomputed = {
+  const recomputed: RecordedReport = {
     ...report,
     ...stored,
-    ...(report.schema_version === "evalgate.bench_run_report.v3" && passHatK !== null
-      ? { reliability: { ...report.reliability, pass_hat_k: passHatK } }
-      : {}),
-  } as AnyBenchRunReport;
+    ...(passHatK === null ? {} : { reliability: { ...report.reliability, pass_hat_k: passHatK } }),
+  };
   return { report: recomputed, tampered: found.length === 0 ? null : new RecordFiguresTampered(report.run_id, found) };
 }

@@ -45,7 +45,7 @@ export async function signedEvidence(
     else notSigned.push({ run_id: run.run_id, key_id: keyId });
     if (keyId === null) anyUnsigned = true;
   }
-  const head = await readChainHead(runsDir);
+  const head = await readChainHead(runsDir, catalog.head === undefined ? {} : { at: catalog.head });
   const headKey = head.signature?.key_id ?? null;
   const headSigned = headKey !== null && declared.has(headKey);
   // An anchor the verdict was given must be signed by a declared signer too, or whoever holds the state

@@ -1,6 +1,7 @@
 // A verdict for every tier above a task class's current one, previewed (never written): what `report`,
 // `show` and a run's CI summary show, judged exactly as `promote-verdict` judges (judge.ts).
 import type { WarningSink } from "@eval/errors";
+import { upgradeReport } from "@eval/models";
 import type { AnyBenchRunReport, PromotionVerdict } from "@eval/models";
 import type { EvidenceCatalog } from "./evidence-catalog.ts";
 import { PromotionGate } from "./gate.ts";
@@ -23,6 +24,7 @@ export interface TierVerdicts {
 export interface TierVerdictsInput {
   readonly tiersPath: string;
   readonly runsDir: string;
+  /** The run as the chain recorded it (upgraded here, once). */
   readonly report: AnyBenchRunReport;
   /** The task class's minimums, or the reason it could not be loaded (then no verdict is given). */
   readonly taskClass: JudgedTaskClass | { readonly unavailable: string };
@@ -77,7 +79,7 @@ export async function tierVerdicts(input: TierVerdictsInput): Promise<TierVerdic
   const { taskClass, chainVerified } = input;
   const examined = await examineEvidence({
     runsDir: input.runsDir,
-    report,
+    report: upgradeReport(report),
     config,
     taskClass,
     ...(input.catalog === undefined ? {} : { catalog: input.catalog }),

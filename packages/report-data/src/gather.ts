@@ -8,9 +8,12 @@ import { tierVerdicts } from "@eval/promotion";
 import { REPORT_DATA_SCHEMA_VERSION } from "@eval/reports";
 import type { ReportCase, ReportData, ReportRun, TrendPoint } from "@eval/reports";
 import { reportCaseOf, TranscriptIndex } from "./case-evidence.ts";
-import type { History, RunSummary } from "./history-index.ts";
+import type { History } from "./history-index.ts";
+import { TREND_POINTS } from "./task-class-catalog.ts";
+import type { TaskClassCatalog } from "./task-class-catalog.ts";
 import { taskClassForVerdicts } from "./task-class.ts";
-import { verifiedHistory } from "./verified-history.ts";
+import { catalogAt, checkedChain } from "./verified-history.ts";
+import type { CheckedChain } from "./verified-history.ts";
 import { stateLayout } from "@eval/state-layout";
 
 export interface GatherOptions {
@@ -29,12 +32,29 @@ export interface GatherOptions {
   readonly now?: Date;
 }
 
-/** The summary of the run the options name (newest first), or EVAL_REPORT_NOT_FOUND. */
-function pickRun(history: History, options: GatherOptions): RunSummary {
+interface PickedRun {
+  readonly file: string;
+  readonly taskClass: string;
+}
+
+/** The run the options name (newest first), from the task class's catalog, or EVAL_REPORT_NOT_FOUND. */
+function pickFromCatalog(catalog: TaskClassCatalog, taskClass: string, options: GatherOptions): PickedRun {
+  const found = catalog.find(options.runId);
+  if (found === undefined) notFound({ ...options, taskClass });
+  return { file: found.file, taskClass };
+}
+
+/** The run the options name (newest first), from the history index, or EVAL_REPORT_NOT_FOUND. */
+function pickRun(history: History, options: GatherOptions): PickedRun {
   for (const summary of history.newestFirst()) {
     if (options.taskClass !== undefined && summary.task_class !== options.taskClass) continue;
-    if (options.runId === undefined || isRun(summary, options.runId)) return summary;
+    if (options.runId === undefined || isRun(summary, options.runId))
+      return { file: summary.file, taskClass: summary.task_class };
   }
+  notFound(options);
+}
+
+function notFound(options: GatherOptions): never {
   const what =
     options.runId === undefined
       ? `no run${options.taskClass === undefined ? "" : ` of ${options.taskClass}`} is recorded`
@@ -43,12 +63,6 @@ function pickRun(history: History, options: GatherOptions): RunSummary {
     hint: "`evalgate show` lists the newest run; run `evalgate run` first, or pass --out <state dir>",
   });
 }
-
-/**
- * How many runs the trend shows: the chart is 620 pixels wide, and a point per run of a 100,000-run history
- * made a 48 MB page. The newest runs are the ones a reader of one run compares it with.
- */
-const TREND_POINTS = 1000;
 
 /** The newest TREND_POINTS runs of the task class a promotion could read as evidence (promotion's rule), oldest first. */
 function trendOf(history: History, taskClass: string): TrendPoint[] {
@@ -94,6 +108,29 @@ export function reportRunOf(report: AnyBenchRunReport): ReportRun {
 }
 
 /**
+ * The run the views show and its task class's catalog. The task class is the one given, else the chain head's
+ * (the newest run of any class is the head): its catalog alone then finds the run. A run named without its
+ * task class is found in the history index. Without a catalog (the chain did not verify, the index is not at
+ * its head) the history index serves alone.
+ */
+async function chooseRun(
+  checked: CheckedChain,
+  options: GatherOptions,
+  onWarning: WarningSink,
+): Promise<{ summary: PickedRun; catalog: TaskClassCatalog | undefined }> {
+  const runsDir = stateLayout(options.stateDir).runs;
+  const known =
+    options.taskClass ??
+    (options.runId === undefined && checked.head !== undefined
+      ? readRecordFile(runsDir, checked.head.file).report.task_class
+      : undefined);
+  const catalog = known === undefined ? undefined : await catalogAt(options.stateDir, checked, known, onWarning);
+  if (catalog !== undefined) return { summary: pickFromCatalog(catalog, known!, options), catalog };
+  const summary = pickRun(await checked.history(), options);
+  return { summary, catalog: await catalogAt(options.stateDir, checked, summary.taskClass, onWarning) };
+}
+
+/**
  * Everything the report views show about one recorded run: the record and chain state, the verdict per
  * tier, the trend of evidence runs, each case with its detail and transcript, and an optional baseline.
  * Throws EVAL_REPORT_NOT_FOUND when the run (or baseline) is not in the chain.
@@ -101,16 +138,20 @@ export function reportRunOf(report: AnyBenchRunReport): ReportRun {
 export async function gatherReportData(options: GatherOptions): Promise<ReportData> {
   const onWarning = options.onWarning ?? ignoreWarnings;
   const runsDir = stateLayout(options.stateDir).runs;
-  const { chain, history, catalog } = await verifiedHistory(options.stateDir, onWarning);
-  const summary = pickRun(history, options);
+  const checked = await checkedChain(options.stateDir, onWarning);
+  const { chain } = checked;
+  const { summary, catalog } = await chooseRun(checked, options, onWarning);
   const chosen = readRecordFile(runsDir, summary.file).record;
   const report = chosen.report;
+  const baseOptions = { ...options, taskClass: report.task_class, runId: options.baselineRunId };
   const base =
     options.baselineRunId === undefined
       ? null
       : readRecordFile(
           runsDir,
-          pickRun(history, { ...options, taskClass: report.task_class, runId: options.baselineRunId }).file,
+          catalog === undefined
+            ? pickRun(await checked.history(), baseOptions).file
+            : pickFromCatalog(catalog, report.task_class, baseOptions).file,
         ).record.report;
   const taskClass = await taskClassForVerdicts(report.task_class, options.benchRoot, onWarning);
   const { verdicts, tiers } = await tierVerdicts({
@@ -120,7 +161,7 @@ export async function gatherReportData(options: GatherOptions): Promise<ReportDa
     taskClass,
     chainVerified: chain.ok,
     onWarning,
-    ...(catalog === undefined ? {} : { catalog }),
+    ...(catalog === undefined ? {} : { catalog: catalog.evidence(runsDir, checked.head!) }),
     ...(options.now === undefined ? {} : { now: options.now }),
   });
   return {
@@ -143,7 +184,7 @@ export async function gatherReportData(options: GatherOptions): Promise<ReportDa
     },
     verdicts,
     tiers,
-    trend: trendOf(history, report.task_class),
+    trend: catalog === undefined ? trendOf(await checked.history(), report.task_class) : [...catalog.trend],
     cases: reportCases(report, options.stateDir, base),
     baseline: base === null ? null : baselineSummary(report, base),
   };

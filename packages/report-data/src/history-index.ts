@@ -5,17 +5,17 @@
 // names, in order, whose names carry each record's chain hash), extended from the records appended since, and
 // rebuilt from the chain in one streaming pass when it is missing, unsealed or not a prefix of the listing.
 // It also keeps what a verdict needs of each record (its pooling key, cases and signer, each distinct one stored
-// once), so `show`, `report` and `promote-verdict` list a task class's records without reading them.
+// once), from which each task class's evidence catalog is built (task-class-catalog.ts).
 import { readFileSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import { ChainTampered, listRuns, readRecordFile, verifyHeadRecord } from "@eval/audit-chain";
+import { listRuns, readRecordFile } from "@eval/audit-chain";
 import { loadOrCreateMacKey, sealEntry, splitEntry, verifyEntry } from "@eval/cache";
 import type { WarningSink } from "@eval/errors";
-import type { ChainRecord, RecordedReport } from "@eval/models";
+import type { RecordedReport } from "@eval/models";
 import type { ReadRecord } from "@eval/audit-chain";
 import { catalogRunOf, notDefaultEvidence } from "@eval/promotion";
-import type { CatalogRun, EvidenceCatalog } from "@eval/promotion";
+import type { CatalogRun } from "@eval/promotion";
 import { runListEntry } from "@eval/reports";
 import type { RunListEntry } from "@eval/reports";
 import { replaceFile } from "@eval/durable-fs";
@@ -127,53 +127,18 @@ export class History {
   fileAt(index: number): string {
     return this.#pieces.fileAt(index);
   }
-  /** Every entry, oldest first (parsed as reached and not kept: memory follows one entry, not the history). */
-  *entries(): Generator<RunSummary> {
-    for (let index = 0; index < this.length; index += 1) yield this.#entry(index);
+  /** Every entry from `start`, oldest first (parsed as reached and not kept: memory follows one entry, not the history). */
+  *entries(start = 0): Generator<RunSummary> {
+    for (let index = start; index < this.length; index += 1) yield this.#entry(index);
   }
   /** The chain hash of the newest record the index covers, or null when it covers none. */
   get head(): string | null {
     return this.length === 0 ? null : this.at(this.length - 1).chain_hash;
   }
-  /**
-   * The records as a verdict lists them, from the index. A record the verdict pools is read from `runsDir`
-   * and checked on its own first (bytes, hashes and name, at the sequence and chain hash the index gives), so
-   * a record edited in place since it was chained fails with ChainTampered instead of being judged.
-   */
-  catalog(runsDir: string): EvidenceCatalog {
-    // Listed once per task class (a verdict walks it twice: signatures, then the pool), keys shared per SUT.
-    const listed = new Map<string, Listed[]>();
-    const keys = new Map<string, CatalogRun["key"]>();
-    const list = (taskClass: string): Listed[] => {
-      let runs = listed.get(taskClass);
-      if (runs !== undefined) return runs;
-      runs = [];
-      for (const summary of this.entries()) {
-        if (summary.task_class !== taskClass) continue;
-        const { key, signer } = this.#tables.pooling[summary.pooling]!;
-        const keyId = `${summary.pooling}\u0000${summary.sut_digest}`;
-        let shared = keys.get(keyId);
-        if (shared === undefined) keys.set(keyId, (shared = { ...key, sut_digest: summary.sut_digest }));
-        const run = { file: summary.file, run_id: summary.run_id, key: shared, signer };
-        runs.push({ run, cases: summary.cases, sequence: summary.sequence, chainHash: summary.chain_hash });
-      }
-      listed.set(taskClass, runs);
-      return runs;
-    };
-    // The entry last listed: a verdict reads a record right after it is listed (else the lists are searched).
-    let last: Listed | undefined;
-    const tables = this.#tables;
-    const find = (file: string): Listed | undefined =>
-      last?.run.file === file ? last : [...listed.values()].flat().find((entry) => entry.run.file === file);
-    return {
-      *runs(taskClass: string): Generator<CatalogRun> {
-        for (const entry of list(taskClass)) {
-          last = entry;
-          yield { ...entry.run, cases: tables.cases[entry.cases]! };
-        }
-      },
-      read: async (file) => readChecked(runsDir, file, find(file)),
-    };
+  /** What a verdict needs of an entry besides its summary: its pooling key (with its SUT), signer and cases. */
+  evidenceOf(summary: RunSummary): Pick<CatalogRun, "key" | "signer" | "cases"> {
+    const { key, signer } = this.#tables.pooling[summary.pooling]!;
+    return { key: { ...key, sut_digest: summary.sut_digest }, signer, cases: this.#tables.cases[summary.cases]! };
   }
   /** Every entry, newest first (parsed as reached and not kept). */
   *newestFirst(): Generator<RunSummary> {
@@ -185,29 +150,13 @@ export class History {
   }
 }
 
-/** A record of a catalog's list, with its place in the chain. */
-interface Listed {
-  readonly run: Omit<CatalogRun, "cases">;
-  readonly cases: number;
-  readonly sequence: number;
-  readonly chainHash: string;
-}
-
-/** A record a verdict reads: checked on its own at the place the index gives it, then parsed. */
-async function readChecked(runsDir: string, file: string, listed: Listed | undefined): Promise<ChainRecord> {
-  const place = { records: (listed?.sequence ?? -2) + 1, head: listed?.chainHash ?? "(not in the index)", file };
-  const own = await verifyHeadRecord(runsDir, place);
-  if (!own.ok) throw new ChainTampered(own.firstBad!, runsDir);
-  return readRecordFile(runsDir, file).record;
-}
-
 const FILE_START = '{"file":"';
 
 /**
  * The summaries' texts: slices of the stored index's bytes, decoded one at a time when read (the bytes are the
  * only copy: a 100,000-record index is 60 MB), then the texts added since it was read.
  */
-class Pieces {
+export class Pieces {
   readonly #bytes: Buffer;
   readonly #starts: number[];
   readonly #ends: number[];

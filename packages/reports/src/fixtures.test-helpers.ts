@@ -123,7 +123,7 @@ function reportCase(index: number, hostile: boolean): ReportCase {
 }
 
 const VERDICT: PromotionVerdict = {
-  schema_version: "evalgate.promotion_verdict.v2",
+  schema_version: "evalgate.promotion_verdict.v3",
   task_class: "demo",
   current_tier: "untrusted",
   target_tier: "bronze",

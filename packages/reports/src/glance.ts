@@ -65,7 +65,10 @@ function failingRows(cases: readonly ReportCase[], max: number): string[] {
   ];
 }
 
-/** Why the run is incomplete and how many selected cases it did not score; nothing for a complete run. */
+/**
+ * Why the run is incomplete and how many selected cases it did not score (nothing for a complete run), and its
+ * harness errors: their count, or that the run's record kept none (never a count of 0 it did not make).
+ */
 function incompleteRows(input: RunGlanceInput): string[] {
   const run = currentRun(input.run);
   const errors = run.harness_error_count;
@@ -79,7 +82,14 @@ function incompleteRows(input: RunGlanceInput): string[] {
       ),
     );
   }
-  if (errors > 0)
+  if (run.unrecorded?.harness_errors)
+    rows.push(
+      row(
+        "errors",
+        `harness errors not recorded (the run was recorded as ${run.unrecorded.recorded_as}, which kept no count)`,
+      ),
+    );
+  else if (errors > 0)
     rows.push(
       row("errors", `${errors} case(s) decided by a harness-side failure (timeout or crash), not by the rubric`),
     );

@@ -38,7 +38,8 @@ export type CurrentRun = Omit<RecordedReport, "per_case">;
 
 /**
  * `run` upgraded to the current shape (`upgradeReport`) without its per-case data: what a report recorded
- * before v3 never kept (trials, harness errors, metered sums) reads as one trial per case and none.
+ * before v3 never kept reads as one trial per case and no metered sums, and `unrecorded` says so (its harness
+ * error count, counted from no per-case data, is 0: a view says "not recorded" instead).
  */
 export function currentRun(run: ReportRun | CurrentRun): CurrentRun {
   const { per_case: _none, ...current } = upgradeReport({ ...run, per_case: [] } as AnyBenchRunReport);

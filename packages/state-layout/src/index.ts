@@ -9,6 +9,7 @@ export {
   RUNS_NAMES,
   STATE_NAMES,
   stateLayout,
+  taskClassCatalogPath,
   transcriptFile,
   transcriptStreamsDir,
 } from "./names.ts";

@@ -9,6 +9,7 @@ import {
   RUNS_NAMES,
   STATE_NAMES,
   stateLayout,
+  taskClassCatalogPath,
   transcriptFile,
   transcriptStreamsDir,
   WRITTEN_SUBDIRS,
@@ -50,10 +51,11 @@ describe("the state directory's layout", () => {
       `/s/runs/.detail-index/${"ab".repeat(32)}.json`,
     );
     // Every name runs/ holds besides the records and the run directories starts with a dot (out of both
-    // listings); head.json and history.json live inside .index/, claim- inside .staging/.
+    // listings); head.json, history.json and the catalogs live inside .index/, claim- inside .staging/.
+    expect(taskClassCatalogPath("/s/runs", "vuln-remediation")).toBe("/s/runs/.index/catalog.vuln-remediation.json");
     expect(
       Object.values(RUNS_NAMES)
-        .filter((name) => name !== "head.json" && name !== "history.json" && name !== "claim-")
+        .filter((name) => !["head.json", "history.json", "catalog.", "claim-"].includes(name))
         .every((name) => name.startsWith(".")),
     ).toBe(true);
     expect(

@@ -48,6 +48,8 @@ export const RUNS_NAMES = {
   head: "head.json",
   /** `.index/history.json`: one summary per chain record, sealed with the cache key (the history index). */
   history: "history.json",
+  /** `.index/catalog.<task class>.json`: a task class's records as a verdict lists them, sealed like the history index. */
+  catalogPrefix: "catalog.",
   /** The append lock: a file naming its holder (pid, host, start time); `.append.lock.break` while a dead holder's is broken. */
   appendLock: ".append.lock",
   /** Where an append stages a record before linking it into place. */
@@ -116,6 +118,11 @@ export function caseDetailsDir(runsDir: string, runId: string): string {
 /** A trial's detail file name: `<case>.json` for the first trial, `<case>.trial-<t>.json` for later ones. */
 export function caseDetailFile(caseId: string, trial: number): string {
   return trial === 0 ? `${caseId}.json` : `${caseId}.trial-${trial}.json`;
+}
+
+/** `<runsDir>/.index/catalog.<task class>.json`: the task class's evidence catalog (task-class names are slugs). */
+export function taskClassCatalogPath(runsDir: string, taskClass: string): string {
+  return join(runsDir, RUNS_NAMES.index, `${RUNS_NAMES.catalogPrefix}${taskClass}.json`);
 }
 
 /** `<runsDir>/.detail-index/<key hex>.json`: which run executed the case a cache key names. */

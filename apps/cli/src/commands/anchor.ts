@@ -23,7 +23,7 @@ export class AnchorCommand extends EvalgateCommand {
       by anyone who can rewrite its file. Prints one JSON line; exit 5 when the chain does not verify (nothing
       is written).
     `,
-    examples: [["Anchor the chain after a run", "evalgate anchor --write ../evalgate-anchor.json"]],
+    examples: [["Anchor the chain after a run", "evalgate anchor --write evalgate-anchor.json"]],
   });
 
   write = Option.String("--write", {

@@ -25,6 +25,8 @@ afterEach(async () => {
 });
 
 const indexFile = (): string => join(stateDir, "runs", ".index", "history.json");
+/** The task class's catalog, what a verdict at the chain's head reads instead of the index (removed: the index is read). */
+const catalogFile = (): string => join(stateDir, "runs", ".index", "catalog.vuln-remediation.json");
 const common = () => ["--out", stateDir, "--bench-root", BENCH, "--trust-tiers", TIERS];
 const verdictArgs = () => ["promote-verdict", ...common(), "--task-class", "vuln-remediation", "--run", "run-1"];
 
@@ -76,6 +78,21 @@ function relabel(index: StoredIndex, runId: string, sut: string): void {
   piece.pooling = index.header.pooling.push(key) - 1;
 }
 
+interface StoredCatalog {
+  header: string;
+  rows: unknown[][];
+  mac: string;
+}
+
+async function readCatalog(): Promise<StoredCatalog> {
+  const [body, mac] = (await readFile(catalogFile(), "utf8")).split("\n");
+  const [header, ...rows] = body!.split("\t");
+  return { header: header!, rows: rows.map((row) => JSON.parse(row) as unknown[]), mac: mac! };
+}
+
+const catalogBody = (catalog: StoredCatalog): string =>
+  [catalog.header, ...catalog.rows.map((row) => JSON.stringify(row))].join("\t");
+
 describe("verdicts through the history index", () => {
   it("the index is built by the first verdict and read by the next; the verdict is the same", async () => {
     await history();
@@ -84,7 +101,7 @@ describe("verdicts through the history index", () => {
       evidence_sufficient: false,
       evidence_pool: {
         runs_pooled: ["run-0", "run-1"],
-        runs_excluded: [{ run_id: "other-sut", reason: "another SUT" }],
+        runs_excluded: [{ reason: "another SUT", count: 1, newest: ["other-sut"] }],
       },
     });
     const index = await readIndex();
@@ -99,6 +116,7 @@ describe("verdicts through the history index", () => {
     const index = await readIndex();
     relabel(index, "run-1", OTHER_SUT);
     await writeFile(indexFile(), `${bodyOf(index)}\n${index.mac}\n`);
+    await rm(catalogFile());
     const result = await invoke(verdictArgs());
     expect(result.code).toBe(0);
     expect(result.stderr).toMatch(/history index .* fails its MAC .*rebuilt it from the chain/);
@@ -115,7 +133,31 @@ describe("verdicts through the history index", () => {
     const key = await loadOrCreateMacKey(join(stateDir, "cache.key"));
     await writeFile(indexFile(), sealEntry(key, "evalgate.history_index", bodyOf(index)));
     expect(splitEntry(await readFile(indexFile())).kind).toBe("sealed");
+    await rm(catalogFile());
     // The index now lists other-sut as a candidate; its record says another SUT, and the record decides.
+    expect(await judged()).toEqual(honest);
+  }, 120_000);
+
+  it("ATTACK: the failing run hidden by an edited catalog (MAC not redone): the catalog is rebuilt, the verdict unchanged", async () => {
+    await history();
+    const honest = await judged();
+    const catalog = await readCatalog();
+    catalog.rows.find((row) => row[0] === "run-1")![2] = catalog.rows.find((row) => row[0] === "other-sut")![2];
+    await writeFile(catalogFile(), `${catalogBody(catalog)}\n${catalog.mac}\n`);
+    const result = await invoke(verdictArgs());
+    expect(result.code).toBe(0);
+    expect(result.stderr).toMatch(/task-class catalog .* fails its MAC .*rebuilt it from the history index/);
+    const { evaluated_at: _at, path: _path, ...verdict } = JSON.parse(result.stdout.trim().split("\n").at(-1)!);
+    expect(verdict).toEqual(honest);
+  }, 120_000);
+
+  it("ATTACK: another SUT's passing run listed under the judged SUT by a catalog sealed with the state's own key: not pooled", async () => {
+    await history();
+    const honest = await judged();
+    const catalog = await readCatalog();
+    catalog.rows.find((row) => row[0] === "other-sut")![2] = catalog.rows.find((row) => row[0] === "run-1")![2];
+    const key = await loadOrCreateMacKey(join(stateDir, "cache.key"));
+    await writeFile(catalogFile(), sealEntry(key, "evalgate.task_class_catalog", catalogBody(catalog)));
     expect(await judged()).toEqual(honest);
   }, 120_000);
 

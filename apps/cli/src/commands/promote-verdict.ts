@@ -78,12 +78,12 @@ export class PromoteVerdictCommand extends EvalgateCommand {
       registry: new TaskClassRegistry(),
       onWarning: warningPrinter(this.context, format),
     });
-    const [{ readAnchor }, { verifiedHistory }] = await Promise.all([
+    const [{ readAnchor }, { verifiedEvidence }] = await Promise.all([
       import("@eval/audit-chain"),
       import("@eval/report-data"),
     ]);
     const anchor = this.anchor === undefined ? undefined : await readAnchor(resolve(this.context.cwd, this.anchor));
-    const { chain, catalog } = await verifiedHistory(stateDir, warningPrinter(this.context, format));
+    const { chain, catalog } = await verifiedEvidence(stateDir, taskClass.name, warningPrinter(this.context, format));
     const { verdict, path, tampered } = await issueVerdict({
       config,
       verified: chain,
