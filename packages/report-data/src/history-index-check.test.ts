@@ -178,14 +178,15 @@ describe("verify's history index check", () => {
     const files = readdirSync(runsDir)
       .filter((name) => RECORD_FILE_PATTERN.test(name))
       .sort();
-    const last = JSON.parse(readFileSync(join(runsDir, files.at(-1)!), "utf8")) as Record<string, never>;
+    const text = readFileSync(join(runsDir, files.at(-1)!), "utf8");
+    const last = JSON.parse(text) as { report: object; chain_hash: string; recorded_at: string };
     const v9 = "evalgate.bench_run_report.v9";
-    const report = { ...(last.report as object), run_id: "run-odd", prev_hash: last.chain_hash, schema_version: v9 };
+    const report = { ...last.report, run_id: "run-odd", prev_hash: last.chain_hash, schema_version: v9 };
     const contentHash = await contentHashOfReport(report);
     const chainHash = chainHashOf(last.chain_hash, contentHash);
     const recordedAt = new Date(Date.parse(last.recorded_at) + 1000).toISOString();
     const record = {
-      ...(last as object),
+      ...last,
       sequence: files.length,
       recorded_at: recordedAt,
       prev_hash: last.chain_hash,
