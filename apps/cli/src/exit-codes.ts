@@ -130,6 +130,10 @@ export const ERROR_PRESENTATION: Readonly<Record<EvalErrorCode, ErrorPresentatio
   EVAL_TASK_CLASS_NOT_FOUND: { exitCode: 3, hint: "`evalgate bench list` shows the registered task classes" },
   EVAL_BENCH_DIR_MISSING: { exitCode: 4, hint: "create the bench directory, or point --bench-root at it" },
   EVAL_CHAIN_TAMPERED: { exitCode: 5, hint: "restore the named file from a backup or git; `evalgate verify` rechecks" },
+  EVAL_HISTORY_INDEX_DISAGREES: {
+    exitCode: 5,
+    hint: "remove the named index; the next `evalgate runs` rebuilds it from the chain, and `evalgate verify --strict` rechecks",
+  },
   EVAL_RECORD_TAMPERED: {
     exitCode: 5,
     hint: "a record's figures disagree with its per-case data: never edit records; rerun the task class",

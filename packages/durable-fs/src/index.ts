@@ -3,5 +3,5 @@ export { isInside } from "./contain.ts";
 export { createFileExclusive } from "./exclusive.ts";
 export { currentOwner, ownerState, parseOwner, processAlive } from "./owner.ts";
 export type { ProcessOwner } from "./owner.ts";
-export { replaceFile, replaceFileSync } from "./replace.ts";
+export { removeAbandonedReplaceTemps, replaceFile, replaceFileSync } from "./replace.ts";
 export { isSwapSibling, swapDirectory, swapDirectorySync } from "./swap.ts";

@@ -5,6 +5,7 @@ import {
   closeSync,
   fsyncSync,
   openSync,
+  readdirSync,
   realpathSync,
   renameSync,
   rmSync,
@@ -12,8 +13,9 @@ import {
   writeSync,
 } from "node:fs";
 import { open, rename, rm } from "node:fs/promises";
-import { dirname } from "node:path";
+import { dirname, join } from "node:path";
 import { randomBytes } from "node:crypto";
+import { processAlive } from "./owner.ts";
 
 export interface ReplaceOptions {
   /** The file's mode (default: the replaced file's mode, or 0666 less the umask for a new file). */
@@ -100,6 +102,53 @@ interface ReplacePlan {
   readonly owner: { readonly uid: number; readonly gid: number } | undefined;
 }
 
+/** A replace's temporary file is `<file>.replacing-<pid>-<count>-<8 hex>`: the pid of the process writing it. */
+const TEMP_MARK = ".replacing-";
+const TEMP_NAME = /\.replacing-([0-9]+)-[0-9]+-[0-9a-f]{8}$/;
+/**
+ * A temporary file is removed only once it is this old too: a live write takes milliseconds, and a pid that is
+ * gone here may be a live writer's in another pid namespace (a container sharing the directory).
+ */
+const ABANDONED_AFTER_MS = 60_000;
+
+/**
+ * Removes, under `root` at any depth (symbolic links not followed), the temporary files of replaces whose
+ * process is gone (killed mid-write: a SIGKILL, an OOM kill) and that were last written over a minute before
+ * `now`; a live process's are left alone (its rename needs them). Returns the paths removed. The file each
+ * one was replacing is untouched: it holds the old content or, renamed already, the new.
+ */
+export function removeAbandonedReplaceTemps(root: string, now = Date.now()): string[] {
+  const removed: string[] = [];
+  const walk = (dir: string): void => {
+    let entries;
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return; // gone meanwhile (a run removing its temp dir), or unreadable: nothing of ours to collect
+    }
+    for (const entry of entries) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (entry.isFile() && isAbandoned(path, entry.name, now)) {
+        rmSync(path, { force: true });
+        removed.push(path);
+      }
+    }
+  };
+  walk(root);
+  return removed;
+}
+
+function isAbandoned(path: string, name: string, now: number): boolean {
+  const pid = TEMP_NAME.exec(name)?.[1];
+  if (pid === undefined || processAlive(Number(pid))) return false;
+  try {
+    return statSync(path).mtimeMs <= now - ABANDONED_AFTER_MS;
+  } catch {
+    return false;
+  }
+}
+
 /** Counts this process's replaces, so two temporary names never meet (with the pid and random bytes). */
 let replaces = 0;
 
@@ -119,7 +168,7 @@ function planReplace(path: string, options: ReplaceOptions): ReplacePlan {
   replaces += 1;
   return {
     target,
-    temp: `${target}.replacing-${process.pid}-${replaces}-${randomBytes(4).toString("hex")}`,
+    temp: `${target}${TEMP_MARK}${process.pid}-${replaces}-${randomBytes(4).toString("hex")}`,
     durable: (options.survives ?? "power-loss") === "power-loss",
     mode: options.mode ?? (existing === undefined ? undefined : existing.mode & 0o7777),
     owner: existing === undefined ? undefined : { uid: existing.uid, gid: existing.gid },

@@ -172,6 +172,25 @@ const ChainFaultSchema = z.strictObject({
   found: z.string(),
 });
 
+/** `verify`'s comparison of the history index (a derived file) with the chain, once the chain verifies. */
+const HistoryIndexCheckSchema = z.strictObject({
+  path: z.string().min(1),
+  state: z.enum(["absent", "agrees", "unusable", "disagrees"]),
+  entries: z.number().int().min(0),
+  behind: z.number().int().min(0),
+  compared: z.number().int().min(0),
+  problem: z.string().nullable(),
+  disagreements: z.number().int().min(0),
+  listed: z.array(
+    z.strictObject({
+      run_id: z.string(),
+      file: z.string(),
+      kind: z.enum(["summary", "missing", "extra", "order"]),
+      detail: z.string(),
+    }),
+  ),
+});
+
 /** `verify`: whether the audit chain verifies, and where it first does not. */
 export const VerifyLineSchema = z.strictObject({
   type: z.literal("verify"),
@@ -187,6 +206,8 @@ export const VerifyLineSchema = z.strictObject({
   strict: z.boolean(),
   first_bad: ChainFaultSchema.nullable(),
   duplicate_run_ids: z.array(z.string()),
+  /** Null when the chain did not verify (the index is not compared). */
+  history_index: HistoryIndexCheckSchema.nullable(),
 });
 
 /** `runs`: one recorded run per line, newest first. */

@@ -305,3 +305,48 @@ async function writeIndex(options: HistoryIndexOptions, pieces: Pieces, tables: 
     survives: "crash",
   });
 }
+
+/** An index entry with its pooling key, signer and cases written out: what verify compares with a record. */
+export type IndexedSummary = Omit<RunSummary, "pooling" | "cases"> & {
+  readonly pooling: Tables["pooling"][number] | undefined;
+  readonly cases: Tables["cases"][number] | undefined;
+};
+
+/** The stored index as it stands: neither rebuilt, extended nor written (what `evalgate verify` reads). */
+export interface StoredHistoryIndex {
+  readonly path: string;
+  /** Whether there is an index file at all (none: the next view builds it). */
+  readonly present: boolean;
+  /** Why the stored index cannot be used (its MAC line, its MAC, its version), or null. */
+  readonly problem: string | null;
+  readonly length: number;
+  /** The record file entry `index` names, read without parsing the entry. */
+  fileAt(index: number): string;
+  summaryAt(index: number): IndexedSummary;
+}
+
+/** The index in `<stateDir>/runs` as stored, for a comparison with the chain (readHistory is what views call). */
+export async function readStoredHistoryIndex(stateDir: string): Promise<StoredHistoryIndex> {
+  const path = indexPath(stateDir);
+  const stored = await storedPieces({ stateDir, onWarning: () => undefined });
+  const pieces = stored.pieces ?? new Pieces();
+  const tables = stored.tables ?? { pooling: [], cases: [] };
+  return {
+    path,
+    present: stored.pieces !== null || stored.problem !== null,
+    problem: stored.problem,
+    length: pieces.length,
+    fileAt: (index) => pieces.fileAt(index),
+    summaryAt: (index) => written(JSON.parse(pieces.at(index)) as RunSummary, tables),
+  };
+}
+
+/** What the index should hold for the record in `file`, as `readStoredHistoryIndex` gives an entry. */
+export function expectedSummary(read: ReadRecord, file: string): IndexedSummary {
+  const interner = new Interner({ pooling: [], cases: [] });
+  return written(summaryOf(read, file, interner), interner.tables);
+}
+
+function written(summary: RunSummary, tables: Tables): IndexedSummary {
+  return { ...summary, pooling: tables.pooling[summary.pooling], cases: tables.cases[summary.cases] };
+}

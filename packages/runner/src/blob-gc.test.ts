@@ -10,6 +10,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { spawn, spawnSync } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -158,8 +159,16 @@ describe("gc beside runs that capture workspaces", () => {
 });
 
 describe("a gc killed with SIGKILL mid-way", () => {
-  /** Runs collectBlobs in a child process and SIGKILLs it at a random moment; the `.gc-<pid>` names it left. */
-  async function killedGc(runsDir: string, blobsDir: string): Promise<string[]> {
+  /** Every gc child, killed at the end even when an assertion fails while one is stopped. */
+  const children: ChildProcess[] = [];
+  afterAll(() => {
+    for (const child of children) child.kill("SIGKILL");
+  });
+  /**
+   * Runs collectBlobs in a child process and stops it (SIGSTOP) at a random moment: the child, alive, and the
+   * `.gc-<pid>` names it has left so far.
+   */
+  async function stoppedGc(runsDir: string, blobsDir: string): Promise<{ child: ChildProcess; leftovers: string[] }> {
     const child = spawn(
       process.execPath,
       [
@@ -172,26 +181,40 @@ describe("a gc killed with SIGKILL mid-way", () => {
       ],
       { stdio: ["ignore", "pipe", "inherit"] },
     );
-    const exited = new Promise((resolve) => child.once("exit", resolve));
-    await new Promise((resolve) => child.stdout.once("data", resolve));
+    children.push(child);
+    await new Promise((resolve) => child.stdout!.once("data", resolve));
     await new Promise((resolve) => setTimeout(resolve, Math.random() * 150));
+    child.kill("SIGSTOP");
+    return { child, leftovers: asideNames(blobsDir) };
+  }
+  const asideNames = (blobsDir: string): string[] =>
+    readdirSync(blobsDir, { recursive: true, encoding: "utf8" }).filter((name) => name.includes(".gc-"));
+  async function kill(child: ChildProcess): Promise<void> {
+    const exited = new Promise((resolve) => child.once("exit", resolve));
     child.kill("SIGKILL");
     await exited;
-    return readdirSync(blobsDir, { recursive: true, encoding: "utf8" }).filter((name) => name.includes(".gc-"));
   }
 
-  it("leaves blobs moved aside; the next gc puts them back and judges them: a referenced one stays, the rest go", async () => {
-    let leftovers: string[] = [];
+  it("a live gc's blobs moved aside are left alone; once it is SIGKILLed the next gc puts them back and judges them: a referenced one stays, the rest go", async () => {
+    let stopped: { child: ChildProcess; leftovers: string[] } | null = null;
     let base = "";
-    // A kill lands between a blob's move aside and its removal in about 2 rounds of 3 here.
-    for (let round = 0; round < 30 && leftovers.length === 0; round += 1) {
+    // A stop lands between a blob's move aside and its removal in about 2 rounds of 3 here.
+    for (let round = 0; round < 30 && stopped === null; round += 1) {
       base = join(root, `killed-${round}`);
       mkdirSync(join(base, "runs"), { recursive: true });
       for (let i = 0; i < 3000; i += 1) oldBlob(join(base, "blobs"), randomBytes(16).toString("hex"));
-      leftovers = await killedGc(join(base, "runs"), join(base, "blobs"));
+      const attempt = await stoppedGc(join(base, "runs"), join(base, "blobs"));
+      if (attempt.leftovers.length > 0) stopped = attempt;
+      else await kill(attempt.child);
     }
-    expect(leftovers.length, "no SIGKILL in 30 rounds left a blob moved aside").toBeGreaterThan(0);
+    expect(stopped, "no SIGSTOP in 30 rounds caught a blob moved aside").not.toBeNull();
+    const { child, leftovers } = stopped!;
     const blobsDir = join(base, "blobs");
+    expect(leftovers.every((name) => name.endsWith(`.gc-${child.pid}`))).toBe(true);
+    // The gc that moved them is alive (stopped): another gc leaves its blobs moved aside.
+    collectBlobs(join(base, "runs"), blobsDir);
+    expect(asideNames(blobsDir)).toEqual(leftovers);
+    await kill(child);
     const [first] = leftovers;
     const digest = `blake3:${first!.split(".gc-")[0]!.replace("/", "")}`;
     // A run recorded a detail naming the blob the killed gc had moved aside.

@@ -1,9 +1,11 @@
 // What killed runs leave behind, found and removed: per-run temp dirs, detail directories of runs that
-// never reached the chain and whose owner is gone, staging and checkpoint temp files, blobs nothing references,
-// and the score cache's stale temp files and expired entries.
+// never reached the chain and whose owner is gone, staging and checkpoint temp files, the temporary files of
+// atomic replaces whose writer was killed, blobs nothing references, and the score cache's stale temp files and
+// expired entries.
 import { readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { chainedRunIds, withAppendLock } from "@eval/audit-chain";
+import { removeAbandonedReplaceTemps } from "@eval/durable-fs";
 import { ScoreCache } from "@eval/cache";
 import type { WarningSink } from "@eval/errors";
 import { checkStateDir, RUNS_NAMES, STATE_NAMES, stateLayout } from "@eval/state-layout";
@@ -30,7 +32,10 @@ export interface GarbageResult {
    * chain: a possible truncation. Kept, never removed, and reported as a warning.
    */
   readonly keptRemovedRunDirs: readonly string[];
-  /** A killed append's staged record, a killed claim, a killed checkpoint write's temp file. */
+  /**
+   * A killed append's staged record, a killed claim, a killed checkpoint write's temp file, and any
+   * `<file>.replacing-<pid>-...` a killed replace left anywhere in the state directory (its pid gone).
+   */
   readonly removedStaleFiles: readonly string[];
   readonly removedCacheEntries: number;
   readonly removedCacheTempFiles: number;
@@ -44,7 +49,7 @@ export interface GarbageResult {
  * Removes what killed runs left: their temp dirs (owner process gone), the `runs/<run-id>/` detail
  * directories of runs with no record in the chain whose owner is gone (run-owner.ts: a live run's or
  * merge's directory is never touched), the append staging area's leftovers, stale checkpoint temp
- * files, the blobs no detail file references (after the detail sweep, so a dead run's blobs go with it), and the cache's stale temp files and entries older than `cacheOlderThanDays`. The detail sweep
+ * files, the temporary files of replaces whose process is gone (durable-fs), the blobs no detail file references (after the detail sweep, so a dead run's blobs go with it), and the cache's stale temp files and entries older than `cacheOlderThanDays`. The detail sweep
  * holds the append lock, so no record lands between "not in the chain" and the removal. The chain
  * itself is never touched.
  */
@@ -72,6 +77,7 @@ export async function collectGarbage(options: GarbageOptions): Promise<GarbageRe
     });
   }
   removedStaleFiles.push(...removeCheckpointTemps(options.stateDir));
+  removedStaleFiles.push(...removeAbandonedReplaceTemps(options.stateDir));
   const blobs = collectBlobs(runsDir, layout.blobs);
   const cache = new ScoreCache({
     dir: layout.cache,

@@ -5,7 +5,9 @@ import { EvalgateCommand } from "../base-command.ts";
 import { loadSettings } from "../load-settings.ts";
 import { ExitCode } from "../exit-codes.ts";
 import { renderError } from "../render-error.ts";
+import { warningPrinter } from "../warnings.ts";
 import { formatOption, stateDirOption } from "../options.ts";
+import type { HistoryIndexCheck } from "@eval/report-data";
 import { checkStateDir, DEFAULT_STATE_DIR, stateLayout } from "@eval/state-layout";
 
 export class VerifyCommand extends EvalgateCommand {
@@ -25,6 +27,9 @@ export class VerifyCommand extends EvalgateCommand {
       Under --strict every report is also validated against its schema, mode 0600 is required, no
       foreign file is allowed (not even a dotfile) and a run id recorded twice is a failure; without it,
       such run ids are listed (\`duplicate_run_ids\`).
+      Once the chain verifies, the history index (<state>/runs/.index/history.json, derived data the views
+      read) is compared with it entry by entry (\`history_index\`): an entry that disagrees with its record is
+      named by run id, as a warning with the rebuild hint, and is a failure (exit 5) under --strict.
     `,
     examples: [
       ["Verify the whole chain", "evalgate verify"],
@@ -52,11 +57,12 @@ export class VerifyCommand extends EvalgateCommand {
     });
     const format = settings.format();
     const { resolve } = await import("node:path");
-    const runsDir = stateLayout(checkStateDir(settings.path("state_dir", DEFAULT_STATE_DIR), { write: false })).runs;
+    const stateDir = checkStateDir(settings.path("state_dir", DEFAULT_STATE_DIR), { write: false });
+    const runsDir = stateLayout(stateDir).runs;
     const { ChainTampered, readAnchor, verifyAgainstAnchor, verifyChain } = await import("@eval/audit-chain");
     if (this.anchor !== undefined && (this.since !== undefined || this.expectHead !== undefined))
       throw new EvalError("EVAL_USAGE", "--anchor verifies the whole chain: pass it without --since and --expect-head");
-    const result =
+    const chain =
       this.anchor !== undefined
         ? await verifyAgainstAnchor(runsDir, await readAnchor(resolve(this.context.cwd, this.anchor)), {
             strict: this.strict,
@@ -67,16 +73,29 @@ export class VerifyCommand extends EvalgateCommand {
             ...(this.since === undefined ? {} : { since: this.since }),
             ...(this.expectHead === undefined ? {} : { expectHead: this.expectHead }),
           });
+    // The history index is compared once the chain verifies (a failure under --strict, else a warning).
+    const { checkHistoryIndex } = await import("@eval/report-data");
+    const index = chain.ok
+      ? await checkHistoryIndex({
+          stateDir,
+          from: chain.skipped,
+          strict: this.strict,
+          onWarning: warningPrinter(this.context, format),
+        })
+      : null;
+    const indexFault = index?.fault ?? null;
+    const result = indexFault === null ? chain : { ...chain, ok: false, firstBad: indexFault.fault };
     if (format === "human") {
       const window = result.skipped > 0 ? ` (${result.skipped} earlier records not rechecked)` : "";
       const duplicates = result.duplicateRunIds ?? [];
-      if (result.ok && duplicates.length > 0)
+      if (chain.ok && duplicates.length > 0)
         this.context.stdout.write(`runs recorded more than once: ${duplicates.join(", ")}\n`);
       this.context.stdout.write(
-        result.ok
-          ? `audit chain OK: ${result.records} records (${result.complete} complete, ${result.incomplete} incomplete)${window}, head ${result.head}\n`
-          : `audit chain FAILED at ${result.firstBad!.file}: ${result.firstBad!.reason}\n  expected: ${result.firstBad!.expected}\n  found:    ${result.firstBad!.found}\n`,
+        chain.ok
+          ? `audit chain OK: ${chain.records} records (${chain.complete} complete, ${chain.incomplete} incomplete)${window}, head ${chain.head}\n`
+          : `audit chain FAILED at ${chain.firstBad!.file}: ${chain.firstBad!.reason}\n  expected: ${chain.firstBad!.expected}\n  found:    ${chain.firstBad!.found}\n`,
       );
+      if (index !== null) this.context.stdout.write(`${historyIndexSentence(index.check, indexFault !== null)}\n`);
     } else {
       this.emit({
         type: "verify",
@@ -92,11 +111,25 @@ export class VerifyCommand extends EvalgateCommand {
         strict: this.strict,
         first_bad: result.firstBad,
         duplicate_run_ids: result.duplicateRunIds ?? [],
+        history_index: index?.check ?? null,
       });
     }
     if (result.ok) return ExitCode.ok;
-    const rendered = renderError(new ChainTampered(result.firstBad!, runsDir), false);
+    const rendered = renderError(indexFault ?? new ChainTampered(result.firstBad!, runsDir), false);
     this.context.stderr.write(rendered.text);
     return rendered.exitCode;
   }
+}
+
+/** The history index's line under `--format human`. */
+function historyIndexSentence(check: HistoryIndexCheck, failed: boolean): string {
+  const counts = `${check.entries} entries, ${check.behind} newer records not yet indexed`;
+  if (check.state === "absent") return `history index: none yet (the next view builds it)`;
+  if (check.state === "agrees") return `history index OK: ${counts}, ${check.compared} summaries compared`;
+  const count = check.disagreements;
+  const what =
+    check.state === "unusable"
+      ? check.problem!
+      : `${count} entr${count === 1 ? "y disagrees" : "ies disagree"} with the chain`;
+  return `history index ${failed ? "FAILED" : "STALE"} (${check.path}): ${what}`;
 }
