@@ -91,23 +91,33 @@ function withoutSut(key: CatalogRun["key"]): Omit<CatalogRun["key"], "sut_digest
   return rest;
 }
 
-/** The stored tables with a lookup by content, so a value seen before keeps its index. */
+/** Values stored once each, looked up by their JSON text: a value seen before keeps its index. */
+export class Interned<T> {
+  readonly values: T[];
+  readonly #indexes = new Map<string, number>();
+  constructor(values: readonly T[]) {
+    this.values = [...values];
+    this.values.forEach((value, index) => this.#indexes.set(JSON.stringify(value), index));
+  }
+  of(value: T): number {
+    const text = JSON.stringify(value);
+    let index = this.#indexes.get(text);
+    if (index === undefined) this.#indexes.set(text, (index = this.values.push(value) - 1));
+    return index;
+  }
+}
+
+/** The index's stored tables, each value stored once. */
 class Interner {
-  readonly #indexes = { pooling: new Map<string, number>(), cases: new Map<string, number>() };
-  readonly tables: Tables;
+  readonly #tables: { readonly [T in keyof Tables]: Interned<Tables[T][number]> };
   constructor(tables: Tables) {
-    this.tables = tables;
-    for (const name of ["pooling", "cases"] as const)
-      tables[name].forEach((value, index) => this.#indexes[name].set(JSON.stringify(value), index));
+    this.#tables = { pooling: new Interned(tables.pooling), cases: new Interned(tables.cases) };
+  }
+  get tables(): Tables {
+    return { pooling: this.#tables.pooling.values, cases: this.#tables.cases.values };
   }
   intern<T extends keyof Tables>(name: T, value: Tables[T][number]): number {
-    const text = JSON.stringify(value);
-    let index = this.#indexes[name].get(text);
-    if (index === undefined) {
-      index = (this.tables[name] as unknown[]).push(value) - 1;
-      this.#indexes[name].set(text, index);
-    }
-    return index;
+    return (this.#tables[name] as Interned<Tables[T][number]>).of(value);
   }
 }
 

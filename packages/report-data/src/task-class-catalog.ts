@@ -19,7 +19,7 @@ import type { CatalogRun, EvidenceCatalog } from "@eval/promotion";
 import type { TrendPoint } from "@eval/reports";
 import { replaceFile } from "@eval/durable-fs";
 import { stateLayout, taskClassCatalogPath } from "@eval/state-layout";
-import { Pieces, recordSummary } from "./history-index.ts";
+import { Interned, Pieces, recordSummary } from "./history-index.ts";
 import type { History, RunSummary } from "./history-index.ts";
 
 const SCHEMA_VERSION = "evalgate.task_class_catalog.v1";
@@ -261,22 +261,6 @@ function extended(
     trend: trend.slice(-TREND_POINTS),
   };
   return rows.bytes(JSON.stringify(header));
-}
-
-/** Values stored once each, looked up by their JSON text. */
-class Interned<T> {
-  readonly values: T[];
-  readonly #indexes = new Map<string, number>();
-  constructor(values: readonly T[]) {
-    this.values = [...values];
-    this.values.forEach((value, index) => this.#indexes.set(JSON.stringify(value), index));
-  }
-  of(value: T): number {
-    const text = JSON.stringify(value);
-    let index = this.#indexes.get(text);
-    if (index === undefined) this.#indexes.set(text, (index = this.values.push(value) - 1));
-    return index;
-  }
 }
 
 /** The stored catalog, nothing (no file), or why a stored one cannot be used. */
