@@ -2,7 +2,7 @@
 import { isRun, verifyChain } from "@eval/audit-chain";
 import type { VerifyResult } from "@eval/audit-chain";
 import { upgradeReport } from "@eval/models";
-import type { ChainRecord, RecordedReport } from "@eval/models";
+import type { RecordedReport } from "@eval/models";
 import { EvalError } from "@eval/errors";
 import { chainCatalog } from "./evidence-catalog.ts";
 import type { EvidenceCatalog } from "./evidence-catalog.ts";
@@ -49,24 +49,24 @@ export function notDefaultEvidence(report: RecordedReport): string | null {
 export async function chooseEvidence(options: ChooseEvidenceOptions): Promise<ChosenEvidence> {
   const chain = options.verified ?? (await verifyChain({ runsDir: options.runsDir }));
   const passedOver: { run_id: string; reason: string }[] = [];
-  let chosen: { record: ChainRecord; file: string } | null = null;
+  let chosen: { report: RecordedReport; file: string } | null = null;
   const catalog = options.catalog ?? chainCatalog(options.runsDir);
   for await (const run of catalog.newestFirst(options.taskClass)) {
     if (options.runId !== undefined) {
       if (isRun(run, options.runId)) {
-        chosen = { record: await catalog.read(run.file), file: run.file };
+        chosen = { report: upgradeReport((await catalog.read(run.file)).report), file: run.file };
         break;
       }
       continue;
     }
     // Only the record itself says whether it can be the evidence, never the catalog.
-    const record = await catalog.read(run.file);
-    const reason = notDefaultEvidence(upgradeReport(record.report));
+    const report = upgradeReport((await catalog.read(run.file)).report);
+    const reason = notDefaultEvidence(report);
     if (reason === null) {
-      chosen = { record, file: run.file };
+      chosen = { report, file: run.file };
       break;
     }
-    passedOver.push({ run_id: record.report.run_id, reason });
+    passedOver.push({ run_id: report.run_id, reason });
   }
   if (chosen === null) {
     const what = options.runId === undefined ? "no complete run of the whole task class" : `no run ${options.runId}`;
@@ -81,5 +81,5 @@ export async function chooseEvidence(options: ChooseEvidenceOptions): Promise<Ch
       },
     );
   }
-  return { report: upgradeReport(chosen.record.report), file: chosen.file, passedOver, chain, chainVerified: chain.ok };
+  return { ...chosen, passedOver, chain, chainVerified: chain.ok };
 }
